@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+/** ProHist-Bench categories → task ids (DESIGN.md). */
+export const PROHIST_TASKS: Record<string, string> = {
+  名词解释: 'T1',
+  简答题: 'T2',
+  论述题: 'T3',
+  策论题: 'T4',
+  八股文: 'T4',
+  选择题: 'MCQ',
+};
+
+/**
+ * One question, normalised across benchmarks. `kind` decides how the shared scorer treats
+ * it: `rubric` (ProHist open questions, LLM or lexical judge), `mcq` (boxed letters),
+ * `longhisdoc` (typed answer, generalised accuracy), `reference` (free text vs reference answer).
+ */
+export const BenchmarkItemSchema = z.object({
+  id: z.string(),
+  benchmark: z.string(),
+  kind: z.enum(['rubric', 'mcq', 'longhisdoc', 'reference']),
+  question: z.string(),
+  /** Category label as in the source (`名词解释`, `Single Page` ...). */
+  category: z.string(),
+  /** T1..T4/MCQ for ProHist; LongHisDoc `type`. */
+  task: z.string().optional(),
+  rubrics: z.string().optional(),
+  referenceAnswer: z.string().optional(),
+  lengthConstraint: z.number().int().positive().optional(),
+  /** MCQ letters (`ADEF`) or LongHisDoc gold (string or list). */
+  answer: z.union([z.string(), z.array(z.union([z.string(), z.number()]))]).optional(),
+  answerType: z.enum(['Str', 'List', 'Int', 'None', 'Bool', 'Enum']).optional(),
+  /** LongHisDoc: document and one-based evidence/input pages. */
+  docId: z.string().optional(),
+  evidencePages: z.array(z.number().int().positive()).optional(),
+  inputPages: z.array(z.number().int().positive()).optional(),
+  evidenceModal: z.string().optional(),
+  /** Gold chunk ids, when a benchmark names them. */
+  goldChunkIds: z.array(z.string()).optional(),
+  meta: z.record(z.string(), z.unknown()).default({}),
+});
+export type BenchmarkItem = z.infer<typeof BenchmarkItemSchema>;

@@ -1,0 +1,4 @@
+import type { Command } from 'commander';
+
+// Filled in by the stage that owns these commands.
+export function registerScoreCommands(_program: Command): void {}

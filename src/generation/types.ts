@@ -1,0 +1,27 @@
+import type { ChatMessage } from '../prompting/types.js';
+
+export interface TokenUsage {
+  promptTokens?: number;
+  completionTokens?: number;
+  totalTokens?: number;
+}
+
+export interface GenerationResult {
+  /** Answer text with reasoning blocks (`<think>…</think>`) removed: what gets scored. */
+  text: string;
+  /** Raw model output, reasoning included, kept in the record. */
+  raw: string;
+  reasoning?: string;
+  usage?: TokenUsage;
+  /** True when served from the response cache. */
+  cached?: boolean;
+}
+
+/** Any LLM (OpenAI-compatible endpoint, offline extractive baseline ...) behind one interface. */
+export interface Generator {
+  readonly name: string;
+  /** Model name as recorded in run manifests and reports. */
+  readonly model: string;
+  generate(messages: ChatMessage[], options?: { signal?: AbortSignal }): Promise<GenerationResult>;
+  describe(): Record<string, unknown>;
+}
