@@ -5,6 +5,6 @@ let converter: ((text: string) => string) | undefined;
 
 /** Traditional → simplified Chinese (OpenCC `t` → `cn`). */
 export function toSimplified(text: string): string {
-  converter ??= OpenCC.Converter({ from: 't', to: 'cn' });
-  return converter(text);
+  const convert = (converter ??= OpenCC.Converter({ from: 't', to: 'cn' }));
+  return convert(text);
 }
