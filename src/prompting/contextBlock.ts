@@ -1,0 +1,105 @@
+/**
+ * The textual format of the retrieved-context section inside a prompt. Templates place the
+ * formatted block at `{context}` and the question after `【问题】`; the offline extractive
+ * generator sees only the messages, so it parses the same markers back out. Keeping both
+ * directions in one file keeps them in step.
+ */
+
+export const QUESTION_MARKER = '【问题】';
+export const CONTEXT_END = '【资料结束】';
+const ENTRY_HEADER = /^【资料(\d+)】(.*)$/;
+
+export interface ContextEntry {
+  title: string;
+  /** One-based page number (LongHisDoc pages), shown when present. */
+  page?: number;
+  text: string;
+}
+
+export interface ParsedContextEntry {
+  /** The number after 资料 (1-based position in the prompt). */
+  index: number;
+  /** The rest of the header line: `《title》（第N页）`. */
+  header: string;
+  text: string;
+}
+
+/** Titles that already carry book brackets (LongHisDoc `book_name`) are not bracketed twice. */
+function bracketTitle(title: string): string {
+  const bare = title.trim().replace(/^《/, '').replace(/》$/, '');
+  return bare ? `《${bare}》` : '';
+}
+
+/** Header line of one entry: `【资料2】《title》（第12页）`. */
+export function formatContextHeader(position: number, entry: Omit<ContextEntry, 'text'>): string {
+  const page = entry.page !== undefined ? `（第${entry.page}页）` : '';
+  return `【资料${position}】${bracketTitle(entry.title)}${page}`;
+}
+
+/** `【资料1】《title》…\ntext\n\n【资料2】…\n…\n【资料结束】`; empty string for no entries. */
+export function formatContextBlock(entries: ContextEntry[]): string {
+  if (entries.length === 0) return '';
+  const body = entries.map((entry, i) => `${formatContextHeader(i + 1, entry)}\n${entry.text.trim()}`);
+  return `${body.join('\n\n')}\n${CONTEXT_END}`;
+}
+
+/**
+ * Entries of the context block found in `text`, in prompt order; `[]` when the text has none
+ * (a closed-book prompt). An entry runs from its header line to the next header or the end marker.
+ */
+export function parseContextBlock(text: string): ParsedContextEntry[] {
+  const entries: ParsedContextEntry[] = [];
+  let current: ParsedContextEntry | null = null;
+  const lines: string[] = [];
+  const finish = () => {
+    if (current) entries.push({ ...current, text: lines.join('\n').trim() });
+    current = null;
+    lines.length = 0;
+  };
+  for (const line of text.split('\n')) {
+    const header = ENTRY_HEADER.exec(line);
+    if (header) {
+      finish();
+      current = { index: Number(header[1]), header: header[2]!.trim(), text: '' };
+      continue;
+    }
+    if (line.trim() === CONTEXT_END) {
+      finish();
+      continue;
+    }
+    if (current) lines.push(line);
+  }
+  finish();
+  return entries;
+}
+
+/**
+ * The question inside a prompt: the text after `【问题】` up to the next `【…】` marker line,
+ * or, when a custom template has no marker, the message with its context block removed.
+ */
+export function extractQuestion(text: string): string {
+  const at = text.lastIndexOf(QUESTION_MARKER);
+  if (at >= 0) {
+    const rest = text.slice(at + QUESTION_MARKER.length).split('\n');
+    const kept: string[] = [];
+    for (const [i, line] of rest.entries()) {
+      if (i > 0 && /^【[^】]+】/.test(line.trim())) break;
+      kept.push(line);
+    }
+    return kept.join('\n').trim();
+  }
+  const entries = parseContextBlock(text);
+  if (entries.length === 0) return text.trim();
+  const lines = text.split('\n');
+  const out: string[] = [];
+  let inside = false;
+  for (const line of lines) {
+    if (ENTRY_HEADER.test(line)) inside = true;
+    else if (line.trim() === CONTEXT_END) {
+      inside = false;
+      continue;
+    }
+    if (!inside) out.push(line);
+  }
+  return out.join('\n').trim();
+}
