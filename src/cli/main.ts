@@ -9,7 +9,8 @@ import { registerScoreCommands } from './commands/score.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerReportCommands } from './commands/report.js';
 
-export const VERSION = '0.1.0';
+export { VERSION } from '../version.js';
+import { VERSION } from '../version.js';
 
 /** Builds the CLI: a thin layer over the library API, one file per command group. */
 export function buildProgram(): Command {

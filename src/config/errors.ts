@@ -13,9 +13,10 @@ export function formatPath(path: ReadonlyArray<PropertyKey>, prefix = ''): strin
 /** One line per problem: `path: message`. */
 export function formatZodIssues(error: z.ZodError, prefix = ''): string {
   return error.issues
-    .map((issue) => {
-      const extra = issue.code === 'unrecognized_keys' ? '' : '';
-      return `${formatPath(issue.path, prefix)}: ${issue.message}${extra}`;
-    })
+    .flatMap((issue) =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => `${formatPath([...issue.path, key], prefix)}: unknown key`)
+        : [`${formatPath(issue.path, prefix)}: ${issue.message}`],
+    )
     .join('\n');
 }

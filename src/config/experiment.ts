@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { componentSpec, nonEmptyString, positiveInt } from './fields.js';
+
+/**
+ * An experiment: benchmarks × retrievers × depths × prompting strategies × models, scored by
+ * one shared scorer. Every component is `{ name, ...params }` picked from its stage's registry;
+ * the registries validate the params (see `validateExperiment`). Paths are relative to the
+ * working directory the run is started from.
+ */
+
+/** A retriever in the grid; `label` names it in condition names (`dense/rag@10`). */
+const RetrieverEntrySchema = componentSpec('retriever').extend({
+  label: z.string().regex(/^[\w.-]+$/, { error: 'expected letters, digits, ".", "_" or "-"' }).optional(),
+});
+
+const RetrievalSchema = z
+  .object({
+    /** Retrieval depths; every strategy that uses retrieval runs once per retriever × k. */
+    k: z.union([positiveInt(), z.array(positiveInt()).min(1, { error: 'expected at least one depth' })]),
+    retrievers: z.array(RetrieverEntrySchema).min(1, { error: 'expected at least one retriever' }).optional(),
+    /** Shorthand for a single retriever. */
+    retriever: RetrieverEntrySchema.optional(),
+    /**
+     * `corpus`: rank the whole index. `document`: rank only the chunks of the question's own
+     * document (LongHisDoc's setting: the pages of one book).
+     */
+    scope: z.enum(['corpus', 'document']).default('corpus'),
+  })
+  .strict()
+  .refine((r) => Boolean(r.retrievers) !== Boolean(r.retriever), {
+    error: 'give either `retriever` or `retrievers` (exactly one)',
+  });
+
+const ModelEntrySchema = componentSpec('generator').extend({
+  /** Name of the model in tables; defaults to the generator's own model name. */
+  label: z.string().min(1).optional(),
+});
+
+const StrategyEntrySchema = z.union([
+  nonEmptyString('a strategy name'),
+  componentSpec('strategy').extend({ label: z.string().min(1).optional() }),
+]);
+
+const FixtureModelSchema = z
+  .object({
+    out: nonEmptyString('an output directory'),
+    seed: z.number().int().default(42),
+    dim: positiveInt().default(64),
+  })
+  .strict();
+
+const IndexBuildSchema = z
+  .object({
+    out: nonEmptyString('an index directory'),
+    corpus: nonEmptyString('a corpus directory'),
+    retriever: z.enum(['hnsw', 'exact', 'bm25']),
+    embedder: componentSpec('embedder').optional(),
+  })
+  .catchall(z.unknown());
+
+export const ExperimentConfigSchema = z
+  .object({
+    name: z.string().regex(/^[\w.-]+$/, { error: 'expected letters, digits, ".", "_" or "-"' }),
+    description: z.string().optional(),
+    seed: z.number().int().default(42),
+    /** Parent folder of run directories. */
+    output: z.string().default('experiments/runs'),
+    /** Artefacts built before the run when they are missing (idempotent). */
+    prepare: z
+      .object({
+        fixtureModel: FixtureModelSchema.optional(),
+        corpora: z.array(z.record(z.string(), z.unknown())).optional(),
+        indexes: z.array(IndexBuildSchema).optional(),
+      })
+      .strict()
+      .optional(),
+    benchmarks: z.array(componentSpec('benchmark')).min(1, { error: 'expected at least one benchmark' }).optional(),
+    benchmark: componentSpec('benchmark').optional(),
+    retrieval: RetrievalSchema.optional(),
+    strategies: z.array(StrategyEntrySchema).min(1, { error: 'expected at least one strategy' }),
+    models: z.array(ModelEntrySchema).min(1, { error: 'expected at least one model' }),
+    judge: componentSpec('judge').optional(),
+    extractor: componentSpec('extractor').optional(),
+    scoring: z
+      .object({
+        /** `reference` reproduces the published implementation's rubric-parsing quirk. */
+        compat: z.enum(['hisrag', 'reference']).default('hisrag'),
+        textMetrics: z.boolean().default(true),
+        bootstrapResamples: positiveInt().default(1000),
+        /** Condition every paired difference is taken against. */
+        baseline: z.string().default('closed-book'),
+      })
+      .strict()
+      .default({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book' }),
+    execution: z
+      .object({
+        /** Items in flight at once (generators also bound their own endpoint concurrency). */
+        concurrency: positiveInt().default(4),
+        /** Stop after this many failed items (0 = never). */
+        maxFailures: z.number().int().nonnegative().default(0),
+      })
+      .strict()
+      .default({ concurrency: 4, maxFailures: 0 }),
+  })
+  .strict()
+  .refine((c) => Boolean(c.benchmarks) !== Boolean(c.benchmark), {
+    error: 'give either `benchmark` or `benchmarks` (exactly one)',
+  });
+
+export type ExperimentConfig = z.infer<typeof ExperimentConfigSchema>;
+export type RetrieverEntry = z.infer<typeof RetrieverEntrySchema>;
+export type ModelEntry = z.infer<typeof ModelEntrySchema>;

@@ -1,0 +1,58 @@
+import { readFile } from 'node:fs/promises';
+import { parseDocument } from 'yaml';
+import { ConfigError } from '../errors.js';
+import { formatZodIssues } from './errors.js';
+import { ExperimentConfigSchema, type ExperimentConfig } from './experiment.js';
+
+/** Parses YAML text into a plain value; syntax errors name file, line and column. */
+export function parseYaml(text: string, file: string): unknown {
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const first = doc.errors[0]!;
+    const pos = first.linePos?.[0];
+    const where = pos ? `${file}:${pos.line}:${pos.col}` : file;
+    throw new ConfigError(`${where}: invalid YAML: ${first.message.split('\n')[0]}`);
+  }
+  return doc.toJS();
+}
+
+/** Applies `--set path=value` overrides (value parsed as YAML: `--set retrieval.k=[10,50]`). */
+export function applyOverrides(config: unknown, overrides: string[]): unknown {
+  const root = (config ?? {}) as Record<string, unknown>;
+  for (const override of overrides) {
+    const eq = override.indexOf('=');
+    if (eq <= 0) throw new ConfigError(`--set ${override}: expected path=value`);
+    const path = override.slice(0, eq).split('.');
+    const value = parseYaml(override.slice(eq + 1), `--set ${override}`);
+    let node: Record<string, unknown> = root;
+    for (const key of path.slice(0, -1)) {
+      const next = node[key];
+      if (next === undefined) node[key] = {};
+      else if (typeof next !== 'object' || next === null || Array.isArray(next)) {
+        throw new ConfigError(`--set ${override}: ${key} is not an object`);
+      }
+      node = node[key] as Record<string, unknown>;
+    }
+    node[path[path.length - 1]!] = value;
+  }
+  return root;
+}
+
+export function validateExperimentConfig(value: unknown, file: string): ExperimentConfig {
+  const result = ExperimentConfigSchema.safeParse(value);
+  if (!result.success) {
+    throw new ConfigError(`${file}: invalid experiment config:\n${formatZodIssues(result.error)}`);
+  }
+  return result.data;
+}
+
+export async function loadExperimentConfig(file: string, overrides: string[] = []): Promise<ExperimentConfig> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`${file}: cannot read config (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  const raw = applyOverrides(parseYaml(text, file), overrides);
+  return validateExperimentConfig(raw, file);
+}

@@ -1,0 +1,44 @@
+import { execFileSync } from 'node:child_process';
+import { basename } from 'node:path';
+import type { ExperimentConfig } from '../config/experiment.js';
+import { VERSION } from '../version.js';
+import { redactSecrets } from './redact.js';
+import type { Stages } from './stages.js';
+
+function gitCommit(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  } catch {
+    return null;
+  }
+}
+
+/** manifest.json: what produced this run — versions, commit, components, data hashes, times. */
+export async function buildRunManifest(input: {
+  config: ExperimentConfig;
+  configFile?: string;
+  runDir: string;
+  stages: Stages;
+  startedAt: string;
+  conditions: string[];
+  previous?: Record<string, unknown>;
+}): Promise<Record<string, unknown>> {
+  const { config, stages } = input;
+  const sessions = Array.isArray(input.previous?.sessions) ? (input.previous!.sessions as unknown[]) : [];
+  return redactSecrets({
+    runId: basename(input.runDir),
+    experiment: config.name,
+    hisragVersion: VERSION,
+    gitCommit: gitCommit(),
+    node: process.version,
+    configFile: input.configFile ?? (input.previous?.configFile as string | undefined) ?? null,
+    startedAt: (input.previous?.startedAt as string | undefined) ?? input.startedAt,
+    finishedAt: null,
+    // Each invocation (first run and every resume) is listed, so interruptions are visible.
+    sessions: [...sessions, { startedAt: input.startedAt, pid: process.pid }],
+    models: stages.models.map((m) => m.label),
+    conditions: input.conditions,
+    components: stages.describe(),
+    benchmarks: stages.benchmarkDescriptions,
+  });
+}

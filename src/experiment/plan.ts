@@ -1,0 +1,114 @@
+import { ConfigError } from '../errors.js';
+import type { ExperimentConfig } from '../config/experiment.js';
+import type { ComponentSpec } from '../config/fields.js';
+
+/** One column of the results: a strategy, with a retriever and depth when it uses retrieval. */
+export interface Condition {
+  /** `closed-book`, `rag@10`, `bm25/rag@50`, `role` ... */
+  name: string;
+  strategyLabel: string;
+  strategy: ComponentSpec;
+  strategyPath: string;
+  usesRetrieval: boolean;
+  retrieverLabel: string | null;
+  retriever: ComponentSpec | null;
+  retrieverPath: string | null;
+  k: number | null;
+}
+
+export interface PlannedModel {
+  label: string;
+  spec: ComponentSpec;
+  path: string;
+}
+
+export function depthsOf(config: ExperimentConfig): number[] {
+  const k = config.retrieval?.k;
+  if (k === undefined) return [];
+  return [...new Set(Array.isArray(k) ? k : [k])].sort((a, b) => a - b);
+}
+
+export interface PlannedRetriever {
+  label: string;
+  spec: ComponentSpec;
+  path: string;
+}
+
+export function retrieversOf(config: ExperimentConfig): PlannedRetriever[] {
+  const retrieval = config.retrieval;
+  if (!retrieval) return [];
+  const list = retrieval.retrievers ?? (retrieval.retriever ? [retrieval.retriever] : []);
+  return list.map((entry, i) => {
+    const { label, ...spec } = entry;
+    const path = retrieval.retrievers ? `retrieval.retrievers[${i}]` : 'retrieval.retriever';
+    return { label: label ?? spec.name, spec: spec as ComponentSpec, path };
+  });
+}
+
+export function strategySpecs(config: ExperimentConfig): { label: string; spec: ComponentSpec; path: string }[] {
+  return config.strategies.map((entry, i) => {
+    if (typeof entry === 'string') return { label: entry, spec: { name: entry }, path: `strategies[${i}]` };
+    const { label, ...spec } = entry;
+    return { label: label ?? spec.name, spec: spec as ComponentSpec, path: `strategies[${i}]` };
+  });
+}
+
+export function modelsOf(config: ExperimentConfig): PlannedModel[] {
+  return config.models.map((entry, i) => {
+    const { label, ...spec } = entry;
+    const model = typeof spec.model === 'string' ? spec.model : spec.name;
+    return { label: label ?? model, spec: spec as ComponentSpec, path: `models[${i}]` };
+  });
+}
+
+/**
+ * Expands strategies × retrievers × depths into conditions. A strategy that needs retrieval
+ * runs once per retriever and depth; one that does not runs once. With a single retriever the
+ * retriever label is left out of condition names (`rag@10`), otherwise it prefixes them.
+ */
+export function planConditions(
+  config: ExperimentConfig,
+  usesRetrieval: (strategy: ComponentSpec, path: string) => boolean,
+): Condition[] {
+  const retrievers = retrieversOf(config);
+  const depths = depthsOf(config);
+  const conditions: Condition[] = [];
+  for (const strategy of strategySpecs(config)) {
+    if (!usesRetrieval(strategy.spec, strategy.path)) {
+      conditions.push({
+        name: strategy.label,
+        strategyLabel: strategy.label,
+        strategy: strategy.spec,
+        strategyPath: strategy.path,
+        usesRetrieval: false,
+        retrieverLabel: null,
+        retriever: null,
+        retrieverPath: null,
+        k: null,
+      });
+      continue;
+    }
+    for (const retriever of retrievers) {
+      for (const k of depths) {
+        const prefix = retrievers.length > 1 ? `${retriever.label}/` : '';
+        conditions.push({
+          name: `${prefix}${strategy.label}@${k}`,
+          strategyLabel: strategy.label,
+          strategy: strategy.spec,
+          strategyPath: strategy.path,
+          usesRetrieval: true,
+          retrieverLabel: retriever.label,
+          retriever: retriever.spec,
+          retrieverPath: retriever.path,
+          k,
+        });
+      }
+    }
+  }
+  const names = new Set<string>();
+  for (const c of conditions) {
+    if (names.has(c.name)) throw new ConfigError(`two conditions are both named "${c.name}"; give the strategies or retrievers distinct labels`);
+    names.add(c.name);
+  }
+  return conditions;
+}

@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { ItemScoreSchema } from '../scoring/types.js';
+
+/** One retrieved passage as kept in a run record (text kept for the report's drill-down). */
+export const RecordedChunkSchema = z.object({
+  id: z.string(),
+  rank: z.number().int().positive(),
+  score: z.number(),
+  title: z.string(),
+  text: z.string(),
+  page: z.number().int().optional(),
+});
+
+/** One line of `items.jsonl`: one benchmark item answered by one model under one condition. */
+export const RunItemRecordSchema = z.object({
+  /** `<model>|<condition>|<benchmark>:<itemId>`, unique within a run; resume skips keys already present. */
+  key: z.string(),
+  itemId: z.string(),
+  benchmark: z.string(),
+  kind: z.string(),
+  category: z.string(),
+  task: z.string().optional(),
+  question: z.string(),
+  model: z.string(),
+  condition: z.string(),
+  strategy: z.string(),
+  retriever: z.string().nullable(),
+  k: z.number().int().positive().nullable(),
+  prompt: z.array(z.object({ role: z.string(), content: z.string() })),
+  retrieved: z.array(RecordedChunkSchema),
+  /** Chunk ids placed in the prompt after the context budget. */
+  contextIds: z.array(z.string()),
+  truncated: z.number().int().nonnegative(),
+  response: z
+    .object({
+      text: z.string(),
+      raw: z.string(),
+      reasoning: z.string().optional(),
+      usage: z.record(z.string(), z.number()).optional(),
+      cached: z.boolean().optional(),
+    })
+    .nullable(),
+  score: ItemScoreSchema,
+  retrievalMetrics: z.record(z.string(), z.number()).optional(),
+  /** Breakdown keys for tables (LongHisDoc type, answer type, evidence modality; ProHist task, dynasty...). */
+  groups: z.record(z.string(), z.string()),
+  error: z.string().optional(),
+  durationMs: z.number().nonnegative(),
+});
+export type RunItemRecord = z.infer<typeof RunItemRecordSchema>;

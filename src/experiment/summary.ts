@@ -1,0 +1,195 @@
+import { z } from 'zod';
+import { pairedBootstrap, summarizeScores } from '../scoring/bootstrap.js';
+import type { RunItemRecord } from './records.js';
+
+export const MeanWithCiSchema = z.object({
+  n: z.number().int(),
+  mean: z.number().nullable(),
+  ciLow: z.number().nullable(),
+  ciHigh: z.number().nullable(),
+});
+export type MeanWithCi = z.infer<typeof MeanWithCiSchema>;
+
+export const CellSummarySchema = z.object({
+  model: z.string(),
+  condition: z.string(),
+  strategy: z.string(),
+  retriever: z.string().nullable(),
+  k: z.number().nullable(),
+  items: z.number().int(),
+  scored: z.number().int(),
+  failed: z.object({ generation: z.number().int(), judge: z.number().int() }),
+  score: MeanWithCiSchema,
+  /** Mean of the unrounded scores (RS before per-item rounding). */
+  scoreRaw: z.number().nullable(),
+  /** group key (task, type, answer_type ...) → group value → mean with CI. */
+  byGroup: z.record(z.string(), z.record(z.string(), MeanWithCiSchema)),
+  /** Mean retrieval metrics over items with gold evidence. */
+  retrieval: z.record(z.string(), z.number()).nullable(),
+  /** Mean secondary metrics (bleu4, rougeL, ...). */
+  extra: z.record(z.string(), z.number()),
+  truncatedItems: z.number().int(),
+});
+export type CellSummary = z.infer<typeof CellSummarySchema>;
+
+export const PairedDifferenceSchema = z.object({
+  model: z.string(),
+  condition: z.string(),
+  baseline: z.string(),
+  n: z.number().int(),
+  meanDiff: z.number().nullable(),
+  ciLow: z.number().nullable(),
+  ciHigh: z.number().nullable(),
+  /** Share of bootstrap resamples in which condition − baseline > 0. */
+  sharePositive: z.number().nullable(),
+});
+export type PairedDifference = z.infer<typeof PairedDifferenceSchema>;
+
+export const RunSummarySchema = z.object({
+  experiment: z.string(),
+  baseline: z.string(),
+  bootstrap: z.object({ resamples: z.number().int(), seed: z.number().int(), confidence: z.number() }),
+  models: z.array(z.string()),
+  conditions: z.array(z.string()),
+  totals: z.object({ items: z.number().int(), scored: z.number().int(), generationFailed: z.number().int(), judgeFailed: z.number().int() }),
+  cells: z.array(CellSummarySchema),
+  paired: z.array(PairedDifferenceSchema),
+});
+export type RunSummary = z.infer<typeof RunSummarySchema>;
+
+export interface SummaryOptions {
+  experiment: string;
+  models: string[];
+  conditions: string[];
+  baseline: string;
+  resamples: number;
+  seed: number;
+}
+
+function meanOf(values: number[]): number | null {
+  return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
+}
+
+function withCi(values: number[], options: SummaryOptions, salt: string): MeanWithCi {
+  if (values.length === 0) return { n: 0, mean: null, ciLow: null, ciHigh: null };
+  const s = summarizeScores(values, { resamples: options.resamples, seed: seedFor(options.seed, salt) });
+  return { n: values.length, mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh };
+}
+
+/** A per-cell seed so each CI is reproducible on its own, whatever else the run contains. */
+function seedFor(seed: number, salt: string): number {
+  let h = seed >>> 0;
+  for (let i = 0; i < salt.length; i++) h = Math.imul(h ^ salt.charCodeAt(i), 16777619) >>> 0;
+  return h;
+}
+
+const isScored = (r: RunItemRecord) => r.score.status === 'scored' && r.score.score !== null;
+
+/**
+ * Aggregates run records into the summary: mean score per model × condition with a bootstrap CI,
+ * breakdowns by group, retrieval metrics, and the paired difference of every condition against
+ * the baseline on the questions both scored. Records are sorted by key first, so the summary
+ * depends only on the set of records, never on the order in which they finished.
+ */
+export function summarizeRun(records: RunItemRecord[], options: SummaryOptions): RunSummary {
+  const sorted = [...records].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const byCell = new Map<string, RunItemRecord[]>();
+  for (const record of sorted) {
+    const key = `${record.model}\u0000${record.condition}`;
+    const list = byCell.get(key) ?? [];
+    list.push(record);
+    byCell.set(key, list);
+  }
+
+  const cells: CellSummary[] = [];
+  const paired: PairedDifference[] = [];
+  for (const model of options.models) {
+    for (const condition of options.conditions) {
+      const list = byCell.get(`${model}\u0000${condition}`);
+      if (!list?.length) continue;
+      const first = list[0]!;
+      const scored = list.filter(isScored);
+      const groups: Record<string, Record<string, number[]>> = {};
+      for (const r of scored) {
+        for (const [groupKey, value] of Object.entries(r.groups)) {
+          ((groups[groupKey] ??= {})[value] ??= []).push(r.score.score!);
+        }
+      }
+      const byGroup: CellSummary['byGroup'] = {};
+      for (const groupKey of Object.keys(groups).sort()) {
+        byGroup[groupKey] = {};
+        for (const value of Object.keys(groups[groupKey]!).sort()) {
+          byGroup[groupKey]![value] = withCi(groups[groupKey]![value]!, options, `${model}|${condition}|${groupKey}|${value}`);
+        }
+      }
+      const metricSums: Record<string, number[]> = {};
+      for (const r of list) {
+        for (const [name, value] of Object.entries(r.retrievalMetrics ?? {})) (metricSums[name] ??= []).push(value);
+      }
+      const extraSums: Record<string, number[]> = {};
+      for (const r of scored) {
+        for (const [name, value] of Object.entries(r.score.extra ?? {})) (extraSums[name] ??= []).push(value);
+      }
+      const meanRecord = (sums: Record<string, number[]>) =>
+        Object.fromEntries(Object.keys(sums).sort().map((name) => [name, meanOf(sums[name]!)!]));
+      cells.push({
+        model,
+        condition,
+        strategy: first.strategy,
+        retriever: first.retriever,
+        k: first.k,
+        items: list.length,
+        scored: scored.length,
+        failed: {
+          generation: list.filter((r) => r.score.status === 'generation_failed').length,
+          judge: list.filter((r) => r.score.status === 'judge_failed').length,
+        },
+        score: withCi(scored.map((r) => r.score.score!), options, `${model}|${condition}`),
+        scoreRaw: meanOf(scored.map((r) => r.score.scoreRaw ?? r.score.score!)),
+        byGroup,
+        retrieval: Object.keys(metricSums).length ? meanRecord(metricSums) : null,
+        extra: meanRecord(extraSums),
+        truncatedItems: list.filter((r) => r.truncated > 0).length,
+      });
+    }
+
+    const baseline = byCell.get(`${model}\u0000${options.baseline}`);
+    if (!baseline) continue;
+    const baselineScores = new Map(baseline.filter(isScored).map((r) => [`${r.benchmark}:${r.itemId}`, r.score.score!]));
+    for (const condition of options.conditions) {
+      if (condition === options.baseline) continue;
+      const list = byCell.get(`${model}\u0000${condition}`);
+      if (!list) continue;
+      const a: number[] = [];
+      const b: number[] = [];
+      for (const r of list.filter(isScored)) {
+        const base = baselineScores.get(`${r.benchmark}:${r.itemId}`);
+        if (base === undefined) continue;
+        a.push(r.score.score!);
+        b.push(base);
+      }
+      if (a.length === 0) {
+        paired.push({ model, condition, baseline: options.baseline, n: 0, meanDiff: null, ciLow: null, ciHigh: null, sharePositive: null });
+        continue;
+      }
+      const d = pairedBootstrap(a, b, { resamples: options.resamples, seed: seedFor(options.seed, `${model}|${condition}|paired`) });
+      paired.push({ model, condition, baseline: options.baseline, n: a.length, meanDiff: d.meanDiff, ciLow: d.ciLow, ciHigh: d.ciHigh, sharePositive: d.sharePositive });
+    }
+  }
+
+  return {
+    experiment: options.experiment,
+    baseline: options.baseline,
+    bootstrap: { resamples: options.resamples, seed: options.seed, confidence: 0.95 },
+    models: options.models,
+    conditions: options.conditions,
+    totals: {
+      items: sorted.length,
+      scored: sorted.filter(isScored).length,
+      generationFailed: sorted.filter((r) => r.score.status === 'generation_failed').length,
+      judgeFailed: sorted.filter((r) => r.score.status === 'judge_failed').length,
+    },
+    cells,
+    paired,
+  };
+}

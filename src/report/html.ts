@@ -1,0 +1,147 @@
+import type { RunItemRecord } from '../experiment/records.js';
+import type { MeanWithCi, RunSummary } from '../experiment/summary.js';
+import { depthChartSvg } from './depthChart.js';
+import { escapeHtml as esc } from './escape.js';
+
+export interface ReportInput {
+  summary: RunSummary;
+  records: RunItemRecord[];
+  manifest: Record<string, unknown>;
+  /** Most questions shown in the drill-down (all conditions of each). */
+  drillDownLimit?: number;
+}
+
+const num = (x: number | null | undefined, d = 2) => (x === null || x === undefined ? '–' : x.toFixed(d));
+const ci = (m: MeanWithCi) => (m.mean === null ? '–' : `${num(m.mean)} <span class="ci">[${num(m.ciLow)}, ${num(m.ciHigh)}]</span>`);
+
+const STYLE = `
+body{font-family:system-ui,-apple-system,"Noto Sans CJK SC","PingFang SC",sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem;color:#222}
+h1{font-size:1.6rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:.3rem}
+table{border-collapse:collapse;margin:.6rem 0;font-size:.9rem}td,th{border:1px solid #ddd;padding:.3rem .55rem;text-align:right}
+th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.ci{color:#777;font-size:.8em}
+.pos{color:#2a7a2a}.neg{color:#b22}.meta{color:#555;font-size:.9rem}
+details{border:1px solid #e3e3e3;border-radius:4px;margin:.35rem 0;padding:.3rem .6rem}summary{cursor:pointer}
+pre{white-space:pre-wrap;background:#f7f7f7;padding:.5rem;border-radius:4px;font-size:.85rem;max-height:24rem;overflow:auto}
+.chunk{border-left:3px solid #9ab;padding-left:.5rem;margin:.3rem 0;font-size:.85rem}.failed{color:#b22;font-weight:600}
+`;
+
+/** The run report: one self-contained HTML file (no scripts, no CDN); every model-written string is escaped. */
+export function renderReportHtml(input: ReportInput): string {
+  const { summary, records, manifest } = input;
+  const out: string[] = [];
+  out.push(`<!doctype html><html lang="zh"><head><meta charset="utf-8"><title>hisrag report: ${esc(summary.experiment)}</title><style>${STYLE}</style></head><body>`);
+  out.push(`<h1>hisrag report: ${esc(summary.experiment)}</h1>`);
+  out.push(`<p class="meta">${esc(describeManifest(manifest))}</p>`);
+  out.push(
+    `<p class="meta">${summary.totals.items} answers; ${summary.totals.scored} scored, ${summary.totals.generationFailed} generation failures and ${summary.totals.judgeFailed} judge failures (failures are excluded from means). ` +
+      `95% CIs: percentile bootstrap, ${summary.bootstrap.resamples} resamples, seed ${summary.bootstrap.seed}. Paired differences are taken against <b>${esc(summary.baseline)}</b> on the questions both conditions scored.</p>`,
+  );
+
+  out.push('<h2 id="depth">Score vs retrieval depth</h2>');
+  for (const model of summary.models) {
+    const svg = depthChartSvg(summary, model);
+    out.push(`<h3>${esc(model)}</h3>`);
+    out.push(svg ?? '<p class="meta">No retrieval conditions in this run.</p>');
+  }
+
+  out.push('<h2 id="conditions">Conditions</h2>');
+  for (const model of summary.models) {
+    out.push(`<h3>${esc(model)}</h3><table class="conditions"><tr><th>condition</th><th>mean [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th><th>P(Δ&gt;0)</th><th>scored / items</th><th>failed (gen / judge)</th><th>truncated</th></tr>`);
+    for (const cell of summary.cells.filter((c) => c.model === model)) {
+      const d = summary.paired.find((p) => p.model === model && p.condition === cell.condition);
+      const cls = d?.meanDiff === null || d === undefined ? '' : d.meanDiff > 0 ? 'pos' : d.meanDiff < 0 ? 'neg' : '';
+      out.push(
+        `<tr><td>${esc(cell.condition)}</td><td>${ci(cell.score)}</td><td class="${cls}">${d && d.meanDiff !== null ? `${d.meanDiff >= 0 ? '+' : ''}${num(d.meanDiff)} <span class="ci">[${num(d.ciLow)}, ${num(d.ciHigh)}]</span>` : '–'}</td>` +
+          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.truncatedItems}</td></tr>`,
+      );
+    }
+    out.push('</table>');
+  }
+
+  const groupKeys = [...new Set(summary.cells.flatMap((c) => Object.keys(c.byGroup)))].sort();
+  if (groupKeys.length) out.push('<h2 id="groups">By category and type</h2>');
+  for (const groupKey of groupKeys) {
+    for (const model of summary.models) {
+      const cells = summary.cells.filter((c) => c.model === model && c.byGroup[groupKey]);
+      const values = [...new Set(cells.flatMap((c) => Object.keys(c.byGroup[groupKey]!)))].sort();
+      if (!values.length) continue;
+      out.push(`<h3>${esc(groupKey)} — ${esc(model)}</h3><table class="groups"><tr><th>condition</th>${values.map((v) => `<th>${esc(v)}</th>`).join('')}</tr>`);
+      for (const cell of cells) {
+        out.push(`<tr><td>${esc(cell.condition)}</td>${values.map((v) => { const m = cell.byGroup[groupKey]![v]; return `<td>${m ? `${ci(m)} <span class="ci">n=${m.n}</span>` : '–'}</td>`; }).join('')}</tr>`);
+      }
+      out.push('</table>');
+    }
+  }
+
+  const withRetrieval = summary.cells.filter((c) => c.retrieval);
+  if (withRetrieval.length) {
+    const metrics = [...new Set(withRetrieval.flatMap((c) => Object.keys(c.retrieval!)))].sort();
+    out.push(`<h2 id="retrieval">Retrieval metrics (items with gold evidence)</h2><table class="retrieval"><tr><th>model</th><th>condition</th>${metrics.map((m) => `<th>${esc(m)}</th>`).join('')}</tr>`);
+    for (const cell of withRetrieval) {
+      out.push(`<tr><td>${esc(cell.model)}</td><td>${esc(cell.condition)}</td>${metrics.map((m) => `<td>${num(cell.retrieval![m], 3)}</td>`).join('')}</tr>`);
+    }
+    out.push('</table>');
+  }
+
+  const extras = [...new Set(summary.cells.flatMap((c) => Object.keys(c.extra)))].sort();
+  if (extras.length) {
+    out.push(`<h2 id="text-metrics">Text metrics against reference answers</h2><table class="text-metrics"><tr><th>model</th><th>condition</th>${extras.map((m) => `<th>${esc(m)}</th>`).join('')}</tr>`);
+    for (const cell of summary.cells) out.push(`<tr><td>${esc(cell.model)}</td><td>${esc(cell.condition)}</td>${extras.map((m) => `<td>${num(cell.extra[m], 3)}</td>`).join('')}</tr>`);
+    out.push('</table>');
+  }
+
+  out.push(renderDrillDown(records, summary, input.drillDownLimit ?? 300));
+  out.push('</body></html>');
+  return out.join('\n');
+}
+
+function describeManifest(manifest: Record<string, unknown>): string {
+  const parts: string[] = [];
+  for (const key of ['runId', 'hisragVersion', 'gitCommit', 'startedAt', 'finishedAt']) {
+    if (manifest[key] !== undefined && manifest[key] !== null) parts.push(`${key}: ${String(manifest[key])}`);
+  }
+  const components = manifest.components as Record<string, unknown> | undefined;
+  if (components) parts.push(`components: ${JSON.stringify(components)}`);
+  return parts.join(' · ');
+}
+
+function renderDrillDown(records: RunItemRecord[], summary: RunSummary, limit: number): string {
+  const byQuestion = new Map<string, RunItemRecord[]>();
+  for (const r of [...records].sort((a, b) => (a.key < b.key ? -1 : 1))) {
+    const key = `${r.benchmark}:${r.itemId}`;
+    const list = byQuestion.get(key) ?? [];
+    list.push(r);
+    byQuestion.set(key, list);
+  }
+  const order = (r: RunItemRecord) => summary.models.indexOf(r.model) * 10_000 + summary.conditions.indexOf(r.condition);
+  const out: string[] = ['<h2 id="questions">Questions</h2>'];
+  const keys = [...byQuestion.keys()];
+  if (keys.length > limit) out.push(`<p class="meta">Showing the first ${limit} of ${keys.length} questions; every answer is in items.jsonl.</p>`);
+  for (const key of keys.slice(0, limit)) {
+    const list = byQuestion.get(key)!.sort((a, b) => order(a) - order(b));
+    const first = list[0]!;
+    out.push(`<details class="question"><summary><b>${esc(first.itemId)}</b> [${esc(first.category)}] ${esc(first.question.slice(0, 80))}${first.question.length > 80 ? '…' : ''}</summary>`);
+    out.push(`<pre>${esc(first.question)}</pre>`);
+    for (const r of list) {
+      const status = r.score.status === 'scored' ? `score ${num(r.score.score)}` : `<span class="failed">${esc(r.score.status)}: ${esc(r.score.error ?? r.error ?? '')}</span>`;
+      out.push(`<details class="answer"><summary>${esc(r.model)} · ${esc(r.condition)} · ${status}</summary>`);
+      out.push(`<h4>Prompt</h4><pre>${esc(r.prompt.map((m) => `[${m.role}]\n${m.content}`).join('\n\n'))}</pre>`);
+      if (r.retrieved.length) {
+        out.push(`<h4>Retrieved (${r.retrieved.length}; ${r.contextIds.length} in prompt${r.truncated ? `, ${r.truncated} dropped by the context budget` : ''})</h4>`);
+        for (const c of r.retrieved.slice(0, 20)) {
+          out.push(`<div class="chunk"><b>#${c.rank}</b> ${esc(c.title)}${c.page !== undefined ? ` p.${c.page}` : ''} <span class="ci">(${num(c.score, 3)}, ${esc(c.id)})</span><br>${esc(c.text.slice(0, 300))}</div>`);
+        }
+        if (r.retrieved.length > 20) out.push(`<p class="meta">… ${r.retrieved.length - 20} more in items.jsonl</p>`);
+      }
+      out.push(`<h4>Response</h4><pre>${esc(r.response?.raw ?? '(no response)')}</pre>`);
+      if (r.score.extracted !== undefined) out.push(`<p>Extracted answer: <code>${esc(r.score.extracted)}</code></p>`);
+      if (r.score.verdicts) {
+        out.push(`<h4>Verdicts</h4><pre>${esc(Object.entries(r.score.verdicts).map(([k, v]) => `${k}: ${v}`).join('\n'))}</pre>`);
+      }
+      if (r.score.rule) out.push(`<p class="meta">Decided by rule: ${esc(r.score.rule)}</p>`);
+      out.push('</details>');
+    }
+    out.push('</details>');
+  }
+  return out.join('\n');
+}

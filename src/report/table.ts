@@ -1,0 +1,47 @@
+import type { RunSummary } from '../experiment/summary.js';
+
+const fmt = (x: number | null, digits = 2) => (x === null ? '–' : x.toFixed(digits));
+
+/** Display width: CJK and full-width characters take two columns in a terminal. */
+function width(text: string): number {
+  let w = 0;
+  for (const ch of text) w += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(ch) ? 2 : 1;
+  return w;
+}
+
+export function renderTextTable(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(width(h), ...rows.map((r) => width(r[i] ?? ''))));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c + ' '.repeat(widths[i]! - width(c)) : ' '.repeat(widths[i]! - width(c)) + c)).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/**
+ * The run's headline table: one row per condition, per model the mean score with its 95% CI,
+ * the paired difference against the baseline, and how many items were scored / failed.
+ */
+export function summaryTable(summary: RunSummary): string {
+  const blocks: string[] = [];
+  for (const model of summary.models) {
+    const rows: string[][] = [];
+    for (const condition of summary.conditions) {
+      const cell = summary.cells.find((c) => c.model === model && c.condition === condition);
+      if (!cell) continue;
+      const diff = summary.paired.find((p) => p.model === model && p.condition === condition);
+      rows.push([
+        condition,
+        fmt(cell.score.mean),
+        cell.score.mean === null ? '–' : `[${fmt(cell.score.ciLow)}, ${fmt(cell.score.ciHigh)}]`,
+        diff && diff.meanDiff !== null ? `${diff.meanDiff >= 0 ? '+' : ''}${fmt(diff.meanDiff)} [${fmt(diff.ciLow)}, ${fmt(diff.ciHigh)}]` : '–',
+        cell.retrieval?.recall !== undefined ? fmt(cell.retrieval.recall, 3) : '–',
+        `${cell.scored}/${cell.items}`,
+        String(cell.failed.generation + cell.failed.judge),
+      ]);
+    }
+    blocks.push(
+      `model: ${model}\n` +
+        renderTextTable(['condition', 'mean', '95% CI', `Δ vs ${summary.baseline} [95% CI]`, 'recall', 'scored', 'failed'], rows),
+    );
+  }
+  return blocks.join('\n\n');
+}
