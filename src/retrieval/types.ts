@@ -8,7 +8,7 @@ export interface RetrievalQuery {
   /** Restrict to one document's chunks (LongHisDoc: rank the pages of one book). */
   docId?: string;
   /** Gold evidence when the benchmark has it: chunk ids, or one-based page numbers within docId. */
-  gold?: { chunkIds?: string[]; pages?: number[] };
+  gold?: { chunkIds?: string[]; pages?: number[]; /** Document the gold pages belong to (set even for corpus-wide retrieval). */ docId?: string };
 }
 
 export interface RetrievedChunk extends Chunk {
@@ -20,6 +20,11 @@ export interface RetrievedChunk extends Chunk {
 /** Every retriever (hnsw, exact, bm25, hybrid, oracle, random, oracle+noise) behind one interface. */
 export interface Retriever {
   readonly name: string;
+  /**
+   * True when the list at depth k is not the top k of a deeper list (oracle+noise pads to k).
+   * Otherwise the runner retrieves once at the deepest k of a run and cuts the list.
+   */
+  readonly depthDependent?: boolean;
   retrieve(query: RetrievalQuery, k: number): Promise<RetrievedChunk[]>;
   /** Describes the retriever for run manifests (index manifest hash, parameters). */
   describe(): Record<string, unknown>;
