@@ -1,0 +1,257 @@
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Chunk } from '../chunking/types.js';
+import type { TextEmbedder } from '../embedding/types.js';
+import { InputError } from '../errors.js';
+import { createProgress, type ProgressOptions } from '../progress/progress.js';
+import { buildBm25 } from './bm25/bm25Index.js';
+import { ChunkStore } from './chunkStore.js';
+import { openCorpusInput } from './corpusInput.js';
+import { createHnswGraph, saveHnswGraph } from './hnswGraph.js';
+import { assertSameIdentity, embedderFromSpec } from './indexEmbedder.js';
+import {
+  CHUNK_STORE_FILE,
+  HNSW_FILE,
+  INDEX_FORMAT_VERSION,
+  readIndexManifest,
+  writeIndexManifest,
+  type Bm25Params,
+  type ComponentSpec,
+  type HnswParams,
+  type IndexKind,
+  type IndexManifest,
+} from './manifest.js';
+import { passageText } from './passageText.js';
+
+export const TOOL_VERSION = '0.1.0';
+
+/** Defaults chosen by `scripts/bench-retrieval.ts` (recall@100 ≥ 0.99 on 300k vectors). */
+export const DEFAULT_HNSW = { M: 32, efConstruction: 200, efSearch: 256, randomSeed: 100 } as const;
+export const DEFAULT_BM25: Bm25Params = { k1: 0.9, b: 0.4, bigrams: true, simplify: true, hmm: true };
+
+export interface BuildIndexOptions {
+  corpusDir: string;
+  out: string;
+  retriever: IndexKind;
+  /** Registry spec of the embedder (hnsw/exact); recorded so queries re-create the same embedder. */
+  embedder?: ComponentSpec;
+  /** An embedder already created (library callers, tests); takes precedence over creating one from `embedder`. */
+  embedderInstance?: TextEmbedder;
+  M?: number;
+  efConstruction?: number;
+  efSearch?: number;
+  randomSeed?: number;
+  bm25?: Partial<Bm25Params>;
+  /** Embed `title\ntext` (default) or the text alone. */
+  passage?: 'title+text' | 'text';
+  /** Chunks per embedding call and per stored transaction (the checkpoint unit). */
+  batchSize?: number;
+  /** Continue an interrupted build of the same settings instead of refusing the existing directory. */
+  resume?: boolean;
+  signal?: AbortSignal;
+  /** Called after each stored batch with the number of chunks now stored (lets tests interrupt a build). */
+  onBatchStored?: (stored: number) => void | Promise<void>;
+  progress?: Pick<ProgressOptions, 'silent' | 'plain' | 'stream'>;
+}
+
+/**
+ * Builds an index directory from a corpus directory:
+ *   1. chunks (and, for dense kinds, their embeddings) are appended to `chunks.sqlite` one batch per
+ *      transaction — the checkpoint: `--resume` skips the chunks already stored, embedding nothing twice;
+ *   2. hnsw: the graph is built from the stored vectors and written atomically to `hnsw.bin`;
+ *      bm25: the inverted index is built from the stored chunks;
+ *   3. `manifest.json` is rewritten with `complete: true` — only now is the index usable.
+ */
+export async function buildIndex(options: BuildIndexOptions): Promise<IndexManifest> {
+  const started = Date.now();
+  const corpus = await openCorpusInput(options.corpusDir);
+  const dense = options.retriever !== 'bm25';
+  let embedder = options.embedderInstance;
+  let ownsEmbedder = false;
+  if (dense && !embedder) {
+    if (!options.embedder) throw new InputError(`index build: --embedder is required for a ${options.retriever} index`);
+    embedder = await embedderFromSpec(options.embedder);
+    ownsEmbedder = true;
+  }
+  try {
+    const identity = embedder && dense ? await embedder.identity() : undefined;
+    const space = identity?.normalize ? 'ip' : 'cosine';
+    const hnsw: HnswParams | undefined =
+      options.retriever === 'hnsw'
+        ? {
+            space,
+            M: options.M ?? DEFAULT_HNSW.M,
+            efConstruction: options.efConstruction ?? DEFAULT_HNSW.efConstruction,
+            efSearch: options.efSearch ?? DEFAULT_HNSW.efSearch,
+            randomSeed: options.randomSeed ?? DEFAULT_HNSW.randomSeed,
+          }
+        : undefined;
+    const bm25 = options.retriever === 'bm25' ? { ...DEFAULT_BM25, ...options.bm25 } : undefined;
+    const passage = options.passage ?? 'title+text';
+    let manifest: IndexManifest = {
+      formatVersion: INDEX_FORMAT_VERSION,
+      kind: options.retriever,
+      complete: false,
+      corpus: { dir: corpus.dir, name: corpus.name, contentHash: corpus.manifest.contentHash },
+      ...(identity && { embedder: { identity, ...(options.embedder && { spec: options.embedder }), space, passage } }),
+      ...(hnsw && { hnsw }),
+      ...(bm25 && { bm25 }),
+      counts: { chunks: 0, documents: 0, vectors: 0, terms: 0 },
+      timings: {},
+      toolVersion: TOOL_VERSION,
+      createdAt: new Date().toISOString(),
+    };
+
+    await prepareOutDir(options.out, manifest, options.resume ?? false);
+    const existing = await readIndexManifest(options.out);
+    if (existing?.complete) return existing;
+    if (existing) manifest = { ...manifest, createdAt: existing.createdAt };
+    await writeIndexManifest(options.out, manifest);
+
+    const store = ChunkStore.open(join(options.out, CHUNK_STORE_FILE));
+    try {
+      const timings: Record<string, number> = {};
+      let phase = Date.now();
+      await storeChunks(store, corpus.chunks(), corpus.chunksPath, corpus.manifest.counts.chunksWritten, {
+        embedder: dense ? embedder : undefined,
+        dimension: identity?.dimension,
+        passage,
+        batchSize: options.batchSize ?? 64,
+        signal: options.signal,
+        onBatchStored: options.onBatchStored,
+        progress: options.progress,
+      });
+      timings.storeSeconds = (Date.now() - phase) / 1000;
+
+      phase = Date.now();
+      let terms = 0;
+      if (hnsw && identity) {
+        await buildGraph(store, identity.dimension, hnsw, join(options.out, HNSW_FILE), options);
+        timings.hnswSeconds = (Date.now() - phase) / 1000;
+      }
+      if (bm25) {
+        const progress = createProgress({ label: 'bm25', total: store.count(), unit: 'chunks', ...options.progress });
+        terms = buildBm25(store, bm25, () => progress.tick()).terms;
+        progress.stop();
+        timings.bm25Seconds = (Date.now() - phase) / 1000;
+      }
+      store.finish();
+      timings.totalSeconds = (Date.now() - started) / 1000;
+      manifest = {
+        ...manifest,
+        complete: true,
+        counts: { chunks: store.count(), documents: store.countDocuments(), vectors: store.countVectors(), terms },
+        timings,
+        completedAt: new Date().toISOString(),
+      };
+    } finally {
+      store.close();
+    }
+    await writeIndexManifest(options.out, manifest);
+    return manifest;
+  } finally {
+    if (ownsEmbedder) await embedder?.dispose();
+  }
+}
+
+/** The settings that must agree between an interrupted build and its resumption. */
+function buildSettings(manifest: IndexManifest): unknown {
+  const { kind, corpus, embedder, hnsw, bm25 } = manifest;
+  return { kind, contentHash: corpus.contentHash, identity: embedder?.identity, space: embedder?.space, passage: embedder?.passage, hnsw, bm25 };
+}
+
+async function prepareOutDir(out: string, planned: IndexManifest, resume: boolean): Promise<void> {
+  await mkdir(out, { recursive: true });
+  const existing = await readIndexManifest(out);
+  if (!existing) {
+    const entries = (await readdir(out)).filter((name) => !name.startsWith('.'));
+    if (entries.length > 0) throw new InputError(`${out}: directory is not empty and holds no index; choose another --out`);
+    return;
+  }
+  if (!resume) {
+    throw new InputError(
+      existing.complete
+        ? `${out}: an index is already built here; delete it or choose another --out`
+        : `${out}: an interrupted index build is here; continue it with --resume or delete the directory`,
+    );
+  }
+  const before = JSON.stringify(buildSettings(existing));
+  const now = JSON.stringify(buildSettings(planned));
+  if (before !== now) {
+    if (existing.embedder && planned.embedder) assertSameIdentity(out, existing.embedder.identity, planned.embedder.identity);
+    throw new InputError(`${out}: --resume with different settings than the interrupted build (was ${before}, now ${now})`);
+  }
+  if (!existing.complete) await rm(join(out, HNSW_FILE), { force: true });
+}
+
+interface StoreOptions {
+  embedder?: TextEmbedder;
+  dimension?: number;
+  passage: 'title+text' | 'text';
+  batchSize: number;
+  signal?: AbortSignal;
+  onBatchStored?: (stored: number) => void | Promise<void>;
+  progress?: BuildIndexOptions['progress'];
+}
+
+/** Appends the corpus's chunks after those already stored, embedding each batch before it is stored. */
+async function storeChunks(
+  store: ChunkStore,
+  chunks: AsyncGenerator<Chunk>,
+  chunksPath: string,
+  total: number,
+  options: StoreOptions,
+): Promise<void> {
+  const already = store.count();
+  const progress = createProgress({ label: options.embedder ? 'embed+store' : 'store', total: Math.max(0, total - already), unit: 'chunks', ...options.progress });
+  let seen = 0;
+  let batch: Chunk[] = [];
+  const flush = async () => {
+    if (batch.length === 0) return;
+    options.signal?.throwIfAborted();
+    let vectors: Float32Array[] | undefined;
+    if (options.embedder) {
+      const raw = await options.embedder.embedDocuments(batch.map((chunk) => passageText(chunk, options.passage)));
+      vectors = raw.map((vector, i) => {
+        if (vector.length !== options.dimension) {
+          throw new Error(`embedder returned ${vector.length} dimensions for chunk "${batch[i]!.id}", expected ${options.dimension}`);
+        }
+        return Float32Array.from(vector);
+      });
+    }
+    const firstLine = store.count() + 1;
+    store.append(batch, vectors, (i) => `${chunksPath}: chunk ${firstLine + i}`);
+    progress.tick(batch.length);
+    batch = [];
+    await options.onBatchStored?.(store.count());
+  };
+  try {
+    for await (const chunk of chunks) {
+      // Resume: the corpus is the same (content hash checked), so the first `already` chunks are stored.
+      if (seen++ < already) continue;
+      batch.push(chunk);
+      if (batch.length >= options.batchSize) await flush();
+    }
+    await flush();
+  } finally {
+    progress.stop();
+  }
+}
+
+/** Builds the HNSW graph from the stored vectors (no re-embedding) and writes it atomically. */
+async function buildGraph(store: ChunkStore, dimension: number, params: HnswParams, path: string, options: BuildIndexOptions): Promise<void> {
+  const count = store.countVectors();
+  const graph = createHnswGraph(dimension, params, count);
+  const progress = createProgress({ label: 'hnsw', total: count, unit: 'vectors', ...options.progress });
+  let added = 0;
+  for (const [label, vector] of store.vectors()) {
+    graph.addPoint(Array.from(vector), label);
+    if (++added % 1000 === 0) {
+      options.signal?.throwIfAborted();
+      progress.tick(1000);
+    }
+  }
+  progress.tick(added % 1000);
+  progress.stop();
+  await saveHnswGraph(graph, path);
+}

@@ -1,0 +1,163 @@
+import Database from 'better-sqlite3';
+import type { Chunk } from '../chunking/types.js';
+import { DataFileError } from '../errors.js';
+
+/** A chunk with its dense position: labels are 0..N-1 in corpus order, shared by the HNSW graph and BM25 postings. */
+export interface LabelledChunk extends Chunk {
+  label: number;
+}
+
+interface ChunkRow {
+  label: number;
+  id: string;
+  doc_id: string;
+  title: string;
+  text: string;
+  meta: string;
+}
+
+function rowToChunk(row: ChunkRow): LabelledChunk {
+  return { label: row.label, id: row.id, docId: row.doc_id, title: row.title, text: row.text, meta: JSON.parse(row.meta) };
+}
+
+/** View a stored BLOB as float32 without copying (better-sqlite3 returns a Buffer). */
+export function blobToVector(blob: Buffer): Float32Array {
+  // Buffers from sqlite may start at any offset of a shared pool; copy when not 4-byte aligned.
+  if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
+  return new Float32Array(new Uint8Array(blob).buffer);
+}
+
+/**
+ * The chunk store of an index directory (SQLite via better-sqlite3): chunk texts and metadata,
+ * the label ↔ id mapping, doc → labels for document-scoped retrieval, and stored vectors (for exact
+ * search, and so an interrupted build resumes without re-embedding). Rows are read on demand, so
+ * millions of chunks never need to be in memory.
+ */
+export class ChunkStore {
+  readonly db: Database.Database;
+  private readonly statements;
+
+  private constructor(readonly path: string, readonly readonly: boolean) {
+    this.db = new Database(path, { readonly, fileMustExist: readonly });
+    if (!readonly) {
+      // WAL + one transaction per batch: a crash keeps every committed batch and nothing torn.
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      this.db.exec(`
+        CREATE TABLE IF NOT EXISTS chunks (
+          label INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, doc_id TEXT NOT NULL,
+          title TEXT NOT NULL, text TEXT NOT NULL, meta TEXT NOT NULL);
+        CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id, label);
+        CREATE TABLE IF NOT EXISTS vectors (label INTEGER PRIMARY KEY, vec BLOB NOT NULL);`);
+    }
+    const hasVectors = this.tableExists('vectors');
+    this.statements = {
+      insertChunk: readonly
+        ? undefined
+        : this.db.prepare('INSERT INTO chunks (label, id, doc_id, title, text, meta) VALUES (?, ?, ?, ?, ?, ?)'),
+      insertVector: readonly ? undefined : this.db.prepare('INSERT INTO vectors (label, vec) VALUES (?, ?)'),
+      // Labels are contiguous from 0, so MAX+1 is the count at O(log n) (COUNT(*) scans the table).
+      count: this.db.prepare('SELECT COALESCE(MAX(label) + 1, 0) AS n FROM chunks'),
+      countVectors: hasVectors ? this.db.prepare('SELECT COALESCE(MAX(label) + 1, 0) AS n FROM vectors') : undefined,
+      countDocs: this.db.prepare('SELECT COUNT(DISTINCT doc_id) AS n FROM chunks'),
+      byLabel: this.db.prepare('SELECT * FROM chunks WHERE label = ?'),
+      byId: this.db.prepare('SELECT * FROM chunks WHERE id = ?'),
+      labelsOfDoc: this.db.prepare('SELECT label FROM chunks WHERE doc_id = ? ORDER BY label').pluck(),
+      vector: hasVectors ? this.db.prepare('SELECT vec FROM vectors WHERE label = ?').pluck() : undefined,
+      allVectors: hasVectors ? this.db.prepare('SELECT label, vec FROM vectors ORDER BY label').raw() : undefined,
+      allChunks: this.db.prepare('SELECT * FROM chunks ORDER BY label'),
+    };
+  }
+
+  static open(path: string, options: { readonly?: boolean } = {}): ChunkStore {
+    return new ChunkStore(path, options.readonly ?? false);
+  }
+
+  tableExists(name: string): boolean {
+    return this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+  }
+
+  /** Appends a batch atomically: chunks get labels `count() .. count()+n-1`; vectors (if any) go with them. */
+  append(chunks: Chunk[], vectors?: Float32Array[], where?: (i: number) => string): void {
+    const insertChunk = this.statements.insertChunk!;
+    const insertVector = this.statements.insertVector!;
+    const start = this.count();
+    this.db.transaction(() => {
+      chunks.forEach((chunk, i) => {
+        try {
+          insertChunk.run(start + i, chunk.id, chunk.docId, chunk.title, chunk.text, JSON.stringify(chunk.meta));
+        } catch (error) {
+          if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
+            throw new DataFileError(`${where?.(i) ?? 'chunk'}: duplicate chunk id "${chunk.id}"`);
+          }
+          throw error;
+        }
+        const vector = vectors?.[i];
+        if (vector) insertVector.run(start + i, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+      });
+    })();
+  }
+
+  count(): number {
+    return (this.statements.count.get() as { n: number }).n;
+  }
+
+  countVectors(): number {
+    return this.statements.countVectors ? (this.statements.countVectors.get() as { n: number }).n : 0;
+  }
+
+  countDocuments(): number {
+    return (this.statements.countDocs.get() as { n: number }).n;
+  }
+
+  byLabel(label: number): LabelledChunk | undefined {
+    const row = this.statements.byLabel.get(label) as ChunkRow | undefined;
+    return row && rowToChunk(row);
+  }
+
+  byLabels(labels: number[]): LabelledChunk[] {
+    return labels.map((label) => {
+      const chunk = this.byLabel(label);
+      if (!chunk) throw new DataFileError(`${this.path}: no chunk with label ${label}`);
+      return chunk;
+    });
+  }
+
+  byId(id: string): LabelledChunk | undefined {
+    const row = this.statements.byId.get(id) as ChunkRow | undefined;
+    return row && rowToChunk(row);
+  }
+
+  /** Labels of one document's chunks in corpus order (for LongHisDoc: one book's pages). */
+  labelsOfDoc(docId: string): number[] {
+    return this.statements.labelsOfDoc.all(docId) as number[];
+  }
+
+  vector(label: number): Float32Array | undefined {
+    const blob = this.statements.vector?.get(label) as Buffer | undefined;
+    return blob && blobToVector(blob);
+  }
+
+  /** Streams stored vectors in label order (constant memory). */
+  *vectors(): Generator<[number, Float32Array]> {
+    if (!this.statements.allVectors) return;
+    for (const [label, blob] of this.statements.allVectors.iterate() as Iterable<[number, Buffer]>) {
+      yield [label, blobToVector(blob)];
+    }
+  }
+
+  /** Streams chunks in label order (constant memory). */
+  *chunks(): Generator<LabelledChunk> {
+    for (const row of this.statements.allChunks.iterate() as Iterable<ChunkRow>) yield rowToChunk(row);
+  }
+
+  /** Folds the WAL into the main file so a finished index is one self-contained file. */
+  finish(): void {
+    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    this.db.pragma('journal_mode = DELETE');
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

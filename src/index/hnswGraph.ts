@@ -1,0 +1,43 @@
+import hnswlib from 'hnswlib-node';
+import { rename, rm } from 'node:fs/promises';
+import type { HnswParams } from './manifest.js';
+
+const { HierarchicalNSW } = hnswlib;
+export type HnswGraph = InstanceType<typeof HierarchicalNSW>;
+
+/** A new, empty hnswlib graph sized for `maxElements` labels. */
+export function createHnswGraph(dimension: number, params: HnswParams, maxElements: number): HnswGraph {
+  const graph = new HierarchicalNSW(params.space, dimension);
+  graph.initIndex({
+    maxElements: Math.max(1, maxElements),
+    m: params.M,
+    efConstruction: params.efConstruction,
+    randomSeed: params.randomSeed,
+  });
+  graph.setEf(params.efSearch);
+  return graph;
+}
+
+export function loadHnswGraph(path: string, dimension: number, params: HnswParams): HnswGraph {
+  const graph = new HierarchicalNSW(params.space, dimension);
+  graph.readIndexSync(path);
+  graph.setEf(params.efSearch);
+  return graph;
+}
+
+/** Writes the graph beside `path` and renames it into place, so a reader never sees half a file. */
+export async function saveHnswGraph(graph: HnswGraph, path: string): Promise<void> {
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    await graph.writeIndex(tmp);
+    await rename(tmp, path);
+  } catch (error) {
+    await rm(tmp, { force: true });
+    throw error;
+  }
+}
+
+/** hnswlib distances → similarity scores: 1 − distance is the dot product ('ip') or cosine ('cosine'). */
+export function distanceToScore(distance: number): number {
+  return 1 - distance;
+}

@@ -1,0 +1,113 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { formatZodIssues } from '../config/errors.js';
+import { DataFileError, InputError } from '../errors.js';
+import { EmbedderIdentitySchema } from '../embedding/types.js';
+import { atomicWriteJson } from '../io/atomicWrite.js';
+
+export const INDEX_FORMAT_VERSION = 1;
+export const INDEX_MANIFEST_FILE = 'manifest.json';
+export const CHUNK_STORE_FILE = 'chunks.sqlite';
+export const HNSW_FILE = 'hnsw.bin';
+
+export const IndexKindSchema = z.enum(['hnsw', 'exact', 'bm25']);
+export type IndexKind = z.infer<typeof IndexKindSchema>;
+
+/** `{ name, ...params }` of an embedder in the embedder registry, enough to re-create it. */
+export const ComponentSpecSchema = z.object({ name: z.string().min(1) }).catchall(z.unknown());
+export type ComponentSpec = z.infer<typeof ComponentSpecSchema>;
+
+export const HnswParamsSchema = z.object({
+  /** 'ip' on L2-normalised vectors (score = dot product), 'cosine' when the embedder does not normalise. */
+  space: z.enum(['ip', 'cosine']),
+  M: z.number().int().min(2),
+  efConstruction: z.number().int().min(1),
+  /** Default search breadth; a query always uses at least k. */
+  efSearch: z.number().int().min(1),
+  randomSeed: z.number().int(),
+});
+export type HnswParams = z.infer<typeof HnswParamsSchema>;
+
+export const Bm25ParamsSchema = z.object({
+  k1: z.number().nonnegative(),
+  b: z.number().min(0).max(1),
+  /** Add overlapping CJK character bigrams as extra terms (helps classical text jieba segments poorly). */
+  bigrams: z.boolean(),
+  /** Convert traditional → simplified before tokenising (documents and queries alike). */
+  simplify: z.boolean(),
+  /** jieba's HMM for unknown words. */
+  hmm: z.boolean(),
+});
+export type Bm25Params = z.infer<typeof Bm25ParamsSchema>;
+
+/** `<index-dir>/manifest.json`: what was indexed, with what, how; `complete` only once everything is on disk. */
+export const IndexManifestSchema = z.object({
+  formatVersion: z.literal(INDEX_FORMAT_VERSION),
+  kind: IndexKindSchema,
+  complete: z.boolean(),
+  corpus: z.object({ dir: z.string(), name: z.string(), contentHash: z.string() }),
+  embedder: z
+    .object({
+      identity: EmbedderIdentitySchema,
+      /** Registry spec to re-create the embedder at query time; absent when built with an injected embedder. */
+      spec: ComponentSpecSchema.optional(),
+      /** Similarity of the stored vectors: dot product on unit vectors, or cosine. */
+      space: z.enum(['ip', 'cosine']),
+      /** What was embedded per chunk: `title\ntext` or the text alone. */
+      passage: z.enum(['title+text', 'text']),
+    })
+    .optional(),
+  hnsw: HnswParamsSchema.optional(),
+  bm25: Bm25ParamsSchema.optional(),
+  counts: z.object({
+    chunks: z.number().int().nonnegative(),
+    documents: z.number().int().nonnegative(),
+    vectors: z.number().int().nonnegative(),
+    terms: z.number().int().nonnegative(),
+  }),
+  timings: z.record(z.string(), z.number()),
+  toolVersion: z.string(),
+  createdAt: z.string(),
+  completedAt: z.string().optional(),
+});
+export type IndexManifest = z.infer<typeof IndexManifestSchema>;
+
+export function indexManifestPath(dir: string): string {
+  return join(dir, INDEX_MANIFEST_FILE);
+}
+
+/** Reads and validates an index manifest; `undefined` when the directory holds none. */
+export async function readIndexManifest(dir: string): Promise<IndexManifest | undefined> {
+  const path = indexManifestPath(dir);
+  let raw: string;
+  try {
+    raw = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    throw new DataFileError(`${path}: not valid JSON (${(error as Error).message})`);
+  }
+  const parsed = IndexManifestSchema.safeParse(value);
+  if (!parsed.success) throw new DataFileError(formatZodIssues(parsed.error, path));
+  return parsed.data;
+}
+
+/** Like readIndexManifest but the index must exist and be complete. */
+export async function requireCompleteIndexManifest(dir: string): Promise<IndexManifest> {
+  const manifest = await readIndexManifest(dir);
+  if (!manifest) throw new InputError(`${dir}: not an index directory (no ${INDEX_MANIFEST_FILE})`);
+  if (!manifest.complete) {
+    throw new InputError(`${dir}: index build is incomplete; finish it with \`hisrag index build … --resume\``);
+  }
+  return manifest;
+}
+
+export async function writeIndexManifest(dir: string, manifest: IndexManifest): Promise<void> {
+  await atomicWriteJson(indexManifestPath(dir), manifest);
+}

@@ -1,0 +1,93 @@
+import { join } from 'node:path';
+import type { TextEmbedder } from '../embedding/types.js';
+import { InputError } from '../errors.js';
+import { Bm25Searcher } from './bm25/bm25Index.js';
+import { ChunkStore } from './chunkStore.js';
+import { ExactSearch } from './exactSearch.js';
+import { loadHnswGraph, type HnswGraph } from './hnswGraph.js';
+import { assertSameIdentity, embedderFromSpec } from './indexEmbedder.js';
+import { CHUNK_STORE_FILE, HNSW_FILE, requireCompleteIndexManifest, type ComponentSpec, type IndexManifest } from './manifest.js';
+
+export interface OpenIndexOptions {
+  /** Query embedder: an instance, or a registry spec; by default the manifest's spec is re-created. */
+  embedder?: TextEmbedder | ComponentSpec;
+}
+
+/** A complete index directory opened for querying; its parts load on first use. */
+export interface OpenedIndex {
+  dir: string;
+  manifest: IndexManifest;
+  store: ChunkStore;
+  /** The query embedder, checked against the manifest's identity (dense kinds only). */
+  embedder(): Promise<TextEmbedder>;
+  /** Embeds a query with the index's embedder (query prefix included). */
+  embedQuery(text: string): Promise<number[]>;
+  exact(): ExactSearch;
+  hnsw(): HnswGraph;
+  bm25(): Bm25Searcher;
+  close(): Promise<void>;
+}
+
+function isEmbedder(value: TextEmbedder | ComponentSpec): value is TextEmbedder {
+  return typeof (value as TextEmbedder).embedQuery === 'function';
+}
+
+/**
+ * Opens an index directory. An embedder whose identity (model, dimension, pooling, normalisation,
+ * query prefix) differs from the manifest's is refused with an InputError naming the differences.
+ */
+export async function openIndex(dir: string, options: OpenIndexOptions = {}): Promise<OpenedIndex> {
+  const manifest = await requireCompleteIndexManifest(dir);
+  const store = ChunkStore.open(join(dir, CHUNK_STORE_FILE), { readonly: true });
+  let embedderPromise: Promise<TextEmbedder> | undefined;
+  let ownsEmbedder = false;
+  let exact: ExactSearch | undefined;
+  let graph: HnswGraph | undefined;
+  let bm25: Bm25Searcher | undefined;
+
+  const embedder = () =>
+    (embedderPromise ??= (async () => {
+      const recorded = manifest.embedder;
+      if (!recorded) throw new InputError(`${dir}: a ${manifest.kind} index has no embedder`);
+      let instance: TextEmbedder;
+      if (options.embedder && isEmbedder(options.embedder)) {
+        instance = options.embedder;
+      } else {
+        const spec = options.embedder ?? recorded.spec;
+        if (!spec) throw new InputError(`${dir}: the index was built with an embedder given in code; pass one to open it`);
+        instance = await embedderFromSpec(spec);
+        ownsEmbedder = true;
+      }
+      assertSameIdentity(dir, recorded.identity, await instance.identity());
+      return instance;
+    })());
+
+  // An explicitly given embedder is checked now, so a mismatch is reported on open, not on first query.
+  if (options.embedder && manifest.embedder) await embedder();
+
+  return {
+    dir,
+    manifest,
+    store,
+    embedder,
+    async embedQuery(text) {
+      return (await embedder()).embedQuery(text);
+    },
+    exact() {
+      if (!manifest.embedder) throw new InputError(`${dir}: a ${manifest.kind} index stores no vectors`);
+      return (exact ??= new ExactSearch(store, manifest.embedder.identity.dimension, manifest.embedder.space));
+    },
+    hnsw() {
+      if (!manifest.hnsw || !manifest.embedder) throw new InputError(`${dir}: not an hnsw index (kind ${manifest.kind})`);
+      return (graph ??= loadHnswGraph(join(dir, HNSW_FILE), manifest.embedder.identity.dimension, manifest.hnsw));
+    },
+    bm25() {
+      if (!manifest.bm25) throw new InputError(`${dir}: not a bm25 index (kind ${manifest.kind})`);
+      return (bm25 ??= new Bm25Searcher(store, manifest.bm25));
+    },
+    async close() {
+      store.close();
+      if (ownsEmbedder && embedderPromise) await (await embedderPromise.catch(() => undefined))?.dispose();
+    },
+  };
+}
