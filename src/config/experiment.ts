@@ -16,7 +16,10 @@ const RetrieverEntrySchema = componentSpec('retriever').extend({
 const RetrievalSchema = z
   .object({
     /** Retrieval depths; every strategy that uses retrieval runs once per retriever × k. */
-    k: z.union([positiveInt(), z.array(positiveInt()).min(1, { error: 'expected at least one depth' })]),
+    k: z.preprocess(
+      (v) => (typeof v === 'number' ? [v] : v),
+      z.array(positiveInt(), { error: 'expected a depth or a list of depths' }).min(1, { error: 'expected at least one depth' }),
+    ),
     retrievers: z.array(RetrieverEntrySchema).min(1, { error: 'expected at least one retriever' }).optional(),
     /** Shorthand for a single retriever. */
     retriever: RetrieverEntrySchema.optional(),

@@ -25,7 +25,7 @@ export interface PlannedModel {
 export function depthsOf(config: ExperimentConfig): number[] {
   const k = config.retrieval?.k;
   if (k === undefined) return [];
-  return [...new Set(Array.isArray(k) ? k : [k])].sort((a, b) => a - b);
+  return [...new Set(k)].sort((a, b) => a - b);
 }
 
 export interface PlannedRetriever {

@@ -1,4 +1,28 @@
 import type { Command } from 'commander';
+import { compareRuns } from '../../report/compare.js';
+import { regenerateReport } from '../../experiment/runner.js';
+import { summaryTable } from '../../report/table.js';
 
-// Filled in by the stage that owns these commands.
-export function registerReportCommands(_program: Command): void {}
+export function registerReportCommands(program: Command): void {
+  program
+    .command('report')
+    .description('Recompute summary.json/summary.csv and rewrite report.html of a run directory')
+    .argument('<run-dir>', 'a run directory (experiments/runs/<run-id>)')
+    .option('--quiet', 'print only the report path')
+    .action(async (runDir: string, opts: { quiet?: boolean }) => {
+      const { summary, reportPath } = await regenerateReport(runDir);
+      if (!opts.quiet) process.stdout.write(summaryTable(summary) + '\n\n');
+      process.stdout.write(`report: ${reportPath}\n`);
+    });
+
+  program
+    .command('compare')
+    .description('Put two runs side by side: mean score per model × condition and the difference B − A')
+    .argument('<run-a>', 'first run directory')
+    .argument('<run-b>', 'second run directory')
+    .option('--json', 'print the comparison as JSON')
+    .action(async (runA: string, runB: string, opts: { json?: boolean }) => {
+      const comparison = await compareRuns(runA, runB);
+      process.stdout.write((opts.json ? JSON.stringify(comparison.rows, null, 2) : comparison.text) + '\n');
+    });
+}

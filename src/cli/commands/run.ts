@@ -1,4 +1,58 @@
 import type { Command } from 'commander';
+import { loadExperimentConfig } from '../../config/load.js';
+import { InputError } from '../../errors.js';
+import { runExperiment } from '../../experiment/runner.js';
 
-// Filled in by the stage that owns these commands.
-export function registerRunCommand(_program: Command): void {}
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+export function registerRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('Run an experiment grid (benchmarks × retrievers × k × strategies × models) and score it')
+    .argument('[config]', 'experiment config (YAML)')
+    .option('--resume <run-dir>', 'finish an interrupted run: answers already in items.jsonl are kept, the rest are run')
+    .option('--run-id <id>', 'name of the run directory (default: <name>-<timestamp>)')
+    .option('--set <path=value>', 'override a config field, value as YAML (repeatable), e.g. --set retrieval.k=[10,50]', collect, [])
+    .option('--no-progress', 'do not show progress')
+    .option('--quiet', 'print nothing but errors')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  hisrag run experiments/demo.yaml
+  hisrag run experiments/prohist-rag-depth.yaml --set retrieval.k=[10,20] --set models[0].model=deepseek-chat
+  hisrag run --resume experiments/runs/demo-20261130-010203
+
+A run directory holds config.json, manifest.json, items.jsonl (one line per answer), summary.json,
+summary.csv and report.html. Ctrl-C stops after the answers in flight; resume with --resume.`,
+    )
+    .action(async (configFile: string | undefined, opts: { resume?: string; runId?: string; set: string[]; progress: boolean; quiet?: boolean }) => {
+      if (!configFile && !opts.resume) throw new InputError('run: give a config file, or --resume <run-dir>');
+      if (configFile && opts.resume) throw new InputError('run: give either a config file or --resume <run-dir>, not both');
+      if (opts.resume && opts.set.length) throw new InputError('run: --set cannot change a run being resumed (its stored config is used)');
+      const log = opts.quiet ? () => {} : (line: string) => process.stdout.write(line + '\n');
+      const controller = new AbortController();
+      let interrupts = 0;
+      const onSigint = () => {
+        interrupts++;
+        if (interrupts > 1) process.exit(130);
+        process.stderr.write('\nhisrag: stopping after the answers in flight (Ctrl-C again to quit at once)\n');
+        controller.abort();
+      };
+      process.on('SIGINT', onSigint);
+      try {
+        const config = configFile ? await loadExperimentConfig(configFile, opts.set) : undefined;
+        const result = await runExperiment({
+          ...(config ? { config, configFile } : {}),
+          ...(opts.resume ? { resumeDir: opts.resume } : {}),
+          ...(opts.runId ? { runId: opts.runId } : {}),
+          log,
+          progress: opts.progress && !opts.quiet,
+          signal: controller.signal,
+        });
+        if (result.interrupted) process.exitCode = 130;
+      } finally {
+        process.off('SIGINT', onSigint);
+      }
+    });
+}

@@ -1,0 +1,72 @@
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { ExperimentConfig } from '../config/experiment.js';
+import { buildCorpus } from '../corpus/build.js';
+import { parseCorpusBuildConfig } from '../corpus/config.js';
+import { corpusPaths } from '../corpus/paths.js';
+import { readCorpusManifest } from '../corpus/read.js';
+import { generateFixtureModel } from '../embedding/fixture/generateFixtureModel.js';
+import { buildIndex } from '../index/buildIndex.js';
+import { readIndexManifest } from '../index/manifest.js';
+
+/**
+ * Builds what the experiment's `prepare` section lists and is not there yet: the generated
+ * model, corpora, indexes — in that order, each skipped when a complete artefact is present.
+ * An index built from an older version of its corpus (content hash differs) is rebuilt.
+ */
+export async function prepareArtefacts(
+  config: ExperimentConfig,
+  options: { log: (line: string) => void; progress: boolean },
+): Promise<void> {
+  const prepare = config.prepare;
+  if (!prepare) return;
+  const { log } = options;
+
+  if (prepare.fixtureModel) {
+    const dir = resolve(prepare.fixtureModel.out);
+    if (!existsSync(join(dir, 'onnx', 'model.onnx'))) {
+      log(`generating the fixture embedding model in ${prepare.fixtureModel.out} (seed ${prepare.fixtureModel.seed}, ${prepare.fixtureModel.dim} dimensions)`);
+      await generateFixtureModel({ outDir: dir, seed: prepare.fixtureModel.seed, dim: prepare.fixtureModel.dim, kind: 'mean' });
+    }
+  }
+
+  for (const [i, raw] of (prepare.corpora ?? []).entries()) {
+    const corpus = parseCorpusBuildConfig(raw, `prepare.corpora[${i}]`);
+    const out = resolve(corpus.out ?? join('corpora', corpus.name));
+    if (existsSync(corpusPaths(out).manifest)) {
+      const manifest = await readCorpusManifest(out);
+      if (manifest.complete) continue;
+    }
+    log(`building corpus ${corpus.name} → ${out}`);
+    const manifest = await buildCorpus(raw as Parameters<typeof buildCorpus>[0], {
+      resume: existsSync(corpusPaths(out).partial),
+      progress: options.progress,
+    });
+    log(`corpus ${corpus.name}: ${manifest.counts.documentsRead} documents, ${manifest.counts.chunksWritten} chunks`);
+  }
+
+  for (const index of prepare.indexes ?? []) {
+    const out = resolve(index.out);
+    const corpusDir = resolve(index.corpus);
+    const corpusManifest = await readCorpusManifest(corpusDir);
+    const existing = await readIndexManifest(out).catch(() => undefined);
+    if (existing?.complete) {
+      if (existing.corpus.contentHash === corpusManifest.contentHash) continue;
+      log(`index ${index.out} was built from an older version of ${index.corpus}; rebuilding`);
+      await rm(out, { recursive: true, force: true });
+    }
+    log(`building ${index.retriever} index ${index.out} from ${index.corpus}`);
+    const { out: _out, corpus: _corpus, retriever, embedder, ...rest } = index;
+    const manifest = await buildIndex({
+      ...(rest as Record<string, unknown>),
+      corpusDir,
+      out,
+      retriever,
+      ...(embedder ? { embedder } : {}),
+      resume: existing !== undefined && !existing.complete,
+      progress: { silent: !options.progress },
+    });
+    log(`index ${index.out}: ${manifest.counts.chunks} chunks, ${manifest.counts.vectors} vectors`);
+  }
+}

@@ -1,0 +1,182 @@
+import type { ExperimentConfig } from '../config/experiment.js';
+import type { ComponentSpec } from '../config/fields.js';
+import { ConfigError } from '../errors.js';
+import { benchmarks } from '../benchmarks/registry.js';
+import type { BenchmarkItem } from '../benchmarks/types.js';
+import { generators } from '../generation/registry.js';
+import type { Generator } from '../generation/types.js';
+import { strategies } from '../prompting/registry.js';
+import type { PromptStrategy } from '../prompting/types.js';
+import { createRetrieverContext, retrievers } from '../retrieval/registry.js';
+import type { RetrievalQuery, Retriever } from '../retrieval/types.js';
+import { extractors } from '../scoring/extractors/registry.js';
+import { judges } from '../scoring/judges/registry.js';
+import { scoreItem } from '../scoring/scoreItem.js';
+import type { AnswerExtractor, ItemScore, Judge } from '../scoring/types.js';
+import { modelsOf, retrieversOf, strategySpecs } from './plan.js';
+
+/** The stage objects of one experiment, built from the registries by name. */
+export interface Stages {
+  items: BenchmarkItem[];
+  benchmarkDescriptions: Record<string, unknown>[];
+  models: { label: string; generator: Generator }[];
+  strategy(spec: ComponentSpec, path: string): PromptStrategy;
+  retriever(label: string): Retriever;
+  queryFor(item: BenchmarkItem): RetrievalQuery;
+  score(item: BenchmarkItem, response: string): Promise<ItemScore>;
+  metricFor(item: BenchmarkItem): string;
+  describe(): Record<string, unknown>;
+  /** Human-readable lines naming each component (printed at the start of a run). */
+  describeLines(): string[];
+  close(): Promise<void>;
+}
+
+const OFFLINE_STAND_INS: Record<string, string> = {
+  extractive: 'offline stand-in: answers with the retrieved sentences that overlap the question most',
+  lexical: 'offline stand-in: a rubric item counts as hit when enough of its content appears in the answer',
+  rules: 'offline rule-based answer extraction',
+};
+
+function componentSpecs(config: ExperimentConfig) {
+  const benchmarkSpecs = config.benchmarks
+    ? config.benchmarks.map((spec, i) => ({ spec, path: `benchmarks[${i}]` }))
+    : [{ spec: config.benchmark!, path: 'benchmark' }];
+  return {
+    benchmarkSpecs,
+    strategyList: strategySpecs(config),
+    retrieverList: retrieversOf(config),
+    modelList: modelsOf(config),
+    judgeSpec: config.judge ?? { name: 'lexical' },
+    extractorSpec: config.extractor ?? { name: 'rules' },
+  };
+}
+
+/**
+ * Checks every component spec against its registry (name known, params valid), so a typo
+ * anywhere in a config is reported with its config path before anything is built or run.
+ */
+export async function validateComponents(config: ExperimentConfig): Promise<void> {
+  await import('../retrieval/retrievers/all.js');
+  const { benchmarkSpecs, strategyList, retrieverList, modelList, judgeSpec, extractorSpec } = componentSpecs(config);
+  for (const { spec, path } of benchmarkSpecs) benchmarks.parse(spec, path);
+  for (const { spec, path } of strategyList) strategies.parse(spec, path);
+  for (const { spec, path } of retrieverList) retrievers.parse(spec, path);
+  for (const { spec, path } of modelList) generators.parse(spec, path);
+  judges.parse(judgeSpec, 'judge');
+  extractors.parse(extractorSpec, 'extractor');
+  const labels = new Set<string>();
+  for (const m of modelList) {
+    if (labels.has(m.label)) throw new ConfigError(`${m.path}.label: two models are both labelled "${m.label}"; give them distinct labels`);
+    labels.add(m.label);
+  }
+  const retrieverLabels = new Set<string>();
+  for (const r of retrieverList) {
+    if (retrieverLabels.has(r.label)) throw new ConfigError(`${r.path}.label: two retrievers are both labelled "${r.label}"; give them distinct labels`);
+    retrieverLabels.add(r.label);
+  }
+  let usesRetrieval = false;
+  for (const { spec, path } of strategyList) usesRetrieval ||= (await strategies.create(spec, undefined, path)).usesRetrieval;
+  if (usesRetrieval && retrieverList.length === 0) {
+    throw new ConfigError('retrieval: a strategy uses retrieval but the config has no `retrieval` section (retriever and k)');
+  }
+}
+
+/** Builds the stage objects of an experiment from the registries (after validating them). */
+export async function buildStages(config: ExperimentConfig): Promise<Stages> {
+  await validateComponents(config);
+  const { benchmarkSpecs, strategyList, retrieverList, modelList, judgeSpec, extractorSpec } = componentSpecs(config);
+
+  const items: BenchmarkItem[] = [];
+  const benchmarkDescriptions: Record<string, unknown>[] = [];
+  for (const { spec, path } of benchmarkSpecs) {
+    const benchmark = await benchmarks.create(spec, undefined, path);
+    const loaded = await benchmark.load();
+    items.push(...loaded);
+    benchmarkDescriptions.push({ ...benchmark.describe(), items: loaded.length });
+  }
+  if (items.length === 0) throw new ConfigError('benchmark: no questions left after filters');
+  const seenIds = new Set<string>();
+  for (const item of items) {
+    const id = `${item.benchmark}:${item.id}`;
+    if (seenIds.has(id)) throw new ConfigError(`benchmark: question id "${id}" appears twice; ids must be unique`);
+    seenIds.add(id);
+  }
+
+  const strategyByPath = new Map<string, PromptStrategy>();
+  for (const { spec, path } of strategyList) strategyByPath.set(path, await strategies.create(spec, undefined, path));
+
+  const retrieverByLabel = new Map<string, Retriever>();
+  const retrieverContext = createRetrieverContext({ seed: config.seed });
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    for (const { label, spec, path } of retrieverList) {
+      const retriever = await retrievers.create(spec, retrieverContext, path);
+      retrieverByLabel.set(label, retriever);
+      closers.push(() => retriever.close());
+    }
+  } catch (error) {
+    for (const close of closers) await close().catch(() => {});
+    throw error;
+  }
+
+  const models: Stages['models'] = [];
+  for (const { label, spec, path } of modelList) models.push({ label, generator: await generators.create(spec, undefined, path) });
+  const judge: Judge = await judges.create(judgeSpec, undefined, 'judge');
+  const extractor: AnswerExtractor = await extractors.create(extractorSpec, undefined, 'extractor');
+  const scope = config.retrieval?.scope ?? 'corpus';
+
+  return {
+    items,
+    benchmarkDescriptions,
+    models,
+    strategy(spec, path) {
+      const found = strategyByPath.get(path);
+      if (!found) throw new Error(`no strategy built for ${path} (${spec.name})`);
+      return found;
+    },
+    retriever(label) {
+      const found = retrieverByLabel.get(label);
+      if (!found) throw new Error(`no retriever labelled ${label}`);
+      return found;
+    },
+    queryFor(item) {
+      return {
+        text: item.question,
+        itemId: `${item.benchmark}:${item.id}`,
+        ...(scope === 'document' && item.docId ? { docId: item.docId } : {}),
+        gold: {
+          ...(item.goldChunkIds ? { chunkIds: item.goldChunkIds } : {}),
+          ...(item.evidencePages ? { pages: item.evidencePages } : {}),
+          ...(item.docId ? { docId: item.docId } : {}),
+        },
+      };
+    },
+    score(item, response) {
+      return scoreItem(item, response, { judge, extractor, compat: config.scoring.compat, textMetrics: config.scoring.textMetrics });
+    },
+    metricFor(item) {
+      return item.kind === 'longhisdoc' ? 'accuracy' : item.kind === 'mcq' ? 'mcq' : item.kind === 'rubric' ? 'rubric_score' : 'reference';
+    },
+    describe() {
+      return {
+        generators: Object.fromEntries(models.map((m) => [m.label, m.generator.describe()])),
+        retrievers: Object.fromEntries([...retrieverByLabel].map(([label, r]) => [label, r.describe()])),
+        strategies: strategyList.map((s) => s.label),
+        judge: { name: judge.name, model: judge.model },
+        extractor: { name: extractor.name },
+        scope,
+      };
+    },
+    describeLines() {
+      const lines: string[] = [];
+      for (const [label, r] of retrieverByLabel) lines.push(`retriever ${label}: ${r.name} ${JSON.stringify(r.describe())}`);
+      for (const m of models) lines.push(`generator ${m.label}: ${m.generator.name}${OFFLINE_STAND_INS[m.generator.name] ? ` (${OFFLINE_STAND_INS[m.generator.name]})` : ''}`);
+      lines.push(`judge: ${judge.name}${OFFLINE_STAND_INS[judge.name] ? ` (${OFFLINE_STAND_INS[judge.name]})` : ` (${judge.model})`}`);
+      lines.push(`answer extractor: ${extractor.name}${OFFLINE_STAND_INS[extractor.name] ? ` (${OFFLINE_STAND_INS[extractor.name]})` : ''}`);
+      return lines;
+    },
+    async close() {
+      for (const close of closers) await close().catch(() => {});
+    },
+  };
+}

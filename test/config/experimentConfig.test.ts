@@ -1,0 +1,91 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { applyOverrides, loadExperimentConfig, validateExperimentConfig } from '../../src/config/load.js';
+import { ConfigError } from '../../src/errors.js';
+
+const valid = () => ({
+  name: 'demo',
+  benchmark: { name: 'prohist', path: 'experiments/data/demo-prohist.json' },
+  retrieval: { k: [10, 20, 50, 100], retriever: { name: 'hnsw', index: 'indexes/demo' } },
+  strategies: ['closed-book', 'rag'],
+  models: [{ name: 'extractive' }],
+});
+
+function errorOf(value: unknown): string {
+  try {
+    validateExperimentConfig(value, 'exp.yaml');
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected the config to be rejected');
+}
+
+describe('experiment config validation', () => {
+  it('accepts a complete config and fills the documented defaults', () => {
+    const config = validateExperimentConfig(valid(), 'exp.yaml');
+    expect(config.seed).toBe(42);
+    expect(config.output).toBe('experiments/runs');
+    expect(config.scoring).toEqual({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book' });
+    expect(config.execution.concurrency).toBe(4);
+    expect(config.retrieval?.scope).toBe('corpus');
+  });
+
+  const malformed: [string, (c: any) => void, string][] = [
+    ['a negative depth', (c) => (c.retrieval.k = [10, 20, -5]), 'retrieval.k[2]: expected a positive integer'],
+    ['a fractional depth', (c) => (c.retrieval.k = [10.5]), 'retrieval.k[0]: expected a positive integer'],
+    ['a depth given as text', (c) => (c.retrieval.k = ['ten']), 'retrieval.k[0]: expected a positive integer'],
+    ['an unknown top-level key', (c) => (c.retreival = {}), 'retreival: unknown key'],
+    ['an unknown key inside retrieval', (c) => (c.retrieval.depth = 3), 'retrieval.depth: unknown key'],
+    ['no models', (c) => (c.models = []), 'models: expected at least one model'],
+    ['a model without a name', (c) => (c.models = [{ model: 'gpt' }]), 'models[0].name: expected the name of a registered generator'],
+    ['no strategies', (c) => (c.strategies = []), 'strategies: expected at least one strategy'],
+    ['both benchmark and benchmarks', (c) => (c.benchmarks = [c.benchmark]), 'give either `benchmark` or `benchmarks` (exactly one)'],
+    ['neither retriever nor retrievers', (c) => delete c.retrieval.retriever, 'give either `retriever` or `retrievers` (exactly one)'],
+    ['a name with spaces', (c) => (c.name = 'my run'), 'name: expected letters, digits, ".", "_" or "-"'],
+    ['an unknown compat mode', (c) => (c.scoring = { compat: 'paper' }), 'scoring.compat:'],
+    ['zero concurrency', (c) => (c.execution = { concurrency: 0 }), 'execution.concurrency: expected a positive integer'],
+    ['an unknown retrieval scope', (c) => (c.retrieval.scope = 'page'), 'retrieval.scope:'],
+    ['an empty retriever list', (c) => { delete c.retrieval.retriever; c.retrieval.retrievers = []; }, 'retrieval.retrievers: expected at least one retriever'],
+  ];
+  for (const [what, mutate, message] of malformed) {
+    it(`rejects ${what} with "${message}"`, () => {
+      const config = valid();
+      mutate(config);
+      const error = errorOf(config);
+      expect(error).toContain('exp.yaml: invalid experiment config');
+      expect(error).toContain(message);
+    });
+  }
+
+  it('names file, line and column of a YAML syntax error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hisrag-config-'));
+    const file = join(dir, 'broken.yaml');
+    writeFileSync(file, 'name: demo\nretrieval:\n  k: [10, 20\nmodels: []\n');
+    await expect(loadExperimentConfig(file)).rejects.toThrow(/broken\.yaml:\d+:\d+: invalid YAML/);
+  });
+
+  it('rejects a duplicated key in YAML', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hisrag-config-'));
+    const file = join(dir, 'dup.yaml');
+    writeFileSync(file, 'name: a\nname: b\n');
+    await expect(loadExperimentConfig(file)).rejects.toThrow(/dup\.yaml:2:\d+: invalid YAML/);
+  });
+
+  it('reports a missing config file by name', async () => {
+    await expect(loadExperimentConfig('/nonexistent/exp.yaml')).rejects.toThrow('/nonexistent/exp.yaml: cannot read config (ENOENT)');
+  });
+
+  it('applies --set overrides with YAML values before validation', () => {
+    const config = applyOverrides(valid(), ['retrieval.k=[10, 50]', 'seed=7', 'scoring.compat=reference']) as any;
+    expect(config.retrieval.k).toEqual([10, 50]);
+    expect(config.seed).toBe(7);
+    expect(validateExperimentConfig(config, 'x').scoring.compat).toBe('reference');
+  });
+
+  it('rejects an override without a value', () => {
+    expect(() => applyOverrides(valid(), ['seed'])).toThrow('--set seed: expected path=value');
+  });
+});
