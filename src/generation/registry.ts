@@ -1,8 +1,9 @@
 import { Registry } from '../registry.js';
 import { extractiveGenerator } from './extractive.js';
+import { openaiGenerator } from './openai.js';
 import type { Generator } from './types.js';
 
 /** Every LLM behind the Generator interface, chosen by name in the config (`{ name, ...params }`). */
 export const generators = new Registry<Generator, void>('generator');
 
-generators.register(extractiveGenerator);
+generators.register(extractiveGenerator).register(openaiGenerator);

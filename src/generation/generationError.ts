@@ -1,0 +1,35 @@
+/** Why a generation request failed; recorded with the failed item. */
+export type GenerationFailureReason =
+  | 'rate-limited'
+  | 'server-error'
+  | 'timeout'
+  | 'connection'
+  | 'malformed-response'
+  | 'auth'
+  | 'client-error'
+  | 'aborted'
+  | 'unknown';
+
+/** A request that failed for good (not retryable, or retries exhausted). */
+export class GenerationError extends Error {
+  readonly reason: GenerationFailureReason;
+  /** Requests made, the failed ones included. */
+  readonly attempts: number;
+  readonly status?: number;
+
+  constructor(message: string, details: { reason: GenerationFailureReason; attempts: number; status?: number; cause?: unknown }) {
+    super(message, { cause: details.cause });
+    this.name = 'GenerationError';
+    this.reason = details.reason;
+    this.attempts = details.attempts;
+    this.status = details.status;
+  }
+}
+
+/** The server answered 200 with a body that is not a chat completion. */
+export class MalformedResponseError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MalformedResponseError';
+  }
+}

@@ -1,0 +1,160 @@
+import { GenerationError, MalformedResponseError, type GenerationFailureReason } from './generationError.js';
+
+export interface RetryPolicy {
+  /** Retries after the first attempt (0 = one attempt only). */
+  retries: number;
+  /** Backoff before retry n is about baseDelayMs · 2^(n-1), with jitter, capped at maxDelayMs. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** Longest Retry-After honoured; longer requests are cut to this. */
+  maxRetryAfterMs: number;
+}
+
+export interface FailureClass {
+  reason: GenerationFailureReason;
+  retryable: boolean;
+  status?: number;
+  /** From `retry-after-ms` or `Retry-After` (seconds or HTTP date). */
+  retryAfterMs?: number;
+}
+
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  let current: unknown = error;
+  while (current && chain.length < 8 && !chain.includes(current)) {
+    chain.push(current);
+    current = (current as { cause?: unknown }).cause;
+  }
+  return chain;
+}
+
+function header(headers: unknown, name: string): string | undefined {
+  if (!headers) return undefined;
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
+  const value = (headers as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** Parses `retry-after-ms` / `Retry-After` (delta seconds or an HTTP date) into milliseconds. */
+export function retryAfterMs(headers: unknown, now = Date.now()): number | undefined {
+  const ms = Number(header(headers, 'retry-after-ms'));
+  if (header(headers, 'retry-after-ms') !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
+  const value = header(headers, 'retry-after');
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Sorts an error thrown by the OpenAI SDK / LangChain into a reason and whether to retry it. */
+export function classifyFailure(error: unknown): FailureClass {
+  const chain = causes(error);
+  if (chain.some((e) => e instanceof MalformedResponseError)) return { reason: 'malformed-response', retryable: true };
+  const named = (name: string) => chain.some((e) => e instanceof Error && (e.name === name || e.constructor.name === name));
+  if (named('AbortError') || named('APIUserAbortError')) return { reason: 'aborted', retryable: false };
+  if (named('TimeoutError') || named('APIConnectionTimeoutError')) return { reason: 'timeout', retryable: true };
+  const withStatus = chain.find((e) => typeof (e as { status?: unknown })?.status === 'number') as
+    | { status: number; headers?: unknown }
+    | undefined;
+  if (withStatus) {
+    const status = withStatus.status;
+    const after = retryAfterMs(withStatus.headers);
+    if (status === 429) return { reason: 'rate-limited', retryable: true, status, retryAfterMs: after };
+    if (status >= 500 || status === 408 || status === 409) return { reason: 'server-error', retryable: true, status, retryAfterMs: after };
+    if (status === 401 || status === 403) return { reason: 'auth', retryable: false, status };
+    return { reason: 'client-error', retryable: false, status };
+  }
+  if (named('APIConnectionError') || chain.some((e) => /ECONNRESET|ECONNREFUSED|socket hang up|fetch failed|terminated|other side closed/i.test(String((e as Error)?.message ?? e)))) {
+    return { reason: 'connection', retryable: true };
+  }
+  if (chain.some((e) => e instanceof SyntaxError)) return { reason: 'malformed-response', retryable: true };
+  return { reason: 'unknown', retryable: false };
+}
+
+/** One line saying what went wrong, taking the most specific message in the cause chain. */
+export function describeFailure(error: unknown): string {
+  const chain = causes(error);
+  const malformed = chain.find((e) => e instanceof MalformedResponseError) as Error | undefined;
+  if (malformed) return malformed.message;
+  const first = chain[0];
+  const head = first instanceof Error ? first.message.split('\n')[0]! : String(first);
+  const cause = chain[1];
+  if (cause instanceof Error && cause.message && !head.includes(cause.message)) {
+    const deeper = chain[2] instanceof Error ? ` (${(chain[2] as Error).message})` : '';
+    return `${head} ${cause.message}${deeper}`;
+  }
+  return head;
+}
+
+/** Exponential backoff with "equal jitter": half the step fixed, half random, so retries spread out. */
+export function backoffDelay(retry: number, policy: RetryPolicy, random: () => number): number {
+  const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
+  return step / 2 + random() * (step / 2);
+}
+
+/** Waits `ms`, rejecting early when the signal aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export interface RetryHooks {
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  random?: () => number;
+  onRetry?: (info: { attempt: number; delayMs: number; failure: FailureClass; error: unknown }) => void;
+  /** Makes error messages safe to record (removes secrets). */
+  redact?: (text: string) => string;
+}
+
+/**
+ * Runs `attempt` until it succeeds, a failure is not retryable, or retries run out; then throws
+ * a GenerationError carrying the reason. Hand-written rather than p-retry because the delay of
+ * each retry depends on the failure (a server's Retry-After), and tests inject the sleep.
+ */
+export async function withRetries<T>(
+  attempt: () => Promise<T>,
+  policy: RetryPolicy,
+  signal?: AbortSignal,
+  hooks: RetryHooks = {},
+): Promise<T> {
+  const wait = hooks.sleep ?? sleep;
+  const random = hooks.random ?? Math.random;
+  const redact = hooks.redact ?? ((text: string) => text);
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const failure = classifyFailure(error);
+      const message = redact(describeFailure(error));
+      if (!failure.retryable || n > policy.retries || signal?.aborted) {
+        const why = failure.retryable && n > policy.retries ? ` (gave up after ${n} attempts)` : '';
+        throw new GenerationError(`${failure.reason}${failure.status ? ` ${failure.status}` : ''}: ${message}${why}`, {
+          reason: signal?.aborted ? 'aborted' : failure.reason,
+          attempts: n,
+          status: failure.status,
+        });
+      }
+      const delayMs =
+        failure.retryAfterMs !== undefined
+          ? Math.min(failure.retryAfterMs, policy.maxRetryAfterMs)
+          : backoffDelay(n, policy, random);
+      hooks.onRetry?.({ attempt: n, delayMs, failure, error });
+      try {
+        await wait(delayMs, signal);
+      } catch {
+        throw new GenerationError(`aborted while waiting to retry: ${message}`, { reason: 'aborted', attempts: n });
+      }
+    }
+  }
+}

@@ -1,0 +1,241 @@
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors.js';
+import { GenerationError } from '../../src/generation/generationError.js';
+import { OpenAIGenerator, OpenAIParamsSchema, type OpenAIGeneratorOptions } from '../../src/generation/openai.js';
+import { closeResponseCaches } from '../../src/generation/responseCache.js';
+import { generators } from '../../src/generation/registry.js';
+import type { ChatMessage } from '../../src/prompting/types.js';
+import { startOpenAIServer, type OpenAIServer, type StartOptions } from '../helpers/openaiServer.js';
+
+const question: ChatMessage[] = [
+  { role: 'system', content: '你是历史学家。' },
+  { role: 'user', content: '【问题】王安石变法始于哪一年？' },
+];
+
+let servers: OpenAIServer[] = [];
+afterEach(async () => {
+  closeResponseCaches();
+  await Promise.all(servers.map((s) => s.close()));
+  servers = [];
+});
+
+async function server(options: StartOptions = {}): Promise<OpenAIServer> {
+  const started = await startOpenAIServer(options);
+  servers.push(started);
+  return started;
+}
+
+/** A generator whose retry sleeps are recorded instead of waited. */
+function generator(url: string, params: Record<string, unknown> = {}, options: OpenAIGeneratorOptions = {}) {
+  const delays: number[] = [];
+  const gen = new OpenAIGenerator(
+    OpenAIParamsSchema.parse({ baseURL: url, model: 'test-model', retryBaseMs: 100, ...params }),
+    { sleep: async (ms) => void delays.push(ms), random: () => 1, ...options },
+  );
+  return { gen, delays };
+}
+
+const script = (...kinds: (StartOptions['faults'] & object)['script'] & object) => ({ rate: 0, kinds: [], seed: 0, script: kinds });
+
+describe('openai generator', () => {
+  it('strips reasoning from the scored text and keeps raw output, reasoning and token usage', async () => {
+    const s = await server({ respond: () => ({ content: '<think>先想想</think>1069年', reasoning_content: '推理过程' }) });
+    const result = await generator(s.url).gen.generate(question);
+    expect(result.text).toBe('1069年');
+    expect(result.raw).toBe('<think>先想想</think>1069年');
+    expect(result.reasoning).toContain('推理过程');
+    expect(result.reasoning).toContain('先想想');
+    expect(result.usage?.totalTokens).toBeGreaterThan(0);
+  });
+
+  it('sends model, temperature 0, max tokens, extra body fields and extra headers', async () => {
+    const s = await server();
+    await generator(s.url, { maxTokens: 64, headers: { 'X-Trace': 'abc' }, extraBody: { enable_thinking: false } }).gen.generate(question);
+    const [request] = s.chatRequests();
+    expect(request!.body).toMatchObject({ model: 'test-model', temperature: 0, max_tokens: 64, enable_thinking: false });
+    expect(request!.headers['x-trace']).toBe('abc');
+  });
+
+  it('retries a 500 and returns the later success', async () => {
+    const s = await server({ faults: script('500', '500') });
+    const { gen, delays } = generator(s.url, { retries: 3 });
+    const result = await gen.generate(question);
+    expect(result.text).toContain('模拟回答');
+    expect(s.chatRequests()).toHaveLength(3);
+    expect(delays).toHaveLength(2);
+  });
+
+  it('backs off exponentially with jitter when no Retry-After is given', async () => {
+    const s = await server({ faults: script('500', '500', '500') });
+    const { gen, delays } = generator(s.url, { retries: 3, retryBaseMs: 100 }, { random: () => 0 });
+    await gen.generate(question);
+    // Equal jitter: half the step fixed, so random() = 0 gives exactly step / 2.
+    expect(delays).toEqual([50, 100, 200]);
+  });
+
+  it('waits as long as the server asks in Retry-After after a 429', async () => {
+    const s = await server({ faults: { ...script('429'), retryAfterSeconds: 7 } });
+    const { gen, delays } = generator(s.url, { retries: 2 });
+    await gen.generate(question);
+    expect(delays).toEqual([7000]);
+  });
+
+  it('retries timeouts, connection resets and malformed bodies', async () => {
+    const s = await server({ faults: script('timeout', 'reset', 'malformed') });
+    const { gen } = generator(s.url, { retries: 3, timeoutMs: 300 });
+    const result = await gen.generate(question);
+    expect(result.text).toContain('模拟回答');
+    expect(s.chatRequests().map((r) => r.fault)).toEqual(['timeout', 'reset', 'malformed', undefined]);
+  });
+
+  it('throws a GenerationError with reason and attempts once retries run out', async () => {
+    const s = await server({ faults: script('500', '500', '500', '500') });
+    const { gen } = generator(s.url, { retries: 2 });
+    const error = await gen.generate(question).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GenerationError);
+    expect(error).toMatchObject({ reason: 'server-error', attempts: 3, status: 500 });
+    expect(s.chatRequests()).toHaveLength(3);
+  });
+
+  it('reports a malformed body as malformed-response, naming what was wrong', async () => {
+    const s = await server({ faults: script('malformed', 'malformed') });
+    const error = await generator(s.url, { retries: 1 }).gen.generate(question).catch((e: unknown) => e);
+    expect(error).toMatchObject({ reason: 'malformed-response' });
+    expect((error as Error).message).toContain('not valid JSON');
+  });
+
+  it('does not retry an authentication failure, and its message does not contain the key', async () => {
+    const s = await server({ requireKey: 'right-key' });
+    const { gen } = generator(s.url, { apiKeyEnv: 'TEST_KEY', retries: 3 }, { env: { TEST_KEY: 'sk-wrong-key-123456' } });
+    const error = await gen.generate(question).catch((e: unknown) => e);
+    expect(error).toMatchObject({ reason: 'auth', attempts: 1, status: 401 });
+    expect((error as Error).message).not.toContain('sk-wrong-key-123456');
+    expect(s.chatRequests()).toHaveLength(1);
+  });
+
+  it('returns an empty completion as a valid empty answer', async () => {
+    const s = await server({ faults: script('empty') });
+    const result = await generator(s.url, { retries: 3 }).gen.generate(question);
+    expect(result.text).toBe('');
+    expect(s.chatRequests()).toHaveLength(1);
+  });
+
+  it('stops without retrying when the caller aborts', async () => {
+    const s = await server({ faults: script('timeout') });
+    const { gen } = generator(s.url, { retries: 3, timeoutMs: 60_000 });
+    const controller = new AbortController();
+    const pending = gen.generate(question, { signal: controller.signal }).catch((e: unknown) => e);
+    while (s.chatRequests().length === 0) await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
+    expect(await pending).toMatchObject({ reason: 'aborted' });
+    expect(s.chatRequests()).toHaveLength(1);
+  });
+
+  it('uses the key from the named environment variable', async () => {
+    const s = await server({ requireKey: 'sk-good' });
+    const result = await generator(s.url, { apiKeyEnv: 'TEST_KEY' }, { env: { TEST_KEY: 'sk-good' } }).gen.generate(question);
+    expect(result.text).toContain('模拟回答');
+  });
+
+  it('refuses a missing key variable with a ConfigError naming it', () => {
+    expect(() => generator('http://127.0.0.1:9/v1', { apiKeyEnv: 'HISRAG_NO_SUCH_KEY' }, { env: {} })).toThrow(ConfigError);
+    expect(() => generator('http://127.0.0.1:9/v1', { apiKeyEnv: 'HISRAG_NO_SUCH_KEY' }, { env: {} })).toThrow(/HISRAG_NO_SUCH_KEY/);
+  });
+
+  it('never sends OPENAI_API_KEY to a server configured without a key', async () => {
+    const s = await server();
+    const saved = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = 'sk-real-openai-key';
+    try {
+      await generator(s.url).gen.generate(question);
+    } finally {
+      if (saved === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = saved;
+    }
+    expect(s.chatRequests()[0]!.headers.authorization).toBe('Bearer no-key');
+  });
+
+  it('keeps at most `concurrency` requests in flight per endpoint, across generators', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const s = await server({
+      respond: async () => {
+        peak = Math.max(peak, ++inFlight);
+        await new Promise((r) => setTimeout(r, 20));
+        inFlight--;
+        return 'ok';
+      },
+    });
+    const a = generator(s.url, { concurrency: 2 }).gen;
+    const b = generator(s.url, { concurrency: 2, model: 'judge-model' }).gen;
+    const calls = Array.from({ length: 8 }, (_, i) =>
+      (i % 2 ? a : b).generate([{ role: 'user', content: `问题${i}` }]),
+    );
+    await Promise.all(calls);
+    expect(peak).toBe(2);
+  });
+
+  it('describes itself without the key or header values', async () => {
+    const { gen } = generator('http://127.0.0.1:9/v1', { apiKeyEnv: 'TEST_KEY', headers: { Authorization: 'Bearer sk-hdr' } }, { env: { TEST_KEY: 'sk-desc-secret' } });
+    const text = JSON.stringify(gen.describe());
+    expect(text).not.toContain('sk-desc-secret');
+    expect(text).not.toContain('sk-hdr');
+    expect(text).toContain('TEST_KEY');
+  });
+
+  it('is registered as "openai" with validated params', async () => {
+    expect(generators.names()).toEqual(['extractive', 'openai']);
+    expect(() => generators.parse({ name: 'openai', model: 'x' }, 'models[0]')).toThrow(/models\[0\]\.baseURL/);
+  });
+});
+
+describe('openai generator response cache', () => {
+  const cacheFile = () => join(mkdtempSync(join(tmpdir(), 'hisrag-cache-')), 'responses.sqlite');
+
+  it('serves a repeated request from the cache without calling the server', async () => {
+    const s = await server();
+    const file = cacheFile();
+    const { gen } = generator(s.url, { cache: file });
+    const first = await gen.generate(question);
+    const second = await generator(s.url, { cache: file }).gen.generate(question);
+    expect(second).toMatchObject({ text: first.text, raw: first.raw, cached: true });
+    expect(first.cached).toBeUndefined();
+    expect(s.chatRequests()).toHaveLength(1);
+  });
+
+  it('misses when the messages, model or parameters differ', async () => {
+    const s = await server();
+    const file = cacheFile();
+    await generator(s.url, { cache: file }).gen.generate(question);
+    await generator(s.url, { cache: file }).gen.generate([{ role: 'user', content: '另一个问题' }]);
+    await generator(s.url, { cache: file, model: 'other-model' }).gen.generate(question);
+    await generator(s.url, { cache: file, temperature: 0.7 }).gen.generate(question);
+    expect(s.chatRequests()).toHaveLength(4);
+  });
+
+  it('never caches a failure', async () => {
+    const s = await server({ faults: script('500') });
+    const file = cacheFile();
+    await expect(generator(s.url, { cache: file, retries: 0 }).gen.generate(question)).rejects.toBeInstanceOf(GenerationError);
+    const result = await generator(s.url, { cache: file, retries: 0 }).gen.generate(question);
+    expect(result.cached).toBeUndefined();
+    expect(s.chatRequests()).toHaveLength(2);
+  });
+
+  it('keeps the API key and header values out of the cache file', async () => {
+    const s = await server({ requireKey: 'sk-cache-secret-987' });
+    const file = cacheFile();
+    const { gen } = generator(s.url, { cache: file, apiKeyEnv: 'TEST_KEY', headers: { 'X-Api-Token': 'hdr-secret-654' } }, { env: { TEST_KEY: 'sk-cache-secret-987' } });
+    await gen.generate(question);
+    closeResponseCaches();
+    const dir = join(file, '..');
+    for (const name of readdirSync(dir)) {
+      const bytes = readFileSync(join(dir, name)).toString('latin1');
+      expect(bytes).not.toContain('sk-cache-secret-987');
+      expect(bytes).not.toContain('hdr-secret-654');
+    }
+  });
+});

@@ -1,0 +1,256 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A local server that speaks enough of the OpenAI HTTP protocol for tests: chat completions
+ * (plain and streamed), embeddings (float and base64 encodings) and the model list, on
+ * 127.0.0.1 with an ephemeral port, with deterministic fault injection.
+ */
+
+export interface ChatRequestBody {
+  model: string;
+  messages: { role: string; content: string }[];
+  temperature?: number;
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  [key: string]: unknown;
+}
+
+export type ChatReply = string | { content: string | null; reasoning_content?: string };
+export type Responder = (request: ChatRequestBody) => ChatReply | Promise<ChatReply>;
+
+export type FaultKind = '429' | '500' | 'timeout' | 'malformed' | 'empty' | 'reset';
+
+export interface FaultOptions {
+  /** Probability in [0, 1] that a chat request gets a fault. */
+  rate: number;
+  kinds: FaultKind[];
+  seed: number;
+  /**
+   * Faults for the first chat requests in arrival order (`null` = answer normally), before the
+   * seeded draw takes over: for tests that need "fails twice, then succeeds".
+   */
+  script?: (FaultKind | null)[];
+  /** Retry-After sent with 429 (seconds, may be fractional; also sent as `retry-after-ms`). Default 1. */
+  retryAfterSeconds?: number;
+}
+
+export interface StartOptions {
+  respond?: Responder;
+  faults?: FaultOptions;
+  embeddings?: (texts: string[]) => number[][];
+  /** When set, requests must carry `Authorization: Bearer <requireKey>` or get 401. */
+  requireKey?: string;
+  /** Model ids listed by GET /v1/models. */
+  models?: string[];
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  fault?: FaultKind;
+}
+
+export interface OpenAIServer {
+  /** Base URL including `/v1`, as clients take it. */
+  url: string;
+  requests: RecordedRequest[];
+  /** Chat requests only. */
+  chatRequests(): RecordedRequest[];
+  close(): Promise<void>;
+}
+
+function lastUserMessage(request: ChatRequestBody): string {
+  return [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+}
+
+const defaultResponder: Responder = (request) => `模拟回答：${lastUserMessage(request).slice(-40)}`;
+
+function defaultEmbeddings(texts: string[]): number[][] {
+  return texts.map((text) => {
+    const digest = createHash('sha256').update(text).digest();
+    const vector = Array.from({ length: 8 }, (_, i) => digest[i]! / 255 - 0.5);
+    const norm = Math.hypot(...vector) || 1;
+    return vector.map((v) => v / norm);
+  });
+}
+
+/** Uniform number in [0, 1) from a hash: faults depend on (seed, body, how often it was seen), not on timing. */
+function hashUnit(...parts: (string | number)[]): number {
+  const digest = createHash('sha256').update(parts.join('\u0000')).digest();
+  return digest.readUInt32BE(0) / 2 ** 32;
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function toBase64Float32(vector: number[]): string {
+  const buffer = Buffer.alloc(vector.length * 4);
+  vector.forEach((v, i) => buffer.writeFloatLE(v, i * 4));
+  return buffer.toString('base64');
+}
+
+export async function startOpenAIServer(options: StartOptions = {}): Promise<OpenAIServer> {
+  const respond = options.respond ?? defaultResponder;
+  const embed = options.embeddings ?? defaultEmbeddings;
+  const requests: RecordedRequest[] = [];
+  const seen = new Map<string, number>();
+  let completionId = 0;
+
+  let chatCount = 0;
+  function pickFault(path: string, raw: string): FaultKind | undefined {
+    const faults = options.faults;
+    const scripted = faults?.script?.[chatCount++];
+    if (scripted !== undefined) return scripted ?? undefined;
+    if (!faults || faults.kinds.length === 0) return undefined;
+    const occurrence = (seen.get(raw) ?? 0) + 1;
+    seen.set(raw, occurrence);
+    if (hashUnit(faults.seed, path, raw, occurrence, 'rate') >= faults.rate) return undefined;
+    const index = Math.floor(hashUnit(faults.seed, path, raw, occurrence, 'kind') * faults.kinds.length);
+    return faults.kinds[index];
+  }
+
+  async function chat(req: IncomingMessage, res: ServerResponse, raw: string, record: RecordedRequest): Promise<void> {
+    const request = JSON.parse(raw) as ChatRequestBody;
+    const fault = pickFault('/v1/chat/completions', raw);
+    record.fault = fault;
+    switch (fault) {
+      case '429': {
+        const seconds = options.faults?.retryAfterSeconds ?? 1;
+        sendJson(res, 429, { error: { message: 'Rate limit reached', type: 'rate_limit_error' } }, {
+          'retry-after': String(Math.ceil(seconds)),
+          'retry-after-ms': String(Math.round(seconds * 1000)),
+        });
+        return;
+      }
+      case '500':
+        sendJson(res, 500, { error: { message: 'Internal server error', type: 'server_error' } });
+        return;
+      case 'timeout':
+        // Never answer: the client's timeout must fire. close() destroys the socket.
+        return;
+      case 'reset':
+        req.socket.destroy();
+        return;
+      case 'malformed':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"id": "chatcmpl-broken", "choices": [{"index": 0, "message": {"role": "assist');
+        return;
+      default:
+        break;
+    }
+    const reply = fault === 'empty' ? { content: '' } : await respond(request);
+    const message = typeof reply === 'string' ? { content: reply } : reply;
+    const content = message.content ?? '';
+    const promptChars = request.messages.reduce((n, m) => n + String(m.content).length, 0);
+    const usage = { prompt_tokens: promptChars, completion_tokens: content.length, total_tokens: promptChars + content.length };
+    const id = `chatcmpl-${++completionId}`;
+    const created = Math.floor(Date.now() / 1000);
+    if (request.stream) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) =>
+        res.write(
+          `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`,
+        );
+      chunk({ role: 'assistant', content: '' }, null);
+      if (message.reasoning_content) chunk({ reasoning_content: message.reasoning_content }, null);
+      for (let i = 0; i < content.length; i += 8) chunk({ content: content.slice(i, i + 8) }, null);
+      chunk({}, 'stop');
+      if (request.stream_options?.include_usage) {
+        res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: request.model, choices: [], usage })}\n\n`);
+      }
+      res.end('data: [DONE]\n\n');
+      return;
+    }
+    sendJson(res, 200, {
+      id,
+      object: 'chat.completion',
+      created,
+      model: request.model,
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: message.content, ...(message.reasoning_content !== undefined ? { reasoning_content: message.reasoning_content } : {}) },
+          finish_reason: 'stop',
+        },
+      ],
+      usage,
+    });
+  }
+
+  function embeddings(res: ServerResponse, raw: string): void {
+    const request = JSON.parse(raw) as { model: string; input: string | string[]; encoding_format?: string };
+    const texts = Array.isArray(request.input) ? request.input : [request.input];
+    const vectors = embed(texts);
+    sendJson(res, 200, {
+      object: 'list',
+      model: request.model,
+      data: vectors.map((vector, index) => ({
+        object: 'embedding',
+        index,
+        embedding: request.encoding_format === 'base64' ? toBase64Float32(vector) : vector,
+      })),
+      usage: { prompt_tokens: texts.join('').length, total_tokens: texts.join('').length },
+    });
+  }
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const raw = await readBody(req);
+      const path = (req.url ?? '/').split('?')[0]!;
+      const record: RecordedRequest = { method: req.method ?? 'GET', path, headers: { ...req.headers }, body: raw ? safeJson(raw) : undefined };
+      requests.push(record);
+      if (options.requireKey !== undefined && req.headers.authorization !== `Bearer ${options.requireKey}`) {
+        sendJson(res, 401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } });
+        return;
+      }
+      if (req.method === 'POST' && path === '/v1/chat/completions') return chat(req, res, raw, record);
+      if (req.method === 'POST' && path === '/v1/embeddings') return embeddings(res, raw);
+      if (req.method === 'GET' && path === '/v1/models') {
+        return sendJson(res, 200, {
+          object: 'list',
+          data: (options.models ?? ['test-model']).map((id) => ({ id, object: 'model', created: 0, owned_by: 'hisrag-test' })),
+        });
+      }
+      sendJson(res, 404, { error: { message: `no route ${req.method} ${path}`, type: 'not_found' } });
+    })().catch((error: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { error: { message: String(error), type: 'server_error' } });
+      else res.destroy();
+    });
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    chatRequests: () => requests.filter((r) => r.path === '/v1/chat/completions'),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+function safeJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
