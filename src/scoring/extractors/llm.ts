@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { generators } from '../../generation/registry.js';
+import type { Generator } from '../../generation/types.js';
+import type { RegistryEntry } from '../../registry.js';
+import { stripThink } from '../stripThink.js';
+import type { AnswerExtractor } from '../types.js';
+import { extractionMessages } from './prompts.js';
+import { extractBool, extractInteger, extractList, extractOption } from './rules.js';
+
+/** Last non-empty line of a model's output, without wrapping quotes or code fences. */
+function lastLine(text: string): string {
+  const lines = stripThink(text)
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('```'));
+  return (lines.at(-1) ?? '').replace(/^["'“”]+|["'“”]+$/g, '').trim();
+}
+
+/** Brings an LLM's extraction into the exact format the scorer reads. */
+function normaliseExtraction(text: string, answerType: string): string {
+  const output = stripThink(text).trim();
+  switch (answerType) {
+    case 'Bool':
+      return extractBool(output);
+    case 'Enum':
+      return extractOption(output);
+    case 'Int':
+      return extractInteger(output);
+    case 'List':
+      return extractList(output);
+    case 'None':
+      return output.includes('无法回答') ? '无法回答' : lastLine(output);
+    default:
+      return lastLine(output);
+  }
+}
+
+/** An extractor that asks a generator, retrying `retries` times when the call itself fails. */
+export function createLlmExtractor(generator: Generator, options: { retries?: number } = {}): AnswerExtractor {
+  const retries = options.retries ?? 2;
+  return {
+    name: 'llm',
+    async extract(input) {
+      let lastError: unknown;
+      for (let attempt = 0; attempt <= retries; attempt++) {
+        try {
+          const result = await generator.generate(extractionMessages(input));
+          return normaliseExtraction(result.text, input.answerType);
+        } catch (error) {
+          lastError = error;
+        }
+      }
+      throw new Error(`extractor ${generator.model} failed after ${retries + 1} attempts: ${(lastError as Error)?.message ?? String(lastError)}`);
+    },
+  };
+}
+
+const LlmExtractorParams = z.strictObject({
+  /** A generator spec (`{ name, ...params }`) resolved through the generators registry. */
+  generator: z.looseObject({ name: z.string() }),
+  retries: z.number().int().min(0).default(2),
+});
+
+export const llmExtractor: RegistryEntry<z.infer<typeof LlmExtractorParams>, AnswerExtractor, void> = {
+  name: 'llm',
+  description: 'Per-answer-type extraction prompts sent to an LLM generator; output normalised to the type format.',
+  params: LlmExtractorParams,
+  async create(params) {
+    const generator = await generators.create(params.generator, undefined, 'extractor.generator');
+    return createLlmExtractor(generator, { retries: params.retries });
+  },
+};

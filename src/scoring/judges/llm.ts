@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { generators } from '../../generation/registry.js';
+import type { Generator } from '../../generation/types.js';
+import type { RegistryEntry } from '../../registry.js';
+import { parseJudgeOutput } from '../rubric/parseJudgeOutput.js';
+import { verdictKey } from '../rubric/parseRubric.js';
+import type { Judge, JudgeOutcome, Verdicts } from '../types.js';
+import { judgeMessages } from './prompt.js';
+
+/**
+ * A judge that asks an LLM (through a Generator) for one verdict line per rubric item. An
+ * output that lacks a verdict for any item, or a call that fails, is retried `retries` times;
+ * after that the outcome is a failure carrying the last raw output — never a silent 0.
+ */
+export function createLlmJudge(generator: Generator, options: { retries?: number } = {}): Judge {
+  const retries = options.retries ?? 2;
+  return {
+    name: 'llm',
+    model: generator.model,
+    async judge(request): Promise<JudgeOutcome> {
+      const keys = request.rubricItems.map(verdictKey);
+      const messages = judgeMessages(request);
+      let raw = '';
+      let error = 'no attempt made';
+      for (let attempt = 1; attempt <= retries + 1; attempt++) {
+        let text: string;
+        try {
+          const result = await generator.generate(messages);
+          raw = result.raw;
+          text = result.text;
+        } catch (caught) {
+          error = `judge call failed: ${(caught as Error).message ?? String(caught)}`;
+          continue;
+        }
+        const parsed = parseJudgeOutput(text);
+        const missing = keys.filter((key) => !(key in parsed.verdicts));
+        if (missing.length === 0) {
+          const verdicts: Verdicts = {};
+          for (const key of keys) verdicts[key] = parsed.verdicts[key]!;
+          const extraKeys = Object.keys(parsed.verdicts).length - keys.length;
+          return { ok: true, verdicts, raw, strayLines: parsed.strayLines + extraKeys, attempts: attempt };
+        }
+        error = `judge output lacks verdicts for ${missing.join(', ')}`;
+      }
+      return { ok: false, error: `${error} (after ${retries + 1} attempts)`, raw, attempts: retries + 1 };
+    },
+  };
+}
+
+const LlmJudgeParams = z.strictObject({
+  /** A generator spec (`{ name, ...params }`) resolved through the generators registry; use temperature 0. */
+  generator: z.looseObject({ name: z.string() }),
+  retries: z.number().int().min(0).default(2),
+});
+
+export const llmJudge: RegistryEntry<z.infer<typeof LlmJudgeParams>, Judge, void> = {
+  name: 'llm',
+  description: 'LLM judge (professor of Chinese history), one 0/1 verdict line per rubric item; unparseable outputs retried then reported as failures.',
+  params: LlmJudgeParams,
+  async create(params) {
+    const generator = await generators.create(params.generator, undefined, 'judge.generator');
+    return createLlmJudge(generator, { retries: params.retries });
+  },
+};

@@ -1,0 +1,140 @@
+import type { BenchmarkItem } from '../benchmarks/types.js';
+import { ConfigError, InputError } from '../errors.js';
+import { countCjkChars } from '../text/cjk.js';
+import type { ScoringCompat } from './compat.js';
+import { extractByRules } from './extractors/rules.js';
+import { scoreLongHisDoc } from './longhisdoc/accuracy.js';
+import { extractBoxedLetters, scoreMcq } from './rubric/mcq.js';
+import { parseRubric } from './rubric/parseRubric.js';
+import { missingVerdicts, rubricScore } from './rubric/rubricScore.js';
+import { stripThink } from './stripThink.js';
+import { bertScore, type TokenVectors } from './textMetrics/bertScore.js';
+import { bleu4 } from './textMetrics/bleu.js';
+import { rougeL } from './textMetrics/rougeL.js';
+import type { AnswerExtractor, ItemScore, Judge } from './types.js';
+
+export interface ScoreDeps {
+  /** Needed for `rubric` items that reach the judge. */
+  judge?: Judge;
+  /** LongHisDoc answer extraction; the offline rule-based extractor when absent. */
+  extractor?: AnswerExtractor;
+  /** `reference` reproduces the published ProHist-Bench scorer's quirks (see compat.ts). */
+  compat?: ScoringCompat;
+  /** BLEU-4 / ROUGE-L (and BERTScore with `tokenVectors`) against `referenceAnswer` (default true). */
+  textMetrics?: boolean;
+  /** Token vectors of the configured encoder, for BERTScore. */
+  tokenVectors?: TokenVectors;
+}
+
+const scored = (metric: string, score: number, scoreRaw: number, more: Partial<ItemScore> = {}): ItemScore => ({
+  status: 'scored',
+  metric,
+  score,
+  scoreRaw,
+  ...more,
+});
+
+async function referenceMetrics(answer: string, reference: string, deps: ScoreDeps): Promise<Record<string, number>> {
+  const rouge = rougeL(answer, reference);
+  const extra: Record<string, number> = { bleu4: bleu4(answer, reference), rougeL: rouge.f1 };
+  if (deps.tokenVectors) {
+    const bert = await bertScore(answer, reference, deps.tokenVectors);
+    extra.bertScoreP = bert.precision;
+    extra.bertScoreR = bert.recall;
+    extra.bertScoreF1 = bert.f1;
+  }
+  return extra;
+}
+
+/**
+ * The shared scorer's single entry point (the runner and `hisrag score` both call it). The
+ * response's reasoning block is dropped first. An empty answer scores 0 and an over-length
+ * T4 essay scores 0, both without a judge call; MCQ items use the last `\boxed{}`; rubric
+ * items go to the judge and get the Rubric Score; LongHisDoc items are extracted and get the
+ * typed accuracy × 100; `reference` items get character ROUGE-L F1. A judge or extractor that
+ * fails yields status `judge_failed` with its raw output and error, never a silent 0.
+ */
+export async function scoreItem(item: BenchmarkItem, response: string, deps: ScoreDeps = {}): Promise<ItemScore> {
+  const compat = deps.compat ?? 'hisrag';
+  const answer = stripThink(response).trim();
+  const withText = deps.textMetrics !== false && item.referenceAnswer !== undefined;
+  const extra = withText ? await referenceMetrics(answer, item.referenceAnswer!, deps) : undefined;
+  const more = extra ? { extra } : {};
+
+  switch (item.kind) {
+    case 'mcq': {
+      if (typeof item.answer !== 'string') throw new InputError(`item ${item.id}: answer: an MCQ item needs its letters (e.g. "ADEF")`);
+      if (!answer) return scored('mcq', 0, 0, { rule: 'empty-answer', extracted: '', ...more });
+      const letters = extractBoxedLetters(answer, { compat });
+      const score = scoreMcq(letters, item.answer, { compat });
+      return scored('mcq', score, score, { rule: 'mcq', extracted: letters, ...more });
+    }
+    case 'rubric': {
+      if (!answer) return scored('rs', 0, 0, { rule: 'empty-answer', ...more });
+      if (item.lengthConstraint !== undefined && countCjkChars(answer) > item.lengthConstraint) {
+        return scored('rs', 0, 0, { rule: 'over-length', ...more });
+      }
+      if (item.rubrics === undefined) throw new InputError(`item ${item.id}: rubrics: missing`);
+      if (!deps.judge) throw new ConfigError(`item ${item.id}: a rubric item needs a judge (judge.name: lexical | llm)`);
+      const rubricItems = parseRubric(item.rubrics, { compat });
+      const outcome = await deps.judge.judge({
+        question: item.question,
+        answer,
+        rubricText: item.rubrics,
+        rubricItems,
+        ...(item.referenceAnswer !== undefined ? { referenceAnswer: item.referenceAnswer } : {}),
+      });
+      if (!outcome.ok) {
+        return { status: 'judge_failed', metric: 'rs', score: null, scoreRaw: null, judgeRaw: outcome.raw, error: outcome.error, ...more };
+      }
+      const missing = compat === 'reference' ? [] : missingVerdicts(rubricItems, outcome.verdicts);
+      if (missing.length > 0) {
+        return {
+          status: 'judge_failed',
+          metric: 'rs',
+          score: null,
+          scoreRaw: null,
+          verdicts: outcome.verdicts,
+          judgeRaw: outcome.raw,
+          error: `judge output lacks verdicts for ${missing.join(', ')}`,
+          ...more,
+        };
+      }
+      const rs = rubricScore(rubricItems, outcome.verdicts);
+      return scored('rs', rs.rs, rs.rsRaw, {
+        verdicts: outcome.verdicts,
+        judgeRaw: outcome.raw,
+        ...(rs.possible <= 0 ? { rule: 'no-bonus-weights' } : {}),
+        extra: { ...extra, judgeStrayLines: outcome.strayLines },
+      });
+    }
+    case 'longhisdoc': {
+      if (!item.answerType) throw new InputError(`item ${item.id}: answerType: missing`);
+      if (item.answer === undefined) throw new InputError(`item ${item.id}: answer: missing`);
+      if (!answer) return scored('accuracy', 0, 0, { rule: 'empty-answer', extracted: '', ...more });
+      let extracted: string;
+      try {
+        extracted = deps.extractor
+          ? await deps.extractor.extract({ question: item.question, response: answer, answerType: item.answerType })
+          : extractByRules(answer, item.answerType);
+      } catch (error) {
+        return {
+          status: 'judge_failed',
+          metric: 'accuracy',
+          score: null,
+          scoreRaw: null,
+          error: `answer extraction failed: ${(error as Error).message ?? String(error)}`,
+          ...more,
+        };
+      }
+      const accuracy = scoreLongHisDoc({ answerType: item.answerType, gold: item.answer, response: answer, extracted });
+      return scored('accuracy', accuracy * 100, accuracy * 100, { extracted, ...more });
+    }
+    case 'reference': {
+      if (item.referenceAnswer === undefined) throw new InputError(`item ${item.id}: referenceAnswer: missing`);
+      const rouge = rougeL(answer, item.referenceAnswer);
+      const metrics = extra ?? (await referenceMetrics(answer, item.referenceAnswer, deps));
+      return scored('rougeL', rouge.f1, rouge.f1, { ...(answer ? {} : { rule: 'empty-answer' }), extra: metrics });
+    }
+  }
+}

@@ -1,0 +1,43 @@
+import { characterTokens } from './characters.js';
+
+function ngramCounts(tokens: string[], n: number): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (let i = 0; i + n <= tokens.length; i++) {
+    const key = tokens.slice(i, i + n).join('\u0000');
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/**
+ * Sentence-level character BLEU-4 (0–100), as sacrebleu's `sentence_bleu` with the `zh`-style
+ * character tokenisation: clipped n-gram precisions for n = 1..4, exponential smoothing of
+ * zero counts, effective order for hypotheses shorter than 4, brevity penalty. Hand-written:
+ * it is a few lines, and the npm BLEU packages tokenise on spaces, which Chinese lacks.
+ */
+export function bleu4(hypothesis: string, reference: string): number {
+  const hyp = characterTokens(hypothesis);
+  const ref = characterTokens(reference);
+  if (hyp.length === 0 || ref.length === 0) return 0;
+  let logSum = 0;
+  let order = 0;
+  let smooth = 1;
+  for (let n = 1; n <= 4; n++) {
+    const total = hyp.length - n + 1;
+    if (total <= 0) break; // effective order: only the orders the hypothesis can have
+    const refCounts = ngramCounts(ref, n);
+    let matched = 0;
+    for (const [gram, count] of ngramCounts(hyp, n)) matched += Math.min(count, refCounts.get(gram) ?? 0);
+    let precision: number;
+    if (matched === 0) {
+      smooth *= 2;
+      precision = 1 / (smooth * total);
+    } else {
+      precision = matched / total;
+    }
+    logSum += Math.log(precision);
+    order++;
+  }
+  const brevity = hyp.length >= ref.length ? 1 : Math.exp(1 - ref.length / hyp.length);
+  return 100 * brevity * Math.exp(logSum / order);
+}
