@@ -1,4 +1,79 @@
 import type { Command } from 'commander';
+import { InputError } from '../../errors.js';
+import { generateFixtureModel } from '../../embedding/fixture/generateFixtureModel.js';
+import { createProgress } from '../../progress/progress.js';
 
-// Filled in by the stage that owns these commands.
-export function registerModelCommands(_program: Command): void {}
+function positiveInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0) throw new InputError(`${name}: expected a positive integer, got "${value}"`);
+    return n;
+  };
+}
+
+interface FixtureCommandOptions {
+  out: string;
+  seed?: number;
+  dim?: number;
+  hidden?: number;
+  encoder?: boolean;
+  layers?: number;
+  heads?: number;
+  intermediate?: number;
+  vocab?: number;
+  maxTokens?: number;
+  quantized: boolean;
+}
+
+export function registerModelCommands(program: Command): void {
+  const model = program.command('model').description('Embedding models: generate offline fixture models');
+  model
+    .command('fixture')
+    .description(
+      'Generate a model in the on-disk layout transformers.js loads for Xenova/bge-large-zh-v1.5 ' +
+        '(config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx), deterministic from --seed. ' +
+        'Default: a small bag-of-characters model (texts sharing characters embed close together). ' +
+        'With --encoder: a full BERT encoder with random weights, plus onnx/model_quantized.onnx (dynamic int8) for dtype q8.',
+    )
+    .requiredOption('--out <dir>', 'output directory')
+    .option('--seed <n>', 'random seed (default 42)', (v) => Number(v.match(/^\d+$/) ? v : NaN))
+    .option('--dim <n>', 'output dimension / hidden size (default 64)', positiveInt('--dim'))
+    .option('--encoder', 'full BERT encoder (embeddings, self-attention, GELU feed-forward, LayerNorm)')
+    .option('--hidden <n>', 'encoder hidden size (same as --dim)', positiveInt('--hidden'))
+    .option('--layers <n>', 'encoder layers (default 2)', positiveInt('--layers'))
+    .option('--heads <n>', 'attention heads (default 4; must divide the hidden size)', positiveInt('--heads'))
+    .option('--intermediate <n>', 'feed-forward width (default 4 × hidden)', positiveInt('--intermediate'))
+    .option(
+      '--vocab <n>',
+      'vocabulary size: keeps the first N tokens of the fixture vocabulary, which is ordered [PAD] [UNK] [CLS] [SEP] [MASK], ' +
+        'CJK punctuation, ASCII, full-width forms, ## word pieces, then CJK Unified Ideographs U+4E00–U+9FFF in code-point order ' +
+        '(21,226 tokens in all; 21128 — bge-large-zh\'s size — drops only the last 98 ideographs, U+9F9E onwards)',
+      positiveInt('--vocab'),
+    )
+    .option('--max-tokens <n>', 'model_max_length and position embeddings (default 512)', positiveInt('--max-tokens'))
+    .option('--no-quantized', 'with --encoder: skip onnx/model_quantized.onnx')
+    .addHelpText('after', '\nExample (bge-large-zh shape, ~1.3 GB):\n  hisrag model fixture --out models/bge-large-shape --encoder --layers 24 --hidden 1024 --heads 16 --intermediate 4096 --vocab 21128')
+    .action(async (options: FixtureCommandOptions) => {
+      if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) throw new InputError('--seed: expected a non-negative integer');
+      if (options.dim && options.hidden && options.dim !== options.hidden) throw new InputError('--dim and --hidden disagree');
+      const progress = createProgress({ label: 'writing tensors', unit: 'tensors', plain: !options.encoder });
+      const info = await generateFixtureModel(
+        {
+          outDir: options.out,
+          seed: options.seed,
+          kind: options.encoder ? 'bert' : 'mean',
+          dim: options.hidden ?? options.dim,
+          layers: options.layers,
+          heads: options.heads,
+          intermediate: options.intermediate,
+          vocabSize: options.vocab,
+          maxTokens: options.maxTokens,
+          quantized: options.quantized,
+        },
+        () => progress.tick(),
+      );
+      progress.stop();
+      process.stdout.write(`${info.kind} fixture model, dimension ${info.dim}, vocabulary ${info.vocabSize}: ${info.dir}\n`);
+      for (const file of info.files) process.stdout.write(`  ${file}\n`);
+    });
+}

@@ -1,0 +1,19 @@
+import { Registry } from '../registry.js';
+import type { TextEmbedder } from './types.js';
+import { TransformersEmbedderParamsSchema } from './transformersParams.js';
+import { createTransformersEmbedder } from './transformersEmbedder.js';
+
+/** Embedders by name: `transformers` (local ONNX via transformers.js), `openai` (remote /v1/embeddings). */
+export const embedders = new Registry<TextEmbedder, void>('embedder');
+
+embedders.register({
+  name: 'transformers',
+  description: 'ONNX BERT model through transformers.js (bge-large-zh-v1.5 by default, or a local model directory)',
+  params: TransformersEmbedderParamsSchema,
+  create: (params) => createTransformersEmbedder(params),
+});
+
+/** Builds an embedder from a config spec `{ name, ...params }`; errors name `path`. */
+export function createEmbedder(spec: { name: string } & Record<string, unknown>, path = 'embedder'): Promise<TextEmbedder> {
+  return embedders.create(spec, undefined, path);
+}

@@ -1,0 +1,98 @@
+import { Embeddings } from '@langchain/core/embeddings';
+import pLimit from 'p-limit';
+import { createProgress } from '../progress/progress.js';
+import { ConfigError } from '../errors.js';
+import { formatZodIssues } from '../config/errors.js';
+import type { EmbedderIdentity, TextEmbedder } from './types.js';
+import { TransformersEmbedderParamsSchema, type TransformersEmbedderConfig, type TransformersEmbedderParams } from './transformersParams.js';
+import { loadTokenCounter, loadTransformersModel, locateModel, type TransformersModel } from './transformersModel.js';
+import { TransformersWorkerPool } from './transformersWorkerPool.js';
+import { planBatchesByLength } from './lengthBatches.js';
+import { CachedEmbedder } from './cachedEmbedder.js';
+
+/**
+ * Embeds with an ONNX BERT model through transformers.js — `Xenova/bge-large-zh-v1.5` by
+ * default, or any local model directory (e.g. one from `hisrag model fixture`). Texts are
+ * grouped by token length before batching (less padding), and optionally spread over worker
+ * threads; vectors come back in input order.
+ */
+export class TransformersEmbedder extends Embeddings implements TextEmbedder {
+  readonly params: TransformersEmbedderParams;
+  private model?: Promise<TransformersModel>;
+
+  constructor(config: TransformersEmbedderConfig = {}) {
+    super({});
+    const parsed = TransformersEmbedderParamsSchema.safeParse(config);
+    if (!parsed.success) throw new ConfigError(formatZodIssues(parsed.error, 'embedder'));
+    this.params = parsed.data;
+  }
+
+  /** Loads the model once (lazily; every method calls it). */
+  load(): Promise<TransformersModel> {
+    this.model ??= (async () => {
+      const { workers } = this.params;
+      if (workers === 0) return loadTransformersModel(this.params);
+      const params = { ...this.params, threads: this.params.threads ?? 1 };
+      return TransformersWorkerPool.start(params, workers, await loadTokenCounter(params));
+    })();
+    // A failed load may be retried (e.g. after the model has been generated).
+    this.model.catch(() => (this.model = undefined));
+    return this.model;
+  }
+
+  async identity(): Promise<EmbedderIdentity> {
+    const model = await this.load();
+    const { pooling, normalize, queryPrefix } = this.params;
+    return { model: locateModel(this.params.model).displayName, dimension: model.dimension, pooling, normalize, queryPrefix };
+  }
+
+  /** What else changes the vectors (dtype, truncation, the model files themselves): part of cache keys. */
+  async variantKey(): Promise<string> {
+    const model = await this.load();
+    return `${model.fingerprint}|maxTokens=${this.params.maxTokens}`;
+  }
+
+  /** Token counts after truncation, [CLS] and [SEP] included. */
+  async countTokens(texts: string[]): Promise<number[]> {
+    return (await this.load()).countTokens(texts);
+  }
+
+  async embedDocuments(documents: string[]): Promise<number[][]> {
+    if (documents.length === 0) return [];
+    const model = await this.load();
+    const batches = planBatchesByLength(model.countTokens(documents), this.params.batchSize);
+    const out: number[][] = new Array(documents.length);
+    const progress = createProgress({ label: 'embedding', total: documents.length, unit: 'texts', silent: !this.params.progress });
+    try {
+      // One batch in flight per worker (or one in all for the in-thread model): bounded memory.
+      const limit = pLimit(Math.max(1, this.params.workers));
+      await Promise.all(
+        batches.map((indexes) => limit(async () => {
+          const vectors = await model.embedBatch(indexes.map((i) => documents[i]!));
+          indexes.forEach((documentIndex, k) => (out[documentIndex] = Array.from(vectors[k]!)));
+          progress.tick(indexes.length);
+        })),
+      );
+    } finally {
+      progress.stop();
+    }
+    return out;
+  }
+
+  async embedQuery(query: string): Promise<number[]> {
+    const [vector] = await this.embedDocuments([this.params.queryPrefix + query]);
+    return vector!;
+  }
+
+  async dispose(): Promise<void> {
+    const model = this.model;
+    this.model = undefined;
+    if (model) await (await model).dispose();
+  }
+}
+
+/** Builds the embedder, wrapped in the on-disk cache when `cacheFile` is set. */
+export function createTransformersEmbedder(config: TransformersEmbedderConfig = {}): TextEmbedder {
+  const embedder = new TransformersEmbedder(config);
+  return embedder.params.cacheFile ? new CachedEmbedder(embedder, embedder.params.cacheFile) : embedder;
+}
