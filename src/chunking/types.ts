@@ -11,3 +11,22 @@ export const ChunkSchema = z.object({
   meta: z.record(z.string(), z.unknown()),
 });
 export type Chunk = z.infer<typeof ChunkSchema>;
+
+/** How documents are cut into chunks; a section of a corpus build config. */
+export const ChunkingOptionsSchema = z.strictObject({
+  /** Largest chunk, in `unit`s. */
+  maxSize: z.number().int().positive().default(512),
+  /** `chars` counts code points; `tokens` counts the embedder's tokens (needs `tokenizer`). */
+  unit: z.enum(['chars', 'tokens']).default('chars'),
+  /** Trailing sentences of a chunk repeated at the start of the next, up to this size. */
+  overlap: z.number().int().nonnegative().default(0),
+  /** Local directory holding `tokenizer.json` (+ `tokenizer_config.json`), for `unit: tokens`. */
+  tokenizer: z.string().min(1).optional(),
+  /** Prefix each chunk's text with its section heading path (it is always in `meta.section`). */
+  headingPrefix: z.boolean().default(false),
+}).refine((o) => o.overlap < o.maxSize, { message: 'overlap must be smaller than maxSize', path: ['overlap'] })
+  .refine((o) => o.unit !== 'tokens' || o.tokenizer !== undefined, { message: 'unit "tokens" needs a tokenizer directory', path: ['tokenizer'] });
+export type ChunkingOptions = z.infer<typeof ChunkingOptionsSchema>;
+
+/** Size of a text in the chunker's unit (code points or tokens, special tokens excluded). */
+export type SizeMeasure = (text: string) => number;

@@ -1,0 +1,205 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, truncate } from 'node:fs/promises';
+import { resolve, join } from 'node:path';
+import { chunkDocument, countCodePoints } from '../chunking/chunker.js';
+import { loadTokenCounter } from '../chunking/tokenCounter.js';
+import { ChunkSchema, type Chunk } from '../chunking/types.js';
+import { InputError } from '../errors.js';
+import { atomicWriteJson } from '../io/atomicWrite.js';
+import { JsonlAppender, readJsonl } from '../io/jsonl.js';
+import { createProgress } from '../progress/progress.js';
+import { readCheckpoint, writeCheckpoint, type BuildCheckpoint } from './checkpoint.js';
+import { ChunkFingerprints } from './chunkFingerprints.js';
+import { parseCorpusBuildConfig, type CorpusBuildConfig } from './config.js';
+import { corpusPaths } from './paths.js';
+import { corpusBuilders } from './registry.js';
+import type { CorpusManifest } from './types.js';
+
+export interface BuildCorpusOptions {
+  /** Continue an interrupted build of the same config from its checkpoint. */
+  resume?: boolean;
+  /** Show a progress bar / progress lines on stderr. */
+  progress?: boolean;
+  /** Abort: the build stops after the current batch, keeping a resumable state. */
+  signal?: AbortSignal;
+  /** Where relative paths resolve; default the working directory. */
+  baseDir?: string;
+  /** Items between checkpoints (tests use small values). */
+  checkpointEvery?: number;
+}
+
+/**
+ * Builds `<out>/chunks.jsonl` and `<out>/manifest.json` from a corpus build config. The build runs
+ * in `<out>.partial/`, checkpointing after every batch; only a finished build is renamed to `<out>`
+ * with `complete: true`, so a half-built corpus is never taken for a finished one.
+ */
+export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpusOptions = {}): Promise<CorpusManifest> {
+  const config = parseCorpusBuildConfig(input);
+  const baseDir = options.baseDir ?? process.cwd();
+  const outDir = resolve(baseDir, config.out ?? join('corpora', config.name));
+  const paths = corpusPaths(outDir);
+  const builder = await corpusBuilders.create(config.builder, { baseDir }, 'builder');
+  const measure = config.chunking.unit === 'tokens'
+    ? await loadTokenCounter(resolve(baseDir, config.chunking.tokenizer!))
+    : countCodePoints;
+  const source = await builder.describeSource();
+  const configHash = createHash('sha256').update(JSON.stringify(config)).digest('hex');
+
+  let checkpoint: BuildCheckpoint | undefined;
+  if (options.resume) {
+    checkpoint = await readCheckpoint(paths.checkpoint);
+    if (checkpoint && checkpoint.configHash !== configHash) {
+      throw new InputError(`${paths.partial}: the interrupted build used a different config; run without --resume to start over`);
+    }
+  }
+  const fingerprints = new ChunkFingerprints();
+  if (checkpoint) {
+    // Drop whatever was appended after the last checkpoint, then remember the kept chunk texts.
+    await truncate(paths.partialChunks, checkpoint.chunksBytes);
+    if (config.dedupe) for await (const chunk of readJsonl(paths.partialChunks, ChunkSchema)) fingerprints.add(chunk.text);
+  } else {
+    await rm(paths.partial, { recursive: true, force: true });
+    await mkdir(paths.partial, { recursive: true });
+  }
+  const state: BuildCheckpoint = checkpoint
+    ? { ...checkpoint, runs: checkpoint.runs + 1 }
+    : {
+        configHash,
+        itemsConsumed: 0,
+        chunksBytes: 0,
+        chunksWritten: 0,
+        documentsRead: 0,
+        documentsSkipped: {},
+        duplicateChunksDropped: 0,
+        builderCounts: {},
+        elapsedSeconds: 0,
+        runs: 1,
+        startedAt: new Date().toISOString(),
+      };
+  const runStarted = Date.now();
+  const elapsedBefore = state.elapsedSeconds;
+
+  const progress = createProgress({
+    label: `corpus ${config.name}`,
+    total: source.bytes ?? 0,
+    unit: source.bytes ? 'bytes' : 'items',
+    silent: !options.progress,
+  });
+  let lastBytes = 0;
+  const onBytes = (bytes: number) => {
+    if (!source.bytes) return;
+    progress.tick(bytes - lastBytes, { pages: state.itemsConsumed, chunks: state.chunksWritten });
+    lastBytes = bytes;
+  };
+
+  const appender = await JsonlAppender.open(paths.partialChunks);
+  let pending: Chunk[] = [];
+  let itemsSinceCheckpoint = 0;
+  let lastCheckpointAt = Date.now();
+  const checkpointEvery = options.checkpointEvery ?? 2000;
+  const commitBatch = async () => {
+    await appender.append(pending);
+    for (const chunk of pending) state.chunksBytes += Buffer.byteLength(JSON.stringify(chunk)) + 1;
+    state.chunksWritten += pending.length;
+    pending = [];
+    state.elapsedSeconds = elapsedBefore + (Date.now() - runStarted) / 1000;
+    await writeCheckpoint(paths.checkpoint, state);
+    itemsSinceCheckpoint = 0;
+    lastCheckpointAt = Date.now();
+  };
+
+  try {
+    const items = builder.items({
+      startAt: state.itemsConsumed,
+      signal: options.signal,
+      onBytes,
+      count: (counter, delta = 1) => {
+        state.builderCounts[counter] = (state.builderCounts[counter] ?? 0) + delta;
+      },
+    });
+    for await (const item of items) {
+      state.itemsConsumed++;
+      itemsSinceCheckpoint++;
+      state.documentsRead++;
+      if (item.kind === 'skipped') {
+        state.documentsSkipped[item.reason] = (state.documentsSkipped[item.reason] ?? 0) + 1;
+      } else {
+        const chunks = chunkDocument(item.document, {
+          corpus: config.name,
+          maxSize: config.chunking.maxSize,
+          overlap: config.chunking.overlap,
+          measure,
+          headingPrefix: config.chunking.headingPrefix,
+        });
+        for (const chunk of chunks) {
+          if (config.dedupe && !fingerprints.add(chunk.text)) state.duplicateChunksDropped++;
+          else pending.push(chunk);
+        }
+      }
+      if (!source.bytes) progress.tick(1, { chunks: state.chunksWritten + pending.length });
+      else if (state.itemsConsumed % 500 === 0) progress.tick(0, { pages: state.itemsConsumed, chunks: state.chunksWritten + pending.length });
+      if (itemsSinceCheckpoint >= checkpointEvery || Date.now() - lastCheckpointAt > 5000) await commitBatch();
+      if (options.signal?.aborted) break;
+    }
+    await commitBatch();
+  } finally {
+    await appender.close();
+    progress.tick(0, { pages: state.itemsConsumed, chunks: state.chunksWritten });
+    progress.stop();
+  }
+  if (options.signal?.aborted) {
+    throw new InputError(`corpus build interrupted after ${state.itemsConsumed} source records; rerun with --resume to continue (state in ${paths.partial})`);
+  }
+
+  const manifest: CorpusManifest = {
+    name: config.name,
+    builder: config.builder.name,
+    complete: true,
+    source: source.bytes === undefined ? { path: source.path } : { path: source.path, bytes: source.bytes },
+    parameters: { builder: config.builder, chunking: config.chunking, dedupe: config.dedupe },
+    counts: {
+      documentsRead: state.documentsRead,
+      documentsSkipped: state.documentsSkipped,
+      documentsChunked: state.documentsRead - Object.values(state.documentsSkipped).reduce((a, b) => a + b, 0),
+      chunksWritten: state.chunksWritten,
+      duplicateChunksDropped: state.duplicateChunksDropped,
+      ...state.builderCounts,
+    },
+    contentHash: await hashFile(paths.partialChunks),
+    toolVersion: await toolVersion(),
+    timings: {
+      startedAt: state.startedAt,
+      finishedAt: new Date().toISOString(),
+      seconds: Number(((state.elapsedSeconds = elapsedBefore + (Date.now() - runStarted) / 1000)).toFixed(3)),
+      runs: state.runs,
+    },
+  };
+  await atomicWriteJson(paths.partialManifest, manifest);
+  await rm(paths.checkpoint, { force: true });
+  await swapIntoPlace(paths.partial, outDir);
+  return manifest;
+}
+
+/** Replaces `target` by `next` with renames, so readers see the old or the new corpus, never a mix. */
+async function swapIntoPlace(next: string, target: string): Promise<void> {
+  if (existsSync(target)) {
+    const old = `${target}.old-${process.pid}`;
+    await rename(target, old);
+    await rename(next, target);
+    await rm(old, { recursive: true, force: true });
+  } else {
+    await rename(next, target);
+  }
+}
+
+async function hashFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  if ((await stat(path)).size > 0) for await (const block of createReadStream(path)) hash.update(block as Buffer);
+  return `sha256:${hash.digest('hex')}`;
+}
+
+async function toolVersion(): Promise<string> {
+  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+  return `${pkg.name} ${pkg.version}`;
+}

@@ -1,0 +1,46 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { atomicWriteJson } from '../io/atomicWrite.js';
+import { DataFileError } from '../errors.js';
+import { formatZodIssues } from '../config/errors.js';
+
+/**
+ * Where an interrupted build stopped: written atomically after each batch of chunks is appended
+ * and fsynced, so `chunks.jsonl` is never shorter than `chunksBytes` says.
+ */
+export const BuildCheckpointSchema = z.object({
+  configHash: z.string(),
+  itemsConsumed: z.number().int().nonnegative(),
+  chunksBytes: z.number().int().nonnegative(),
+  chunksWritten: z.number().int().nonnegative(),
+  documentsRead: z.number().int().nonnegative(),
+  documentsSkipped: z.record(z.string(), z.number().int().nonnegative()),
+  duplicateChunksDropped: z.number().int().nonnegative(),
+  builderCounts: z.record(z.string(), z.number()),
+  elapsedSeconds: z.number().nonnegative(),
+  runs: z.number().int().positive(),
+  startedAt: z.string(),
+});
+export type BuildCheckpoint = z.infer<typeof BuildCheckpointSchema>;
+
+export async function readCheckpoint(path: string): Promise<BuildCheckpoint | undefined> {
+  let raw: string;
+  try {
+    raw = await readFile(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    throw new DataFileError(`${path}: not valid JSON (${(error as Error).message}); delete it to start over`);
+  }
+  const parsed = BuildCheckpointSchema.safeParse(value);
+  if (!parsed.success) throw new DataFileError(`${path}: ${formatZodIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+export async function writeCheckpoint(path: string, checkpoint: BuildCheckpoint): Promise<void> {
+  await atomicWriteJson(path, checkpoint);
+}

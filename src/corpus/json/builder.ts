@@ -1,0 +1,112 @@
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { z } from 'zod';
+import { DataFileError } from '../../errors.js';
+import { readJsonl } from '../../io/jsonl.js';
+import type { RegistryEntry } from '../../registry.js';
+import { toSimplified } from '../../text/simplify.js';
+import { listInputFiles } from '../inputFiles.js';
+import type { BuilderContext, BuilderItem, CorpusBuilder } from '../types.js';
+
+const FieldName = z.string().min(1);
+
+export const JsonCollectionParamsSchema = z.strictObject({
+  /** A .json file (an array of records), a .jsonl file, a directory of them, or a list. */
+  input: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+  /** Record fields; `text` may be an array of strings (joined by newlines). */
+  fields: z
+    .strictObject({
+      id: FieldName.default('id'),
+      title: FieldName.default('title'),
+      text: FieldName.default('text'),
+      /** Extra fields copied into each chunk's meta (e.g. author, dynasty). */
+      meta: z.array(FieldName).default([]),
+    })
+    .default({ id: 'id', title: 'title', text: 'text', meta: [] }),
+  /** Where a .json file keeps its array, when not at the top (dot path, e.g. `data.items`). */
+  recordsPath: z.string().min(1).optional(),
+  /** Convert title and text to simplified Chinese (chinese-poetry is traditional). */
+  simplify: z.boolean().default(false),
+});
+export type JsonCollectionParams = z.output<typeof JsonCollectionParamsSchema>;
+
+const RecordSchema = z.record(z.string(), z.unknown());
+
+/** One document per JSON record, e.g. the chinese-poetry collections (title, author, paragraphs). */
+export const jsonCollectionBuilder: RegistryEntry<JsonCollectionParams, CorpusBuilder, BuilderContext> = {
+  name: 'json',
+  description: 'JSON / JSONL collection: one document per record, with a field mapping (default id, title, text)',
+  params: JsonCollectionParamsSchema,
+  create(params, context) {
+    const filesPromise = listInputFiles(context.baseDir, params.input, /\.jsonl?$/i);
+    return {
+      async describeSource() {
+        const files = await filesPromise;
+        const path = files.length === 1 ? files[0]!.path : `${files[0]!.path} (+${files.length - 1} files)`;
+        return { path, bytes: files.reduce((sum, f) => sum + f.bytes, 0) };
+      },
+      async *items(run) {
+        let index = 0;
+        let bytesDone = 0;
+        for (const file of await filesPromise) {
+          const records = file.path.toLowerCase().endsWith('.jsonl') ? readJsonl(file.path) : jsonArray(file.path, params.recordsPath);
+          let position = 0;
+          for await (const value of records) {
+            position++;
+            if (index++ < run.startAt) continue;
+            yield toItem(value, file.path, position, params);
+            if (run.signal?.aborted) return;
+          }
+          bytesDone += file.bytes;
+          run.onBytes?.(bytesDone);
+        }
+      },
+    };
+  },
+};
+
+async function* jsonArray(path: string, recordsPath: string | undefined): AsyncGenerator<unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new DataFileError(`${path}: not valid JSON (${(error as Error).message})`);
+  }
+  for (const key of recordsPath?.split('.') ?? []) value = (value as Record<string, unknown> | undefined)?.[key];
+  if (!Array.isArray(value)) throw new DataFileError(`${path}${recordsPath ? ` at ${recordsPath}` : ''}: expected an array of records`);
+  yield* value;
+}
+
+function toItem(value: unknown, path: string, position: number, params: JsonCollectionParams): BuilderItem {
+  const where = `${path}: record ${position}`;
+  const record = RecordSchema.safeParse(value);
+  if (!record.success) throw new DataFileError(`${where}: expected an object`);
+  const r = record.data;
+  const { fields } = params;
+  const rawText = r[fields.text];
+  let text: string;
+  if (typeof rawText === 'string') text = rawText;
+  else if (Array.isArray(rawText) && rawText.every((x) => typeof x === 'string')) text = rawText.join('\n');
+  else if (rawText === undefined || rawText === null) return { kind: 'skipped', reason: 'noText' };
+  else throw new DataFileError(`${where}: field "${fields.text}" must be a string or an array of strings`);
+  const rawId = r[fields.id];
+  if (rawId !== undefined && typeof rawId !== 'string' && typeof rawId !== 'number') {
+    throw new DataFileError(`${where}: field "${fields.id}" must be a string or a number`);
+  }
+  // Without an id field, the record's place in its file is a stable id.
+  const docId = rawId !== undefined && String(rawId) !== '' ? String(rawId) : `${basename(path).replace(/\.jsonl?$/i, '')}-${position}`;
+  const rawTitle = r[fields.title];
+  const title = typeof rawTitle === 'string' ? rawTitle : '';
+  const meta: Record<string, unknown> = { source: basename(path) };
+  for (const field of fields.meta) if (r[field] !== undefined) meta[field] = params.simplify && typeof r[field] === 'string' ? toSimplified(r[field]) : r[field];
+  if (!text.trim()) return { kind: 'skipped', reason: 'emptyText', docId };
+  return {
+    kind: 'document',
+    document: {
+      docId,
+      title: params.simplify ? toSimplified(title) : title,
+      text: params.simplify ? toSimplified(text) : text,
+      meta,
+    },
+  };
+}

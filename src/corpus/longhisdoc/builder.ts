@@ -1,0 +1,106 @@
+import { readFile } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import { z } from 'zod';
+import { formatZodIssues } from '../../config/errors.js';
+import { DataFileError } from '../../errors.js';
+import type { RegistryEntry } from '../../registry.js';
+import { toSimplified } from '../../text/simplify.js';
+import { listInputFiles } from '../inputFiles.js';
+import type { BuilderContext, CorpusBuilder, SourceDocument } from '../types.js';
+import { readOcrPages } from './ocrFile.js';
+
+export const LonghisdocOcrParamsSchema = z.strictObject({
+  /** The `OCR_res` directory (one `<doc_id>.json` per document), or OCR files. */
+  input: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+  /** The QA file (`LongHisDoc.json`), for book name, genre and dynasties in the metadata. */
+  qaFile: z.string().min(1).optional(),
+  /** Only these documents. */
+  docIds: z.array(z.string().min(1)).optional(),
+  /** Also emit windows of `size` consecutive pages every `stride` pages (cross-page evidence). */
+  windows: z.strictObject({ size: z.number().int().min(2), stride: z.number().int().positive().default(1) }).optional(),
+  simplify: z.boolean().default(false),
+});
+export type LonghisdocOcrParams = z.output<typeof LonghisdocOcrParamsSchema>;
+
+const QaRecordSchema = z.looseObject({
+  book_name: z.string().optional(),
+  guji_type_zh: z.string().optional(),
+  guji_type_en: z.string().optional(),
+  author_dynasty: z.string().optional(),
+  publication_dynasty: z.string().optional(),
+});
+const QaFileSchema = z.record(z.string(), z.array(QaRecordSchema));
+const META_FIELDS = ['book_name', 'guji_type_zh', 'guji_type_en', 'author_dynasty', 'publication_dynasty'] as const;
+
+/**
+ * LongHisDoc page OCR → one document per page (docId `<doc_id>-p<page>`, meta.page one-based)
+ * and optional page windows (meta.pages). Empty pages are kept (no chunk) and counted as `emptyPages`.
+ */
+export const longhisdocOcrBuilder: RegistryEntry<LonghisdocOcrParams, CorpusBuilder, BuilderContext> = {
+  name: 'longhisdoc-ocr',
+  description: 'LongHisDoc OCR_res/<doc_id>.json → page-level documents (+ optional windows of n pages)',
+  params: LonghisdocOcrParamsSchema,
+  create(params, context) {
+    const filesPromise = listInputFiles(context.baseDir, params.input, /\.json$/i);
+    return {
+      async describeSource() {
+        const files = await filesPromise;
+        return { path: files.length === 1 ? files[0]!.path : resolve(context.baseDir, String(params.input)), bytes: files.reduce((s, f) => s + f.bytes, 0) };
+      },
+      async *items(run) {
+        const bookMeta = params.qaFile ? await readBookMeta(resolve(context.baseDir, params.qaFile)) : new Map<string, Record<string, string>>();
+        const wanted = params.docIds ? new Set(params.docIds) : undefined;
+        let index = 0;
+        let bytesDone = 0;
+        for (const file of await filesPromise) {
+          const docId = basename(file.path).replace(/\.json$/i, '');
+          bytesDone += file.bytes;
+          if (wanted && !wanted.has(docId)) continue;
+          const pages = await readOcrPages(file.path);
+          const base: Record<string, string> = { doc_id: docId, ...bookMeta.get(docId) };
+          const clean = (text: string) => (params.simplify ? toSimplified(text) : text);
+          const documents: (() => SourceDocument)[] = pages.map((p) => () => {
+            if (p.missing) run.count?.('emptyPages');
+            return { docId: `${docId}-p${p.page}`, title: base.book_name ?? docId, text: clean(p.text), meta: { ...base, page: p.page, pages: [p.page] } };
+          });
+          if (params.windows) {
+            const { size, stride } = params.windows;
+            for (let start = 0; start + size <= pages.length; start += stride) {
+              const span = pages.slice(start, start + size);
+              documents.push(() => ({
+                docId: `${docId}-p${span[0]!.page}-${span[span.length - 1]!.page}`,
+                title: base.book_name ?? docId,
+                text: span.map((p) => clean(p.text)).filter(Boolean).join('\n'),
+                meta: { ...base, page: span[0]!.page, pages: span.map((p) => p.page), window: size },
+              }));
+            }
+          }
+          for (const make of documents) {
+            if (index++ < run.startAt) continue;
+            yield { kind: 'document', document: make() };
+          }
+          run.onBytes?.(bytesDone);
+          if (run.signal?.aborted) return;
+        }
+      },
+    };
+  },
+};
+
+async function readBookMeta(path: string): Promise<Map<string, Record<string, string>>> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new DataFileError(`${path}: cannot read the LongHisDoc QA file (${(error as Error).message})`);
+  }
+  const parsed = QaFileSchema.safeParse(value);
+  if (!parsed.success) throw new DataFileError(`${path}: ${formatZodIssues(parsed.error)}`);
+  const out = new Map<string, Record<string, string>>();
+  for (const [docId, records] of Object.entries(parsed.data)) {
+    const meta: Record<string, string> = {};
+    for (const record of records) for (const field of META_FIELDS) if (record[field] && !meta[field]) meta[field] = record[field];
+    out.set(docId, meta);
+  }
+  return out;
+}

@@ -1,0 +1,15 @@
+import { join } from 'node:path';
+
+/** Files of a corpus directory; a build runs in `<dir>.partial/` and is renamed into place at the end. */
+export function corpusPaths(dir: string) {
+  const partial = `${dir}.partial`;
+  return {
+    dir,
+    chunks: join(dir, 'chunks.jsonl'),
+    manifest: join(dir, 'manifest.json'),
+    partial,
+    partialChunks: join(partial, 'chunks.jsonl'),
+    partialManifest: join(partial, 'manifest.json'),
+    checkpoint: join(partial, 'checkpoint.json'),
+  };
+}

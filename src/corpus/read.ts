@@ -1,0 +1,42 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { ChunkSchema, type Chunk } from '../chunking/types.js';
+import { formatZodIssues } from '../config/errors.js';
+import { DataFileError } from '../errors.js';
+import { readJsonl } from '../io/jsonl.js';
+import { corpusPaths } from './paths.js';
+import { CorpusManifestSchema, type CorpusManifest } from './types.js';
+
+/** Reads `<dir>/manifest.json`; refuses a corpus whose build has not finished. */
+export async function readCorpusManifest(corpusDir: string): Promise<CorpusManifest> {
+  const paths = corpusPaths(corpusDir);
+  let raw: string;
+  try {
+    raw = await readFile(paths.manifest, 'utf8');
+  } catch {
+    if (existsSync(paths.partial)) {
+      throw new DataFileError(
+        `${corpusDir}: the corpus is incomplete — its build was interrupted or failed (state in ${paths.partial}); rerun \`hisrag corpus build\` with --resume`,
+      );
+    }
+    throw new DataFileError(`${paths.manifest}: not found — ${corpusDir} is not a built corpus (run \`hisrag corpus build\`)`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (error) {
+    throw new DataFileError(`${paths.manifest}: not valid JSON (${(error as Error).message})`);
+  }
+  const parsed = CorpusManifestSchema.safeParse(value);
+  if (!parsed.success) throw new DataFileError(`${paths.manifest}: ${formatZodIssues(parsed.error)}`);
+  if (!parsed.data.complete) {
+    throw new DataFileError(`${paths.manifest}: the corpus is incomplete (complete: false); rebuild it with \`hisrag corpus build\``);
+  }
+  return parsed.data;
+}
+
+/** Streams the chunks of a finished corpus, each validated; errors name file and line. */
+export async function* readChunks(corpusDir: string): AsyncGenerator<Chunk> {
+  await readCorpusManifest(corpusDir);
+  yield* readJsonl(corpusPaths(corpusDir).chunks, ChunkSchema);
+}
