@@ -1,0 +1,53 @@
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { summarizeRun } from '../../src/experiment/summary.js';
+import { renderReportHtml } from '../../src/report/html.js';
+import { makeRecord, scored } from '../experiment/fixtures.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`report-in-Chromium test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+
+describe.runIf(hasChromium)('the HTML report in Chromium', () => {
+  it('opens offline and shows the depth chart, the tables and the drill-down', async () => {
+    const conditions = ['closed-book', 'rag@10', 'rag@20', 'rag@50'];
+    const records = [];
+    for (let i = 0; i < 5; i++) {
+      for (const [j, condition] of conditions.entries()) records.push(makeRecord({ itemId: String(i), condition, score: scored(20 + 5 * j + i) }));
+    }
+    const summary = summarizeRun(records, { experiment: 'browser', models: ['m'], conditions, baseline: 'closed-book', resamples: 200, seed: 1 });
+    const dir = mkdtempSync(join(tmpdir(), 'hisrag-report-'));
+    const file = join(dir, 'report.html');
+    writeFileSync(file, renderReportHtml({ summary, records, manifest: { runId: 'browser' } }));
+
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await browser.newPage();
+      const failedRequests: string[] = [];
+      page.on('requestfailed', (r) => failedRequests.push(r.url()));
+      await page.goto(pathToFileURL(file).href);
+      expect(await page.title()).toBe('hisrag report: browser');
+      const chart = page.locator('svg.depth-chart');
+      expect(await chart.count()).toBe(1);
+      const box = await chart.boundingBox();
+      expect(box!.width).toBeGreaterThan(300);
+      expect(await page.locator('svg.depth-chart .series-line').count()).toBe(1);
+      expect(await page.locator('svg.depth-chart .reference-line').count()).toBe(1);
+      expect(await page.locator('table.conditions tr').count()).toBe(1 + conditions.length);
+      expect(await page.locator('details.question').count()).toBe(5);
+      await page.locator('details.question summary').first().click();
+      expect(await page.locator('details.question').first().getAttribute('open')).not.toBeNull();
+      await page.screenshot({ path: join(dir, 'report.png'), fullPage: false });
+      expect(failedRequests).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+});
