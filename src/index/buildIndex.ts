@@ -86,7 +86,8 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
             randomSeed: options.randomSeed ?? DEFAULT_HNSW.randomSeed,
           }
         : undefined;
-    const bm25 = options.retriever === 'bm25' ? { ...DEFAULT_BM25, ...options.bm25 } : undefined;
+    const bm25Overrides = Object.fromEntries(Object.entries(options.bm25 ?? {}).filter(([, value]) => value !== undefined));
+    const bm25 = options.retriever === 'bm25' ? { ...DEFAULT_BM25, ...bm25Overrides } : undefined;
     const passage = options.passage ?? 'title+text';
     let manifest: IndexManifest = {
       formatVersion: INDEX_FORMAT_VERSION,

@@ -1,4 +1,94 @@
 import type { Command } from 'commander';
+import { InputError } from '../../errors.js';
+import { buildIndex, DEFAULT_BM25, DEFAULT_HNSW } from '../../index/buildIndex.js';
+import { ComponentSpecSchema, IndexKindSchema, type ComponentSpec } from '../../index/manifest.js';
 
-// Filled in by the stage that owns these commands.
-export function registerIndexCommands(_program: Command): void {}
+function positiveInt(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) throw new InputError(`${flag}: expected a positive integer, got "${value}"`);
+    return n;
+  };
+}
+
+function nonNegativeNumber(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < 0) throw new InputError(`${flag}: expected a non-negative number, got "${value}"`);
+    return n;
+  };
+}
+
+/** `--embedder <model-id-or-dir>` → a transformers spec; `--embedder-spec <json>` → any registered embedder. */
+function embedderSpec(model?: string, specJson?: string): ComponentSpec | undefined {
+  if (specJson) {
+    let value: unknown;
+    try {
+      value = JSON.parse(specJson);
+    } catch (error) {
+      throw new InputError(`--embedder-spec: not valid JSON (${(error as Error).message})`);
+    }
+    const parsed = ComponentSpecSchema.safeParse(value);
+    if (!parsed.success) throw new InputError('--embedder-spec: expected an object with a "name" (e.g. {"name":"transformers","model":"…"})');
+    return parsed.data;
+  }
+  return model ? { name: 'transformers', model } : undefined;
+}
+
+export function registerIndexCommands(program: Command): void {
+  const index = program.command('index').description('build and inspect retrieval indexes');
+  index
+    .command('build')
+    .description('build an hnsw, exact or bm25 index from a corpus directory (resumable with --resume)')
+    .requiredOption('--corpus <dir>', 'corpus directory (manifest.json + chunks.jsonl)')
+    .requiredOption('--retriever <kind>', 'index kind: hnsw | exact | bm25')
+    .requiredOption('--out <dir>', 'index directory to write (e.g. indexes/<name>)')
+    .option('--embedder <model>', 'transformers.js model id or local model directory (hnsw, exact)')
+    .option('--embedder-spec <json>', 'full embedder spec as JSON, e.g. {"name":"transformers","model":"…","dtype":"q8"}')
+    .option('--resume', 'continue an interrupted build with the same settings')
+    .option('--M <n>', `HNSW links per node (default ${DEFAULT_HNSW.M})`, positiveInt('--M'))
+    .option('--ef-construction <n>', `HNSW build breadth (default ${DEFAULT_HNSW.efConstruction})`, positiveInt('--ef-construction'))
+    .option('--ef-search <n>', `default HNSW query breadth (default ${DEFAULT_HNSW.efSearch}; at least k)`, positiveInt('--ef-search'))
+    .option('--batch-size <n>', 'chunks per embedding batch and checkpoint (default 64)', positiveInt('--batch-size'))
+    .option('--k1 <x>', `BM25 k1 (default ${DEFAULT_BM25.k1})`, nonNegativeNumber('--k1'))
+    .option('--b <x>', `BM25 b (default ${DEFAULT_BM25.b})`, nonNegativeNumber('--b'))
+    .option('--no-bigrams', 'BM25: jieba words only, no CJK character bigrams')
+    .option('--no-simplify', 'BM25: keep traditional characters as they are')
+    .option('--passage <mode>', 'what is embedded per chunk: title+text (default) or text')
+    .action(async (opts) => {
+      const kind = IndexKindSchema.safeParse(opts.retriever);
+      if (!kind.success) throw new InputError(`--retriever: expected hnsw, exact or bm25, got "${opts.retriever}"`);
+      if (opts.passage !== undefined && opts.passage !== 'title+text' && opts.passage !== 'text') {
+        throw new InputError(`--passage: expected title+text or text, got "${opts.passage}"`);
+      }
+      if (opts.b !== undefined && opts.b > 1) throw new InputError('--b: must be between 0 and 1');
+      const spec = embedderSpec(opts.embedder, opts.embedderSpec);
+      if (kind.data !== 'bm25' && !spec) throw new InputError(`--embedder (or --embedder-spec) is required for a ${kind.data} index`);
+      const manifest = await buildIndex({
+        corpusDir: opts.corpus,
+        out: opts.out,
+        retriever: kind.data,
+        embedder: kind.data === 'bm25' ? undefined : spec,
+        M: opts.M,
+        efConstruction: opts.efConstruction,
+        efSearch: opts.efSearch,
+        batchSize: opts.batchSize,
+        resume: opts.resume ?? false,
+        passage: opts.passage,
+        bm25: {
+          ...(opts.k1 !== undefined && { k1: opts.k1 }),
+          ...(opts.b !== undefined && { b: opts.b }),
+          bigrams: opts.bigrams,
+          simplify: opts.simplify,
+        },
+      });
+      const { counts, timings } = manifest;
+      process.stdout.write(
+        `index ${opts.out}: ${manifest.kind}, ${counts.chunks} chunks from ${counts.documents} documents` +
+          (counts.vectors ? `, ${counts.vectors} vectors` : '') +
+          (counts.terms ? `, ${counts.terms} terms` : '') +
+          (timings.totalSeconds !== undefined ? ` in ${timings.totalSeconds.toFixed(1)} s` : '') +
+          '\n',
+      );
+    });
+}

@@ -1,0 +1,127 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmbedder } from '../../src/embedding/registry.js';
+import type { TextEmbedder } from '../../src/embedding/types.js';
+import { InputError } from '../../src/errors.js';
+import { buildIndex } from '../../src/index/buildIndex.js';
+import { ChunkStore } from '../../src/index/chunkStore.js';
+import { readIndexManifest } from '../../src/index/manifest.js';
+import { openIndex } from '../../src/index/openIndex.js';
+import { CountingEmbedder } from './countingEmbedder.js';
+import { fixtureModel, sampleChunks, writeTestCorpus } from './testCorpus.js';
+
+describe('buildIndex / openIndex', () => {
+  let root: string;
+  let corpusDir: string;
+  let spec: { name: string; model: string };
+  let embedder: TextEmbedder;
+  const quiet = { silent: true };
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'hisrag-build-'));
+    corpusDir = await writeTestCorpus(join(root, 'corpus'));
+    spec = { name: 'transformers', model: await fixtureModel(join(root, 'model')) };
+    embedder = await createEmbedder(spec);
+  });
+  afterAll(async () => {
+    await embedder.dispose();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('writes a complete manifest recording the embedder identity, its spec, the corpus hash and HNSW parameters', async () => {
+    const out = join(root, 'hnsw');
+    const manifest = await buildIndex({ corpusDir, out, retriever: 'hnsw', embedder: spec, embedderInstance: embedder, M: 8, efConstruction: 50, progress: quiet });
+    expect(manifest.complete).toBe(true);
+    expect(manifest.counts).toMatchObject({ chunks: 12, documents: 3, vectors: 12 });
+    expect(manifest.embedder?.identity).toEqual(await embedder.identity());
+    expect(manifest.embedder?.spec).toEqual(spec);
+    expect(manifest.embedder?.space).toBe('ip');
+    expect(manifest.hnsw).toMatchObject({ M: 8, efConstruction: 50 });
+    expect(await readIndexManifest(out)).toEqual(manifest);
+  });
+
+  it('round-trips: an opened index returns the stored chunks and their vectors', async () => {
+    const out = join(root, 'roundtrip');
+    await buildIndex({ corpusDir, out, retriever: 'exact', embedder: spec, embedderInstance: embedder, progress: quiet });
+    const index = await openIndex(out, { embedder });
+    const chunks = sampleChunks();
+    expect(index.store.byLabel(3)).toMatchObject(chunks[3]!);
+    const expected = await embedder.embedDocuments([`${chunks[3]!.title}\n${chunks[3]!.text}`]);
+    // Batched inference differs from single-text inference in the last float bits.
+    const stored = [...index.store.vector(3)!];
+    expect(stored).toHaveLength(64);
+    stored.forEach((x, i) => expect(x).toBeCloseTo(expected[0]![i]!, 5));
+    await index.close();
+  });
+
+  it('refuses to open an index with an embedder of a different identity, naming the difference', async () => {
+    const out = join(root, 'mismatch');
+    await buildIndex({ corpusDir, out, retriever: 'exact', embedder: spec, embedderInstance: embedder, progress: quiet });
+    const other = new CountingEmbedder(embedder, { queryPrefix: '' });
+    await expect(openIndex(out, { embedder: other })).rejects.toThrow(InputError);
+    await expect(openIndex(out, { embedder: other })).rejects.toThrow(/queryPrefix: index has "为这个句子/);
+  });
+
+  it('re-creates the recorded embedder when opened without one', async () => {
+    const out = join(root, 'recreate');
+    await buildIndex({ corpusDir, out, retriever: 'exact', embedder: spec, embedderInstance: embedder, progress: quiet });
+    const index = await openIndex(out);
+    expect(await (await index.embedder()).identity()).toEqual(await embedder.identity());
+    await index.close();
+  });
+
+  it('resumes an interrupted build without re-embedding stored chunks, giving the same content and no duplicates', async () => {
+    const reference = join(root, 'reference');
+    await buildIndex({ corpusDir, out: reference, retriever: 'hnsw', embedder: spec, embedderInstance: embedder, batchSize: 5, progress: quiet });
+
+    const out = join(root, 'interrupted');
+    const controller = new AbortController();
+    const first = new CountingEmbedder(embedder);
+    await expect(
+      buildIndex({
+        corpusDir, out, retriever: 'hnsw', embedder: spec, embedderInstance: first, batchSize: 5, progress: quiet,
+        signal: controller.signal,
+        onBatchStored: (stored) => {
+          if (stored >= 5) controller.abort();
+        },
+      }),
+    ).rejects.toThrow();
+    expect((await readIndexManifest(out))?.complete).toBe(false);
+    await expect(openIndex(out)).rejects.toThrow(/incomplete/);
+
+    const second = new CountingEmbedder(embedder);
+    const manifest = await buildIndex({ corpusDir, out, retriever: 'hnsw', embedder: spec, embedderInstance: second, batchSize: 5, resume: true, progress: quiet });
+    expect(manifest.complete).toBe(true);
+    expect(first.documentsEmbedded + second.documentsEmbedded).toBe(12);
+    expect(second.documentsEmbedded).toBe(7);
+
+    const resumed = ChunkStore.open(join(out, 'chunks.sqlite'), { readonly: true });
+    const whole = ChunkStore.open(join(reference, 'chunks.sqlite'), { readonly: true });
+    expect([...resumed.chunks()]).toEqual([...whole.chunks()]);
+    expect([...resumed.vectors()]).toEqual([...whole.vectors()]);
+    resumed.close();
+    whole.close();
+  });
+
+  it('refuses an existing index directory without --resume, and --resume with different settings', async () => {
+    const out = join(root, 'existing');
+    await buildIndex({ corpusDir, out, retriever: 'hnsw', embedder: spec, embedderInstance: embedder, M: 8, progress: quiet });
+    await expect(buildIndex({ corpusDir, out, retriever: 'hnsw', embedder: spec, embedderInstance: embedder, M: 8, progress: quiet })).rejects.toThrow(
+      /already built/,
+    );
+    await expect(
+      buildIndex({ corpusDir, out, retriever: 'hnsw', embedder: spec, embedderInstance: embedder, M: 12, resume: true, progress: quiet }),
+    ).rejects.toThrow(/different settings/);
+  });
+
+  it('refuses an incomplete corpus', async () => {
+    const dir = join(root, 'partial-corpus');
+    await writeTestCorpus(dir);
+    const { writeFile, readFile } = await import('node:fs/promises');
+    const manifest = JSON.parse(await readFile(join(dir, 'manifest.json'), 'utf8'));
+    await writeFile(join(dir, 'manifest.json'), JSON.stringify({ ...manifest, complete: false }));
+    await expect(buildIndex({ corpusDir: dir, out: join(root, 'never'), retriever: 'bm25', progress: quiet })).rejects.toThrow(/incomplete/);
+  });
+});

@@ -1,0 +1,59 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ChunkStore } from '../../src/index/chunkStore.js';
+import { DataFileError } from '../../src/errors.js';
+import { sampleChunks } from './testCorpus.js';
+
+describe('ChunkStore', () => {
+  let dir: string;
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const open = () => {
+    dir = mkdtempSync(join(tmpdir(), 'hisrag-store-'));
+    return ChunkStore.open(join(dir, 'chunks.sqlite'));
+  };
+
+  it('gives chunks consecutive labels across batches and reads them back unchanged after reopening', () => {
+    const store = open();
+    const chunks = sampleChunks();
+    store.append(chunks.slice(0, 5));
+    store.append(chunks.slice(5));
+    store.finish();
+    store.close();
+    const reopened = ChunkStore.open(join(dir, 'chunks.sqlite'), { readonly: true });
+    expect(reopened.count()).toBe(chunks.length);
+    expect(reopened.byLabel(6)).toEqual({ ...chunks[6], label: 6 });
+    expect(reopened.byId(chunks[2]!.id)?.label).toBe(2);
+    expect([...reopened.chunks()].map((c) => c.id)).toEqual(chunks.map((c) => c.id));
+    reopened.close();
+  });
+
+  it('stores vectors with their chunks as float32', () => {
+    const store = open();
+    const vectors = [new Float32Array([1, 0]), new Float32Array([0.5, 0.25])];
+    store.append(sampleChunks().slice(0, 2), vectors);
+    expect(store.countVectors()).toBe(2);
+    expect([...store.vector(1)!]).toEqual([0.5, 0.25]);
+    expect([...store.vectors()].map(([label]) => label)).toEqual([0, 1]);
+    store.close();
+  });
+
+  it("lists one document's labels in corpus order", () => {
+    const store = open();
+    store.append(sampleChunks());
+    expect(store.labelsOfDoc('book-b')).toEqual([4, 5, 6]);
+    expect(store.labelsOfDoc('missing')).toEqual([]);
+    store.close();
+  });
+
+  it('rejects a duplicate chunk id naming it, and keeps nothing of the failed batch', () => {
+    const store = open();
+    const chunks = sampleChunks();
+    store.append(chunks.slice(0, 2));
+    expect(() => store.append([chunks[2]!, chunks[0]!], undefined, (i) => `chunks.jsonl: chunk ${3 + i}`)).toThrow(DataFileError);
+    expect(() => store.append([chunks[0]!])).toThrow(/duplicate chunk id "test:book-a:0"/);
+    expect(store.count()).toBe(2);
+    store.close();
+  });
+});
