@@ -40,3 +40,12 @@ export const BenchmarkItemSchema = z.object({
   meta: z.record(z.string(), z.unknown()).default({}),
 });
 export type BenchmarkItem = z.infer<typeof BenchmarkItemSchema>;
+
+/** A benchmark as built from the config: loads its (filtered, sampled) items on demand. */
+export interface Benchmark {
+  /** Registry name (`prohist`, `longhisdoc`, `jsonl`). */
+  readonly name: string;
+  load(): Promise<BenchmarkItem[]>;
+  /** For run manifests: files with their sha256, filters, counts. */
+  describe(): Record<string, unknown>;
+}

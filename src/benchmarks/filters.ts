@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { seededRandom, shuffled } from '../retrieval/seededRandom.js';
+import type { BenchmarkItem } from './types.js';
+
+const stringList = z.array(z.string().min(1)).min(1);
+
+/**
+ * Which items of a benchmark to run, shared by every loader. Each list keeps items whose field
+ * equals one of its values; lists combine with AND. Then `sample` draws that many items with
+ * `seed` (kept in file order), then `limit` keeps the first n.
+ */
+export const BenchmarkFilterSchema = z.object({
+  /** Source category (`名词解释`, `Single Page` ...). */
+  categories: stringList.optional(),
+  /** ProHist task (`T1`..`T4`, `MCQ`); LongHisDoc type. */
+  tasks: stringList.optional(),
+  /** LongHisDoc `type` (`Single Page`, `Cross Pages`, `Multi Hop`, `Unanswerable`); same as tasks there. */
+  types: stringList.optional(),
+  /** `level_of_difficulty`, compared as text (1 and "1" match). */
+  difficulties: z.array(z.union([z.string(), z.number()])).min(1).optional(),
+  /** Matches `dynasty`, `author_dynasty` or `publication_dynasty`. */
+  dynasties: stringList.optional(),
+  answerTypes: z.array(z.enum(['Str', 'List', 'Int', 'None', 'Bool', 'Enum'])).min(1).optional(),
+  evidenceModals: z.array(z.string()).min(1).optional(),
+  docIds: stringList.optional(),
+  ids: stringList.optional(),
+  sample: z.number().int().positive().optional(),
+  seed: z.number().int().default(0),
+  limit: z.number().int().positive().optional(),
+});
+export type BenchmarkFilter = z.infer<typeof BenchmarkFilterSchema>;
+
+const DYNASTY_FIELDS = ['dynasty', 'author_dynasty', 'publication_dynasty'];
+
+function matches(item: BenchmarkItem, filter: BenchmarkFilter): boolean {
+  const inList = (list: readonly string[] | undefined, value: string | undefined) => !list || (value !== undefined && list.includes(value));
+  if (!inList(filter.categories, item.category)) return false;
+  if (!inList(filter.tasks, item.task)) return false;
+  if (!inList(filter.types, item.task)) return false;
+  if (!inList(filter.answerTypes, item.answerType)) return false;
+  if (!inList(filter.evidenceModals, item.evidenceModal)) return false;
+  if (!inList(filter.docIds, item.docId)) return false;
+  if (!inList(filter.ids, item.id)) return false;
+  if (filter.difficulties) {
+    const level = item.meta.level_of_difficulty;
+    if (level === undefined || !filter.difficulties.map(String).includes(String(level))) return false;
+  }
+  if (filter.dynasties) {
+    const values = DYNASTY_FIELDS.map((field) => item.meta[field]).filter((v): v is string => typeof v === 'string');
+    if (!values.some((v) => filter.dynasties!.includes(v))) return false;
+  }
+  return true;
+}
+
+/** Applies the filters, the seeded sample and the limit; deterministic for a given seed. */
+export function applyBenchmarkFilter(items: BenchmarkItem[], filter: BenchmarkFilter): BenchmarkItem[] {
+  let kept = items.filter((item) => matches(item, filter));
+  if (filter.sample !== undefined && filter.sample < kept.length) {
+    const order = shuffled(seededRandom(filter.seed, 'benchmark-sample'), kept.map((_, i) => i));
+    const chosen = new Set(order.slice(0, filter.sample));
+    kept = kept.filter((_, i) => chosen.has(i));
+  }
+  if (filter.limit !== undefined) kept = kept.slice(0, filter.limit);
+  return kept;
+}
+
+/** The filter fields that were set, for run manifests. */
+export function describeFilter(filter: BenchmarkFilter): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(filter).filter(([key, value]) => value !== undefined && !(key === 'seed' && filter.sample === undefined)));
+}

@@ -1,0 +1,65 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import type { RegistryEntry } from '../../registry.js';
+import { applyBenchmarkFilter, BenchmarkFilterSchema, describeFilter } from '../filters.js';
+import { parseRecord, readRecordFile } from '../readRecords.js';
+import { PROHIST_TASKS, type Benchmark, type BenchmarkItem } from '../types.js';
+import { ProHistRecordSchema, type ProHistRecord } from './recordSchema.js';
+
+export const ProHistParamsSchema = BenchmarkFilterSchema.extend({
+  /** ProHist-Bench JSON (array of records) or JSONL. */
+  file: z.string().min(1),
+  /** Name recorded with each item (`benchmark` column); default `prohist`. */
+  label: z.string().min(1).default('prohist'),
+}).strict();
+export type ProHistParams = z.infer<typeof ProHistParamsSchema>;
+
+const KNOWN_FIELDS = new Set(['id', 'category', 'question', 'rubrics', 'reference_answer', 'length_constraint', 'answer']);
+
+/** A ProHist record as a BenchmarkItem: categories map to T1–T4/MCQ; the rest goes to `meta`. */
+export function proHistItem(record: ProHistRecord, benchmark: string): BenchmarkItem {
+  const meta: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) if (!KNOWN_FIELDS.has(key) && value !== undefined) meta[key] = value;
+  const mcq = record.answer !== undefined;
+  return {
+    id: record.id,
+    benchmark,
+    kind: mcq ? 'mcq' : record.rubrics ? 'rubric' : 'reference',
+    question: record.question,
+    category: record.category,
+    // Categories outside the README's list (source-analysis types of the 504 version) keep their own name.
+    task: PROHIST_TASKS[record.category] ?? record.category,
+    ...(record.rubrics ? { rubrics: record.rubrics } : {}),
+    ...(record.reference_answer ? { referenceAnswer: record.reference_answer } : {}),
+    ...(record.length_constraint ? { lengthConstraint: record.length_constraint } : {}),
+    ...(mcq ? { answer: record.answer!.trim().toUpperCase() } : {}),
+    meta,
+  };
+}
+
+export async function loadProHist(params: ProHistParams): Promise<{ items: BenchmarkItem[]; sha256: string; total: number }> {
+  const { records, sha256 } = await readRecordFile(params.file);
+  const items = records.map((record) => proHistItem(parseRecord(ProHistRecordSchema, record, params.file), params.label));
+  return { items: applyBenchmarkFilter(items, params), sha256, total: items.length };
+}
+
+export const proHistBenchmark: RegistryEntry<ProHistParams, Benchmark, void> = {
+  name: 'prohist',
+  description: 'ProHist-Bench JSON or JSONL (rubric questions T1–T4 and multiple choice).',
+  params: ProHistParamsSchema,
+  create(params) {
+    let loaded: { sha256: string; total: number; count: number } | undefined;
+    return {
+      name: 'prohist',
+      async load() {
+        const { items, sha256, total } = await loadProHist(params);
+        loaded = { sha256, total, count: items.length };
+        return items;
+      },
+      describe() {
+        const { file, label, ...filter } = params;
+        return { name: 'prohist', label, file: resolve(file), ...(loaded ?? {}), filter: describeFilter({ ...filter }) };
+      },
+    };
+  },
+};

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+
+/**
+ * One ProHist-Bench record as released (schema from the benchmark's README; DESIGN.md).
+ * Unknown fields (dynasty, topic, source-analysis extras) are kept and land in `meta`.
+ */
+export const ProHistRecordSchema = z
+  .looseObject({
+    id: z.union([z.string().min(1), z.number().int()]).transform(String),
+    category: z.string().min(1),
+    question: z.string().min(1),
+    rubrics: z.string().optional(),
+    reference_answer: z.string().optional(),
+    length_constraint: z
+      .union([z.number().int().positive(), z.string().regex(/^\d+$/, 'expected a number of characters').transform(Number), z.null()])
+      .optional(),
+    rubric_axis: z.union([z.array(z.string()), z.string()]).optional(),
+    /** MCQ: the correct option letters (`ADEF`). */
+    answer: z.string().regex(/^\s*[A-Za-z]+\s*$/, 'expected option letters such as "ADEF"').optional(),
+    level_of_difficulty: z.union([z.number(), z.string()]).optional(),
+  })
+  .superRefine((record, ctx) => {
+    if (record.category === '选择题' && !record.answer) {
+      ctx.addIssue({ code: 'custom', path: ['answer'], message: 'a 选择题 (multiple choice) record needs its answer letters' });
+    }
+    if (record.category !== '选择题' && !record.answer && !record.rubrics && !record.reference_answer) {
+      ctx.addIssue({ code: 'custom', path: ['rubrics'], message: 'expected rubrics (or a reference_answer) to score this question against' });
+    }
+  });
+export type ProHistRecord = z.infer<typeof ProHistRecordSchema>;
