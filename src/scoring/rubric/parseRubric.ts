@@ -3,7 +3,9 @@ import type { ScoringCompat } from '../compat.js';
 
 const ITEM_START = /\n(?=\s*\d+[、【.])/;
 const LEADING_NUMBER = /^\s*(\d+)/;
-const WEIGHT = /\{[+-]?\s*(\d+)\s*\}/g;
+/** The reference's weight marker; hisrag also allows spaces inside the braces (`{ +5 }`). */
+const REFERENCE_WEIGHT = /\{[+-]?\s*(\d+)\s*\}/g;
+const WEIGHT = /\{\s*[+-]?\s*(\d+)\s*\}/g;
 /** What may follow a half's header word before its first item: `（共20分）`, `：`, markdown `**`. */
 const HEADER_TAIL = /^[\s*#】\]]*(?:[（(][^）)\n]*[）)])?[\s*#】\]]*[:：]?[\s*]*/;
 
@@ -60,7 +62,7 @@ function parseHalf(part: string, half: RubricItem['half'], compat: ScoringCompat
     const numberMatch = LEADING_NUMBER.exec(chunk);
     if (!numberMatch) continue;
     let total = 0;
-    for (const weight of chunk.matchAll(WEIGHT)) total += Number(weight[1]);
+    for (const weight of chunk.matchAll(compat === 'reference' ? REFERENCE_WEIGHT : WEIGHT)) total += Number(weight[1]);
     if (total <= 0) continue;
     const number = Number(numberMatch[1]);
     const itemText = chunk.slice(numberMatch[0].length).replace(/^\s*[、.]\s*/, '').trim();
