@@ -155,7 +155,7 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
       return scoreItem(item, response, { judge, extractor, compat: config.scoring.compat, textMetrics: config.scoring.textMetrics });
     },
     metricFor(item) {
-      return item.kind === 'longhisdoc' ? 'accuracy' : item.kind === 'mcq' ? 'mcq' : item.kind === 'rubric' ? 'rubric_score' : 'reference';
+      return item.kind === 'longhisdoc' ? 'accuracy' : item.kind === 'mcq' ? 'mcq' : item.kind === 'rubric' ? 'rs' : 'rougeL';
     },
     describe() {
       return {

@@ -1,0 +1,47 @@
+import { readFile } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import type { ExperimentConfig } from '../config/experiment.js';
+import { validateExperimentConfig } from '../config/load.js';
+import type { RunItemRecord } from '../experiment/records.js';
+import { assertRunDirectory, readRunRecords, runFile } from '../experiment/runDirectory.js';
+import { summarizeRun, type RunSummary } from '../experiment/summary.js';
+
+/** A run directory read into memory: its config, manifest, answer records and summary. */
+export interface LoadedRun {
+  id: string;
+  dir: string;
+  config: ExperimentConfig;
+  manifest: Record<string, unknown>;
+  records: RunItemRecord[];
+  /** Recomputed from the records (the same function the runner and the HTML report use). */
+  summary: RunSummary;
+  /** Model labels and condition names in the run's own order. */
+  models: string[];
+  conditions: string[];
+}
+
+/** Loads one run directory (`experiments/runs/<run-id>`). */
+export async function loadRun(dir: string): Promise<LoadedRun> {
+  const runDir = resolve(dir);
+  assertRunDirectory(runDir);
+  const config = validateExperimentConfig(JSON.parse(await readFile(runFile(runDir, 'config'), 'utf8')), runFile(runDir, 'config'));
+  const manifest = JSON.parse(await readFile(runFile(runDir, 'manifest'), 'utf8').catch(() => '{}')) as Record<string, unknown>;
+  const records = await readRunRecords(runDir);
+  const models = Array.isArray(manifest.models) && manifest.models.length ? (manifest.models as string[]) : [...new Set(records.map((r) => r.model))];
+  const conditions =
+    Array.isArray(manifest.conditions) && manifest.conditions.length ? (manifest.conditions as string[]) : [...new Set(records.map((r) => r.condition))];
+  const summary = summarizeRun(records, {
+    experiment: config.name,
+    models,
+    conditions,
+    baseline: config.scoring.baseline,
+    resamples: config.scoring.bootstrapResamples,
+    seed: config.seed,
+  });
+  return { id: basename(runDir), dir: runDir, config, manifest, records, summary, models, conditions };
+}
+
+/** Loads several run directories (e.g. one per model or per retriever) for side-by-side analysis. */
+export async function loadRuns(dirs: string[]): Promise<LoadedRun[]> {
+  return Promise.all(dirs.map((d) => loadRun(d)));
+}

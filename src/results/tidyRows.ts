@@ -1,0 +1,101 @@
+import type { RunItemRecord } from '../experiment/records.js';
+import type { LoadedRun } from './loadRun.js';
+
+/** One answer as a flat row: easy to filter, group and plot. */
+export interface TidyRow {
+  run: string;
+  benchmark: string;
+  itemId: string;
+  question: string;
+  category: string;
+  task: string | null;
+  model: string;
+  condition: string;
+  strategy: string;
+  retriever: string | null;
+  /** Retrieval depth; null for closed-book conditions. */
+  k: number | null;
+  status: RunItemRecord['score']['status'];
+  /** Score on 0–100; null when generation or judging failed. */
+  score: number | null;
+  scoreRaw: number | null;
+  metric: string;
+  /** Retrieval metrics at k (recall, precision, f1, ap, mrr, ndcg) when the item has gold evidence. */
+  recall: number | null;
+  precision: number | null;
+  ap: number | null;
+  mrr: number | null;
+  ndcg: number | null;
+  /** Rubric verdicts: hit counts per half (`加分项` bonus / `减分项` deduction). */
+  bonusHits: number | null;
+  bonusItems: number | null;
+  deductionHits: number | null;
+  deductionItems: number | null;
+  /** Groups recorded for the item (task, dynasty, type, answer_type, evidence_modal ...). */
+  groups: Record<string, string>;
+  /** Chunks placed in the prompt, and how many the context budget dropped. */
+  contextChunks: number;
+  truncated: number;
+  /** Token usage reported by the endpoint. */
+  promptTokens: number | null;
+  completionTokens: number | null;
+}
+
+function verdictCounts(verdicts: Record<string, 0 | 1> | undefined, prefix: string): [number | null, number | null] {
+  if (!verdicts) return [null, null];
+  const keys = Object.keys(verdicts).filter((k) => k.startsWith(prefix));
+  return [keys.filter((k) => verdicts[k] === 1).length, keys.length];
+}
+
+export function tidyRow(run: string, r: RunItemRecord): TidyRow {
+  const [bonusHits, bonusItems] = verdictCounts(r.score.verdicts, '加分项');
+  const [deductionHits, deductionItems] = verdictCounts(r.score.verdicts, '减分项');
+  const m = r.retrievalMetrics ?? {};
+  return {
+    run,
+    benchmark: r.benchmark,
+    itemId: r.itemId,
+    question: r.question,
+    category: r.category,
+    task: r.task ?? null,
+    model: r.model,
+    condition: r.condition,
+    strategy: r.strategy,
+    retriever: r.retriever,
+    k: r.k,
+    status: r.score.status,
+    score: r.score.status === 'scored' ? r.score.score : null,
+    scoreRaw: r.score.status === 'scored' ? r.score.scoreRaw : null,
+    metric: r.score.metric,
+    recall: m.recall ?? null,
+    precision: m.precision ?? null,
+    ap: m.ap ?? null,
+    mrr: m.mrr ?? null,
+    ndcg: m.ndcg ?? null,
+    bonusHits,
+    bonusItems,
+    deductionHits,
+    deductionItems,
+    groups: r.groups,
+    contextChunks: r.contextIds.length,
+    truncated: r.truncated,
+    promptTokens: r.response?.usage?.promptTokens ?? null,
+    completionTokens: r.response?.usage?.completionTokens ?? null,
+  };
+}
+
+/** Every answer of one or more runs as tidy rows, sorted by run, model, condition and item. */
+export function tidyRows(runs: LoadedRun | LoadedRun[]): TidyRow[] {
+  const list = Array.isArray(runs) ? runs : [runs];
+  const rows: TidyRow[] = [];
+  for (const run of list) {
+    const order = (r: RunItemRecord) => [run.models.indexOf(r.model), run.conditions.indexOf(r.condition)];
+    const sorted = [...run.records].sort((a, b) => {
+      const [am, ac] = order(a);
+      const [bm, bc] = order(b);
+      return am! - bm! || ac! - bc! || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+    });
+    for (const r of sorted) rows.push(tidyRow(run.id, r));
+  }
+  return rows;
+}
