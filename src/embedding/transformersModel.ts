@@ -58,8 +58,8 @@ function checkLocalModel(dir: string, dtype: ModelLoadParams['dtype']): string {
   return onnxFile;
 }
 
-/** Loads a model through the same `feature-extraction` pipeline the real bge model uses. */
-export async function loadTransformersModel(params: ModelLoadParams): Promise<TransformersModel> {
+/** Checks a local model directory and computes the model's fingerprint (before anything loads). */
+function prepareModel(params: ModelLoadParams): { location: ModelLocation; fingerprint: string } {
   const location = locateModel(params.model);
   let fingerprint = `${location.displayName}|${params.dtype}`;
   if (location.localDir) {
@@ -67,20 +67,35 @@ export async function loadTransformersModel(params: ModelLoadParams): Promise<Tr
     const stat = statSync(onnxFile);
     fingerprint += `|${stat.size}|${stat.mtimeMs}`;
   }
-  let extractor: FeatureExtractionPipeline;
+  return { location, fingerprint };
+}
+
+/** Runs a transformers.js load, turning its failure into a ConfigError that says where it looked. */
+async function loading<T>(params: ModelLoadParams, location: ModelLocation, load: () => Promise<T>): Promise<T> {
   try {
-    extractor = (await pipeline('feature-extraction', location.reference, {
-      dtype: params.dtype,
-      local_files_only: !params.allowRemote,
-      cache_dir: resolve(params.cacheDir),
-      session_options: params.threads ? { intraOpNumThreads: params.threads, interOpNumThreads: 1 } : {},
-    })) as FeatureExtractionPipeline;
+    return await load();
   } catch (error) {
     const hint = location.localDir
       ? ''
       : ` (looked in ${join(resolve(params.cacheDir), params.model)}; set allowRemote: true to download it, or point model at a local directory)`;
     throw new ConfigError(`embedder.model: cannot load "${params.model}"${hint}: ${(error as Error).message}`);
   }
+}
+
+/** Loads a model through the same `feature-extraction` pipeline the real bge model uses. */
+export async function loadTransformersModel(params: ModelLoadParams): Promise<TransformersModel> {
+  const { location, fingerprint } = prepareModel(params);
+  const extractor = await loading(
+    params,
+    location,
+    async () =>
+      (await pipeline('feature-extraction', location.reference, {
+        dtype: params.dtype,
+        local_files_only: !params.allowRemote,
+        cache_dir: resolve(params.cacheDir),
+        session_options: params.threads ? { intraOpNumThreads: params.threads, interOpNumThreads: 1 } : {},
+      })) as FeatureExtractionPipeline,
+  );
   const config = ModelConfigSchema.safeParse(extractor.model.config);
   if (!config.success) throw new DataFileError(`${params.model}/config.json: hidden_size: missing or not a positive integer`);
   const dimension = config.data.hidden_size;
@@ -111,10 +126,9 @@ export async function loadTransformersModel(params: ModelLoadParams): Promise<Tr
 
 /** Token counts without loading the model (the worker pool's main thread sorts by length). */
 export async function loadTokenCounter(params: ModelLoadParams): Promise<(texts: string[]) => number[]> {
-  const location = locateModel(params.model);
-  const tokenizer = (await AutoTokenizer.from_pretrained(location.reference, {
-    local_files_only: !params.allowRemote,
-    cache_dir: resolve(params.cacheDir),
-  })) as unknown as { encode(text: string): number[] };
+  const { location } = prepareModel(params);
+  const tokenizer = (await loading(params, location, () =>
+    AutoTokenizer.from_pretrained(location.reference, { local_files_only: !params.allowRemote, cache_dir: resolve(params.cacheDir) }),
+  )) as unknown as { encode(text: string): number[] };
   return (texts) => texts.map((text) => Math.min(tokenizer.encode(text).length, params.maxTokens));
 }
