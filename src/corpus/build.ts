@@ -44,6 +44,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
     ? await loadTokenCounter(resolve(baseDir, config.chunking.tokenizer!))
     : countCodePoints;
   const source = await builder.describeSource();
+  const dedupe = config.dedupe ?? builder.dedupeByDefault ?? true;
   const configHash = createHash('sha256').update(JSON.stringify(config)).digest('hex');
 
   let checkpoint: BuildCheckpoint | undefined;
@@ -57,7 +58,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   if (checkpoint) {
     // Drop whatever was appended after the last checkpoint, then remember the kept chunk texts.
     await truncate(paths.partialChunks, checkpoint.chunksBytes);
-    if (config.dedupe) for await (const chunk of readJsonl(paths.partialChunks, ChunkSchema)) fingerprints.add(chunk.text);
+    if (dedupe) for await (const chunk of readJsonl(paths.partialChunks, ChunkSchema)) fingerprints.add(chunk.text);
   } else {
     await rm(paths.partial, { recursive: true, force: true });
     await mkdir(paths.partial, { recursive: true });
@@ -133,7 +134,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
           headingPrefix: config.chunking.headingPrefix,
         });
         for (const chunk of chunks) {
-          if (config.dedupe && !fingerprints.add(chunk.text)) state.duplicateChunksDropped++;
+          if (dedupe && !fingerprints.add(chunk.text)) state.duplicateChunksDropped++;
           else pending.push(chunk);
         }
       }
@@ -157,7 +158,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
     builder: config.builder.name,
     complete: true,
     source: source.bytes === undefined ? { path: source.path } : { path: source.path, bytes: source.bytes },
-    parameters: { builder: config.builder, chunking: config.chunking, dedupe: config.dedupe },
+    parameters: { builder: config.builder, chunking: config.chunking, dedupe },
     counts: {
       documentsRead: state.documentsRead,
       documentsSkipped: state.documentsSkipped,

@@ -30,8 +30,11 @@ export const CorpusBuildConfigSchema = z.strictObject({
   /** Output directory; default `corpora/<name>`. */
   out: z.string().min(1).optional(),
   chunking: ChunkingOptionsSchema.default(ChunkingOptionsSchema.parse({})),
-  /** Drop chunks whose text exactly repeats an earlier chunk (counted in the manifest). */
-  dedupe: z.boolean().default(true),
+  /**
+   * Drop chunks whose text exactly repeats an earlier chunk (counted in the manifest). Default: on,
+   * except for builders whose documents are evidence units (longhisdoc-ocr pages).
+   */
+  dedupe: z.boolean().optional(),
 });
 export type CorpusBuildConfig = z.input<typeof CorpusBuildConfigSchema>;
 export type ParsedCorpusBuildConfig = z.output<typeof CorpusBuildConfigSchema>;

@@ -64,6 +64,8 @@ export interface CorpusBuilder {
   /** Source path (or URL) and size for the manifest and the progress bar. */
   describeSource(): Promise<{ path: string; bytes?: number }>;
   items(run: BuilderRun): AsyncIterable<BuilderItem>;
+  /** Default for the config's `dedupe` (false where each document is an evidence unit, e.g. OCR pages). */
+  dedupeByDefault?: boolean;
 }
 
 /** What builders receive from the runner: where relative paths in their params are resolved. */

@@ -18,7 +18,7 @@ interface BuildOptions {
   overlap?: number;
   tokenizer?: string;
   headingPrefix?: boolean;
-  dedupe: boolean;
+  dedupe?: boolean;
   simplify?: boolean;
   workers?: number;
   apiUrl?: string;
@@ -60,6 +60,7 @@ export function registerCorpusCommands(program: Command): void {
     .option('--overlap <n>', 'overlap between consecutive chunks, in units (default 0)', integer('--overlap', 0))
     .option('--tokenizer <dir>', 'local directory with tokenizer.json, for --unit tokens')
     .option('--heading-prefix', 'start each chunk with its section heading path')
+    .option('--dedupe', 'drop exact-duplicate chunks (default, except longhisdoc-ocr)')
     .option('--no-dedupe', 'keep exact-duplicate chunks')
     .option('--simplify', 'convert to simplified Chinese (default on for wikipedia-dump and mediawiki-api)')
     .option('--no-simplify', 'keep the source script')
@@ -188,7 +189,7 @@ function configFromFlags(options: BuildOptions): CorpusBuildConfig {
     builder: params as CorpusBuildConfig['builder'],
     out: options.out,
     chunking,
-    dedupe: options.dedupe,
+    ...(options.dedupe === undefined ? {} : { dedupe: options.dedupe }),
   };
 }
 

@@ -43,6 +43,8 @@ export const longhisdocOcrBuilder: RegistryEntry<LonghisdocOcrParams, CorpusBuil
   create(params, context) {
     const filesPromise = listInputFiles(context.baseDir, params.input, /\.json$/i);
     return {
+      // Pages are the evidence units of LongHisDoc retrieval: two pages with the same text stay two pages.
+      dedupeByDefault: false,
       async describeSource() {
         const files = await filesPromise;
         return { path: files.length === 1 ? files[0]!.path : resolve(context.baseDir, String(params.input)), bytes: files.reduce((s, f) => s + f.bytes, 0) };

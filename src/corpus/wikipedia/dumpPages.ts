@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { SaxesParser } from 'saxes';
 import unbzip2 from 'unbzip2-stream';
 import { DataFileError } from '../../errors.js';
@@ -37,9 +37,17 @@ export async function* readDumpPages(path: string, options: DumpReadOptions = {}
     bytesRead += block.length;
   });
   const compressed = /\.bz2$/i.test(path);
-  // unbzip2-stream is a classic `through` stream; Readable.wrap gives it backpressure and async iteration.
-  const decoded: Readable = compressed ? new Readable().wrap(file.pipe(unbzip2())) : file;
-  if (compressed) file.on('error', (error) => decoded.destroy(error));
+  // unbzip2-stream is a classic `through` stream: piping it into a PassThrough gives backpressure
+  // (classic pipe pauses it, and it pauses the file) and async iteration; errors are forwarded.
+  let decoded: Readable = file;
+  if (compressed) {
+    const bz2 = unbzip2();
+    const out = new PassThrough({ highWaterMark: 1 << 20 });
+    bz2.on('error', (error: Error) => out.destroy(error));
+    file.on('error', (error) => out.destroy(error));
+    file.pipe(bz2).pipe(out);
+    decoded = out;
+  }
 
   const parser = new SaxesParser({ fileName: path });
   const completed: DumpPage[] = [];
@@ -117,8 +125,9 @@ export async function* readDumpPages(path: string, options: DumpReadOptions = {}
     if (compressed) decoded.destroy();
   }
   parser.write(decoder.decode());
+  if (parseError) fail(`malformed XML: ${(parseError as Error).message}`);
+  if (stack.length > 0) fail(`the XML ends inside <${stack.join('><')}> — the file is truncated`);
   parser.close();
   if (parseError) fail(`malformed XML: ${(parseError as Error).message}`);
-  if (stack.length > 0 || page) fail(`the XML ends inside <${stack.join('><')}> — the file is truncated`);
   while (completed.length > 0) yield completed.shift()!;
 }
