@@ -11,8 +11,8 @@ const ENTRY_HEADER = /^【资料(\d+)】(.*)$/;
 
 export interface ContextEntry {
   title: string;
-  /** One-based page number (LongHisDoc pages), shown when present. */
-  page?: number;
+  /** One-based page numbers (LongHisDoc pages, or a window of pages), shown when present. */
+  pages?: number[];
   text: string;
 }
 
@@ -32,7 +32,10 @@ function bracketTitle(title: string): string {
 
 /** Header line of one entry: `【资料2】《title》（第12页）`. */
 export function formatContextHeader(position: number, entry: Omit<ContextEntry, 'text'>): string {
-  const page = entry.page !== undefined ? `（第${entry.page}页）` : '';
+  const pages = entry.pages ?? [];
+  const first = pages[0];
+  const last = pages[pages.length - 1];
+  const page = first === undefined ? '' : first === last ? `（第${first}页）` : `（第${first}–${last}页）`;
   return `【资料${position}】${bracketTitle(entry.title)}${page}`;
 }
 

@@ -1,0 +1,19 @@
+import { Registry } from '../registry.js';
+import { closedBookStrategy } from './strategies/closedBook.js';
+import { cotStrategy } from './strategies/cot.js';
+import { longHisDocFullStrategy } from './strategies/longhisdocFull.js';
+import { profStrategy } from './strategies/prof.js';
+import { ragStrategy } from './strategies/rag.js';
+import { roleStrategy } from './strategies/role.js';
+import type { PromptStrategy } from './types.js';
+
+/** Prompting strategies by name; each spec is `{ name, ...template overrides and options }`. */
+export const strategies = new Registry<PromptStrategy, void>('strategy');
+
+strategies
+  .register(closedBookStrategy)
+  .register(roleStrategy)
+  .register(profStrategy)
+  .register(cotStrategy)
+  .register(ragStrategy)
+  .register(longHisDocFullStrategy);

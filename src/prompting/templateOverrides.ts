@@ -1,0 +1,61 @@
+import { readFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { formatZodIssues } from '../config/errors.js';
+import { ConfigError } from '../errors.js';
+import { AnswerInstructionsSchema } from './answerInstructions.js';
+import { requirePlaceholders, type Placeholder } from './fillTemplate.js';
+import type { PromptTemplate } from './templates/promptTemplate.js';
+
+/** Config fields every strategy accepts to edit its built-in template. */
+export const TemplateOverrideSchema = z.object({
+  /** System message text (replaces the built-in one; `""` sends none). */
+  system: z.string().optional(),
+  /** User message template with `{question}`, `{context}`, `{instructions}`. */
+  template: z.string().min(1).optional(),
+  /** A file with the template: `.json`/`.yaml`/`.yml` holding `{system?, template?}`, any other file is the user template text. */
+  templateFile: z.string().min(1).optional(),
+  /** Per-benchmark answer instructions (`{instructions}`). */
+  instructions: AnswerInstructionsSchema.optional(),
+});
+export type TemplateOverride = z.infer<typeof TemplateOverrideSchema>;
+
+const TemplateFileSchema = z.object({ system: z.string().optional(), template: z.string().min(1).optional() }).strict();
+
+async function readTemplateFile(path: string): Promise<{ system?: string; template?: string }> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`templateFile: cannot read ${path} (${(error as Error).message})`);
+  }
+  if (!/\.(json|ya?ml)$/i.test(path)) return { template: text };
+  let value: unknown;
+  try {
+    value = /\.json$/i.test(path) ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new ConfigError(`${path}: cannot parse (${(error as Error).message})`);
+  }
+  const parsed = TemplateFileSchema.safeParse(value);
+  if (!parsed.success) throw new ConfigError(`${path}: ${formatZodIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+/**
+ * The template a strategy uses: inline `system`/`template` override a `templateFile`, which
+ * overrides the built-in template. Checks the placeholders the strategy needs.
+ */
+export async function resolveTemplate(
+  builtIn: PromptTemplate,
+  override: TemplateOverride,
+  strategy: string,
+  required: readonly Placeholder[],
+): Promise<PromptTemplate> {
+  const fromFile = override.templateFile ? await readTemplateFile(override.templateFile) : {};
+  const template: PromptTemplate = {
+    system: override.system ?? fromFile.system ?? builtIn.system,
+    user: override.template ?? fromFile.template ?? builtIn.user,
+  };
+  requirePlaceholders(template.user, required, `strategy "${strategy}" template`);
+  return template;
+}
