@@ -1,0 +1,66 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { registerCorpusCommands } from '../../src/cli/commands/corpus.js';
+import { readCorpusManifest } from '../../src/corpus/read.js';
+import { DataFileError, InputError } from '../../src/errors.js';
+
+const fixtures = join(import.meta.dirname, 'fixtures');
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'hisrag-cli-'));
+  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+});
+afterAll(async () => {
+  vi.restoreAllMocks();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function run(...args: string[]): Promise<void> {
+  const program = new Command('hisrag').exitOverride();
+  registerCorpusCommands(program);
+  await program.parseAsync(['node', 'hisrag', ...args]);
+}
+
+describe('hisrag corpus build', () => {
+  it('builds a one-off corpus from flags', async () => {
+    const out = join(dir, 'flags');
+    await run('corpus', 'build', '--builder', 'wikipedia-dump', '--input', join(fixtures, 'mini-dump.xml'), '--out', out, '--max-size', '50', '--workers', '0', '--no-progress', '--set', 'minLength=5');
+    const manifest = await readCorpusManifest(out);
+    expect(manifest).toMatchObject({ name: 'flags', builder: 'wikipedia-dump', parameters: { chunking: { maxSize: 50 } } });
+    expect(manifest.parameters.builder).toMatchObject({ workers: 0, minLength: 5 });
+  });
+
+  it('builds from a YAML config, also when it is the corpus section of an experiment config', async () => {
+    const config = join(dir, 'experiment.yaml');
+    const out = join(dir, 'yaml');
+    await writeFile(config, `name: demo-run\ncorpus:\n  name: mini\n  out: ${out}\n  builder:\n    name: json\n    input: ${join(dir, 'poems.json')}\n    fields: { text: paragraphs }\n  chunking: { maxSize: 64 }\n`);
+    await writeFile(join(dir, 'poems.json'), JSON.stringify([{ id: 1, title: '詩', paragraphs: ['一句。', '二句。'] }]));
+    await run('corpus', 'build', config, '--no-progress');
+    expect((await readFile(join(out, 'chunks.jsonl'), 'utf8')).trim()).toBe('{"id":"mini:1:0","docId":"1","title":"詩","text":"一句。\\n二句。","meta":{"source":"poems.json"}}');
+  });
+
+  it('maps --field and --meta to the json builder field mapping', async () => {
+    const input = join(dir, 'mapped.jsonl');
+    await writeFile(input, '{"uid":"x","name":"甲","body":"文。","author":"某"}\n');
+    const out = join(dir, 'mapped');
+    await run('corpus', 'build', '--builder', 'json', '--input', input, '--out', out, '--field', 'id=uid', '--field', 'title=name', '--field', 'text=body', '--meta', 'author', '--no-progress');
+    expect(JSON.parse(await readFile(join(out, 'chunks.jsonl'), 'utf8'))).toMatchObject({ id: 'mapped:x:0', title: '甲', meta: { author: '某' } });
+  });
+
+  it('reports a truncated dump as a DataFileError (exit 2) and leaves no manifest', async () => {
+    const whole = await readFile(join(fixtures, 'mini-dump.xml.bz2'));
+    const input = join(dir, 'cut.xml.bz2');
+    await writeFile(input, whole.subarray(0, 700));
+    const out = join(dir, 'cut');
+    await expect(run('corpus', 'build', '--builder', 'wikipedia-dump', '--input', input, '--out', out, '--workers', '0', '--no-progress')).rejects.toThrow(DataFileError);
+    await expect(readCorpusManifest(out)).rejects.toThrow(/incomplete/);
+  });
+
+  it('rejects an unknown builder and a missing --out with InputError', async () => {
+    await expect(run('corpus', 'build', '--builder', 'nope', '--out', dir)).rejects.toThrow(/unknown builder "nope"/);
+    await expect(run('corpus', 'build', '--builder', 'json', '--input', 'x.json')).rejects.toThrow(InputError);
+  });
+});
