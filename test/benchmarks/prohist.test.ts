@@ -1,0 +1,98 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { benchmarks } from '../../src/benchmarks/registry.js';
+import { DataFileError } from '../../src/errors.js';
+
+const record = (over: Record<string, unknown> = {}) => ({
+  id: 'q1',
+  category: '名词解释',
+  question: '请解释“糊名”。',
+  rubrics: '加分项：1、指出糊名即弥封{+2}',
+  reference_answer: '糊名又称弥封。',
+  level_of_difficulty: 2,
+  dynasty: '宋',
+  topic: '科举',
+  ...over,
+});
+
+function file(content: string, name = 'bench.json'): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'hisrag-bench-')), name);
+  writeFileSync(path, content);
+  return path;
+}
+
+async function load(spec: Record<string, unknown>) {
+  return (await benchmarks.create({ name: 'prohist', ...spec } as { name: string }, undefined)).load();
+}
+
+describe('prohist loader', () => {
+  it('maps categories to tasks T1–T4 and multiple choice', async () => {
+    const path = file(
+      JSON.stringify([
+        record({ id: 'a', category: '名词解释' }),
+        record({ id: 'b', category: '简答题' }),
+        record({ id: 'c', category: '论述题' }),
+        record({ id: 'd', category: '策论题', length_constraint: 800 }),
+        record({ id: 'e', category: '八股文' }),
+        record({ id: 'f', category: '选择题', answer: 'adef', rubrics: undefined }),
+      ]),
+    );
+    const items = await load({ file: path });
+    expect(items.map((i) => i.task)).toEqual(['T1', 'T2', 'T3', 'T4', 'T4', 'MCQ']);
+    expect(items.map((i) => i.kind)).toEqual(['rubric', 'rubric', 'rubric', 'rubric', 'rubric', 'mcq']);
+    expect(items[3]!.lengthConstraint).toBe(800);
+    expect(items[5]!.answer).toBe('ADEF');
+  });
+
+  it('keeps difficulty, dynasty, topic and unknown fields in meta', async () => {
+    const [item] = await load({ file: file(JSON.stringify([record({ source: '某书' })])) });
+    expect(item!.meta).toMatchObject({ level_of_difficulty: 2, dynasty: '宋', topic: '科举', source: '某书' });
+    expect(item!.referenceAnswer).toBe('糊名又称弥封。');
+    expect(item!.rubrics).toContain('加分项');
+  });
+
+  it('keeps an unlisted category as its own task', async () => {
+    const [item] = await load({ file: file(JSON.stringify([record({ category: '史料分析题' })])) });
+    expect(item!.task).toBe('史料分析题');
+  });
+
+  it('reads JSONL as well as a JSON array', async () => {
+    const path = file([record({ id: 'a' }), record({ id: 'b' })].map((r) => JSON.stringify(r)).join('\n') + '\n', 'bench.jsonl');
+    expect((await load({ file: path })).map((i) => i.id)).toEqual(['a', 'b']);
+  });
+
+  it('names file, record index and field of a bad record', async () => {
+    const path = file(JSON.stringify([record(), record({ question: 42 })]));
+    const error = await load({ file: path }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DataFileError);
+    expect((error as Error).message).toContain(`${path}: [1].question`);
+  });
+
+  it('names the line of a bad JSONL record', async () => {
+    const path = file(`${JSON.stringify(record())}\n${JSON.stringify(record({ category: '' }))}\n`, 'b.jsonl');
+    await expect(load({ file: path })).rejects.toThrow(`${path}: line 2: category`);
+  });
+
+  it('requires answer letters on a multiple-choice record', async () => {
+    const path = file(JSON.stringify([record({ category: '选择题' })]));
+    await expect(load({ file: path })).rejects.toThrow('[0].answer');
+  });
+
+  it('rejects an unknown parameter in the spec', () => {
+    expect(() => benchmarks.parse({ name: 'prohist', file: 'x', categorys: ['名词解释'] }, 'benchmark')).toThrow(/categorys/);
+  });
+
+  it('describes the file with its hash and the filters in use', async () => {
+    const benchmark = await benchmarks.create({ name: 'prohist', file: file(JSON.stringify([record()])), tasks: ['T1'] }, undefined);
+    await benchmark.load();
+    expect(benchmark.describe()).toMatchObject({ name: 'prohist', total: 1, count: 1, filter: { tasks: ['T1'] } });
+    expect(benchmark.describe().sha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('loads the bundled demo benchmark', async () => {
+    const items = await load({ file: 'experiments/data/demo-prohist.json' });
+    expect(items.length).toBeGreaterThan(0);
+  });
+});
