@@ -1,4 +1,246 @@
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { formatZodIssues } from '../../config/errors.js';
+import { InputError } from '../../errors.js';
+import { atomicWrite, atomicWriteJson } from '../../io/atomicWrite.js';
+import { createProgress } from '../../progress/progress.js';
+import { judgeAgreement, VerdictRecordSchema, type VerdictRecord } from '../../scoring/agreement.js';
+import type { ScoreSummary } from '../../scoring/bootstrap.js';
+import { SCORING_COMPAT_MODES, type ScoringCompat } from '../../scoring/compat.js';
+import { readLongHisDocShape } from '../../scoring/longhisdoc/schema.js';
+import { rescoreLongHisDocRecord, ScoredLongHisDocRecordSchema, type ScoredLongHisDocRecord } from '../../scoring/rescore/longhisdocRecord.js';
+import { rescoreRubricRecord, SavedRubricRecordSchema } from '../../scoring/rescore/rubricRecord.js';
+import { summarizeBy } from '../../scoring/summarizeBy.js';
 
-// Filled in by the stage that owns these commands.
-export function registerScoreCommands(_program: Command): void {}
+function parseCompat(value: string): ScoringCompat {
+  if (!(SCORING_COMPAT_MODES as readonly string[]).includes(value)) {
+    throw new InputError(`--compat: expected one of ${SCORING_COMPAT_MODES.join(', ')}, got "${value}"`);
+  }
+  return value as ScoringCompat;
+}
+
+function parseSeed(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InputError(`--seed: expected a non-negative integer, got "${value}"`);
+  return Number(value);
+}
+
+async function readText(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new InputError(`${path}: cannot read (${(error as Error).message})`);
+  }
+}
+
+/** JSONL lines with their 1-based line numbers (blank lines skipped). */
+function jsonlLines(text: string): Array<{ line: number; text: string }> {
+  return text
+    .split('\n')
+    .map((line, index) => ({ line: index + 1, text: line.trim() }))
+    .filter((entry) => entry.text.length > 0);
+}
+
+const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '–');
+const summaryLine = (label: string, s: ScoreSummary) => `  ${label.padEnd(16)} ${fmt(s.mean).padStart(7)}  [${fmt(s.ciLow)}, ${fmt(s.ciHigh)}]  n=${s.n}\n`;
+
+function printBreakdown(title: string, groups: Record<string, ScoreSummary>): void {
+  process.stdout.write(`by ${title}:\n`);
+  for (const [key, summary] of Object.entries(groups)) process.stdout.write(summaryLine(key || '(none)', summary));
+}
+
+function failIfBad(input: string, problems: string[], written: number, output: string): void {
+  if (problems.length === 0) return;
+  throw new InputError(
+    `${input}: ${problems.length} bad record(s) skipped (the ${written} good one(s) were written to ${output}):\n` + problems.map((p) => `  ${p}`).join('\n'),
+  );
+}
+
+interface RubricOptions {
+  input: string;
+  output: string;
+  compat: ScoringCompat;
+  seed: number;
+}
+
+async function scoreRubricFile(options: RubricOptions): Promise<void> {
+  const lines = jsonlLines(await readText(options.input));
+  const problems: string[] = [];
+  const out: string[] = [];
+  const scored: Array<{ category: string; rs: number }> = [];
+  let failed = 0;
+  const progress = createProgress({ label: 'scoring', total: lines.length, unit: 'records', plain: true });
+  for (const [index, entry] of lines.entries()) {
+    progress.tick();
+    let value: unknown;
+    try {
+      value = JSON.parse(entry.text);
+    } catch (error) {
+      problems.push(`record ${index} (line ${entry.line}): not valid JSON (${(error as Error).message})`);
+      continue;
+    }
+    const parsed = SavedRubricRecordSchema.safeParse(value);
+    if (!parsed.success) {
+      problems.push(`record ${index} (line ${entry.line}): ${formatZodIssues(parsed.error)}`);
+      continue;
+    }
+    const result = await rescoreRubricRecord(parsed.data, options.compat);
+    const { status, score, scoreRaw, rule, verdicts, error, extra } = result;
+    out.push(
+      JSON.stringify({
+        ...parsed.data,
+        rs: score,
+        rs_raw: scoreRaw,
+        status,
+        ...(rule ? { rule } : {}),
+        ...(verdicts ? { verdicts } : {}),
+        ...(extra?.judgeStrayLines ? { stray_lines: extra.judgeStrayLines } : {}),
+        ...(error ? { error } : {}),
+      }),
+    );
+    if (status === 'scored' && score !== null) scored.push({ category: parsed.data.category ?? '', rs: score });
+    else failed++;
+  }
+  progress.stop();
+  await atomicWrite(options.output, out.join('\n') + (out.length ? '\n' : ''));
+  const summary = summarizeBy(scored, (r) => r.rs, (r) => r.category, { seed: options.seed });
+  process.stdout.write(`Rubric Score (${options.compat} parsing), mean with 95% bootstrap CI:\n`);
+  process.stdout.write(summaryLine('overall', summary.all));
+  printBreakdown('category', summary.groups);
+  process.stdout.write(`scored ${scored.length}, judge failures ${failed} (excluded from means), bad records ${problems.length}\n`);
+  process.stdout.write(`written: ${options.output}\n`);
+  failIfBad(options.input, problems, out.length, options.output);
+}
+
+interface LongHisDocOptions {
+  input: string;
+  output: string;
+  seed: number;
+}
+
+async function scoreLongHisDocFile(options: LongHisDocOptions): Promise<void> {
+  const shape = await readLongHisDocShape(options.input);
+  const problems: string[] = [];
+  const out: Record<string, unknown[]> = {};
+  const rows: Array<{ record: ScoredLongHisDocRecord; accuracy: number }> = [];
+  let failed = 0;
+  const total = Object.values(shape).reduce((n, records) => n + records.length, 0);
+  const progress = createProgress({ label: 'scoring', total, unit: 'records', plain: true });
+  for (const [docId, records] of Object.entries(shape)) {
+    out[docId] = [];
+    for (const [index, raw] of records.entries()) {
+      progress.tick();
+      const parsed = ScoredLongHisDocRecordSchema.safeParse(raw);
+      if (!parsed.success) {
+        problems.push(`record ${docId}[${index}]: ${formatZodIssues(parsed.error)}`);
+        continue;
+      }
+      const result = await rescoreLongHisDocRecord(parsed.data);
+      const accuracy = result.score === null ? null : result.score / 100;
+      out[docId]!.push({
+        ...parsed.data,
+        ...(result.extracted !== undefined ? { extracted: result.extracted } : {}),
+        score: accuracy,
+        ...(result.rule ? { rule: result.rule } : {}),
+        ...(result.error ? { error: result.error } : {}),
+      });
+      if (accuracy === null) failed++;
+      else rows.push({ record: parsed.data, accuracy });
+    }
+  }
+  progress.stop();
+  await atomicWriteJson(options.output, out);
+  const value = (r: (typeof rows)[number]) => r.accuracy * 100;
+  const opts = { seed: options.seed };
+  process.stdout.write('LongHisDoc generalised accuracy × 100, mean with 95% bootstrap CI:\n');
+  process.stdout.write(summaryLine('overall', summarizeBy(rows, value, () => '', opts).all));
+  printBreakdown('type', summarizeBy(rows, value, (r) => r.record.type, opts).groups);
+  printBreakdown('answer_type', summarizeBy(rows, value, (r) => r.record.answer_type, opts).groups);
+  printBreakdown('evidence_modal', summarizeBy(rows, value, (r) => r.record.evidence_modal, opts).groups);
+  process.stdout.write(`scored ${rows.length}, extraction failures ${failed}, bad records ${problems.length}\n`);
+  process.stdout.write(`written: ${options.output}\n`);
+  failIfBad(options.input, problems, rows.length + failed, options.output);
+}
+
+async function readVerdictFile(path: string): Promise<VerdictRecord[]> {
+  const records: VerdictRecord[] = [];
+  const problems: string[] = [];
+  for (const [index, entry] of jsonlLines(await readText(path)).entries()) {
+    let value: unknown;
+    try {
+      value = JSON.parse(entry.text);
+    } catch (error) {
+      problems.push(`record ${index} (line ${entry.line}): not valid JSON (${(error as Error).message})`);
+      continue;
+    }
+    const parsed = VerdictRecordSchema.safeParse(value);
+    if (parsed.success) records.push(parsed.data);
+    else problems.push(`record ${index} (line ${entry.line}): ${formatZodIssues(parsed.error)}`);
+  }
+  if (problems.length > 0) throw new InputError(`${path}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  return records;
+}
+
+export function registerScoreCommands(program: Command): void {
+  const score = program.command('score').description('Re-score saved model outputs with the shared scorer (the functions `hisrag run` uses)');
+
+  score
+    .command('rubric')
+    .description(
+      'ProHist-Bench Rubric Score from saved judge outputs. Input JSONL, one answer per line: `rubrics` and `judge_output` ' +
+        '(lines `加分项_N: 0|1`), optionally `category`, `response` (enables the empty-answer and T4 length rules; reasoning ' +
+        'blocks are dropped), `length_constraint`, `id`, `question`; MCQ lines (`category` 选择题) carry `answer` (e.g. "ADEF") ' +
+        'and `response` instead. Each output line adds `rs` (rounded half-to-even, as the reference), `rs_raw` (unrounded) and ' +
+        '`status` (`judge_failed` when a verdict is missing; rs is then null and the line is left out of the means).',
+    )
+    .requiredOption('--input <file>', 'input JSONL')
+    .requiredOption('--output <file>', 'output JSONL')
+    .option(
+      '--compat <mode>',
+      '`hisrag` (default) parses rubrics correctly; `reference` reproduces the published scorer exactly, including its quirk of ' +
+        'dropping an item written on the 加分项/减分项 header line, so published numbers can be reproduced',
+      parseCompat,
+      'hisrag' as ScoringCompat,
+    )
+    .option('--seed <n>', 'bootstrap seed (default 0)', parseSeed, 0)
+    .addHelpText('after', '\nBad records (not JSON, a missing field) are listed with their index and field; the good ones are still written, and the command exits 2.')
+    .action((options: RubricOptions) => scoreRubricFile(options));
+
+  score
+    .command('longhisdoc')
+    .description(
+      'LongHisDoc generalised accuracy. Input: LongHisDoc\'s QA layout {doc_id: [records]}; each record may carry `response` (the ' +
+        'raw model text) and `extracted` (the extracted answer; when absent the rule-based extractor fills it). Output: the same ' +
+        'layout with `extracted` and `score` (0–1, as LongHisDoc\'s own scorer writes it) per record; prints the overall ' +
+        'accuracy × 100 and the breakdowns by type, answer_type and evidence_modal with 95% bootstrap CIs.',
+    )
+    .requiredOption('--input <file>', 'input JSON')
+    .requiredOption('--output <file>', 'output JSON')
+    .option('--seed <n>', 'bootstrap seed (default 0)', parseSeed, 0)
+    .addHelpText('after', '\nBad records (a missing field, an unknown answer_type) are listed as doc_id[index] with the field; the good ones are still written, and the command exits 2.')
+    .action((options: LongHisDocOptions) => scoreLongHisDocFile(options));
+
+  score
+    .command('agreement')
+    .description('Agreement between two judges (or a judge and a human) on the same answers: Pearson r at rubric-item level and at answer level.')
+    .requiredOption('--a <file>', 'first verdict file (JSONL)')
+    .requiredOption('--b <file>', 'second verdict file (JSONL)')
+    .option('--compat <mode>', 'rubric/judge-output parsing: hisrag (default) or reference', parseCompat, 'hisrag' as ScoringCompat)
+    .addHelpText(
+      'after',
+      `
+Verdict file format (JSONL, one judged answer per line):
+  {"id": "q17", "verdicts": {"加分项_1": 1, "加分项_2": 0, "减分项_1": 0}, "rubrics": "…", "score": 62.5}
+  id            pairs lines across the two files (without ids, lines pair by position)
+  verdicts      per-item 0/1 verdicts, or instead
+  judge_output  the judge's raw text with lines 加分项_N: 0|1
+  score         answer-level score (optional); otherwise RS from rubrics; otherwise the share of items marked 1
+The output of \`hisrag score rubric\` is a valid verdict file.`,
+    )
+    .action(async (options: { a: string; b: string; compat: ScoringCompat }) => {
+      const result = judgeAgreement(await readVerdictFile(options.a), await readVerdictFile(options.b), { compat: options.compat });
+      const r = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'undefined (no variance)');
+      process.stdout.write(`rubric-item level  Pearson r = ${r(result.itemLevel.r)}  (n=${result.itemLevel.n} item verdicts)\n`);
+      process.stdout.write(`answer level       Pearson r = ${r(result.answerLevel.r)}  (n=${result.answerLevel.n} answers)\n`);
+      if (result.onlyA || result.onlyB) process.stdout.write(`unpaired answers: ${result.onlyA} only in --a, ${result.onlyB} only in --b\n`);
+    });
+}
