@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
-import { pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
+import type { FeatureExtractionPipeline } from '@huggingface/transformers';
 import { ConfigError } from '../../errors.js';
-import { locateModel } from '../../embedding/transformersModel.js';
 import type { TokenVectors } from './bertScore.js';
 
 export interface TokenVectorOptions {
@@ -24,6 +23,8 @@ export interface LoadedTokenVectors {
  * pooling 'none', [CLS] and [SEP] dropped — the input BERTScore matches greedily.
  */
 export async function loadTransformersTokenVectors(options: TokenVectorOptions): Promise<LoadedTokenVectors> {
+  // Loaded on demand: the scorer itself must not pull in onnxruntime.
+  const [{ pipeline }, { locateModel }] = await Promise.all([import('@huggingface/transformers'), import('../../embedding/transformersModel.js')]);
   const location = locateModel(options.model);
   let extractor: FeatureExtractionPipeline;
   try {
