@@ -31,6 +31,13 @@ export function characterBigrams(text: string): Set<string> {
   return grams;
 }
 
+const OPTION_LINE = /^\s*([A-H])[.．、:：]\s*(.+)$/gm;
+
+/** Options of a multiple-choice question written one per line (`A. …`). */
+export function parseOptions(question: string): { letter: string; text: string }[] {
+  return [...question.matchAll(OPTION_LINE)].map((m) => ({ letter: m[1]!, text: m[2]!.trim() }));
+}
+
 interface Candidate {
   sentence: string;
   overlap: number;
@@ -56,6 +63,9 @@ export class ExtractiveGenerator implements Generator {
     const normalise = (text: string) => (this.params.simplify ? toSimplified(text) : text);
     const entries = parseContextBlock(user);
     if (entries.length === 0) return decline;
+
+    const options = parseOptions(question);
+    if (options.length >= 2 && user.includes('\\boxed')) return this.chooseOptions(options, entries.map((e) => normalise(e.text)));
 
     const questionGrams = characterBigrams(normalise(question));
     const candidates: Candidate[] = [];
@@ -90,6 +100,27 @@ export class ExtractiveGenerator implements Generator {
       length += candidate.sentence.length;
     }
     return chosen.length > 0 ? chosen.join('') : decline;
+  }
+
+  /**
+   * Multiple choice: an option is chosen when nearly all (80%) of its bigrams occur in one context sentence
+   * (the best option always is), answered as `\boxed{letters}` as the MCQ instructions ask.
+   */
+  private chooseOptions(options: { letter: string; text: string }[], contexts: string[]): string {
+    const sentences = contexts.flatMap((text) => text.split(SENTENCE_END)).map((s) => characterBigrams(s));
+    const support = options.map(({ letter, text }) => {
+      const grams = characterBigrams(this.params.simplify ? toSimplified(text) : text);
+      let best = 0;
+      for (const sentence of sentences) {
+        let shared = 0;
+        for (const gram of grams) if (sentence.has(gram)) shared++;
+        best = Math.max(best, grams.size ? shared / grams.size : 0);
+      }
+      return { letter, best };
+    });
+    const top = Math.max(...support.map((s) => s.best));
+    const chosen = support.filter((s) => s.best >= 0.8 || s.best === top).map((s) => s.letter);
+    return `\\boxed{${chosen.join('')}}`;
   }
 
   async generate(messages: ChatMessage[]): Promise<GenerationResult> {

@@ -55,3 +55,19 @@ describe('extractive generator', () => {
     expect([...characterBigrams('甲乙，丙 丁')]).toEqual(['甲乙', '乙丙', '丙丁']);
   });
 });
+
+describe('extractive generator on multiple choice', () => {
+  const question = '下列关于明清科举的说法，正确的是（  ）。\nA. 乡试在省城贡院举行\nB. 会试由吏部主持\nC. 殿试由皇帝主持';
+  const withBoxed = (messages: ChatMessage[]) =>
+    messages.map((m) => (m.role === 'user' ? { ...m, content: `${m.content}\n请用 \\boxed{} 写出选项字母。` } : m));
+
+  it('answers with the letters of the options the context supports', async () => {
+    const messages = withBoxed(ragPrompt(question, ['明清时乡试在省城贡院举行，三年一次。殿试由皇帝主持。', '会试由礼部主持。']));
+    expect((await extractive().generate(messages)).text).toBe('\\boxed{AC}');
+  });
+
+  it('still declines a multiple-choice question without context', async () => {
+    const messages = withBoxed([{ role: 'user', content: `【问题】${question}` }]);
+    expect((await extractive().generate(messages)).text).toBe('无法回答');
+  });
+});
