@@ -1,7 +1,4 @@
 import type { Command } from 'commander';
-import { compareRuns } from '../../report/compare.js';
-import { regenerateReport } from '../../experiment/runner.js';
-import { summaryTable } from '../../report/table.js';
 
 export function registerReportCommands(program: Command): void {
   program
@@ -10,6 +7,8 @@ export function registerReportCommands(program: Command): void {
     .argument('<run-dir>', 'a run directory (experiments/runs/<run-id>)')
     .option('--quiet', 'print only the report path')
     .action(async (runDir: string, opts: { quiet?: boolean }) => {
+      const { regenerateReport } = await import('../../experiment/runner.js');
+      const { summaryTable } = await import('../../report/table.js');
       const { summary, reportPath } = await regenerateReport(runDir);
       if (!opts.quiet) process.stdout.write(summaryTable(summary) + '\n\n');
       process.stdout.write(`report: ${reportPath}\n`);
@@ -22,6 +21,7 @@ export function registerReportCommands(program: Command): void {
     .argument('<run-b>', 'second run directory')
     .option('--json', 'print the comparison as JSON')
     .action(async (runA: string, runB: string, opts: { json?: boolean }) => {
+      const { compareRuns } = await import('../../report/compare.js');
       const comparison = await compareRuns(runA, runB);
       process.stdout.write((opts.json ? JSON.stringify(comparison.rows, null, 2) : comparison.text) + '\n');
     });

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { loadExperimentConfig } from '../../config/load.js';
 import { InputError } from '../../errors.js';
-import { runExperiment } from '../../experiment/runner.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -41,6 +39,9 @@ summary.csv and report.html. Ctrl-C stops after the answers in flight; resume wi
       };
       process.on('SIGINT', onSigint);
       try {
+        // Loaded on use so that `hisrag --help` and other commands start fast.
+        const { loadExperimentConfig } = await import('../../config/load.js');
+        const { runExperiment } = await import('../../experiment/runner.js');
         const config = configFile ? await loadExperimentConfig(configFile, opts.set) : undefined;
         const result = await runExperiment({
           ...(config ? { config, configFile } : {}),

@@ -1,0 +1,102 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RunItemRecordSchema } from '../../src/experiment/records.js';
+import { RunSummarySchema } from '../../src/experiment/summary.js';
+import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
+
+/** The bundled demo config, reduced (5 questions, k ∈ {10, 20}) and writing into a temp dir. */
+function reducedDemoConfig(dir: string): string {
+  const config = parse(readFileSync(join(REPO_ROOT, 'experiments/demo.yaml'), 'utf8'));
+  config.output = join(dir, 'runs');
+  config.prepare.fixtureModel.out = join(dir, 'model');
+  config.prepare.corpora[0].out = join(dir, 'corpus');
+  config.prepare.indexes[0].out = join(dir, 'index');
+  config.prepare.indexes[0].corpus = join(dir, 'corpus');
+  config.prepare.indexes[0].embedder.model = join(dir, 'model');
+  config.retrieval.retriever.index = join(dir, 'index');
+  config.retrieval.k = [10, 20];
+  config.benchmark.limit = 5;
+  const file = join(dir, 'demo-reduced.yaml');
+  writeFileSync(file, stringify(config));
+  return file;
+}
+
+describe('the demo, end to end through the CLI', () => {
+  let dir: string;
+  let result: CliResult;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'hisrag-demo-'));
+    result = await runCli(['run', reducedDemoConfig(dir), '--run-id', 'reduced', '--no-progress']);
+  }, 180_000);
+
+  it('exits 0 and prints the table with closed-book and every depth', () => {
+    expect(result.stderr).not.toContain('internal error');
+    expect(result.code).toBe(0);
+    for (const row of ['closed-book', 'rag@10', 'rag@20']) expect(result.stdout).toMatch(new RegExp(`^${row}\\s`, 'm'));
+    expect(result.stdout).toContain('offline stand-in');
+    expect(result.stdout).toContain(`report: ${join(dir, 'runs', 'reduced', 'report.html')}`);
+  });
+
+  it('writes the run directory: config, manifest, items, summary, CSV and report', () => {
+    const runDir = join(dir, 'runs', 'reduced');
+    for (const f of ['config.json', 'manifest.json', 'items.jsonl', 'summary.json', 'summary.csv', 'report.html']) {
+      expect(existsSync(join(runDir, f)), f).toBe(true);
+    }
+    const lines = readFileSync(join(runDir, 'items.jsonl'), 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(5 * 3);
+    const records = lines.map((l) => RunItemRecordSchema.parse(JSON.parse(l)));
+    expect(new Set(records.map((r) => r.key)).size).toBe(15);
+    const rag = records.find((r) => r.condition === 'rag@20')!;
+    expect(rag.retrieved).toHaveLength(20);
+    expect(rag.contextIds.length).toBeGreaterThan(0);
+    expect(rag.score.status).toBe('scored');
+    expect(rag.score.verdicts).toBeDefined();
+    const summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')));
+    expect(summary.conditions).toEqual(['closed-book', 'rag@10', 'rag@20']);
+    expect(summary.cells.every((c) => c.score.ciLow !== null)).toBe(true);
+  });
+
+  it('re-running into the same run directory is refused with a hint to resume', async () => {
+    const again = await runCli(['run', join(dir, 'demo-reduced.yaml'), '--run-id', 'reduced', '--no-progress']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/already holds a run; use --resume/);
+  });
+
+  it('resuming a finished run answers nothing new and keeps the summary', async () => {
+    const runDir = join(dir, 'runs', 'reduced');
+    const before = readFileSync(join(runDir, 'summary.json'), 'utf8');
+    const resumed = await runCli(['run', '--resume', runDir, '--no-progress']);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain('(15 already done, 0 to go)');
+    expect(readFileSync(join(runDir, 'summary.json'), 'utf8')).toBe(before);
+  });
+
+  it('regenerates the report with `hisrag report`', async () => {
+    const report = await runCli(['report', join(dir, 'runs', 'reduced')]);
+    expect(report.code).toBe(0);
+    expect(report.stdout).toMatch(/^rag@10\s/m);
+  });
+});
+
+describe('bad input to `hisrag run`', () => {
+  it('exits 2 naming the config field', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hisrag-bad-'));
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, 'name: bad\nbenchmark: { name: prohist, file: x.json }\nstrategies: [rag]\nmodels: [{ name: extractive }]\nretrieval: { k: [10, 0], retriever: { name: hnsw, index: i } }\n');
+    const result = await runCli(['run', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('retrieval.k[1]: expected a positive integer');
+  });
+
+  it('exits 2 naming an unknown component and the known ones', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hisrag-bad-'));
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, 'name: bad\nbenchmark: { name: prohist, file: x.json }\nstrategies: [closed-book]\nmodels: [{ name: gpt5 }]\n');
+    const result = await runCli(['run', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/models\[0\]\.name: unknown generator "gpt5" \(known: .*extractive/);
+  });
+});

@@ -1,0 +1,79 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadExperimentConfig } from '../../src/config/load.js';
+import { readRunRecords } from '../../src/experiment/runDirectory.js';
+import { runExperiment, type RunResult } from '../../src/experiment/runner.js';
+import type { RunItemRecord } from '../../src/experiment/records.js';
+import { startOpenAIServer, type OpenAIServer } from '../helpers/openaiServer.js';
+import { deterministicResponder, endpointExperimentConfig } from './endpointFixtures.js';
+
+describe('a grid against an endpoint that fails 30% of requests', () => {
+  let server: OpenAIServer;
+  let result: RunResult;
+  let records: RunItemRecord[];
+
+  beforeAll(async () => {
+    server = await startOpenAIServer({
+      respond: deterministicResponder,
+      // The first requests fail outright (so some items surely exhaust their retries), then 30% at random.
+      faults: { rate: 0.3, kinds: ['429', '500', 'timeout', 'malformed', 'empty', 'reset'], seed: 11, retryAfterSeconds: 0.05, script: Array(8).fill('500') },
+    });
+    const dir = mkdtempSync(join(tmpdir(), 'hisrag-faults-'));
+    // Few retries, so that some items really fail and must be recorded as failures.
+    const file = endpointExperimentConfig(dir, server.url, { retries: 1, retryBaseMs: 5, retryMaxMs: 20, timeoutMs: 1500, apiKeyEnv: 'HISRAG_TEST_KEY' });
+    process.env.HISRAG_TEST_KEY = 'sk-test-secret-key-123';
+    result = await runExperiment({ config: await loadExperimentConfig(file), configFile: file, runId: 'faults' });
+    records = await readRunRecords(result.runDir);
+  }, 240_000);
+
+  afterAll(async () => {
+    delete process.env.HISRAG_TEST_KEY;
+    await server?.close();
+  });
+
+  it('records every question × condition exactly once', () => {
+    expect(records).toHaveLength(8 * 3);
+    expect(new Set(records.map((r) => r.key)).size).toBe(24);
+    expect(result.interrupted).toBe(false);
+  });
+
+  it('injected faults really happened, and were retried', () => {
+    const faults = server.requests.filter((r) => r.fault);
+    expect(faults.length).toBeGreaterThan(5);
+    expect(new Set(faults.map((r) => r.fault)).size).toBeGreaterThan(3);
+  });
+
+  it('scores each item or records it as failed with a reason — never a silent 0', () => {
+    expect(records.some((r) => r.score.status === 'generation_failed')).toBe(true);
+    for (const r of records) {
+      if (r.score.status === 'scored') {
+        expect(r.score.score).not.toBeNull();
+        expect(r.response).not.toBeNull();
+      } else {
+        expect(r.score.score).toBeNull();
+        expect(r.score.error ?? r.error).toBeTruthy();
+      }
+    }
+  });
+
+  it('excludes failures from the means and counts them in the summary', () => {
+    const failed = records.filter((r) => r.score.status !== 'scored').length;
+    expect(result.summary.totals.scored + result.summary.totals.generationFailed + result.summary.totals.judgeFailed).toBe(24);
+    expect(result.summary.totals.generationFailed + result.summary.totals.judgeFailed).toBe(failed);
+    for (const cell of result.summary.cells) {
+      const scores = records.filter((r) => r.condition === cell.condition && r.score.status === 'scored').map((r) => r.score.score!);
+      expect(cell.score.n).toBe(scores.length);
+      if (scores.length) expect(cell.score.mean).toBeCloseTo(scores.reduce((a, b) => a + b, 0) / scores.length);
+    }
+  });
+
+  it('never writes the API key into the run directory', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    for (const file of readdirSync(result.runDir)) {
+      expect(readFileSync(join(result.runDir, file), 'utf8')).not.toContain('sk-test-secret-key-123');
+    }
+    expect(server.requests.some((r) => String(r.headers.authorization).includes('sk-test-secret-key-123'))).toBe(true);
+  });
+});
