@@ -1,5 +1,6 @@
 import hnswlib from 'hnswlib-node';
 import { rename, rm } from 'node:fs/promises';
+import type { ChunkStore } from './chunkStore.js';
 import type { HnswParams } from './manifest.js';
 
 const { HierarchicalNSW } = hnswlib;
@@ -40,4 +41,17 @@ export async function saveHnswGraph(graph: HnswGraph, path: string): Promise<voi
 /** hnswlib distances → similarity scores: 1 − distance is the dot product ('ip') or cosine ('cosine'). */
 export function distanceToScore(distance: number): number {
   return 1 - distance;
+}
+
+/**
+ * Adds the stored vectors the graph does not hold yet (labels ≥ its count), growing it as needed: an
+ * incremental add, or recovery after a crash between committing new chunks and rewriting `hnsw.bin`.
+ */
+export function catchUpGraph(graph: HnswGraph, store: ChunkStore): number {
+  const have = graph.getCurrentCount();
+  const want = store.countVectors();
+  if (want <= have) return 0;
+  if (graph.getMaxElements() < want) graph.resizeIndex(want);
+  for (let label = have; label < want; label++) graph.addPoint(Array.from(store.vector(label)!), label);
+  return want - have;
 }

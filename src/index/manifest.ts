@@ -65,6 +65,8 @@ export const IndexManifestSchema = z.object({
     documents: z.number().int().nonnegative(),
     vectors: z.number().int().nonnegative(),
     terms: z.number().int().nonnegative(),
+    /** Chunks added after the build (`appendChunks`), not from the corpus. */
+    appended: z.number().int().nonnegative().optional(),
   }),
   timings: z.record(z.string(), z.number()),
   toolVersion: z.string(),

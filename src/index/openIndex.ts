@@ -4,7 +4,7 @@ import { InputError } from '../errors.js';
 import { Bm25Searcher } from './bm25/bm25Index.js';
 import { ChunkStore } from './chunkStore.js';
 import { ExactSearch } from './exactSearch.js';
-import { loadHnswGraph, type HnswGraph } from './hnswGraph.js';
+import { catchUpGraph, loadHnswGraph, type HnswGraph } from './hnswGraph.js';
 import { assertSameIdentity, embedderFromSpec } from './indexEmbedder.js';
 import { CHUNK_STORE_FILE, HNSW_FILE, requireCompleteIndexManifest, type ComponentSpec, type IndexManifest } from './manifest.js';
 
@@ -79,7 +79,12 @@ export async function openIndex(dir: string, options: OpenIndexOptions = {}): Pr
     },
     hnsw() {
       if (!manifest.hnsw || !manifest.embedder) throw new InputError(`${dir}: not an hnsw index (kind ${manifest.kind})`);
-      return (graph ??= loadHnswGraph(join(dir, HNSW_FILE), manifest.embedder.identity.dimension, manifest.hnsw));
+      if (!graph) {
+        graph = loadHnswGraph(join(dir, HNSW_FILE), manifest.embedder.identity.dimension, manifest.hnsw);
+        // Chunks committed by an add that crashed before rewriting hnsw.bin are still found.
+        catchUpGraph(graph, store);
+      }
+      return graph;
     },
     bm25() {
       if (!manifest.bm25) throw new InputError(`${dir}: not a bm25 index (kind ${manifest.kind})`);
