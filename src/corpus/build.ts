@@ -68,6 +68,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
     : {
         configHash,
         itemsConsumed: 0,
+        sourceBytesRead: 0,
         chunksBytes: 0,
         chunksWritten: 0,
         documentsRead: 0,
@@ -89,6 +90,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   });
   let lastBytes = 0;
   const onBytes = (bytes: number) => {
+    state.sourceBytesRead = bytes;
     if (!source.bytes) return;
     progress.tick(bytes - lastBytes, { pages: state.itemsConsumed, chunks: state.chunksWritten });
     lastBytes = bytes;

@@ -11,6 +11,8 @@ import { formatZodIssues } from '../config/errors.js';
 export const BuildCheckpointSchema = z.object({
   configHash: z.string(),
   itemsConsumed: z.number().int().nonnegative(),
+  /** Source bytes read when the checkpoint was written (compressed bytes for .bz2); informative. */
+  sourceBytesRead: z.number().int().nonnegative().default(0),
   chunksBytes: z.number().int().nonnegative(),
   chunksWritten: z.number().int().nonnegative(),
   documentsRead: z.number().int().nonnegative(),

@@ -74,7 +74,7 @@ async function* jsonArray(path: string, recordsPath: string | undefined): AsyncG
   }
   for (const key of recordsPath?.split('.') ?? []) value = (value as Record<string, unknown> | undefined)?.[key];
   if (!Array.isArray(value)) throw new DataFileError(`${path}${recordsPath ? ` at ${recordsPath}` : ''}: expected an array of records`);
-  yield* value;
+  for (const record of value as unknown[]) yield record;
 }
 
 function toItem(value: unknown, path: string, position: number, params: JsonCollectionParams): BuilderItem {
@@ -98,7 +98,10 @@ function toItem(value: unknown, path: string, position: number, params: JsonColl
   const rawTitle = r[fields.title];
   const title = typeof rawTitle === 'string' ? rawTitle : '';
   const meta: Record<string, unknown> = { source: basename(path) };
-  for (const field of fields.meta) if (r[field] !== undefined) meta[field] = params.simplify && typeof r[field] === 'string' ? toSimplified(r[field]) : r[field];
+  for (const field of fields.meta) {
+    const value = r[field];
+    if (value !== undefined) meta[field] = params.simplify && typeof value === 'string' ? toSimplified(value) : value;
+  }
   if (!text.trim()) return { kind: 'skipped', reason: 'emptyText', docId };
   return {
     kind: 'document',

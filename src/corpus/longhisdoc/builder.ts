@@ -101,7 +101,12 @@ async function readBookMeta(path: string): Promise<Map<string, Record<string, st
   const out = new Map<string, Record<string, string>>();
   for (const [docId, records] of Object.entries(parsed.data)) {
     const meta: Record<string, string> = {};
-    for (const record of records) for (const field of META_FIELDS) if (record[field] && !meta[field]) meta[field] = record[field];
+    for (const record of records) {
+      for (const field of META_FIELDS) {
+        const value = record[field];
+        if (value && !meta[field]) meta[field] = value;
+      }
+    }
     out.set(docId, meta);
   }
   return out;

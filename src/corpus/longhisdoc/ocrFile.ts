@@ -36,6 +36,10 @@ export async function readOcrPages(file: string): Promise<OcrPage[]> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new DataFileError(`${file}: expected an object keyed by zero-based page number`);
   }
+  const badKey = Object.keys(value).find((key) => !/^\d+$/.test(key));
+  if (badKey !== undefined) {
+    throw new DataFileError(`${file}: page key "${badKey}" is not a zero-based page number ("0", "1", ...)`);
+  }
   const parsed = OcrFileSchema.safeParse(value);
   if (!parsed.success) throw new DataFileError(`${file}: ${formatZodIssues(parsed.error)}`);
   const byIndex = new Map<number, string | undefined>();

@@ -1,0 +1,176 @@
+/**
+ * Corpus benchmarks (figures, not assertions): where the time of a zhwiki-scale dump build goes,
+ * and how fast a poem collection is chunked. Each stage runs in its own child process so that
+ * its peak RSS is its own.
+ *
+ *   node --import tsx scripts/bench-corpus.ts [--dir /tmp/hisrag-bench] [--mb 220] [--poems 55000] [--max-seconds 240]
+ *
+ * Stages on a synthetic dump (scripts/generate-synthetic-dump.ts; .bz2 made with the system bzip2):
+ *   bz2-system   system `bzip2 -dc` (reference: native decompression)
+ *   bz2-js       unbzip2-stream alone (the decompressor the builder uses)
+ *   xml          saxes page streaming alone (readDumpPages over the .xml)
+ *   build-xml    the full wikipedia-dump build (parse in workers, simplify, chunk, write) from .xml
+ *   build-bz2    the same from .xml.bz2
+ *   poems        the json builder on chinese-poetry-shaped Tang poems (generated: the npm package
+ *                is ~85 MB compressed, too big to add for a benchmark)
+ * A stage that runs past --max-seconds is stopped and reports the rate over what it did.
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: {
+    dir: { type: 'string', default: '/tmp/hisrag-bench' },
+    mb: { type: 'string', default: '220' },
+    poems: { type: 'string', default: '55000' },
+    'max-seconds': { type: 'string', default: '240' },
+    stage: { type: 'string' },
+    only: { type: 'string' },
+  },
+});
+const dir = values.dir!;
+const maxSeconds = Number(values['max-seconds']);
+const xmlPath = join(dir, `synthetic-${values.mb}mb.xml`);
+const bz2Path = `${xmlPath}.bz2`;
+const poemsDir = join(dir, `tang-${values.poems}`);
+
+interface StageResult {
+  stage: string;
+  seconds: number;
+  bytes?: number;
+  pages?: number;
+  chunks?: number;
+  stopped?: boolean;
+  peakRssMiB: number;
+}
+const peakRss = () => Math.round(process.resourceUsage().maxRSS / 1024);
+
+async function runStage(stage: string): Promise<StageResult> {
+  const started = performance.now();
+  const seconds = () => (performance.now() - started) / 1000;
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), maxSeconds * 1000);
+  timer.unref();
+  try {
+    if (stage === 'bz2-js') {
+      const { default: unbzip2 } = await import('unbzip2-stream');
+      const { PassThrough } = await import('node:stream');
+      const out = new PassThrough({ highWaterMark: 1 << 20 });
+      createReadStream(bz2Path, { highWaterMark: 1 << 20 }).pipe(unbzip2()).pipe(out);
+      let bytes = 0;
+      for await (const block of out) {
+        bytes += (block as Buffer).length;
+        if (deadline.signal.aborted) return { stage, seconds: seconds(), bytes, stopped: true, peakRssMiB: peakRss() };
+      }
+      return { stage, seconds: seconds(), bytes, peakRssMiB: peakRss() };
+    }
+    if (stage === 'xml') {
+      const { readDumpPages } = await import('../src/corpus/wikipedia/dumpPages.js');
+      let pages = 0;
+      let bytes = 0;
+      for await (const _ of readDumpPages(xmlPath, { onBytes: (b) => (bytes = b), signal: deadline.signal })) pages++;
+      return { stage, seconds: seconds(), bytes, pages, stopped: deadline.signal.aborted, peakRssMiB: peakRss() };
+    }
+    if (stage === 'build-xml' || stage === 'build-bz2' || stage === 'poems') {
+      const { buildCorpus } = await import('../src/corpus/build.js');
+      const out = join(dir, `out-${stage}`);
+      const builder =
+        stage === 'poems'
+          ? { name: 'json', input: poemsDir, fields: { text: 'paragraphs', meta: ['author'] }, simplify: true }
+          : { name: 'wikipedia-dump', input: stage === 'build-xml' ? xmlPath : bz2Path };
+      const config = { name: stage, builder, out, chunking: { maxSize: 512 } };
+      try {
+        const manifest = await buildCorpus(config, { signal: deadline.signal });
+        const m = manifest.counts;
+        return { stage, seconds: seconds(), bytes: manifest.source.bytes, pages: m.documentsRead, chunks: m.chunksWritten, peakRssMiB: peakRss() };
+      } catch (error) {
+        if (!deadline.signal.aborted) throw error;
+        const checkpoint = JSON.parse(await readFile(join(`${out}.partial`, 'checkpoint.json'), 'utf8'));
+        return { stage, seconds: seconds(), bytes: checkpoint.sourceBytesRead, pages: checkpoint.itemsConsumed, chunks: checkpoint.chunksWritten, stopped: true, peakRssMiB: peakRss() };
+      } finally {
+        await rm(out, { recursive: true, force: true });
+        await rm(`${out}.partial`, { recursive: true, force: true });
+      }
+    }
+    throw new Error(`unknown stage ${stage}`);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function writePoems(count: number): Promise<void> {
+  // chinese-poetry's 全唐诗 layout: poet.tang.<n>.json, 1000 poems each, traditional characters.
+  const chars = Array.from('春風花月夜山水雲天人家秋霜雪江南北歸來去日長空明白青山高樓城邊寒鳥飛聲落葉孤舟客心中故鄉愁思君不見千里萬年何處門前柳色新酒一杯歌行路難');
+  let seed = 7;
+  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+  const line = (n: number) => Array.from({ length: n }, () => chars[Math.floor(rand() * chars.length)]).join('');
+  await mkdir(poemsDir, { recursive: true });
+  for (let file = 0; file * 1000 < count; file++) {
+    const poems = [];
+    for (let i = file * 1000; i < Math.min(count, (file + 1) * 1000); i++) {
+      const n = rand() < 0.5 ? 5 : 7;
+      const couplets = rand() < 0.6 ? 2 : 4;
+      poems.push({
+        author: line(2),
+        paragraphs: Array.from({ length: couplets }, () => `${line(n)}，${line(n)}。`),
+        title: line(3),
+        id: `poem-${i}`,
+      });
+    }
+    await writeFile(join(poemsDir, `poet.tang.${file * 1000}.json`), JSON.stringify(poems));
+  }
+}
+
+function runChild(stage: string): Promise<StageResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', new URL(import.meta.url).pathname, ...process.argv.slice(2), '--stage', stage], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`stage ${stage} exited with ${code}`))));
+  });
+}
+
+function describe(result: StageResult, uncompressedBytes: number, compressedBytes: number): string {
+  let mb = (result.bytes ?? 0) / 1048576;
+  // Builds from .bz2 report compressed bytes read: scale to the uncompressed XML they stand for.
+  if (result.stage === 'build-bz2') mb = ((result.bytes ?? 0) / compressedBytes) * (uncompressedBytes / 1048576);
+  const parts = [`${result.stage.padEnd(10)} ${result.seconds.toFixed(1).padStart(7)} s`];
+  if (result.stage !== 'poems') parts.push(`${(mb / result.seconds).toFixed(2).padStart(7)} MiB/s of XML`);
+  if (result.pages && result.stage !== 'poems') parts.push(`${Math.round(result.pages / result.seconds)} pages/s`);
+  if (result.stage === 'poems') parts.push(`${result.pages} poems, ${Math.round((result.chunks ?? 0) / result.seconds)} chunks/s, ${Math.round((result.pages ?? 0) / result.seconds)} poems/s`);
+  else if (result.chunks) parts.push(`${result.chunks} chunks`);
+  parts.push(`peak RSS ${result.peakRssMiB} MiB`);
+  if (result.stopped) parts.push(`(stopped at ${maxSeconds}s: ${mb.toFixed(0)} MiB done)`);
+  return parts.join(', ');
+}
+
+if (values.stage) {
+  process.stdout.write(JSON.stringify(await runStage(values.stage)) + '\n');
+} else {
+  await mkdir(dir, { recursive: true });
+  if (!existsSync(xmlPath)) {
+    execFileSync(process.execPath, ['--import', 'tsx', new URL('./generate-synthetic-dump.ts', import.meta.url).pathname, '--out', xmlPath, '--mb', values.mb!], { stdio: 'inherit' });
+  }
+  if (!existsSync(bz2Path)) execFileSync('sh', ['-c', `bzip2 -c -9 '${xmlPath}' > '${bz2Path}.tmp' && mv '${bz2Path}.tmp' '${bz2Path}'`], { stdio: 'inherit' });
+  if (!existsSync(poemsDir)) await writePoems(Number(values.poems));
+  const uncompressed = statSync(xmlPath).size;
+  const compressed = statSync(bz2Path).size;
+  process.stdout.write(`synthetic dump: ${(uncompressed / 1048576).toFixed(1)} MiB XML, ${(compressed / 1048576).toFixed(1)} MiB bz2; ${values.poems} poems\n`);
+  const stages = values.only ? values.only.split(',') : ['bz2-system', 'bz2-js', 'xml', 'build-xml', 'build-bz2', 'poems'];
+  for (const stage of stages) {
+    if (stage === 'bz2-system') {
+      const started = performance.now();
+      const result = spawnSync('sh', ['-c', `bzip2 -dc '${bz2Path}' | wc -c`], { encoding: 'utf8' });
+      const seconds = (performance.now() - started) / 1000;
+      process.stdout.write(`${'bz2-system'.padEnd(10)} ${seconds.toFixed(1).padStart(7)} s, ${(Number(result.stdout.trim()) / 1048576 / seconds).toFixed(2).padStart(7)} MiB/s of XML (native bzip2, reference)\n`);
+      continue;
+    }
+    process.stdout.write(describe(await runChild(stage), uncompressed, compressed) + '\n');
+  }
+  process.stdout.write(`load average at the end: ${(await import('node:os')).loadavg().map((l) => l.toFixed(1)).join(' ')} on ${(await import('node:os')).availableParallelism()} cores\n`);
+}
