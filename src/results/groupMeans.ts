@@ -1,4 +1,5 @@
 import { pairedBootstrap, summarizeScores } from '../scoring/bootstrap.js';
+import { groupKeyValue } from './groupKeyValue.js';
 import type { TidyRow } from './tidyRows.js';
 
 export type GroupKey = keyof TidyRow | `groups.${string}`;
@@ -14,12 +15,6 @@ export interface GroupMean {
   ciHigh: number | null;
 }
 
-function valueOf(row: TidyRow, key: GroupKey): string | number | null {
-  if (typeof key === 'string' && key.startsWith('groups.')) return row.groups[key.slice(7)] ?? null;
-  const v = row[key as keyof TidyRow];
-  return typeof v === 'string' || typeof v === 'number' ? v : v === null ? null : JSON.stringify(v);
-}
-
 /**
  * Mean of a numeric field (default `score`) per group with a 95% percentile-bootstrap CI —
  * the same bootstrap as the runner's summaries. Rows whose value is null (failures, items
@@ -33,7 +28,7 @@ export function groupMeans(
   const field = options.value ?? 'score';
   const groups = new Map<string, { keys: Record<string, string | number | null>; values: number[]; failed: number }>();
   for (const row of rows) {
-    const keys = Object.fromEntries(by.map((k) => [k, valueOf(row, k)]));
+    const keys = Object.fromEntries(by.map((k) => [k, groupKeyValue(row, k)]));
     const id = JSON.stringify(keys);
     const group = groups.get(id) ?? { keys, values: [], failed: 0 };
     const v = row[field];

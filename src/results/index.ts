@@ -7,8 +7,18 @@
  *   groupMeans(rows, ['model', 'k']);            // score vs k with 95% CIs
  *   groupMeans(rows, ['condition'], { value: 'recall' });
  *   pairedDifferences(rows, { baseline: 'closed-book' });
+ *   correlations(rows, ['k'], 'recall', 'score'); // does finding the evidence go with answering well?
+ *
+ * Charts for notebooks: `lineChartSvg(chartSeries(groupMeans(...), { x: 'k', series: ['model'] }))`
+ * gives a self-contained SVG (inline display), `saveFigure` writes it as .svg and .png.
  */
 export { loadRun, loadRuns, type LoadedRun } from './loadRun.js';
 export { tidyRows, tidyRow, type TidyRow } from './tidyRows.js';
 export { groupMeans, pairedDifferences, type GroupKey, type GroupMean, type PairedComparison } from './groupMeans.js';
+export { groupKeyValue } from './groupKeyValue.js';
+export { correlations, type GroupCorrelation } from './correlations.js';
 export { judgeAgreementRows, verdictRecords, type JudgeDisagreement } from './judgeAgreement.js';
+export { lineChartSvg, type LineChartSpec, type ChartSeries, type ChartPoint, type ChartReference } from './lineChart.js';
+export { chartSeries } from './chartSeries.js';
+export { htmlTable } from './htmlTable.js';
+export { saveFigure, saveFigures, type SavedFigure, type SaveFigureOptions } from './saveFigure.js';

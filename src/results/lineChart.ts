@@ -1,0 +1,144 @@
+import { escapeHtml } from '../report/escape.js';
+
+const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2'];
+
+export interface ChartPoint {
+  x: number;
+  y: number;
+  /** 95% CI bounds; drawn as a band around the line when given. */
+  lo?: number | null;
+  hi?: number | null;
+}
+
+export interface ChartSeries {
+  label: string;
+  points: ChartPoint[];
+}
+
+/** A horizontal reference line (e.g. closed-book) with an optional CI band. */
+export interface ChartReference {
+  label: string;
+  y: number;
+  lo?: number | null;
+  hi?: number | null;
+}
+
+export interface LineChartSpec {
+  title?: string;
+  xLabel: string;
+  yLabel: string;
+  series: ChartSeries[];
+  references?: ChartReference[];
+  /**
+   * `ordinal` spaces the distinct x values evenly (retrieval depths 10, 20, 50, 100 are roughly
+   * log-spaced already); `linear` places them by value.
+   */
+  xScale?: 'ordinal' | 'linear';
+  /** Fixed y range; by default fitted to the data (and clipped to [0, 100] for scores). */
+  yDomain?: [number, number];
+  width?: number;
+  height?: number;
+}
+
+const fmt = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(2));
+
+/**
+ * A line chart with CI bands as a self-contained SVG string: renders inline in a notebook
+ * (`display.html`), in the HTML report and in any browser, and is saved as-is as a .svg file.
+ * Hand-written because no CDN is reachable from the notebooks and a bundled charting library
+ * would need a renderer of its own to produce files.
+ */
+export function lineChartSvg(spec: LineChartSpec): string {
+  const series = spec.series.filter((s) => s.points.length > 0).map((s) => ({ ...s, points: [...s.points].sort((a, b) => a.x - b.x) }));
+  const references = spec.references ?? [];
+  const W = spec.width ?? 680;
+  const H = spec.height ?? 380;
+  const left = 56, right = 180, top = spec.title ? 34 : 16, bottom = 48;
+  const plotW = W - left - right, plotH = H - top - bottom;
+
+  const xs = [...new Set(series.flatMap((s) => s.points.map((p) => p.x)))].sort((a, b) => a - b);
+  const ordinal = (spec.xScale ?? 'ordinal') === 'ordinal';
+  const [xMin, xMax] = xs.length ? [xs[0]!, xs[xs.length - 1]!] : [0, 1];
+  const x = (v: number) =>
+    left + (ordinal ? (xs.length <= 1 ? plotW / 2 : (xs.indexOf(v) / (xs.length - 1)) * plotW) : xMax === xMin ? plotW / 2 : ((v - xMin) / (xMax - xMin)) * plotW);
+
+  const values = [
+    ...series.flatMap((s) => s.points.flatMap((p) => [p.y, p.lo ?? p.y, p.hi ?? p.y])),
+    ...references.flatMap((r) => [r.y, r.lo ?? r.y, r.hi ?? r.y]),
+  ];
+  let [yMin, yMax] = spec.yDomain ?? fitDomain(values);
+  if (yMax === yMin) [yMin, yMax] = [yMin - 1, yMax + 1];
+  const y = (v: number) => top + plotH - ((v - yMin) / (yMax - yMin)) * plotH;
+  const px = (v: number) => v.toFixed(1);
+
+  const parts: string[] = [];
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" font-family="sans-serif" aria-label="${escapeHtml(spec.title ?? spec.yLabel)}">`,
+  );
+  parts.push(`<rect x="0" y="0" width="${W}" height="${H}" fill="#fff"/>`);
+  if (spec.title) parts.push(`<text x="${left + plotW / 2}" y="20" text-anchor="middle" font-size="14" font-weight="bold">${escapeHtml(spec.title)}</text>`);
+  parts.push(`<rect x="${left}" y="${top}" width="${plotW}" height="${plotH}" fill="#fafafa" stroke="#ccc"/>`);
+  for (let i = 0; i <= 5; i++) {
+    const v = yMin + ((yMax - yMin) * i) / 5;
+    parts.push(`<line x1="${left}" x2="${left + plotW}" y1="${px(y(v))}" y2="${px(y(v))}" stroke="#eee"/>`);
+    parts.push(`<text x="${left - 6}" y="${px(y(v) + 4)}" text-anchor="end" font-size="11">${fmt(Number(v.toFixed(2)))}</text>`);
+  }
+  for (const v of xs) parts.push(`<text x="${px(x(v))}" y="${top + plotH + 18}" text-anchor="middle" font-size="11">${fmt(v)}</text>`);
+  parts.push(`<text x="${left + plotW / 2}" y="${H - 8}" text-anchor="middle" font-size="12">${escapeHtml(spec.xLabel)}</text>`);
+  parts.push(
+    `<text x="14" y="${top + plotH / 2}" text-anchor="middle" font-size="12" transform="rotate(-90 14 ${top + plotH / 2})">${escapeHtml(spec.yLabel)}</text>`,
+  );
+
+  let legendY = top + 10;
+  const legend = (color: string, label: string, dashed: boolean) => {
+    parts.push(
+      `<line x1="${left + plotW + 12}" x2="${left + plotW + 32}" y1="${legendY}" y2="${legendY}" stroke="${color}" stroke-width="2"${dashed ? ' stroke-dasharray="5 4"' : ''}/>`,
+    );
+    parts.push(`<text x="${left + plotW + 36}" y="${legendY + 4}" font-size="11">${escapeHtml(label)}</text>`);
+    legendY += 18;
+  };
+
+  references.forEach((ref, i) => {
+    const color = i === 0 ? '#555' : PALETTE[(series.length + i) % PALETTE.length]!;
+    if (ref.lo != null && ref.hi != null) {
+      parts.push(`<rect x="${left}" width="${plotW}" y="${px(y(ref.hi))}" height="${px(Math.max(0.5, y(ref.lo) - y(ref.hi)))}" fill="${color}" opacity="0.10"/>`);
+    }
+    parts.push(
+      `<line class="reference-line" x1="${left}" x2="${left + plotW}" y1="${px(y(ref.y))}" y2="${px(y(ref.y))}" stroke="${color}" stroke-width="2" stroke-dasharray="5 4"><title>${escapeHtml(`${ref.label}: ${fmt(ref.y)}`)}</title></line>`,
+    );
+    legend(color, ref.label, true);
+  });
+
+  series.forEach((s, i) => {
+    const color = PALETTE[i % PALETTE.length]!;
+    const banded = s.points.filter((p) => p.lo != null && p.hi != null);
+    if (banded.length === s.points.length && banded.length > 0) {
+      const upper = s.points.map((p) => `${px(x(p.x))},${px(y(p.hi!))}`);
+      const lower = s.points.map((p) => `${px(x(p.x))},${px(y(p.lo!))}`).reverse();
+      parts.push(`<polygon class="ci-band" points="${[...upper, ...lower].join(' ')}" fill="${color}" opacity="0.15"/>`);
+    }
+    parts.push(`<polyline class="series-line" points="${s.points.map((p) => `${px(x(p.x))},${px(y(p.y))}`).join(' ')}" fill="none" stroke="${color}" stroke-width="2"/>`);
+    for (const p of s.points) {
+      const ci = p.lo != null && p.hi != null ? ` [${fmt(p.lo)}, ${fmt(p.hi)}]` : '';
+      parts.push(`<circle cx="${px(x(p.x))}" cy="${px(y(p.y))}" r="3.5" fill="${color}"><title>${escapeHtml(`${s.label} @ ${fmt(p.x)}: ${fmt(p.y)}${ci}`)}</title></circle>`);
+    }
+    legend(color, s.label, false);
+  });
+  parts.push('</svg>');
+  return parts.join('\n');
+}
+
+/** A y range with some headroom, on round numbers; scores (all within 0–100) stay within 0–100. */
+function fitDomain(values: number[]): [number, number] {
+  if (values.length === 0) return [0, 1];
+  const min = Math.min(...values);
+  const max = Math.max(...values);
+  const span = max - min || Math.abs(max) || 1;
+  const step = span > 20 ? 5 : span > 2 ? 1 : 0.05;
+  let lo = Math.floor((min - span * 0.1) / step) * step;
+  let hi = Math.ceil((max + span * 0.1) / step) * step;
+  if (min >= 0) lo = Math.max(0, lo);
+  if (max <= 100 && min >= 0 && span > 2) hi = Math.min(100, hi);
+  if (max <= 1 && min >= 0) hi = Math.min(1, hi);
+  return [lo, hi];
+}
