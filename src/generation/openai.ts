@@ -8,7 +8,7 @@ import { endpointLimiter } from './endpointConcurrency.js';
 import { openResponseCache, responseCacheKey, type ResponseCache } from './responseCache.js';
 import { splitReasoning } from './reasoning.js';
 import { withRetries, type RetryHooks, type RetryPolicy } from './retryPolicy.js';
-import type { GenerationResult, Generator, TokenUsage } from './types.js';
+import type { GenerateOptions, GenerationResult, Generator, TokenUsage } from './types.js';
 import { validatingFetch } from './validatingFetch.js';
 
 export const OpenAIParamsSchema = z
@@ -74,8 +74,9 @@ function contentText(content: unknown): string {
  * hisrag's own (ChatOpenAI's retries are off), requests to one endpoint share a concurrency
  * bound, and successful responses may be cached on disk.
  *
- * An empty completion is returned as a valid empty answer (the benchmark rules score it 0);
- * a response that is not a chat completion at all is a `malformed-response` failure.
+ * An empty completion is returned as a valid empty answer (the benchmark rules score it 0) and
+ * is not cached; a response that is not a chat completion at all is a `malformed-response`
+ * failure (retried, then thrown). Failures are never cached.
  */
 export class OpenAIGenerator implements Generator {
   readonly name = 'openai';
@@ -137,9 +138,9 @@ export class OpenAIGenerator implements Generator {
     });
   }
 
-  async generate(messages: ChatMessage[], options: { signal?: AbortSignal } = {}): Promise<GenerationResult> {
+  async generate(messages: ChatMessage[], options: GenerateOptions = {}): Promise<GenerationResult> {
     const key = this.cache ? this.cacheKey(messages) : undefined;
-    if (this.cache && key) {
+    if (this.cache && key && options.cache !== 'refresh') {
       const hit = this.cache.get(key);
       if (hit) {
         this.stats.cacheHits++;
@@ -159,7 +160,8 @@ export class OpenAIGenerator implements Generator {
           },
         }),
       );
-      if (this.cache && key) this.cache.put(key, this.params.model, result);
+      // Empty completions are answers (scored 0) but not cached: a re-run asks again.
+      if (this.cache && key && result.raw.trim() !== '') this.cache.put(key, this.params.model, result);
       return result;
     } catch (error) {
       this.stats.failures++;

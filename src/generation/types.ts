@@ -17,11 +17,20 @@ export interface GenerationResult {
   cached?: boolean;
 }
 
+export interface GenerateOptions {
+  signal?: AbortSignal;
+  /**
+   * Response cache use: `use` (default) answers from the cache when it can; `refresh` skips the
+   * lookup and stores the new answer (a judge retrying an unusable output wants a fresh call).
+   */
+  cache?: 'use' | 'refresh';
+}
+
 /** Any LLM (OpenAI-compatible endpoint, offline extractive baseline ...) behind one interface. */
 export interface Generator {
   readonly name: string;
   /** Model name as recorded in run manifests and reports. */
   readonly model: string;
-  generate(messages: ChatMessage[], options?: { signal?: AbortSignal }): Promise<GenerationResult>;
+  generate(messages: ChatMessage[], options?: GenerateOptions): Promise<GenerationResult>;
   describe(): Record<string, unknown>;
 }

@@ -239,3 +239,26 @@ describe('openai generator response cache', () => {
     }
   });
 });
+
+describe('openai generator cache control', () => {
+  const cacheFile = () => join(mkdtempSync(join(tmpdir(), 'hisrag-cache-')), 'responses.sqlite');
+
+  it('asks the server again with cache: refresh and stores the new answer', async () => {
+    let n = 0;
+    const s = await server({ respond: () => `回答${++n}` });
+    const file = cacheFile();
+    await generator(s.url, { cache: file }).gen.generate(question);
+    const refreshed = await generator(s.url, { cache: file }).gen.generate(question, { cache: 'refresh' });
+    const later = await generator(s.url, { cache: file }).gen.generate(question);
+    expect(refreshed).toMatchObject({ text: '回答2' });
+    expect(later).toMatchObject({ text: '回答2', cached: true });
+  });
+
+  it('does not cache an empty completion', async () => {
+    const s = await server({ faults: script('empty') });
+    const file = cacheFile();
+    expect((await generator(s.url, { cache: file }).gen.generate(question)).text).toBe('');
+    expect((await generator(s.url, { cache: file }).gen.generate(question)).cached).toBeUndefined();
+    expect(s.chatRequests()).toHaveLength(2);
+  });
+});
