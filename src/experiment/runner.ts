@@ -244,13 +244,32 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
       }
     };
 
+    let fatal: unknown;
     try {
-      await Promise.all(tasks.map((task) => limit(() => runTask(task))));
+      // A bad-input error (e.g. a retriever refusing a query) stops the run: nothing new is
+      // scheduled, the answers in flight finish and are kept, then the error is reported.
+      const settled = await Promise.allSettled(
+        tasks.map((task) =>
+          limit(() =>
+            runTask(task).catch((error) => {
+              fatal ??= error;
+              onAbort();
+              throw error;
+            }),
+          ),
+        ),
+      );
+      void settled;
     } finally {
       await appendChain;
       await appender.close();
       progress.stop();
       options.signal?.removeEventListener('abort', onAbort);
+    }
+    if (fatal) {
+      const done = (await readRunRecords(runDir)).length;
+      if (fatal instanceof Error) fatal.message += `\n(${done}/${total} answers are saved in ${runDir}; fix the problem and finish with: hisrag run --resume ${runDir})`;
+      throw fatal;
     }
 
     const records = await readRunRecords(runDir);
