@@ -162,6 +162,16 @@ describe('scoreItem: LongHisDoc items', () => {
     expect(await scoreItem(item('Str', '赵庄姬'), '赵庄姬', { extractor })).toMatchObject({ status: 'judge_failed', score: null });
   });
 
+  it('scores an empty answer 0 without calling the extractor', async () => {
+    const extractor = {
+      name: 'forbidden',
+      extract: async (): Promise<string> => {
+        throw new Error('the extractor was called');
+      },
+    };
+    expect(await scoreItem(item('None', '无法回答'), '<think>无法回答</think>', { extractor })).toMatchObject({ score: 0, rule: 'empty-answer' });
+  });
+
   it('converts traditional characters before comparing', async () => {
     expect(await scoreItem(item('Str', '陆行直'), '陸行直')).toMatchObject({ score: 100 });
   });

@@ -40,8 +40,14 @@ function jsonlLines(text: string): Array<{ line: number; text: string }> {
     .filter((entry) => entry.text.length > 0);
 }
 
+/** Pads to a terminal width where CJK characters take two columns. */
+function padDisplay(text: string, width: number): string {
+  const used = [...text].reduce((n, ch) => n + (/[\u1100-\uffff]/.test(ch) ? 2 : 1), 0);
+  return text + ' '.repeat(Math.max(1, width - used));
+}
+
 const fmt = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '–');
-const summaryLine = (label: string, s: ScoreSummary) => `  ${label.padEnd(16)} ${fmt(s.mean).padStart(7)}  [${fmt(s.ciLow)}, ${fmt(s.ciHigh)}]  n=${s.n}\n`;
+const summaryLine = (label: string, s: ScoreSummary) => `  ${padDisplay(label, 16)}${fmt(s.mean).padStart(7)}  [${fmt(s.ciLow)}, ${fmt(s.ciHigh)}]  n=${s.n}\n`;
 
 function printBreakdown(title: string, groups: Record<string, ScoreSummary>): void {
   process.stdout.write(`by ${title}:\n`);
