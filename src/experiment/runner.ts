@@ -151,9 +151,10 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
     const limit = pLimit(config.execution.concurrency);
     let interrupted = false;
     let stopReason: string | undefined;
+    // Queued tasks see the flag and return at once (clearing p-limit's queue instead would
+    // leave their promises pending forever).
     const onAbort = () => {
       interrupted = true;
-      limit.clearQueue();
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
