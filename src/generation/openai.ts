@@ -82,15 +82,18 @@ export class OpenAIGenerator implements Generator {
   readonly name = 'openai';
   readonly model: string;
   readonly stats: GeneratorStats = { requests: 0, retries: 0, cacheHits: 0, failures: 0 };
-  private readonly chat: ChatOpenAI;
-  private readonly cache?: ResponseCache;
-  private readonly apiKey?: string;
-  private readonly policy: RetryPolicy;
+  // True private fields (#): JSON.stringify or a debugger dump of a generator cannot reach the
+  // key, header values or the environment.
+  readonly #chat: ChatOpenAI;
+  readonly #cache?: ResponseCache;
+  readonly #apiKey?: string;
+  readonly #policy: RetryPolicy;
+  readonly #params: OpenAIParams;
+  readonly #options: OpenAIGeneratorOptions;
 
-  constructor(
-    private readonly params: OpenAIParams,
-    private readonly options: OpenAIGeneratorOptions = {},
-  ) {
+  constructor(params: OpenAIParams, options: OpenAIGeneratorOptions = {}) {
+    this.#params = params;
+    this.#options = options;
     this.model = params.model;
     const env = options.env ?? process.env;
     if (params.apiKeyEnv !== undefined) {
@@ -100,20 +103,20 @@ export class OpenAIGenerator implements Generator {
           `generator "${params.model}": environment variable ${params.apiKeyEnv} (apiKeyEnv) is not set; export it with the API key, or remove apiKeyEnv for a server that needs no key`,
         );
       }
-      this.apiKey = key;
+      this.#apiKey = key;
     }
-    this.chat = new ChatOpenAI({
+    this.#chat = new ChatOpenAI({
       model: params.model,
       temperature: params.temperature,
       maxTokens: params.maxTokens,
-      apiKey: this.apiKey ?? NO_KEY,
+      apiKey: this.#apiKey ?? NO_KEY,
       timeout: params.timeoutMs,
       maxRetries: 0,
       modelKwargs: params.extraBody,
       configuration: { baseURL: params.baseURL, defaultHeaders: params.headers, fetch: validatingFetch() },
     });
-    this.cache = params.cache ? openResponseCache(params.cache) : undefined;
-    this.policy = {
+    this.#cache = params.cache ? openResponseCache(params.cache) : undefined;
+    this.#policy = {
       retries: params.retries,
       baseDelayMs: params.retryBaseMs,
       maxDelayMs: params.retryMaxMs,
@@ -122,9 +125,9 @@ export class OpenAIGenerator implements Generator {
   }
 
   /** Removes the API key (and header values) from text that may be recorded. */
-  private redact = (text: string): string => {
+  #redact = (text: string): string => {
     let out = text;
-    for (const secret of [this.apiKey, ...Object.values(this.params.headers)]) {
+    for (const secret of [this.#apiKey, ...Object.values(this.#params.headers)]) {
       if (secret && secret.length >= 4) out = out.split(secret).join('***');
     }
     return out;
@@ -132,36 +135,36 @@ export class OpenAIGenerator implements Generator {
 
   cacheKey(messages: ChatMessage[]): string {
     return responseCacheKey({
-      model: this.params.model,
+      model: this.#params.model,
       messages: messages.map(({ role, content }) => ({ role, content })),
-      params: { temperature: this.params.temperature, maxTokens: this.params.maxTokens, extraBody: this.params.extraBody },
+      params: { temperature: this.#params.temperature, maxTokens: this.#params.maxTokens, extraBody: this.#params.extraBody },
     });
   }
 
   async generate(messages: ChatMessage[], options: GenerateOptions = {}): Promise<GenerationResult> {
-    const key = this.cache ? this.cacheKey(messages) : undefined;
-    if (this.cache && key && options.cache !== 'refresh') {
-      const hit = this.cache.get(key);
+    const key = this.#cache ? this.cacheKey(messages) : undefined;
+    if (this.#cache && key && options.cache !== 'refresh') {
+      const hit = this.#cache.get(key);
       if (hit) {
         this.stats.cacheHits++;
         return hit;
       }
     }
-    const limit = endpointLimiter(this.params.baseURL, this.params.concurrency);
+    const limit = endpointLimiter(this.#params.baseURL, this.#params.concurrency);
     try {
       const result = await limit(() =>
-        withRetries(() => this.request(messages, options.signal), this.policy, options.signal, {
-          sleep: this.options.sleep,
-          random: this.options.random,
-          redact: this.redact,
+        withRetries(() => this.request(messages, options.signal), this.#policy, options.signal, {
+          sleep: this.#options.sleep,
+          random: this.#options.random,
+          redact: this.#redact,
           onRetry: (info) => {
             this.stats.retries++;
-            this.options.onRetry?.(info);
+            this.#options.onRetry?.(info);
           },
         }),
       );
       // Empty completions are answers (scored 0) but not cached: a re-run asks again.
-      if (this.cache && key && result.raw.trim() !== '') this.cache.put(key, this.params.model, result);
+      if (this.#cache && key && result.raw.trim() !== '') this.#cache.put(key, this.#params.model, result);
       return result;
     } catch (error) {
       this.stats.failures++;
@@ -171,7 +174,7 @@ export class OpenAIGenerator implements Generator {
 
   private async request(messages: ChatMessage[], signal?: AbortSignal): Promise<GenerationResult> {
     this.stats.requests++;
-    const reply = await this.chat.invoke(messages.map(toLangChain), { signal });
+    const reply = await this.#chat.invoke(messages.map(toLangChain), { signal });
     const raw = contentText(reply.content);
     const reasoningContent = reply.additional_kwargs?.reasoning_content;
     const { text, reasoning } = splitReasoning(raw, typeof reasoningContent === 'string' ? reasoningContent : undefined);
@@ -187,7 +190,7 @@ export class OpenAIGenerator implements Generator {
 
   /** For run manifests: no key, no header values. */
   describe(): Record<string, unknown> {
-    const { headers, ...rest } = this.params;
+    const { headers, ...rest } = this.#params;
     return { name: this.name, ...rest, headers: Object.keys(headers) };
   }
 }

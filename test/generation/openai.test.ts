@@ -180,7 +180,7 @@ describe('openai generator', () => {
 
   it('describes itself without the key or header values', async () => {
     const { gen } = generator('http://127.0.0.1:9/v1', { apiKeyEnv: 'TEST_KEY', headers: { Authorization: 'Bearer sk-hdr' } }, { env: { TEST_KEY: 'sk-desc-secret' } });
-    const text = JSON.stringify(gen.describe());
+    const text = JSON.stringify(gen.describe()) + JSON.stringify(gen);
     expect(text).not.toContain('sk-desc-secret');
     expect(text).not.toContain('sk-hdr');
     expect(text).toContain('TEST_KEY');
@@ -260,5 +260,28 @@ describe('openai generator cache control', () => {
     expect((await generator(s.url, { cache: file }).gen.generate(question)).text).toBe('');
     expect((await generator(s.url, { cache: file }).gen.generate(question)).cached).toBeUndefined();
     expect(s.chatRequests()).toHaveLength(2);
+  });
+});
+
+describe('openai generator under injected faults', () => {
+  it('answers every request or fails it with a reason, at a 30% fault rate', async () => {
+    const s = await server({
+      faults: { rate: 0.3, kinds: ['429', '500', 'timeout', 'malformed', 'empty', 'reset'], seed: 11, retryAfterSeconds: 0.01 },
+    });
+    const gen = new OpenAIGenerator(
+      OpenAIParamsSchema.parse({ baseURL: s.url, model: 'test-model', retries: 4, retryBaseMs: 5, timeoutMs: 250, concurrency: 8 }),
+    );
+    const outcomes = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        gen.generate([{ role: 'user', content: `问题${i}` }]).then(
+          (r) => (r.text === '' ? 'empty' : 'answered'),
+          (e: unknown) => (e instanceof GenerationError ? `failed:${e.reason}` : `unexpected:${String(e)}`),
+        ),
+      ),
+    );
+    expect(outcomes.filter((o) => o.startsWith('unexpected'))).toEqual([]);
+    expect(outcomes.filter((o) => o === 'answered').length).toBeGreaterThan(25);
+    expect(s.chatRequests().some((r) => r.fault)).toBe(true);
+    expect(gen.stats.retries).toBeGreaterThan(0);
   });
 });
