@@ -34,8 +34,11 @@ export const WikipediaDumpParamsSchema = z.strictObject({
   categories: z.array(z.string().min(1)).optional(),
   /** Drop articles with fewer extracted characters. */
   minLength: z.number().int().nonnegative().default(0),
-  /** Parser worker threads; 0 parses in the main thread. Default: cores − 1 (at least 1). */
-  workers: z.number().int().nonnegative().default(Math.max(1, availableParallelism() - 1)),
+  /**
+   * Parser worker threads; 0 parses in the main thread. Default: one per core — the main thread's
+   * share (XML, chunking, writing) is a small fraction of the parser's.
+   */
+  workers: z.number().int().nonnegative().default(Math.max(1, availableParallelism())),
   /** Article URL prefix; default from the dump's `<siteinfo><base>` (…/wiki/). */
   urlBase: z.string().url().optional(),
 });

@@ -119,7 +119,9 @@ export async function* readDumpPages(path: string, options: DumpReadOptions = {}
   } catch (error) {
     if (error instanceof DataFileError) throw error;
     const message = (error as Error).message;
-    fail(compressed ? `bz2 data is truncated or corrupt (${message})` : `read error (${message})`);
+    // unbzip2-stream runs off the end of a cut block with a TypeError: its message means nothing to a user.
+    const detail = error instanceof TypeError ? 'the compressed data ends inside a block' : message;
+    fail(compressed ? `bz2 data is truncated or corrupt (${detail})` : `read error (${message})`);
   } finally {
     file.destroy();
     if (compressed) decoded.destroy();
