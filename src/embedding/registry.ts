@@ -2,6 +2,7 @@ import { Registry } from '../registry.js';
 import type { TextEmbedder } from './types.js';
 import { TransformersEmbedderParamsSchema } from './transformersParams.js';
 import { createTransformersEmbedder } from './transformersEmbedder.js';
+import { OpenAIEmbedderParamsSchema, createOpenAIEmbedder } from './openaiEmbedder.js';
 
 /** Embedders by name: `transformers` (local ONNX via transformers.js), `openai` (remote /v1/embeddings). */
 export const embedders = new Registry<TextEmbedder, void>('embedder');
@@ -11,6 +12,13 @@ embedders.register({
   description: 'ONNX BERT model through transformers.js (bge-large-zh-v1.5 by default, or a local model directory)',
   params: TransformersEmbedderParamsSchema,
   create: (params) => createTransformersEmbedder(params),
+});
+
+embedders.register({
+  name: 'openai',
+  description: 'remote OpenAI-compatible /v1/embeddings server (TEI, vLLM, Infinity, hisrag serve embeddings)',
+  params: OpenAIEmbedderParamsSchema,
+  create: (params) => createOpenAIEmbedder(params),
 });
 
 /** Builds an embedder from a config spec `{ name, ...params }`; errors name `path`. */

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { AutoTokenizer, pipeline, type FeatureExtractionPipeline } from '@huggingface/transformers';
 import { z } from 'zod';
+import pLimit from 'p-limit';
 import { ConfigError, DataFileError } from '../errors.js';
 import type { TransformersEmbedderParams } from './transformersParams.js';
 
@@ -103,11 +104,13 @@ export async function loadTransformersModel(params: ModelLoadParams): Promise<Tr
   const tokenizer = extractor.tokenizer as unknown as { model_max_length: number; encode(text: string): number[] };
   tokenizer.model_max_length = Math.min(tokenizer.model_max_length ?? params.maxTokens, params.maxTokens);
 
+  // One model call at a time: concurrent callers (e.g. server requests) queue instead of piling up tensors.
+  const oneAtATime = pLimit(1);
   return {
     dimension,
     fingerprint,
     countTokens: (texts) => texts.map((text) => Math.min(tokenizer.encode(text).length, params.maxTokens)),
-    async embedBatch(texts) {
+    embedBatch: (texts) => oneAtATime(async () => {
       const output = await extractor(texts, { pooling: params.pooling, normalize: params.normalize });
       const [rows, width] = output.dims as [number, number];
       if (rows !== texts.length || width !== dimension) {
@@ -117,7 +120,7 @@ export async function loadTransformersModel(params: ModelLoadParams): Promise<Tr
       const vectors = Array.from({ length: rows }, (_, i) => data.slice(i * width, (i + 1) * width));
       output.dispose();
       return vectors;
-    },
+    }),
     async dispose() {
       await extractor.dispose();
     },

@@ -142,6 +142,7 @@ export class TransformersWorkerPool implements TransformersModel {
           new Promise<void>((resolve) => {
             if (worker.exitCode !== null) return resolve();
             worker.once('exit', () => resolve());
+            hold(worker, true); // wait for the exit even when nothing else keeps the process alive
             worker.disconnect(); // the worker exits on disconnect
           }),
       ),

@@ -56,7 +56,7 @@ export function registerModelCommands(program: Command): void {
     .action(async (options: FixtureCommandOptions) => {
       if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) throw new InputError('--seed: expected a non-negative integer');
       if (options.dim && options.hidden && options.dim !== options.hidden) throw new InputError('--dim and --hidden disagree');
-      const progress = createProgress({ label: 'writing tensors', unit: 'tensors', plain: !options.encoder });
+      const progress = createProgress({ label: 'writing tensors', unit: 'tensors', silent: !options.encoder });
       const info = await generateFixtureModel(
         {
           outDir: options.out,

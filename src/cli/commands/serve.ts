@@ -1,4 +1,84 @@
 import type { Command } from 'commander';
+import { InputError } from '../../errors.js';
+import { TransformersEmbedder } from '../../embedding/transformersEmbedder.js';
+import { startEmbeddingServer } from '../../embedding/embeddingServer.js';
 
-// Filled in by the stage that owns these commands.
-export function registerServeCommands(_program: Command): void {}
+function integer(name: string, min: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min) throw new InputError(`${name}: expected an integer ≥ ${min}, got "${value}"`);
+    return n;
+  };
+}
+
+interface ServeEmbeddingsOptions {
+  model: string;
+  port: number;
+  host: string;
+  servedName?: string;
+  cacheDir?: string;
+  allowRemote?: boolean;
+  dtype: string;
+  pooling: string;
+  normalize: boolean;
+  maxTokens?: number;
+  batchSize?: number;
+  workers?: number;
+  threads?: number;
+}
+
+/** Resolves when the process is asked to stop (Ctrl-C, SIGTERM). */
+const untilStopped = () =>
+  new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+
+export function registerServeCommands(program: Command): void {
+  const serve = program.command('serve').description('Serve local models over OpenAI-compatible HTTP APIs');
+  serve
+    .command('embeddings')
+    .description(
+      'Serve a local embedder as an OpenAI-compatible API: POST /v1/embeddings (string or array input, ' +
+        'encoding_format float or base64) and GET /v1/models. Inputs are embedded as documents: clients add any query prefix ' +
+        '(the openai embedder\'s queryPrefix). Runs until interrupted.',
+    )
+    .requiredOption('--model <id-or-dir>', 'hub id (e.g. Xenova/bge-large-zh-v1.5, from --cache-dir) or local model directory')
+    .option('--port <n>', 'TCP port (0 picks a free one)', integer('--port', 0), 8080)
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--served-name <name>', 'model id clients use (default: --model as given)')
+    .option('--cache-dir <dir>', 'cache directory of hub models (default .cache/transformers)')
+    .option('--allow-remote', 'download the model from the hub if it is not cached')
+    .option('--dtype <dtype>', 'fp32 or q8 (onnx/model_quantized.onnx)', 'fp32')
+    .option('--pooling <pooling>', 'cls or mean', 'cls')
+    .option('--no-normalize', 'do not L2-normalise vectors')
+    .option('--max-tokens <n>', 'truncate inputs to this many tokens (default 512)', integer('--max-tokens', 3))
+    .option('--batch-size <n>', 'texts per model call (default 16)', integer('--batch-size', 1))
+    .option('--workers <n>', 'worker processes, each with its own model (default 0: in this process)', integer('--workers', 0))
+    .option('--threads <n>', 'onnxruntime threads per model instance', integer('--threads', 1))
+    .action(async (options: ServeEmbeddingsOptions) => {
+      const embedder = new TransformersEmbedder({
+        model: options.model,
+        cacheDir: options.cacheDir,
+        allowRemote: options.allowRemote ?? false,
+        dtype: options.dtype as 'fp32',
+        pooling: options.pooling as 'cls',
+        normalize: options.normalize,
+        maxTokens: options.maxTokens,
+        batchSize: options.batchSize,
+        workers: options.workers,
+        threads: options.threads,
+      });
+      const identity = await embedder.identity();
+      const server = await startEmbeddingServer({
+        embedder,
+        modelName: options.servedName ?? options.model,
+        host: options.host,
+        port: options.port,
+      });
+      process.stderr.write(`serving ${server.modelName} (${identity.dimension} dimensions, ${identity.pooling} pooling) at ${server.url}\n`);
+      await untilStopped();
+      await server.close();
+      await embedder.dispose();
+    });
+}
