@@ -4,7 +4,7 @@ import { mkdir, readFile, rename, rm, stat, truncate } from 'node:fs/promises';
 import { resolve, join } from 'node:path';
 import { chunkDocument, countCodePoints } from '../chunking/chunker.js';
 import { loadTokenCounter } from '../chunking/tokenCounter.js';
-import { ChunkSchema, type Chunk } from '../chunking/types.js';
+import { ChunkSchema, type Chunk, type SizeMeasure } from '../chunking/types.js';
 import { InputError } from '../errors.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
 import { JsonlAppender, readJsonl } from '../io/jsonl.js';
@@ -25,6 +25,11 @@ export interface BuildCorpusOptions {
   signal?: AbortSignal;
   /** Where relative paths resolve; default the working directory. */
   baseDir?: string;
+  /**
+   * Chunk size measure, overriding `chunking.unit`/`tokenizer` (e.g. the embedder's own token
+   * counter); the manifest then records `chunking.measure: "custom"`.
+   */
+  measure?: SizeMeasure;
   /** Items between checkpoints (tests use small values). */
   checkpointEvery?: number;
 }
@@ -40,9 +45,9 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   const outDir = resolve(baseDir, config.out ?? join('corpora', config.name));
   const paths = corpusPaths(outDir);
   const builder = await corpusBuilders.create(config.builder, { baseDir }, 'builder');
-  const measure = config.chunking.unit === 'tokens'
+  const measure = options.measure ?? (config.chunking.unit === 'tokens'
     ? await loadTokenCounter(resolve(baseDir, config.chunking.tokenizer!))
-    : countCodePoints;
+    : countCodePoints);
   const source = await builder.describeSource();
   const dedupe = config.dedupe ?? builder.dedupeByDefault ?? true;
   const configHash = createHash('sha256').update(JSON.stringify(config)).digest('hex');
@@ -103,7 +108,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   const checkpointEvery = options.checkpointEvery ?? 2000;
   const commitBatch = async () => {
     await appender.append(pending);
-    for (const chunk of pending) state.chunksBytes += Buffer.byteLength(JSON.stringify(chunk)) + 1;
+    state.chunksBytes = (await stat(paths.partialChunks)).size;
     state.chunksWritten += pending.length;
     pending = [];
     state.elapsedSeconds = elapsedBefore + (Date.now() - runStarted) / 1000;
@@ -160,7 +165,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
     builder: config.builder.name,
     complete: true,
     source: source.bytes === undefined ? { path: source.path } : { path: source.path, bytes: source.bytes },
-    parameters: { builder: config.builder, chunking: config.chunking, dedupe },
+    parameters: { builder: config.builder, chunking: options.measure ? { ...config.chunking, measure: 'custom' } : config.chunking, dedupe },
     counts: {
       documentsRead: state.documentsRead,
       documentsSkipped: state.documentsSkipped,

@@ -126,6 +126,14 @@ describe('buildCorpus', () => {
     expect(ids.slice(0, 3)).toEqual(['nums:n0:0', 'nums:n0:1', 'nums:n1:0']);
   });
 
+  it('sizes chunks with a caller-supplied measure (e.g. the embedder\'s token counter)', async () => {
+    const manifest = await buildCorpus({ ...config('measured'), chunking: { maxSize: 100 } }, { measure: (text) => text.length * 20 });
+    expect(manifest.parameters.chunking).toMatchObject({ maxSize: 100, measure: 'custom' });
+    const texts = (await chunkLines('measured')).map((l) => JSON.parse(l).text as string);
+    expect(texts.every((t) => t.length * 20 <= 100)).toBe(true);
+    expect(texts).toContain('重複句。');
+  });
+
   it('refuses a directory that is not a corpus', async () => {
     await expect(readCorpusManifest(join(dir, 'nothing'))).rejects.toThrow(/manifest\.json: not found/);
   });
