@@ -150,6 +150,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
       if (itemsSinceCheckpoint >= checkpointEvery || Date.now() - lastCheckpointAt > 5000) await commitBatch();
       if (options.signal?.aborted) break;
     }
+    // Also on an interruption: everything consumed so far is kept, and resume starts right after it.
     await commitBatch();
   } finally {
     await appender.close();
