@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ExperimentConfig } from '../config/experiment.js';
 import type { ComponentSpec } from '../config/fields.js';
 import { ConfigError } from '../errors.js';
@@ -29,6 +31,15 @@ export interface Stages {
   /** Human-readable lines naming each component (printed at the start of a run). */
   describeLines(): string[];
   close(): Promise<void>;
+}
+
+/** True for a model directory written by `hisrag model fixture` (its config.json says so). */
+function isGeneratedFixture(model: string): boolean {
+  try {
+    return 'hisrag_fixture' in JSON.parse(readFileSync(join(model, 'config.json'), 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 const OFFLINE_STAND_INS: Record<string, string> = {
@@ -169,7 +180,15 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
     },
     describeLines() {
       const lines: string[] = [];
-      for (const [label, r] of retrieverByLabel) lines.push(`retriever ${label}: ${r.name} ${JSON.stringify(r.describe())}`);
+      for (const [label, r] of retrieverByLabel) {
+        const described = r.describe();
+        lines.push(`retriever ${label}: ${r.name}${typeof described.index === 'string' ? ` over ${described.index}` : ''}`);
+        const embedder = described.embedder as { model?: string; dimension?: number; pooling?: string } | undefined;
+        if (embedder?.model) {
+          const stand = isGeneratedFixture(embedder.model) ? ' (generated fixture model: an offline stand-in for bge-large-zh-v1.5)' : '';
+          lines.push(`embedder for ${label}: ${embedder.model}, ${embedder.dimension} dimensions, ${embedder.pooling} pooling${stand}`);
+        }
+      }
       for (const m of models) lines.push(`generator ${m.label}: ${m.generator.name}${OFFLINE_STAND_INS[m.generator.name] ? ` (${OFFLINE_STAND_INS[m.generator.name]})` : ''}`);
       lines.push(`judge: ${judge.name}${OFFLINE_STAND_INS[judge.name] ? ` (${OFFLINE_STAND_INS[judge.name]})` : ` (${judge.model})`}`);
       lines.push(`answer extractor: ${extractor.name}${OFFLINE_STAND_INS[extractor.name] ? ` (${OFFLINE_STAND_INS[extractor.name]})` : ''}`);

@@ -22,7 +22,7 @@ th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.ci{color:#7
 .pos{color:#2a7a2a}.neg{color:#b22}.meta{color:#555;font-size:.9rem}
 details{border:1px solid #e3e3e3;border-radius:4px;margin:.35rem 0;padding:.3rem .6rem}summary{cursor:pointer}
 pre{white-space:pre-wrap;background:#f7f7f7;padding:.5rem;border-radius:4px;font-size:.85rem;max-height:24rem;overflow:auto}
-.chunk{border-left:3px solid #9ab;padding-left:.5rem;margin:.3rem 0;font-size:.85rem}.failed{color:#b22;font-weight:600}
+.detail{text-align:left;font-family:monospace;font-size:.8rem;word-break:break-all}.chunk{border-left:3px solid #9ab;padding-left:.5rem;margin:.3rem 0;font-size:.85rem}.failed{color:#b22;font-weight:600}
 `;
 
 /** The run report: one self-contained HTML file (no scripts, no CDN); every model-written string is escaped. */
@@ -32,6 +32,7 @@ export function renderReportHtml(input: ReportInput): string {
   out.push(`<!doctype html><html lang="zh"><head><meta charset="utf-8"><title>hisrag report: ${esc(summary.experiment)}</title><style>${STYLE}</style></head><body>`);
   out.push(`<h1>hisrag report: ${esc(summary.experiment)}</h1>`);
   out.push(`<p class="meta">${esc(describeManifest(manifest))}</p>`);
+  out.push(renderComponents(manifest));
   out.push(
     `<p class="meta">${summary.totals.items} answers; ${summary.totals.scored} scored, ${summary.totals.generationFailed} generation failures and ${summary.totals.judgeFailed} judge failures (failures are excluded from means). ` +
       `95% CIs: percentile bootstrap, ${summary.bootstrap.resamples} resamples, seed ${summary.bootstrap.seed}. Paired differences are taken against <b>${esc(summary.baseline)}</b> on the questions both conditions scored.</p>`,
@@ -100,9 +101,25 @@ function describeManifest(manifest: Record<string, unknown>): string {
   for (const key of ['runId', 'hisragVersion', 'gitCommit', 'startedAt', 'finishedAt']) {
     if (manifest[key] !== undefined && manifest[key] !== null) parts.push(`${key}: ${String(manifest[key])}`);
   }
-  const components = manifest.components as Record<string, unknown> | undefined;
-  if (components) parts.push(`components: ${JSON.stringify(components)}`);
   return parts.join(' · ');
+}
+
+/** The components of the run (generators, retrievers, judge, extractor) as a small table. */
+function renderComponents(manifest: Record<string, unknown>): string {
+  const components = manifest.components as Record<string, unknown> | undefined;
+  if (!components) return '';
+  const rows: string[] = [];
+  const describe = (value: unknown) => esc(typeof value === 'string' ? value : JSON.stringify(value));
+  for (const [kind, value] of Object.entries(components)) {
+    if (value && typeof value === 'object' && !Array.isArray(value) && (kind === 'generators' || kind === 'retrievers')) {
+      for (const [label, detail] of Object.entries(value as Record<string, unknown>)) {
+        rows.push(`<tr><td>${esc(kind.slice(0, -1))}</td><td>${esc(label)}</td><td class="detail">${describe(detail)}</td></tr>`);
+      }
+    } else {
+      rows.push(`<tr><td>${esc(kind)}</td><td></td><td class="detail">${describe(value)}</td></tr>`);
+    }
+  }
+  return `<details class="components"><summary>Components</summary><table class="components">${rows.join('')}</table></details>`;
 }
 
 function renderDrillDown(records: RunItemRecord[], summary: RunSummary, limit: number): string {
