@@ -16,8 +16,9 @@ export interface RecordFile {
 }
 
 /**
- * Reads a data file that is either a JSON array of records, a JSON object holding such an array
- * under `data`, or JSONL (one record per line). Errors name the file and the line.
+ * Reads a data file that is either JSONL (one record per line; `.jsonl`/`.ndjson`, or any file
+ * whose text is not one JSON value), a JSON array of records, or a JSON object holding such an
+ * array under `data`. Errors name the file and the line.
  */
 export async function readRecordFile(path: string): Promise<RecordFile> {
   let text: string;
@@ -27,20 +28,30 @@ export async function readRecordFile(path: string): Promise<RecordFile> {
     throw new DataFileError(`${path}: cannot read (${(error as Error).message})`);
   }
   const sha256 = createHash('sha256').update(text).digest('hex');
-  const trimmed = text.replace(/^\uFEFF/, '').trimStart();
-  if (trimmed.startsWith('[') || (trimmed.startsWith('{') && !isJsonl(trimmed))) {
-    let value: unknown;
-    try {
-      value = JSON.parse(trimmed);
-    } catch (error) {
-      throw new DataFileError(`${path}: not valid JSON (${(error as Error).message})`);
+  const body = text.replace(/^\uFEFF/, '');
+  if (/\.(jsonl|ndjson)$/i.test(path)) return { records: readJsonlRecords(body, path), sha256 };
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    // Not one JSON value: JSONL under another name, or broken JSON (then the JSON error is the useful one).
+    if (body.trim().split('\n').length > 1) {
+      try {
+        return { records: readJsonlRecords(body, path), sha256 };
+      } catch {
+        // fall through to the JSON error
+      }
     }
-    const list = Array.isArray(value) ? value : (value as { data?: unknown }).data;
-    if (!Array.isArray(list)) throw new DataFileError(`${path}: expected a JSON array of records (or JSONL, one record per line)`);
-    return { records: list.map((record, i) => ({ value: record, where: `[${i}]` })), sha256 };
+    throw new DataFileError(`${path}: not valid JSON (${(error as Error).message})`);
   }
+  const list = Array.isArray(value) ? value : (value as { data?: unknown } | null)?.data;
+  if (!Array.isArray(list)) throw new DataFileError(`${path}: expected a JSON array of records, {"data": [records]}, or JSONL (one record per line)`);
+  return { records: list.map((record, i) => ({ value: record, where: `[${i}]` })), sha256 };
+}
+
+function readJsonlRecords(text: string, path: string): RawRecord[] {
   const records: RawRecord[] = [];
-  trimmed.split('\n').forEach((line, i) => {
+  text.split('\n').forEach((line, i) => {
     if (!line.trim()) return;
     try {
       records.push({ value: JSON.parse(line), where: `line ${i + 1}` });
@@ -48,19 +59,7 @@ export async function readRecordFile(path: string): Promise<RecordFile> {
       throw new DataFileError(`${path}: line ${i + 1}: not valid JSON (${(error as Error).message})`);
     }
   });
-  return { records, sha256 };
-}
-
-/** JSONL when the first line alone is a complete JSON object and more lines follow. */
-function isJsonl(text: string): boolean {
-  const newline = text.indexOf('\n');
-  if (newline < 0) return false;
-  try {
-    JSON.parse(text.slice(0, newline));
-    return text.slice(newline + 1).trim().length > 0;
-  } catch {
-    return false;
-  }
+  return records;
 }
 
 /** Validates one record; the error names file, record position and field. */

@@ -96,3 +96,20 @@ describe('prohist loader', () => {
     expect(items.length).toBeGreaterThan(0);
   });
 });
+
+describe('prohist loader file formats', () => {
+  it('reads a one-record JSONL file', async () => {
+    const path = file(JSON.stringify(record({ id: 'only' })) + '\n', 'one.jsonl');
+    expect((await load({ file: path })).map((i) => i.id)).toEqual(['only']);
+  });
+
+  it('reads JSONL saved under a .json name', async () => {
+    const path = file([record({ id: 'a' }), record({ id: 'b' })].map((r) => JSON.stringify(r)).join('\n'), 'lines.json');
+    expect((await load({ file: path })).map((i) => i.id)).toEqual(['a', 'b']);
+  });
+
+  it('reports broken JSON as such, naming the file', async () => {
+    const path = file('[{"id": "a",', 'broken.json');
+    await expect(load({ file: path })).rejects.toThrow(`${path}: not valid JSON`);
+  });
+});
