@@ -3,31 +3,49 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { buildIndex } from '../../src/index/buildIndex.js';
 import { fixtureModel, writeTestCorpus } from '../index/testCorpus.js';
 
 const run = promisify(execFile);
 const BIN = resolve('bin/hisrag.mjs');
-const hisrag = (...args: string[]) => run(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1' } });
+
+/** Runs the CLI in this process (fast), capturing stdout/stderr and the exit code. */
+async function hisragInProcess(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
+  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
+  try {
+    const code = await main(['node', 'hisrag', ...args]);
+    return { code, stdout, stderr };
+  } finally {
+    out.mockRestore();
+    err.mockRestore();
+  }
+}
 
 describe('hisrag index build / hisrag retrieve', () => {
   let root: string;
+  let corpus: string;
   let hnswDir: string;
   let bm25Dir: string;
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'hisrag-cli-'));
-    const corpus = await writeTestCorpus(join(root, 'corpus'));
+    corpus = await writeTestCorpus(join(root, 'corpus'));
     const model = await fixtureModel(join(root, 'model'));
     hnswDir = join(root, 'hnsw');
     bm25Dir = join(root, 'bm25');
-    await hisrag('index', 'build', '--corpus', corpus, '--retriever', 'hnsw', '--embedder', model, '--out', hnswDir, '--M', '8');
-    await hisrag('index', 'build', '--corpus', corpus, '--retriever', 'bm25', '--out', bm25Dir);
+    // The real executable once, for the dense build; the rest in-process.
+    await run(process.execPath, [BIN, 'index', 'build', '--corpus', corpus, '--retriever', 'hnsw', '--embedder', model, '--out', hnswDir, '--M', '8']);
+    await buildIndex({ corpusDir: corpus, out: bm25Dir, retriever: 'bm25', progress: { silent: true } });
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it('--json prints one object per hit line with id, score, title, text and meta', async () => {
-    const { stdout } = await hisrag('retrieve', '--index', hnswDir, '--query', '科举考试', '-k', '3', '--json');
+    const { stdout } = await run(process.execPath, [BIN, 'retrieve', '--index', hnswDir, '--query', '科举考试', '-k', '3', '--json']);
     const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(lines).toHaveLength(3);
     for (const hit of lines) {
@@ -37,27 +55,36 @@ describe('hisrag index build / hisrag retrieve', () => {
     expect(lines[0].score).toBeGreaterThanOrEqual(lines[2].score);
   });
 
+  it('index build prints a summary and records the BM25 parameters given', async () => {
+    const out = join(root, 'bm25-cli');
+    const result = await hisragInProcess('index', 'build', '--corpus', corpus, '--retriever', 'bm25', '--out', out, '--k1', '1.5', '--no-bigrams');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/bm25, 12 chunks from 3 documents, \d+ terms/);
+    const { readIndexManifest } = await import('../../src/index/manifest.js');
+    expect((await readIndexManifest(out))?.bm25).toMatchObject({ k1: 1.5, bigrams: false });
+  });
+
   it('--doc restricts the hits to one document', async () => {
-    const { stdout } = await hisrag('retrieve', '--index', bm25Dir, '--query', '天下', '-k', '10', '--json', '--doc', 'book-a');
+    const { stdout } = await hisragInProcess('retrieve', '--index', bm25Dir, '--query', '天下', '-k', '10', '--json', '--doc', 'book-a');
     const hits = stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(hits.length).toBeGreaterThan(0);
     expect(hits.every((hit) => hit.id.startsWith('test:book-a:'))).toBe(true);
   });
 
   it('prints a readable ranked list without --json', async () => {
-    const { stdout } = await hisrag('retrieve', '--index', bm25Dir, '--query', '状元', '-k', '1');
+    const { stdout } = await hisragInProcess('retrieve', '--index', bm25Dir, '--query', '状元', '-k', '1');
     expect(stdout).toMatch(/^1\. \[\d+\.\d{4}\] 科举 \(test:wiki-keju:1\)\n {3}殿试由皇帝亲自主持/);
   });
 
   it('exits 2 with a clear message for a directory that is not an index', async () => {
-    const failure = await hisrag('retrieve', '--index', root, '--query', 'x').catch((error) => error);
-    expect(failure.code).toBe(2);
-    expect(failure.stderr).toMatch(/hisrag: .*not an index directory/);
+    const result = await hisragInProcess('retrieve', '--index', root, '--query', 'x');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/hisrag: .*not an index directory/);
   });
 
   it('exits 2 when a dense index is requested without an embedder', async () => {
-    const failure = await hisrag('index', 'build', '--corpus', join(root, 'corpus'), '--retriever', 'hnsw', '--out', join(root, 'x')).catch((e) => e);
-    expect(failure.code).toBe(2);
-    expect(failure.stderr).toMatch(/--embedder .*is required/);
+    const result = await hisragInProcess('index', 'build', '--corpus', corpus, '--retriever', 'hnsw', '--out', join(root, 'x'));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--embedder .*is required/);
   });
 });

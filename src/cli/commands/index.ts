@@ -64,7 +64,13 @@ export function registerIndexCommands(program: Command): void {
       if (opts.b !== undefined && opts.b > 1) throw new InputError('--b: must be between 0 and 1');
       const spec = embedderSpec(opts.embedder, opts.embedderSpec);
       if (kind.data !== 'bm25' && !spec) throw new InputError(`--embedder (or --embedder-spec) is required for a ${kind.data} index`);
+      // Ctrl-C stops after the batch in flight; everything stored so far is kept for --resume.
+      const controller = new AbortController();
+      const onSignal = () => controller.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
       const manifest = await buildIndex({
+        signal: controller.signal,
         corpusDir: opts.corpus,
         out: opts.out,
         retriever: kind.data,
@@ -81,7 +87,17 @@ export function registerIndexCommands(program: Command): void {
           bigrams: opts.bigrams,
           simplify: opts.simplify,
         },
-      });
+      })
+        .catch((error: unknown) => {
+          if (controller.signal.aborted) {
+            throw new InputError(`index build interrupted; continue it with the same command and --resume`);
+          }
+          throw error;
+        })
+        .finally(() => {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+        });
       const { counts, timings } = manifest;
       process.stdout.write(
         `index ${opts.out}: ${manifest.kind}, ${counts.chunks} chunks from ${counts.documents} documents` +
