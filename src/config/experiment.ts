@@ -89,6 +89,8 @@ export const ExperimentConfigSchema = z
         /** `reference` reproduces the published implementation's rubric-parsing quirk. */
         compat: z.enum(['hisrag', 'reference']).default('hisrag'),
         textMetrics: z.boolean().default(true),
+        /** Encoder (local directory or model id) whose token vectors BERTScore matches; omit for no BERTScore. */
+        bertScoreModel: z.string().min(1).optional(),
         bootstrapResamples: positiveInt().default(1000),
         /** Condition every paired difference is taken against. */
         baseline: z.string().default('closed-book'),

@@ -14,6 +14,7 @@ import type { RetrievalQuery, Retriever } from '../retrieval/types.js';
 import { extractors } from '../scoring/extractors/registry.js';
 import { judges } from '../scoring/judges/registry.js';
 import { scoreItem } from '../scoring/scoreItem.js';
+import { loadTransformersTokenVectors } from '../scoring/textMetrics/transformersTokenVectors.js';
 import type { AnswerExtractor, ItemScore, Judge } from '../scoring/types.js';
 import { modelsOf, retrieversOf, strategySpecs } from './plan.js';
 
@@ -135,6 +136,10 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
   const judge: Judge = await judges.create(judgeSpec, undefined, 'judge');
   const extractor: AnswerExtractor = await extractors.create(extractorSpec, undefined, 'extractor');
   const scope = config.retrieval?.scope ?? 'corpus';
+  const bertScore = config.scoring.bertScoreModel
+    ? await loadTransformersTokenVectors({ model: config.scoring.bertScoreModel })
+    : undefined;
+  if (bertScore) closers.push(async () => bertScore.dispose());
 
   return {
     items,
@@ -163,7 +168,13 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
       };
     },
     score(item, response) {
-      return scoreItem(item, response, { judge, extractor, compat: config.scoring.compat, textMetrics: config.scoring.textMetrics });
+      return scoreItem(item, response, {
+        judge,
+        extractor,
+        compat: config.scoring.compat,
+        textMetrics: config.scoring.textMetrics,
+        ...(bertScore ? { tokenVectors: bertScore.tokenVectors } : {}),
+      });
     },
     metricFor(item) {
       return item.kind === 'longhisdoc' ? 'accuracy' : item.kind === 'mcq' ? 'mcq' : item.kind === 'rubric' ? 'rs' : 'rougeL';
