@@ -4,6 +4,8 @@ import type { ExperimentConfig } from '../config/experiment.js';
 import type { ComponentSpec } from '../config/fields.js';
 import { ConfigError } from '../errors.js';
 import { benchmarks } from '../benchmarks/registry.js';
+import { parseCorpusBuildConfig } from '../corpus/config.js';
+import { embedders } from '../embedding/registry.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { generators } from '../generation/registry.js';
 import type { Generator } from '../generation/types.js';
@@ -70,6 +72,10 @@ function componentSpecs(config: ExperimentConfig) {
 export async function validateComponents(config: ExperimentConfig): Promise<void> {
   await import('../retrieval/retrievers/all.js');
   const { benchmarkSpecs, strategyList, retrieverList, modelList, judgeSpec, extractorSpec } = componentSpecs(config);
+  for (const [i, corpus] of (config.prepare?.corpora ?? []).entries()) parseCorpusBuildConfig(corpus, `prepare.corpora[${i}]`);
+  for (const [i, index] of (config.prepare?.indexes ?? []).entries()) {
+    if (index.embedder) embedders.parse(index.embedder, `prepare.indexes[${i}].embedder`);
+  }
   for (const { spec, path } of benchmarkSpecs) benchmarks.parse(spec, path);
   for (const { spec, path } of strategyList) strategies.parse(spec, path);
   for (const { spec, path } of retrieverList) retrievers.parse(spec, path);

@@ -1,11 +1,15 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
 import { parse, stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RunItemRecordSchema } from '../../src/experiment/records.js';
 import { RunSummarySchema } from '../../src/experiment/summary.js';
 import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** The bundled demo config, reduced (5 questions, k ∈ {10, 20}) and writing into a temp dir. */
 function reducedDemoConfig(dir: string): string {
@@ -72,6 +76,21 @@ describe('the demo, end to end through the CLI', () => {
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain('(15 already done, 0 to go)');
     expect(readFileSync(join(runDir, 'summary.json'), 'utf8')).toBe(before);
+  });
+
+  it.runIf(existsSync(CHROMIUM))('writes a report that Chromium opens, with the depth chart and the tables', async () => {
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+    try {
+      const page = await browser.newPage();
+      await page.goto(pathToFileURL(join(dir, 'runs', 'reduced', 'report.html')).href);
+      expect(await page.locator('svg.depth-chart .series-line').count()).toBe(1);
+      expect(await page.locator('svg.depth-chart .reference-line').count()).toBe(1);
+      expect(await page.locator('table.conditions tr').count()).toBe(4);
+      expect(await page.locator('table.groups').count()).toBeGreaterThan(0);
+      expect(await page.locator('details.question').count()).toBe(5);
+    } finally {
+      await browser.close();
+    }
   });
 
   it('regenerates the report with `hisrag report`', async () => {

@@ -1,0 +1,39 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadExperimentConfig } from '../../src/config/load.js';
+import { validateComponents } from '../../src/experiment/stages.js';
+import { planConditions } from '../../src/experiment/plan.js';
+import { REPO_ROOT } from '../helpers/runCli.js';
+
+const dir = join(REPO_ROOT, 'experiments');
+const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+
+describe('bundled experiment configs', () => {
+  it('include the demo and the seeds\' setups', () => {
+    expect(files).toEqual(expect.arrayContaining(['demo.yaml', 'prohist-rag-depth.yaml', 'longhisdoc-rag-depth.yaml', 'longhisdoc-noise.yaml']));
+  });
+
+  for (const file of files) {
+    it(`${file} is valid, down to every component's parameters`, async () => {
+      const config = await loadExperimentConfig(join(dir, file));
+      await expect(validateComponents(config)).resolves.toBeUndefined();
+    });
+  }
+
+  it('the demo expands to closed-book and rag at k = 10, 20, 50, 100', async () => {
+    const config = await loadExperimentConfig(join(dir, 'demo.yaml'));
+    expect(planConditions(config, (spec) => spec.name === 'rag').map((c) => c.name)).toEqual(['closed-book', 'rag@10', 'rag@20', 'rag@50', 'rag@100']);
+  });
+
+  it('a component with a bad parameter is reported with its config path', async () => {
+    const config = await loadExperimentConfig(join(dir, 'demo.yaml'), ['retrieval.retriever.efSearch=-3']);
+    await expect(validateComponents(config)).rejects.toThrow(/retrieval\.retriever\.efSearch/);
+  });
+
+  it('a corpus build with a bad chunking setting is reported with its config path', async () => {
+    const config = await loadExperimentConfig(join(dir, 'demo.yaml'));
+    (config.prepare!.corpora![0] as any).chunking.overlap = 500;
+    await expect(validateComponents(config)).rejects.toThrow(/prepare\.corpora\[0\]\.chunking\.overlap/);
+  });
+});
