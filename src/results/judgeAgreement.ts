@@ -20,11 +20,18 @@ export interface JudgeDisagreement {
 /**
  * Agreement between the judges of two runs over the same answers (e.g. the same responses
  * re-judged by another judge, or by a historian): item- and answer-level Pearson r as in the
- * ProHist paper, plus every disagreement, largest score gap first.
+ * ProHist paper, plus every disagreement, largest score gap first. Answers whose text differs
+ * between the runs (a generator that is not deterministic, a changed prompt) are left out and
+ * counted in `differentAnswers`: judges can only be compared on the same answer.
  */
-export function judgeAgreementRows(runA: LoadedRun, runB: LoadedRun): { agreement: JudgeAgreement; disagreements: JudgeDisagreement[] } {
-  const a = verdictRecords(runA);
-  const b = verdictRecords(runB);
+export function judgeAgreementRows(
+  runA: LoadedRun,
+  runB: LoadedRun,
+): { agreement: JudgeAgreement; disagreements: JudgeDisagreement[]; differentAnswers: number } {
+  const answerB = new Map(runB.records.map((r) => [r.key, r.response?.text]));
+  const different = new Set(runA.records.filter((r) => answerB.has(r.key) && answerB.get(r.key) !== r.response?.text).map((r) => r.key));
+  const a = verdictRecords(runA).filter((r) => !different.has(String(r.id)));
+  const b = verdictRecords(runB).filter((r) => !different.has(String(r.id)));
   const agreement = judgeAgreement(a, b);
   const byKey = new Map(b.map((r) => [String(r.id), r]));
   const questions = new Map(runA.records.map((r) => [r.key, r.question]));
@@ -40,5 +47,5 @@ export function judgeAgreementRows(runA: LoadedRun, runB: LoadedRun): { agreemen
     }
   }
   disagreements.sort((x, y) => Math.abs(y.scoreA - y.scoreB) - Math.abs(x.scoreA - x.scoreB) || (x.key < y.key ? -1 : 1));
-  return { agreement, disagreements };
+  return { agreement, disagreements, differentAnswers: different.size };
 }

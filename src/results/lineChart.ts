@@ -51,9 +51,12 @@ const fmt = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(2));
 export function lineChartSvg(spec: LineChartSpec): string {
   const series = spec.series.filter((s) => s.points.length > 0).map((s) => ({ ...s, points: [...s.points].sort((a, b) => a.x - b.x) }));
   const references = spec.references ?? [];
-  const W = spec.width ?? 680;
-  const H = spec.height ?? 380;
-  const left = 56, right = 180, top = spec.title ? 34 : 16, bottom = 48;
+  const labels = [...references.map((r) => r.label), ...series.map((s) => s.label)];
+  // The legend column is as wide as its longest label (up to 320 px) so labels are not cut off.
+  const right = Math.min(320, Math.max(120, 48 + Math.max(0, ...labels.map(textWidth))));
+  const W = spec.width ?? 500 + right;
+  const H = spec.height ?? Math.max(380, 60 + 18 * labels.length);
+  const left = 56, top = spec.title ? 34 : 16, bottom = 48;
   const plotW = W - left - right, plotH = H - top - bottom;
 
   const xs = [...new Set(series.flatMap((s) => s.points.map((p) => p.x)))].sort((a, b) => a - b);
@@ -78,10 +81,10 @@ export function lineChartSvg(spec: LineChartSpec): string {
   parts.push(`<rect x="0" y="0" width="${W}" height="${H}" fill="#fff"/>`);
   if (spec.title) parts.push(`<text x="${left + plotW / 2}" y="20" text-anchor="middle" font-size="14" font-weight="bold">${escapeHtml(spec.title)}</text>`);
   parts.push(`<rect x="${left}" y="${top}" width="${plotW}" height="${plotH}" fill="#fafafa" stroke="#ccc"/>`);
-  for (let i = 0; i <= 5; i++) {
-    const v = yMin + ((yMax - yMin) * i) / 5;
+  const tickStep = niceStep((yMax - yMin) / 5);
+  for (let v = Math.ceil(yMin / tickStep - 1e-9) * tickStep; v <= yMax + 1e-9; v += tickStep) {
     parts.push(`<line x1="${left}" x2="${left + plotW}" y1="${px(y(v))}" y2="${px(y(v))}" stroke="#eee"/>`);
-    parts.push(`<text x="${left - 6}" y="${px(y(v) + 4)}" text-anchor="end" font-size="11">${fmt(Number(v.toFixed(2)))}</text>`);
+    parts.push(`<text x="${left - 6}" y="${px(y(v) + 4)}" text-anchor="end" font-size="11">${fmt(Number(v.toFixed(4)))}</text>`);
   }
   for (const v of xs) parts.push(`<text x="${px(x(v))}" y="${top + plotH + 18}" text-anchor="middle" font-size="11">${fmt(v)}</text>`);
   parts.push(`<text x="${left + plotW / 2}" y="${H - 8}" text-anchor="middle" font-size="12">${escapeHtml(spec.xLabel)}</text>`);
@@ -94,7 +97,9 @@ export function lineChartSvg(spec: LineChartSpec): string {
     parts.push(
       `<line x1="${left + plotW + 12}" x2="${left + plotW + 32}" y1="${legendY}" y2="${legendY}" stroke="${color}" stroke-width="2"${dashed ? ' stroke-dasharray="5 4"' : ''}/>`,
     );
-    parts.push(`<text x="${left + plotW + 36}" y="${legendY + 4}" font-size="11">${escapeHtml(label)}</text>`);
+    const shown = fitText(label, right - 44);
+    const title = shown === label ? '' : `<title>${escapeHtml(label)}</title>`;
+    parts.push(`<text x="${left + plotW + 36}" y="${legendY + 4}" font-size="11">${title}${escapeHtml(shown)}</text>`);
     legendY += 18;
   };
 
@@ -128,13 +133,37 @@ export function lineChartSvg(spec: LineChartSpec): string {
   return parts.join('\n');
 }
 
+/** Rough width of a label at font size 11: CJK characters are about twice as wide as Latin ones. */
+function textWidth(text: string): number {
+  let width = 0;
+  for (const ch of text) width += ch.codePointAt(0)! >= 0x2e80 ? 11 : 6.5;
+  return width;
+}
+
+/** The label cut to `width` (with an ellipsis); the full text stays in the SVG as a tooltip. */
+function fitText(text: string, width: number): string {
+  if (textWidth(text) <= width) return text;
+  let out = '';
+  for (const ch of text) {
+    if (textWidth(out + ch) > width - 8) break;
+    out += ch;
+  }
+  return `${out}…`;
+}
+
+/** 1, 2 or 5 × a power of ten, at least `raw`: tick steps people read easily. */
+function niceStep(raw: number): number {
+  const power = 10 ** Math.floor(Math.log10(raw || 1));
+  return [1, 2, 5, 10].map((m) => m * power).find((step) => step >= raw - 1e-12) ?? 10 * power;
+}
+
 /** A y range with some headroom, on round numbers; scores (all within 0–100) stay within 0–100. */
 function fitDomain(values: number[]): [number, number] {
   if (values.length === 0) return [0, 1];
   const min = Math.min(...values);
   const max = Math.max(...values);
   const span = max - min || Math.abs(max) || 1;
-  const step = span > 20 ? 5 : span > 2 ? 1 : 0.05;
+  const step = niceStep(span / 5);
   let lo = Math.floor((min - span * 0.1) / step) * step;
   let hi = Math.ceil((max + span * 0.1) / step) * step;
   if (min >= 0) lo = Math.max(0, lo);

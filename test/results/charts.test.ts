@@ -42,6 +42,15 @@ describe('lineChartSvg', () => {
   });
 });
 
+describe('lineChartSvg legend', () => {
+  it('cuts a label too long for the legend and keeps the whole label as its tooltip', () => {
+    const long = 'a very long series label '.repeat(4);
+    const svg = lineChartSvg({ xLabel: 'k', yLabel: 's', series: [{ label: long, points: [{ x: 1, y: 2 }] }] });
+    expect(svg).toContain(`<title>${long}</title>`);
+    expect(svg).toMatch(/…<\/text>/);
+  });
+});
+
 describe('htmlTable', () => {
   it('flattens nested keys into columns, rounds numbers and escapes text', () => {
     const html = htmlTable([{ keys: { k: 10, model: '<m>' }, mean: 12.3456, ciLow: null }]);

@@ -31,4 +31,14 @@ describe('judgeAgreementRows', () => {
     expect(disagreements[1]!.items).toEqual([{ item: '加分项_2', a: 0, b: 1 }]);
     expect(agreement.itemLevel.r).toBeLessThan(1);
   });
+
+  it('leaves out answers whose text differs between the runs and counts them', async () => {
+    const a = await loadRun(writeRunDir([judged('1', { 加分项_1: 1, 加分项_2: 0 }), judged('2', { 加分项_1: 1, 加分项_2: 1 }), judged('3', { 加分项_1: 0, 加分项_2: 1 })]));
+    const other = { ...judged('2', { 加分项_1: 0, 加分项_2: 0 }), response: { text: 'another answer', raw: 'another answer' } };
+    const b = await loadRun(writeRunDir([judged('1', { 加分项_1: 1, 加分项_2: 0 }), other, judged('3', { 加分项_1: 0, 加分项_2: 1 })]));
+    const { agreement, disagreements, differentAnswers } = judgeAgreementRows(a, b);
+    expect(differentAnswers).toBe(1);
+    expect(disagreements).toEqual([]);
+    expect(agreement.answerLevel.n).toBe(2);
+  });
 });
