@@ -57,6 +57,8 @@ export function registerModelCommands(program: Command): void {
       if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) throw new InputError('--seed: expected a non-negative integer');
       if (options.dim && options.hidden && options.dim !== options.hidden) throw new InputError('--dim and --hidden disagree');
       const progress = createProgress({ label: 'writing tensors', unit: 'tensors', silent: !options.encoder });
+      let total = 0;
+      let finished = 0; // tensors of files already complete
       const info = await generateFixtureModel(
         {
           outDir: options.out,
@@ -70,7 +72,11 @@ export function registerModelCommands(program: Command): void {
           maxTokens: options.maxTokens,
           quantized: options.quantized,
         },
-        () => progress.tick(),
+        ({ done, total: inFile }) => {
+          if (done === 1) progress.setTotal((total = finished + inFile) + (options.quantized && finished === 0 ? inFile : 0));
+          progress.tick();
+          if (done === inFile) finished = total;
+        },
       );
       progress.stop();
       process.stdout.write(`${info.kind} fixture model, dimension ${info.dim}, vocabulary ${info.vocabSize}: ${info.dir}\n`);
