@@ -113,3 +113,15 @@ describe('prohist loader file formats', () => {
     await expect(load({ file: path })).rejects.toThrow(`${path}: not valid JSON`);
   });
 });
+
+describe('prohist answers outside multiple choice', () => {
+  it('keeps a free-text answer of a rubric question as its reference', async () => {
+    const [item] = await load({ file: file(JSON.stringify([record({ answer: '糊名即弥封', reference_answer: undefined })])) });
+    expect(item).toMatchObject({ kind: 'rubric', referenceAnswer: '糊名即弥封' });
+  });
+
+  it('refuses a multiple-choice answer that is not letters', async () => {
+    const path = file(JSON.stringify([record({ category: '选择题', answer: '第一项' })]));
+    await expect(load({ file: path })).rejects.toThrow('[0].answer');
+  });
+});

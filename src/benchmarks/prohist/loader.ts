@@ -4,7 +4,7 @@ import type { RegistryEntry } from '../../registry.js';
 import { applyBenchmarkFilter, BenchmarkFilterSchema, describeFilter } from '../filters.js';
 import { parseRecord, readRecordFile } from '../readRecords.js';
 import { PROHIST_TASKS, type Benchmark, type BenchmarkItem } from '../types.js';
-import { ProHistRecordSchema, type ProHistRecord } from './recordSchema.js';
+import { isOptionLetters, ProHistRecordSchema, type ProHistRecord } from './recordSchema.js';
 
 export const ProHistParamsSchema = BenchmarkFilterSchema.extend({
   /** ProHist-Bench JSON (array of records) or JSONL. */
@@ -20,7 +20,8 @@ const KNOWN_FIELDS = new Set(['id', 'category', 'question', 'rubrics', 'referenc
 export function proHistItem(record: ProHistRecord, benchmark: string): BenchmarkItem {
   const meta: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) if (!KNOWN_FIELDS.has(key) && value !== undefined) meta[key] = value;
-  const mcq = record.answer !== undefined;
+  // Multiple choice: the 选择题 category, or letters as the only thing to score against.
+  const mcq = record.category === '选择题' || (isOptionLetters(record.answer) && !record.rubrics);
   return {
     id: record.id,
     benchmark,
@@ -30,9 +31,9 @@ export function proHistItem(record: ProHistRecord, benchmark: string): Benchmark
     // Categories outside the README's list (source-analysis types of the 504 version) keep their own name.
     task: PROHIST_TASKS[record.category] ?? record.category,
     ...(record.rubrics ? { rubrics: record.rubrics } : {}),
-    ...(record.reference_answer ? { referenceAnswer: record.reference_answer } : {}),
+    ...(record.reference_answer ? { referenceAnswer: record.reference_answer } : !mcq && record.answer ? { referenceAnswer: record.answer } : {}),
     ...(record.length_constraint ? { lengthConstraint: record.length_constraint } : {}),
-    ...(mcq ? { answer: record.answer!.trim().toUpperCase() } : {}),
+    ...(mcq ? { answer: record.answer!.trim().toUpperCase() } : record.answer !== undefined ? { answer: record.answer } : {}),
     meta,
   };
 }

@@ -1,5 +1,10 @@
 import { z } from 'zod';
 
+/** `ADEF`-style answer letters. */
+export function isOptionLetters(answer: string | undefined): answer is string {
+  return answer !== undefined && /^\s*[A-Za-z]+\s*$/.test(answer);
+}
+
 /**
  * One ProHist-Bench record as released (schema from the benchmark's README; DESIGN.md).
  * Unknown fields (dynasty, topic, source-analysis extras) are kept and land in `meta`.
@@ -15,13 +20,13 @@ export const ProHistRecordSchema = z
       .union([z.number().int().positive(), z.string().regex(/^\d+$/, 'expected a number of characters').transform(Number), z.null()])
       .optional(),
     rubric_axis: z.union([z.array(z.string()), z.string()]).optional(),
-    /** MCQ: the correct option letters (`ADEF`). */
-    answer: z.string().regex(/^\s*[A-Za-z]+\s*$/, 'expected option letters such as "ADEF"').optional(),
+    /** MCQ: the correct option letters (`ADEF`); other categories may carry a free answer. */
+    answer: z.string().optional(),
     level_of_difficulty: z.union([z.number(), z.string()]).optional(),
   })
   .superRefine((record, ctx) => {
-    if (record.category === '选择题' && !record.answer) {
-      ctx.addIssue({ code: 'custom', path: ['answer'], message: 'a 选择题 (multiple choice) record needs its answer letters' });
+    if (record.category === '选择题' && !isOptionLetters(record.answer)) {
+      ctx.addIssue({ code: 'custom', path: ['answer'], message: 'a 选择题 (multiple choice) record needs its answer letters, such as "ADEF"' });
     }
     if (record.category !== '选择题' && !record.answer && !record.rubrics && !record.reference_answer) {
       ctx.addIssue({ code: 'custom', path: ['rubrics'], message: 'expected rubrics (or a reference_answer) to score this question against' });
