@@ -20,6 +20,12 @@ function rowToChunk(row: ChunkRow): LabelledChunk {
   return { label: row.label, id: row.id, docId: row.doc_id, title: row.title, text: row.text, meta: JSON.parse(row.meta) };
 }
 
+/** The enclosing document named by `meta.doc_id` (LongHisDoc's book id), when it differs from the chunk's docId. */
+function parentOf(chunk: Chunk): string | null {
+  const parent = chunk.meta.doc_id;
+  return typeof parent === 'string' && parent !== chunk.docId ? parent : null;
+}
+
 /** View a stored BLOB as float32 without copying (better-sqlite3 returns a Buffer). */
 export function blobToVector(blob: Buffer): Float32Array {
   // Buffers from sqlite may start at any offset of a shared pool; copy when not 4-byte aligned.
@@ -46,15 +52,18 @@ export class ChunkStore {
       this.db.exec(`
         CREATE TABLE IF NOT EXISTS chunks (
           label INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, doc_id TEXT NOT NULL,
-          title TEXT NOT NULL, text TEXT NOT NULL, meta TEXT NOT NULL);
+          title TEXT NOT NULL, text TEXT NOT NULL, meta TEXT NOT NULL, parent_id TEXT);
         CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id, label);
+        CREATE INDEX IF NOT EXISTS chunks_parent ON chunks (parent_id, label) WHERE parent_id IS NOT NULL;
         CREATE TABLE IF NOT EXISTS vectors (label INTEGER PRIMARY KEY, vec BLOB NOT NULL);`);
     }
     const hasVectors = this.tableExists('vectors');
+    // Stores written before parent_id existed still open; they scope by doc_id only.
+    const hasParent = (this.db.prepare('PRAGMA table_info(chunks)').all() as { name: string }[]).some((c) => c.name === 'parent_id');
     this.statements = {
       insertChunk: readonly
         ? undefined
-        : this.db.prepare('INSERT INTO chunks (label, id, doc_id, title, text, meta) VALUES (?, ?, ?, ?, ?, ?)'),
+        : this.db.prepare('INSERT INTO chunks (label, id, doc_id, title, text, meta, parent_id) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       insertVector: readonly ? undefined : this.db.prepare('INSERT INTO vectors (label, vec) VALUES (?, ?)'),
       // Labels are contiguous from 0, so MAX+1 is the count at O(log n) (COUNT(*) scans the table).
       count: this.db.prepare('SELECT COALESCE(MAX(label) + 1, 0) AS n FROM chunks'),
@@ -62,7 +71,11 @@ export class ChunkStore {
       countDocs: this.db.prepare('SELECT COUNT(DISTINCT doc_id) AS n FROM chunks'),
       byLabel: this.db.prepare('SELECT * FROM chunks WHERE label = ?'),
       byId: this.db.prepare('SELECT * FROM chunks WHERE id = ?'),
-      labelsOfDoc: this.db.prepare('SELECT label FROM chunks WHERE doc_id = ? ORDER BY label').pluck(),
+      labelsOfDoc: hasParent
+        ? this.db
+            .prepare('SELECT label FROM chunks WHERE doc_id = @id UNION SELECT label FROM chunks WHERE parent_id = @id ORDER BY label')
+            .pluck()
+        : this.db.prepare('SELECT label FROM chunks WHERE doc_id = @id ORDER BY label').pluck(),
       vector: hasVectors ? this.db.prepare('SELECT vec FROM vectors WHERE label = ?').pluck() : undefined,
       allVectors: hasVectors ? this.db.prepare('SELECT label, vec FROM vectors ORDER BY label').raw() : undefined,
       allChunks: this.db.prepare('SELECT * FROM chunks ORDER BY label'),
@@ -85,7 +98,7 @@ export class ChunkStore {
     this.db.transaction(() => {
       chunks.forEach((chunk, i) => {
         try {
-          insertChunk.run(start + i, chunk.id, chunk.docId, chunk.title, chunk.text, JSON.stringify(chunk.meta));
+          insertChunk.run(start + i, chunk.id, chunk.docId, chunk.title, chunk.text, JSON.stringify(chunk.meta), parentOf(chunk));
         } catch (error) {
           if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') {
             throw new DataFileError(`${where?.(i) ?? 'chunk'}: duplicate chunk id "${chunk.id}"`);
@@ -128,9 +141,13 @@ export class ChunkStore {
     return row && rowToChunk(row);
   }
 
-  /** Labels of one document's chunks in corpus order (for LongHisDoc: one book's pages). */
+  /**
+   * Labels of one document's chunks in corpus order: chunks whose docId is `docId`, or whose parent
+   * document (`meta.doc_id`) is — LongHisDoc corpora have one document per page (`<doc_id>-p<page>`)
+   * while questions name the book.
+   */
   labelsOfDoc(docId: string): number[] {
-    return this.statements.labelsOfDoc.all(docId) as number[];
+    return this.statements.labelsOfDoc.all({ id: docId }) as number[];
   }
 
   vector(label: number): Float32Array | undefined {

@@ -47,6 +47,15 @@ describe('ChunkStore', () => {
     store.close();
   });
 
+  it('counts chunks whose meta.doc_id names a document among its chunks (LongHisDoc: one document per page)', () => {
+    const store = open();
+    const page = (n: number) => ({ id: `lhd:bk-p${n}:0`, docId: `bk-p${n}`, title: '書', text: `第${n}頁`, meta: { doc_id: 'bk', page: n } });
+    store.append([page(1), page(2), { id: 'other:0', docId: 'other', title: '', text: '', meta: {} }, page(3)]);
+    expect(store.labelsOfDoc('bk')).toEqual([0, 1, 3]);
+    expect(store.labelsOfDoc('bk-p2')).toEqual([1]);
+    store.close();
+  });
+
   it('rejects a duplicate chunk id naming it, and keeps nothing of the failed batch', () => {
     const store = open();
     const chunks = sampleChunks();

@@ -46,6 +46,18 @@ describe('control retrievers', () => {
     expect(ids(viaQueryDoc)).toEqual(['test:book-b:1']);
   });
 
+  it('oracle finds gold pages of a book stored one document per page, a page window only when all its pages are gold', async () => {
+    const { writeTestCorpus } = await import('../index/testCorpus.js');
+    const { buildIndex } = await import('../../src/index/buildIndex.js');
+    const page = (n: number) => ({ id: `lhd:bk-p${n}:0`, docId: `bk-p${n}`, title: '書', text: `第${n}頁`, meta: { doc_id: 'bk', page: n, pages: [n] } });
+    const window = { id: 'lhd:bk-p1-2:0', docId: 'bk-p1-2', title: '書', text: '第1頁第2頁', meta: { doc_id: 'bk', page: 1, pages: [1, 2], window: 2 } };
+    const corpus = await writeTestCorpus(join(root, 'lhd-corpus'), [page(1), page(2), page(3), window]);
+    await buildIndex({ corpusDir: corpus, out: join(root, 'lhd-bm25'), retriever: 'bm25', progress: { silent: true } });
+    const oracle = await make({ name: 'oracle', index: join(root, 'lhd-bm25') });
+    expect(ids(await oracle.retrieve({ text: 'q', docId: 'bk', gold: { pages: [2] } }, 10))).toEqual(['lhd:bk-p2:0']);
+    expect(ids(await oracle.retrieve({ text: 'q', docId: 'bk', gold: { pages: [1, 2] } }, 10))).toEqual(['lhd:bk-p1:0', 'lhd:bk-p2:0', 'lhd:bk-p1-2:0']);
+  });
+
   it('oracle returns nothing for an item without gold evidence', async () => {
     const oracle = await make({ name: 'oracle', index: built.bm25 });
     expect(await oracle.retrieve({ text: 'q', itemId: 'x' }, 5)).toEqual([]);
