@@ -23,7 +23,7 @@ export const countCodePoints: SizeMeasure = (text) => {
  * in order, a paragraph break becomes a newline, and chunks never span two sections. A sentence
  * longer than `maxSize` is cut at code-point boundaries. With `overlap`, the next chunk starts
  * with the trailing sentences of the previous one that fit in `overlap`.
- * Ids are deterministic: `<corpus>:<docId>:<n>`, n counting from 0 within the document.
+ * Ids are deterministic: `<corpus>:<docId>:<n>` (`idKey` in place of docId when set), n counting from 0 within the document.
  */
 export function chunkDocument(doc: SectionedDocument, settings: ChunkerSettings): Chunk[] {
   const sections: DocumentSection[] = doc.sections ?? [{ headings: [], text: doc.text }];
@@ -36,7 +36,7 @@ export function chunkDocument(doc: SectionedDocument, settings: ChunkerSettings)
     for (const text of packSentences(splitSentences(section.text), { ...settings, maxSize: budget, overlap: Math.min(settings.overlap, budget - 1) })) {
       const n = chunks.length;
       chunks.push({
-        id: `${settings.corpus}:${doc.docId}:${n}`,
+        id: `${settings.corpus}:${doc.idKey ?? doc.docId}:${n}`,
         docId: doc.docId,
         title: doc.title,
         text: prefix + text,

@@ -2,7 +2,13 @@ import { z } from 'zod';
 
 /** What a corpus builder yields before chunking: one document (article, OCR page, poem ...). */
 export interface SourceDocument {
+  /** The document chunks belong to (retrieval scopes by it: for LongHisDoc, the book). */
   docId: string;
+  /**
+   * Key in chunk ids (`<corpus>:<idKey>:<n>`) when several source documents share one docId —
+   * LongHisDoc's pages of one book; defaults to docId.
+   */
+  idKey?: string;
   title: string;
   /** Plain text; paragraphs separated by blank lines. Section headings may be kept inline. */
   text: string;

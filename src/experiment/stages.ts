@@ -121,7 +121,12 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
   }
 
   const strategyByPath = new Map<string, PromptStrategy>();
-  for (const { spec, path } of strategyList) strategyByPath.set(path, await strategies.create(spec, undefined, path));
+  for (const { spec, path } of strategyList) {
+    const strategy = await strategies.create(spec, undefined, path);
+    // Strategies that need data beyond the item (the full-document setting reads OCR pages) load it once here.
+    await strategy.prepare?.(items);
+    strategyByPath.set(path, strategy);
+  }
 
   const retrieverByLabel = new Map<string, Retriever>();
   const retrieverContext = createRetrieverContext({ seed: config.seed });

@@ -33,7 +33,8 @@ const QaFileSchema = z.record(z.string(), z.array(QaRecordSchema));
 const META_FIELDS = ['book_name', 'guji_type_zh', 'guji_type_en', 'author_dynasty', 'publication_dynasty'] as const;
 
 /**
- * LongHisDoc page OCR → one document per page (docId `<doc_id>-p<page>`, meta.page one-based)
+ * LongHisDoc page OCR → one document per page (docId = the book's `<doc_id>`, so retrieval can be
+ * scoped to one book; chunk ids `<corpus>:<doc_id>-p<page>:0`; meta.page one-based)
  * and optional page windows (meta.pages). Empty pages are kept (no chunk) and counted as `emptyPages`.
  */
 export const longhisdocOcrBuilder: RegistryEntry<LonghisdocOcrParams, CorpusBuilder, BuilderContext> = {
@@ -63,14 +64,15 @@ export const longhisdocOcrBuilder: RegistryEntry<LonghisdocOcrParams, CorpusBuil
           const clean = (text: string) => (params.simplify ? toSimplified(text) : text);
           const documents: (() => SourceDocument)[] = pages.map((p) => () => {
             if (p.missing) run.count?.('emptyPages');
-            return { docId: `${docId}-p${p.page}`, title: base.book_name ?? docId, text: clean(p.text), meta: { ...base, page: p.page, pages: [p.page] } };
+            return { docId, idKey: `${docId}-p${p.page}`, title: base.book_name ?? docId, text: clean(p.text), meta: { ...base, page: p.page, pages: [p.page] } };
           });
           if (params.windows) {
             const { size, stride } = params.windows;
             for (let start = 0; start + size <= pages.length; start += stride) {
               const span = pages.slice(start, start + size);
               documents.push(() => ({
-                docId: `${docId}-p${span[0]!.page}-${span[span.length - 1]!.page}`,
+                docId,
+                idKey: `${docId}-p${span[0]!.page}-${span[span.length - 1]!.page}`,
                 title: base.book_name ?? docId,
                 text: span.map((p) => clean(p.text)).filter(Boolean).join('\n'),
                 meta: { ...base, page: span[0]!.page, pages: span.map((p) => p.page), window: size },

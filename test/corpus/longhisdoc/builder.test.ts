@@ -41,6 +41,8 @@ describe('longhisdoc-ocr builder', () => {
       ['pages:9242-p3:0', 3],
       ['pages:9242-p4:0', 4],
     ]);
+    // docId is the book, so retrieval can be scoped to one book's pages.
+    expect(chunks.every((c) => c.docId === '9242')).toBe(true);
     expect(chunks[1]).toMatchObject({
       title: '《左傳句讀直解》',
       text: '成公三年，諸侯伐鄭，次于伯牛。',
@@ -63,10 +65,10 @@ describe('longhisdoc-ocr builder', () => {
   it('adds windows of n consecutive pages for cross-page evidence', async () => {
     const { chunks } = await build('windows', { docIds: ['9242'], windows: { size: 2 } });
     const windows = chunks.filter((c) => c.meta.window === 2);
-    expect(windows.map((c) => [c.docId, c.meta.pages])).toEqual([
-      ['9242-p1-2', [1, 2]],
-      ['9242-p2-3', [2, 3]],
-      ['9242-p3-4', [3, 4]],
+    expect(windows.map((c) => [c.id, c.docId, c.meta.pages])).toEqual([
+      ['windows:9242-p1-2:0', '9242', [1, 2]],
+      ['windows:9242-p2-3:0', '9242', [2, 3]],
+      ['windows:9242-p3-4:0', '9242', [3, 4]],
     ]);
     expect(windows[2]!.text).toBe('成公三年，諸侯伐鄭，次于伯牛。\n鄭人禦之。');
   });
