@@ -24,10 +24,11 @@ export interface ParsedContextEntry {
   text: string;
 }
 
-/** Titles that already carry book brackets (LongHisDoc `book_name`) are not bracketed twice. */
+/** Titles that already carry book brackets (LongHisDoc `book_name`: `《書名》（注）`) are kept as they are. */
 function bracketTitle(title: string): string {
-  const bare = title.trim().replace(/^《/, '').replace(/》$/, '');
-  return bare ? `《${bare}》` : '';
+  const bare = title.trim();
+  if (!bare) return '';
+  return /[《》]/.test(bare) ? bare : `《${bare}》`;
 }
 
 /** Header line of one entry: `【资料2】《title》（第12页）`. */

@@ -38,3 +38,9 @@ describe('fillTemplate', () => {
     expect(fillTemplate('{question} \\boxed{AC} {other}', { question: '问' })).toBe('问 \\boxed{AC} {other}');
   });
 });
+
+describe('context titles', () => {
+  it('keeps a LongHisDoc book name that already has book brackets and a note', () => {
+    expect(formatContextBlock([{ title: '《貢院瑣記》（示例）', pages: [3], text: 't' }]).split('\n')[0]).toBe('【资料1】《貢院瑣記》（示例）（第3页）');
+  });
+});
