@@ -201,7 +201,8 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
         }
         if (interrupted && !response) return; // aborted mid-request: leave it for the resume
         if (response) {
-          score = await stages.score(item, response.text);
+          // Chain-of-thought strategies are scored on their final answer only.
+          score = await stages.score(item, strategy.finalAnswer?.(response.text) ?? response.text);
         } else {
           score = { status: 'generation_failed', score: null, scoreRaw: null, metric: stages.metricFor(item), error };
         }

@@ -25,7 +25,8 @@ export function createLlmJudge(generator: Generator, options: { retries?: number
       for (let attempt = 1; attempt <= retries + 1; attempt++) {
         let text: string;
         try {
-          const result = await generator.generate(messages);
+          // A retry must reach the model again, not replay a cached unusable reply.
+          const result = await generator.generate(messages, attempt > 1 ? { cache: 'refresh' } : {});
           raw = result.raw;
           text = result.text;
         } catch (caught) {
