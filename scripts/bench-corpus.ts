@@ -10,7 +10,8 @@
  *   bz2-js       unbzip2-stream alone (the decompressor the builder uses)
  *   xml          saxes page streaming alone (readDumpPages over the .xml)
  *   build-xml    the full wikipedia-dump build (parse in workers, simplify, chunk, write) from .xml
- *   build-bz2    the same from .xml.bz2
+ *   build-bz2    the same from .xml.bz2 with the default decoder (native bzip2 when installed)
+ *   build-bz2-js the same with the pure-JS decoder (unbzip2-stream)
  *   poems        the json builder on chinese-poetry-shaped Tang poems (generated: the npm package
  *                is ~85 MB compressed, too big to add for a benchmark)
  * A stage that runs past --max-seconds is stopped and reports the rate over what it did.
@@ -74,13 +75,13 @@ async function runStage(stage: string): Promise<StageResult> {
       for await (const _ of readDumpPages(xmlPath, { onBytes: (b) => (bytes = b), signal: deadline.signal })) pages++;
       return { stage, seconds: seconds(), bytes, pages, stopped: deadline.signal.aborted, peakRssMiB: peakRss() };
     }
-    if (stage === 'build-xml' || stage === 'build-bz2' || stage === 'poems') {
+    if (stage === 'build-xml' || stage === 'build-bz2' || stage === 'build-bz2-js' || stage === 'poems') {
       const { buildCorpus } = await import('../src/corpus/build.js');
       const out = join(dir, `out-${stage}`);
       const builder =
         stage === 'poems'
           ? { name: 'json', input: poemsDir, fields: { text: 'paragraphs', meta: ['author'] }, simplify: true }
-          : { name: 'wikipedia-dump', input: stage === 'build-xml' ? xmlPath : bz2Path };
+          : { name: 'wikipedia-dump', input: stage === 'build-xml' ? xmlPath : bz2Path, ...(stage === 'build-bz2-js' ? { bz2Decoder: 'js' } : {}) };
       const config = { name: stage, builder, out, chunking: { maxSize: 512 } };
       try {
         const manifest = await buildCorpus(config, { signal: deadline.signal });
@@ -138,8 +139,8 @@ function runChild(stage: string): Promise<StageResult> {
 function describe(result: StageResult, uncompressedBytes: number, compressedBytes: number): string {
   let mb = (result.bytes ?? 0) / 1048576;
   // Builds from .bz2 report compressed bytes read: scale to the uncompressed XML they stand for.
-  if (result.stage === 'build-bz2') mb = ((result.bytes ?? 0) / compressedBytes) * (uncompressedBytes / 1048576);
-  const parts = [`${result.stage.padEnd(10)} ${result.seconds.toFixed(1).padStart(7)} s`];
+  if (result.stage.startsWith('build-bz2')) mb = ((result.bytes ?? 0) / compressedBytes) * (uncompressedBytes / 1048576);
+  const parts = [`${result.stage.padEnd(12)} ${result.seconds.toFixed(1).padStart(7)} s`];
   if (result.stage !== 'poems') parts.push(`${(mb / result.seconds).toFixed(2).padStart(7)} MiB/s of XML`);
   if (result.pages && result.stage !== 'poems') parts.push(`${Math.round(result.pages / result.seconds)} pages/s`);
   if (result.stage === 'poems') parts.push(`${result.pages} poems, ${Math.round((result.chunks ?? 0) / result.seconds)} chunks/s, ${Math.round((result.pages ?? 0) / result.seconds)} poems/s`);
@@ -161,13 +162,13 @@ if (values.stage) {
   const uncompressed = statSync(xmlPath).size;
   const compressed = statSync(bz2Path).size;
   process.stdout.write(`synthetic dump: ${(uncompressed / 1048576).toFixed(1)} MiB XML, ${(compressed / 1048576).toFixed(1)} MiB bz2; ${values.poems} poems\n`);
-  const stages = values.only ? values.only.split(',') : ['bz2-system', 'bz2-js', 'xml', 'build-xml', 'build-bz2', 'poems'];
+  const stages = values.only ? values.only.split(',') : ['bz2-system', 'bz2-js', 'xml', 'build-xml', 'build-bz2', 'build-bz2-js', 'poems'];
   for (const stage of stages) {
     if (stage === 'bz2-system') {
       const started = performance.now();
       const result = spawnSync('sh', ['-c', `bzip2 -dc '${bz2Path}' | wc -c`], { encoding: 'utf8' });
       const seconds = (performance.now() - started) / 1000;
-      process.stdout.write(`${'bz2-system'.padEnd(10)} ${seconds.toFixed(1).padStart(7)} s, ${(Number(result.stdout.trim()) / 1048576 / seconds).toFixed(2).padStart(7)} MiB/s of XML (native bzip2, reference)\n`);
+      process.stdout.write(`${'bz2-system'.padEnd(12)} ${seconds.toFixed(1).padStart(7)} s, ${(Number(result.stdout.trim()) / 1048576 / seconds).toFixed(2).padStart(7)} MiB/s of XML (native bzip2, reference)\n`);
       continue;
     }
     process.stdout.write(describe(await runChild(stage), uncompressed, compressed) + '\n');

@@ -39,6 +39,8 @@ export const WikipediaDumpParamsSchema = z.strictObject({
    * share (XML, chunking, writing) is a small fraction of the parser's.
    */
   workers: z.number().int().nonnegative().default(Math.max(1, availableParallelism())),
+  /** How .bz2 is decoded: `auto` uses lbzip2/pbzip2/bzip2 when on PATH (faster), else unbzip2-stream (`js`). */
+  bz2Decoder: z.enum(['auto', 'js', 'system']).default('auto'),
   /** Article URL prefix; default from the dump's `<siteinfo><base>` (…/wiki/). */
   urlBase: z.string().url().optional(),
 });
@@ -101,6 +103,7 @@ export const wikipediaDumpBuilder: RegistryEntry<WikipediaDumpParams, CorpusBuil
           const pages = readDumpPages(path, {
             onBytes: run.onBytes,
             signal: run.signal,
+            bz2Decoder: params.bz2Decoder,
             onSiteBase: (base) => {
               urlBase ??= base.replace(/\/wiki\/.*$/, '/wiki/');
             },

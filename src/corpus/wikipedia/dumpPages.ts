@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
-import { PassThrough, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { SaxesParser } from 'saxes';
-import unbzip2 from 'unbzip2-stream';
+import { openBz2Decoder, type Bz2DecoderChoice } from './bz2Decoder.js';
 import { DataFileError } from '../../errors.js';
 
 /** One `<page>` of a MediaWiki XML export (schema 0.10/0.11), as the dump has it. */
@@ -22,11 +22,13 @@ export interface DumpReadOptions {
   /** The `<siteinfo><base>` URL (e.g. https://zh.wikipedia.org/wiki/Wikipedia:首页). */
   onSiteBase?(url: string): void;
   signal?: AbortSignal;
+  /** How .bz2 is decoded (default `auto`: native bzip2 when installed, else unbzip2-stream). */
+  bz2Decoder?: Bz2DecoderChoice;
 }
 
 /**
  * Streams the pages of a MediaWiki XML dump, `.xml` or `.xml.bz2` (multistream files are
- * concatenated bz2 streams, which unbzip2-stream decodes in sequence). Memory stays bounded by
+ * concatenated bz2 streams; both decoders in bz2Decoder.ts read them in sequence). Memory stays bounded by
  * one read block plus the pages it completes. A truncated bz2 file, corrupt data or malformed XML
  * ends with a DataFileError naming the file, the byte offset read and the XML line.
  */
@@ -37,17 +39,8 @@ export async function* readDumpPages(path: string, options: DumpReadOptions = {}
     bytesRead += block.length;
   });
   const compressed = /\.bz2$/i.test(path);
-  // unbzip2-stream is a classic `through` stream: piping it into a PassThrough gives backpressure
-  // (classic pipe pauses it, and it pauses the file) and async iteration; errors are forwarded.
-  let decoded: Readable = file;
-  if (compressed) {
-    const bz2 = unbzip2();
-    const out = new PassThrough({ highWaterMark: 1 << 20 });
-    bz2.on('error', (error: Error) => out.destroy(error));
-    file.on('error', (error) => out.destroy(error));
-    file.pipe(bz2).pipe(out);
-    decoded = out;
-  }
+  const decoder = compressed ? openBz2Decoder(file, options.bz2Decoder ?? 'auto') : undefined;
+  const decoded: Readable = decoder ? decoder.output : file;
 
   const parser = new SaxesParser({ fileName: path });
   const completed: DumpPage[] = [];
@@ -107,15 +100,16 @@ export async function* readDumpPages(path: string, options: DumpReadOptions = {}
   const fail = (what: string): never => {
     throw new DataFileError(`${path}: ${what} (after ${bytesRead} bytes of the file${compressed ? ', compressed' : ''}, XML line ${parser.line})`);
   };
-  const decoder = new TextDecoder('utf-8');
+  const utf8 = new TextDecoder('utf-8');
   try {
     for await (const block of decoded) {
-      parser.write(decoder.decode(block as Buffer, { stream: true }));
+      parser.write(utf8.decode(block as Buffer, { stream: true }));
       if (parseError) fail(`malformed XML: ${parseError.message}`);
       options.onBytes?.(bytesRead);
       while (completed.length > 0) yield completed.shift()!;
       if (options.signal?.aborted) return;
     }
+    await decoder?.finished();
   } catch (error) {
     if (error instanceof DataFileError) throw error;
     const message = (error as Error).message;
@@ -124,9 +118,9 @@ export async function* readDumpPages(path: string, options: DumpReadOptions = {}
     fail(compressed ? `bz2 data is truncated or corrupt (${detail})` : `read error (${message})`);
   } finally {
     file.destroy();
-    if (compressed) decoded.destroy();
+    decoder?.close();
   }
-  parser.write(decoder.decode());
+  parser.write(utf8.decode());
   if (parseError) fail(`malformed XML: ${(parseError as Error).message}`);
   if (stack.length > 0) fail(`the XML ends inside <${stack.join('><')}> — the file is truncated`);
   parser.close();
