@@ -53,7 +53,7 @@ export function lineChartSvg(spec: LineChartSpec): string {
   const references = spec.references ?? [];
   const labels = [...references.map((r) => r.label), ...series.map((s) => s.label)];
   // The legend column is as wide as its longest label (up to 320 px) so labels are not cut off.
-  const right = Math.min(320, Math.max(120, 48 + Math.max(0, ...labels.map(textWidth))));
+  const right = Math.round(Math.min(320, Math.max(120, 48 + Math.max(0, ...labels.map(textWidth)))));
   const W = spec.width ?? 500 + right;
   const H = spec.height ?? Math.max(380, 60 + 18 * labels.length);
   const left = 56, top = spec.title ? 34 : 16, bottom = 48;
