@@ -14,7 +14,7 @@ import { CachedEmbedder } from './cachedEmbedder.js';
  * Embeds with an ONNX BERT model through transformers.js — `Xenova/bge-large-zh-v1.5` by
  * default, or any local model directory (e.g. one from `hisrag model fixture`). Texts are
  * grouped by token length before batching (less padding), and optionally spread over worker
- * threads; vectors come back in input order.
+ * processes (`workers`); vectors come back in input order.
  */
 export class TransformersEmbedder extends Embeddings implements TextEmbedder {
   readonly params: TransformersEmbedderParams;

@@ -25,7 +25,7 @@ export const TransformersEmbedderParamsSchema = z
     batchSize: z.number().int().positive().default(16),
     /** onnxruntime intra-op threads per model instance (default: onnxruntime's choice, or 1 per worker). */
     threads: z.number().int().positive().optional(),
-    /** Worker threads, each with its own model instance; 0 runs the model in this thread. */
+    /** Worker processes, each with its own model instance (onnxruntime-node 1.21 cannot run in several threads); 0 runs the model in this process. */
     workers: z.number().int().nonnegative().default(0),
     /** SQLite file caching vectors by (embedder, sha256 of text): a re-run embeds nothing twice. */
     cacheFile: z.string().min(1).optional(),
