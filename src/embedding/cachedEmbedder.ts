@@ -8,6 +8,9 @@ export interface VariantKeyed {
   variantKey?(): Promise<string>;
 }
 
+/** Texts embedded between two writes to the cache file. */
+const STORE_EVERY = 256;
+
 export interface CacheStats {
   /** Texts whose vectors came from the cache. */
   hits: number;
@@ -58,12 +61,15 @@ export class CachedEmbedder extends Embeddings implements TextEmbedder {
     const missingTexts = [...new Set(missingIndexes.map((i) => texts[i]!))];
     this.stats.hits += texts.length - missingIndexes.length;
     this.stats.misses += missingTexts.length;
-    if (missingTexts.length > 0) {
-      const vectors = await embed(missingTexts);
-      this.cache.putMany(key, missingTexts.map((text, i) => ({ text, vector: vectors[i]! })));
-      const byText = new Map(missingTexts.map((text, i) => [text, vectors[i]!]));
-      for (const i of missingIndexes) found[i] = byText.get(texts[i]!);
+    // Stored a slice at a time, so that an interrupted run keeps what it has embedded.
+    const byText = new Map<string, number[]>();
+    for (let start = 0; start < missingTexts.length; start += STORE_EVERY) {
+      const slice = missingTexts.slice(start, start + STORE_EVERY);
+      const vectors = await embed(slice);
+      this.cache.putMany(key, slice.map((text, i) => ({ text, vector: vectors[i]! })));
+      slice.forEach((text, i) => byText.set(text, vectors[i]!));
     }
+    for (const i of missingIndexes) found[i] = byText.get(texts[i]!);
     return found as number[][];
   }
 

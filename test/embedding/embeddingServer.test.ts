@@ -84,3 +84,32 @@ describe('hisrag embeddings server with the openai embedder as client', () => {
     expect(() => new OpenAIEmbedder({ baseURL: server.url, model: 'fixture', apiKeyEnv: 'HISRAG_TEST_UNSET_KEY' }, {})).toThrow(ConfigError);
   });
 });
+
+describe('openai embedder against a flaky server', () => {
+  it('retries a failed request and then succeeds', async () => {
+    const { createServer } = await import('node:http');
+    let calls = 0;
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        calls += 1;
+        response.setHeader('content-type', 'application/json');
+        if (calls === 1) {
+          response.statusCode = 503;
+          response.end(JSON.stringify({ error: { message: 'busy', type: 'server_error' } }));
+        } else {
+          response.end(JSON.stringify({ object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.6, 0.8] }], usage: { prompt_tokens: 1, total_tokens: 1 } }));
+        }
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const embedder = new OpenAIEmbedder({ baseURL: `http://127.0.0.1:${port}/v1`, model: 'm', maxRetries: 2, encodingFormat: 'float' });
+      expect(await embedder.embedDocuments(['秦'])).toEqual([[0.6, 0.8]]);
+      expect(calls).toBe(2);
+    } finally {
+      server.close();
+    }
+  });
+});

@@ -106,3 +106,18 @@ describe('TransformersEmbedder options', () => {
     await expect(embedder.identity()).rejects.toThrow(/allowRemote/);
   });
 });
+
+describe('TransformersEmbedder with a hub model id', () => {
+  let fixture: Awaited<ReturnType<typeof temporaryFixtureModel>>;
+  beforeAll(async () => (fixture = await temporaryFixtureModel({ dim: 16 })));
+  afterAll(async () => fixture.remove());
+
+  it('loads Xenova/bge-large-zh-v1.5 offline from the cache dir, as the real model would be', async () => {
+    const { generateFixtureModel } = await import('../../src/embedding/fixture/generateFixtureModel.js');
+    const cacheDir = `${fixture.root}/cache`;
+    await generateFixtureModel({ outDir: `${cacheDir}/Xenova/bge-large-zh-v1.5`, dim: 16 });
+    const embedder = new TransformersEmbedder({ cacheDir });
+    expect(await embedder.identity()).toMatchObject({ model: 'Xenova/bge-large-zh-v1.5', dimension: 16 });
+    await embedder.dispose();
+  });
+});
