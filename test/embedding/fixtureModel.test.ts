@@ -41,6 +41,10 @@ describe('generateFixtureModel', () => {
     expect(config).toMatchObject({ model_type: 'bert', hidden_size: 32, vocab_size: buildVocabulary().length });
   });
 
+  it('rejects an encoder whose hidden size the heads do not divide', async () => {
+    await expect(generateFixtureModel({ outDir: a.root, kind: 'bert', dim: 30, heads: 4 })).rejects.toThrow(/fixture\.heads/);
+  });
+
   it('rejects options it does not know', async () => {
     await expect(generateFixtureModel({ outDir: a.root, dims: 3 } as never)).rejects.toThrow(ConfigError);
   });
