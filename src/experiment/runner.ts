@@ -22,6 +22,7 @@ import { buildRunManifest } from './manifest.js';
 import { prepareArtefacts } from './prepare.js';
 import { assertRunDirectory, ensureFileExists, readRunRecords, runFile } from './runDirectory.js';
 import { summarizeRun, type RunSummary } from './summary.js';
+import { loadRun } from '../results/loadRun.js';
 import { itemGroups, recordedChunks, retrievalMetricsFor } from './itemDetails.js';
 
 export interface RunOptions {
@@ -304,23 +305,11 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
 
 /** Re-reads a run directory and rewrites summary.json, summary.csv and report.html. */
 export async function regenerateReport(runDir: string): Promise<{ summary: RunSummary; reportPath: string }> {
-  assertRunDirectory(runDir);
-  const config = validateExperimentConfig(JSON.parse(await readFile(runFile(runDir, 'config'), 'utf8')), runFile(runDir, 'config'));
-  const manifest = JSON.parse(await readFile(runFile(runDir, 'manifest'), 'utf8').catch(() => '{}')) as Record<string, unknown>;
-  const records = await readRunRecords(runDir);
-  const models = (manifest.models as string[] | undefined) ?? [...new Set(records.map((r) => r.model))];
-  const conditions = (manifest.conditions as string[] | undefined) ?? [...new Set(records.map((r) => r.condition))];
-  const summary = summarizeRun(records, {
-    experiment: config.name,
-    models,
-    conditions,
-    baseline: config.scoring.baseline,
-    resamples: config.scoring.bootstrapResamples,
-    seed: config.seed,
-  });
-  await atomicWriteJson(runFile(runDir, 'summary'), summary);
-  await atomicWrite(runFile(runDir, 'summaryCsv'), summaryCsv(summary));
-  const reportPath = runFile(runDir, 'report');
-  await atomicWrite(reportPath, renderReportHtml({ summary, records, manifest }));
-  return { summary, reportPath };
+  // The results API reads runs for notebooks too: one reader, one summary, for every consumer.
+  const run = await loadRun(runDir);
+  await atomicWriteJson(runFile(run.dir, 'summary'), run.summary);
+  await atomicWrite(runFile(run.dir, 'summaryCsv'), summaryCsv(run.summary));
+  const reportPath = runFile(run.dir, 'report');
+  await atomicWrite(reportPath, renderReportHtml({ summary: run.summary, records: run.records, manifest: run.manifest }));
+  return { summary: run.summary, reportPath };
 }
