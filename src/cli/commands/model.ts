@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import { InputError } from '../../errors.js';
-import { generateFixtureModel } from '../../embedding/fixture/generateFixtureModel.js';
-import { createProgress } from '../../progress/progress.js';
 
 function positiveInt(name: string) {
   return (value: string): number => {
@@ -56,6 +54,9 @@ export function registerModelCommands(program: Command): void {
     .action(async (options: FixtureCommandOptions) => {
       if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) throw new InputError('--seed: expected a non-negative integer');
       if (options.dim && options.hidden && options.dim !== options.hidden) throw new InputError('--dim and --hidden disagree');
+      // Loaded on use so that the CLI starts fast.
+      const { generateFixtureModel } = await import('../../embedding/fixture/generateFixtureModel.js');
+      const { createProgress } = await import('../../progress/progress.js');
       const progress = createProgress({ label: 'writing tensors', unit: 'tensors', silent: !options.encoder });
       let total = 0;
       let finished = 0; // tensors of files already complete

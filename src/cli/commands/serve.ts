@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import { InputError } from '../../errors.js';
-import { TransformersEmbedder } from '../../embedding/transformersEmbedder.js';
-import { startEmbeddingServer } from '../../embedding/embeddingServer.js';
 
 function integer(name: string, min: number) {
   return (value: string): number => {
@@ -57,6 +55,9 @@ export function registerServeCommands(program: Command): void {
     .option('--workers <n>', 'worker processes, each with its own model (default 0: in this process)', integer('--workers', 0))
     .option('--threads <n>', 'onnxruntime threads per model instance', integer('--threads', 1))
     .action(async (options: ServeEmbeddingsOptions) => {
+      // Loaded on use so that the CLI starts fast.
+      const { TransformersEmbedder } = await import('../../embedding/transformersEmbedder.js');
+      const { startEmbeddingServer } = await import('../../embedding/embeddingServer.js');
       const embedder = new TransformersEmbedder({
         model: options.model,
         cacheDir: options.cacheDir,
