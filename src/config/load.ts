@@ -16,22 +16,40 @@ export function parseYaml(text: string, file: string): unknown {
   return doc.toJS();
 }
 
-/** Applies `--set path=value` overrides (value parsed as YAML: `--set retrieval.k=[10,50]`). */
+/** Splits `models[0].model` into ['models', 0, 'model']. */
+function overridePath(path: string, override: string): (string | number)[] {
+  const parts: (string | number)[] = [];
+  for (const segment of path.split('.')) {
+    const match = /^([^[\]]+)((?:\[\d+\])*)$/.exec(segment);
+    if (!match) throw new ConfigError(`--set ${override}: cannot read the path "${path}"`);
+    parts.push(match[1]!);
+    for (const index of match[2]!.matchAll(/\[(\d+)\]/g)) parts.push(Number(index[1]));
+  }
+  return parts;
+}
+
+/**
+ * Applies `--set path=value` overrides (value parsed as YAML): `--set retrieval.k=[10,50]`,
+ * `--set models[0].model=deepseek-chat`.
+ */
 export function applyOverrides(config: unknown, overrides: string[]): unknown {
   const root = (config ?? {}) as Record<string, unknown>;
   for (const override of overrides) {
     const eq = override.indexOf('=');
     if (eq <= 0) throw new ConfigError(`--set ${override}: expected path=value`);
-    const path = override.slice(0, eq).split('.');
+    const path = overridePath(override.slice(0, eq), override);
     const value = parseYaml(override.slice(eq + 1), `--set ${override}`);
-    let node: Record<string, unknown> = root;
-    for (const key of path.slice(0, -1)) {
+    let node: Record<string | number, unknown> = root;
+    for (const [i, key] of path.slice(0, -1).entries()) {
       const next = node[key];
-      if (next === undefined) node[key] = {};
-      else if (typeof next !== 'object' || next === null || Array.isArray(next)) {
-        throw new ConfigError(`--set ${override}: ${key} is not an object`);
+      if (next === undefined) {
+        node[key] = typeof path[i + 1] === 'number' ? [] : {};
+      } else if (typeof next !== 'object' || next === null) {
+        throw new ConfigError(`--set ${override}: ${String(key)} is not an object or a list`);
+      } else if (typeof path[i + 1] === 'number' && !Array.isArray(next)) {
+        throw new ConfigError(`--set ${override}: ${String(key)} is not a list`);
       }
-      node = node[key] as Record<string, unknown>;
+      node = node[key] as Record<string | number, unknown>;
     }
     node[path[path.length - 1]!] = value;
   }

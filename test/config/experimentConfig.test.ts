@@ -85,6 +85,15 @@ describe('experiment config validation', () => {
     expect(validateExperimentConfig(config, 'x').scoring.compat).toBe('reference');
   });
 
+  it('applies --set overrides into list elements', () => {
+    const config = applyOverrides(valid(), ['models[0].model=deepseek-chat', 'models[0].temperature=0']) as any;
+    expect(config.models[0]).toEqual({ name: 'extractive', model: 'deepseek-chat', temperature: 0 });
+  });
+
+  it('rejects an override that indexes into something that is not a list', () => {
+    expect(() => applyOverrides(valid(), ['name[0]=x'])).toThrow('--set name[0]=x: name is not an object or a list');
+  });
+
   it('rejects an override without a value', () => {
     expect(() => applyOverrides(valid(), ['seed'])).toThrow('--set seed: expected path=value');
   });
