@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
+import { DEFAULT_HNSW } from '../../index/buildIndex.js';
 import { distanceToScore } from '../../index/hnswGraph.js';
 import type { Scored } from '../../index/topK.js';
 import { documentLabels } from '../documentScope.js';
@@ -17,7 +18,7 @@ retrievers.register({
   params: z.object({ ...denseIndexParams, efSearch: z.number().int().positive().optional() }).strict(),
   async create(params, context) {
     const index = await openDenseIndex(params, context);
-    const efSearch = params.efSearch ?? index.manifest.hnsw?.efSearch ?? 256;
+    const efSearch = params.efSearch ?? index.manifest.hnsw?.efSearch ?? DEFAULT_HNSW.efSearch;
     if (index.manifest.kind !== 'hnsw') {
       await index.close();
       throw new ConfigError(`${params.index}: retriever hnsw needs an hnsw index, this one is ${index.manifest.kind}`);
