@@ -42,7 +42,8 @@ export function retrievalMetricsFor(item: BenchmarkItem, retrieved: RetrievedChu
     const pages: number[] = [];
     for (const chunk of retrieved) {
       const page = pageOf(chunk);
-      if (page !== undefined && chunk.docId === item.docId && !pages.includes(page)) pages.push(page);
+      const book = typeof chunk.meta.doc_id === 'string' ? chunk.meta.doc_id : chunk.docId;
+      if (page !== undefined && (chunk.docId === item.docId || book === item.docId) && !pages.includes(page)) pages.push(page);
     }
     return { ...retrievalMetrics(pages, item.evidencePages, k) };
   }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { InputError } from '../../errors.js';
-import { buildIndex, DEFAULT_BM25, DEFAULT_HNSW } from '../../index/buildIndex.js';
+import { DEFAULT_BM25, DEFAULT_HNSW } from '../../index/defaults.js';
 import { ComponentSpecSchema, IndexKindSchema, type ComponentSpec } from '../../index/manifest.js';
 
 function positiveInt(flag: string) {
@@ -69,6 +69,8 @@ export function registerIndexCommands(program: Command): void {
       const onSignal = () => controller.abort();
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
+      // Loaded on use so that the CLI starts fast.
+      const { buildIndex } = await import('../../index/buildIndex.js');
       const manifest = await buildIndex({
         signal: controller.signal,
         corpusDir: opts.corpus,

@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import { InputError } from '../../errors.js';
-import { requireCompleteIndexManifest } from '../../index/manifest.js';
-import { createRetriever } from '../../retrieval/registry.js';
 import type { RetrievedChunk } from '../../retrieval/types.js';
 
 function formatHit(hit: RetrievedChunk): string {
@@ -24,6 +22,9 @@ export function registerRetrieveCommand(program: Command): void {
     .action(async (opts) => {
       const k = Number(opts.k);
       if (!Number.isInteger(k) || k <= 0) throw new InputError(`-k: expected a positive integer, got "${opts.k}"`);
+      // Loaded on use so that the CLI starts fast.
+      const { requireCompleteIndexManifest } = await import('../../index/manifest.js');
+      const { createRetriever } = await import('../../retrieval/registry.js');
       const manifest = await requireCompleteIndexManifest(opts.index);
       const name: string = opts.retriever ?? manifest.kind;
       const spec: { name: string } & Record<string, unknown> = { name, index: opts.index };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
-import { DEFAULT_HNSW } from '../../index/buildIndex.js';
+import { DEFAULT_HNSW } from '../../index/defaults.js';
 import { distanceToScore } from '../../index/hnswGraph.js';
 import type { Scored } from '../../index/topK.js';
 import { documentLabels } from '../documentScope.js';
