@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { BenchmarkItem } from '../../benchmarks/types.js';
-import { LongHisDocRecordSchema, parsePageList, type LongHisDocRecord } from '../longhisdoc/schema.js';
+import { longHisDocItem as benchmarkItem } from '../../benchmarks/longhisdoc/loader.js';
+import { LongHisDocRecordSchema, type LongHisDocRecord } from '../longhisdoc/schema.js';
 import { scoreItem } from '../scoreItem.js';
 import type { AnswerExtractor, ItemScore } from '../types.js';
 
@@ -11,23 +12,9 @@ export const ScoredLongHisDocRecordSchema = LongHisDocRecordSchema.extend({
 });
 export type ScoredLongHisDocRecord = z.infer<typeof ScoredLongHisDocRecordSchema>;
 
-/** The normalised benchmark item of a raw LongHisDoc QA record. */
+/** The normalised benchmark item of a raw LongHisDoc QA record (the benchmark loader's mapping). */
 export function longHisDocItem(record: LongHisDocRecord): BenchmarkItem {
-  return {
-    id: record.item_id,
-    benchmark: 'longhisdoc',
-    kind: 'longhisdoc',
-    question: record.question,
-    category: record.type,
-    task: record.type,
-    answer: record.answer,
-    answerType: record.answer_type,
-    docId: record.doc_id,
-    evidencePages: parsePageList(record.evidence_pages) ?? [],
-    inputPages: parsePageList(record.input_pages) ?? [],
-    evidenceModal: record.evidence_modal,
-    meta: { book_name: record.book_name, guji_type_en: record.guji_type_en },
-  };
+  return benchmarkItem(record, 'longhisdoc');
 }
 
 /**
