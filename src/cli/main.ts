@@ -42,7 +42,8 @@ export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
-    return 0;
+    // A command may set its own status (an interrupted run exits 130, like a shell).
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) {
       // help and version exit with 0; commander already printed the message.

@@ -94,4 +94,37 @@ describe('kill -9 at random moments, then --resume', () => {
     expect(manifest.complete).toBe(true);
     expect(manifest.sessions.length).toBe(kills + 1);
   }, 400_000);
+
+  it('Ctrl-C stops after the answers in flight, exits 130, and --resume finishes the run', async () => {
+    const runDir = join(dir, 'runs', 'ctrl-c');
+    const items = join(runDir, 'items.jsonl');
+    let interrupted = false;
+    const first = await runCli(['run', config, '--run-id', 'ctrl-c', '--no-progress'], {
+      onSpawn: (child) => {
+        const timer = setInterval(() => {
+          if (lineCount(items) >= 3 && !interrupted) {
+            interrupted = true;
+            clearInterval(timer);
+            child.kill('SIGINT');
+          }
+        }, 5);
+        child.on('exit', () => clearInterval(timer));
+      },
+    });
+    expect(interrupted).toBe(true);
+    expect(first.code).toBe(130);
+    expect(first.stderr).toContain('stopping after the answers in flight');
+    expect(first.stdout).toMatch(/run incomplete \(\d+\/24 answers\); finish it with: hisrag run --resume/);
+    const saved = lineCount(items);
+    expect(saved).toBeGreaterThanOrEqual(3);
+    expect(saved).toBeLessThan(TOTAL);
+
+    const second = await runCli(['run', '--resume', runDir, '--no-progress']);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain(`(${saved} already done, ${TOTAL - saved} to go)`);
+    const keys = readFileSync(items, 'utf8').trim().split('\n').map((l) => JSON.parse(l).key);
+    expect(new Set(keys).size).toBe(TOTAL);
+    expect(keys).toHaveLength(TOTAL);
+  }, 200_000);
 });
+
