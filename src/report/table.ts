@@ -11,8 +11,13 @@ function width(text: string): number {
 
 export function renderTextTable(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(width(h), ...rows.map((r) => width(r[i] ?? ''))));
+  // Numbers (and CIs, differences) are right-aligned; names are left-aligned.
+  const numeric = header.map((_, i) => i > 0 && rows.every((r) => /^([-+–\d[]|$)/.test(r[i] ?? '')));
   const line = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c + ' '.repeat(widths[i]! - width(c)) : ' '.repeat(widths[i]! - width(c)) + c)).join('  ');
+    cells
+      .map((c, i) => (numeric[i] ? ' '.repeat(widths[i]! - width(c)) + c : c + ' '.repeat(widths[i]! - width(c))))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
