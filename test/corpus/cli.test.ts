@@ -42,6 +42,16 @@ describe('hisrag corpus build', () => {
     expect((await readFile(join(out, 'chunks.jsonl'), 'utf8')).trim()).toBe('{"id":"mini:1:0","docId":"1","title":"詩","text":"一句。\\n二句。","meta":{"source":"poems.json"}}');
   });
 
+  it('builds the corpus an experiment config lists under prepare.corpora, chosen with --name when several', async () => {
+    const config = join(dir, 'experiment-prepare.yaml');
+    const corpus = (name: string) => `    - name: ${name}\n      out: ${join(dir, name)}\n      builder: { name: json, input: ${join(dir, 'poems.json')}, fields: { text: paragraphs } }\n`;
+    await writeFile(join(dir, 'poems.json'), JSON.stringify([{ id: 1, title: '詩', paragraphs: ['一句。', '二句。'] }]));
+    await writeFile(config, `name: study\nprepare:\n  corpora:\n${corpus('first')}${corpus('second')}`);
+    await expect(run('corpus', 'build', config, '--no-progress')).rejects.toThrow('prepare.corpora lists 2 corpora (first, second); choose one with --name');
+    await run('corpus', 'build', config, '--name', 'second', '--no-progress');
+    expect((await readCorpusManifest(join(dir, 'second'))).name).toBe('second');
+  });
+
   it('maps --field and --meta to the json builder field mapping', async () => {
     const input = join(dir, 'mapped.jsonl');
     await writeFile(input, '{"uid":"x","name":"甲","body":"文。","author":"某"}\n');

@@ -140,9 +140,26 @@ async function configFromFile(path: string, options: BuildOptions): Promise<Corp
     throw new InputError(`${path}: not valid YAML (${(error as Error).message})`);
   }
   if (typeof value !== 'object' || value === null) throw new InputError(`${path}: expected a mapping`);
-  // An experiment config carries the corpus build as its `corpus` section.
+  // An experiment config carries its corpus builds in `prepare.corpora` (pick one with --name when
+  // there are several); a `corpus` section is also accepted.
   const record = value as Record<string, unknown>;
-  const section = (!('builder' in record) && typeof record.corpus === 'object' ? record.corpus : record) as Record<string, unknown>;
+  const prepared = (record.prepare as { corpora?: unknown } | undefined)?.corpora;
+  let section: Record<string, unknown>;
+  if (!('builder' in record) && Array.isArray(prepared)) {
+    const corpora = prepared as Record<string, unknown>[];
+    const names = corpora.map((c) => String(c.name));
+    const chosen = options.name ? corpora.find((c) => c.name === options.name) : corpora.length === 1 ? corpora[0] : undefined;
+    if (!chosen) {
+      throw new InputError(
+        options.name
+          ? `${path}: prepare.corpora has no corpus named "${options.name}" (it has: ${names.join(', ')})`
+          : `${path}: prepare.corpora lists ${corpora.length} corpora (${names.join(', ')}); choose one with --name`,
+      );
+    }
+    section = chosen;
+  } else {
+    section = (!('builder' in record) && typeof record.corpus === 'object' ? record.corpus : record) as Record<string, unknown>;
+  }
   return { ...section, ...(options.out ? { out: options.out } : {}) } as CorpusBuildConfig;
 }
 
