@@ -28,12 +28,13 @@ node_modules/.bin/tslab install --python="$python" --binary="$root/node_modules/
 step "types for the kernel (notebooks/.hisrag-types)"
 node_modules/.bin/tsc -p notebooks/tsconfig.types.json
 
-# A run directory that has summary.json is complete; one without it was interrupted and is resumed.
+# A run whose manifest says complete is used as it is; any other existing run directory was
+# interrupted and is resumed (an interrupted run also writes a partial summary.json).
 ensure_run() {
   local id=$1 config=$2
   shift 2
   local dir="experiments/runs/$id"
-  if [ -f "$dir/summary.json" ]; then
+  if grep -q '"complete": true' "$dir/manifest.json" 2>/dev/null; then
     echo "   $dir: present"
   elif [ -d "$dir" ]; then
     step "resuming $dir"
