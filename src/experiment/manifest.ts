@@ -1,9 +1,23 @@
 import { execFileSync } from 'node:child_process';
-import { basename } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { VERSION } from '../version.js';
 import { redactSecrets } from './redact.js';
 import type { Stages } from './stages.js';
+
+/** sha256 of `<index>/manifest.json` for every retriever that names an index directory. */
+function indexManifestHashes(components: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  const retrievers = (components.retrievers ?? {}) as Record<string, { index?: unknown }>;
+  for (const [label, described] of Object.entries(retrievers)) {
+    if (typeof described?.index !== 'string') continue;
+    const file = join(described.index, 'manifest.json');
+    if (existsSync(file)) out[label] = `sha256:${createHash('sha256').update(readFileSync(file)).digest('hex')}`;
+  }
+  return out;
+}
 
 function gitCommit(): string | null {
   try {
@@ -24,6 +38,7 @@ export async function buildRunManifest(input: {
   previous?: Record<string, unknown>;
 }): Promise<Record<string, unknown>> {
   const { config, stages } = input;
+  const components = stages.describe();
   const sessions = Array.isArray(input.previous?.sessions) ? (input.previous!.sessions as unknown[]) : [];
   return redactSecrets({
     runId: basename(input.runDir),
@@ -38,7 +53,8 @@ export async function buildRunManifest(input: {
     sessions: [...sessions, { startedAt: input.startedAt, pid: process.pid }],
     models: stages.models.map((m) => m.label),
     conditions: input.conditions,
-    components: stages.describe(),
+    components,
+    indexManifests: indexManifestHashes(components),
     benchmarks: stages.benchmarkDescriptions,
   });
 }

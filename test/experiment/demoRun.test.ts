@@ -58,6 +58,11 @@ describe('the demo, end to end through the CLI', () => {
     expect(rag.contextIds.length).toBeGreaterThan(0);
     expect(rag.score.status).toBe('scored');
     expect(rag.score.verdicts).toBeDefined();
+    const manifest = JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8'));
+    expect(manifest).toMatchObject({ complete: true, experiment: 'demo', models: ['extractive-baseline'], conditions: ['closed-book', 'rag@10', 'rag@20'] });
+    expect(manifest.indexManifests.hnsw).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(manifest.components.retrievers.hnsw.corpusHash).toMatch(/^sha256:/);
+    expect(manifest.hisragVersion).toBeTruthy();
     const summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')));
     expect(summary.conditions).toEqual(['closed-book', 'rag@10', 'rag@20']);
     expect(summary.cells.every((c) => c.score.ciLow !== null)).toBe(true);
