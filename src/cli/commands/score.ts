@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import type { z } from 'zod';
 import { formatZodIssues } from '../../config/errors.js';
 import { InputError } from '../../errors.js';
 import { atomicWrite, atomicWriteJson } from '../../io/atomicWrite.js';
@@ -40,6 +41,18 @@ function jsonlLines(text: string): Array<{ line: number; text: string }> {
     .filter((entry) => entry.text.length > 0);
 }
 
+/** Parses one JSONL line against a schema; a problem names the record index, the line and the field. */
+function parseJsonlRecord<T>(entry: { line: number; text: string }, index: number, schema: z.ZodType<T>): { data: T } | { problem: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(entry.text);
+  } catch (error) {
+    return { problem: `record ${index} (line ${entry.line}): not valid JSON (${(error as Error).message})` };
+  }
+  const parsed = schema.safeParse(value);
+  return parsed.success ? { data: parsed.data } : { problem: `record ${index} (line ${entry.line}): ${formatZodIssues(parsed.error)}` };
+}
+
 /** Pads to a terminal width where CJK characters take two columns. */
 function padDisplay(text: string, width: number): string {
   const used = [...text].reduce((n, ch) => n + (/[\u1100-\uffff]/.test(ch) ? 2 : 1), 0);
@@ -77,16 +90,9 @@ async function scoreRubricFile(options: RubricOptions): Promise<void> {
   const progress = createProgress({ label: 'scoring', total: lines.length, unit: 'records', plain: true });
   for (const [index, entry] of lines.entries()) {
     progress.tick();
-    let value: unknown;
-    try {
-      value = JSON.parse(entry.text);
-    } catch (error) {
-      problems.push(`record ${index} (line ${entry.line}): not valid JSON (${(error as Error).message})`);
-      continue;
-    }
-    const parsed = SavedRubricRecordSchema.safeParse(value);
-    if (!parsed.success) {
-      problems.push(`record ${index} (line ${entry.line}): ${formatZodIssues(parsed.error)}`);
+    const parsed = parseJsonlRecord(entry, index, SavedRubricRecordSchema);
+    if ('problem' in parsed) {
+      problems.push(parsed.problem);
       continue;
     }
     const result = await rescoreRubricRecord(parsed.data, options.compat);
@@ -171,16 +177,9 @@ async function readVerdictFile(path: string): Promise<VerdictRecord[]> {
   const records: VerdictRecord[] = [];
   const problems: string[] = [];
   for (const [index, entry] of jsonlLines(await readText(path)).entries()) {
-    let value: unknown;
-    try {
-      value = JSON.parse(entry.text);
-    } catch (error) {
-      problems.push(`record ${index} (line ${entry.line}): not valid JSON (${(error as Error).message})`);
-      continue;
-    }
-    const parsed = VerdictRecordSchema.safeParse(value);
-    if (parsed.success) records.push(parsed.data);
-    else problems.push(`record ${index} (line ${entry.line}): ${formatZodIssues(parsed.error)}`);
+    const parsed = parseJsonlRecord(entry, index, VerdictRecordSchema);
+    if ('problem' in parsed) problems.push(parsed.problem);
+    else records.push(parsed.data);
   }
   if (problems.length > 0) throw new InputError(`${path}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   return records;
