@@ -11,7 +11,7 @@ import { stripThink } from './stripThink.js';
 import { bertScore, type TokenVectors } from './textMetrics/bertScore.js';
 import { bleu4 } from './textMetrics/bleu.js';
 import { rougeL } from './textMetrics/rougeL.js';
-import type { AnswerExtractor, ItemScore, Judge } from './types.js';
+import type { AnswerExtractor, ItemScore, Judge, RubricItem, Verdicts } from './types.js';
 
 export interface ScoreDeps {
   /** Needed for `rubric` items that reach the judge. */
@@ -44,6 +44,40 @@ async function referenceMetrics(answer: string, reference: string, deps: ScoreDe
     extra.bertScoreF1 = bert.f1;
   }
   return extra;
+}
+
+/**
+ * Rubric Score from a judge's verdicts. A verdict missing for any item makes the answer a judge
+ * failure (in `reference` mode a missing verdict counts as 0, as the published scorer does).
+ * Shared by `scoreItem` and the re-scoring of saved judge outputs.
+ */
+export function scoreRubricVerdicts(
+  rubricItems: RubricItem[],
+  verdicts: Verdicts,
+  options: { compat: ScoringCompat; judgeRaw?: string; strayLines: number; extra?: Record<string, number> },
+): ItemScore {
+  const raw = options.judgeRaw !== undefined ? { judgeRaw: options.judgeRaw } : {};
+  const extraMetrics = options.extra ? { ...options.extra } : {};
+  const missing = options.compat === 'reference' ? [] : missingVerdicts(rubricItems, verdicts);
+  if (missing.length > 0) {
+    return {
+      status: 'judge_failed',
+      metric: 'rs',
+      score: null,
+      scoreRaw: null,
+      verdicts,
+      ...raw,
+      error: `judge output lacks verdicts for ${missing.join(', ')}`,
+      ...(options.extra ? { extra: extraMetrics } : {}),
+    };
+  }
+  const rs = rubricScore(rubricItems, verdicts);
+  return scored('rs', rs.rs, rs.rsRaw, {
+    verdicts,
+    ...raw,
+    ...(rs.possible <= 0 ? { rule: 'no-bonus-weights' } : {}),
+    extra: { ...extraMetrics, judgeStrayLines: options.strayLines },
+  });
 }
 
 /**
@@ -87,26 +121,7 @@ export async function scoreItem(item: BenchmarkItem, response: string, deps: Sco
       if (!outcome.ok) {
         return { status: 'judge_failed', metric: 'rs', score: null, scoreRaw: null, judgeRaw: outcome.raw, error: outcome.error, ...more };
       }
-      const missing = compat === 'reference' ? [] : missingVerdicts(rubricItems, outcome.verdicts);
-      if (missing.length > 0) {
-        return {
-          status: 'judge_failed',
-          metric: 'rs',
-          score: null,
-          scoreRaw: null,
-          verdicts: outcome.verdicts,
-          judgeRaw: outcome.raw,
-          error: `judge output lacks verdicts for ${missing.join(', ')}`,
-          ...more,
-        };
-      }
-      const rs = rubricScore(rubricItems, outcome.verdicts);
-      return scored('rs', rs.rs, rs.rsRaw, {
-        verdicts: outcome.verdicts,
-        judgeRaw: outcome.raw,
-        ...(rs.possible <= 0 ? { rule: 'no-bonus-weights' } : {}),
-        extra: { ...extra, judgeStrayLines: outcome.strayLines },
-      });
+      return scoreRubricVerdicts(rubricItems, outcome.verdicts, { compat, judgeRaw: outcome.raw, strayLines: outcome.strayLines, extra });
     }
     case 'longhisdoc': {
       if (!item.answerType) throw new InputError(`item ${item.id}: answerType: missing`);

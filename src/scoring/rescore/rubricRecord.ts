@@ -4,8 +4,7 @@ import { PROHIST_TASKS } from '../../benchmarks/types.js';
 import type { ScoringCompat } from '../compat.js';
 import { parseJudgeOutput } from '../rubric/parseJudgeOutput.js';
 import { parseRubric } from '../rubric/parseRubric.js';
-import { missingVerdicts, rubricScore } from '../rubric/rubricScore.js';
-import { scoreItem } from '../scoreItem.js';
+import { scoreItem, scoreRubricVerdicts } from '../scoreItem.js';
 import type { ItemScore, Judge } from '../types.js';
 
 const LengthConstraint = z.union([
@@ -79,26 +78,9 @@ export async function rescoreRubricRecord(record: SavedRubricRecord, compat: Sco
   }
   const items = parseRubric(record.rubrics ?? '', { compat });
   const parsed = parseJudgeOutput(record.judge_output ?? '', { compat });
-  const missing = compat === 'reference' ? [] : missingVerdicts(items, parsed.verdicts);
-  if (missing.length > 0) {
-    return {
-      status: 'judge_failed',
-      metric: 'rs',
-      score: null,
-      scoreRaw: null,
-      verdicts: parsed.verdicts,
-      ...(record.judge_output !== undefined ? { judgeRaw: record.judge_output } : {}),
-      error: `judge output lacks verdicts for ${missing.join(', ')}`,
-    };
-  }
-  const rs = rubricScore(items, parsed.verdicts);
-  return {
-    status: 'scored',
-    metric: 'rs',
-    score: rs.rs,
-    scoreRaw: rs.rsRaw,
-    verdicts: parsed.verdicts,
-    ...(rs.possible <= 0 ? { rule: 'no-bonus-weights' } : {}),
-    extra: { judgeStrayLines: parsed.strayLines },
-  };
+  return scoreRubricVerdicts(items, parsed.verdicts, {
+    compat,
+    ...(record.judge_output !== undefined ? { judgeRaw: record.judge_output } : {}),
+    strayLines: parsed.strayLines,
+  });
 }
