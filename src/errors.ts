@@ -24,3 +24,29 @@ export class DataFileError extends InputError {
     this.name = 'DataFileError';
   }
 }
+
+/**
+ * The user interrupted (Ctrl-C, SIGTERM). Work done so far is on disk; the CLI exits 130, the
+ * shell's code for a SIGINT, whichever command was running.
+ */
+export class InterruptedError extends Error {
+  constructor(message = 'interrupted') {
+    super(message);
+    this.name = 'InterruptedError';
+  }
+}
+
+/**
+ * An external service (an LLM or embedding endpoint) failed every request for a while, or a
+ * run stopped at its failure limit: nothing is wrong with the input, and the work can be
+ * resumed once the service is back. The CLI exits 3.
+ */
+export class ServiceUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ServiceUnavailableError';
+  }
+}
+
+/** Process exit codes, the same for every command (README: "Exit codes"). */
+export const EXIT_CODES = { ok: 0, internal: 1, input: 2, service: 3, interrupted: 130 } as const;

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { InputError } from '../errors.js';
+import { EXIT_CODES, InputError, InterruptedError, ServiceUnavailableError } from '../errors.js';
+import { installInterruptHandlers, interrupted } from './interrupts.js';
 import { registerModelCommands } from './commands/model.js';
 import { registerServeCommands } from './commands/serve.js';
 import { registerCorpusCommands } from './commands/corpus.js';
@@ -37,23 +38,41 @@ function applyExitOverride(command: Command): void {
   for (const sub of command.commands) applyExitOverride(sub);
 }
 
-/** Runs the CLI and returns the process exit code: 0 ok, 1 internal failure, 2 bad input. */
+/**
+ * Runs the CLI and returns the process exit code, the same for every command: 0 ok, 1 internal
+ * failure, 2 bad input, 3 an external service unavailable (resumable), 130 interrupted.
+ */
 export async function main(argv: string[]): Promise<number> {
+  installInterruptHandlers();
+  // `hisrag retrieve --json | head -1`: the reader went away; stop quietly, as Unix tools do.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT_CODES.ok);
+    throw error;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
-    // A command may set its own status (an interrupted run exits 130, like a shell).
-    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+    if (interrupted()) return EXIT_CODES.interrupted;
+    // A command may set its own status.
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT_CODES.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
       // help and version exit with 0; commander already printed the message.
-      return error.exitCode === 0 ? 0 : 2;
+      return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.input;
+    }
+    if (error instanceof InterruptedError || interrupted()) {
+      process.stderr.write(`hisrag: ${error instanceof InterruptedError ? error.message : 'interrupted'}\n`);
+      return EXIT_CODES.interrupted;
+    }
+    if (error instanceof ServiceUnavailableError) {
+      process.stderr.write(`hisrag: ${error.message}\n`);
+      return EXIT_CODES.service;
     }
     if (error instanceof InputError) {
       process.stderr.write(`hisrag: ${error.message}\n`);
-      return 2;
+      return EXIT_CODES.input;
     }
     process.stderr.write(`hisrag: internal error: ${(error as Error).stack ?? String(error)}\n`);
-    return 1;
+    return EXIT_CODES.internal;
   }
 }

@@ -94,9 +94,15 @@ export const ExperimentConfigSchema = z
         bootstrapResamples: positiveInt().default(1000),
         /** Condition every paired difference is taken against. */
         baseline: z.string().default('closed-book'),
+        /**
+         * An answer that is empty after the endpoint's retries: `zero` scores it by the
+         * benchmark's rule (0) and counts it as empty; `failed` records it as a failure, excluded
+         * from means (and answered again on resume). Either way the "empty" column counts it.
+         */
+        emptyAnswer: z.enum(['zero', 'failed']).default('zero'),
       })
       .strict()
-      .default({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book' }),
+      .default({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book', emptyAnswer: 'zero' }),
     execution: z
       .object({
         /** Items in flight at once (generators also bound their own endpoint concurrency). */

@@ -5,7 +5,7 @@ import { resolve, join } from 'node:path';
 import { chunkDocument, countCodePoints } from '../chunking/chunker.js';
 import { loadTokenCounter } from '../chunking/tokenCounter.js';
 import { ChunkSchema, type Chunk, type SizeMeasure } from '../chunking/types.js';
-import { InputError } from '../errors.js';
+import { InputError, InterruptedError } from '../errors.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
 import { JsonlAppender, readJsonl } from '../io/jsonl.js';
 import { createProgress } from '../progress/progress.js';
@@ -158,7 +158,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
     progress.stop();
   }
   if (options.signal?.aborted) {
-    throw new InputError(`corpus build interrupted after ${state.itemsConsumed} source records; rerun with --resume to continue (state in ${paths.partial})`);
+    throw new InterruptedError(`corpus build interrupted after ${state.itemsConsumed} source records; rerun with --resume to continue (state in ${paths.partial})`);
   }
 
   const manifest: CorpusManifest = {

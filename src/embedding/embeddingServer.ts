@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { listenOn } from '../io/listen.js';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
 import type { TextEmbedder } from './types.js';
@@ -133,10 +134,7 @@ export async function startEmbeddingServer(options: EmbeddingServerOptions): Pro
       });
     }
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
+  await listenOn(server, port, host);
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {

@@ -17,7 +17,7 @@ import { readIndexManifest } from '../index/manifest.js';
  */
 export async function prepareArtefacts(
   config: ExperimentConfig,
-  options: { log: (line: string) => void; progress: boolean },
+  options: { log: (line: string) => void; progress: boolean; signal?: AbortSignal },
 ): Promise<void> {
   const prepare = config.prepare;
   if (!prepare) return;
@@ -32,6 +32,7 @@ export async function prepareArtefacts(
   }
 
   for (const [i, raw] of (prepare.corpora ?? []).entries()) {
+    options.signal?.throwIfAborted();
     const corpus = parseCorpusBuildConfig(raw, `prepare.corpora[${i}]`);
     const out = resolve(corpus.out ?? join('corpora', corpus.name));
     if (existsSync(corpusPaths(out).manifest)) {
@@ -42,11 +43,13 @@ export async function prepareArtefacts(
     const manifest = await buildCorpus(raw as Parameters<typeof buildCorpus>[0], {
       resume: existsSync(corpusPaths(out).partial),
       progress: options.progress,
+      signal: options.signal,
     });
     log(`corpus ${corpus.name}: ${manifest.counts.documentsRead} documents, ${manifest.counts.chunksWritten} chunks`);
   }
 
   for (const index of prepare.indexes ?? []) {
+    options.signal?.throwIfAborted();
     const out = resolve(index.out);
     const corpusDir = resolve(index.corpus);
     const corpusManifest = await readCorpusManifest(corpusDir);
@@ -66,6 +69,7 @@ export async function prepareArtefacts(
       ...(embedder ? { embedder } : {}),
       resume: existing !== undefined && !existing.complete,
       progress: { silent: !options.progress },
+      signal: options.signal,
     });
     log(`index ${index.out}: ${manifest.counts.chunks} chunks, ${manifest.counts.vectors} vectors`);
   }

@@ -38,6 +38,8 @@ export const RunItemRecordSchema = z.object({
       reasoning: z.string().optional(),
       usage: z.record(z.string(), z.number()).optional(),
       cached: z.boolean().optional(),
+      /** The endpoint returned empty completions on every one of this many attempts. */
+      emptyAfterAttempts: z.number().int().positive().optional(),
     })
     .nullable(),
   score: ItemScoreSchema,

@@ -28,13 +28,14 @@ export function assertRunDirectory(runDir: string): void {
  * Reads items.jsonl. A kill can leave a torn last line (an append cut short): with
  * `repair`, that line is cut off the file so the resumed run appends after the last whole
  * record; without it the torn line is ignored. A bad line anywhere else is an error.
+ * When a key appears more than once (a failed item answered again on resume), the last
+ * record is the one that counts; the earlier ones stay in the file as history.
  */
 export async function readRunRecords(runDir: string, options: { repair?: boolean } = {}): Promise<RunItemRecord[]> {
   const path = runFile(runDir, 'items');
   if (!existsSync(path)) return [];
   const text = await readFile(path, 'utf8');
-  const records: RunItemRecord[] = [];
-  const seen = new Set<string>();
+  const byKey = new Map<string, RunItemRecord>();
   let offset = 0;
   let lineNo = 0;
   let goodBytes = 0;
@@ -55,11 +56,8 @@ export async function readRunRecords(runDir: string, options: { repair?: boolean
       if (nl === -1) break; // a record without its newline was cut short mid-append
       const parsed = RunItemRecordSchema.safeParse(value);
       if (!parsed.success) throw new DataFileError(`${path}:${lineNo}: ${formatZodIssues(parsed.error)}`);
-      // A record appended twice (never by hisrag itself) counts once.
-      if (!seen.has(parsed.data.key)) {
-        seen.add(parsed.data.key);
-        records.push(parsed.data);
-      }
+      // Later records of a key replace earlier ones (keeping the key's first position).
+      byKey.set(parsed.data.key, parsed.data);
     }
     goodBytes += Buffer.byteLength(text.slice(offset, next), 'utf8');
     offset = next;
@@ -68,7 +66,7 @@ export async function readRunRecords(runDir: string, options: { repair?: boolean
     const size = (await stat(path)).size;
     if (goodBytes < size) await truncate(path, goodBytes);
   }
-  return records;
+  return [...byKey.values()];
 }
 
 export async function ensureFileExists(path: string): Promise<void> {

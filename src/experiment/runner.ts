@@ -4,8 +4,8 @@ import { resolve } from 'node:path';
 import pLimit from 'p-limit';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { validateExperimentConfig } from '../config/load.js';
-import { InputError } from '../errors.js';
-import { atomicWrite, atomicWriteJson } from '../io/atomicWrite.js';
+import { InputError, InterruptedError, ServiceUnavailableError } from '../errors.js';
+import { atomicWrite, atomicWriteJson, removeStaleTempFiles } from '../io/atomicWrite.js';
 import { JsonlAppender } from '../io/jsonl.js';
 import { createProgress } from '../progress/progress.js';
 import { renderReportHtml } from '../report/html.js';
@@ -13,7 +13,7 @@ import { summaryCsv } from '../report/csv.js';
 import { summaryTable } from '../report/table.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
-import { scoreItem } from '../scoring/scoreItem.js';
+import { stripThink } from '../scoring/stripThink.js';
 import { buildStages, type Stages } from './stages.js';
 import { planConditions, type Condition } from './plan.js';
 import type { RunItemRecord } from './records.js';
@@ -35,7 +35,13 @@ export interface RunOptions {
   /** Print progress and the final table. */
   log?: (line: string) => void;
   progress?: boolean;
+  /** Stops the run at its next safe point (prepare, start-up, answering, summary); resumable. */
   signal?: AbortSignal;
+  /**
+   * On resume, answer again the items recorded as failed (generation or judge failures); the
+   * new record replaces the old one. Default true.
+   */
+  retryFailed?: boolean;
 }
 
 export interface RunResult {
@@ -43,7 +49,13 @@ export interface RunResult {
   summary: RunSummary;
   /** Items answered in this invocation (0 when everything was already done). */
   newItems: number;
+  /** The user stopped the run (signal) before every item had a record. */
   interrupted: boolean;
+}
+
+/** The line that tells how to finish a run that stopped early. */
+function resumeHint(runDir: string, done: number, total: number): string {
+  return `${done}/${total} answers are saved in ${runDir}; finish with: hisrag run --resume ${runDir}`;
 }
 
 function timestampId(date = new Date()): string {
@@ -61,6 +73,7 @@ const itemKey = (item: BenchmarkItem) => `${item.benchmark}:${item.id}`;
  */
 export async function runExperiment(options: RunOptions): Promise<RunResult> {
   const log = options.log ?? (() => {});
+  const signal = options.signal;
   let config: ExperimentConfig;
   let runDir: string;
   let previousManifest: Record<string, unknown> | undefined;
@@ -70,33 +83,51 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
     const stored = JSON.parse(await readFile(runFile(runDir, 'config'), 'utf8'));
     config = validateExperimentConfig(stored, runFile(runDir, 'config'));
     previousManifest = JSON.parse(await readFile(runFile(runDir, 'manifest'), 'utf8').catch(() => '{}'));
+    // A run killed outright (kill -9) may have left a half-written temporary file behind.
+    await removeStaleTempFiles(runDir);
   } else {
     if (!options.config) throw new InputError('runExperiment needs a config or a run directory to resume');
     config = options.config;
     runDir = resolve(config.output, options.runId ?? `${config.name}-${timestampId()}`);
-    if (existsSync(runFile(runDir, 'items'))) {
+    if (existsSync(runFile(runDir, 'items')) || existsSync(runFile(runDir, 'config'))) {
       throw new InputError(`${runDir} already holds a run; use --resume ${runDir} to finish it`);
     }
+    // The run directory and its config exist from the first moment, so a run interrupted
+    // while preparing its artefacts is resumed like any other. Secrets are redacted (keys
+    // come from the environment).
+    await mkdir(runDir, { recursive: true });
+    await atomicWriteJson(runFile(runDir, 'config'), redactSecrets(config));
   }
+  // Before the first answer there is nothing to count yet; the run directory already resumes.
+  const stopIfInterrupted = () => {
+    if (signal?.aborted) throw new InterruptedError(`interrupted before the first answer; finish with: hisrag run --resume ${runDir}`);
+  };
 
-  await prepareArtefacts(config, { log, progress: options.progress ?? false });
+  try {
+    await prepareArtefacts(config, { log, progress: options.progress ?? false, signal });
+  } catch (error) {
+    stopIfInterrupted();
+    throw error;
+  }
+  stopIfInterrupted();
   const stages = await buildStages(config);
   try {
+    stopIfInterrupted();
     const conditions = planConditions(config, (spec, path) => stages.strategy(spec, path).usesRetrieval);
     const items = stages.items;
     const conditionNames = conditions.map((c) => c.name);
     const modelLabels = stages.models.map((m) => m.label);
 
-    await mkdir(runDir, { recursive: true });
-    // The stored config is what a resume runs: secrets redacted (keys come from the environment).
-    if (!options.resumeDir) await atomicWriteJson(runFile(runDir, 'config'), redactSecrets(config));
     const startedAt = new Date().toISOString();
     const manifest = await buildRunManifest({ config, configFile: options.configFile, runDir, stages, startedAt, conditions: conditionNames, previous: previousManifest });
-    await atomicWriteJson(runFile(runDir, 'manifest'), manifest);
+    await atomicWriteJson(runFile(runDir, 'manifest'), { ...manifest, complete: false });
 
     await ensureFileExists(runFile(runDir, 'items'));
     const existing = await readRunRecords(runDir, { repair: true });
-    const done = new Set(existing.map((r) => r.key));
+    // Failed items are answered again on resume (unless told not to); the new record wins.
+    const retryFailed = options.retryFailed ?? true;
+    const done = new Set(existing.filter((r) => !retryFailed || r.score.status === 'scored').map((r) => r.key));
+    const retrying = existing.length - done.size;
 
     interface Task { model: Stages['models'][number]; condition: Condition; item: BenchmarkItem; key: string }
     const tasks: Task[] = [];
@@ -111,7 +142,7 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
     const total = stages.models.length * conditions.length * items.length;
     log(
       `hisrag run ${config.name}: ${items.length} questions × ${conditions.length} conditions × ${stages.models.length} models = ${total} answers` +
-        (existing.length ? ` (${existing.length} already done, ${tasks.length} to go)` : ''),
+        (existing.length ? ` (${done.size} already done, ${tasks.length} to go${retrying ? `, of which ${retrying} failed before and are retried` : ''})` : ''),
     );
     log(`run directory: ${runDir}`);
     for (const line of stages.describeLines()) log(line);
@@ -120,10 +151,11 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
     for (const c of conditions) perCondition.set(c.name, { done: 0, total: items.length * stages.models.length });
     for (const r of existing) {
       const pc = perCondition.get(r.condition);
-      if (pc) pc.done++;
+      if (pc && done.has(r.key)) pc.done++;
     }
     const progress = createProgress({ label: 'answers', total: tasks.length, silent: !options.progress });
-    let failures = existing.filter((r) => r.score.status !== 'scored').length;
+    let failures = 0;
+    let answered = 0;
     const appender = await JsonlAppender.open(runFile(runDir, 'items'));
     // Appends are serialised so lines never interleave.
     let appendChain: Promise<void> = Promise.resolve();
@@ -150,17 +182,20 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
     };
 
     const limit = pLimit(config.execution.concurrency);
-    let interrupted = false;
+    // Set when nothing new may start: the user interrupted, the failure limit was reached, or
+    // a fatal error (bad input, an endpoint that is down) stopped the run. Queued tasks see it
+    // and return at once (clearing p-limit's queue instead would leave their promises pending).
+    let stopScheduling = false;
     let stopReason: string | undefined;
-    // Queued tasks see the flag and return at once (clearing p-limit's queue instead would
-    // leave their promises pending forever).
+    let fatal: unknown;
+    const userStopped = () => signal?.aborted === true;
     const onAbort = () => {
-      interrupted = true;
+      stopScheduling = true;
     };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
+    signal?.addEventListener('abort', onAbort, { once: true });
 
     const runTask = async (task: Task): Promise<void> => {
-      if (interrupted) return;
+      if (stopScheduling) return;
       const started = Date.now();
       const { model, condition, item } = task;
       let retrieved: RetrievedChunk[] = [];
@@ -189,21 +224,29 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
         let score: RunItemRecord['score'];
         let error: string | undefined;
         try {
-          const result = await model.generator.generate(prompt.messages, { signal: options.signal });
+          const result = await model.generator.generate(prompt.messages, { signal });
           response = {
             text: result.text,
             raw: result.raw,
             ...(result.reasoning ? { reasoning: result.reasoning } : {}),
             ...(result.usage ? { usage: Object.fromEntries(Object.entries(result.usage).filter(([, v]) => typeof v === 'number')) as Record<string, number> } : {}),
             ...(result.cached ? { cached: true } : {}),
+            ...(result.emptyAfterAttempts ? { emptyAfterAttempts: result.emptyAfterAttempts } : {}),
           };
         } catch (e) {
+          if (e instanceof ServiceUnavailableError) throw e;
           error = (e as Error).message;
         }
-        if (interrupted && !response) return; // aborted mid-request: leave it for the resume
+        if (userStopped() && !response) return; // aborted mid-request: left for the resume
         if (response) {
           // Chain-of-thought strategies are scored on their final answer only.
-          score = await stages.score(item, strategy.finalAnswer?.(response.text) ?? response.text);
+          const answer = strategy.finalAnswer?.(response.text) ?? response.text;
+          if (config.scoring.emptyAnswer === 'failed' && stripThink(answer).trim() === '') {
+            const why = response.emptyAfterAttempts ? `the endpoint returned empty completions on all ${response.emptyAfterAttempts} attempts` : 'the model gave an empty answer';
+            score = { status: 'generation_failed', score: null, scoreRaw: null, metric: stages.metricFor(item), rule: 'empty-answer', error: `empty answer: ${why} (scoring.emptyAnswer: failed)` };
+          } else {
+            score = await stages.score(item, answer);
+          }
         } else {
           score = { status: 'generation_failed', score: null, scoreRaw: null, metric: stages.metricFor(item), error };
         }
@@ -220,8 +263,8 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
           durationMs: Date.now() - started,
         };
       } catch (e) {
-        if (e instanceof InputError) throw e;
-        if (interrupted) return;
+        if (e instanceof InputError || e instanceof ServiceUnavailableError) throw e;
+        if (userStopped()) return;
         // Retrieval or prompt building failed for this item: recorded, excluded from means.
         const message = (e as Error).message;
         record = {
@@ -236,46 +279,57 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
           durationMs: Date.now() - started,
         };
       }
+      // Everything that finished is kept, also after a stop was requested.
       await append(record);
+      answered++;
       const pc = perCondition.get(condition.name)!;
       pc.done++;
       if (record.score.status !== 'scored') failures++;
       progress.tick(1, { failed: failures, [condition.name]: `${pc.done}/${pc.total}` });
-      if (config.execution.maxFailures > 0 && failures >= config.execution.maxFailures && !interrupted) {
-        stopReason = `stopped after ${failures} failures (execution.maxFailures)`;
-        onAbort();
+      if (config.execution.maxFailures > 0 && failures >= config.execution.maxFailures && !stopScheduling) {
+        stopReason = `stopped after ${failures} failed answers (execution.maxFailures: ${config.execution.maxFailures}); the answers in flight were kept`;
+        stopScheduling = true;
       }
     };
 
-    let fatal: unknown;
     try {
-      // A bad-input error (e.g. a retriever refusing a query) stops the run: nothing new is
-      // scheduled, the answers in flight finish and are kept, then the error is reported.
-      const settled = await Promise.allSettled(
+      // A bad-input error (e.g. a retriever refusing a query) or an endpoint that is down stops
+      // the run: nothing new is scheduled, the answers in flight finish and are kept, then the
+      // error is reported.
+      await Promise.allSettled(
         tasks.map((task) =>
           limit(() =>
             runTask(task).catch((error) => {
               fatal ??= error;
-              onAbort();
+              stopScheduling = true;
               throw error;
             }),
           ),
         ),
       );
-      void settled;
     } finally {
       await appendChain;
       await appender.close();
       progress.stop();
-      options.signal?.removeEventListener('abort', onAbort);
-    }
-    if (fatal) {
-      const done = (await readRunRecords(runDir)).length;
-      if (fatal instanceof Error) fatal.message += `\n(${done}/${total} answers are saved in ${runDir}; fix the problem and finish with: hisrag run --resume ${runDir})`;
-      throw fatal;
+      signal?.removeEventListener('abort', onAbort);
     }
 
     const records = await readRunRecords(runDir);
+    const complete = records.length >= total && !userStopped() && !fatal && !stopReason;
+    const finalManifest = {
+      ...manifest,
+      finishedAt: complete ? new Date().toISOString() : null,
+      complete,
+      answers: { done: records.length, total, failed: records.filter((r) => r.score.status !== 'scored').length },
+      ...(stopReason || fatal ? { stoppedBecause: stopReason ?? (fatal as Error).message } : {}),
+    };
+    await atomicWriteJson(runFile(runDir, 'manifest'), finalManifest);
+    if (fatal) {
+      if (fatal instanceof Error) fatal.message += `\n(${resumeHint(runDir, records.length, total)})`;
+      throw fatal;
+    }
+
+    // The summary and report cover what is done, also for a run that stopped early.
     const summary = summarizeRun(records, {
       experiment: config.name,
       models: modelLabels,
@@ -284,9 +338,6 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
       resamples: config.scoring.bootstrapResamples,
       seed: config.seed,
     });
-    const complete = records.length >= total;
-    const finalManifest = { ...manifest, finishedAt: complete ? new Date().toISOString() : null, complete, answers: { done: records.length, total } };
-    await atomicWriteJson(runFile(runDir, 'manifest'), finalManifest);
     await atomicWriteJson(runFile(runDir, 'summary'), summary);
     await atomicWrite(runFile(runDir, 'summaryCsv'), summaryCsv(summary));
     await atomicWrite(runFile(runDir, 'report'), renderReportHtml({ summary, records, manifest: finalManifest }));
@@ -294,10 +345,11 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
     log('');
     log(summaryTable(summary));
     log('');
-    if (stopReason) log(stopReason);
-    if (!complete) log(`run incomplete (${records.length}/${total} answers); finish it with: hisrag run --resume ${runDir}`);
+    if (summary.totals.empty > 0) log(`${summary.totals.empty} answers were empty (scored by the benchmark's rule, ${config.scoring.emptyAnswer === 'failed' ? 'recorded as failed' : 'counted as 0'}; "empty" column)`);
     log(`report: ${runFile(runDir, 'report')}`);
-    return { runDir, summary, newItems: records.length - existing.length, interrupted: interrupted || !complete };
+    if (stopReason) throw new ServiceUnavailableError(`${stopReason}\n(${resumeHint(runDir, records.length, total)})`);
+    if (!complete) log(`run incomplete: ${resumeHint(runDir, records.length, total)}`);
+    return { runDir, summary, newItems: answered, interrupted: userStopped() || records.length < total };
   } finally {
     await stages.close();
   }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentConfig } from '../config/experiment.js';
 import type { ComponentSpec } from '../config/fields.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, DataFileError } from '../errors.js';
 import { benchmarks } from '../benchmarks/registry.js';
 import { parseCorpusBuildConfig } from '../corpus/config.js';
 import { embedders } from '../embedding/registry.js';
@@ -99,6 +99,29 @@ export async function validateComponents(config: ExperimentConfig): Promise<void
   }
 }
 
+/** The metric an item's score is on (the summary's `metric`). */
+export function metricOf(item: BenchmarkItem): string {
+  return item.kind === 'longhisdoc' ? 'accuracy' : item.kind === 'mcq' ? 'mcq' : item.kind === 'rubric' ? 'rs' : 'rougeL';
+}
+
+/**
+ * One mean per condition needs one metric: a run whose questions are scored by different
+ * metrics (ProHist Rubric Score and LongHisDoc accuracy, or ROUGE-L on its 0–1 scale) is refused
+ * before anything is answered. ProHist's own mix of rubric and multiple-choice questions, both
+ * 0–100 scores of the benchmark, is the one exception (the summary names it `mcq+rs`).
+ */
+function assertOneMetric(items: BenchmarkItem[]): void {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(metricOf(item), (counts.get(metricOf(item)) ?? 0) + 1);
+  const metrics = [...counts.keys()].sort();
+  if (metrics.length <= 1 || metrics.join('+') === 'mcq+rs') return;
+  const listed = metrics.map((m) => `${counts.get(m)} by ${m}`).join(', ');
+  throw new ConfigError(
+    `benchmark: this run's questions are scored by different metrics (${listed}), and one mean per condition would mix them; ` +
+      'run each benchmark in its own experiment, or filter the questions so that one metric remains',
+  );
+}
+
 /** Builds the stage objects of an experiment from the registries (after validating them). */
 export async function buildStages(config: ExperimentConfig): Promise<Stages> {
   await validateComponents(config);
@@ -117,8 +140,10 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
   for (const item of items) {
     const id = `${item.benchmark}:${item.id}`;
     if (seenIds.has(id)) throw new ConfigError(`benchmark: question id "${id}" appears twice; ids must be unique`);
+    if (!item.question.trim()) throw new DataFileError(`benchmark ${item.benchmark}: question ${item.id}: question: empty`);
     seenIds.add(id);
   }
+  assertOneMetric(items);
 
   const strategyByPath = new Map<string, PromptStrategy>();
   for (const { spec, path } of strategyList) {
@@ -187,9 +212,7 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
         ...(bertScore ? { tokenVectors: bertScore.tokenVectors } : {}),
       });
     },
-    metricFor(item) {
-      return item.kind === 'longhisdoc' ? 'accuracy' : item.kind === 'mcq' ? 'mcq' : item.kind === 'rubric' ? 'rs' : 'rougeL';
-    },
+    metricFor: metricOf,
     describe() {
       return {
         generators: Object.fromEntries(models.map((m) => [m.label, m.generator.describe()])),
@@ -202,6 +225,10 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
     },
     describeLines() {
       const lines: string[] = [];
+      for (const described of benchmarkDescriptions) {
+        const skipped = described.skippedUnscorable as { count: number; ids: string[] } | undefined;
+        if (skipped) lines.push(`benchmark ${described.label ?? described.name}: ${skipped.count} records without a rubric left out (onUnscorable: skip): ${skipped.ids.join(', ')}${skipped.count > skipped.ids.length ? ', …' : ''}`);
+      }
       for (const [label, r] of retrieverByLabel) {
         const described = r.describe();
         lines.push(`retriever ${label}: ${r.name}${typeof described.index === 'string' ? ` over ${described.index}` : ''}`);

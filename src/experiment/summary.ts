@@ -19,6 +19,13 @@ export const CellSummarySchema = z.object({
   items: z.number().int(),
   scored: z.number().int(),
   failed: z.object({ generation: z.number().int(), judge: z.number().int() }),
+  /**
+   * Answers that were empty (after the endpoint's retries, or the model said nothing): scored
+   * by the benchmark's rule (0) or, with `scoring.emptyAnswer: failed`, counted as failed.
+   */
+  empty: z.number().int().default(0),
+  /** The metric of the cell's mean (`rs`, `accuracy`, …; `mcq+rs` when a benchmark mixes both 0–100 scores). */
+  metric: z.string().default(''),
   score: MeanWithCiSchema,
   /** Mean of the unrounded scores (RS before per-item rounding). */
   scoreRaw: z.number().nullable(),
@@ -51,7 +58,13 @@ export const RunSummarySchema = z.object({
   bootstrap: z.object({ resamples: z.number().int(), seed: z.number().int(), confidence: z.number() }),
   models: z.array(z.string()),
   conditions: z.array(z.string()),
-  totals: z.object({ items: z.number().int(), scored: z.number().int(), generationFailed: z.number().int(), judgeFailed: z.number().int() }),
+  totals: z.object({
+    items: z.number().int(),
+    scored: z.number().int(),
+    generationFailed: z.number().int(),
+    judgeFailed: z.number().int(),
+    empty: z.number().int().default(0),
+  }),
   cells: z.array(CellSummarySchema),
   paired: z.array(PairedDifferenceSchema),
 });
@@ -84,6 +97,8 @@ function seedFor(seed: number, salt: string): number {
 }
 
 const isScored = (r: RunItemRecord) => r.score.status === 'scored' && r.score.score !== null;
+/** An answer that was empty, whether scored 0 by the benchmark's rule or recorded as failed. */
+export const isEmptyAnswer = (r: RunItemRecord) => r.score.rule === 'empty-answer';
 
 /**
  * Aggregates run records into the summary: mean score per model × condition with a bootstrap CI,
@@ -144,6 +159,8 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
           generation: list.filter((r) => r.score.status === 'generation_failed').length,
           judge: list.filter((r) => r.score.status === 'judge_failed').length,
         },
+        empty: list.filter(isEmptyAnswer).length,
+        metric: [...new Set(list.map((r) => r.score.metric))].sort().join('+'),
         score: withCi(scored.map((r) => r.score.score!), options, `${model}|${condition}`),
         scoreRaw: meanOf(scored.map((r) => r.score.scoreRaw ?? r.score.score!)),
         byGroup,
@@ -188,6 +205,7 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
       scored: sorted.filter(isScored).length,
       generationFailed: sorted.filter((r) => r.score.status === 'generation_failed').length,
       judgeFailed: sorted.filter((r) => r.score.status === 'judge_failed').length,
+      empty: sorted.filter(isEmptyAnswer).length,
     },
     cells,
     paired,

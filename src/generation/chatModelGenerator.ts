@@ -4,7 +4,10 @@ import type { ChatMessage } from '../prompting/types.js';
 import { endpointLimiter } from './endpointConcurrency.js';
 import { splitReasoning } from './reasoning.js';
 import { responseCacheKey, type ResponseCache } from './responseCache.js';
-import { withRetries, type RetryHooks, type RetryPolicy } from './retryPolicy.js';
+import { ServiceUnavailableError } from '../errors.js';
+import { EndpointHealth } from './endpointHealth.js';
+import { EmptyCompletionError, GenerationError } from './generationError.js';
+import { classifyFailure, describeFailure, withRetries, type RetryHooks, type RetryPolicy } from './retryPolicy.js';
 import type { GenerateOptions, GenerationResult, Generator, TokenUsage } from './types.js';
 
 export interface GeneratorStats {
@@ -12,6 +15,8 @@ export interface GeneratorStats {
   retries: number;
   cacheHits: number;
   failures: number;
+  /** Completions still empty after every retry, returned as empty answers. */
+  emptyAnswers: number;
 }
 
 export interface ChatModelGeneratorOptions {
@@ -23,6 +28,11 @@ export interface ChatModelGeneratorOptions {
   endpoint: string;
   concurrency: number;
   policy: RetryPolicy;
+  /**
+   * Stop calling the endpoint once every request has failed (connection refused, DNS, timeouts,
+   * 5xx) for this long, or three in a row were refused (401/403/404); default 30 s.
+   */
+  unavailableAfterMs?: number;
   cache?: ResponseCache;
   /** Generation parameters that change answers; part of the cache key with model and messages. */
   cacheParams: Record<string, unknown>;
@@ -55,14 +65,16 @@ function contentText(content: unknown): string {
 export class ChatModelGenerator implements Generator {
   readonly name: string;
   readonly model: string;
-  readonly stats: GeneratorStats = { requests: 0, retries: 0, cacheHits: 0, failures: 0 };
+  readonly stats: GeneratorStats = { requests: 0, retries: 0, cacheHits: 0, failures: 0, emptyAnswers: 0 };
   // True private fields (#): JSON.stringify or a dump of a generator cannot reach secrets.
   readonly #chat: BaseChatModel;
   readonly #options: ChatModelGeneratorOptions;
+  readonly #health: EndpointHealth;
 
   constructor(chat: BaseChatModel, options: ChatModelGeneratorOptions) {
     this.#chat = chat;
     this.#options = options;
+    this.#health = new EndpointHealth(options.endpoint, { unavailableAfterMs: options.unavailableAfterMs ?? 30_000 });
     this.name = options.name;
     this.model = options.model;
   }
@@ -93,9 +105,26 @@ export class ChatModelGenerator implements Generator {
     }
     const limit = endpointLimiter(this.#options.endpoint, this.#options.concurrency);
     const hooks = this.#options.hooks ?? {};
+    const health = this.#health;
+    // Every attempt reports to the endpoint's health: an endpoint that fails every request for a
+    // while stops the run instead of burning each item's retries.
+    const attempt = async () => {
+      health.assertAvailable();
+      try {
+        const result = await this.#request(messages, options.signal);
+        health.recordAnswer();
+        return result;
+      } catch (error) {
+        if (error instanceof EmptyCompletionError) health.recordAnswer();
+        else health.recordFailure(classifyFailure(error), this.#redact(describeFailure(error)));
+        // The failure that shows the endpoint is down stops this item too (no more retries).
+        health.assertAvailable();
+        throw error;
+      }
+    };
     try {
       const result = await limit(() =>
-        withRetries(() => this.#request(messages, options.signal), this.#options.policy, options.signal, {
+        withRetries(attempt, this.#options.policy, options.signal, {
           sleep: hooks.sleep,
           random: hooks.random,
           redact: this.#redact,
@@ -105,21 +134,42 @@ export class ChatModelGenerator implements Generator {
           },
         }),
       );
-      // Empty completions are answers (scored 0) but not cached: a re-run asks again.
-      if (cache && key && result.raw.trim() !== '') cache.put(key, this.model, result);
+      if (cache && key) cache.put(key, this.model, result);
       return result;
     } catch (error) {
+      if (error instanceof GenerationError && error.reason === 'empty-completion') {
+        // Still empty after the retries: the model's answer is empty. The benchmark's rule scores
+        // it (0) and the run counts it; it is not cached, so a re-run asks again.
+        this.stats.emptyAnswers++;
+        return { text: '', raw: '', emptyAfterAttempts: error.attempts };
+      }
       this.stats.failures++;
+      if (error instanceof GenerationError && error.reason === 'endpoint-unavailable') {
+        throw new ServiceUnavailableError(error.message.replace(/^endpoint-unavailable: /, ''));
+      }
       throw error;
     }
   }
 
-  async #request(messages: ChatMessage[], signal?: AbortSignal): Promise<GenerationResult> {
+  async #request(messages: ChatMessage[], outer?: AbortSignal): Promise<GenerationResult> {
     this.stats.requests++;
-    const reply = await this.#chat.invoke(messages.map(toLangChainMessage), { signal });
+    // A signal of its own per request: the client adds listeners to the signal it is given and
+    // does not always remove them, so the run-wide signal gets exactly one, removed afterwards.
+    const controller = new AbortController();
+    const forward = () => controller.abort(outer!.reason);
+    if (outer?.aborted) forward();
+    else outer?.addEventListener('abort', forward, { once: true });
+    let reply;
+    try {
+      reply = await this.#chat.invoke(messages.map(toLangChainMessage), { signal: controller.signal });
+    } finally {
+      outer?.removeEventListener('abort', forward);
+    }
     const raw = contentText(reply.content);
     const reasoningContent = reply.additional_kwargs?.reasoning_content;
     const { text, reasoning } = splitReasoning(raw, typeof reasoningContent === 'string' ? reasoningContent : undefined);
+    // Nothing at all (no answer, no reasoning) is a transport-level fault until proven otherwise.
+    if (raw.trim() === '' && !reasoning) throw new EmptyCompletionError();
     const usage: TokenUsage | undefined = reply.usage_metadata
       ? {
           promptTokens: reply.usage_metadata.input_tokens,

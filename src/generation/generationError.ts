@@ -5,6 +5,8 @@ export type GenerationFailureReason =
   | 'timeout'
   | 'connection'
   | 'malformed-response'
+  | 'empty-completion'
+  | 'endpoint-unavailable'
   | 'auth'
   | 'client-error'
   | 'aborted'
@@ -31,5 +33,17 @@ export class MalformedResponseError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'MalformedResponseError';
+  }
+}
+
+/**
+ * The server answered 200 with no answer text. Usually a transient fault (an overloaded
+ * backend, a cut stream), so it is retried like a 5xx; one still empty after the retries is
+ * recorded as an empty answer and counted.
+ */
+export class EmptyCompletionError extends Error {
+  constructor() {
+    super('the completion is empty (HTTP 200 with no answer text)');
+    this.name = 'EmptyCompletionError';
   }
 }

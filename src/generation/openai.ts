@@ -27,6 +27,8 @@ export const OpenAIParamsSchema = z
     retries: z.number().int().min(0).default(5),
     retryBaseMs: z.number().int().min(0).default(1000),
     retryMaxMs: z.number().int().min(0).default(60_000),
+    /** An endpoint failing every request (connection refused, DNS, timeouts, 5xx) this long stops the run. */
+    unavailableAfterMs: z.number().int().positive().default(30_000),
     /** Longest server Retry-After honoured. */
     retryAfterMaxMs: z.number().int().min(0).default(300_000),
     /** Path of the SQLite response cache; omit for none. */
@@ -62,9 +64,11 @@ function apiKeyFrom(params: OpenAIParams, env: NodeJS.ProcessEnv): string | unde
  * hisrag's own (ChatOpenAI's retries are off), requests to one endpoint share a concurrency
  * bound, and successful responses may be cached on disk.
  *
- * An empty completion is returned as a valid empty answer (the benchmark rules score it 0) and
- * is not cached; a response that is not a chat completion at all is a `malformed-response`
- * failure (retried, then thrown). Failures are never cached.
+ * An empty completion (HTTP 200, no text) is retried like a 5xx; one still empty after the
+ * retries is returned as an empty answer (`emptyAfterAttempts`), which the benchmark rules score
+ * 0 and runs count, and is not cached. A response that is not a chat completion at all is a
+ * `malformed-response` failure (retried, then thrown). An endpoint that fails every request for
+ * `unavailableAfterMs` stops the run (ServiceUnavailableError). Failures are never cached.
  */
 export class OpenAIGenerator extends ChatModelGenerator {
   constructor(params: OpenAIParams, options: OpenAIGeneratorOptions = {}) {
@@ -91,6 +95,7 @@ export class OpenAIGenerator extends ChatModelGenerator {
         maxDelayMs: params.retryMaxMs,
         maxRetryAfterMs: params.retryAfterMaxMs,
       },
+      unavailableAfterMs: params.unavailableAfterMs,
       cache: params.cache ? openResponseCache(params.cache) : undefined,
       cacheParams: { temperature: params.temperature, maxTokens: params.maxTokens, extraBody: params.extraBody },
       secrets: [apiKey, ...Object.values(headers)],

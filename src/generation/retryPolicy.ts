@@ -1,4 +1,5 @@
-import { GenerationError, MalformedResponseError, type GenerationFailureReason } from './generationError.js';
+import { EndpointUnavailableError } from './endpointHealth.js';
+import { EmptyCompletionError, GenerationError, MalformedResponseError, type GenerationFailureReason } from './generationError.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (0 = one attempt only). */
@@ -50,7 +51,9 @@ export function retryAfterMs(headers: unknown, now = Date.now()): number | undef
 /** Sorts an error thrown by the OpenAI SDK / LangChain into a reason and whether to retry it. */
 export function classifyFailure(error: unknown): FailureClass {
   const chain = causes(error);
+  if (chain.some((e) => e instanceof EndpointUnavailableError)) return { reason: 'endpoint-unavailable', retryable: false };
   if (chain.some((e) => e instanceof MalformedResponseError)) return { reason: 'malformed-response', retryable: true };
+  if (chain.some((e) => e instanceof EmptyCompletionError)) return { reason: 'empty-completion', retryable: true };
   const named = (name: string) => chain.some((e) => e instanceof Error && (e.name === name || e.constructor.name === name));
   if (named('AbortError') || named('APIUserAbortError')) return { reason: 'aborted', retryable: false };
   if (named('TimeoutError') || named('APIConnectionTimeoutError')) return { reason: 'timeout', retryable: true };
@@ -65,7 +68,7 @@ export function classifyFailure(error: unknown): FailureClass {
     if (status === 401 || status === 403) return { reason: 'auth', retryable: false, status };
     return { reason: 'client-error', retryable: false, status };
   }
-  if (named('APIConnectionError') || chain.some((e) => /ECONNRESET|ECONNREFUSED|socket hang up|fetch failed|terminated|other side closed/i.test(String((e as Error)?.message ?? e)))) {
+  if (named('APIConnectionError') || chain.some((e) => /ECONNRESET|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|socket hang up|fetch failed|terminated|other side closed/i.test(String((e as Error)?.message ?? e)))) {
     return { reason: 'connection', retryable: true };
   }
   if (chain.some((e) => e instanceof SyntaxError)) return { reason: 'malformed-response', retryable: true };
@@ -75,8 +78,8 @@ export function classifyFailure(error: unknown): FailureClass {
 /** One line saying what went wrong, taking the most specific message in the cause chain. */
 export function describeFailure(error: unknown): string {
   const chain = causes(error);
-  const malformed = chain.find((e) => e instanceof MalformedResponseError) as Error | undefined;
-  if (malformed) return malformed.message;
+  const specific = chain.find((e) => e instanceof MalformedResponseError || e instanceof EmptyCompletionError || e instanceof EndpointUnavailableError) as Error | undefined;
+  if (specific) return specific.message;
   const first = chain[0];
   const head = first instanceof Error ? first.message.split('\n')[0]! : String(first);
   const cause = chain[1];

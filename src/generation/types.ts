@@ -15,6 +15,11 @@ export interface GenerationResult {
   usage?: TokenUsage;
   /** True when served from the response cache. */
   cached?: boolean;
+  /**
+   * Set when the endpoint returned empty completions on every attempt (this many): the answer
+   * is empty, and runs count it as such.
+   */
+  emptyAfterAttempts?: number;
 }
 
 export interface GenerateOptions {

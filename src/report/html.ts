@@ -34,7 +34,7 @@ export function renderReportHtml(input: ReportInput): string {
   out.push(`<p class="meta">${esc(describeManifest(manifest))}</p>`);
   out.push(renderComponents(manifest));
   out.push(
-    `<p class="meta">${summary.totals.items} answers; ${summary.totals.scored} scored, ${summary.totals.generationFailed} generation failures and ${summary.totals.judgeFailed} judge failures (failures are excluded from means). ` +
+    `<p class="meta">${summary.totals.items} answers; ${summary.totals.scored} scored, ${summary.totals.generationFailed} generation failures and ${summary.totals.judgeFailed} judge failures (failures are excluded from means), ${summary.totals.empty ?? 0} empty answers. ` +
       `95% CIs: percentile bootstrap, ${summary.bootstrap.resamples} resamples, seed ${summary.bootstrap.seed}. Paired differences are taken against <b>${esc(summary.baseline)}</b> on the questions both conditions scored.</p>`,
   );
 
@@ -47,13 +47,13 @@ export function renderReportHtml(input: ReportInput): string {
 
   out.push('<h2 id="conditions">Conditions</h2>');
   for (const model of summary.models) {
-    out.push(`<h3>${esc(model)}</h3><table class="conditions"><tr><th>condition</th><th>mean [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th><th>P(Δ&gt;0)</th><th>scored / items</th><th>failed (gen / judge)</th><th>truncated</th></tr>`);
+    out.push(`<h3>${esc(model)}</h3><table class="conditions"><tr><th>condition</th><th>mean [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th><th>P(Δ&gt;0)</th><th>scored / items</th><th>failed (gen / judge)</th><th>empty</th><th>truncated</th></tr>`);
     for (const cell of summary.cells.filter((c) => c.model === model)) {
       const d = summary.paired.find((p) => p.model === model && p.condition === cell.condition);
       const cls = d?.meanDiff === null || d === undefined ? '' : d.meanDiff > 0 ? 'pos' : d.meanDiff < 0 ? 'neg' : '';
       out.push(
         `<tr><td>${esc(cell.condition)}</td><td>${ci(cell.score)}</td><td class="${cls}">${d && d.meanDiff !== null ? `${d.meanDiff >= 0 ? '+' : ''}${num(d.meanDiff)} <span class="ci">[${num(d.ciLow)}, ${num(d.ciHigh)}]</span>` : '–'}</td>` +
-          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.truncatedItems}</td></tr>`,
+          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td></tr>`,
       );
     }
     out.push('</table>');

@@ -23,7 +23,7 @@ export function renderTextTable(header: string[], rows: string[][]): string {
 
 /**
  * The run's headline table: one row per condition, per model the mean score with its 95% CI,
- * the paired difference against the baseline, and how many items were scored / failed.
+ * the paired difference against the baseline, and how many items were scored / failed / empty.
  */
 export function summaryTable(summary: RunSummary): string {
   const blocks: string[] = [];
@@ -41,11 +41,12 @@ export function summaryTable(summary: RunSummary): string {
         cell.retrieval?.recall !== undefined ? fmt(cell.retrieval.recall, 3) : '–',
         `${cell.scored}/${cell.items}`,
         String(cell.failed.generation + cell.failed.judge),
+        String(cell.empty),
       ]);
     }
     blocks.push(
       `model: ${model}\n` +
-        renderTextTable(['condition', 'mean', '95% CI', `Δ vs ${summary.baseline} [95% CI]`, 'recall', 'scored', 'failed'], rows),
+        renderTextTable(['condition', 'mean', '95% CI', `Δ vs ${summary.baseline} [95% CI]`, 'recall', 'scored', 'failed', 'empty'], rows),
     );
   }
   return blocks.join('\n\n');

@@ -36,4 +36,27 @@ describe('bundled experiment configs', () => {
     (config.prepare!.corpora![0] as any).chunking.overlap = 500;
     await expect(validateComponents(config)).rejects.toThrow(/prepare\.corpora\[0\]\.chunking\.overlap/);
   });
+
+  it('never build one output path from two different inputs (each config would rebuild the other\'s artefact)', async () => {
+    // out path → what builds it (corpus source or the index's corpus and kind), across every bundled config.
+    const builders = new Map<string, { input: string; file: string }>();
+    const claim = (out: string, input: string, file: string) => {
+      const previous = builders.get(out);
+      if (previous && previous.input !== input) {
+        throw new Error(`${out} is built from ${previous.input} by ${previous.file} and from ${input} by ${file}`);
+      }
+      builders.set(out, { input, file });
+    };
+    for (const file of files) {
+      const config = await loadExperimentConfig(join(dir, file));
+      for (const corpus of config.prepare?.corpora ?? []) {
+        claim(String(corpus.out ?? `corpora/${corpus.name}`), JSON.stringify([corpus.builder, corpus.chunking]), file);
+      }
+      for (const index of config.prepare?.indexes ?? []) {
+        const { out, ...rest } = index;
+        claim(out, JSON.stringify(rest), file);
+      }
+    }
+    expect(builders.size).toBeGreaterThan(3);
+  });
 });

@@ -113,8 +113,8 @@ describe('kill -9 at random moments, then --resume', () => {
     });
     expect(interrupted).toBe(true);
     expect(first.code).toBe(130);
-    expect(first.stderr).toContain('stopping after the answers in flight');
-    expect(first.stdout).toMatch(/run incomplete \(\d+\/24 answers\); finish it with: hisrag run --resume/);
+    expect(first.stderr).toContain('Ctrl-C: stopping at the next safe point');
+    expect(first.stdout).toMatch(/run incomplete: \d+\/24 answers are saved in .*; finish with: hisrag run --resume/);
     const saved = lineCount(items);
     expect(saved).toBeGreaterThanOrEqual(3);
     expect(saved).toBeLessThan(TOTAL);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError, ServiceUnavailableError } from '../../src/errors.js';
 import { GenerationError } from '../../src/generation/generationError.js';
 import { OpenAIGenerator, OpenAIParamsSchema, type OpenAIGeneratorOptions } from '../../src/generation/openai.js';
 import { closeResponseCaches } from '../../src/generation/responseCache.js';
@@ -116,10 +116,31 @@ describe('openai generator', () => {
     expect(s.chatRequests()).toHaveLength(1);
   });
 
-  it('returns an empty completion as a valid empty answer', async () => {
-    const s = await server({ faults: script('empty') });
+  it('retries an empty completion like a 5xx, and answers once the endpoint does', async () => {
+    const s = await server({ faults: script('empty', 'empty') });
+    const { gen, delays } = generator(s.url, { retries: 3 });
+    const result = await gen.generate(question);
+    expect(result.text).toContain('模拟回答');
+    expect(result.emptyAfterAttempts).toBeUndefined();
+    expect(s.chatRequests()).toHaveLength(3);
+    expect(delays).toHaveLength(2);
+  });
+
+  it('returns an answer still empty after every retry as empty, saying after how many attempts', async () => {
+    const s = await server({ faults: script('empty', 'empty', 'empty', 'empty') });
+    const { gen } = generator(s.url, { retries: 3 });
+    const result = await gen.generate(question);
+    expect(result.text).toBe('');
+    expect(result.emptyAfterAttempts).toBe(4);
+    expect(gen.stats.emptyAnswers).toBe(1);
+    expect(s.chatRequests()).toHaveLength(4);
+  });
+
+  it('takes a reasoning-only reply as the model\'s (empty) answer without retrying', async () => {
+    const s = await server({ respond: () => ({ content: '', reasoning_content: '想了很久，没有结论' }) });
     const result = await generator(s.url, { retries: 3 }).gen.generate(question);
     expect(result.text).toBe('');
+    expect(result.reasoning).toContain('没有结论');
     expect(s.chatRequests()).toHaveLength(1);
   });
 
@@ -257,7 +278,7 @@ describe('openai generator cache control', () => {
   it('does not cache an empty completion', async () => {
     const s = await server({ faults: script('empty') });
     const file = cacheFile();
-    expect((await generator(s.url, { cache: file }).gen.generate(question)).text).toBe('');
+    expect((await generator(s.url, { cache: file, retries: 0 }).gen.generate(question)).text).toBe('');
     expect((await generator(s.url, { cache: file }).gen.generate(question)).cached).toBeUndefined();
     expect(s.chatRequests()).toHaveLength(2);
   });
@@ -281,7 +302,50 @@ describe('openai generator under injected faults', () => {
     );
     expect(outcomes.filter((o) => o.startsWith('unexpected'))).toEqual([]);
     expect(outcomes.filter((o) => o === 'answered').length).toBeGreaterThan(25);
+    // Empty completions were injected and retried: none reached the caller as an answer.
+    expect(s.chatRequests().some((r) => r.fault === 'empty')).toBe(true);
+    expect(outcomes.filter((o) => o === 'empty')).toEqual([]);
     expect(s.chatRequests().some((r) => r.fault)).toBe(true);
     expect(gen.stats.retries).toBeGreaterThan(0);
+  });
+});
+
+describe('an endpoint that is not there', () => {
+  it('is declared unavailable after failing every request for unavailableAfterMs, naming the endpoint', async () => {
+    // Port 9 (discard) has nothing listening here: every connection is refused.
+    const url = 'http://127.0.0.1:9/v1';
+    const gen = new OpenAIGenerator(OpenAIParamsSchema.parse({ baseURL: url, model: 'test-model', retries: 50, retryBaseMs: 20, retryMaxMs: 40, unavailableAfterMs: 300 }));
+    const started = Date.now();
+    const error = await gen.generate(question).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect((error as Error).message).toContain(url);
+    expect((error as Error).message).toMatch(/every request for \d+ s failed/);
+    // Stopped by the breaker, long before 50 retries' worth of backoff.
+    expect(Date.now() - started).toBeLessThan(20_000);
+    // Later calls fail at once, without a request.
+    const again = await gen.generate(question).catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(ServiceUnavailableError);
+  });
+
+  it('is declared unavailable after three refusals in a row (401)', async () => {
+    const s = await server({ requireKey: 'sk-right' });
+    const gen = new OpenAIGenerator(OpenAIParamsSchema.parse({ baseURL: s.url, model: 'test-model', apiKeyEnv: 'K' }), { env: { K: 'sk-wrong' } });
+    const outcomes = [];
+    for (let i = 0; i < 5; i++) outcomes.push(await gen.generate(question).catch((e: unknown) => e));
+    expect(outcomes.slice(0, 2).every((e) => e instanceof GenerationError && e.reason === 'auth')).toBe(true);
+    expect(outcomes[2]).toBeInstanceOf(ServiceUnavailableError);
+    expect((outcomes[2] as Error).message).toMatch(/3 requests in a row were refused/);
+    expect(s.chatRequests()).toHaveLength(3);
+  });
+
+  it('is never declared unavailable by sporadic faults', async () => {
+    const s = await server({ faults: { rate: 0.3, kinds: ['500', 'reset', 'timeout'], seed: 5 } });
+    const gen = new OpenAIGenerator(
+      OpenAIParamsSchema.parse({ baseURL: s.url, model: 'test-model', retries: 4, retryBaseMs: 5, timeoutMs: 250, unavailableAfterMs: 2000 }),
+    );
+    const outcomes = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => gen.generate([{ role: 'user', content: `问${i}` }]).then(() => 'ok', (e: unknown) => (e as Error).name)),
+    );
+    expect(outcomes.filter((o) => o === 'ServiceUnavailableError')).toEqual([]);
   });
 });

@@ -11,6 +11,11 @@ export const ProHistParamsSchema = BenchmarkFilterSchema.extend({
   file: z.string().min(1),
   /** Name recorded with each item (`benchmark` column); default `prohist`. */
   label: z.string().min(1).default('prohist'),
+  /**
+   * A record its metric cannot score (an open question without rubrics): `error` (default)
+   * stops with the file, record and field; `skip` leaves it out and counts it.
+   */
+  onUnscorable: z.enum(['error', 'skip']).default('error'),
 }).strict();
 export type ProHistParams = z.infer<typeof ProHistParamsSchema>;
 
@@ -25,7 +30,7 @@ export function proHistItem(record: ProHistRecord, benchmark: string): Benchmark
   return {
     id: record.id,
     benchmark,
-    kind: mcq ? 'mcq' : record.rubrics ? 'rubric' : 'reference',
+    kind: mcq ? 'mcq' : 'rubric',
     question: record.question,
     category: record.category,
     // Categories outside the README's list (source-analysis types of the 504 version) keep their own name.
@@ -38,10 +43,27 @@ export function proHistItem(record: ProHistRecord, benchmark: string): Benchmark
   };
 }
 
-export async function loadProHist(params: ProHistParams): Promise<{ items: BenchmarkItem[]; sha256: string; total: number }> {
+/** True for a record whose only problem is a missing rubric (what `onUnscorable: skip` leaves out). */
+function lacksRubricOnly(value: unknown): boolean {
+  const parsed = ProHistRecordSchema.safeParse(value);
+  return !parsed.success && parsed.error.issues.every((issue) => issue.path.length === 1 && issue.path[0] === 'rubrics');
+}
+
+export async function loadProHist(
+  params: ProHistParams,
+): Promise<{ items: BenchmarkItem[]; sha256: string; total: number; skippedUnscorable: string[] }> {
   const { records, sha256 } = await readRecordFile(params.file);
-  const items = records.map((record) => proHistItem(parseRecord(ProHistRecordSchema, record, params.file), params.label));
-  return { items: applyBenchmarkFilter(items, params), sha256, total: items.length };
+  const skippedUnscorable: string[] = [];
+  const items: BenchmarkItem[] = [];
+  for (const record of records) {
+    if (params.onUnscorable === 'skip' && lacksRubricOnly(record.value)) {
+      const id = (record.value as { id?: unknown }).id;
+      skippedUnscorable.push(id === undefined ? record.where : String(id));
+      continue;
+    }
+    items.push(proHistItem(parseRecord(ProHistRecordSchema, record, params.file), params.label));
+  }
+  return { items: applyBenchmarkFilter(items, params), sha256, total: items.length, skippedUnscorable };
 }
 
 export const proHistBenchmark: RegistryEntry<ProHistParams, Benchmark, void> = {
@@ -49,17 +71,22 @@ export const proHistBenchmark: RegistryEntry<ProHistParams, Benchmark, void> = {
   description: 'ProHist-Bench JSON or JSONL (rubric questions T1–T4 and multiple choice).',
   params: ProHistParamsSchema,
   create(params) {
-    let loaded: { sha256: string; total: number; count: number } | undefined;
+    let loaded: { sha256: string; total: number; count: number; skippedUnscorable?: { count: number; ids: string[] } } | undefined;
     return {
       name: 'prohist',
       async load() {
-        const { items, sha256, total } = await loadProHist(params);
-        loaded = { sha256, total, count: items.length };
+        const { items, sha256, total, skippedUnscorable } = await loadProHist(params);
+        loaded = {
+          sha256,
+          total,
+          count: items.length,
+          ...(skippedUnscorable.length ? { skippedUnscorable: { count: skippedUnscorable.length, ids: skippedUnscorable.slice(0, 20) } } : {}),
+        };
         return items;
       },
       describe() {
-        const { file, label, ...filter } = params;
-        return { name: 'prohist', label, file: resolve(file), ...(loaded ?? {}), filter: describeFilter({ ...filter }) };
+        const { file, label, onUnscorable, ...filter } = params;
+        return { name: 'prohist', label, file: resolve(file), onUnscorable, ...(loaded ?? {}), filter: describeFilter({ ...filter }) };
       },
     };
   },

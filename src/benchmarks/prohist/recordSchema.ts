@@ -28,8 +28,16 @@ export const ProHistRecordSchema = z
     if (record.category === '选择题' && !isOptionLetters(record.answer)) {
       ctx.addIssue({ code: 'custom', path: ['answer'], message: 'a 选择题 (multiple choice) record needs its answer letters, such as "ADEF"' });
     }
-    if (record.category !== '选择题' && !record.answer && !record.rubrics && !record.reference_answer) {
-      ctx.addIssue({ code: 'custom', path: ['rubrics'], message: 'expected rubrics (or a reference_answer) to score this question against' });
+    // An open question is scored by its rubric (Rubric Score) and nothing else: scoring a record
+    // without one by another metric would mix metrics in one mean. Letters alone make it MCQ.
+    if (record.category !== '选择题' && !isOptionLetters(record.answer) && !record.rubrics?.trim()) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rubrics'],
+        message:
+          'missing: an open ProHist question is scored by its rubric (Rubric Score) and this record has none. ' +
+          'Add its rubrics, or set `onUnscorable: skip` on the benchmark to leave such records out (they are counted)',
+      });
     }
   });
 export type ProHistRecord = z.infer<typeof ProHistRecordSchema>;

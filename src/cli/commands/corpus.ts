@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { InputError } from '../../errors.js';
+import { gracefulStop } from '../interrupts.js';
 import { buildCorpus } from '../../corpus/build.js';
 import type { CorpusBuildConfig } from '../../corpus/config.js';
 import { readCorpusManifest } from '../../corpus/read.js';
@@ -87,16 +88,10 @@ export function registerCorpusCommands(program: Command): void {
     )
     .action(async (configPath: string | undefined, options: BuildOptions) => {
       const config = configPath ? await configFromFile(configPath, options) : configFromFlags(options);
-      const controller = new AbortController();
-      const onSignal = () => {
-        if (controller.signal.aborted) process.exit(130);
-        process.stderr.write('\nhisrag: stopping after the current batch (Ctrl-C again to quit at once)...\n');
-        controller.abort();
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
+      // Ctrl-C stops after the current batch, keeping a state that --resume continues.
+      const stop = gracefulStop();
       try {
-        const manifest = await buildCorpus(config, { resume: options.resume, progress: options.progress, signal: controller.signal });
+        const manifest = await buildCorpus(config, { resume: options.resume, progress: options.progress, signal: stop.signal });
         const skipped = Object.entries(manifest.counts.documentsSkipped).map(([k, v]) => `${k} ${v}`).join(', ');
         process.stdout.write(
           `corpus ${manifest.name}: ${manifest.counts.chunksWritten} chunks from ${manifest.counts.documentsRead} source records` +
@@ -104,8 +99,7 @@ export function registerCorpusCommands(program: Command): void {
             `${manifest.timings.seconds}s → ${config.out ?? `corpora/${config.name}`}\n`,
         );
       } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        stop.release();
       }
     });
 

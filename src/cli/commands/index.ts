@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { InputError } from '../../errors.js';
+import { InputError, InterruptedError } from '../../errors.js';
+import { gracefulStop } from '../interrupts.js';
 import { DEFAULT_BM25, DEFAULT_HNSW } from '../../index/defaults.js';
 import { ComponentSpecSchema, IndexKindSchema, type ComponentSpec } from '../../index/manifest.js';
 
@@ -65,14 +66,11 @@ export function registerIndexCommands(program: Command): void {
       const spec = embedderSpec(opts.embedder, opts.embedderSpec);
       if (kind.data !== 'bm25' && !spec) throw new InputError(`--embedder (or --embedder-spec) is required for a ${kind.data} index`);
       // Ctrl-C stops after the batch in flight; everything stored so far is kept for --resume.
-      const controller = new AbortController();
-      const onSignal = () => controller.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
+      const stop = gracefulStop();
       // Loaded on use so that the CLI starts fast.
       const { buildIndex } = await import('../../index/buildIndex.js');
       const manifest = await buildIndex({
-        signal: controller.signal,
+        signal: stop.signal,
         corpusDir: opts.corpus,
         out: opts.out,
         retriever: kind.data,
@@ -91,15 +89,12 @@ export function registerIndexCommands(program: Command): void {
         },
       })
         .catch((error: unknown) => {
-          if (controller.signal.aborted) {
-            throw new InputError(`index build interrupted; continue it with the same command and --resume`);
+          if (stop.signal.aborted) {
+            throw new InterruptedError(`index build interrupted; everything stored so far is kept: continue it with the same command and --resume`);
           }
           throw error;
         })
-        .finally(() => {
-          process.off('SIGINT', onSignal);
-          process.off('SIGTERM', onSignal);
-        });
+        .finally(() => stop.release());
       const { counts, timings } = manifest;
       process.stdout.write(
         `index ${opts.out}: ${manifest.kind}, ${counts.chunks} chunks from ${counts.documents} documents` +

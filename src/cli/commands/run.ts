@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { InputError } from '../../errors.js';
+import { EXIT_CODES, InputError } from '../../errors.js';
+import { gracefulStop } from '../interrupts.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
@@ -29,15 +30,8 @@ summary.csv and report.html. Ctrl-C stops after the answers in flight; resume wi
       if (configFile && opts.resume) throw new InputError('run: give either a config file or --resume <run-dir>, not both');
       if (opts.resume && opts.set.length) throw new InputError('run: --set cannot change a run being resumed (its stored config is used)');
       const log = opts.quiet ? () => {} : (line: string) => process.stdout.write(line + '\n');
-      const controller = new AbortController();
-      let interrupts = 0;
-      const onSigint = () => {
-        interrupts++;
-        if (interrupts > 1) process.exit(130);
-        process.stderr.write('\nhisrag: stopping after the answers in flight (Ctrl-C again to quit at once)\n');
-        controller.abort();
-      };
-      process.on('SIGINT', onSigint);
+      // Ctrl-C: answers in flight are kept, nothing new starts; the CLI exits 130 (resume with --resume).
+      const stop = gracefulStop();
       try {
         // Loaded on use so that `hisrag --help` and other commands start fast.
         const { loadExperimentConfig } = await import('../../config/load.js');
@@ -49,11 +43,11 @@ summary.csv and report.html. Ctrl-C stops after the answers in flight; resume wi
           ...(opts.runId ? { runId: opts.runId } : {}),
           log,
           progress: opts.progress && !opts.quiet,
-          signal: controller.signal,
+          signal: stop.signal,
         });
-        if (result.interrupted) process.exitCode = 130;
+        if (result.interrupted) process.exitCode = EXIT_CODES.interrupted;
       } finally {
-        process.off('SIGINT', onSigint);
+        stop.release();
       }
     });
 }

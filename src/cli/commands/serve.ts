@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { InputError } from '../../errors.js';
+import { gracefulStop } from '../interrupts.js';
 
 function integer(name: string, min: number) {
   return (value: string): number => {
@@ -25,11 +26,11 @@ interface ServeEmbeddingsOptions {
   threads?: number;
 }
 
-/** Resolves when the process is asked to stop (Ctrl-C, SIGTERM). */
-const untilStopped = () =>
+/** Resolves when the process is asked to stop (Ctrl-C, SIGTERM); the CLI then exits 130. */
+const untilStopped = (signal: AbortSignal) =>
   new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+    if (signal.aborted) return resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
   });
 
 export function registerServeCommands(program: Command): void {
@@ -70,16 +71,22 @@ export function registerServeCommands(program: Command): void {
         workers: options.workers,
         threads: options.threads,
       });
-      const identity = await embedder.identity();
-      const server = await startEmbeddingServer({
-        embedder,
-        modelName: options.servedName ?? options.model,
-        host: options.host,
-        port: options.port,
-      });
-      process.stderr.write(`serving ${server.modelName} (${identity.dimension} dimensions, ${identity.pooling} pooling) at ${server.url}\n`);
-      await untilStopped();
-      await server.close();
-      await embedder.dispose();
+      // Ctrl-C closes the server and the model's worker processes before the CLI exits 130.
+      const stop = gracefulStop();
+      try {
+        const identity = await embedder.identity();
+        const server = await startEmbeddingServer({
+          embedder,
+          modelName: options.servedName ?? options.model,
+          host: options.host,
+          port: options.port,
+        });
+        process.stderr.write(`serving ${server.modelName} (${identity.dimension} dimensions, ${identity.pooling} pooling) at ${server.url}\n`);
+        await untilStopped(stop.signal);
+        await server.close();
+      } finally {
+        await embedder.dispose();
+        stop.release();
+      }
     });
 }

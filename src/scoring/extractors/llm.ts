@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ServiceUnavailableError } from '../../errors.js';
 import { generators } from '../../generation/registry.js';
 import type { Generator } from '../../generation/types.js';
 import type { RegistryEntry } from '../../registry.js';
@@ -47,6 +48,8 @@ export function createLlmExtractor(generator: Generator, options: { retries?: nu
           const result = await generator.generate(extractionMessages(input));
           return normaliseExtraction(result.text, input.answerType);
         } catch (error) {
+          // An endpoint that is down stops the run (resumable); it is not this answer's failure.
+          if (error instanceof ServiceUnavailableError) throw error;
           lastError = error;
         }
       }

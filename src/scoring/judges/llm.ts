@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ServiceUnavailableError } from '../../errors.js';
 import { generators } from '../../generation/registry.js';
 import type { Generator } from '../../generation/types.js';
 import type { RegistryEntry } from '../../registry.js';
@@ -30,6 +31,8 @@ export function createLlmJudge(generator: Generator, options: { retries?: number
           raw = result.raw;
           text = result.text;
         } catch (caught) {
+          // An endpoint that is down stops the run (resumable); it is not this answer's judge failure.
+          if (caught instanceof ServiceUnavailableError) throw caught;
           error = `judge call failed: ${(caught as Error).message ?? String(caught)}`;
           continue;
         }
