@@ -77,3 +77,74 @@ describe('a grid against an endpoint that fails 30% of requests', () => {
     expect(server.requests.some((r) => String(r.headers.authorization).includes('sk-test-secret-key-123'))).toBe(true);
   });
 });
+
+describe('empty completions among 30% injected faults', () => {
+  let faulty: RunResult;
+  let clean: RunResult;
+  let faultyRecords: RunItemRecord[];
+  let cleanRecords: RunItemRecord[];
+  let faultyServer: OpenAIServer;
+  let cleanServer: OpenAIServer;
+
+  beforeAll(async () => {
+    faultyServer = await startOpenAIServer({
+      respond: deterministicResponder,
+      faults: { rate: 0.3, kinds: ['empty', 'empty', '500', 'timeout', 'malformed', 'reset'], seed: 23, retryAfterSeconds: 0.02 },
+    });
+    cleanServer = await startOpenAIServer({ respond: deterministicResponder });
+    const dir = mkdtempSync(join(tmpdir(), 'hisrag-empty-'));
+    const generator = { retries: 5, retryBaseMs: 2, retryMaxMs: 10, timeoutMs: 1500 };
+    const faultyFile = endpointExperimentConfig(join(dir), faultyServer.url, generator);
+    faulty = await runExperiment({ config: await loadExperimentConfig(faultyFile), runId: 'faulty' });
+    faultyRecords = await readRunRecords(faulty.runDir);
+    const cleanFile = endpointExperimentConfig(join(dir), cleanServer.url, generator);
+    clean = await runExperiment({ config: await loadExperimentConfig(cleanFile), runId: 'clean' });
+    cleanRecords = await readRunRecords(clean.runDir);
+  }, 240_000);
+
+  afterAll(async () => {
+    await faultyServer?.close();
+    await cleanServer?.close();
+  });
+
+  it('injected empty completions really happened', () => {
+    expect(faultyServer.chatRequests().filter((r) => r.fault === 'empty').length).toBeGreaterThan(3);
+  });
+
+  it('no item is scored 0 because of a transport fault: every score equals the fault-free run\'s', () => {
+    const cleanByKey = new Map(cleanRecords.map((r) => [r.key, r]));
+    let compared = 0;
+    for (const r of faultyRecords) {
+      const twin = cleanByKey.get(r.key)!;
+      if (r.score.status !== 'scored' || twin.score.status !== 'scored') continue;
+      expect(r.response!.text).toBe(twin.response!.text);
+      expect(r.score.score).toBe(twin.score.score);
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(20);
+  });
+
+  it('counts every empty answer per condition, in summary.json and the table', async () => {
+    const { summaryTable } = await import('../../src/report/table.js');
+    for (const cell of faulty.summary.cells) {
+      const empty = faultyRecords.filter((r) => r.condition === cell.condition && r.score.rule === 'empty-answer').length;
+      expect(cell.empty).toBe(empty);
+    }
+    expect(faulty.summary.totals.empty).toBe(faultyRecords.filter((r) => r.score.rule === 'empty-answer').length);
+    expect(summaryTable(faulty.summary).split('\n')[1]).toMatch(/\bempty$/);
+  });
+
+  it('gives the same means as the fault-free run on the items both scored', () => {
+    for (const cell of faulty.summary.cells) {
+      const cleanCell = clean.summary.cells.find((c) => c.condition === cell.condition)!;
+      const both = faultyRecords.filter(
+        (r) => r.condition === cell.condition && r.score.status === 'scored' && cleanRecords.find((c) => c.key === r.key)?.score.status === 'scored',
+      );
+      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+      const faultyMean = mean(both.map((r) => r.score.score!));
+      const cleanMean = mean(both.map((r) => cleanRecords.find((c) => c.key === r.key)!.score.score!));
+      expect(faultyMean).toBeCloseTo(cleanMean, 10);
+      if (cell.scored === cleanCell.scored) expect(cell.score.mean).toBeCloseTo(cleanCell.score.mean!, 10);
+    }
+  });
+});

@@ -46,6 +46,8 @@ export interface StartOptions {
   requireKey?: string;
   /** Model ids listed by GET /v1/models. */
   models?: string[];
+  /** Port to listen on (default: an ephemeral one); a test that restarts an endpoint reuses its port. */
+  port?: number;
 }
 
 export interface RecordedRequest {
@@ -233,7 +235,7 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
     });
   });
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,
