@@ -53,6 +53,16 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   const configHash = createHash('sha256').update(JSON.stringify(config)).digest('hex');
 
   let checkpoint: BuildCheckpoint | undefined;
+  if (!options.resume) {
+    // Starting over would throw away an interrupted build's work: say so, as `index build` does.
+    const interrupted = await readCheckpoint(paths.checkpoint).catch(() => undefined);
+    if (interrupted && interrupted.itemsConsumed > 0) {
+      throw new InputError(
+        `${paths.partial} holds an interrupted build (${interrupted.itemsConsumed} source records, ${interrupted.chunksWritten} chunks done); ` +
+          `continue it with --resume, or delete that folder to start over`,
+      );
+    }
+  }
   if (options.resume) {
     checkpoint = await readCheckpoint(paths.checkpoint);
     if (checkpoint && checkpoint.configHash !== configHash) {

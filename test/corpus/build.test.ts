@@ -10,7 +10,7 @@ import { CorpusBuildConfigSchema, parseCorpusBuildConfig } from '../../src/corpu
 import { readChunks, readCorpusManifest } from '../../src/corpus/read.js';
 import { corpusBuilders } from '../../src/corpus/registry.js';
 import type { CorpusBuilder } from '../../src/corpus/types.js';
-import { ConfigError, DataFileError, InputError } from '../../src/errors.js';
+import { ConfigError, DataFileError, InputError, InterruptedError } from '../../src/errors.js';
 
 // A builder that yields n numbered documents and pulls the plug after `abortAfter` of them.
 let controller = new AbortController();
@@ -96,13 +96,17 @@ describe('buildCorpus', () => {
 
   it('refuses to resume with a different config', async () => {
     controller = new AbortController();
-    await expect(buildCorpus(config('changed', { name: 'test-numbers', n: 30, abortAfter: 3 }), { signal: controller.signal })).rejects.toThrow(InputError);
+    await expect(buildCorpus(config('changed', { name: 'test-numbers', n: 30, abortAfter: 3 }), { signal: controller.signal })).rejects.toThrow(InterruptedError);
     await expect(buildCorpus(config('changed', { name: 'test-numbers', n: 31 }), { resume: true })).rejects.toThrow(/different config/);
   });
 
-  it('starts afresh without --resume, discarding an interrupted state', async () => {
+  it('refuses to start over an interrupted build without --resume, naming it; deleting it starts afresh', async () => {
     controller = new AbortController();
-    await expect(buildCorpus(config('fresh', { name: 'test-numbers', n: 30, abortAfter: 3 }), { signal: controller.signal })).rejects.toThrow();
+    await expect(buildCorpus(config('fresh', { name: 'test-numbers', n: 30, abortAfter: 3 }), { signal: controller.signal })).rejects.toThrow(InterruptedError);
+    const again = buildCorpus(config('fresh', { name: 'test-numbers', n: 30 }));
+    await expect(again).rejects.toThrow(InputError);
+    await expect(again).rejects.toThrow(/fresh\.partial holds an interrupted build \(\d+ source records[^]*--resume/);
+    await rm(join(dir, 'fresh.partial'), { recursive: true });
     const manifest = await buildCorpus(config('fresh', { name: 'test-numbers', n: 30 }));
     expect(manifest.timings.runs).toBe(1);
     expect(manifest.counts.documentsRead).toBe(30);

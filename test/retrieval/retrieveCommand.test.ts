@@ -87,4 +87,27 @@ describe('hisrag index build / hisrag retrieve', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--embedder .*is required/);
   });
+
+  it('refuses an empty or whitespace-only query with exit 2', async () => {
+    for (const query of ['', '   ', '\n']) {
+      const { code, stdout, stderr } = await hisragInProcess('retrieve', '--index', bm25Dir, '--query', query);
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toContain('--query: empty');
+    }
+  });
+
+  it('exits quietly when the reader of its output goes away (| head -1)', async () => {
+    const { spawn } = await import('node:child_process');
+    const result = await new Promise<{ code: number | null; stderr: string }>((done) => {
+      const child = spawn(`"${process.execPath}" "${BIN}" retrieve --index "${bm25Dir}" --query 科举 -k 50 --json | head -1 >/dev/null; echo "\${PIPESTATUS[0]}" >&2`, {
+        shell: '/bin/bash',
+      });
+      let stderr = '';
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('close', (code) => done({ code, stderr }));
+    });
+    expect(result.stderr).not.toMatch(/EPIPE|internal error|Error:/);
+    expect(result.stderr.trim().split('\n').at(-1)).toBe('0');
+  });
 });

@@ -187,4 +187,14 @@ describe('hisrag score agreement', () => {
     expect(printed).toMatch(/rubric-item level\s+Pearson r = 1\.000\s+\(n=6/);
     expect(printed).toMatch(/answer level\s+Pearson r = 1\.000\s+\(n=3/);
   });
+
+  it('accepts the output of `hisrag score rubric`, leaving out and counting its multiple-choice lines', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'hisrag-agree-rubric-'));
+    await writeFile(join(dir, 'in.jsonl'), rubricLines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    await run(['rubric', '--input', join(dir, 'in.jsonl'), '--output', join(dir, 'scored.jsonl')]);
+    const printed = await run(['agreement', '--a', join(dir, 'scored.jsonl'), '--b', join(dir, 'scored.jsonl')]);
+    await rm(dir, { recursive: true, force: true });
+    expect(printed).toMatch(/answer level\s+Pearson r = [\d.]+\s+\(n=5 answers\)/);
+    expect(printed).toContain('left out: 1 multiple-choice lines in --a, 1 in --b');
+  });
 });

@@ -80,7 +80,7 @@ export function registerCorpusCommands(program: Command): void {
     .addHelpText(
       'after',
       '\nExamples:\n' +
-        '  hisrag corpus build experiments/corpus-zhwiki.yaml --resume\n' +
+        '  hisrag corpus build corpora/zhwiki.yaml --resume\n' +
         '  hisrag corpus build --builder wikipedia-dump --input zhwiki-latest-pages-articles-multistream.xml.bz2 --out corpora/zhwiki\n' +
         '  hisrag corpus build --builder mediawiki-api --category 科举:2 --out corpora/keju\n' +
         '  hisrag corpus build --builder longhisdoc-ocr --input data/OCR_res --qa-file data/LongHisDoc.json --windows 2 --out corpora/longhisdoc\n' +

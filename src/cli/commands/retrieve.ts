@@ -22,6 +22,7 @@ export function registerRetrieveCommand(program: Command): void {
     .action(async (opts) => {
       const k = Number(opts.k);
       if (!Number.isInteger(k) || k <= 0) throw new InputError(`-k: expected a positive integer, got "${opts.k}"`);
+      if (!String(opts.query).trim()) throw new InputError('--query: empty; give the question to retrieve for');
       // Loaded on use so that the CLI starts fast.
       const { requireCompleteIndexManifest } = await import('../../index/manifest.js');
       const { createRetriever } = await import('../../retrieval/registry.js');

@@ -173,16 +173,34 @@ async function scoreLongHisDocFile(options: LongHisDocOptions): Promise<void> {
   failIfBad(options.input, problems, rows.length + failed, options.output);
 }
 
-async function readVerdictFile(path: string): Promise<VerdictRecord[]> {
+/**
+ * Reads a verdict file. Multiple-choice lines (category 选择题, as `hisrag score rubric` writes
+ * them) have no judge verdicts, being scored by their letters: they are left out and counted.
+ */
+async function readVerdictFile(path: string): Promise<{ records: VerdictRecord[]; multipleChoice: number }> {
   const records: VerdictRecord[] = [];
   const problems: string[] = [];
+  let multipleChoice = 0;
   for (const [index, entry] of jsonlLines(await readText(path)).entries()) {
+    if (isMultipleChoiceLine(entry.text)) {
+      multipleChoice++;
+      continue;
+    }
     const parsed = parseJsonlRecord(entry, index, VerdictRecordSchema);
     if ('problem' in parsed) problems.push(parsed.problem);
     else records.push(parsed.data);
   }
   if (problems.length > 0) throw new InputError(`${path}:\n${problems.map((p) => `  ${p}`).join('\n')}`);
-  return records;
+  return { records, multipleChoice };
+}
+
+function isMultipleChoiceLine(text: string): boolean {
+  try {
+    const value = JSON.parse(text) as { category?: unknown; verdicts?: unknown; judge_output?: unknown } | null;
+    return value?.category === '选择题' && value.verdicts === undefined && value.judge_output === undefined;
+  } catch {
+    return false;
+  }
 }
 
 export function registerScoreCommands(program: Command): void {
@@ -239,13 +257,19 @@ Verdict file format (JSONL, one judged answer per line):
   verdicts      per-item 0/1 verdicts, or instead
   judge_output  the judge's raw text with lines 加分项_N: 0|1
   score         answer-level score (optional); otherwise RS from rubrics; otherwise the share of items marked 1
-The output of \`hisrag score rubric\` is a valid verdict file.`,
+The output of \`hisrag score rubric\` is a valid verdict file; its multiple-choice lines (category
+选择题, scored by their letters rather than judged) are left out and counted.`,
     )
     .action(async (options: { a: string; b: string; compat: ScoringCompat }) => {
-      const result = judgeAgreement(await readVerdictFile(options.a), await readVerdictFile(options.b), { compat: options.compat });
+      const a = await readVerdictFile(options.a);
+      const b = await readVerdictFile(options.b);
+      const result = judgeAgreement(a.records, b.records, { compat: options.compat });
       const r = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : 'undefined (no variance)');
       process.stdout.write(`rubric-item level  Pearson r = ${r(result.itemLevel.r)}  (n=${result.itemLevel.n} item verdicts)\n`);
       process.stdout.write(`answer level       Pearson r = ${r(result.answerLevel.r)}  (n=${result.answerLevel.n} answers)\n`);
       if (result.onlyA || result.onlyB) process.stdout.write(`unpaired answers: ${result.onlyA} only in --a, ${result.onlyB} only in --b\n`);
+      if (a.multipleChoice || b.multipleChoice) {
+        process.stdout.write(`left out: ${a.multipleChoice} multiple-choice lines in --a, ${b.multipleChoice} in --b (scored by their letters, not judged)\n`);
+      }
     });
 }

@@ -1,0 +1,26 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../src/cli/main.js';
+import { REPO_ROOT } from '../helpers/runCli.js';
+
+/** Every command of the CLI, depth first. */
+function commands(command: Command): Command[] {
+  return [command, ...command.commands.flatMap(commands)];
+}
+
+describe('the CLI help', () => {
+  it('names only config files that exist in the repository', () => {
+    const named: string[] = [];
+    for (const command of commands(buildProgram())) {
+      let help = '';
+      command.configureOutput({ writeOut: (text) => (help += text), writeErr: () => {} });
+      command.outputHelp();
+      // Bundled configs and data the examples point at (user data such as data/… is not ours).
+      for (const match of help.matchAll(/(?:experiments|corpora)\/[\w./-]+\.(?:ya?ml|json)/g)) named.push(match[0]);
+    }
+    expect(named.length).toBeGreaterThan(0);
+    for (const path of named) expect(existsSync(join(REPO_ROOT, path)), `${path} (named in a --help)`).toBe(true);
+  });
+});
