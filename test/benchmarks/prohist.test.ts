@@ -124,4 +124,22 @@ describe('prohist answers outside multiple choice', () => {
     const path = file(JSON.stringify([record({ category: '选择题', answer: '第一项' })]));
     await expect(load({ file: path })).rejects.toThrow('[0].answer');
   });
+
+  it('refuses an open question without rubrics, naming the file, the record and the field — never scoring it by another metric', async () => {
+    const path = file(JSON.stringify([record({ id: 'ok' }), record({ id: 'no-rubric', rubrics: undefined })]));
+    const loading = load({ file: path });
+    await expect(loading).rejects.toThrow(DataFileError);
+    await expect(loading).rejects.toThrow(new RegExp(`${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: \\[1\\]\\.rubrics: missing`));
+    await expect(load({ file: file(JSON.stringify([record({ rubrics: '  ' })])) })).rejects.toThrow(/rubrics: missing/);
+  });
+
+  it('with onUnscorable: skip, leaves such records out and counts them', async () => {
+    const path = file(JSON.stringify([record({ id: 'ok' }), record({ id: 'r1', rubrics: undefined }), record({ id: 'r2', rubrics: '' })]));
+    const benchmark = await benchmarks.create({ name: 'prohist', file: path, onUnscorable: 'skip' } as { name: string }, undefined);
+    const items = await benchmark.load();
+    expect(items.map((i) => i.id)).toEqual(['ok']);
+    expect(benchmark.describe()).toMatchObject({ skippedUnscorable: { count: 2, ids: ['r1', 'r2'] } });
+    // Any other problem is still an error.
+    await expect(load({ file: file(JSON.stringify([record({ question: '' })])), onUnscorable: 'skip' })).rejects.toThrow(/question/);
+  });
 });

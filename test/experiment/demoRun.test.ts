@@ -123,4 +123,33 @@ describe('bad input to `hisrag run`', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/models\[0\]\.name: unknown generator "gpt5" \(known: .*extractive/);
   });
+
+  it('exits 2 naming the data file, record and field of a ProHist question without rubrics, before answering anything', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hisrag-bad-'));
+    const data = join(dir, 'bench.json');
+    writeFileSync(data, JSON.stringify([
+      { id: 'a', category: '名词解释', question: '解释糊名。', rubrics: '加分项：\n1、弥封{+2}' },
+      { id: 'b', category: '简答题', question: '殿试由谁主持？', reference_answer: '皇帝' },
+    ]));
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, `name: bad\noutput: ${join(dir, 'runs')}\nbenchmark: { name: prohist, file: ${data} }\nstrategies: [closed-book]\nmodels: [{ name: extractive }]\n`);
+    const result = await runCli(['run', file, '--run-id', 'bad']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${data}: [1].rubrics: missing`);
+    expect(existsSync(join(dir, 'runs', 'bad', 'items.jsonl'))).toBe(false);
+  });
+
+  it('exits 2 when the questions of one run would be scored by different metrics', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hisrag-bad-'));
+    const qa = join(dir, 'qa.jsonl');
+    writeFileSync(qa, JSON.stringify({ id: 'x', question: '唐朝都城？', reference_answer: '长安' }) + '\n');
+    const file = join(dir, 'mixed.yaml');
+    writeFileSync(
+      file,
+      `name: mixed\noutput: ${join(dir, 'runs')}\nbenchmarks:\n  - { name: prohist, file: ${join(REPO_ROOT, 'experiments/data/demo-prohist.json')} }\n  - { name: jsonl, file: ${qa} }\nstrategies: [closed-book]\nmodels: [{ name: extractive }]\n`,
+    );
+    const result = await runCli(['run', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/scored by different metrics \([^)]*1 by rougeL[^)]*\d+ by rs\)/);
+  });
 });
