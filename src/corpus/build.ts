@@ -5,7 +5,7 @@ import { resolve, join } from 'node:path';
 import { chunkDocument, countCodePoints } from '../chunking/chunker.js';
 import { loadTokenCounter } from '../chunking/tokenCounter.js';
 import { ChunkSchema, type Chunk, type SizeMeasure } from '../chunking/types.js';
-import { InputError, InterruptedError } from '../errors.js';
+import { DataFileError, InputError, InterruptedError } from '../errors.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
 import { JsonlAppender, readJsonl } from '../io/jsonl.js';
 import { createProgress } from '../progress/progress.js';
@@ -169,6 +169,15 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   }
   if (options.signal?.aborted) {
     throw new InterruptedError(`corpus build interrupted after ${state.itemsConsumed} source records; rerun with --resume to continue (state in ${paths.partial})`);
+  }
+  if (state.chunksWritten === 0) {
+    // An empty corpus is never a result: say what was read and why nothing was kept.
+    const skipped = Object.entries(state.documentsSkipped).map(([reason, n]) => `${n} ${reason}`).join(', ');
+    throw new DataFileError(
+      `corpus ${config.name}: ${state.documentsRead} source records read from ${source.path} but no text to chunk` +
+        (skipped ? ` (skipped: ${skipped})` : state.documentsRead === 0 ? ' (the source holds no records)' : '') +
+        '; check the input and the builder settings',
+    );
   }
 
   const manifest: CorpusManifest = {

@@ -69,6 +69,14 @@ describe('hisrag corpus build', () => {
     await expect(readCorpusManifest(out)).rejects.toThrow(/incomplete/);
   });
 
+  it('fails, naming the source and the reasons, when the source yields no text at all (never "0 chunks, exit 0")', async () => {
+    const input = join(dir, 'empty-texts.json');
+    await writeFile(input, JSON.stringify([{ id: 1, title: '空', paragraphs: [] }, { id: 2, title: '也空', paragraphs: [''] }]));
+    const building = run('corpus', 'build', '--builder', 'json', '--input', input, '--field', 'text=paragraphs', '--out', join(dir, 'empty'), '--no-progress');
+    await expect(building).rejects.toThrow(DataFileError);
+    await expect(building).rejects.toThrow(/2 source records read from .*empty-texts\.json but no text to chunk/);
+  });
+
   it('rejects an unknown builder and a missing --out with InputError', async () => {
     await expect(run('corpus', 'build', '--builder', 'nope', '--out', dir)).rejects.toThrow(/unknown builder "nope"/);
     await expect(run('corpus', 'build', '--builder', 'json', '--input', 'x.json')).rejects.toThrow(InputError);

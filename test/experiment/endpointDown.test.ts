@@ -63,6 +63,11 @@ describe('an endpoint that is down', () => {
     const failedBefore = (await readRunRecords(first.runDir)).filter((r) => r.score.status !== 'scored');
     expect(failedBefore.length).toBeGreaterThanOrEqual(1);
 
+    // --keep-failed: nothing to do, the failures stay.
+    const kept = await runExperiment({ resumeDir: first.runDir, retryFailed: false });
+    expect(kept.newItems).toBe(0);
+    expect(kept.summary.totals.generationFailed).toBe(failedBefore.length);
+
     const log: string[] = [];
     const resumed = await runExperiment({ resumeDir: first.runDir, log: (line) => log.push(line) });
     expect(log.join('\n')).toMatch(new RegExp(`of which ${failedBefore.length} failed before and are retried`));

@@ -9,7 +9,8 @@ export function registerRunCommand(program: Command): void {
     .command('run')
     .description('Run an experiment grid (benchmarks × retrievers × k × strategies × models) and score it')
     .argument('[config]', 'experiment config (YAML)')
-    .option('--resume <run-dir>', 'finish an interrupted run: answers already in items.jsonl are kept, the rest are run')
+    .option('--resume <run-dir>', 'finish an interrupted run: answers already in items.jsonl are kept, the rest are run, and items recorded as failed are answered again')
+    .option('--keep-failed', 'with --resume: do not answer again the items recorded as failed')
     .option('--run-id <id>', 'name of the run directory (default: <name>-<timestamp>)')
     .option('--set <path=value>', 'override a config field, value as YAML (repeatable), e.g. --set retrieval.k=[10,50]', collect, [])
     .option('--no-progress', 'do not show progress')
@@ -23,9 +24,12 @@ Examples:
   hisrag run --resume experiments/runs/demo-20261130-010203
 
 A run directory holds config.json, manifest.json, items.jsonl (one line per answer), summary.json,
-summary.csv and report.html. Ctrl-C stops after the answers in flight; resume with --resume.`,
+summary.csv and report.html. Ctrl-C stops at the next safe point (exit 130); resume with --resume.
+Exit codes: 0 done, 2 bad input (config, data file), 3 an endpoint unavailable or execution.maxFailures
+reached (resumable), 130 interrupted, 1 internal error.`,
     )
-    .action(async (configFile: string | undefined, opts: { resume?: string; runId?: string; set: string[]; progress: boolean; quiet?: boolean }) => {
+    .action(async (configFile: string | undefined, opts: { resume?: string; keepFailed?: boolean; runId?: string; set: string[]; progress: boolean; quiet?: boolean }) => {
+      if (opts.keepFailed && !opts.resume) throw new InputError('run: --keep-failed goes with --resume <run-dir>');
       if (!configFile && !opts.resume) throw new InputError('run: give a config file, or --resume <run-dir>');
       if (configFile && opts.resume) throw new InputError('run: give either a config file or --resume <run-dir>, not both');
       if (opts.resume && opts.set.length) throw new InputError('run: --set cannot change a run being resumed (its stored config is used)');
@@ -39,7 +43,7 @@ summary.csv and report.html. Ctrl-C stops after the answers in flight; resume wi
         const config = configFile ? await loadExperimentConfig(configFile, opts.set) : undefined;
         const result = await runExperiment({
           ...(config ? { config, configFile } : {}),
-          ...(opts.resume ? { resumeDir: opts.resume } : {}),
+          ...(opts.resume ? { resumeDir: opts.resume, retryFailed: !opts.keepFailed } : {}),
           ...(opts.runId ? { runId: opts.runId } : {}),
           log,
           progress: opts.progress && !opts.quiet,
