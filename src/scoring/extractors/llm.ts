@@ -46,6 +46,8 @@ export function createLlmExtractor(generator: Generator, options: { retries?: nu
       for (let attempt = 0; attempt <= retries; attempt++) {
         try {
           const result = await generator.generate(extractionMessages(input));
+          // An extractor that says nothing has not extracted an empty answer: that would score 0.
+          if (result.emptyAfterAttempts) throw new Error(`empty completion on all ${result.emptyAfterAttempts} attempts`);
           return normaliseExtraction(result.text, input.answerType);
         } catch (error) {
           // An endpoint that is down stops the run (resumable); it is not this answer's failure.
