@@ -17,6 +17,9 @@ export const DEFAULT_DROPPED_SECTIONS = [
   '外部链接', '外部连结', '延伸阅读', '扩展阅读', '相关条目', '相关链接', '参看',
 ];
 
+/** Templates that mark a disambiguation page (wtf_wikipedia also knows its own list). */
+export const DEFAULT_DISAMBIGUATION_TEMPLATES = ['消歧义', '消歧義', 'disambig', 'dab', 'disambiguation', '消除歧义', '消除歧義'];
+
 export const WikipediaDumpParamsSchema = z.strictObject({
   /** `pages-articles` dump: `.xml`, `.xml.bz2` or `-multistream.xml.bz2`. */
   input: z.string().min(1),
@@ -24,7 +27,7 @@ export const WikipediaDumpParamsSchema = z.strictObject({
   skipRedirects: z.boolean().default(true),
   skipDisambiguation: z.boolean().default(true),
   /** Extra disambiguation template names (wtf_wikipedia knows 消歧义, disambig, dab, ...). */
-  disambiguationTemplates: z.array(z.string().min(1)).default(['消歧义', '消歧義', 'disambig', 'dab', 'disambiguation', '消除歧义', '消除歧義']),
+  disambiguationTemplates: z.array(z.string().min(1)).default(DEFAULT_DISAMBIGUATION_TEMPLATES),
   /** Traditional → simplified Chinese on the extracted text (OpenCC t → cn). */
   simplify: z.boolean().default(true),
   dropSections: z.array(z.string()).default(DEFAULT_DROPPED_SECTIONS),

@@ -1,6 +1,7 @@
 import wtf from 'wtf_wikipedia';
 import { toSimplified } from '../../text/simplify.js';
 import type { DocumentSection } from '../types.js';
+import { preClean, restoreNowiki } from './preClean.js';
 
 export interface WikitextOptions {
   /** Convert headings and text to simplified Chinese (after extraction: cheaper and cleaner). */
@@ -34,7 +35,7 @@ const SPACE_NEXT_TO_CJK = new RegExp(`(?<=${CJK_OR_FULLWIDTH})[ \\t\\u00a0]+|[ \
  */
 export function wikitextToArticle(wikitext: string, options: WikitextOptions): ParsedArticle {
   const doc = wtf(
-    wikitext.replaceAll('。', FULL_STOP_STAND_IN).replace(LOCAL_FILE_LINK, '[[File:').replace(LOCAL_CATEGORY_LINK, '[[Category:'),
+    preClean(wikitext).replaceAll('。', FULL_STOP_STAND_IN).replace(LOCAL_FILE_LINK, '[[File:').replace(LOCAL_CATEGORY_LINK, '[[Category:'),
   );
   const convert = options.simplify ? toSimplified : (text: string) => text;
   const dropped = new Set(options.dropSections.map((h) => toSimplified(h)));
@@ -69,7 +70,7 @@ export function wikitextToArticle(wikitext: string, options: WikitextOptions): P
 }
 
 function clean(text: string): string {
-  return text
+  return restoreNowiki(text)
     .replaceAll(FULL_STOP_STAND_IN, '。')
     .split('\n')
     .map((line) => line.replace(/^\s*[*#:;]+\s*/, '').replace(SPACE_NEXT_TO_CJK, '').replace(/[ \t]{2,}/g, ' ').trim())
