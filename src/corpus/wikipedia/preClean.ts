@@ -68,3 +68,131 @@ function decodeEntities(text: string): string {
     return ENTITIES[name.toLowerCase()] ?? entity;
   });
 }
+
+/** What `stripNonText` removed and the parser would otherwise have reported: the page's categories. */
+export interface StrippedPage {
+  text: string;
+  /** Category names as written in `[[Category:Name|sort key]]` links (any local namespace name). */
+  categories: string[];
+}
+
+// Multi-line templates that wtf_wikipedia renders as text (quotations, poems, language spans):
+// kept for the parser. Every other multi-line template (infoboxes, navboxes, succession boxes) is
+// never prose and is the costliest thing for the parser to read.
+const TEXT_TEMPLATE = /quot|引|poem|verse|詩|诗|lang|nowrap|center|block|大段/i;
+const FILE_OR_CATEGORY = /^\[\[\s*(?:(file|image|文件|檔案|档案|图像|圖像|图片|圖片|媒体|媒體|媒体文件)|(category|分类|分類))\s*:/i;
+
+/**
+ * Removes, before the parser, what it would drop anyway but spends most of its time on:
+ * multi-line templates (infoboxes, navboxes), tables (`{| … |}`), file links with their captions,
+ * and category links (returned as `categories`). Inline templates, which the parser may turn into
+ * text (`{{lang|…}}`, `{{convert|…}}`), are left to it.
+ */
+export function stripNonText(wikitext: string): StrippedPage {
+  const categories: string[] = [];
+  let out = '';
+  let at = 0;
+  const n = wikitext.length;
+  while (at < n) {
+    const open = nextOpening(wikitext, at);
+    if (open < 0) break;
+    const pair = wikitext.slice(open, open + 2);
+    if (pair === '{{') {
+      const end = matchBraces(wikitext, open, '{{', '}}');
+      if (end < 0) break;
+      const body = wikitext.slice(open + 2, end - 2);
+      const name = /^[^|}\n]*/.exec(body)![0];
+      if (body.includes('\n') && !TEXT_TEMPLATE.test(name) && !name.includes('#')) {
+        out += wikitext.slice(at, open);
+        at = end;
+      } else {
+        // Kept whole (inline templates, parser functions): copy it and go on after it.
+        out += wikitext.slice(at, end);
+        at = end;
+      }
+    } else if (pair === '{|') {
+      const end = matchTable(wikitext, open);
+      out += wikitext.slice(at, open);
+      at = end;
+    } else {
+      // '[['
+      const head = FILE_OR_CATEGORY.exec(wikitext.slice(open, open + 40));
+      const end = matchBraces(wikitext, open, '[[', ']]');
+      if (!head || end < 0) {
+        out += wikitext.slice(at, open + 2);
+        at = open + 2;
+        continue;
+      }
+      if (head[2]) {
+        const name = wikitext.slice(open + head[0].length, end - 2).split('|')[0]!.trim();
+        if (name) categories.push(name);
+      }
+      out += wikitext.slice(at, open);
+      at = end;
+    }
+  }
+  out += wikitext.slice(at);
+  return { text: out, categories };
+}
+
+/** Index of the next `{{`, `[[` or line-initial `{|` at or after `from`, or -1. */
+function nextOpening(text: string, from: number): number {
+  for (let i = from; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b /* { */) {
+      const d = text.charCodeAt(i + 1);
+      if (d === 0x7b) return i;
+      if (d === 0x7c /* | */ && atLineStart(text, i)) return i;
+    } else if (c === 0x5b /* [ */ && text.charCodeAt(i + 1) === 0x5b) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+function atLineStart(text: string, i: number): boolean {
+  for (let j = i - 1; j >= 0; j--) {
+    const c = text.charCodeAt(j);
+    if (c === 0x0a) return true;
+    if (c !== 0x20 && c !== 0x09) return false;
+  }
+  return true;
+}
+
+/** End (exclusive) of the balanced `open … close` starting at `start`, or -1 when unbalanced. */
+function matchBraces(text: string, start: number, open: string, close: string): number {
+  let depth = 0;
+  let i = start;
+  while (i < text.length) {
+    const o = text.indexOf(open, i);
+    const c = text.indexOf(close, i);
+    if (c < 0) return -1;
+    if (o >= 0 && o < c) {
+      depth++;
+      i = o + 2;
+    } else {
+      depth--;
+      i = c + 2;
+      if (depth === 0) return i;
+    }
+  }
+  return -1;
+}
+
+/** End of the table opened at `start` (after its line-initial `|}`, nested tables included); the text's end if unclosed. */
+function matchTable(text: string, start: number): number {
+  let depth = 0;
+  let lineStart = start;
+  while (lineStart < text.length) {
+    let lineEnd = text.indexOf('\n', lineStart);
+    if (lineEnd < 0) lineEnd = text.length;
+    const line = text.slice(lineStart, lineEnd).trimStart();
+    if (line.startsWith('{|')) depth++;
+    else if (line.startsWith('|}')) {
+      depth--;
+      if (depth === 0) return lineEnd;
+    }
+    lineStart = lineEnd + 1;
+  }
+  return text.length;
+}

@@ -79,5 +79,5 @@ function clean(text: string): string {
 }
 
 function normalizeTemplateName(name: string): string {
-  return name.trim().toLowerCase().replace(/_/g, ' ');
+  return name.trim().toLowerCase().replace(/_/g, ' ').replace(/^(?:template|模板|樣板|样板)\s*:\s*/, '');
 }
