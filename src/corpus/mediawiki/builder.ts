@@ -4,7 +4,7 @@ import type { RegistryEntry } from '../../registry.js';
 import { toSimplified } from '../../text/simplify.js';
 import type { BuilderContext, BuilderItem, CorpusBuilder, DocumentSection } from '../types.js';
 import { DEFAULT_DISAMBIGUATION_TEMPLATES, DEFAULT_DROPPED_SECTIONS } from '../wikipedia/builder.js';
-import { wikitextToArticle } from '../wikipedia/wikitextToArticle.js';
+import { WIKITEXT_PARSERS, wikitextToArticle } from '../wikipedia/wikitextToArticle.js';
 import { MediawikiApiClient, type ApiResponse } from './apiClient.js';
 import { extractToSections } from './extractSections.js';
 
@@ -27,6 +27,8 @@ export const MediawikiApiParamsSchema = z
      * TextExtracts extension's plain text (only on wikis that have it).
      */
     source: z.enum(['wikitext', 'extracts']).default('wikitext'),
+    /** Wikitext → text, as in the dump builder (`fast` or `wtf_wikipedia`). */
+    parser: z.enum(WIKITEXT_PARSERS).default('fast'),
     /** Namespaces kept (others are skipped as `namespace`). */
     namespaces: z.array(z.number().int()).min(1).default([0]),
     /** Stop after this many pages in all. */
@@ -261,6 +263,7 @@ export const mediawikiApiBuilder: RegistryEntry<MediawikiApiParams, CorpusBuilde
           simplify: params.simplify,
           dropSections: params.dropSections,
           disambiguationTemplates: params.disambiguationTemplates,
+          parser: params.parser,
         });
         disambiguation ||= article.disambiguation;
         sections = article.sections;

@@ -9,7 +9,7 @@ import { toSimplified } from '../../text/simplify.js';
 import type { BuilderContext, BuilderItem, CorpusBuilder } from '../types.js';
 import { readDumpPages, type DumpPage } from './dumpPages.js';
 import { WikitextParserPool } from './parserPool.js';
-import type { ParsedArticle } from './wikitextToArticle.js';
+import { WIKITEXT_PARSERS, type ParsedArticle } from './wikitextToArticle.js';
 
 /** Sections that carry no article prose (compared after simplification). */
 export const DEFAULT_DROPPED_SECTIONS = [
@@ -35,6 +35,11 @@ export const WikipediaDumpParamsSchema = z.strictObject({
   titles: z.array(z.string().min(1)).optional(),
   /** Keep only articles directly in one of these categories (without the `Category:` prefix). */
   categories: z.array(z.string().min(1)).optional(),
+  /**
+   * Wikitext → text: `fast` (purpose-built prose extractor, ~4× quicker) or `wtf_wikipedia` (its
+   * full document model, the earlier path). Both give the same text on zhwiki-style articles.
+   */
+  parser: z.enum(WIKITEXT_PARSERS).default('fast'),
   /** Drop articles with fewer extracted characters. */
   minLength: z.number().int().nonnegative().default(0),
   /**
@@ -74,6 +79,7 @@ export const wikipediaDumpBuilder: RegistryEntry<WikipediaDumpParams, CorpusBuil
           simplify: params.simplify,
           dropSections: params.dropSections,
           disambiguationTemplates: params.disambiguationTemplates,
+          parser: params.parser,
         });
         // Pages in flight, in dump order: enough to keep every worker busy while the XML is read.
         const window: Pending[] = [];

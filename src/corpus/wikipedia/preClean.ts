@@ -69,6 +69,13 @@ function decodeEntities(text: string): string {
   });
 }
 
+export interface TemplateHandlers {
+  /** Text to put in place of an inline template call (default: the call, left for a parser). */
+  inlineTemplate?(call: string, name: string): string;
+  /** Told of each multi-line template removed. */
+  blockTemplate?(name: string): void;
+}
+
 /** What `stripNonText` removed and the parser would otherwise have reported: the page's categories. */
 export interface StrippedPage {
   text: string;
@@ -88,7 +95,7 @@ const FILE_OR_CATEGORY = /^\[\[\s*(?:(file|image|文件|檔案|档案|图像|圖
  * and category links (returned as `categories`). Inline templates, which the parser may turn into
  * text (`{{lang|…}}`, `{{convert|…}}`), are left to it.
  */
-export function stripNonText(wikitext: string): StrippedPage {
+export function stripNonText(wikitext: string, templates: TemplateHandlers = {}): StrippedPage {
   const categories: string[] = [];
   let out = '';
   let at = 0;
@@ -101,15 +108,15 @@ export function stripNonText(wikitext: string): StrippedPage {
       const end = matchBraces(wikitext, open, '{{', '}}');
       if (end < 0) break;
       const body = wikitext.slice(open + 2, end - 2);
-      const name = /^[^|}\n]*/.exec(body)![0];
-      if (body.includes('\n') && !TEXT_TEMPLATE.test(name) && !name.includes('#')) {
-        out += wikitext.slice(at, open);
-        at = end;
+      const name = templateName(/^[^|}\n]*/.exec(body)![0]);
+      out += wikitext.slice(at, open);
+      if (body.includes('\n') && !TEXT_TEMPLATE.test(name) && !name.startsWith('#')) {
+        templates.blockTemplate?.(name);
       } else {
-        // Kept whole (inline templates, parser functions): copy it and go on after it.
-        out += wikitext.slice(at, end);
-        at = end;
+        const call = wikitext.slice(open, end);
+        out += templates.inlineTemplate ? templates.inlineTemplate(call, name) : call;
       }
+      at = end;
     } else if (pair === '{|') {
       const end = matchTable(wikitext, open);
       out += wikitext.slice(at, open);
@@ -133,6 +140,11 @@ export function stripNonText(wikitext: string): StrippedPage {
   }
   out += wikitext.slice(at);
   return { text: out, categories };
+}
+
+/** A template's name as a key: trimmed, lower case, `_` as space, without a `Template:` prefix. */
+export function templateName(raw: string): string {
+  return raw.trim().replace(/_/g, ' ').replace(/\s+/g, ' ').toLowerCase().replace(/^(?:template|模板|樣板|样板)\s*:\s*/, '');
 }
 
 /** Index of the next `{{`, `[[` or line-initial `{|` at or after `from`, or -1. */

@@ -34,7 +34,7 @@ describe.skipIf(unavailable !== undefined)(`corpus builders against a real Media
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function build(name: string, builder: Record<string, unknown>) {
+  async function build(name: string, builder: { name: string } & Record<string, unknown>) {
     const out = join(dir, name);
     const manifest = await buildCorpus({ name, builder: builder.name === 'mediawiki-api' ? { minIntervalMs: 0, ...builder } : builder, out, chunking: { maxSize: 200 } });
     const chunks: Chunk[] = [];
