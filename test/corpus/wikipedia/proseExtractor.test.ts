@@ -18,7 +18,7 @@ describe('fast prose extractor gives the text wtf_wikipedia gives', () => {
     ['lists after their paragraph’s lines', 'a\nb\n* 列一\nc\n# 列二\n: 缩进\n; 定义\nd'],
     ['several paragraphs', '一。\n\n\n二。\n\n三。'],
     ['nested headings with markup', "== '''标题''' [[链]] ==\n内容。\n=== 子节 ===\n更多。\n== 二 ==\n完。"],
-    ['an infobox, a table, files and categories', "{{Infobox person\n| 名稱 = 甲\n}}\n'''甲'''是人。\n{| class=\"wikitable\"\n|-\n| 表 || 格\n|}\n[[File:A.jpg|thumb|圖說]][[文件:B.jpg|thumb|又]]\n[[Category:丙]][[分類:丁]]"],
+    ['an infobox, a table, files and categories', "{{Infobox person\n| 名稱 = 甲\n}}\n'''甲'''是人。\n{| class=\"wikitable\"\n|-\n| 表 || 格\n|}\n[[File:A.jpg|thumb|圖說]][[文件:B.jpg|thumb|又]]\n[[Category:丙類]][[分類:丁類]]"],
     ['inline text templates', '甲{{lang|zh-hant|漢字}}乙{{lang-en|English}}丙{{nowrap|不断}}丁{{convert|5|km}}戊{{來源請求|time=2020}}。'],
     ['a disambiguation page', "'''甲'''可以指：\n* [[甲 (一)]]\n* [[甲 (二)]]\n{{disambig}}"],
   ])('%s', (_, wikitext) => {
