@@ -17,8 +17,11 @@ export const DEFAULT_DROPPED_SECTIONS = [
   '外部链接', '外部连结', '延伸阅读', '扩展阅读', '相关条目', '相关链接', '参看',
 ];
 
-/** Templates that mark a disambiguation page (wtf_wikipedia also knows its own list). */
-export const DEFAULT_DISAMBIGUATION_TEMPLATES = ['消歧义', '消歧義', 'disambig', 'dab', 'disambiguation', '消除歧义', '消除歧義'];
+/** Templates that mark a disambiguation page (zhwiki's, and the English ones wtf_wikipedia knows). */
+export const DEFAULT_DISAMBIGUATION_TEMPLATES = [
+  '消歧义', '消歧義', '消除歧义', '消除歧義', '人名消歧义', '人名消歧義', '地名消歧义', '地名消歧義',
+  'disambig', 'disamb', 'dab', 'disambiguation', 'geodis', 'hndis',
+];
 
 export const WikipediaDumpParamsSchema = z.strictObject({
   /** `pages-articles` dump: `.xml`, `.xml.bz2` or `-multistream.xml.bz2`. */

@@ -29,9 +29,9 @@ export interface ExtractedProse {
 // dropped without asking wtf_wikipedia.
 const SILENT_TEMPLATES = new Set([
   'reflist', 'references', 'notelist', 'cite', 'citation', 'citation needed', 'cn', 'fact', 'main', 'see also', 'seealso', 'further',
-  '来源请求', '來源請求', '需要来源', '需要來源', '参见', '參見', '主条目', '主條目', '更多', 'noteta', 'toc', 'clear', 'clr', 'defaultsort',
+  '来源请求', '來源請求', '需要来源', '需要來源', '参见', '參見', '主条目', '主條目', '更多', 'noteta', 'toc', 'clr', 'defaultsort',
   '消歧义', '消歧義', 'disambig', 'dab', 'disambiguation', '消除歧义', '消除歧義', 'portal', 'commons', 'commonscat', 'wikisource', 'authority control',
-  'stub', '小作品', 'refbegin', 'refend', 'coord', 'lang-zh', 'pp-semi', 'pp', 'short description', 'use dmy dates', 'italic title',
+  'stub', '小作品', 'refbegin', 'refend', 'pp-semi', 'pp', 'short description', 'use dmy dates', 'italic title',
 ]);
 const TEMPLATE_CACHE_LIMIT = 20_000;
 const templateCache = new Map<string, string>();
