@@ -46,8 +46,8 @@ export const WikipediaDumpParamsSchema = z.strictObject({
   /** Drop articles with fewer extracted characters. */
   minLength: z.number().int().nonnegative().default(0),
   /**
-   * Parser worker threads; 0 parses in the main thread. Default: one per core — the main thread's
-   * share (XML, chunking, writing) is a small fraction of the parser's.
+   * Parser worker threads; 0 parses in the main thread. Default: one per core — the main thread
+   * (XML, chunking, writing) mostly waits on them.
    */
   workers: z.number().int().nonnegative().default(Math.max(1, availableParallelism())),
   /** How .bz2 is decoded: `auto` uses lbzip2/pbzip2/bzip2 when on PATH (faster), else unbzip2-stream (`js`). */

@@ -78,7 +78,7 @@ describe.skipIf(unavailable !== undefined)(`corpus builders against a real Media
   });
 
   it('crawls a category tree and follows search results', async () => {
-    const crawled = await build('api-category', { name: 'mediawiki-api', apiUrl: wiki.apiUrl, categories: [{ name: '科舉', depth: 1 }] });
+    const crawled = await build('api-category', { name: 'mediawiki-api', apiUrl: wiki.apiUrl, categories: [{ name: '分類:科舉', depth: 1 }] });
     expect(Object.keys(textByDoc(crawled.chunks))).toEqual(['科举', '殿试', '状元']);
     const searched = await build('api-search', { name: 'mediawiki-api', apiUrl: wiki.apiUrl, search: { query: '殿試' } });
     expect(Object.keys(textByDoc(searched.chunks))).toContain('殿试');
