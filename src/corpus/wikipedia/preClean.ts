@@ -1,6 +1,6 @@
 /**
- * A fast first pass over wikitext, before wtf_wikipedia, that removes what is never article text
- * and what wtf_wikipedia would otherwise leave behind: MediaWiki extension tags (`<ref>`,
+ * A fast first pass over wikitext, before the parser (proseExtractor.ts, or wtf_wikipedia), that
+ * removes what is never article text and what wtf_wikipedia would otherwise leave behind: MediaWiki extension tags (`<ref>`,
  * `<references group="注" />`, `<math>`, `<gallery>`, `<timeline>` …), HTML comments,
  * `<includeonly>` parts; it unwraps `<noinclude>`/`<onlyinclude>`, keeps `<poem>` text line by line,
  * and protects `<nowiki>` text from being read as markup (stand-ins, restored by `restoreNowiki`).
