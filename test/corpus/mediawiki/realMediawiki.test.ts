@@ -96,18 +96,23 @@ describe.skipIf(unavailable !== undefined)(`corpus builders against a real Media
     expect(fromDump.chunks.map((c) => [c.docId, c.title, c.text, c.meta.section])).toEqual(fromApi.chunks.map((c) => [c.docId, c.title, c.text, c.meta.section]));
   });
 
-  it('hisrag corpus build --builder mediawiki-api --api-url … --titles … builds from the command line', async () => {
-    const out = join(dir, 'cli');
+  async function cli(out: string, ...args: string[]): Promise<Set<string>> {
     const program = new Command('hisrag').exitOverride();
     registerCorpusCommands(program);
     const stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     try {
-      await program.parseAsync(['node', 'hisrag', 'corpus', 'build', '--builder', 'mediawiki-api', '--api-url', wiki.apiUrl, '--titles', '科舉,殿試', '--out', out, '--no-progress']);
+      await program.parseAsync(['node', 'hisrag', 'corpus', 'build', '--builder', 'mediawiki-api', '--api-url', wiki.apiUrl, ...args, '--out', out, '--no-progress']);
     } finally {
       stdout.mockRestore();
     }
-    const chunks: Chunk[] = [];
-    for await (const chunk of readChunks(out)) chunks.push(chunk);
-    expect(new Set(chunks.map((c) => c.title))).toEqual(new Set(['科举', '殿试']));
+    const titles = new Set<string>();
+    for await (const chunk of readChunks(out)) titles.add(chunk.title);
+    return titles;
+  }
+
+  it('hisrag corpus build --builder mediawiki-api --api-url … with --titles, --category and --search builds from the command line', async () => {
+    expect(await cli(join(dir, 'cli-titles'), '--titles', '科舉,殿試')).toEqual(new Set(['科举', '殿试']));
+    expect(await cli(join(dir, 'cli-category'), '--category', '分類:殿試相關:0')).toEqual(new Set(['殿试', '状元']));
+    expect(await cli(join(dir, 'cli-search'), '--search', '殿試')).toContain('殿试');
   });
 });
