@@ -3,7 +3,8 @@
  * removes what is never article text and what wtf_wikipedia would otherwise leave behind: MediaWiki extension tags (`<ref>`,
  * `<references group="注" />`, `<math>`, `<gallery>`, `<timeline>` …), HTML comments,
  * `<includeonly>` parts; it unwraps `<noinclude>`/`<onlyinclude>`, keeps `<poem>` text line by line,
- * and protects `<nowiki>` text from being read as markup (stand-ins, restored by `restoreNowiki`).
+ * protects `<nowiki>` text from being read as markup (stand-ins, restored by `restoreNowiki`), and
+ * resolves zhwiki's `-{…}-` language-conversion markup to the simplified variant's text.
  *
  * Hand-written regular expressions rather than a parser: wtf_wikipedia does not know these tags,
  * and a full MediaWiki preprocessor (Parsoid) is PHP/Node-service sized. Each expression is linear
@@ -37,18 +38,50 @@ const STAND_IN = /[\ue100-\ue11f]/g;
 const HAS_TAG_OR_COMMENT = /<[!a-z/]/i;
 
 export function preClean(wikitext: string): string {
-  if (!HAS_TAG_OR_COMMENT.test(wikitext)) return wikitext;
+  if (!HAS_TAG_OR_COMMENT.test(wikitext) && !wikitext.includes('-{')) return wikitext;
   let text = wikitext;
   if (text.includes('nowiki')) {
     text = text.replace(NOWIKI_EMPTY, '').replace(NOWIKI, (_, inner: string) => protect(decodeEntities(inner)));
   }
   if (text.includes('<!--')) text = text.replace(COMMENT, '');
+  if (text.includes('-{')) text = text.replace(LANGUAGE_CONVERSION, (_, inner: string) => languageConversionText(inner));
   text = text.replace(DROPPED_ELEMENT, '').replace(STRAY_TAG, '');
   if (/<poem/i.test(text)) {
     // Each line of a poem is a line of text: a paragraph break keeps the parser from joining them.
     text = text.replace(POEM, (_, inner: string) => `\n\n${inner.split(/\r?\n/).map((l) => l.trim()).filter(Boolean).join('\n\n')}\n\n`);
   }
   return text.replace(UNWRAPPED_TAG, '');
+}
+
+// zhwiki's language-conversion markup: `-{text}-`, `-{zh-hans:计算机; zh-hant:電腦;}-`, `-{H|rules}-` ...
+// (https://www.mediawiki.org/wiki/Writer:LanguageConverter). The text is what a reader of the
+// simplified (mainland) variant sees; rules that only define conversions give no text.
+const LANGUAGE_CONVERSION = /-\{(?!\{)([\s\S]*?)\}-/g;
+const CONVERSION_FLAGS = /^\s*([A-Za-z;\s-]{1,30})\|/;
+const VARIANT_RULE = /^\s*(zh(?:-[a-z]{2,4})?)\s*:([\s\S]*)$/;
+const VARIANT_PREFERENCE = ['zh-cn', 'zh-hans', 'zh-sg', 'zh-my', 'zh', 'zh-hant', 'zh-tw', 'zh-hk', 'zh-mo'];
+
+function languageConversionText(inner: string): string {
+  let content = inner;
+  const flags = CONVERSION_FLAGS.exec(content);
+  if (flags && !flags[1]!.includes(':')) {
+    const names = flags[1]!.split(';').map((f) => f.trim());
+    content = content.slice(flags[0].length);
+    // H: a page-wide rule, T: the title, -: removes a rule, D: a description of rules: no text.
+    if (names.some((f) => f === 'H' || f === 'T' || f === '-' || f === 'D')) return '';
+    if (names.includes('R')) return content;
+  }
+  if (!/^\s*zh(?:-[a-z]{2,4})?\s*:/.test(content)) return content;
+  const variants = new Map<string, string>();
+  for (const rule of content.split(';')) {
+    const match = VARIANT_RULE.exec(rule);
+    if (match) variants.set(match[1]!, match[2]!.replace(/^.*=>\s*zh(?:-[a-z]{2,4})?\s*:/, '').trim());
+  }
+  for (const variant of VARIANT_PREFERENCE) {
+    const text = variants.get(variant);
+    if (text !== undefined) return text;
+  }
+  return variants.values().next().value ?? '';
 }
 
 /** Puts back the `<nowiki>` characters that preClean replaced by stand-ins. */

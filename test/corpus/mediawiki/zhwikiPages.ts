@@ -1,7 +1,8 @@
 /**
  * Pages written by the project in zhwiki's style, imported into a throwaway MediaWiki by the
  * real-MediaWiki tests: templates, tables, <ref>s, grouped notes (`<references group="注" />`),
- * math, chem, gallery, poem, nowiki, comments, noinclude/includeonly, 文件/分類 links, a redirect,
+ * math, chem, gallery, poem, nowiki, comments, noinclude/includeonly, 文件/分類 links, -{…}-
+ * language conversion, a redirect,
  * a category tree and a disambiguation page.
  */
 export interface WikiPage {
@@ -43,7 +44,7 @@ File:Gongyuan.jpg|江南貢院
 </gallery>
 
 === 明清 ===
-明清兩代以[[八股文]]取士。<nowiki>[[不是連結]]</nowiki>為原文所有。
+明清兩代以[[八股文]]取士，稱-{zh-hans:八股取士;zh-hant:八股取士制}-。-{H|zh-cn:考生;zh-tw:考生;}-<nowiki>[[不是連結]]</nowiki>為原文所有。
 <syntaxhighlight lang="python">print("code")</syntaxhighlight>
 <timeline>
 ImageSize = width:200
@@ -123,5 +124,5 @@ export const RESIDUE = [
   /<\/?[a-z][^>]*>/i, /\{\{/, /\}\}/, /\{\|/, /\|\}/, /\[\[/, /\]\]/, /<!--/, /'''/,
   /分[類类]:/, /Category:/i, /文件:/, /File:/i, /Image:/i, /thumb/,
   /編者注|编者注/, /隋書|隋书/, /煬帝|炀帝/, /百分之一/, /frac/, /H2O/, /貢院|贡院/, /考卷/, /print/, /ImageSize/, /rect/,
-  /僅在嵌入|仅在嵌入/, /Plainlist/, /Infobox/, /NoteTA/, /同名條目|同名条目/,
+  /僅在嵌入|仅在嵌入/, /Plainlist/, /Infobox/, /NoteTA/, /同名條目|同名条目/, /-\{/, /\}-/, /zh-(?:hans|hant|cn|tw)/,
 ];

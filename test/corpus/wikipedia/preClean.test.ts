@@ -29,6 +29,17 @@ describe('wikitext pre-pass: extension tags never reach the text', () => {
     expect(textOf(wikitext)).toBe(expected);
   });
 
+  it.each([
+    ['plain -{text}-', '甲-{乙}-丙。', '甲乙丙。'],
+    ['variant rules: the simplified (mainland) variant', '用-{zh-hans:计算机; zh-hant:電腦;}-計算。', '用计算机計算。'],
+    ['zh-cn before zh-hans, zh before traditional ones', '-{zh-tw:軟體;zh-cn:软件;zh-hans:軟件;}-與-{zh-hant:甲;zh:乙;}-。', '软件與乙。'],
+    ['H (page-wide rule) and T (title) give no text', '-{H|zh-cn:打印机; zh-tw:印表機;}-文中-{T|zh-cn:标题;zh-tw:標題}-印表機。', '文中印表機。'],
+    ['R keeps the raw text', '-{R|zh-cn:不转换}-。', 'zh-cn:不转换。'],
+    ['a template next to a hyphen is not conversion markup', '甲{{lang|en|x}}-{{lang|en|y}}乙。', '甲x-y乙。'],
+  ])('resolves language-conversion markup: %s', (_, wikitext, expected) => {
+    expect(textOf(wikitext)).toBe(expected);
+  });
+
   it('keeps <poem> text line by line', () => {
     expect(textOf('詩曰：\n<poem>\n床前明月光，\n疑是地上霜。\n</poem>\n完。')).toBe('詩曰：\n床前明月光，\n疑是地上霜。\n完。');
   });
