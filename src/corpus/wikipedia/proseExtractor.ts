@@ -43,14 +43,21 @@ const POSITIONAL_TEMPLATES = new Map<string, number>([
   ['large', 0], ['huge', 0], ['mono', 0], ['kbd', 0], ['defn', 0], ['nobold', 0], ['noitalic', 0],
 ]);
 
+// zhwiki's links to an article in another language's Wikipedia, which show their Chinese text
+// (wtf_wikipedia does not know them and drops the text): {{le|中文|English}}, {{link-en|中文|English}},
+// {{Internal link helper/en|中文|English}}, {{tsl|en|English|中文}}.
+const ZHWIKI_LINK_TEMPLATES = new Map<string, number>([['le', 0], ['tsl', 2], ['translink', 2], ['ilh', 0]]);
+
 /** Text an inline template renders as, according to wtf_wikipedia (cached per template call). */
 function renderTemplate(call: string, name: string): string {
   if (name.startsWith('#') || SILENT_TEMPLATES.has(name) || name.startsWith('cite ') || name.startsWith('citation')) return '';
-  const position = POSITIONAL_TEMPLATES.get(name) ?? (/^lang-[a-z-]+$/.test(name) ? 0 : undefined);
+  const position =
+    POSITIONAL_TEMPLATES.get(name) ?? ZHWIKI_LINK_TEMPLATES.get(name) ?? (/^lang-[a-z-]+$/.test(name) || /^(?:link-|internal link helper\/)[a-z]{2,3}(?:-[a-z]+)?$/.test(name) ? 0 : undefined);
   const inner = call.slice(2, -2);
   if (position !== undefined && !inner.includes('{{') && !inner.includes('[[')) {
-    const positional = inner.split('|').slice(1).filter((param) => !/^\s*[\w -]+\s*=/.test(param));
-    return (positional[position] ?? '').trim();
+    const positional = inner.split('|').slice(1).filter((param) => !/^\s*[\w -]+\s*=/.test(param)).map((param) => param.trim());
+    // {{tsl|en|Foreign title}} without a local title shows the foreign one.
+    return (positional[position] || (name === 'tsl' ? positional[1] : '') || '').trim();
   }
   let text = templateCache.get(call);
   if (text === undefined) {

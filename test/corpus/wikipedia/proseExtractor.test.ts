@@ -51,3 +51,16 @@ describe('extractProse', () => {
     ]);
   });
 });
+
+describe('zhwiki templates wtf_wikipedia does not know', () => {
+  const text = (wikitext: string) => fast(wikitext).sections[0]!.text;
+  it.each([
+    ['{{le|福特|Ford}}', '甲福特乙。'],
+    ['{{link-en|福特|Ford}}', '甲福特乙。'],
+    ['{{Internal link helper/en|福特|Ford}}', '甲福特乙。'],
+    ['{{tsl|en|Ford|福特}}', '甲福特乙。'],
+    ['{{tsl|en|Ford}}', '甲Ford乙。'],
+  ])('interlanguage link %s shows its text', (template, expected) => {
+    expect(text(`甲${template}乙。`)).toBe(expected);
+  });
+});
