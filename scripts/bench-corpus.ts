@@ -12,9 +12,14 @@
  *   build-xml    the full wikipedia-dump build (parse in workers, simplify, chunk, write) from .xml
  *   build-bz2    the same from .xml.bz2 with the default decoder (native bzip2 when installed)
  *   build-bz2-js the same with the pure-JS decoder (unbzip2-stream)
+ *   build-xml-wtf the full build from .xml with the earlier parser (`parser: wtf_wikipedia`), side by side
+ *   equality     chunk text of the fast parser against wtf_wikipedia's (the earlier output) on a sample
+ *                of pages (every 20th article)
  *   poems        the json builder on chinese-poetry-shaped Tang poems (generated: the npm package
  *                is ~85 MB compressed, too big to add for a benchmark)
  * A stage that runs past --max-seconds is stopped and reports the rate over what it did.
+ * Rates are given per wall second and per CPU second (user + system of the stage's process, worker
+ * threads included): on a shared machine the CPU figure is the one that says what one core does.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createReadStream, existsSync, statSync } from 'node:fs';
@@ -46,10 +51,19 @@ interface StageResult {
   chunks?: number;
   stopped?: boolean;
   peakRssMiB: number;
+  cpuSeconds?: number;
+  note?: string;
 }
 const peakRss = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
 async function runStage(stage: string): Promise<StageResult> {
+  const cpuStart = process.cpuUsage();
+  const result = await runStageTimed(stage);
+  const cpu = process.cpuUsage(cpuStart);
+  return { ...result, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
+}
+
+async function runStageTimed(stage: string): Promise<StageResult> {
   const started = performance.now();
   const seconds = () => (performance.now() - started) / 1000;
   const deadline = new AbortController();
@@ -75,13 +89,43 @@ async function runStage(stage: string): Promise<StageResult> {
       for await (const _ of readDumpPages(xmlPath, { onBytes: (b) => (bytes = b), signal: deadline.signal })) pages++;
       return { stage, seconds: seconds(), bytes, pages, stopped: deadline.signal.aborted, peakRssMiB: peakRss() };
     }
-    if (stage === 'build-xml' || stage === 'build-bz2' || stage === 'build-bz2-js' || stage === 'poems') {
+    if (stage === 'equality') {
+      const { readDumpPages } = await import('../src/corpus/wikipedia/dumpPages.js');
+      const { wikitextToArticle } = await import('../src/corpus/wikipedia/wikitextToArticle.js');
+      const { chunkDocument, countCodePoints } = await import('../src/chunking/chunker.js');
+      const { DEFAULT_DROPPED_SECTIONS, DEFAULT_DISAMBIGUATION_TEMPLATES } = await import('../src/corpus/wikipedia/builder.js');
+      const options = { simplify: true, dropSections: DEFAULT_DROPPED_SECTIONS, disambiguationTemplates: DEFAULT_DISAMBIGUATION_TEMPLATES };
+      const chunkTexts = (page: { id: string; title: string }, parser: 'fast' | 'wtf_wikipedia', wikitext: string) => {
+        const article = wikitextToArticle(wikitext, { ...options, parser });
+        const document = { docId: page.id, title: page.title, text: article.sections.map((s) => s.text).join('\n\n'), meta: {}, sections: article.sections };
+        const chunks = chunkDocument(document, { corpus: 'eq', maxSize: 512, overlap: 0, measure: countCodePoints });
+        return JSON.stringify([article.disambiguation, article.categories, chunks.map((c) => c.text)]);
+      };
+      let articles = 0;
+      let sampled = 0;
+      let equal = 0;
+      const differing: string[] = [];
+      for await (const page of readDumpPages(xmlPath, { signal: deadline.signal })) {
+        if (page.ns !== 0 || page.redirect || articles++ % 20 !== 0) continue;
+        sampled++;
+        if (chunkTexts(page, 'fast', page.text) === chunkTexts(page, 'wtf_wikipedia', page.text)) equal++;
+        else if (differing.length < 5) differing.push(page.title);
+      }
+      const note = `equal chunk text (and categories, disambiguation flag) on ${equal} of ${sampled} sampled articles${differing.length ? `; differing: ${differing.join(', ')}` : ''}`;
+      return { stage, seconds: seconds(), pages: sampled, stopped: deadline.signal.aborted, peakRssMiB: peakRss(), note };
+    }
+    if (stage === 'build-xml' || stage === 'build-xml-wtf' || stage === 'build-bz2' || stage === 'build-bz2-js' || stage === 'poems') {
       const { buildCorpus } = await import('../src/corpus/build.js');
       const out = join(dir, `out-${stage}`);
       const builder =
         stage === 'poems'
           ? { name: 'json', input: poemsDir, fields: { text: 'paragraphs', meta: ['author'] }, simplify: true }
-          : { name: 'wikipedia-dump', input: stage === 'build-xml' ? xmlPath : bz2Path, ...(stage === 'build-bz2-js' ? { bz2Decoder: 'js' } : {}) };
+          : {
+              name: 'wikipedia-dump',
+              input: stage.startsWith('build-xml') ? xmlPath : bz2Path,
+              ...(stage === 'build-bz2-js' ? { bz2Decoder: 'js' } : {}),
+              ...(stage === 'build-xml-wtf' ? { parser: 'wtf_wikipedia' } : {}),
+            };
       const config = { name: stage, builder, out, chunking: { maxSize: 512 } };
       try {
         const manifest = await buildCorpus(config, { signal: deadline.signal });
@@ -140,8 +184,12 @@ function describe(result: StageResult, uncompressedBytes: number, compressedByte
   let mb = (result.bytes ?? 0) / 1048576;
   // Builds from .bz2 report compressed bytes read: scale to the uncompressed XML they stand for.
   if (result.stage.startsWith('build-bz2')) mb = ((result.bytes ?? 0) / compressedBytes) * (uncompressedBytes / 1048576);
-  const parts = [`${result.stage.padEnd(12)} ${result.seconds.toFixed(1).padStart(7)} s`];
-  if (result.stage !== 'poems') parts.push(`${(mb / result.seconds).toFixed(2).padStart(7)} MiB/s of XML`);
+  const parts = [`${result.stage.padEnd(13)} ${result.seconds.toFixed(1).padStart(7)} s`];
+  if (result.note) return `${parts[0]}, ${result.note}, peak RSS ${result.peakRssMiB} MiB`;
+  if (result.stage !== 'poems') {
+    parts.push(`${(mb / result.seconds).toFixed(2).padStart(7)} MiB/s of XML`);
+    if (result.cpuSeconds) parts.push(`${(mb / result.cpuSeconds).toFixed(2)} MiB of XML per CPU-second (${result.cpuSeconds.toFixed(1)} CPU-s)`);
+  }
   if (result.pages && result.stage !== 'poems') parts.push(`${Math.round(result.pages / result.seconds)} pages/s`);
   if (result.stage === 'poems') parts.push(`${result.pages} poems, ${Math.round((result.chunks ?? 0) / result.seconds)} chunks/s, ${Math.round((result.pages ?? 0) / result.seconds)} poems/s`);
   else if (result.chunks) parts.push(`${result.chunks} chunks`);
@@ -162,7 +210,7 @@ if (values.stage) {
   const uncompressed = statSync(xmlPath).size;
   const compressed = statSync(bz2Path).size;
   process.stdout.write(`synthetic dump: ${(uncompressed / 1048576).toFixed(1)} MiB XML, ${(compressed / 1048576).toFixed(1)} MiB bz2; ${values.poems} poems\n`);
-  const stages = values.only ? values.only.split(',') : ['bz2-system', 'bz2-js', 'xml', 'build-xml', 'build-bz2', 'build-bz2-js', 'poems'];
+  const stages = values.only ? values.only.split(',') : ['bz2-system', 'bz2-js', 'xml', 'build-xml', 'build-xml-wtf', 'equality', 'build-bz2', 'build-bz2-js', 'poems'];
   for (const stage of stages) {
     if (stage === 'bz2-system') {
       const started = performance.now();

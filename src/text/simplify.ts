@@ -1,10 +1,10 @@
-import * as OpenCC from 'opencc-js';
+import { createTraditionalToSimplified } from './fastConverter.js';
 
-// opencc-js builds its dictionaries on first use; keep one converter per process.
+// The converter builds its tables on first use; keep one per process (and per worker thread).
 let converter: ((text: string) => string) | undefined;
 
-/** Traditional → simplified Chinese (OpenCC `t` → `cn`). */
+/** Traditional → simplified Chinese (OpenCC `t` → `cn`, opencc-js's dictionaries; see fastConverter.ts). */
 export function toSimplified(text: string): string {
-  const convert = (converter ??= OpenCC.Converter({ from: 't', to: 'cn' }));
+  const convert = (converter ??= createTraditionalToSimplified());
   return convert(text);
 }

@@ -1,12 +1,12 @@
-import pRetry, { AbortError } from 'p-retry';
-import wiki from 'wikijs';
 import { z } from 'zod';
+import { InputError } from '../../errors.js';
 import type { RegistryEntry } from '../../registry.js';
 import { toSimplified } from '../../text/simplify.js';
-import type { BuilderContext, BuilderItem, CorpusBuilder } from '../types.js';
-import { DEFAULT_DROPPED_SECTIONS } from '../wikipedia/builder.js';
+import type { BuilderContext, BuilderItem, CorpusBuilder, DocumentSection } from '../types.js';
+import { DEFAULT_DISAMBIGUATION_TEMPLATES, DEFAULT_DROPPED_SECTIONS } from '../wikipedia/builder.js';
+import { WIKITEXT_PARSERS, wikitextToArticle } from '../wikipedia/wikitextToArticle.js';
+import { MediawikiApiClient, type ApiResponse } from './apiClient.js';
 import { extractToSections } from './extractSections.js';
-import { createThrottle } from './throttle.js';
 
 const CategorySpec = z.strictObject({
   /** Category name, with or without the `Category:` prefix. */
@@ -19,66 +19,163 @@ export const MediawikiApiParamsSchema = z
   .strictObject({
     apiUrl: z.string().url().default('https://zh.wikipedia.org/w/api.php'),
     titles: z.array(z.string().min(1)).optional(),
-    search: z.strictObject({ query: z.string().min(1), limit: z.number().int().positive().max(500).default(50) }).optional(),
+    search: z.strictObject({ query: z.string().min(1), limit: z.number().int().positive().max(5000).default(50) }).optional(),
     categories: z.array(CategorySpec).optional(),
+    /**
+     * Where the text comes from. `wikitext` (default, any MediaWiki ≥ 1.35): the page source
+     * through `prop=revisions`, cleaned by the same parser as the dump builder. `extracts`: the
+     * TextExtracts extension's plain text (only on wikis that have it).
+     */
+    source: z.enum(['wikitext', 'extracts']).default('wikitext'),
+    /** Wikitext → text, as in the dump builder (`fast` or `wtf_wikipedia`). */
+    parser: z.enum(WIKITEXT_PARSERS).default('fast'),
+    /** Namespaces kept (others are skipped as `namespace`). */
+    namespaces: z.array(z.number().int()).min(1).default([0]),
     /** Stop after this many pages in all. */
     maxPages: z.number().int().positive().optional(),
+    /** Titles per `prop=revisions` request (the API allows 50); extracts are read one page a request. */
+    batchSize: z.number().int().positive().max(50).default(20),
     /** At least this long between two API calls. */
     minIntervalMs: z.number().int().nonnegative().default(200),
-    /** Retries per call on network errors and 5xx/429 answers (exponential backoff). */
+    /** Retries per call on network errors, 429/5xx answers and maxlag/readonly errors. */
     retries: z.number().int().nonnegative().default(3),
-    userAgent: z.string().min(1).default('hisrag/0.1 (corpus builder for research; https://github.com/)'),
+    /** `maxlag` sent with each request (Wikimedia asks bots for 5); 0 sends none. */
+    maxlag: z.number().int().nonnegative().default(5),
+    /** Longest `Retry-After` wait honoured before a call fails. */
+    maxRetryAfterSeconds: z.number().positive().default(120),
+    userAgent: z.string().min(1).default('hisrag/0.1 (RAG corpus builder for research on Chinese historical text; https://www.mediawiki.org/wiki/API:Etiquette)'),
     simplify: z.boolean().default(true),
     skipDisambiguation: z.boolean().default(true),
+    /** Templates that mark a disambiguation page (besides the `disambiguation` page property). */
+    disambiguationTemplates: z.array(z.string().min(1)).default(DEFAULT_DISAMBIGUATION_TEMPLATES),
     dropSections: z.array(z.string()).default(DEFAULT_DROPPED_SECTIONS),
   })
   .refine((p) => p.titles || p.search || p.categories, { message: 'give titles, search or categories', path: ['titles'] });
 export type MediawikiApiParams = z.output<typeof MediawikiApiParamsSchema>;
 
-/** What hisrag uses of wikijs (its typings declare only `Object`). */
-interface WikiClient {
-  page(title: string): Promise<WikiPage>;
-  search(query: string, limit: number): Promise<{ results: string[] }>;
-  pagesInCategory(category: string): Promise<string[]>;
-}
-interface WikiPage {
-  pageid: number;
-  title: string;
-  fullurl?: string;
-  canonicalurl?: string;
-  pageprops?: Record<string, string>;
-  rawContent(): Promise<string | undefined>;
-}
-
 const CATEGORY_PREFIX = /^(category|分类|分類)\s*:\s*/i;
-// Members of a category that are neither articles nor subcategories (templates, files, talk pages ...).
-const OTHER_NAMESPACE = /^(template|模板|file|文件|image|wikipedia|portal|主题|help|帮助|user|用户|talk|讨论|module|模块|draft|草稿)\s*:/i;
+const CATEGORY_NAMESPACE = 14;
 
-/** A topic corpus from the MediaWiki API (wikijs): page titles, a search query or a category crawl. */
+/** One page as `action=query` (formatversion 2) describes it. */
+const ApiPageSchema = z.looseObject({
+  pageid: z.number().optional(),
+  ns: z.number(),
+  title: z.string(),
+  missing: z.boolean().optional(),
+  invalid: z.boolean().optional(),
+  invalidreason: z.string().optional(),
+  contentmodel: z.string().optional(),
+  fullurl: z.string().optional(),
+  canonicalurl: z.string().optional(),
+  pageprops: z.record(z.string(), z.unknown()).optional(),
+  extract: z.string().optional(),
+  templates: z.array(z.looseObject({ title: z.string() })).optional(),
+  revisions: z
+    .array(z.looseObject({ slots: z.looseObject({ main: z.looseObject({ content: z.string().optional(), contentmodel: z.string().optional() }) }).optional(), content: z.string().optional() }))
+    .optional(),
+});
+type ApiPage = z.infer<typeof ApiPageSchema>;
+const QuerySchema = z.looseObject({
+  normalized: z.array(z.looseObject({ from: z.string(), to: z.string() })).optional(),
+  redirects: z.array(z.looseObject({ from: z.string(), to: z.string() })).optional(),
+  pages: z.array(ApiPageSchema).optional(),
+  search: z.array(z.looseObject({ ns: z.number(), title: z.string() })).optional(),
+  categorymembers: z.array(z.looseObject({ ns: z.number(), title: z.string() })).optional(),
+});
+
+function queryOf(response: ApiResponse, what: string): z.infer<typeof QuerySchema> {
+  if (response.query === undefined) return {};
+  const parsed = QuerySchema.safeParse(response.query);
+  if (!parsed.success) throw new InputError(`${what}: unexpected API answer (${parsed.error.issues[0]?.path.join('.')}: ${parsed.error.issues[0]?.message})`);
+  return parsed.data;
+}
+
+/**
+ * A topic corpus from any MediaWiki's Action API: pages by title, search query or category crawl.
+ * Text comes from the page wikitext (same parser as the dump builder, so a page gives the same
+ * chunks from a dump or the API), or optionally from TextExtracts.
+ */
 export const mediawikiApiBuilder: RegistryEntry<MediawikiApiParams, CorpusBuilder, BuilderContext> = {
   name: 'mediawiki-api',
-  description: 'MediaWiki API (wikijs): pages by title, search query or category crawl with a depth limit',
+  description: 'MediaWiki Action API: pages by title, search query or category crawl (wikitext, or TextExtracts), with continuation, maxlag and retries',
   params: MediawikiApiParamsSchema,
   create(params) {
-    const client = (wiki as unknown as (options: object) => WikiClient)({
-      apiUrl: params.apiUrl,
-      headers: { 'User-Agent': params.userAgent },
-    });
-    const throttle = createThrottle(params.minIntervalMs);
-    const call = <T>(what: string, fn: () => Promise<T>) =>
-      pRetry(() => throttle(fn).catch((error: Error) => {
-        // wikijs reports HTTP failures as "<status>: <text>"; only transient ones are retried.
-        const status = Number(/^(\d{3}):/.exec(error.message)?.[1]);
-        if (status && status !== 429 && status < 500) throw new AbortError(`${what}: ${error.message}`);
-        if (/No article found/.test(error.message)) throw new AbortError(error.message);
-        throw error;
-      }), { retries: params.retries, minTimeout: Math.max(50, params.minIntervalMs), factor: 2 });
     const convert = params.simplify ? toSimplified : (text: string) => text;
+    const disambiguationTemplates = new Set(params.disambiguationTemplates.map((t) => normalizeTitle(t)));
+
+    return {
+      async describeSource() {
+        return { path: params.apiUrl };
+      },
+      async *items(run) {
+        const client = new MediawikiApiClient({
+          apiUrl: params.apiUrl,
+          userAgent: params.userAgent,
+          minIntervalMs: params.minIntervalMs,
+          retries: params.retries,
+          maxlag: params.maxlag,
+          maxRetryAfterSeconds: params.maxRetryAfterSeconds,
+          onWarning: (warning) => {
+            process.stderr.write(`mediawiki-api: API warning from ${params.apiUrl} (${warning.module ?? 'main'}, ${warning.code}): ${warning.text}\n`);
+            if (params.source === 'extracts' && warning.code === 'unrecognizedvalues' && /extracts/.test(warning.text)) {
+              throw new InputError(
+                `mediawiki-api: ${params.apiUrl} does not know prop=extracts (the TextExtracts extension is not installed there): ` +
+                  'use source: wikitext (the default), which works on any MediaWiki',
+              );
+            }
+          },
+        });
+        let warningsCounted = 0;
+        const countWarnings = () => {
+          if (client.warnings > warningsCounted) run.count?.('apiWarnings', client.warnings - warningsCounted);
+          warningsCounted = client.warnings;
+        };
+
+        const titles = await listTitles(client, run.signal);
+        countWarnings();
+        if (titles.length === 0) {
+          throw new InputError(`mediawiki-api: ${params.apiUrl} listed no pages for ${describeSelection(params)}`);
+        }
+        const skipped: Record<string, number> = {};
+        let documents = 0;
+        const batchSize = params.source === 'extracts' ? 1 : params.batchSize;
+        const seenPages = new Set<string>();
+        for (let start = run.startAt; start < titles.length; start += batchSize) {
+          if (run.signal?.aborted) return;
+          const batch = titles.slice(start, start + batchSize);
+          const fetched = await fetchPages(client, batch, run.signal);
+          countWarnings();
+          for (const title of batch) {
+            const item = toItem(title, fetched, seenPages);
+            if (item.kind === 'skipped') skipped[item.reason] = (skipped[item.reason] ?? 0) + 1;
+            else documents++;
+            yield item;
+          }
+        }
+        if (documents === 0 && run.startAt === 0) {
+          const reasons = Object.entries(skipped).map(([reason, n]) => `${reason} ${n}`).join(', ');
+          const hint = skipped.empty
+            ? params.source === 'extracts'
+              ? ' — the wiki answered prop=extracts without text: use source: wikitext (the default)'
+              : ' — the pages have no prose after cleaning (only templates, tables or lists?)'
+            : '';
+          throw new InputError(`mediawiki-api: ${params.apiUrl}: ${titles.length} page(s) listed for ${describeSelection(params)}, none gave any text (skipped: ${reasons})${hint}`);
+        }
+      },
+    };
 
     /** Titles in a fixed order: given titles, search hits, then the category crawl (breadth first). */
-    async function listTitles(): Promise<string[]> {
+    async function listTitles(client: MediawikiApiClient, signal?: AbortSignal): Promise<string[]> {
       const titles: string[] = [...(params.titles ?? [])];
-      if (params.search) titles.push(...(await call('search', () => client.search(params.search!.query, params.search!.limit))).results);
+      if (params.search) {
+        const { query, limit } = params.search;
+        const hits: string[] = [];
+        for await (const response of client.continued({ action: 'query', list: 'search', srsearch: query, srnamespace: params.namespaces.join('|'), srlimit: Math.min(limit, 500), srprop: '' }, signal)) {
+          hits.push(...(queryOf(response, `search "${query}"`).search ?? []).map((hit) => hit.title));
+          if (hits.length >= limit) break;
+        }
+        titles.push(...hits.slice(0, limit));
+      }
       for (const spec of params.categories ?? []) {
         const seen = new Set<string>();
         let frontier = [`Category:${spec.name.replace(CATEGORY_PREFIX, '')}`];
@@ -87,9 +184,11 @@ export const mediawikiApiBuilder: RegistryEntry<MediawikiApiParams, CorpusBuilde
           for (const category of frontier) {
             if (seen.has(category)) continue;
             seen.add(category);
-            for (const member of await call(`category ${category}`, () => client.pagesInCategory(category))) {
-              if (CATEGORY_PREFIX.test(member)) next.push(`Category:${member.replace(CATEGORY_PREFIX, '')}`);
-              else titles.push(member);
+            for await (const response of client.continued({ action: 'query', list: 'categorymembers', cmtitle: category, cmlimit: 'max', cmprop: 'title' }, signal)) {
+              for (const member of queryOf(response, `category ${category}`).categorymembers ?? []) {
+                if (member.ns === CATEGORY_NAMESPACE) next.push(`Category:${member.title.replace(/^[^:]+:/, '')}`);
+                else titles.push(member.title);
+              }
             }
           }
           frontier = next;
@@ -99,43 +198,96 @@ export const mediawikiApiBuilder: RegistryEntry<MediawikiApiParams, CorpusBuilde
       return params.maxPages ? unique.slice(0, params.maxPages) : unique;
     }
 
-    async function fetchItem(title: string): Promise<BuilderItem> {
-      if (OTHER_NAMESPACE.test(title)) return { kind: 'skipped', reason: 'namespace', docId: title };
-      let page: WikiPage;
-      try {
-        page = await call(`page ${title}`, () => client.page(title));
-      } catch (error) {
-        if (/No article found/.test((error as Error).message)) return { kind: 'skipped', reason: 'missing', docId: title };
-        throw error;
-      }
-      if (params.skipDisambiguation && page.pageprops && 'disambiguation' in page.pageprops) {
-        return { kind: 'skipped', reason: 'disambiguation', docId: String(page.pageid) };
-      }
-      const extract = (await call(`content ${title}`, () => page.rawContent())) ?? '';
-      const sections = extractToSections(extract, params.dropSections, convert);
-      if (sections.length === 0) return { kind: 'skipped', reason: 'empty', docId: String(page.pageid) };
-      const docTitle = convert(page.title);
-      const meta: Record<string, unknown> = { pageId: String(page.pageid) };
-      const url = page.canonicalurl ?? page.fullurl;
-      if (url) meta.url = url;
-      if (docTitle !== page.title) meta.originalTitle = page.title;
-      return {
-        kind: 'document',
-        document: { docId: String(page.pageid), title: docTitle, text: sections.map((s) => s.text).join('\n\n'), meta, sections },
+    /** The batch's pages by asked title (after normalisation and redirects), continuation merged. */
+    async function fetchPages(client: MediawikiApiClient, batch: string[], signal?: AbortSignal): Promise<Map<string, ApiPage | undefined>> {
+      const request: Record<string, string | number> = {
+        action: 'query',
+        titles: batch.join('|'),
+        redirects: 1,
+        prop: params.source === 'extracts' ? 'extracts|info|pageprops|templates' : 'revisions|info|pageprops|templates',
+        inprop: 'url',
+        tllimit: 'max',
+        tltemplates: [...params.disambiguationTemplates].map((t) => `Template:${t}`).join('|'),
       };
+      if (params.source === 'extracts') Object.assign(request, { explaintext: 1, exsectionformat: 'wiki', exlimit: 1 });
+      else Object.assign(request, { rvprop: 'content', rvslots: 'main' });
+      const byTitle = new Map<string, ApiPage>();
+      const renamed = new Map<string, string>();
+      for await (const response of client.continued(request, signal)) {
+        const query = queryOf(response, `pages ${batch.join('|')}`);
+        for (const { from, to } of [...(query.normalized ?? []), ...(query.redirects ?? [])]) renamed.set(from, to);
+        for (const page of query.pages ?? []) {
+          const known = byTitle.get(page.title);
+          if (!known) byTitle.set(page.title, page);
+          else {
+            // A continued answer adds what the earlier one left out (revisions, templates, extract).
+            for (const [key, value] of Object.entries(page)) {
+              if (Array.isArray(value) && Array.isArray(known[key])) (known[key] as unknown[]).push(...value);
+              else if (known[key] === undefined) known[key] = value;
+            }
+          }
+        }
+      }
+      const result = new Map<string, ApiPage | undefined>();
+      for (const asked of batch) {
+        let title = asked;
+        for (let hops = 0; hops < 5 && renamed.has(title); hops++) title = renamed.get(title)!;
+        result.set(asked, byTitle.get(title));
+      }
+      return result;
     }
 
-    return {
-      async describeSource() {
-        return { path: params.apiUrl };
-      },
-      async *items(run) {
-        const titles = await listTitles();
-        for (let i = run.startAt; i < titles.length; i++) {
-          if (run.signal?.aborted) return;
-          yield await fetchItem(titles[i]!);
-        }
-      },
-    };
+    function toItem(asked: string, fetched: Map<string, ApiPage | undefined>, seenPages: Set<string>): BuilderItem {
+      const page = fetched.get(asked);
+      if (!page) return { kind: 'skipped', reason: 'missing', docId: asked };
+      if (page.invalid) return { kind: 'skipped', reason: 'invalidTitle', docId: asked };
+      if (page.missing || page.pageid === undefined) return { kind: 'skipped', reason: 'missing', docId: asked };
+      const docId = String(page.pageid);
+      if (!params.namespaces.includes(page.ns)) return { kind: 'skipped', reason: 'namespace', docId };
+      if (seenPages.has(docId)) return { kind: 'skipped', reason: 'duplicate', docId };
+      seenPages.add(docId);
+      let sections: DocumentSection[];
+      let disambiguation =
+        (page.pageprops !== undefined && 'disambiguation' in page.pageprops) ||
+        (page.templates ?? []).some((t) => disambiguationTemplates.has(normalizeTitle(t.title.replace(/^[^:]+:/, ''))));
+      if (params.source === 'extracts') {
+        sections = extractToSections(page.extract ?? '', params.dropSections, convert);
+      } else {
+        const revision = page.revisions?.[0];
+        const slot = revision?.slots?.main;
+        const model = slot?.contentmodel ?? page.contentmodel ?? 'wikitext';
+        if (model !== 'wikitext') return { kind: 'skipped', reason: 'contentModel', docId };
+        const wikitext = slot?.content ?? revision?.content;
+        if (wikitext === undefined) return { kind: 'skipped', reason: 'noRevision', docId };
+        const article = wikitextToArticle(wikitext, {
+          simplify: params.simplify,
+          dropSections: params.dropSections,
+          disambiguationTemplates: params.disambiguationTemplates,
+          parser: params.parser,
+        });
+        disambiguation ||= article.disambiguation;
+        sections = article.sections;
+      }
+      if (params.skipDisambiguation && disambiguation) return { kind: 'skipped', reason: 'disambiguation', docId };
+      if (sections.length === 0) return { kind: 'skipped', reason: 'empty', docId };
+      const title = convert(page.title);
+      const meta: Record<string, unknown> = { pageId: docId };
+      const url = page.canonicalurl ?? page.fullurl;
+      if (url) meta.url = url;
+      if (title !== page.title) meta.originalTitle = page.title;
+      return { kind: 'document', document: { docId, title, text: sections.map((s) => s.text).join('\n\n'), meta, sections } };
+    }
   },
 };
+
+function normalizeTitle(name: string): string {
+  return name.trim().replace(/_/g, ' ').toLowerCase();
+}
+
+function describeSelection(params: MediawikiApiParams): string {
+  const parts: string[] = [];
+  if (params.titles) parts.push(`titles ${params.titles.join(', ')}`);
+  if (params.search) parts.push(`search "${params.search.query}"`);
+  for (const c of params.categories ?? []) parts.push(`category ${c.name} (depth ${c.depth})`);
+  return parts.join('; ');
+}

@@ -9,12 +9,18 @@ import { toSimplified } from '../../text/simplify.js';
 import type { BuilderContext, BuilderItem, CorpusBuilder } from '../types.js';
 import { readDumpPages, type DumpPage } from './dumpPages.js';
 import { WikitextParserPool } from './parserPool.js';
-import type { ParsedArticle } from './wikitextToArticle.js';
+import { WIKITEXT_PARSERS, type ParsedArticle } from './wikitextToArticle.js';
 
 /** Sections that carry no article prose (compared after simplification). */
 export const DEFAULT_DROPPED_SECTIONS = [
   '参见', '参考文献', '参考资料', '参考', '参考来源', '参考书目', '来源', '资料来源', '注释', '注解', '脚注', '注释与参考',
   '外部链接', '外部连结', '延伸阅读', '扩展阅读', '相关条目', '相关链接', '参看',
+];
+
+/** Templates that mark a disambiguation page (zhwiki's, and the English ones wtf_wikipedia knows). */
+export const DEFAULT_DISAMBIGUATION_TEMPLATES = [
+  '消歧义', '消歧義', '消除歧义', '消除歧義', '人名消歧义', '人名消歧義', '地名消歧义', '地名消歧義',
+  'disambig', 'disamb', 'dab', 'disambiguation', 'geodis', 'hndis',
 ];
 
 export const WikipediaDumpParamsSchema = z.strictObject({
@@ -24,7 +30,7 @@ export const WikipediaDumpParamsSchema = z.strictObject({
   skipRedirects: z.boolean().default(true),
   skipDisambiguation: z.boolean().default(true),
   /** Extra disambiguation template names (wtf_wikipedia knows 消歧义, disambig, dab, ...). */
-  disambiguationTemplates: z.array(z.string().min(1)).default(['消歧义', '消歧義', 'disambig', 'dab', 'disambiguation', '消除歧义', '消除歧義']),
+  disambiguationTemplates: z.array(z.string().min(1)).default(DEFAULT_DISAMBIGUATION_TEMPLATES),
   /** Traditional → simplified Chinese on the extracted text (OpenCC t → cn). */
   simplify: z.boolean().default(true),
   dropSections: z.array(z.string()).default(DEFAULT_DROPPED_SECTIONS),
@@ -32,11 +38,16 @@ export const WikipediaDumpParamsSchema = z.strictObject({
   titles: z.array(z.string().min(1)).optional(),
   /** Keep only articles directly in one of these categories (without the `Category:` prefix). */
   categories: z.array(z.string().min(1)).optional(),
+  /**
+   * Wikitext → text: `fast` (purpose-built prose extractor, ~4× quicker) or `wtf_wikipedia` (its
+   * full document model, the earlier path). Both give the same text on zhwiki-style articles.
+   */
+  parser: z.enum(WIKITEXT_PARSERS).default('fast'),
   /** Drop articles with fewer extracted characters. */
   minLength: z.number().int().nonnegative().default(0),
   /**
-   * Parser worker threads; 0 parses in the main thread. Default: one per core — the main thread's
-   * share (XML, chunking, writing) is a small fraction of the parser's.
+   * Parser worker threads; 0 parses in the main thread. Default: one per core — the main thread
+   * (XML, chunking, writing) mostly waits on them.
    */
   workers: z.number().int().nonnegative().default(Math.max(1, availableParallelism())),
   /** How .bz2 is decoded: `auto` uses lbzip2/pbzip2/bzip2 when on PATH (faster), else unbzip2-stream (`js`). */
@@ -71,6 +82,7 @@ export const wikipediaDumpBuilder: RegistryEntry<WikipediaDumpParams, CorpusBuil
           simplify: params.simplify,
           dropSections: params.dropSections,
           disambiguationTemplates: params.disambiguationTemplates,
+          parser: params.parser,
         });
         // Pages in flight, in dump order: enough to keep every worker busy while the XML is read.
         const window: Pending[] = [];

@@ -1,14 +1,30 @@
 import wtf from 'wtf_wikipedia';
 import { toSimplified } from '../../text/simplify.js';
 import type { DocumentSection } from '../types.js';
+import { preClean, restoreNowiki, templateName } from './preClean.js';
+import { extractProse } from './proseExtractor.js';
 
 export interface WikitextOptions {
   /** Convert headings and text to simplified Chinese (after extraction: cheaper and cleaner). */
   simplify: boolean;
   /** Section headings (compared after simplification) dropped with their subsections. */
   dropSections: string[];
-  /** Template names that mark a disambiguation page, besides wtf_wikipedia's own list. */
+  /** Template names that mark a disambiguation page (with `wtf_wikipedia`, besides its own list). */
   disambiguationTemplates: string[];
+  /**
+   * `fast` (default): the purpose-built prose extractor (proseExtractor.ts); `wtf_wikipedia`: the
+   * full wtf_wikipedia document model, as before (slower; kept for comparison).
+   */
+  parser?: WikitextParserName;
+}
+
+export const WIKITEXT_PARSERS = ['fast', 'wtf_wikipedia'] as const;
+export type WikitextParserName = (typeof WIKITEXT_PARSERS)[number];
+
+interface RawSection {
+  depth: number;
+  title: string;
+  text: string;
 }
 
 export interface ParsedArticle {
@@ -29,27 +45,27 @@ const CJK_OR_FULLWIDTH = '[\\u2e80-\\u303f\\u3400-\\u9fff\\uf900-\\ufaff\\uff00-
 const SPACE_NEXT_TO_CJK = new RegExp(`(?<=${CJK_OR_FULLWIDTH})[ \\t\\u00a0]+|[ \\t\\u00a0]+(?=${CJK_OR_FULLWIDTH})`, 'gu');
 
 /**
- * Wikitext → plain-text sections with wtf_wikipedia: templates, references, tables, files and
- * categories are dropped; list items are kept as lines; headings become each section's path.
+ * Wikitext → plain-text sections (fast prose extractor by default, or wtf_wikipedia): templates,
+ * references, extension tags, tables, files and categories are dropped; list items are kept as
+ * lines; headings become each section's path.
  */
 export function wikitextToArticle(wikitext: string, options: WikitextOptions): ParsedArticle {
-  const doc = wtf(
-    wikitext.replaceAll('。', FULL_STOP_STAND_IN).replace(LOCAL_FILE_LINK, '[[File:').replace(LOCAL_CATEGORY_LINK, '[[Category:'),
-  );
+  const templateNames = new Set(options.disambiguationTemplates.map((t) => templateName(t)));
+  let raw: { sections: RawSection[]; categories: string[]; disambiguation: boolean };
+  if (options.parser === 'wtf_wikipedia') {
+    raw = parseWithWtf(wikitext, templateNames);
+  } else {
+    const prose = extractProse(wikitext);
+    raw = { sections: prose.sections, categories: prose.categories, disambiguation: prose.templates.some((t) => templateNames.has(t)) };
+  }
   const convert = options.simplify ? toSimplified : (text: string) => text;
   const dropped = new Set(options.dropSections.map((h) => toSimplified(h)));
-  const templateNames = new Set(options.disambiguationTemplates.map((t) => normalizeTemplateName(t)));
-  const disambiguation =
-    doc.isDisambiguation() ||
-    (templateNames.size > 0 &&
-      (doc.templates() as { json(): { template?: string } }[]).some((t) => templateNames.has(normalizeTemplateName(t.json().template ?? ''))));
-
   const sections: DocumentSection[] = [];
   const path: string[] = [];
   let dropBelowDepth = Infinity;
-  for (const section of doc.sections()) {
-    const depth = section.depth();
-    const heading = convert(clean(section.title()));
+  for (const section of raw.sections) {
+    const depth = section.depth;
+    const heading = convert(clean(section.title));
     if (depth <= dropBelowDepth) dropBelowDepth = Infinity;
     path.length = Math.min(path.length, depth);
     if (heading) path[depth] = heading;
@@ -58,25 +74,36 @@ export function wikitextToArticle(wikitext: string, options: WikitextOptions): P
       dropBelowDepth = depth;
       continue;
     }
-    const text = convert(clean(section.text({})));
+    const text = convert(clean(section.text));
     if (text) sections.push({ headings: heading ? path.slice(0, depth + 1).filter(Boolean) : [], text });
   }
   return {
-    disambiguation,
-    categories: doc.categories().map((c) => convert(clean(String(c)))),
+    disambiguation: raw.disambiguation,
+    categories: raw.categories.map((c) => convert(clean(c))),
     sections,
   };
 }
 
+/** The earlier path: wtf_wikipedia's document model for everything. */
+function parseWithWtf(wikitext: string, templateNames: Set<string>): { sections: RawSection[]; categories: string[]; disambiguation: boolean } {
+  const doc = wtf(
+    preClean(wikitext).replaceAll('。', FULL_STOP_STAND_IN).replace(LOCAL_FILE_LINK, '[[File:').replace(LOCAL_CATEGORY_LINK, '[[Category:'),
+  );
+  const disambiguation =
+    doc.isDisambiguation() ||
+    (templateNames.size > 0 && (doc.templates() as { json(): { template?: string } }[]).some((t) => templateNames.has(templateName(t.json().template ?? ''))));
+  return {
+    disambiguation,
+    categories: doc.categories().map((c) => String(c)),
+    sections: doc.sections().map((section) => ({ depth: section.depth(), title: section.title(), text: section.text({}) })),
+  };
+}
+
 function clean(text: string): string {
-  return text
+  return restoreNowiki(text)
     .replaceAll(FULL_STOP_STAND_IN, '。')
     .split('\n')
     .map((line) => line.replace(/^\s*[*#:;]+\s*/, '').replace(SPACE_NEXT_TO_CJK, '').replace(/[ \t]{2,}/g, ' ').trim())
     .filter(Boolean)
     .join('\n');
-}
-
-function normalizeTemplateName(name: string): string {
-  return name.trim().toLowerCase().replace(/_/g, ' ');
 }

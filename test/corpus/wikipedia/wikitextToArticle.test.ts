@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { wikitextToArticle } from '../../../src/corpus/wikipedia/wikitextToArticle.js';
+import { WIKITEXT_PARSERS, wikitextToArticle } from '../../../src/corpus/wikipedia/wikitextToArticle.js';
 import { DEFAULT_DROPPED_SECTIONS } from '../../../src/corpus/wikipedia/builder.js';
 
-const options = { simplify: false, dropSections: DEFAULT_DROPPED_SECTIONS, disambiguationTemplates: ['消歧义'] };
+const base = { simplify: false, dropSections: DEFAULT_DROPPED_SECTIONS, disambiguationTemplates: ['消歧义'] };
 const article = `{{Infobox person|name=朱熹|birth=1130}}
 '''朱熹'''（1130年—1200年），字'''元晦'''<ref>{{cite book|title=宋史}}</ref>，[[南宋]]著名[[理学家|理學家]]。他編撰了《[[四書章句集注]]》。
 
@@ -29,7 +29,8 @@ const article = `{{Infobox person|name=朱熹|birth=1130}}
 [[Category:宋朝哲學家]]
 [[分類:南宋]]`;
 
-describe('wikitextToArticle', () => {
+describe.each(WIKITEXT_PARSERS)('wikitextToArticle with parser %s', (parser) => {
+  const options = { ...base, parser };
   const parsed = wikitextToArticle(article, options);
   const allText = parsed.sections.map((s) => s.text).join('\n');
 
