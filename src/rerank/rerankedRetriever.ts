@@ -43,6 +43,7 @@ export function parseRetrieverSpec(spec: Spec, path: string): void {
 
 /** Builds a retriever from a spec that may carry a `rerank` section. */
 export async function createRetrieverWithRerank(spec: Spec, context: RetrieverContext, path: string): Promise<Retriever> {
+  await import('../retrieval/retrievers/all.js');
   const { base, rerank } = splitSpec(spec, path);
   const firstStage = await retrievers.create(base, context, path);
   if (!rerank) return firstStage;
