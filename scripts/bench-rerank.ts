@@ -11,6 +11,7 @@
  * Generate the model first (bge-reranker-large's encoder shape, ~1.3 GB + 0.3 GB quantised):
  *   node bin/hisrag.mjs model fixture --out models/bge-reranker-large-shape --reranker --encoder --layers 24 --hidden 1024 --heads 16 --intermediate 4096 --vocab 21128
  */
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pipeline, type TextClassificationPipeline } from '@huggingface/transformers';
 import { CrossEncoderReranker } from '../src/rerank/crossEncoderReranker.js';
@@ -46,12 +47,12 @@ interface Variant {
 }
 
 async function hisragVariant(dtype: 'fp32' | 'q8'): Promise<Variant> {
-  const reranker = new CrossEncoderReranker({ model: values.model, dtype, batchSize, cacheSize: 0 });
+  const reranker = new CrossEncoderReranker({ model: resolve(values.model!), dtype, batchSize, cacheSize: 0 });
   return { name: `hisrag cross-encoder ${dtype}`, run: (q, p) => reranker.rerank(q, p), close: () => reranker.close() };
 }
 
 async function pipelineVariant(dtype: 'fp32' | 'q8'): Promise<Variant> {
-  const classifier = (await pipeline('text-classification', values.model, { dtype, local_files_only: true })) as TextClassificationPipeline;
+  const classifier = (await pipeline('text-classification', resolve(values.model!), { dtype, local_files_only: true })) as TextClassificationPipeline;
   return {
     name: `transformers.js text-classification ${dtype}`,
     async run(query, passages) {

@@ -60,25 +60,70 @@ async function loading<T>(params: CrossEncoderLoadParams, location: ModelLocatio
   }
 }
 
-/**
- * Loads a sequence-classification cross-encoder (bge-reranker: XLM-RoBERTa, one logit; or a
- * BERT-style one such as the generated fixture) through transformers.js. Pairs are encoded
- * here rather than by the tokenizer's own truncation, which cuts the end of the joined pair
- * (and with it the final separator, or the query when the passage is short): here only the
- * passage loses tokens.
- */
-export async function loadCrossEncoder(params: CrossEncoderLoadParams): Promise<CrossEncoderModel> {
+/** Checks a local model directory (before anything loads) and computes the model's fingerprint. */
+function prepare(params: CrossEncoderLoadParams): { location: ModelLocation; fingerprint: string } {
   const location = locateModel(params.model);
   let fingerprint = `${location.displayName}|${params.dtype}|maxTokens=${params.maxTokens}`;
   if (location.localDir) {
     const stat = statSync(checkLocalModel(location.localDir, params.dtype));
     fingerprint += `|${stat.size}|${stat.mtimeMs}`;
   }
+  return { location, fingerprint };
+}
+
+/** The tokenizer side of a cross-encoder: (query, passage) → model inputs, passage cut to fit. */
+export interface PairEncoder {
+  fingerprint: string;
+  displayName: string;
+  encodePair(query: string, passage: string): EncodedPair;
+}
+
+/**
+ * Loads the tokenizer and encodes pairs here rather than through the tokenizer's own
+ * truncation, which cuts the end of the joined pair (and with it the final separator, or the
+ * query when the passage is short): here only the passage loses tokens.
+ */
+export async function loadPairEncoder(params: CrossEncoderLoadParams): Promise<PairEncoder> {
+  const { location, fingerprint } = prepare(params);
   const options = { local_files_only: !params.allowRemote, cache_dir: resolve(params.cacheDir) };
   const tokenizer = (await loading(params, location, () => AutoTokenizer.from_pretrained(location.reference, options))) as unknown as PairTokenizer;
+  const postProcess = tokenizer.post_processor;
+  if (!postProcess) throw new ConfigError(`rerank.model: ${params.model}'s tokenizer.json has no post_processor, so pairs cannot be joined`);
+  const special = postProcess(['a'], ['b'], { add_special_tokens: true }).tokens.length - 2;
+  return {
+    fingerprint,
+    displayName: location.displayName,
+    encodePair(query, passage) {
+      const queryTokens = tokenizer.tokenize(query);
+      const budget = params.maxTokens - special - queryTokens.length;
+      if (budget < 1) {
+        throw new InputError(`rerank: the query is ${queryTokens.length} tokens, leaving no room for a passage within maxTokens ${params.maxTokens} (queries are never cut): "${query.slice(0, 40)}…"`);
+      }
+      const passageTokens = tokenizer.tokenize(passage);
+      const kept = passageTokens.slice(0, budget);
+      const joined = postProcess(queryTokens, kept, { add_special_tokens: true });
+      return {
+        inputIds: tokenizer.model.convert_tokens_to_ids(joined.tokens),
+        tokenTypeIds: joined.token_type_ids ?? null,
+        passageTokensCut: passageTokens.length - kept.length,
+      };
+    },
+  };
+}
+
+/** The model side of a cross-encoder: one batch of encoded pairs → one logit each. */
+export interface CrossEncoderSession {
+  batchLogits(pairs: EncodedPair[]): Promise<number[]>;
+  dispose(): Promise<void>;
+}
+
+/** Loads a sequence-classification model (bge-reranker: XLM-RoBERTa, one logit; or BERT-style) through transformers.js. */
+export async function loadCrossEncoderSession(params: CrossEncoderLoadParams): Promise<CrossEncoderSession> {
+  const { location } = prepare(params);
   const model = await loading(params, location, () =>
     AutoModelForSequenceClassification.from_pretrained(location.reference, {
-      ...options,
+      local_files_only: !params.allowRemote,
+      cache_dir: resolve(params.cacheDir),
       dtype: params.dtype,
       session_options: params.threads ? { intraOpNumThreads: params.threads, interOpNumThreads: 1 } : {},
     }),
@@ -89,69 +134,69 @@ export async function loadCrossEncoder(params: CrossEncoderLoadParams): Promise<
     await model.dispose();
     throw new ConfigError(`rerank.model: ${params.model} has ${labels} labels; a cross-encoder reranker gives one relevance logit per pair`);
   }
-  const postProcess = tokenizer.post_processor;
-  if (!postProcess) throw new ConfigError(`rerank.model: ${params.model}'s tokenizer.json has no post_processor, so pairs cannot be joined`);
-  const special = postProcess(['a'], ['b'], { add_special_tokens: true }).tokens.length - 2;
-  const padId = tokenizer.pad_token_id ?? config.pad_token_id ?? 0;
+  const padId = config.pad_token_id ?? 0;
   const needsTypes = (model as unknown as { sessions: { model: { inputNames: string[] } } }).sessions.model.inputNames.includes('token_type_ids');
-
-  const encodePair = (query: string, passage: string): EncodedPair => {
-    const queryTokens = tokenizer.tokenize(query);
-    const budget = params.maxTokens - special - queryTokens.length;
-    if (budget < 1) {
-      throw new InputError(`rerank: the query is ${queryTokens.length} tokens, leaving no room for a passage within maxTokens ${params.maxTokens} (queries are never cut): "${query.slice(0, 40)}…"`);
-    }
-    const passageTokens = tokenizer.tokenize(passage);
-    const kept = passageTokens.slice(0, budget);
-    const joined = postProcess(queryTokens, kept, { add_special_tokens: true });
-    return {
-      inputIds: tokenizer.model.convert_tokens_to_ids(joined.tokens),
-      tokenTypeIds: joined.token_type_ids ?? null,
-      passageTokensCut: passageTokens.length - kept.length,
-    };
-  };
-
   // One model call at a time: concurrent callers (server requests, concurrent items) queue.
   const oneAtATime = pLimit(1);
-  const runBatch = (pairs: EncodedPair[]) =>
-    oneAtATime(async () => {
-      const width = Math.max(...pairs.map((p) => p.inputIds.length));
-      const ids = new BigInt64Array(pairs.length * width).fill(BigInt(padId));
-      const mask = new BigInt64Array(pairs.length * width);
-      const types = new BigInt64Array(pairs.length * width);
-      pairs.forEach((pair, row) => {
-        pair.inputIds.forEach((id, col) => {
-          ids[row * width + col] = BigInt(id);
-          mask[row * width + col] = 1n;
-          types[row * width + col] = BigInt(pair.tokenTypeIds?.[col] ?? 0);
-        });
-      });
-      const dims = [pairs.length, width];
-      const inputs: Record<string, Tensor> = { input_ids: new Tensor('int64', ids, dims), attention_mask: new Tensor('int64', mask, dims) };
-      if (needsTypes) inputs.token_type_ids = new Tensor('int64', types, dims);
-      const { logits } = (await model(inputs)) as { logits: Tensor };
-      if (logits.dims.length !== 2 || logits.dims[0] !== pairs.length || logits.dims[1] !== 1) {
-        throw new ConfigError(`rerank.model: ${params.model} returned logits [${logits.dims.join(', ')}] for ${pairs.length} pairs (expected [${pairs.length}, 1])`);
-      }
-      const values = Array.from(logits.data as Float32Array);
-      logits.dispose();
-      return values;
-    });
-
   return {
-    fingerprint,
-    displayName: location.displayName,
-    encodePair,
-    async logits(pairs) {
-      const out: number[] = new Array(pairs.length);
-      for (const batch of planBatchesByLength(pairs.map((p) => p.inputIds.length), params.batchSize)) {
-        const values = await runBatch(batch.map((i) => pairs[i]!));
-        batch.forEach((pairIndex, j) => (out[pairIndex] = values[j]!));
-      }
-      return out;
-    },
+    batchLogits: (pairs) =>
+      oneAtATime(async () => {
+        const width = Math.max(...pairs.map((p) => p.inputIds.length));
+        const ids = new BigInt64Array(pairs.length * width).fill(BigInt(padId));
+        const mask = new BigInt64Array(pairs.length * width);
+        const types = new BigInt64Array(pairs.length * width);
+        pairs.forEach((pair, row) => {
+          pair.inputIds.forEach((id, col) => {
+            ids[row * width + col] = BigInt(id);
+            mask[row * width + col] = 1n;
+            types[row * width + col] = BigInt(pair.tokenTypeIds?.[col] ?? 0);
+          });
+        });
+        const dims = [pairs.length, width];
+        const inputs: Record<string, Tensor> = { input_ids: new Tensor('int64', ids, dims), attention_mask: new Tensor('int64', mask, dims) };
+        if (needsTypes) inputs.token_type_ids = new Tensor('int64', types, dims);
+        const { logits } = (await model(inputs)) as { logits: Tensor };
+        if (logits.dims.length !== 2 || logits.dims[0] !== pairs.length || logits.dims[1] !== 1) {
+          throw new ConfigError(`rerank.model: ${params.model} returned logits [${logits.dims.join(', ')}] for ${pairs.length} pairs (expected [${pairs.length}, 1])`);
+        }
+        const values = Array.from(logits.data as Float32Array);
+        logits.dispose();
+        return values;
+      }),
     async dispose() {
       await model.dispose();
     },
+  };
+}
+
+/** Logits of encoded pairs in input order: grouped by token length into batches, `parallel` batches in flight. */
+export async function batchedLogits(session: Pick<CrossEncoderSession, 'batchLogits'>, pairs: EncodedPair[], batchSize: number, parallel = 1): Promise<number[]> {
+  const out: number[] = new Array(pairs.length);
+  const limit = pLimit(parallel);
+  await Promise.all(
+    planBatchesByLength(pairs.map((p) => p.inputIds.length), batchSize).map((batch) =>
+      limit(async () => {
+        const values = await session.batchLogits(batch.map((i) => pairs[i]!));
+        batch.forEach((pairIndex, j) => (out[pairIndex] = values[j]!));
+      }),
+    ),
+  );
+  return out;
+}
+
+/**
+ * Loads the tokenizer here and the model here (`workers` 0) or in `workers` worker processes
+ * (each with `threads` onnxruntime threads, default 1), one batch in flight per worker.
+ */
+export async function loadCrossEncoder(params: CrossEncoderLoadParams & { workers?: number }): Promise<CrossEncoderModel> {
+  const encoder = await loadPairEncoder(params);
+  const workers = params.workers ?? 0;
+  const session = workers === 0
+    ? await loadCrossEncoderSession(params)
+    : await (await import('./crossEncoderWorkerPool.js')).CrossEncoderWorkerPool.start({ ...params, threads: params.threads ?? 1 }, workers);
+  return {
+    ...encoder,
+    logits: (pairs) => batchedLogits(session, pairs, params.batchSize, Math.max(1, workers)),
+    dispose: () => session.dispose(),
   };
 }

@@ -15,8 +15,10 @@ export const CrossEncoderParamsSchema = z
     dtype: z.enum(['fp32', 'q8']).default('fp32'),
     /** Pairs per model call, grouped by token length first. */
     batchSize: z.number().int().positive().default(16),
-    /** onnxruntime intra-op threads (default: onnxruntime's choice). */
+    /** onnxruntime intra-op threads per model instance (default: onnxruntime's choice, or 1 per worker). */
     threads: z.number().int().positive().optional(),
+    /** Worker processes, each with its own model instance (onnxruntime-node cannot run in several threads); 0 runs the model in this process. */
+    workers: z.number().int().nonnegative().default(0),
     /** Most (query, passage) scores kept in memory, so repeated pairs are scored once. */
     cacheSize: z.number().int().nonnegative().default(100_000),
   })

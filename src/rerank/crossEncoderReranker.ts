@@ -71,8 +71,8 @@ export class CrossEncoderReranker implements Reranker {
   }
 
   describe(): Record<string, unknown> {
-    const { model, dtype, maxTokens, batchSize } = this.params;
-    return { name: this.name, model, dtype, maxTokens, batchSize, score: 'sigmoid(logit)' };
+    const { model, dtype, maxTokens, batchSize, workers } = this.params;
+    return { name: this.name, model, dtype, maxTokens, batchSize, workers, score: 'sigmoid(logit)' };
   }
 
   async close(): Promise<void> {

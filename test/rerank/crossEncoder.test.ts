@@ -51,6 +51,15 @@ describe('the generated coverage cross-encoder', () => {
     await Promise.all([batched.close(), single.close()]);
   });
 
+  it('gives the same scores from two worker processes as in process', async () => {
+    const inProcess = new CrossEncoderReranker({ model: fixture.dir, batchSize: 2 });
+    const workers = new CrossEncoderReranker({ model: fixture.dir, batchSize: 2, workers: 2 });
+    const a = await inProcess.score(QUERY, PASSAGES);
+    const b = await workers.score(QUERY, PASSAGES);
+    b.forEach((x, i) => expect(x).toBeCloseTo(a[i]!, 6));
+    await Promise.all([inProcess.close(), workers.close()]);
+  });
+
   it('cuts long pairs on the passage side only, keeping the query and the final separator', async () => {
     const model = await loadCrossEncoder({ model: fixture.dir, cacheDir: '.cache/transformers', allowRemote: false, maxTokens: 16, dtype: 'fp32', batchSize: 4 });
     const pair = model.encodePair('秦始皇统一六国', '汉武帝北击匈奴，张骞出使西域，丝绸之路由此开通。');

@@ -35,6 +35,7 @@ interface ServeRerankOptions {
   dtype: string;
   maxTokens?: number;
   batchSize?: number;
+  workers?: number;
   threads?: number;
 }
 
@@ -113,7 +114,8 @@ export function registerServeCommands(program: Command): void {
     .option('--dtype <dtype>', 'fp32 or q8 (onnx/model_quantized.onnx)', 'fp32')
     .option('--max-tokens <n>', 'longest (query, passage) pair in tokens (default 512)', integer('--max-tokens', 4))
     .option('--batch-size <n>', 'pairs per model call (default 16)', integer('--batch-size', 1))
-    .option('--threads <n>', 'onnxruntime threads', integer('--threads', 1))
+    .option('--workers <n>', 'worker processes, each with its own model (default 0: in this process)', integer('--workers', 0))
+    .option('--threads <n>', 'onnxruntime threads per model instance', integer('--threads', 1))
     .action(async (options: ServeRerankOptions) => {
       if (options.dtype !== 'fp32' && options.dtype !== 'q8') throw new InputError(`--dtype: expected fp32 or q8, got "${options.dtype}"`);
       const { CrossEncoderReranker } = await import('../../rerank/crossEncoderReranker.js');
@@ -125,6 +127,7 @@ export function registerServeCommands(program: Command): void {
         dtype: options.dtype,
         maxTokens: options.maxTokens,
         batchSize: options.batchSize,
+        workers: options.workers,
         threads: options.threads,
       });
       const server = await startRerankServer({ reranker, modelName: options.servedName ?? options.model, host: options.host, port: options.port });
