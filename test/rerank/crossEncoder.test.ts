@@ -121,3 +121,19 @@ describe('the generated BERT cross-encoder (bge-reranker-large architecture, sma
     await expect(new CrossEncoderReranker({ model: dir }).score(QUERY, PASSAGES)).rejects.toThrow(/2 labels/);
   });
 });
+
+describe('hisrag model fixture --reranker', () => {
+  it('writes a loadable cross-encoder and says what it wrote', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { runCli } = await import('../helpers/runCli.js');
+    const root = mkdtempSync(join(tmpdir(), 'hisrag-reranker-cli-'));
+    const result = await runCli(['model', 'fixture', '--reranker', '--out', join(root, 'm'), '--dim', '16']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('cross-encoder coverage fixture model, dimension 16');
+    const reranker = new CrossEncoderReranker({ model: join(root, 'm') });
+    expect(await reranker.score(QUERY, PASSAGES)).toHaveLength(PASSAGES.length);
+    await reranker.close();
+    rmSync(root, { recursive: true, force: true });
+  }, 60_000);
+});

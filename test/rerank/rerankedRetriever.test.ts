@@ -81,6 +81,14 @@ describe('a retriever with a rerank section', () => {
     expect(reranker.calls).toBe(1);
   });
 
+  it('keeps the first-stage order among equal reranker scores', async () => {
+    const flat: Reranker = { name: 'flat', rerank: async (_q, passages) => ({ scores: passages.map((_, i) => (i === 2 ? 1 : 0)) }), describe: () => ({}), close: async () => {} };
+    const base = await createRetrieverWithRerank({ name: 'hnsw', index: built.hnsw }, createRetrieverContext({ embedder: built.embedder }), 'retriever');
+    const reranked = rerankedRetriever(base, flat, { candidates: 5, passage: 'text' });
+    open.push(reranked);
+    expect((await reranked.retrieve(QUERY, 5)).map((c) => c.firstStage!.rank)).toEqual([3, 1, 2, 4, 5]);
+  });
+
   it('is built from a config spec and checked against the reranker registry with its path', async () => {
     const spec = { name: 'hnsw', index: built.hnsw, rerank: { name: 'cross-encoder', model: fixture.dir, candidates: 5 } };
     const retriever = await createRetrieverWithRerank(spec, createRetrieverContext({ embedder: built.embedder }), 'retrieval.retriever');
