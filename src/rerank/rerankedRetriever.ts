@@ -5,6 +5,7 @@ import type { RetrieverContext } from '../retrieval/registry.js';
 import { retrievers } from '../retrieval/registry.js';
 import type { RetrievalQuery, RetrievedChunk, Retriever } from '../retrieval/types.js';
 import { formatZodIssues } from '../config/errors.js';
+import { generators } from '../generation/registry.js';
 import { rerankers } from './registry.js';
 import type { Reranker } from './types.js';
 
@@ -38,7 +39,10 @@ function splitSpec(spec: Spec, path: string) {
 export function parseRetrieverSpec(spec: Spec, path: string): void {
   const { base, rerank } = splitSpec(spec, path);
   retrievers.parse(base, path);
-  if (rerank) rerankers.parse(rerank.spec, `${path}.rerank`);
+  if (!rerank) return;
+  const parsed = rerankers.parse(rerank.spec, `${path}.rerank`) as { generator?: Spec };
+  // The llm reranker's chat model is checked here too, so its errors name their config path.
+  if (parsed.generator) generators.parse(parsed.generator, `${path}.rerank.generator`);
 }
 
 /** Builds a retriever from a spec that may carry a `rerank` section. */

@@ -98,6 +98,8 @@ describe('a retriever with a rerank section', () => {
     expect(() => parseRetrieverSpec({ ...spec, rerank: { name: 'cross-encoder', dtype: 'fp16' } }, 'retrieval.retriever')).toThrow(/retrieval\.retriever\.rerank/);
     expect(() => parseRetrieverSpec({ ...spec, rerank: { name: 'colbert' } }, 'retrieval.retriever')).toThrow(ConfigError);
     expect(() => parseRetrieverSpec({ ...spec, rerank: { name: 'cross-encoder', candidates: 0 } }, 'retrieval.retriever')).toThrow(/rerank\.candidates/);
+    const llm = { name: 'llm', generator: { name: 'openai', baseURL: 'http://127.0.0.1:1/v1', model: 'm', temperature: 9 } };
+    expect(() => parseRetrieverSpec({ ...spec, rerank: llm }, 'retrieval.retriever')).toThrow(/retrieval\.retriever\.rerank\.generator\.temperature/);
   });
 
   describe('with the llm listwise reranker', () => {
