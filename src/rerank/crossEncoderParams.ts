@@ -21,6 +21,8 @@ export const CrossEncoderParamsSchema = z
     workers: z.number().int().nonnegative().default(0),
     /** Most (query, passage) scores kept in memory, so repeated pairs are scored once. */
     cacheSize: z.number().int().nonnegative().default(100_000),
+    /** SQLite file keeping every pair's logit on disk, so a resumed or repeated run rescores nothing. */
+    cacheFile: z.string().min(1).optional(),
   })
   .strict();
 export type CrossEncoderParams = z.output<typeof CrossEncoderParamsSchema>;

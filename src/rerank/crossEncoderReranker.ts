@@ -3,6 +3,7 @@ import { formatZodIssues } from '../config/errors.js';
 import { CrossEncoderParamsSchema, type CrossEncoderConfig, type CrossEncoderParams } from './crossEncoderParams.js';
 import { loadCrossEncoder, type CrossEncoderModel } from './crossEncoderModel.js';
 import { PairScoreCache } from './pairScoreCache.js';
+import { PairScoreStore } from './pairScoreStore.js';
 import type { Reranker, RerankOutcome } from './types.js';
 
 /** bge-reranker's relevance score: the sigmoid of its one logit (0–1). */
@@ -18,6 +19,7 @@ export class CrossEncoderReranker implements Reranker {
   readonly params: CrossEncoderParams;
   private model?: Promise<CrossEncoderModel>;
   private cache?: PairScoreCache;
+  private store?: PairScoreStore;
   /** Pairs whose passage was cut to fit maxTokens. */
   truncatedPairs = 0;
 
@@ -30,6 +32,7 @@ export class CrossEncoderReranker implements Reranker {
   load(): Promise<CrossEncoderModel> {
     this.model ??= loadCrossEncoder(this.params).then((model) => {
       this.cache = new PairScoreCache(model.fingerprint, this.params.cacheSize);
+      if (this.params.cacheFile) this.store ??= new PairScoreStore(this.params.cacheFile);
       return model;
     });
     this.model.catch(() => (this.model = undefined));
@@ -49,9 +52,12 @@ export class CrossEncoderReranker implements Reranker {
     const todo: number[] = [];
     const keys = passages.map((passage) => cache.key(query, passage));
     keys.forEach((key, i) => {
-      const known = cache.get(key);
+      const known = cache.get(key) ?? this.store?.get(key);
       if (known === undefined) todo.push(i);
-      else scores[i] = known;
+      else {
+        scores[i] = known;
+        cache.set(key, known);
+      }
     });
     if (todo.length) {
       const pairs = todo.map((i) => model.encodePair(query, passages[i]!));
@@ -62,6 +68,7 @@ export class CrossEncoderReranker implements Reranker {
         scores[passageIndex] = value;
         cache.set(keys[passageIndex]!, value);
       });
+      this.store?.putMany(todo.map((passageIndex, j) => [keys[passageIndex]!, logits[j]!]));
     }
     return scores;
   }
@@ -78,6 +85,8 @@ export class CrossEncoderReranker implements Reranker {
   async close(): Promise<void> {
     const model = this.model;
     this.model = undefined;
+    this.store?.close();
+    this.store = undefined;
     if (model) await (await model).dispose();
   }
 }

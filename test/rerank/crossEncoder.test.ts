@@ -51,6 +51,24 @@ describe('the generated coverage cross-encoder', () => {
     await Promise.all([batched.close(), single.close()]);
   });
 
+  it('keeps pair logits in cacheFile, and a new reranker reads them from there', async () => {
+    const cacheFile = join(fixture.root, 'rerank-cache.sqlite');
+    const first = new CrossEncoderReranker({ model: fixture.dir, cacheFile });
+    const logits = await first.logits(QUERY, PASSAGES);
+    await first.close();
+    const { PairScoreStore } = await import('../../src/rerank/pairScoreStore.js');
+    const { PairScoreCache } = await import('../../src/rerank/pairScoreCache.js');
+    const second = new CrossEncoderReranker({ model: fixture.dir, cacheFile });
+    const fingerprint = (await second.load()).fingerprint;
+    const keyer = new PairScoreCache(fingerprint, 0);
+    const store = new PairScoreStore(cacheFile);
+    PASSAGES.forEach((p, i) => expect(store.get(keyer.key(QUERY, p))).toBeCloseTo(logits[i]!, 5));
+    store.putMany([[keyer.key(QUERY, PASSAGES[0]!), 7]]); // a value the model would not give: only the file can answer it
+    store.close();
+    expect((await second.logits(QUERY, PASSAGES))[0]).toBe(7);
+    await second.close();
+  });
+
   it('gives the same scores from two worker processes as in process', async () => {
     const inProcess = new CrossEncoderReranker({ model: fixture.dir, batchSize: 2 });
     const workers = new CrossEncoderReranker({ model: fixture.dir, batchSize: 2, workers: 2 });
