@@ -19,6 +19,12 @@ export { generateFixtureModel } from './embedding/fixture/generateFixtureModel.j
 export { embedders } from './embedding/registry.js';
 export { buildIndex } from './index/buildIndex.js';
 export { retrievers, createRetriever, createRetrieverContext } from './retrieval/registry.js';
+export { rerankers } from './rerank/registry.js';
+export type { Reranker, RerankOutcome } from './rerank/types.js';
+export { createRetrieverWithRerank, rerankedRetriever } from './rerank/rerankedRetriever.js';
+export { CrossEncoderReranker } from './rerank/crossEncoderReranker.js';
+export { startRerankServer } from './rerank/rerankServer.js';
+export { generateRerankerFixture } from './rerank/fixture/generateRerankerFixture.js';
 export { benchmarks } from './benchmarks/registry.js';
 export { strategies } from './prompting/registry.js';
 export { generators } from './generation/registry.js';

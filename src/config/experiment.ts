@@ -72,6 +72,8 @@ export const ExperimentConfigSchema = z
     prepare: z
       .object({
         fixtureModel: FixtureModelSchema.optional(),
+        /** The generated cross-encoder (query-coverage fixture) that offline reranking demos use. */
+        rerankerModel: FixtureModelSchema.optional(),
         corpora: z.array(z.record(z.string(), z.unknown())).optional(),
         indexes: z.array(IndexBuildSchema).optional(),
       })

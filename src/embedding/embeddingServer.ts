@@ -35,7 +35,7 @@ const EmbeddingRequestSchema = z.object({
   dimensions: z.number().int().positive().optional(),
 });
 
-class HttpError extends Error {
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -53,7 +53,7 @@ export function encodeBase64Float32(vector: number[]): string {
   return bytes.toString('base64');
 }
 
-async function readJson(request: IncomingMessage, limit: number): Promise<unknown> {
+export async function readJson(request: IncomingMessage, limit: number): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
@@ -68,7 +68,7 @@ async function readJson(request: IncomingMessage, limit: number): Promise<unknow
   }
 }
 
-function reply(response: ServerResponse, status: number, body: unknown): void {
+export function reply(response: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   response.end(text);

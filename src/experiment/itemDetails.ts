@@ -24,8 +24,31 @@ function pageOf(chunk: RetrievedChunk): number | undefined {
 export function recordedChunks(chunks: RetrievedChunk[]): RunItemRecord['retrieved'] {
   return chunks.map((c) => {
     const page = pageOf(c);
-    return { id: c.id, rank: c.rank, score: c.score, title: c.title, text: c.text, ...(page !== undefined ? { page } : {}) };
+    return {
+      id: c.id,
+      rank: c.rank,
+      score: c.score,
+      title: c.title,
+      text: c.text,
+      ...(page !== undefined ? { page } : {}),
+      ...(c.firstStage ? { firstStage: c.firstStage } : {}),
+      ...(c.rerankFallback ? { rerankFallback: c.rerankFallback } : {}),
+    };
   });
+}
+
+/** Prefix of the metrics of a reranked retriever's first-stage list (`firstStage.recall` …): recall@k before reranking. */
+export const FIRST_STAGE_PREFIX = 'firstStage.';
+
+/**
+ * Retrieval metrics at depth k; with a reranked retriever's first-stage list, the same metrics
+ * of its top k as well, prefixed `firstStage.` (before vs after reranking).
+ */
+export function retrievalMetricsFor(item: BenchmarkItem, retrieved: RetrievedChunk[], k: number, firstStage?: RetrievedChunk[]): Record<string, number> | undefined {
+  const after = listMetrics(item, retrieved, k);
+  if (!after || !firstStage) return after;
+  const before = listMetrics(item, firstStage, k)!;
+  return { ...after, ...Object.fromEntries(Object.entries(before).map(([name, value]) => [`${FIRST_STAGE_PREFIX}${name}`, value])) };
 }
 
 /**
@@ -34,7 +57,7 @@ export function recordedChunks(chunks: RetrievedChunk[]): RunItemRecord['retriev
  * each page among the retrieved chunks of the item's document). Unanswerable items and items
  * without gold get none.
  */
-export function retrievalMetricsFor(item: BenchmarkItem, retrieved: RetrievedChunk[], k: number): Record<string, number> | undefined {
+function listMetrics(item: BenchmarkItem, retrieved: RetrievedChunk[], k: number): Record<string, number> | undefined {
   if (item.goldChunkIds?.length) {
     return { ...retrievalMetrics(retrieved.map((c) => c.id), item.goldChunkIds, k) };
   }

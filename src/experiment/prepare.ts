@@ -8,11 +8,12 @@ import { corpusPaths } from '../corpus/paths.js';
 import { readCorpusManifest } from '../corpus/read.js';
 import { generateFixtureModel } from '../embedding/fixture/generateFixtureModel.js';
 import { buildIndex } from '../index/buildIndex.js';
+import { generateRerankerFixture } from '../rerank/fixture/generateRerankerFixture.js';
 import { readIndexManifest } from '../index/manifest.js';
 
 /**
  * Builds what the experiment's `prepare` section lists and is not there yet: the generated
- * model, corpora, indexes — in that order, each skipped when a complete artefact is present.
+ * models, corpora, indexes — in that order, each skipped when a complete artefact is present.
  * An index built from an older version of its corpus (content hash differs) is rebuilt.
  */
 export async function prepareArtefacts(
@@ -28,6 +29,14 @@ export async function prepareArtefacts(
     if (!existsSync(join(dir, 'onnx', 'model.onnx'))) {
       log(`generating the fixture embedding model in ${prepare.fixtureModel.out} (seed ${prepare.fixtureModel.seed}, ${prepare.fixtureModel.dim} dimensions)`);
       await generateFixtureModel({ outDir: dir, seed: prepare.fixtureModel.seed, dim: prepare.fixtureModel.dim, kind: 'mean' });
+    }
+  }
+
+  if (prepare.rerankerModel) {
+    const dir = resolve(prepare.rerankerModel.out);
+    if (!existsSync(join(dir, 'onnx', 'model.onnx'))) {
+      log(`generating the fixture cross-encoder in ${prepare.rerankerModel.out} (seed ${prepare.rerankerModel.seed}, ${prepare.rerankerModel.dim} dimensions)`);
+      await generateRerankerFixture({ outDir: dir, seed: prepare.rerankerModel.seed, dim: prepare.rerankerModel.dim, kind: 'coverage' });
     }
   }
 

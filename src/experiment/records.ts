@@ -9,6 +9,10 @@ export const RecordedChunkSchema = z.object({
   title: z.string(),
   text: z.string(),
   page: z.number().int().optional(),
+  /** Reranked retrievers: rank and score in the first-stage list (`rank`/`score` above are the reranked ones). */
+  firstStage: z.object({ rank: z.number().int().positive(), score: z.number() }).optional(),
+  /** Reranked retrievers: the reranker could not rank this list and the first-stage order was kept (why). */
+  rerankFallback: z.string().optional(),
 });
 
 /** One line of `items.jsonl`: one benchmark item answered by one model under one condition. */

@@ -219,7 +219,9 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
         if (condition.usesRetrieval) retrieved = await retrieve(condition, item);
         const strategy = stages.strategy(condition.strategy, condition.strategyPath);
         const prompt = strategy.build({ item, context: condition.usesRetrieval ? retrieved : null });
-        const retrievalMetrics = condition.usesRetrieval ? retrievalMetricsFor(item, retrieved, condition.k!) : undefined;
+        // issue 14 (reranking): a reranked retriever also hands back its cached first-stage list, for recall@k before reranking.
+        const firstStage = condition.usesRetrieval ? await stages.retriever(condition.retrieverLabel!).firstStage?.(stages.queryFor(item)) : undefined;
+        const retrievalMetrics = condition.usesRetrieval ? retrievalMetricsFor(item, retrieved, condition.k!, firstStage) : undefined;
         let response: RunItemRecord['response'] = null;
         let score: RunItemRecord['score'];
         let error: string | undefined;

@@ -11,7 +11,8 @@ import { generators } from '../generation/registry.js';
 import type { Generator } from '../generation/types.js';
 import { strategies } from '../prompting/registry.js';
 import type { PromptStrategy } from '../prompting/types.js';
-import { createRetrieverContext, retrievers } from '../retrieval/registry.js';
+import { createRetrieverContext } from '../retrieval/registry.js';
+import { createRetrieverWithRerank, parseRetrieverSpec } from '../rerank/rerankedRetriever.js';
 import type { RetrievalQuery, Retriever } from '../retrieval/types.js';
 import { extractors } from '../scoring/extractors/registry.js';
 import { judges } from '../scoring/judges/registry.js';
@@ -78,7 +79,8 @@ export async function validateComponents(config: ExperimentConfig): Promise<void
   }
   for (const { spec, path } of benchmarkSpecs) benchmarks.parse(spec, path);
   for (const { spec, path } of strategyList) strategies.parse(spec, path);
-  for (const { spec, path } of retrieverList) retrievers.parse(spec, path);
+  // A retriever may carry `rerank: { name, candidates, … }`: checked against the reranker registry.
+  for (const { spec, path } of retrieverList) parseRetrieverSpec(spec, path);
   for (const { spec, path } of modelList) generators.parse(spec, path);
   judges.parse(judgeSpec, 'judge');
   extractors.parse(extractorSpec, 'extractor');
@@ -158,7 +160,7 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
   const closers: (() => Promise<void>)[] = [];
   try {
     for (const { label, spec, path } of retrieverList) {
-      const retriever = await retrievers.create(spec, retrieverContext, path);
+      const retriever = await createRetrieverWithRerank(spec, retrieverContext, path);
       retrieverByLabel.set(label, retriever);
       closers.push(() => retriever.close());
     }
@@ -236,6 +238,12 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
         if (embedder?.model) {
           const stand = isGeneratedFixture(embedder.model) ? ' (generated fixture model: an offline stand-in for bge-large-zh-v1.5)' : '';
           lines.push(`embedder for ${label}: ${embedder.model}, ${embedder.dimension} dimensions, ${embedder.pooling} pooling${stand}`);
+        }
+        const rerank = described.rerank as { name?: string; model?: string; endpoint?: string; candidates?: number } | undefined;
+        if (rerank?.name) {
+          const what = rerank.model ?? rerank.endpoint ?? '';
+          const stand = rerank.model && isGeneratedFixture(rerank.model) ? ' (generated fixture cross-encoder: an offline stand-in for bge-reranker-large)' : '';
+          lines.push(`reranker for ${label}: ${rerank.name}${what ? ` ${what}` : ''}, top ${rerank.candidates} first-stage candidates reranked once per question${stand}`);
         }
       }
       for (const m of models) lines.push(`generator ${m.label}: ${m.generator.name}${OFFLINE_STAND_INS[m.generator.name] ? ` (${OFFLINE_STAND_INS[m.generator.name]})` : ''}`);

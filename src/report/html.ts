@@ -1,6 +1,7 @@
 import type { RunItemRecord } from '../experiment/records.js';
 import type { MeanWithCi, RunSummary } from '../experiment/summary.js';
 import { depthChartSvg } from './depthChart.js';
+import { rerankRecallChartSvg } from './rerankRecallChart.js';
 import { escapeHtml as esc } from './escape.js';
 
 export interface ReportInput {
@@ -43,6 +44,13 @@ export function renderReportHtml(input: ReportInput): string {
     const svg = depthChartSvg(summary, model);
     out.push(`<h3>${esc(model)}</h3>`);
     out.push(svg ?? '<p class="meta">No retrieval conditions in this run.</p>');
+  }
+
+  const recallCharts = summary.models.map((model) => [model, rerankRecallChartSvg(summary, model)] as const).filter(([, svg]) => svg);
+  if (recallCharts.length) {
+    out.push('<h2 id="rerank-recall">Retrieval recall@k before and after reranking</h2>');
+    out.push('<p class="meta">Reranked retrievers: recall of the first-stage list cut at k (<code>firstStage.recall</code>) against recall of the reranked list cut at k (what the prompt got); items with gold evidence.</p>');
+    for (const [model, svg] of recallCharts) out.push(`<h3>${esc(model)}</h3>${svg}`);
   }
 
   out.push('<h2 id="conditions">Conditions</h2>');

@@ -8,6 +8,7 @@
  *   groupMeans(rows, ['condition'], { value: 'recall' });
  *   pairedDifferences(rows, { baseline: 'closed-book' });
  *   correlations(rows, ['k'], 'recall', 'score'); // does finding the evidence go with answering well?
+ *   groupMeans(rows.filter((r) => r.reranked), ['retriever', 'k'], { value: 'recallFirstStage' }); // recall@k before reranking
  *
  * Charts for notebooks: `lineChartSvg(chartSeries(groupMeans(...), { x: 'k', series: ['model'] }))`
  * gives a self-contained SVG (inline display), `saveFigure` writes it as .svg and .png.

@@ -26,6 +26,15 @@ export interface TidyRow {
   ap: number | null;
   mrr: number | null;
   ndcg: number | null;
+  /** Reranked retrievers: the same metrics of the first-stage list cut at k (before reranking); null otherwise. */
+  recallFirstStage: number | null;
+  apFirstStage: number | null;
+  mrrFirstStage: number | null;
+  ndcgFirstStage: number | null;
+  /** True when the retriever reranked its candidates (the chunks carry first-stage ranks). */
+  reranked: boolean;
+  /** Reranked retrievers: the reranker could not rank this list and the first-stage order was kept. */
+  rerankFallback: boolean;
   /** Rubric verdicts: hit counts per half (`加分项` bonus / `减分项` deduction). */
   bonusHits: number | null;
   bonusItems: number | null;
@@ -72,6 +81,12 @@ export function tidyRow(run: string, r: RunItemRecord): TidyRow {
     ap: m.ap ?? null,
     mrr: m.mrr ?? null,
     ndcg: m.ndcg ?? null,
+    recallFirstStage: m['firstStage.recall'] ?? null,
+    apFirstStage: m['firstStage.ap'] ?? null,
+    mrrFirstStage: m['firstStage.mrr'] ?? null,
+    ndcgFirstStage: m['firstStage.ndcg'] ?? null,
+    reranked: r.retrieved.some((c) => c.firstStage !== undefined),
+    rerankFallback: r.retrieved.some((c) => c.rerankFallback !== undefined),
     bonusHits,
     bonusItems,
     deductionHits,

@@ -15,6 +15,10 @@ export interface RetrievedChunk extends Chunk {
   score: number;
   /** One-based rank in the returned list. */
   rank: number;
+  /** Set by a reranked retriever: the chunk's rank and score in the first-stage list it was reranked from. */
+  firstStage?: { rank: number; score: number };
+  /** Set by a reranked retriever whose reranker could not rank this list (the first-stage order was kept): why. */
+  rerankFallback?: string;
 }
 
 /** Every retriever (hnsw, exact, bm25, hybrid, oracle, random, oracle+noise) behind one interface. */
@@ -26,6 +30,11 @@ export interface Retriever {
    */
   readonly depthDependent?: boolean;
   retrieve(query: RetrievalQuery, k: number): Promise<RetrievedChunk[]>;
+  /**
+   * Reranked retrievers only: the first-stage list the last `retrieve` of this query reranked
+   * (cached, nothing is retrieved again), so recall@k before reranking can be reported.
+   */
+  firstStage?(query: RetrievalQuery): Promise<RetrievedChunk[]>;
   /** Describes the retriever for run manifests (index manifest hash, parameters). */
   describe(): Record<string, unknown>;
   close(): Promise<void>;

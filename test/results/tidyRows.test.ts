@@ -33,6 +33,24 @@ describe('tidyRows', () => {
     });
   });
 
+  it('gives reranked answers their recall before reranking, and marks reranked lists and fallbacks', async () => {
+    const chunk = (id: string, rank: number, firstRank: number, fallback?: string) => ({
+      id, rank, score: 1 / rank, title: '', text: id, firstStage: { rank: firstRank, score: 0.5 }, ...(fallback ? { rerankFallback: fallback } : {}),
+    });
+    const reranked = makeRecord({
+      itemId: '1',
+      condition: 'rag@2',
+      retrieved: [chunk('a', 1, 2), chunk('b', 2, 1)],
+      retrievalMetrics: { recall: 1, ap: 1, mrr: 1, ndcg: 1, 'firstStage.recall': 0.5, 'firstStage.ap': 0.25, 'firstStage.mrr': 0.5, 'firstStage.ndcg': 0.6 },
+    });
+    const fellBack = makeRecord({ itemId: '2', condition: 'rag@2', retrieved: [chunk('a', 1, 1, 'empty answer')] });
+    const plain = makeRecord({ itemId: '3', condition: 'rag@2', retrievalMetrics: { recall: 1 } });
+    const rows = tidyRows(await loadRun(writeRunDir([reranked, fellBack, plain])));
+    expect(rows[0]).toMatchObject({ recall: 1, recallFirstStage: 0.5, apFirstStage: 0.25, mrrFirstStage: 0.5, ndcgFirstStage: 0.6, reranked: true, rerankFallback: false });
+    expect(rows[1]).toMatchObject({ reranked: true, rerankFallback: true });
+    expect(rows[2]).toMatchObject({ recallFirstStage: null, reranked: false, rerankFallback: false });
+  });
+
   it('gives failed answers a null score and keeps their status', async () => {
     const failed = makeRecord({ itemId: '1', condition: 'closed-book', score: { status: 'generation_failed', score: null, scoreRaw: null, metric: 'rs' } as never });
     const [row] = tidyRows(await loadRun(writeRunDir([failed])));

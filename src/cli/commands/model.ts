@@ -21,10 +21,11 @@ interface FixtureCommandOptions {
   vocab?: number;
   maxTokens?: number;
   quantized: boolean;
+  reranker?: boolean;
 }
 
 export function registerModelCommands(program: Command): void {
-  const model = program.command('model').description('Embedding models: generate offline fixture models');
+  const model = program.command('model').description('Embedding and reranking models: generate offline fixture models');
   model
     .command('fixture')
     .description(
@@ -37,6 +38,11 @@ export function registerModelCommands(program: Command): void {
     .option('--seed <n>', 'random seed (default 42)', (v) => Number(v.match(/^\d+$/) ? v : NaN))
     .option('--dim <n>', 'output dimension / hidden size (default 64)', positiveInt('--dim'))
     .option('--encoder', 'full BERT encoder (embeddings, self-attention, GELU feed-forward, LayerNorm)')
+    .option(
+      '--reranker',
+      'a cross-encoder (sequence classification, one logit per (query, passage) pair, loaded like Xenova/bge-reranker-large) instead of an embedder: ' +
+        'by default a small query-coverage scorer; with --encoder a BERT encoder with a classification head and random weights',
+    )
     .option('--hidden <n>', 'encoder hidden size (same as --dim)', positiveInt('--hidden'))
     .option('--layers <n>', 'encoder layers (default 2)', positiveInt('--layers'))
     .option('--heads <n>', 'attention heads (default 4; must divide the hidden size)', positiveInt('--heads'))
@@ -50,17 +56,27 @@ export function registerModelCommands(program: Command): void {
     )
     .option('--max-tokens <n>', 'model_max_length and position embeddings (default 512)', positiveInt('--max-tokens'))
     .option('--no-quantized', 'with --encoder: skip onnx/model_quantized.onnx')
-    .addHelpText('after', '\nExample (bge-large-zh shape, ~1.3 GB):\n  hisrag model fixture --out models/bge-large-shape --encoder --layers 24 --hidden 1024 --heads 16 --intermediate 4096 --vocab 21128')
+    .addHelpText(
+      'after',
+      '\nExample (bge-large-zh shape, ~1.3 GB):\n  hisrag model fixture --out models/bge-large-shape --encoder --layers 24 --hidden 1024 --heads 16 --intermediate 4096 --vocab 21128' +
+        '\nExample (bge-reranker-large\'s encoder shape, ~1.3 GB):\n  hisrag model fixture --out models/bge-reranker-large-shape --reranker --encoder --layers 24 --hidden 1024 --heads 16 --intermediate 4096 --vocab 21128',
+    )
     .action(async (options: FixtureCommandOptions) => {
       if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) throw new InputError('--seed: expected a non-negative integer');
       if (options.dim && options.hidden && options.dim !== options.hidden) throw new InputError('--dim and --hidden disagree');
       // Loaded on use so that the CLI starts fast.
       const { generateFixtureModel } = await import('../../embedding/fixture/generateFixtureModel.js');
+      const { generateRerankerFixture } = await import('../../rerank/fixture/generateRerankerFixture.js');
       const { createProgress } = await import('../../progress/progress.js');
       const progress = createProgress({ label: 'writing tensors', unit: 'tensors', silent: !options.encoder });
       let total = 0;
       let finished = 0; // tensors of files already complete
-      const info = await generateFixtureModel(
+      const generate = (async (o: Parameters<typeof generateFixtureModel>[0], onProgress: Parameters<typeof generateFixtureModel>[1]) => {
+        if (!options.reranker) return generateFixtureModel(o, onProgress);
+        const info = await generateRerankerFixture({ ...o, kind: o.kind === 'bert' ? 'bert' : 'coverage' }, onProgress);
+        return { ...info, kind: `cross-encoder ${info.kind}` };
+      });
+      const info = await generate(
         {
           outDir: options.out,
           seed: options.seed,

@@ -26,6 +26,20 @@ interface ServeEmbeddingsOptions {
   threads?: number;
 }
 
+interface ServeRerankOptions {
+  model: string;
+  port: number;
+  host: string;
+  servedName?: string;
+  cacheDir?: string;
+  allowRemote?: boolean;
+  dtype: string;
+  maxTokens?: number;
+  batchSize?: number;
+  workers?: number;
+  threads?: number;
+}
+
 /** Resolves when the process is asked to stop (Ctrl-C, SIGTERM); the CLI then exits 130. */
 const untilStopped = (signal: AbortSignal) =>
   new Promise<void>((resolve) => {
@@ -86,6 +100,52 @@ export function registerServeCommands(program: Command): void {
         await server.close();
       } finally {
         await embedder.dispose();
+        stop.release();
+      }
+    });
+
+  serve
+    .command('rerank')
+    .description(
+      'Serve a local cross-encoder over the reranking APIs of GPU servers: POST /rerank as Text Embeddings Inference ' +
+        '({query, texts} → [{index, score}]) and POST /v1/rerank as Jina/Cohere/vLLM/Infinity ({model, query, documents, top_n} → ' +
+        '{results: [{index, relevance_score}]}). Scores are sigmoid(logit); passages over --max-tokens are cut, queries never. ' +
+        'The `remote` reranker is its client. Runs until interrupted.',
+    )
+    .requiredOption('--model <id-or-dir>', 'hub id (e.g. Xenova/bge-reranker-large, from --cache-dir) or local model directory')
+    .option('--port <n>', 'TCP port (0 picks a free one)', integer('--port', 0), 8080)
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--served-name <name>', 'model id clients use in /v1/rerank (default: --model as given)')
+    .option('--cache-dir <dir>', 'cache directory of hub models (default .cache/transformers)')
+    .option('--allow-remote', 'download the model from the hub if it is not cached')
+    .option('--dtype <dtype>', 'fp32 or q8 (onnx/model_quantized.onnx)', 'fp32')
+    .option('--max-tokens <n>', 'longest (query, passage) pair in tokens (default 512)', integer('--max-tokens', 4))
+    .option('--batch-size <n>', 'pairs per model call (default 16)', integer('--batch-size', 1))
+    .option('--workers <n>', 'worker processes, each with its own model (default 0: in this process)', integer('--workers', 0))
+    .option('--threads <n>', 'onnxruntime threads per model instance', integer('--threads', 1))
+    .action(async (options: ServeRerankOptions) => {
+      if (options.dtype !== 'fp32' && options.dtype !== 'q8') throw new InputError(`--dtype: expected fp32 or q8, got "${options.dtype}"`);
+      const { CrossEncoderReranker } = await import('../../rerank/crossEncoderReranker.js');
+      const { startRerankServer } = await import('../../rerank/rerankServer.js');
+      const reranker = new CrossEncoderReranker({
+        model: options.model,
+        cacheDir: options.cacheDir,
+        allowRemote: options.allowRemote ?? false,
+        dtype: options.dtype,
+        maxTokens: options.maxTokens,
+        batchSize: options.batchSize,
+        workers: options.workers,
+        threads: options.threads,
+      });
+      // Ctrl-C closes the server and the model's worker processes before the CLI exits 130.
+      const stop = gracefulStop();
+      try {
+        const server = await startRerankServer({ reranker, modelName: options.servedName ?? options.model, host: options.host, port: options.port });
+        process.stderr.write(`serving reranker ${server.modelName} at ${server.url} (POST /rerank, POST /v1/rerank)\n`);
+        await untilStopped(stop.signal);
+        await server.close();
+      } finally {
+        await reranker.close();
         stop.release();
       }
     });

@@ -1,0 +1,92 @@
+import { ConfigError } from '../errors.js';
+import { formatZodIssues } from '../config/errors.js';
+import { CrossEncoderParamsSchema, type CrossEncoderConfig, type CrossEncoderParams } from './crossEncoderParams.js';
+import { loadCrossEncoder, type CrossEncoderModel } from './crossEncoderModel.js';
+import { PairScoreCache } from './pairScoreCache.js';
+import { PairScoreStore } from './pairScoreStore.js';
+import type { Reranker, RerankOutcome } from './types.js';
+
+/** bge-reranker's relevance score: the sigmoid of its one logit (0–1). */
+export const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
+
+/**
+ * Scores each (query, passage) pair with a cross-encoder through transformers.js — BAAI's
+ * bge-reranker family by default, or a local directory such as the generated fixture — and
+ * keeps recent pair scores in memory. The model loads on first use.
+ */
+export class CrossEncoderReranker implements Reranker {
+  readonly name = 'cross-encoder';
+  readonly params: CrossEncoderParams;
+  private model?: Promise<CrossEncoderModel>;
+  private cache?: PairScoreCache;
+  private store?: PairScoreStore;
+  /** Pairs whose passage was cut to fit maxTokens. */
+  truncatedPairs = 0;
+
+  constructor(config: CrossEncoderConfig = {}) {
+    const parsed = CrossEncoderParamsSchema.safeParse(config);
+    if (!parsed.success) throw new ConfigError(formatZodIssues(parsed.error, 'rerank'));
+    this.params = parsed.data;
+  }
+
+  load(): Promise<CrossEncoderModel> {
+    this.model ??= loadCrossEncoder(this.params).then((model) => {
+      this.cache = new PairScoreCache(model.fingerprint, this.params.cacheSize);
+      if (this.params.cacheFile) this.store ??= new PairScoreStore(this.params.cacheFile);
+      return model;
+    });
+    this.model.catch(() => (this.model = undefined));
+    return this.model;
+  }
+
+  /** Relevance scores (sigmoid of the logit, 0–1) of each passage against the query, in input order. */
+  async score(query: string, passages: string[]): Promise<number[]> {
+    return (await this.logits(query, passages)).map(sigmoid);
+  }
+
+  /** The model's raw logits of each (query, passage) pair, in input order; cached by pair. */
+  async logits(query: string, passages: string[]): Promise<number[]> {
+    const model = await this.load();
+    const cache = this.cache!;
+    const scores: number[] = new Array(passages.length);
+    const todo: number[] = [];
+    const keys = passages.map((passage) => cache.key(query, passage));
+    keys.forEach((key, i) => {
+      const known = cache.get(key) ?? this.store?.get(key);
+      if (known === undefined) todo.push(i);
+      else {
+        scores[i] = known;
+        cache.set(key, known);
+      }
+    });
+    if (todo.length) {
+      const pairs = todo.map((i) => model.encodePair(query, passages[i]!));
+      this.truncatedPairs += pairs.filter((p) => p.passageTokensCut > 0).length;
+      const logits = await model.logits(pairs);
+      todo.forEach((passageIndex, j) => {
+        const value = logits[j]!;
+        scores[passageIndex] = value;
+        cache.set(keys[passageIndex]!, value);
+      });
+      this.store?.putMany(todo.map((passageIndex, j) => [keys[passageIndex]!, logits[j]!]));
+    }
+    return scores;
+  }
+
+  async rerank(query: string, passages: string[]): Promise<RerankOutcome> {
+    return { scores: passages.length ? await this.score(query, passages) : [] };
+  }
+
+  describe(): Record<string, unknown> {
+    const { model, dtype, maxTokens, batchSize, workers } = this.params;
+    return { name: this.name, model, dtype, maxTokens, batchSize, workers, score: 'sigmoid(logit)' };
+  }
+
+  async close(): Promise<void> {
+    const model = this.model;
+    this.model = undefined;
+    this.store?.close();
+    this.store = undefined;
+    if (model) await (await model).dispose();
+  }
+}
