@@ -347,6 +347,8 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
     log('');
     log(summaryTable(summary));
     log('');
+    const fallbacks = summary.cells.reduce((n, cell) => n + cell.rerankFallbacks, 0);
+    if (fallbacks > 0) log(`${fallbacks} answers used the first-stage order because the reranker's ranking was unusable (rerankFallbacks in summary.json)`);
     if (summary.totals.empty > 0) log(`${summary.totals.empty} answers were empty (scored by the benchmark's rule, ${config.scoring.emptyAnswer === 'failed' ? 'recorded as failed' : 'counted as 0'}; "empty" column)`);
     log(`report: ${runFile(runDir, 'report')}`);
     if (stopReason) throw new ServiceUnavailableError(`${stopReason}\n(${resumeHint(runDir, records.length, total)})`);

@@ -24,6 +24,8 @@ export const CellSummarySchema = z.object({
    * by the benchmark's rule (0) or, with `scoring.emptyAnswer: failed`, counted as failed.
    */
   empty: z.number().int().default(0),
+  /** Answers whose reranker could not rerank (an unusable LLM ranking) and kept the first-stage order. */
+  rerankFallbacks: z.number().int().default(0),
   /** The metric of the cell's mean (`rs`, `accuracy`, …; `mcq+rs` when a benchmark mixes both 0–100 scores). */
   metric: z.string().default(''),
   score: MeanWithCiSchema,
@@ -160,6 +162,7 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
           judge: list.filter((r) => r.score.status === 'judge_failed').length,
         },
         empty: list.filter(isEmptyAnswer).length,
+        rerankFallbacks: list.filter((r) => r.retrieved.some((chunk) => chunk.rerankFallback !== undefined)).length,
         metric: [...new Set(list.map((r) => r.score.metric))].sort().join('+'),
         score: withCi(scored.map((r) => r.score.score!), options, `${model}|${condition}`),
         scoreRaw: meanOf(scored.map((r) => r.score.scoreRaw ?? r.score.score!)),

@@ -63,4 +63,26 @@ describe('run summary', () => {
     expect(rag.retrieval).toEqual({ precision: expect.closeTo(0.1), recall: 0.5 });
     expect(summarizeRun(list, options).cells.find((c) => c.condition === 'closed-book')!.retrieval).toBeNull();
   });
+
+  it('counts empty answers and reranker fallbacks per cell, and names the cell\'s metric', () => {
+    const list = records();
+    list.push(makeRecord({ itemId: 'e1', condition: 'rag@10', score: { ...scored(0), rule: 'empty-answer' } }));
+    list.push(
+      makeRecord({
+        itemId: 'e2',
+        condition: 'rag@10',
+        score: { status: 'generation_failed', score: null, scoreRaw: null, metric: 'rs', rule: 'empty-answer', error: 'empty answer' },
+      }),
+    );
+    const fallback = makeRecord({ itemId: 'f1', condition: 'rag@10', score: scored(50) });
+    fallback.retrieved = [{ id: 'c1', rank: 1, score: 0.5, title: 't', text: 'x', rerankFallback: 'unusable ranking' }];
+    list.push(fallback);
+    const summary = summarizeRun(list, options);
+    const rag = summary.cells.find((c) => c.condition === 'rag@10')!;
+    expect(rag.empty).toBe(2);
+    expect(rag.rerankFallbacks).toBe(1);
+    expect(summary.totals.empty).toBe(2);
+    expect(summary.cells.find((c) => c.condition === 'closed-book')!.empty).toBe(0);
+    expect(rag.metric).toBe([...new Set(list.filter((r) => r.condition === 'rag@10').map((r) => r.score.metric))].sort().join('+'));
+  });
 });
