@@ -10,7 +10,8 @@ function integer(name: string, min: number) {
   };
 }
 
-interface ServeEmbeddingsOptions {
+/** Options every `serve` command shares: where to listen and how to load and run the local model. */
+interface LocalModelServeOptions {
   model: string;
   port: number;
   host: string;
@@ -18,57 +19,69 @@ interface ServeEmbeddingsOptions {
   cacheDir?: string;
   allowRemote?: boolean;
   dtype: string;
+  maxTokens?: number;
+  batchSize?: number;
+  workers?: number;
+  threads?: number;
+}
+
+interface ServeEmbeddingsOptions extends LocalModelServeOptions {
   pooling: string;
   normalize: boolean;
-  maxTokens?: number;
-  batchSize?: number;
-  workers?: number;
-  threads?: number;
 }
 
-interface ServeRerankOptions {
-  model: string;
-  port: number;
-  host: string;
-  servedName?: string;
-  cacheDir?: string;
-  allowRemote?: boolean;
-  dtype: string;
-  maxTokens?: number;
-  batchSize?: number;
-  workers?: number;
-  threads?: number;
+function addLocalModelOptions(command: Command, what: { model: string; servedName: string; maxTokens: string; minTokens: number; batch: string }): Command {
+  return command
+    .requiredOption('--model <id-or-dir>', `hub id (e.g. ${what.model}, from --cache-dir) or local model directory`)
+    .option('--port <n>', 'TCP port (0 picks a free one)', integer('--port', 0), 8080)
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--served-name <name>', what.servedName)
+    .option('--cache-dir <dir>', 'cache directory of hub models (default .cache/transformers)')
+    .option('--allow-remote', 'download the model from the hub if it is not cached')
+    .option('--dtype <dtype>', 'fp32 or q8 (onnx/model_quantized.onnx)', 'fp32')
+    .option('--max-tokens <n>', what.maxTokens, integer('--max-tokens', what.minTokens))
+    .option('--batch-size <n>', `${what.batch} per model call (default 16)`, integer('--batch-size', 1))
+    .option('--workers <n>', 'worker processes, each with its own model (default 0: in this process)', integer('--workers', 0))
+    .option('--threads <n>', 'onnxruntime threads per model instance', integer('--threads', 1));
 }
 
-/** Resolves when the process is asked to stop (Ctrl-C, SIGTERM); the CLI then exits 130. */
-const untilStopped = (signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    if (signal.aborted) return resolve();
-    signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+/**
+ * Serves until Ctrl-C/SIGTERM, then closes the server and the model (and its worker processes)
+ * before the CLI exits 130.
+ */
+async function serveUntilStopped(start: () => Promise<{ close(): Promise<void> }>, closeModel: () => Promise<void>): Promise<void> {
+  const stop = gracefulStop();
+  try {
+    const server = await start();
+    await new Promise<void>((resolve) => {
+      if (stop.signal.aborted) return resolve();
+      stop.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    await server.close();
+  } finally {
+    await closeModel();
+    stop.release();
+  }
+}
 
 export function registerServeCommands(program: Command): void {
   const serve = program.command('serve').description('Serve local models over OpenAI-compatible HTTP APIs');
-  serve
+  const embeddings = serve
     .command('embeddings')
     .description(
       'Serve a local embedder as an OpenAI-compatible API: POST /v1/embeddings (string or array input, ' +
         'encoding_format float or base64) and GET /v1/models. Inputs are embedded as documents: clients add any query prefix ' +
         '(the openai embedder\'s queryPrefix). Runs until interrupted.',
-    )
-    .requiredOption('--model <id-or-dir>', 'hub id (e.g. Xenova/bge-large-zh-v1.5, from --cache-dir) or local model directory')
-    .option('--port <n>', 'TCP port (0 picks a free one)', integer('--port', 0), 8080)
-    .option('--host <address>', 'address to listen on', '127.0.0.1')
-    .option('--served-name <name>', 'model id clients use (default: --model as given)')
-    .option('--cache-dir <dir>', 'cache directory of hub models (default .cache/transformers)')
-    .option('--allow-remote', 'download the model from the hub if it is not cached')
-    .option('--dtype <dtype>', 'fp32 or q8 (onnx/model_quantized.onnx)', 'fp32')
+    );
+  addLocalModelOptions(embeddings, {
+    model: 'Xenova/bge-large-zh-v1.5',
+    servedName: 'model id clients use (default: --model as given)',
+    maxTokens: 'truncate inputs to this many tokens (default 512)',
+    minTokens: 3,
+    batch: 'texts',
+  })
     .option('--pooling <pooling>', 'cls or mean', 'cls')
     .option('--no-normalize', 'do not L2-normalise vectors')
-    .option('--max-tokens <n>', 'truncate inputs to this many tokens (default 512)', integer('--max-tokens', 3))
-    .option('--batch-size <n>', 'texts per model call (default 16)', integer('--batch-size', 1))
-    .option('--workers <n>', 'worker processes, each with its own model (default 0: in this process)', integer('--workers', 0))
-    .option('--threads <n>', 'onnxruntime threads per model instance', integer('--threads', 1))
     .action(async (options: ServeEmbeddingsOptions) => {
       // Loaded on use so that the CLI starts fast.
       const { TransformersEmbedder } = await import('../../embedding/transformersEmbedder.js');
@@ -85,9 +98,7 @@ export function registerServeCommands(program: Command): void {
         workers: options.workers,
         threads: options.threads,
       });
-      // Ctrl-C closes the server and the model's worker processes before the CLI exits 130.
-      const stop = gracefulStop();
-      try {
+      await serveUntilStopped(async () => {
         const identity = await embedder.identity();
         const server = await startEmbeddingServer({
           embedder,
@@ -96,34 +107,25 @@ export function registerServeCommands(program: Command): void {
           port: options.port,
         });
         process.stderr.write(`serving ${server.modelName} (${identity.dimension} dimensions, ${identity.pooling} pooling) at ${server.url}\n`);
-        await untilStopped(stop.signal);
-        await server.close();
-      } finally {
-        await embedder.dispose();
-        stop.release();
-      }
+        return server;
+      }, () => embedder.dispose());
     });
 
-  serve
+  const rerank = serve
     .command('rerank')
     .description(
       'Serve a local cross-encoder over the reranking APIs of GPU servers: POST /rerank as Text Embeddings Inference ' +
         '({query, texts} → [{index, score}]) and POST /v1/rerank as Jina/Cohere/vLLM/Infinity ({model, query, documents, top_n} → ' +
         '{results: [{index, relevance_score}]}). Scores are sigmoid(logit); passages over --max-tokens are cut, queries never. ' +
         'The `remote` reranker is its client. Runs until interrupted.',
-    )
-    .requiredOption('--model <id-or-dir>', 'hub id (e.g. Xenova/bge-reranker-large, from --cache-dir) or local model directory')
-    .option('--port <n>', 'TCP port (0 picks a free one)', integer('--port', 0), 8080)
-    .option('--host <address>', 'address to listen on', '127.0.0.1')
-    .option('--served-name <name>', 'model id clients use in /v1/rerank (default: --model as given)')
-    .option('--cache-dir <dir>', 'cache directory of hub models (default .cache/transformers)')
-    .option('--allow-remote', 'download the model from the hub if it is not cached')
-    .option('--dtype <dtype>', 'fp32 or q8 (onnx/model_quantized.onnx)', 'fp32')
-    .option('--max-tokens <n>', 'longest (query, passage) pair in tokens (default 512)', integer('--max-tokens', 4))
-    .option('--batch-size <n>', 'pairs per model call (default 16)', integer('--batch-size', 1))
-    .option('--workers <n>', 'worker processes, each with its own model (default 0: in this process)', integer('--workers', 0))
-    .option('--threads <n>', 'onnxruntime threads per model instance', integer('--threads', 1))
-    .action(async (options: ServeRerankOptions) => {
+    );
+  addLocalModelOptions(rerank, {
+    model: 'Xenova/bge-reranker-large',
+    servedName: 'model id clients use in /v1/rerank (default: --model as given)',
+    maxTokens: 'longest (query, passage) pair in tokens (default 512)',
+    minTokens: 4,
+    batch: 'pairs',
+  }).action(async (options: LocalModelServeOptions) => {
       if (options.dtype !== 'fp32' && options.dtype !== 'q8') throw new InputError(`--dtype: expected fp32 or q8, got "${options.dtype}"`);
       const { CrossEncoderReranker } = await import('../../rerank/crossEncoderReranker.js');
       const { startRerankServer } = await import('../../rerank/rerankServer.js');
@@ -137,16 +139,10 @@ export function registerServeCommands(program: Command): void {
         workers: options.workers,
         threads: options.threads,
       });
-      // Ctrl-C closes the server and the model's worker processes before the CLI exits 130.
-      const stop = gracefulStop();
-      try {
+      await serveUntilStopped(async () => {
         const server = await startRerankServer({ reranker, modelName: options.servedName ?? options.model, host: options.host, port: options.port });
         process.stderr.write(`serving reranker ${server.modelName} at ${server.url} (POST /rerank, POST /v1/rerank)\n`);
-        await untilStopped(stop.signal);
-        await server.close();
-      } finally {
-        await reranker.close();
-        stop.release();
-      }
+        return server;
+      }, () => reranker.close());
     });
 }
