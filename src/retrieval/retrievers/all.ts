@@ -6,3 +6,4 @@ import './hybrid.js';
 import './oracle.js';
 import './random.js';
 import './oracleNoise.js';
+import './lancedb.js';
