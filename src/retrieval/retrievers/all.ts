@@ -7,3 +7,5 @@ import './oracle.js';
 import './random.js';
 import './oracleNoise.js';
 import './lancedb.js';
+import './langchainHnswlib.js';
+import './langchainLancedb.js';
