@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { chartSeries } from '../../src/results/chartSeries.js';
 import type { GroupMean } from '../../src/results/groupMeans.js';
 import { htmlTable } from '../../src/results/htmlTable.js';
-import { lineChartSvg } from '../../src/results/lineChart.js';
+import { lineChartSvg } from '../../src/report/lineChart.js';
 import { saveFigure, saveFigures } from '../../src/results/saveFigure.js';
 
 const mean = (keys: GroupMean['keys'], m: number | null): GroupMean => ({ keys, n: 3, failed: 0, mean: m, ciLow: m === null ? null : m - 5, ciHigh: m === null ? null : m + 5 });
