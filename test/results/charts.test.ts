@@ -42,6 +42,25 @@ describe('lineChartSvg', () => {
   });
 });
 
+describe('lineChartSvg axis', () => {
+  const yTicks = (svg: string) => [...svg.matchAll(/class="y-tick"[^>]*>([^<]+)</g)].map((m) => Number(m[1]));
+
+  it.each([
+    [[0, 55], [0, 20, 40, 60, 80]],
+    [[19.7, 29.6], [20, 25, 30]],
+    [[0.12, 0.47], [0, 0.2, 0.4, 0.6]],
+  ])('puts y ticks on round numbers for data spanning %j', (range, expected) => {
+    const svg = lineChartSvg({ xLabel: 'k', yLabel: 's', series: [{ label: 'a', points: range.map((y, i) => ({ x: i, y })) }] });
+    expect(yTicks(svg)).toEqual(expected);
+  });
+
+  it('is wide enough to read on a laptop screen by default, and takes a CSS class', () => {
+    const svg = lineChartSvg({ xLabel: 'k', yLabel: 's', series: [{ label: 'a', points: [{ x: 1, y: 2 }] }], className: 'depth-chart' });
+    expect(Number(/width="(\d+)"/.exec(svg)![1])).toBeGreaterThanOrEqual(900);
+    expect(svg).toMatch(/^<svg [^>]*class="depth-chart"/);
+  });
+});
+
 describe('lineChartSvg legend', () => {
   it('cuts a label too long for the legend and keeps the whole label as its tooltip', () => {
     const long = 'a very long series label '.repeat(4);
