@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -187,4 +187,40 @@ describe('lancedb index', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--vector-index/);
   }, 60_000);
+
+  it('`hisrag index build --retriever lancedb` stopped with Ctrl-C keeps its batches, and --resume finishes it', async () => {
+    const many: Chunk[] = Array.from({ length: 3000 }, (_, i) => ({ id: `many:${i}`, docId: `doc-${i % 50}`, title: '卷', text: `第${i}条 天下大势`, meta: {} }));
+    const manyCorpus = await writeTestCorpus(join(root, 'many-corpus'), many, 'many');
+    const out = join(root, 'cli-interrupted');
+    const build = ['index', 'build', '--corpus', manyCorpus, '--retriever', 'lancedb', '--embedder', spec.model, '--out', out, '--batch-size', '10'];
+    const versions = join(out, 'lancedb', 'chunks.lance', '_versions');
+    const interrupted = await runCli(build, {
+      onSpawn: (child) => {
+        // Ctrl-C once a few batches are committed (each add is a LanceDB version).
+        const poll = setInterval(() => {
+          if (existsSync(versions) && readdirSync(versions).length >= 4) {
+            clearInterval(poll);
+            child.kill('SIGINT');
+          }
+        }, 20);
+        child.on('close', () => clearInterval(poll));
+      },
+    });
+    expect(interrupted.code).toBe(2);
+    expect(interrupted.stderr).toMatch(/--resume/);
+    const partial = await readIndexManifest(out);
+    expect(partial?.complete).toBe(false);
+    const table = await openLanceTable(out, partial!.lancedb!);
+    const stored = await table.countRows();
+    table.close();
+    expect(stored).toBeGreaterThanOrEqual(30);
+    expect(stored).toBeLessThan(3000);
+
+    const resumed = await runCli([...build, '--resume']);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toMatch(/lancedb, 3000 chunks from 50 documents, 3000 vectors/);
+    const query = await runCli(['retrieve', '--index', out, '--query', '第2999条', '-k', '1', '--json']);
+    expect(query.code).toBe(0);
+    expect(JSON.parse(query.stdout).id).toMatch(/^many:/);
+  }, 120_000);
 });
