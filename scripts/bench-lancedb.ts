@@ -4,7 +4,7 @@
  * @langchain/community's HNSWLib store (`langchain-hnswlib`, built in memory from the hnsw index's
  * vectors at every start, as LangChain.js users run it).
  *
- *   node --import tsx scripts/bench-lancedb.ts [--n 50000] [--dim 1024] [--queries 200] [--k 100] [--dir /tmp/x]
+ *   node --import tsx scripts/bench-lancedb.ts [--n 50000] [--dim 1024] [--queries 200] [--k 100] [--dir /tmp/x] [--reuse]
  *
  * Vectors: synthetic, clustered like real embeddings (unit vectors around 1,000 random centres, so
  * neighbourhoods are dense and ANN search is not trivially easy), one per chunk; queries are fresh
@@ -23,6 +23,7 @@ import { parseArgs } from 'node:util';
 import { Embeddings } from '@langchain/core/embeddings';
 import type { EmbedderIdentity, TextEmbedder } from '../src/embedding/types.js';
 import { buildIndex } from '../src/index/buildIndex.js';
+import { readIndexManifest } from '../src/index/manifest.js';
 import { createRetriever, createRetrieverContext } from '../src/retrieval/registry.js';
 
 const { values } = parseArgs({
@@ -32,6 +33,8 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '200' },
     k: { type: 'string', default: '100' },
     dir: { type: 'string' },
+    /** Serve the indexes already built in --dir (build times from their manifests). */
+    reuse: { type: 'boolean', default: false },
     // child mode
     serve: { type: 'string' },
     spec: { type: 'string' },
@@ -134,6 +137,7 @@ async function main(): Promise<void> {
   const root = values.dir ?? mkdtempSync(join(tmpdir(), 'hisrag-bench-lancedb-'));
   const corpusDir = join(root, 'corpus');
   mkdirSync(corpusDir, { recursive: true });
+  if (values.reuse) process.stdout.write(`reusing the indexes in ${root}\n`);
   const lines: string[] = [];
   for (let i = 0; i < N; i++) lines.push(JSON.stringify({ id: `bench:${i}`, docId: `doc-${Math.floor(i / 10)}`, title: '', text: `passage ${i}`, meta: {} }));
   const body = lines.join('\n') + '\n';
@@ -154,8 +158,10 @@ async function main(): Promise<void> {
   let vectorIndex = '';
   for (const kind of ['hnsw', 'lancedb'] as const) {
     const started = Date.now();
-    const manifest = await buildIndex({ corpusDir, out: join(root, kind), retriever: kind, embedderInstance: embedder, passage: 'text', batchSize: 1000, progress });
-    builds[kind] = (Date.now() - started) / 1000;
+    const manifest = values.reuse
+      ? (await readIndexManifest(join(root, kind)))!
+      : await buildIndex({ corpusDir, out: join(root, kind), retriever: kind, embedderInstance: embedder, passage: 'text', batchSize: 1000, progress });
+    builds[kind] = values.reuse ? manifest.timings.totalSeconds! : (Date.now() - started) / 1000;
     if (manifest.lancedb) vectorIndex = manifest.lancedb.vectorIndex === 'ivf-pq' ? 'IVF-PQ' : 'exact, no vector index';
     process.stdout.write(`built ${kind} in ${builds[kind]!.toFixed(1)} s ${JSON.stringify(manifest.timings)}${manifest.lancedb ? ` ${JSON.stringify(manifest.lancedb)}` : ''}\n`);
   }

@@ -51,6 +51,8 @@ describe('lancedb index', () => {
     expect(existsSync(join(out, 'chunks.sqlite'))).toBe(false);
     const table = await openLanceTable(out, manifest.lancedb!);
     expect(await table.countRows()).toBe(12);
+    // Superseded versions (one per batch, compaction, indexes) are cleaned up: one copy of the data.
+    expect(await table.listVersions()).toHaveLength(1);
     table.close();
   });
 

@@ -101,6 +101,9 @@ export async function buildLanceDbIndex(options: BuildIndexOptions): Promise<Ind
           }),
         });
       }
+      // Compaction and indexing leave the superseded versions' files behind (LanceDB keeps them for
+      // time travel): drop them so the index holds one copy of the data.
+      await table.optimize({ cleanupOlderThan: new Date() });
       timings.lancedbIndexSeconds = (Date.now() - phase) / 1000;
       timings.totalSeconds = (Date.now() - started) / 1000;
       manifest = {
