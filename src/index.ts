@@ -16,9 +16,36 @@ export type { RunItemRecord } from './experiment/records.js';
 export { buildCorpus } from './corpus/build.js';
 export { readChunks, readCorpusManifest } from './corpus/read.js';
 export { generateFixtureModel } from './embedding/fixture/generateFixtureModel.js';
-export { embedders } from './embedding/registry.js';
-export { buildIndex } from './index/buildIndex.js';
-export { retrievers, createRetriever, createRetrieverContext } from './retrieval/registry.js';
+export { embedders, createEmbedder } from './embedding/registry.js';
+export type { TextEmbedder, EmbedderIdentity } from './embedding/types.js';
+export { buildIndex, type BuildIndexOptions } from './index/buildIndex.js';
+export { appendChunks } from './index/appendChunks.js';
+export type { IndexManifest, IndexKind } from './index/manifest.js';
+export type { LanceDbParams } from './index/lancedb/params.js';
+export {
+  retrievers,
+  createRetriever,
+  createRetrieverContext,
+  RetrieverRegistry,
+  type RetrieverContext,
+  type RetrieverSpec,
+} from './retrieval/registry.js';
+export type { Retriever, RetrievalQuery, RetrievedChunk } from './retrieval/types.js';
+export type { Chunk } from './chunking/types.js';
+
+// LangChain, both ways: hisrag's retrievers are BaseRetrievers, its HNSW index a VectorStore, its
+// embedders Embeddings; any LangChain VectorStore or BaseRetriever can be registered as a retriever.
+export {
+  HisragLangChainRetriever,
+  asLangChainRetriever,
+  chunkToDocument,
+  DEFAULT_LANGCHAIN_K,
+  type RetrievedChunkMetadata,
+  type LangChainSearch,
+} from './retrieval/langchain/langchainRetriever.js';
+export { HisragHnswVectorStore, type HnswVectorStoreFilter } from './retrieval/langchain/hnswVectorStore.js';
+export { fromLangChain, langChainRetriever, type LangChainSource, type LangChainFactory, type LangChainScore } from './retrieval/langchain/fromLangChain.js';
+export { documentToChunk } from './retrieval/langchain/documentChunk.js';
 export { rerankers } from './rerank/registry.js';
 export type { Reranker, RerankOutcome } from './rerank/types.js';
 export { createRetrieverWithRerank, rerankedRetriever } from './rerank/rerankedRetriever.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IndexKindSchema } from '../index/manifest.js';
 import { componentSpec, nonEmptyString, positiveInt } from './fields.js';
 
 /**
@@ -56,7 +57,7 @@ const IndexBuildSchema = z
   .object({
     out: nonEmptyString('an index directory'),
     corpus: nonEmptyString('a corpus directory'),
-    retriever: z.enum(['hnsw', 'exact', 'bm25']),
+    retriever: IndexKindSchema,
     embedder: componentSpec('embedder').optional(),
   })
   .catchall(z.unknown());

@@ -23,6 +23,7 @@ import {
   type IndexKind,
   type IndexManifest,
 } from './manifest.js';
+import type { LanceDbBuildOptions } from './lancedb/buildLanceDbIndex.js';
 import { passageText } from './passageText.js';
 
 /** hisrag's version, recorded in index manifests. */
@@ -43,6 +44,8 @@ export interface BuildIndexOptions {
   efSearch?: number;
   randomSeed?: number;
   bm25?: Partial<Bm25Params>;
+  /** lancedb: table location, vector index and query defaults (src/index/lancedb/). */
+  lancedb?: LanceDbBuildOptions;
   /** Embed `title\ntext` (default) or the text alone. */
   passage?: 'title+text' | 'text';
   /** Chunks per embedding call and per stored transaction (the checkpoint unit). */
@@ -64,6 +67,8 @@ export interface BuildIndexOptions {
  *   3. `manifest.json` is rewritten with `complete: true` — only now is the index usable.
  */
 export async function buildIndex(options: BuildIndexOptions): Promise<IndexManifest> {
+  // A lancedb index keeps chunks and vectors in a LanceDB table, not chunks.sqlite: its own build.
+  if (options.retriever === 'lancedb') return (await import('./lancedb/buildLanceDbIndex.js')).buildLanceDbIndex(options);
   const started = Date.now();
   const corpus = await openCorpusInput(options.corpusDir);
   const dense = options.retriever !== 'bm25';

@@ -5,13 +5,14 @@ import { formatZodIssues } from '../config/errors.js';
 import { DataFileError, InputError } from '../errors.js';
 import { EmbedderIdentitySchema } from '../embedding/types.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
+import { LanceDbParamsSchema } from './lancedb/params.js';
 
 export const INDEX_FORMAT_VERSION = 1;
 export const INDEX_MANIFEST_FILE = 'manifest.json';
 export const CHUNK_STORE_FILE = 'chunks.sqlite';
 export const HNSW_FILE = 'hnsw.bin';
 
-export const IndexKindSchema = z.enum(['hnsw', 'exact', 'bm25']);
+export const IndexKindSchema = z.enum(['hnsw', 'exact', 'bm25', 'lancedb']);
 export type IndexKind = z.infer<typeof IndexKindSchema>;
 
 /** `{ name, ...params }` of an embedder in the embedder registry, enough to re-create it. */
@@ -60,6 +61,8 @@ export const IndexManifestSchema = z.object({
     .optional(),
   hnsw: HnswParamsSchema.optional(),
   bm25: Bm25ParamsSchema.optional(),
+  /** A lancedb index: where its table is and how it is searched (src/index/lancedb/). */
+  lancedb: LanceDbParamsSchema.optional(),
   counts: z.object({
     chunks: z.number().int().nonnegative(),
     documents: z.number().int().nonnegative(),

@@ -38,6 +38,9 @@ function isEmbedder(value: TextEmbedder | ComponentSpec): value is TextEmbedder 
  */
 export async function openIndex(dir: string, options: OpenIndexOptions = {}): Promise<OpenedIndex> {
   const manifest = await requireCompleteIndexManifest(dir);
+  if (manifest.kind === 'lancedb') {
+    throw new InputError(`${dir}: a lancedb index keeps its chunks in LanceDB; query it with retriever lancedb (or langchain-lancedb)`);
+  }
   const store = ChunkStore.open(join(dir, CHUNK_STORE_FILE), { readonly: true });
   let embedderPromise: Promise<TextEmbedder> | undefined;
   let ownsEmbedder = false;

@@ -1,9 +1,5 @@
+import { stringify } from 'csv-stringify/sync';
 import type { RunSummary } from '../experiment/summary.js';
-
-function csvField(value: unknown): string {
-  const text = value === null || value === undefined ? '' : String(value);
-  return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
 
 /** `summary.csv`: one row per model × condition (× group), tidy for spreadsheets and pandas. */
 export function summaryCsv(summary: RunSummary): string {
@@ -19,5 +15,6 @@ export function summaryCsv(summary: RunSummary): string {
       }
     }
   }
-  return [header, ...rows].map((row) => row.map(csvField).join(',')).join('\n') + '\n';
+  // csv-stringify (node-csv) quotes fields with commas, quotes, CR or LF per RFC 4180; null/undefined → empty.
+  return stringify([header, ...rows], { record_delimiter: 'unix', cast: { number: (value) => String(value) } });
 }

@@ -1,5 +1,6 @@
 import type { RunItemRecord } from '../experiment/records.js';
 import type { MeanWithCi, RunSummary } from '../experiment/summary.js';
+import { CONTEXT_END, parseContextBlock } from '../prompting/contextBlock.js';
 import { depthChartSvg } from './depthChart.js';
 import { rerankRecallChartSvg } from './rerankRecallChart.js';
 import { escapeHtml as esc } from './escape.js';
@@ -18,13 +19,16 @@ const ci = (m: MeanWithCi) => (m.mean === null ? '–' : `${num(m.mean)} <span c
 const STYLE = `
 body{font-family:system-ui,-apple-system,"Noto Sans CJK SC","PingFang SC",sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem;color:#222}
 h1{font-size:1.6rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:.3rem}
-table{border-collapse:collapse;margin:.6rem 0;font-size:.9rem}td,th{border:1px solid #ddd;padding:.3rem .55rem;text-align:right}
+table{border-collapse:collapse;margin:.6rem 0;font-size:.9rem}td,th{border:1px solid #ddd;padding:.3rem .55rem;text-align:right;white-space:nowrap}
+.scroll{overflow-x:auto;max-width:100%}svg{max-width:100%;height:auto}
 th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.ci{color:#777;font-size:.8em}
 .pos{color:#2a7a2a}.neg{color:#b22}.meta{color:#555;font-size:.9rem}
 details{border:1px solid #e3e3e3;border-radius:4px;margin:.35rem 0;padding:.3rem .6rem}summary{cursor:pointer}
 pre{white-space:pre-wrap;background:#f7f7f7;padding:.5rem;border-radius:4px;font-size:.85rem;max-height:24rem;overflow:auto}
-.detail{text-align:left;font-family:monospace;font-size:.8rem;word-break:break-all}.chunk{border-left:3px solid #9ab;padding-left:.5rem;margin:.3rem 0;font-size:.85rem}.failed{color:#b22;font-weight:600}
+.detail{text-align:left;font-family:monospace;font-size:.8rem;word-break:break-all;white-space:normal}.refs a{margin-right:.3em}ol.retrieved{font-size:.85rem;columns:4;margin:.3rem 0}.chunk{border-left:3px solid #9ab;padding-left:.5rem;margin:.3rem 0;font-size:.85rem}.failed{color:#b22;font-weight:600}
 `;
+
+const JUDGE_BOOKKEEPING = /^judge/;
 
 /** The run report: one self-contained HTML file (no scripts, no CDN); every model-written string is escaped. */
 export function renderReportHtml(input: ReportInput): string {
@@ -55,7 +59,7 @@ export function renderReportHtml(input: ReportInput): string {
 
   out.push('<h2 id="conditions">Conditions</h2>');
   for (const model of summary.models) {
-    out.push(`<h3>${esc(model)}</h3><table class="conditions"><tr><th>condition</th><th>mean [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th><th>P(Δ&gt;0)</th><th>scored / items</th><th>failed (gen / judge)</th><th>empty</th><th>truncated</th></tr>`);
+    out.push(`<h3>${esc(model)}</h3><div class="scroll"><table class="conditions"><tr><th>condition</th><th>mean [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th><th>P(Δ&gt;0)</th><th>scored / items</th><th>failed (gen / judge)</th><th>empty</th><th>truncated</th></tr>`);
     for (const cell of summary.cells.filter((c) => c.model === model)) {
       const d = summary.paired.find((p) => p.model === model && p.condition === cell.condition);
       const cls = d?.meanDiff === null || d === undefined ? '' : d.meanDiff > 0 ? 'pos' : d.meanDiff < 0 ? 'neg' : '';
@@ -64,7 +68,11 @@ export function renderReportHtml(input: ReportInput): string {
           `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td></tr>`,
       );
     }
-    out.push('</table>');
+    out.push('</table></div>');
+    const stray = summary.cells.filter((c) => c.model === model && (c.extra.judgeStrayLines ?? 0) > 0);
+    if (stray.length) {
+      out.push(`<p class="meta">Judge output lines that matched no rubric item (mean per answer; ignored when scoring): ${stray.map((c) => `${esc(c.condition)} ${num(c.extra.judgeStrayLines)}`).join(', ')}.</p>`);
+    }
   }
 
   const groupKeys = [...new Set(summary.cells.flatMap((c) => Object.keys(c.byGroup)))].sort();
@@ -74,29 +82,30 @@ export function renderReportHtml(input: ReportInput): string {
       const cells = summary.cells.filter((c) => c.model === model && c.byGroup[groupKey]);
       const values = [...new Set(cells.flatMap((c) => Object.keys(c.byGroup[groupKey]!)))].sort();
       if (!values.length) continue;
-      out.push(`<h3>${esc(groupKey)} — ${esc(model)}</h3><table class="groups"><tr><th>condition</th>${values.map((v) => `<th>${esc(v)}</th>`).join('')}</tr>`);
+      out.push(`<h3>${esc(groupKey)} — ${esc(model)}</h3><div class="scroll"><table class="groups"><tr><th>condition</th>${values.map((v) => `<th>${esc(v)}</th>`).join('')}</tr>`);
       for (const cell of cells) {
         out.push(`<tr><td>${esc(cell.condition)}</td>${values.map((v) => { const m = cell.byGroup[groupKey]![v]; return `<td>${m ? `${ci(m)} <span class="ci">n=${m.n}</span>` : '–'}</td>`; }).join('')}</tr>`);
       }
-      out.push('</table>');
+      out.push('</table></div>');
     }
   }
 
   const withRetrieval = summary.cells.filter((c) => c.retrieval);
   if (withRetrieval.length) {
     const metrics = [...new Set(withRetrieval.flatMap((c) => Object.keys(c.retrieval!)))].sort();
-    out.push(`<h2 id="retrieval">Retrieval metrics (items with gold evidence)</h2><table class="retrieval"><tr><th>model</th><th>condition</th>${metrics.map((m) => `<th>${esc(m)}</th>`).join('')}</tr>`);
+    out.push(`<h2 id="retrieval">Retrieval metrics (items with gold evidence)</h2><div class="scroll"><table class="retrieval"><tr><th>model</th><th>condition</th>${metrics.map((m) => `<th>${esc(m)}</th>`).join('')}</tr>`);
     for (const cell of withRetrieval) {
       out.push(`<tr><td>${esc(cell.model)}</td><td>${esc(cell.condition)}</td>${metrics.map((m) => `<td>${num(cell.retrieval![m], 3)}</td>`).join('')}</tr>`);
     }
-    out.push('</table>');
+    out.push('</table></div>');
   }
 
-  const extras = [...new Set(summary.cells.flatMap((c) => Object.keys(c.extra)))].sort();
+  // `extra` also carries judge bookkeeping (judgeStrayLines): that is not a text metric.
+  const extras = [...new Set(summary.cells.flatMap((c) => Object.keys(c.extra)))].filter((key) => !JUDGE_BOOKKEEPING.test(key)).sort();
   if (extras.length) {
-    out.push(`<h2 id="text-metrics">Text metrics against reference answers</h2><table class="text-metrics"><tr><th>model</th><th>condition</th>${extras.map((m) => `<th>${esc(m)}</th>`).join('')}</tr>`);
+    out.push(`<h2 id="text-metrics">Text metrics against reference answers</h2><div class="scroll"><table class="text-metrics"><tr><th>model</th><th>condition</th>${extras.map((m) => `<th>${esc(m)}</th>`).join('')}</tr>`);
     for (const cell of summary.cells) out.push(`<tr><td>${esc(cell.model)}</td><td>${esc(cell.condition)}</td>${extras.map((m) => `<td>${num(cell.extra[m], 3)}</td>`).join('')}</tr>`);
-    out.push('</table>');
+    out.push('</table></div>');
   }
 
   out.push(renderDrillDown(records, summary, input.drillDownLimit ?? 300));
@@ -130,6 +139,46 @@ function renderComponents(manifest: Record<string, unknown>): string {
   return `<details class="components"><summary>Components</summary><table class="components">${rows.join('')}</table></details>`;
 }
 
+/** Retrieved passages shown in the drill-down, each stored once and numbered in order of first appearance. */
+class Passages {
+  private readonly byId = new Map<string, { n: number; chunk: RunItemRecord['retrieved'][number] }>();
+
+  ref(chunk: RunItemRecord['retrieved'][number]): number {
+    let entry = this.byId.get(chunk.id);
+    if (!entry) this.byId.set(chunk.id, (entry = { n: this.byId.size + 1, chunk }));
+    return entry.n;
+  }
+
+  render(): string {
+    if (this.byId.size === 0) return '';
+    const out = [`<h2 id="passages">Passages</h2><p class="meta">Every passage retrieved for the questions above, once; the answers link here by number.</p>`];
+    for (const { n, chunk } of this.byId.values()) {
+      out.push(`<div class="chunk" id="p${n}"><b>P${n}</b> ${esc(chunk.title)}${chunk.page !== undefined ? ` p.${chunk.page}` : ''} <span class="ci">${esc(chunk.id)}</span><br>${esc(chunk.text)}</div>`);
+    }
+    return out.join('\n');
+  }
+}
+
+/**
+ * A prompt message, escaped, with its context block (`【资料1】…【资料结束】`) replaced by links to the
+ * passages it holds, in prompt order — the passage texts are in the report once, not once per condition.
+ * Entries whose text is not a retrieved passage verbatim (e.g. cut by the context budget) stay as they are.
+ */
+function promptWithPassageLinks(content: string, record: RunItemRecord, passages: Passages): string {
+  const start = content.indexOf('【资料1】');
+  const end = start < 0 ? -1 : content.indexOf(CONTEXT_END, start);
+  if (start < 0 || end < 0) return esc(content);
+  const byText = new Map(record.retrieved.map((chunk) => [chunk.text.trim(), chunk]));
+  const entries = parseContextBlock(content.slice(start, end + CONTEXT_END.length));
+  if (entries.length === 0 || entries.some((entry) => !byText.has(entry.text))) return esc(content);
+  const links = entries.map((entry) => {
+    const n = passages.ref(byText.get(entry.text)!);
+    return `<a href="#p${n}">P${n}</a>`;
+  });
+  const block = `<span class="refs">【资料1–${entries.length}】 = ${links.join(' ')} ${esc(CONTEXT_END)}</span>`;
+  return esc(content.slice(0, start)) + block + esc(content.slice(end + CONTEXT_END.length));
+}
+
 function renderDrillDown(records: RunItemRecord[], summary: RunSummary, limit: number): string {
   const byQuestion = new Map<string, RunItemRecord[]>();
   for (const r of [...records].sort((a, b) => (a.key < b.key ? -1 : 1))) {
@@ -139,6 +188,7 @@ function renderDrillDown(records: RunItemRecord[], summary: RunSummary, limit: n
     byQuestion.set(key, list);
   }
   const order = (r: RunItemRecord) => summary.models.indexOf(r.model) * 10_000 + summary.conditions.indexOf(r.condition);
+  const passages = new Passages();
   const out: string[] = ['<h2 id="questions">Questions</h2>'];
   const keys = [...byQuestion.keys()];
   if (keys.length > limit) out.push(`<p class="meta">Showing the first ${limit} of ${keys.length} questions; every answer is in items.jsonl.</p>`);
@@ -150,12 +200,15 @@ function renderDrillDown(records: RunItemRecord[], summary: RunSummary, limit: n
     for (const r of list) {
       const status = r.score.status === 'scored' ? `score ${num(r.score.score)}` : `<span class="failed">${esc(r.score.status)}: ${esc(r.score.error ?? r.error ?? '')}</span>`;
       out.push(`<details class="answer"><summary>${esc(r.model)} · ${esc(r.condition)} · ${status}</summary>`);
-      out.push(`<h4>Prompt</h4><pre>${esc(r.prompt.map((m) => `[${m.role}]\n${m.content}`).join('\n\n'))}</pre>`);
+      out.push(`<h4>Prompt</h4><pre>${r.prompt.map((m) => `[${esc(m.role)}]\n${promptWithPassageLinks(m.content, r, passages)}`).join('\n\n')}</pre>`);
       if (r.retrieved.length) {
-        out.push(`<h4>Retrieved (${r.retrieved.length}; ${r.contextIds.length} in prompt${r.truncated ? `, ${r.truncated} dropped by the context budget` : ''})</h4>`);
+        out.push(`<h4>Retrieved (${r.retrieved.length}; ${r.contextIds.length} in prompt${r.truncated ? `, ${r.truncated} dropped by the context budget` : ''})</h4><ol class="retrieved">`);
         for (const c of r.retrieved.slice(0, 20)) {
-          out.push(`<div class="chunk"><b>#${c.rank}</b> ${esc(c.title)}${c.page !== undefined ? ` p.${c.page}` : ''} <span class="ci">(${num(c.score, 3)}, ${esc(c.id)})</span><br>${esc(c.text.slice(0, 300))}</div>`);
+          // Number and score only: title, page and text are under the passage, stored once.
+          const n = passages.ref(c);
+          out.push(`<li><a href="#p${n}">P${n}</a> ${num(c.score, 3)}</li>`);
         }
+        out.push('</ol>');
         if (r.retrieved.length > 20) out.push(`<p class="meta">… ${r.retrieved.length - 20} more in items.jsonl</p>`);
       }
       out.push(`<h4>Response</h4><pre>${esc(r.response?.raw ?? '(no response)')}</pre>`);
@@ -168,5 +221,6 @@ function renderDrillDown(records: RunItemRecord[], summary: RunSummary, limit: n
     }
     out.push('</details>');
   }
+  out.push(passages.render());
   return out.join('\n');
 }

@@ -1,6 +1,6 @@
 import type { RunSummary } from '../experiment/summary.js';
 import { FIRST_STAGE_PREFIX } from '../experiment/itemDetails.js';
-import { lineChartSvg, type ChartSeries } from '../results/lineChart.js';
+import { lineChartSvg, type ChartSeries } from './lineChart.js';
 
 /**
  * Retrieval recall@k before and after reranking for one model: for every reranked retriever

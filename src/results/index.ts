@@ -19,7 +19,7 @@ export { groupMeans, pairedDifferences, type GroupKey, type GroupMean, type Pair
 export { groupKeyValue } from './groupKeyValue.js';
 export { correlations, type GroupCorrelation } from './correlations.js';
 export { judgeAgreementRows, verdictRecords, type JudgeDisagreement } from './judgeAgreement.js';
-export { lineChartSvg, type LineChartSpec, type ChartSeries, type ChartPoint, type ChartReference } from './lineChart.js';
+export { lineChartSvg, type LineChartSpec, type ChartSeries, type ChartPoint, type ChartReference } from '../report/lineChart.js';
 export { chartSeries } from './chartSeries.js';
 export { htmlTable } from './htmlTable.js';
 export { saveFigure, saveFigures, type SavedFigure, type SaveFigureOptions } from './saveFigure.js';

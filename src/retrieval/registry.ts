@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { TextEmbedder } from '../embedding/types.js';
 import { openIndex, type OpenedIndex, type OpenIndexOptions } from '../index/openIndex.js';
 import { Registry } from '../registry.js';
+import { asLangChainRetriever, type HisragLangChainRetriever } from './langchain/langchainRetriever.js';
 import type { Retriever } from './types.js';
 
 /** `{ name, ...params }` of a retriever, as in an experiment config's `retrieval.retriever`. */
@@ -13,14 +14,25 @@ export interface RetrieverContext {
   /** Run seed: control retrievers (random, oracle+noise) derive each item's draw from it and the item id. */
   seed: number;
   /** Creates a child retriever through the same registry (hybrid, oracle+noise's hard-negative base). */
-  createRetriever(spec: RetrieverSpec, path: string): Promise<Retriever>;
+  createRetriever(spec: RetrieverSpec, path: string): Promise<HisragLangChainRetriever>;
   /** Opens an index directory; dense retrievers pass their query-embedder override. */
   openIndex(dir: string, options?: OpenIndexOptions): Promise<OpenedIndex>;
   /** A query embedder shared by dense retrievers that name no embedder of their own (checked against each index). */
   embedder?: TextEmbedder;
 }
 
-export const retrievers = new Registry<Retriever, RetrieverContext>('retriever');
+/**
+ * The retriever registry. Implementations return hisrag's small `Retriever` interface; whatever they
+ * return is handed out as a `HisragLangChainRetriever` — a LangChain `BaseRetriever` usable in LCEL —
+ * so every retriever from the registry, a config or `createRetriever` plugs into LangChain as it is.
+ */
+export class RetrieverRegistry extends Registry<Retriever, RetrieverContext> {
+  override async create(spec: { name: string } & Record<string, unknown>, context: RetrieverContext, path = this.stage): Promise<HisragLangChainRetriever> {
+    return asLangChainRetriever(await super.create(spec, context, path));
+  }
+}
+
+export const retrievers = new RetrieverRegistry('retriever');
 
 export interface RetrieverContextOptions {
   seed?: number;
@@ -38,7 +50,7 @@ export function createRetrieverContext(options: RetrieverContextOptions = {}): R
 }
 
 /** Creates a retriever by spec with all implementations registered (import this, not the registry, to build one). */
-export async function createRetriever(spec: RetrieverSpec, context: RetrieverContext = createRetrieverContext(), path = 'retriever'): Promise<Retriever> {
+export async function createRetriever(spec: RetrieverSpec, context: RetrieverContext = createRetrieverContext(), path = 'retriever'): Promise<HisragLangChainRetriever> {
   await import('./retrievers/all.js');
   return retrievers.create(spec, context, path);
 }

@@ -73,4 +73,11 @@ describe('text and CSV summaries', () => {
     expect(csv[0]).toMatch(/^model,condition,strategy,retriever,k,group,group_value,n,mean/);
     expect(csv.filter((l) => l.includes(',all,all,'))).toHaveLength(3);
   });
+
+  it('quotes CSV fields holding commas, quotes or line breaks (RFC 4180)', () => {
+    const { summary } = run();
+    const cell = { ...summary.cells[0]!, model: 'deepseek, "r1"\nlatest', byGroup: {} };
+    const csv = summaryCsv({ ...summary, cells: [cell], paired: [] });
+    expect(csv).toContain('\n"deepseek, ""r1""\nlatest",');
+  });
 });

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { chartSeries } from '../../src/results/chartSeries.js';
 import type { GroupMean } from '../../src/results/groupMeans.js';
 import { htmlTable } from '../../src/results/htmlTable.js';
-import { lineChartSvg } from '../../src/results/lineChart.js';
+import { lineChartSvg } from '../../src/report/lineChart.js';
 import { saveFigure, saveFigures } from '../../src/results/saveFigure.js';
 
 const mean = (keys: GroupMean['keys'], m: number | null): GroupMean => ({ keys, n: 3, failed: 0, mean: m, ciLow: m === null ? null : m - 5, ciHigh: m === null ? null : m + 5 });
@@ -39,6 +39,25 @@ describe('lineChartSvg', () => {
     expect(svg.match(/class="reference-line"/g)).toHaveLength(1);
     expect(svg).toContain('a&lt;b');
     expect(svg).not.toContain('NaN');
+  });
+});
+
+describe('lineChartSvg axis', () => {
+  const yTicks = (svg: string) => [...svg.matchAll(/class="y-tick"[^>]*>([^<]+)</g)].map((m) => Number(m[1]));
+
+  it.each([
+    [[0, 55], [0, 20, 40, 60, 80]],
+    [[19.7, 29.6], [20, 25, 30]],
+    [[0.12, 0.47], [0, 0.2, 0.4, 0.6]],
+  ])('puts y ticks on round numbers for data spanning %j', (range, expected) => {
+    const svg = lineChartSvg({ xLabel: 'k', yLabel: 's', series: [{ label: 'a', points: range.map((y, i) => ({ x: i, y })) }] });
+    expect(yTicks(svg)).toEqual(expected);
+  });
+
+  it('is wide enough to read on a laptop screen by default, and takes a CSS class', () => {
+    const svg = lineChartSvg({ xLabel: 'k', yLabel: 's', series: [{ label: 'a', points: [{ x: 1, y: 2 }] }], className: 'depth-chart' });
+    expect(Number(/width="(\d+)"/.exec(svg)![1])).toBeGreaterThanOrEqual(900);
+    expect(svg).toMatch(/^<svg [^>]*class="depth-chart"/);
   });
 });
 

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Document } from '@langchain/core/documents';
+import { BaseRetriever } from '@langchain/core/retrievers';
+import { RunnableSequence } from '@langchain/core/runnables';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HisragLangChainRetriever } from '../../src/retrieval/langchain/langchainRetriever.js';
 import { createRetriever } from '../../src/retrieval/registry.js';
@@ -39,5 +41,26 @@ describe('HisragLangChainRetriever', () => {
     const docs = await retriever.invoke('天下');
     expect(docs.length).toBeGreaterThan(0);
     expect(docs.every((doc) => doc.metadata.docId === 'book-a')).toBe(true);
+  });
+});
+
+describe('retrievers from the registry', () => {
+  it('are LangChain BaseRetrievers that run in an LCEL RunnableSequence', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'hisrag-lc-seq-'));
+    try {
+      const corpusDir = await writeTestCorpus(join(root, 'corpus'));
+      await buildIndex({ corpusDir, out: join(root, 'bm25'), retriever: 'bm25', progress: { silent: true } });
+      const retriever = await createRetriever({ name: 'bm25', index: join(root, 'bm25') });
+      expect(retriever).toBeInstanceOf(BaseRetriever);
+      expect(retriever.k).toBe(10);
+      const titles = RunnableSequence.from([retriever.withSearch({ k: 3 }), (docs: Document[]) => docs.map((doc) => `${doc.metadata.rank}:${doc.metadata.title}`)]);
+      expect(await titles.invoke('状元 科举')).toEqual(['1:科举', '2:科举', '3:科举']);
+      const scoped = await retriever.withSearch({ query: { docId: 'book-b' } }).invoke('天下');
+      expect(scoped.length).toBeGreaterThan(0);
+      expect(scoped.every((doc) => doc.metadata.docId === 'book-b')).toBe(true);
+      await retriever.close();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

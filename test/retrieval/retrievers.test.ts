@@ -29,7 +29,7 @@ describe('retrievers', () => {
 
   it('registers every retriever of the study by name', async () => {
     await import('../../src/retrieval/retrievers/all.js');
-    expect(retrievers.names()).toEqual(['bm25', 'exact', 'hnsw', 'hybrid', 'oracle', 'oracle+noise', 'random']);
+    expect(retrievers.names()).toEqual(['bm25', 'exact', 'hnsw', 'hybrid', 'lancedb', 'langchain-hnswlib', 'langchain-lancedb', 'oracle', 'oracle+noise', 'random']);
   });
 
   it('hnsw returns the same ranking as exact search on a small index, ranks numbered from 1', async () => {

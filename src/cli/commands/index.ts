@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { InputError, InterruptedError } from '../../errors.js';
 import { gracefulStop } from '../interrupts.js';
 import { DEFAULT_BM25, DEFAULT_HNSW } from '../../index/defaults.js';
+import { DEFAULT_LANCEDB, LANCEDB_IVF_PQ_MIN_ROWS } from '../../index/lancedb/params.js';
 import { ComponentSpecSchema, IndexKindSchema, type ComponentSpec } from '../../index/manifest.js';
 
 function positiveInt(flag: string) {
@@ -40,11 +41,11 @@ export function registerIndexCommands(program: Command): void {
   const index = program.command('index').description('build and inspect retrieval indexes');
   index
     .command('build')
-    .description('build an hnsw, exact or bm25 index from a corpus directory (resumable with --resume)')
+    .description('build an hnsw, exact, bm25 or lancedb index from a corpus directory (resumable with --resume)')
     .requiredOption('--corpus <dir>', 'corpus directory (manifest.json + chunks.jsonl)')
-    .requiredOption('--retriever <kind>', 'index kind: hnsw | exact | bm25')
+    .requiredOption('--retriever <kind>', 'index kind: hnsw | exact | bm25 | lancedb')
     .requiredOption('--out <dir>', 'index directory to write (e.g. indexes/<name>)')
-    .option('--embedder <model>', 'transformers.js model id or local model directory (hnsw, exact)')
+    .option('--embedder <model>', 'transformers.js model id or local model directory (hnsw, exact, lancedb)')
     .option('--embedder-spec <json>', 'full embedder spec as JSON, e.g. {"name":"transformers","model":"…","dtype":"q8"}')
     .option('--resume', 'continue an interrupted build with the same settings')
     .option('--M <n>', `HNSW links per node (default ${DEFAULT_HNSW.M})`, positiveInt('--M'))
@@ -56,9 +57,19 @@ export function registerIndexCommands(program: Command): void {
     .option('--no-bigrams', 'BM25: jieba words only, no CJK character bigrams')
     .option('--no-simplify', 'BM25: keep traditional characters as they are')
     .option('--passage <mode>', 'what is embedded per chunk: title+text (default) or text')
+    .option('--lancedb-uri <uri>', `lancedb: database folder (relative to --out) or object-store URI such as s3://bucket/path (default ${DEFAULT_LANCEDB.uri})`)
+    .option('--lancedb-table <name>', `lancedb: table name (default ${DEFAULT_LANCEDB.table})`)
+    .option('--vector-index <kind>', `lancedb: auto (IVF-PQ from ${LANCEDB_IVF_PQ_MIN_ROWS} chunks, default) | ivf-pq | none (exact search)`)
+    .option('--partitions <n>', 'lancedb IVF partitions (default √rows)', positiveInt('--partitions'))
+    .option('--sub-vectors <n>', 'lancedb PQ sub-vectors (default dimension / 16)', positiveInt('--sub-vectors'))
+    .option('--nprobes <n>', `lancedb: default partitions probed per query (default ${DEFAULT_LANCEDB.nprobes})`, positiveInt('--nprobes'))
+    .option('--refine-factor <n>', `lancedb: default exact re-ranking of k × n candidates (default ${DEFAULT_LANCEDB.refineFactor})`, positiveInt('--refine-factor'))
     .action(async (opts) => {
       const kind = IndexKindSchema.safeParse(opts.retriever);
-      if (!kind.success) throw new InputError(`--retriever: expected hnsw, exact or bm25, got "${opts.retriever}"`);
+      if (!kind.success) throw new InputError(`--retriever: expected hnsw, exact, bm25 or lancedb, got "${opts.retriever}"`);
+      if (opts.vectorIndex !== undefined && !['auto', 'ivf-pq', 'none'].includes(opts.vectorIndex)) {
+        throw new InputError(`--vector-index: expected auto, ivf-pq or none, got "${opts.vectorIndex}"`);
+      }
       if (opts.passage !== undefined && opts.passage !== 'title+text' && opts.passage !== 'text') {
         throw new InputError(`--passage: expected title+text or text, got "${opts.passage}"`);
       }
@@ -86,6 +97,15 @@ export function registerIndexCommands(program: Command): void {
           ...(opts.b !== undefined && { b: opts.b }),
           bigrams: opts.bigrams,
           simplify: opts.simplify,
+        },
+        lancedb: {
+          ...(opts.lancedbUri !== undefined && { uri: opts.lancedbUri }),
+          ...(opts.lancedbTable !== undefined && { table: opts.lancedbTable }),
+          ...(opts.vectorIndex !== undefined && { vectorIndex: opts.vectorIndex }),
+          ...(opts.partitions !== undefined && { numPartitions: opts.partitions }),
+          ...(opts.subVectors !== undefined && { numSubVectors: opts.subVectors }),
+          ...(opts.nprobes !== undefined && { nprobes: opts.nprobes }),
+          ...(opts.refineFactor !== undefined && { refineFactor: opts.refineFactor }),
         },
       })
         .catch((error: unknown) => {

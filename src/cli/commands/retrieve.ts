@@ -17,7 +17,7 @@ export function registerRetrieveCommand(program: Command): void {
     .option('-k, --k <n>', 'number of chunks', '10')
     .option('--json', 'one JSON object per hit line: id, score, title, text, meta (plus rank, docId)')
     .option('--doc <docId>', "rank only this document's chunks (LongHisDoc: the pages of one book)")
-    .option('--retriever <name>', 'hnsw | exact | bm25 (default: the index kind)')
+    .option('--retriever <name>', 'hnsw | exact | bm25 | lancedb (default: the index kind)')
     .option('--ef-search <n>', 'HNSW query breadth (default: the index manifest)')
     .action(async (opts) => {
       const k = Number(opts.k);

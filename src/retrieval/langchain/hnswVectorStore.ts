@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Document, type DocumentInterface } from '@langchain/core/documents';
 import { VectorStore } from '@langchain/core/vectorstores';
 import type { Chunk } from '../../chunking/types.js';
@@ -12,6 +11,7 @@ import { openIndex, type OpenedIndex } from '../../index/openIndex.js';
 import { passageText } from '../../index/passageText.js';
 import type { Scored } from '../../index/topK.js';
 import { documentLabels } from '../documentScope.js';
+import { documentToChunk } from './documentChunk.js';
 import { chunkToDocument } from './langchainRetriever.js';
 
 /** Restricts a search to one document's chunks (exact search over its stored vectors). */
@@ -100,16 +100,4 @@ export class HisragHnswVectorStore extends VectorStore {
     }
     return chunks.map((chunk) => chunk.id);
   }
-}
-
-function documentToChunk(document: DocumentInterface): Chunk {
-  const { id: metaId, docId, title, meta, ...rest } = document.metadata as Record<string, unknown>;
-  const id = typeof metaId === 'string' ? metaId : (document.id ?? `lc:${randomUUID()}`);
-  return {
-    id,
-    docId: typeof docId === 'string' ? docId : id,
-    title: typeof title === 'string' ? title : '',
-    text: document.pageContent,
-    meta: meta && typeof meta === 'object' ? (meta as Record<string, unknown>) : rest,
-  };
 }

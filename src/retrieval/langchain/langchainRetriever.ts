@@ -12,11 +12,18 @@ export interface RetrievedChunkMetadata extends Record<string, unknown> {
   meta: Record<string, unknown>;
 }
 
-export interface LangChainRetrieverInput extends BaseRetrieverInput {
-  retriever: Retriever;
-  k: number;
-  /** Fixed query fields (e.g. `docId` to search one book). */
+/** Depth of a hisrag retriever invoked through LangChain (`.invoke(question)`) unless `withSearch({ k })` says otherwise. */
+export const DEFAULT_LANGCHAIN_K = 10;
+
+/** What a LangChain invocation of a hisrag retriever asks for: depth and fixed query fields (e.g. `docId`). */
+export interface LangChainSearch {
+  k?: number;
+  /** Fixed query fields added to every `.invoke(text)` (e.g. `docId` to search one book). */
   query?: Omit<RetrievalQuery, 'text'>;
+}
+
+export interface LangChainRetrieverInput extends BaseRetrieverInput, LangChainSearch {
+  retriever: Retriever;
 }
 
 export function chunkToDocument(chunk: RetrievedChunk): Document<RetrievedChunkMetadata> {
@@ -27,26 +34,69 @@ export function chunkToDocument(chunk: RetrievedChunk): Document<RetrievedChunkM
   });
 }
 
-/** Any hisrag Retriever as a LangChain `BaseRetriever` (usable in LCEL chains, `.invoke(question)`). */
-export class HisragLangChainRetriever extends BaseRetriever<RetrievedChunkMetadata> {
+/**
+ * A hisrag retriever that is also a LangChain `BaseRetriever`: every retriever the registry hands out
+ * is one, so it goes straight into LCEL (`RunnableSequence.from([retriever, …])`, `.pipe()`,
+ * `.invoke(question)`), returning Documents with id, title, rank, score and metadata. hisrag's own
+ * interface (`retrieve(query, k)`, `describe()`, `close()`) is kept for the runner.
+ */
+export class HisragLangChainRetriever extends BaseRetriever<RetrievedChunkMetadata> implements Retriever {
   static override lc_name(): string {
     return 'HisragLangChainRetriever';
   }
 
   lc_namespace = ['hisrag', 'retrievers'];
-  private readonly retriever: Retriever;
-  private readonly k: number;
+  /** The retriever's registry name (`hnsw`, `bm25`, …); also LangChain's run name. */
+  override name: string;
+  readonly depthDependent?: boolean;
+  readonly k: number;
+  private readonly inner: Retriever;
   private readonly query: Omit<RetrievalQuery, 'text'>;
 
   constructor(fields: LangChainRetrieverInput) {
     super(fields);
-    this.retriever = fields.retriever;
-    this.k = fields.k;
+    // Wrapping a wrapper would add a layer per call; share the innermost retriever instead.
+    this.inner = fields.retriever instanceof HisragLangChainRetriever ? fields.retriever.inner : fields.retriever;
+    this.name = this.inner.name;
+    this.depthDependent = this.inner.depthDependent;
+    this.k = fields.k ?? DEFAULT_LANGCHAIN_K;
+    if (!Number.isInteger(this.k) || this.k <= 0) throw new RangeError(`k must be a positive integer, got ${this.k}`);
     this.query = fields.query ?? {};
   }
 
+  /** The same retriever with another depth or fixed query fields (shares the open index; closing either closes it). */
+  withSearch(search: LangChainSearch): HisragLangChainRetriever {
+    return new HisragLangChainRetriever({
+      retriever: this.inner,
+      k: search.k ?? this.k,
+      query: { ...this.query, ...search.query },
+      callbacks: this.callbacks,
+      tags: this.tags,
+      metadata: this.metadata,
+      verbose: this.verbose,
+    });
+  }
+
+  retrieve(query: RetrievalQuery, k: number): Promise<RetrievedChunk[]> {
+    return this.inner.retrieve(query, k);
+  }
+
+  describe(): Record<string, unknown> {
+    return this.inner.describe();
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
   override async _getRelevantDocuments(text: string): Promise<Document<RetrievedChunkMetadata>[]> {
-    const hits = await this.retriever.retrieve({ ...this.query, text }, this.k);
+    const hits = await this.inner.retrieve({ ...this.query, text }, this.k);
     return hits.map(chunkToDocument);
   }
+}
+
+/** Every retriever handed out is a `HisragLangChainRetriever` (idempotent). */
+export function asLangChainRetriever(retriever: Retriever, search: LangChainSearch = {}): HisragLangChainRetriever {
+  if (retriever instanceof HisragLangChainRetriever && search.k === undefined && search.query === undefined) return retriever;
+  return new HisragLangChainRetriever({ retriever, ...search });
 }

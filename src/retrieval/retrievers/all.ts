@@ -6,3 +6,6 @@ import './hybrid.js';
 import './oracle.js';
 import './random.js';
 import './oracleNoise.js';
+import './lancedb.js';
+import './langchainHnswlib.js';
+import './langchainLancedb.js';

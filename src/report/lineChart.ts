@@ -1,4 +1,4 @@
-import { escapeHtml } from '../report/escape.js';
+import { escapeHtml } from './escape.js';
 
 const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2'];
 
@@ -36,17 +36,25 @@ export interface LineChartSpec {
   xScale?: 'ordinal' | 'linear';
   /** Fixed y range; by default fitted to the data (and clipped to [0, 100] for scores). */
   yDomain?: [number, number];
+  /** Total size in px (default: a 760 px plot plus the legend column, readable on a laptop screen). */
   width?: number;
   height?: number;
+  /** CSS class of the <svg> element (the report's depth chart is `depth-chart`). */
+  className?: string;
+  /** Accessible name (default: the title, else the y label). */
+  ariaLabel?: string;
 }
 
 const fmt = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(2));
 
 /**
- * A line chart with CI bands as a self-contained SVG string: renders inline in a notebook
- * (`display.html`), in the HTML report and in any browser, and is saved as-is as a .svg file.
- * Hand-written because no CDN is reachable from the notebooks and a bundled charting library
- * would need a renderer of its own to produce files.
+ * hisrag's one line-chart module: a line chart with CI bands as a self-contained SVG string, used by
+ * the HTML report (score vs k, `src/report/depthChart.ts`) and by the results API for notebooks
+ * (`lineChartSvg`, `saveFigure`). It renders inline in a notebook (`display.html`), in the report and
+ * in any browser, and is saved as-is as a .svg file. Y ticks fall on round numbers (1, 2 or 5 × 10ⁿ).
+ * Hand-written rather than a charting library: the report has no scripts and no CDN, and libraries
+ * that emit static SVG need a DOM (d3 + jsdom) or a browser (Vega's renderer), which would weigh more
+ * than the report itself; this file is the whole chart.
  */
 export function lineChartSvg(spec: LineChartSpec): string {
   const series = spec.series.filter((s) => s.points.length > 0).map((s) => ({ ...s, points: [...s.points].sort((a, b) => a.x - b.x) }));
@@ -54,8 +62,8 @@ export function lineChartSvg(spec: LineChartSpec): string {
   const labels = [...references.map((r) => r.label), ...series.map((s) => s.label)];
   // The legend column is as wide as its longest label (up to 320 px) so labels are not cut off.
   const right = Math.round(Math.min(320, Math.max(120, 48 + Math.max(0, ...labels.map(textWidth)))));
-  const W = spec.width ?? 500 + right;
-  const H = spec.height ?? Math.max(380, 60 + 18 * labels.length);
+  const W = spec.width ?? 816 + right;
+  const H = spec.height ?? Math.max(420, 60 + 18 * labels.length);
   const left = 56, top = spec.title ? 34 : 16, bottom = 48;
   const plotW = W - left - right, plotH = H - top - bottom;
 
@@ -76,7 +84,7 @@ export function lineChartSvg(spec: LineChartSpec): string {
 
   const parts: string[] = [];
   parts.push(
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" font-family="sans-serif" aria-label="${escapeHtml(spec.title ?? spec.yLabel)}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" font-family="sans-serif"${spec.className ? ` class="${escapeHtml(spec.className)}"` : ''} aria-label="${escapeHtml(spec.ariaLabel ?? spec.title ?? spec.yLabel)}">`,
   );
   parts.push(`<rect x="0" y="0" width="${W}" height="${H}" fill="#fff"/>`);
   if (spec.title) parts.push(`<text x="${left + plotW / 2}" y="20" text-anchor="middle" font-size="14" font-weight="bold">${escapeHtml(spec.title)}</text>`);
@@ -84,9 +92,9 @@ export function lineChartSvg(spec: LineChartSpec): string {
   const tickStep = niceStep((yMax - yMin) / 5);
   for (let v = Math.ceil(yMin / tickStep - 1e-9) * tickStep; v <= yMax + 1e-9; v += tickStep) {
     parts.push(`<line x1="${left}" x2="${left + plotW}" y1="${px(y(v))}" y2="${px(y(v))}" stroke="#eee"/>`);
-    parts.push(`<text x="${left - 6}" y="${px(y(v) + 4)}" text-anchor="end" font-size="11">${fmt(Number(v.toFixed(4)))}</text>`);
+    parts.push(`<text class="y-tick" x="${left - 6}" y="${px(y(v) + 4)}" text-anchor="end" font-size="11">${fmt(Number(v.toFixed(4)))}</text>`);
   }
-  for (const v of xs) parts.push(`<text x="${px(x(v))}" y="${top + plotH + 18}" text-anchor="middle" font-size="11">${fmt(v)}</text>`);
+  for (const v of xs) parts.push(`<text class="x-tick" x="${px(x(v))}" y="${top + plotH + 18}" text-anchor="middle" font-size="11">${fmt(v)}</text>`);
   parts.push(`<text x="${left + plotW / 2}" y="${H - 8}" text-anchor="middle" font-size="12">${escapeHtml(spec.xLabel)}</text>`);
   parts.push(
     `<text x="14" y="${top + plotH / 2}" text-anchor="middle" font-size="12" transform="rotate(-90 14 ${top + plotH / 2})">${escapeHtml(spec.yLabel)}</text>`,
@@ -106,7 +114,7 @@ export function lineChartSvg(spec: LineChartSpec): string {
   references.forEach((ref, i) => {
     const color = i === 0 ? '#555' : PALETTE[(series.length + i) % PALETTE.length]!;
     if (ref.lo != null && ref.hi != null) {
-      parts.push(`<rect x="${left}" width="${plotW}" y="${px(y(ref.hi))}" height="${px(Math.max(0.5, y(ref.lo) - y(ref.hi)))}" fill="${color}" opacity="0.10"/>`);
+      parts.push(`<rect class="ci-band reference" x="${left}" width="${plotW}" y="${px(y(ref.hi))}" height="${px(Math.max(0.5, y(ref.lo) - y(ref.hi)))}" fill="${color}" opacity="0.10"/>`);
     }
     parts.push(
       `<line class="reference-line" x1="${left}" x2="${left + plotW}" y1="${px(y(ref.y))}" y2="${px(y(ref.y))}" stroke="${color}" stroke-width="2" stroke-dasharray="5 4"><title>${escapeHtml(`${ref.label}: ${fmt(ref.y)}`)}</title></line>`,
@@ -152,7 +160,7 @@ function fitText(text: string, width: number): string {
 }
 
 /** 1, 2 or 5 × a power of ten, at least `raw`: tick steps people read easily. */
-function niceStep(raw: number): number {
+export function niceStep(raw: number): number {
   const power = 10 ** Math.floor(Math.log10(raw || 1));
   return [1, 2, 5, 10].map((m) => m * power).find((step) => step >= raw - 1e-12) ?? 10 * power;
 }

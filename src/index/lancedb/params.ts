@@ -1,0 +1,39 @@
+import { z } from 'zod';
+
+/**
+ * Settings of a `lancedb` index (recorded in its manifest). The table holds one row per chunk —
+ * label, id, docId, parentId, title, text, meta (JSON) and the vector — so chunks and vectors live in
+ * one LanceDB table on disk (or in an object store), never all in memory.
+ */
+export const LanceDbParamsSchema = z.object({
+  /**
+   * LanceDB URI of the database: a local folder, relative to the index directory when relative
+   * (default `lancedb`, inside it), or an object-store URI (`s3://bucket/path`, `gs://…`, `az://…`).
+   */
+  uri: z.string().min(1),
+  table: z.string().regex(/^[\w.-]+$/),
+  /** Distance the vectors are compared with: dot on L2-normalised vectors, cosine otherwise. */
+  distance: z.enum(['dot', 'cosine']),
+  /**
+   * Vector index built after the rows are stored: `ivf-pq` (IVF partitions, product-quantised codes,
+   * re-ranked with the stored vectors) for large tables; `none` = exact search over every row.
+   */
+  vectorIndex: z.enum(['ivf-pq', 'none']),
+  /** With `ivf-pq`: partitions (default √rows) and PQ sub-vectors (default dimension / 16, else / 8). */
+  numPartitions: z.number().int().positive().optional(),
+  numSubVectors: z.number().int().positive().optional(),
+  /** Default query settings: partitions probed and the refine factor (k × factor PQ candidates re-scored exactly). */
+  nprobes: z.number().int().positive(),
+  refineFactor: z.number().int().positive(),
+});
+export type LanceDbParams = z.infer<typeof LanceDbParamsSchema>;
+
+/** At or above this many rows `vectorIndex: auto` builds IVF-PQ; below it, exact search is fast enough. */
+export const LANCEDB_IVF_PQ_MIN_ROWS = 50_000;
+
+export const DEFAULT_LANCEDB = {
+  uri: 'lancedb',
+  table: 'chunks',
+  nprobes: 32,
+  refineFactor: 10,
+} as const;

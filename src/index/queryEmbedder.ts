@@ -1,0 +1,38 @@
+import type { TextEmbedder } from '../embedding/types.js';
+import { InputError } from '../errors.js';
+import { assertSameIdentity, embedderFromSpec } from './indexEmbedder.js';
+import type { ComponentSpec, IndexManifest } from './manifest.js';
+
+export interface QueryEmbedder {
+  embedder: TextEmbedder;
+  /** Disposes the embedder when it was created here (not when it was given). */
+  release(): Promise<void>;
+}
+
+/**
+ * The query embedder of an index opened without `openIndex` (lancedb, LangChain stores): the given
+ * instance or spec, else the manifest's spec re-created; refused when its identity differs from the index's.
+ */
+export async function queryEmbedderFor(dir: string, manifest: IndexManifest, given?: TextEmbedder | ComponentSpec): Promise<QueryEmbedder> {
+  const recorded = manifest.embedder;
+  if (!recorded) throw new InputError(`${dir}: a ${manifest.kind} index has no embedder`);
+  const isInstance = given !== undefined && typeof (given as TextEmbedder).embedQuery === 'function';
+  let embedder: TextEmbedder;
+  if (isInstance) {
+    embedder = given as TextEmbedder;
+  } else {
+    const spec = (given as ComponentSpec | undefined) ?? recorded.spec;
+    if (!spec) throw new InputError(`${dir}: the index was built with an embedder given in code; pass one to open it`);
+    embedder = await embedderFromSpec(spec);
+  }
+  const release = async () => {
+    if (!isInstance) await embedder.dispose();
+  };
+  try {
+    assertSameIdentity(dir, recorded.identity, await embedder.identity());
+  } catch (error) {
+    await release();
+    throw error;
+  }
+  return { embedder, release };
+}

@@ -1,0 +1,84 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
+
+/** The whole demo (`npm run demo`: 14 questions × closed-book and rag@{10,20,50,100} = 70 answers), built in a temp dir. */
+function demoConfigIn(dir: string): string {
+  const config = parse(readFileSync(join(REPO_ROOT, 'experiments/demo.yaml'), 'utf8'));
+  config.output = join(dir, 'runs');
+  config.prepare.fixtureModel.out = join(dir, 'model');
+  config.prepare.corpora[0].out = join(dir, 'corpus');
+  config.prepare.indexes[0].out = join(dir, 'index');
+  config.prepare.indexes[0].corpus = join(dir, 'corpus');
+  config.prepare.indexes[0].embedder.model = join(dir, 'model');
+  config.retrieval.retriever.index = join(dir, 'index');
+  const file = join(dir, 'demo.yaml');
+  writeFileSync(file, stringify(config));
+  return file;
+}
+
+/** Whether `step` is 1, 2 or 5 times a power of ten. */
+function isRoundStep(step: number): boolean {
+  const power = 10 ** Math.floor(Math.log10(step));
+  return [1, 2, 5, 10].some((m) => Math.abs(step - m * power) < 1e-9 * power);
+}
+
+describe('the demo report (70 answers)', () => {
+  let dir: string;
+  let result: CliResult;
+  let html: string;
+  let bytes: number;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'hisrag-demo-report-'));
+    result = await runCli(['run', demoConfigIn(dir), '--run-id', 'full', '--no-progress']);
+    const path = join(dir, 'runs', 'full', 'report.html');
+    html = readFileSync(path, 'utf8');
+    bytes = statSync(path).size;
+  }, 240_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('is under 300 KB', () => {
+    expect(result.code).toBe(0);
+    expect(readFileSync(join(dir, 'runs', 'full', 'items.jsonl'), 'utf8').trim().split('\n')).toHaveLength(70);
+    expect(bytes).toBeLessThan(300 * 1024);
+  });
+
+  it("reads its chart's y axis in round numbers, evenly spaced, and its x axis in the depths", () => {
+    const svg = /<svg[^>]*class="depth-chart"[\s\S]*?<\/svg>/.exec(html)?.[0];
+    expect(svg).toBeDefined();
+    const ticks = [...svg!.matchAll(/class="y-tick"[^>]*>([^<]+)</g)].map((m) => Number(m[1]));
+    expect(ticks.length).toBeGreaterThanOrEqual(3);
+    const step = ticks[1]! - ticks[0]!;
+    expect(isRoundStep(step), `tick step ${step} (${ticks.join(', ')})`).toBe(true);
+    ticks.forEach((tick, i) => {
+      expect(tick % step).toBe(0);
+      if (i > 0) expect(tick - ticks[i - 1]!).toBeCloseTo(step, 9);
+    });
+    expect([...svg!.matchAll(/class="x-tick"[^>]*>([^<]+)</g)].map((m) => m[1])).toEqual(['10', '20', '50', '100']);
+    expect(Number(/<svg[^>]*width="(\d+)"/.exec(svg!)![1])).toBeGreaterThanOrEqual(900);
+  });
+
+  it('stores each retrieved passage once, and answers link to it', () => {
+    const passages = [...html.matchAll(/<div class="chunk" id="p(\d+)">/g)].map((m) => Number(m[1]));
+    expect(passages.length).toBeGreaterThan(20);
+    expect(new Set(passages).size).toBe(passages.length);
+    const records = readFileSync(join(dir, 'runs', 'full', 'items.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const text: string = records.find((r: { k: number | null }) => r.k === 10).retrieved[0].text;
+    expect(html.split(text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;')).length - 1).toBe(1);
+    const links = new Set([...html.matchAll(/href="#p(\d+)"/g)].map((m) => Number(m[1])));
+    expect([...links].every((n) => passages.includes(n))).toBe(true);
+  });
+
+  it('keeps judge bookkeeping out of "Text metrics", and tables from wrapping', () => {
+    const textMetrics = /<table class="text-metrics">[\s\S]*?<\/table>/.exec(html)?.[0];
+    expect(textMetrics).toBeDefined();
+    expect(textMetrics).toContain('<th>rougeL</th>');
+    expect(textMetrics).not.toMatch(/judge/i);
+    expect(html).toMatch(/td,th\{[^}]*white-space:nowrap/);
+    expect(html).toContain('<div class="scroll"><table class="conditions">');
+  });
+});
