@@ -1,3 +1,4 @@
+import pRetry from 'p-retry';
 import { EndpointUnavailableError } from './endpointHealth.js';
 import { EmptyCompletionError, GenerationError, MalformedResponseError, type GenerationFailureReason } from './generationError.js';
 
@@ -122,8 +123,9 @@ export interface RetryHooks {
 
 /**
  * Runs `attempt` until it succeeds, a failure is not retryable, or retries run out; then throws
- * a GenerationError carrying the reason. Hand-written rather than p-retry because the delay of
- * each retry depends on the failure (a server's Retry-After), and tests inject the sleep.
+ * a GenerationError carrying the reason and the last failure. p-retry runs the attempts; the wait
+ * before each retry is chosen here (`onFailedAttempt`), because it depends on the failure — a
+ * server's Retry-After, else exponential backoff with jitter — and tests inject the sleep.
  */
 export async function withRetries<T>(
   attempt: () => Promise<T>,
@@ -134,30 +136,54 @@ export async function withRetries<T>(
   const wait = hooks.sleep ?? sleep;
   const random = hooks.random ?? Math.random;
   const redact = hooks.redact ?? ((text: string) => text);
-  for (let n = 1; ; n++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      const failure = classifyFailure(error);
-      const message = redact(describeFailure(error));
-      if (!failure.retryable || n > policy.retries || signal?.aborted) {
-        const why = failure.retryable && n > policy.retries ? ` (gave up after ${n} attempts)` : '';
-        throw new GenerationError(`${failure.reason}${failure.status ? ` ${failure.status}` : ''}: ${message}${why}`, {
-          reason: signal?.aborted ? 'aborted' : failure.reason,
-          attempts: n,
-          status: failure.status,
-        });
-      }
-      const delayMs =
-        failure.retryAfterMs !== undefined
-          ? Math.min(failure.retryAfterMs, policy.maxRetryAfterMs)
-          : backoffDelay(n, policy, random);
-      hooks.onRetry?.({ attempt: n, delayMs, failure, error });
-      try {
-        await wait(delayMs, signal);
-      } catch {
-        throw new GenerationError(`aborted while waiting to retry: ${message}`, { reason: 'aborted', attempts: n });
-      }
-    }
+  let attempts = 0;
+  let last: unknown;
+  try {
+    return await pRetry(
+      async () => {
+        attempts++;
+        try {
+          return await attempt();
+        } catch (error) {
+          last = error;
+          throw error;
+        }
+      },
+      {
+        retries: policy.retries,
+        // No delay of p-retry's own: onFailedAttempt waits as long as this failure asks.
+        minTimeout: 0,
+        maxTimeout: 0,
+        randomize: false,
+        shouldRetry: (error) => classifyFailure(error).retryable && !signal?.aborted,
+        onFailedAttempt: async (error) => {
+          const failure = classifyFailure(error);
+          if (!failure.retryable || error.retriesLeft <= 0 || signal?.aborted) return;
+          const delayMs =
+            failure.retryAfterMs !== undefined
+              ? Math.min(failure.retryAfterMs, policy.maxRetryAfterMs)
+              : backoffDelay(error.attemptNumber, policy, random);
+          hooks.onRetry?.({ attempt: error.attemptNumber, delayMs, failure, error });
+          try {
+            await wait(delayMs, signal);
+          } catch {
+            throw new GenerationError(`aborted while waiting to retry: ${redact(describeFailure(error))}`, { reason: 'aborted', attempts });
+          }
+        },
+      },
+    );
+  } catch (caught) {
+    if (caught instanceof GenerationError) throw caught;
+    // p-retry throws the most frequent error when retries run out; the last one says most.
+    const error = last ?? caught;
+    const failure = classifyFailure(error);
+    const message = redact(describeFailure(error));
+    const exhausted = failure.retryable && !signal?.aborted;
+    const why = exhausted ? ` (gave up after ${attempts} attempts)` : '';
+    throw new GenerationError(`${failure.reason}${failure.status ? ` ${failure.status}` : ''}: ${message}${why}`, {
+      reason: signal?.aborted ? 'aborted' : failure.reason,
+      attempts,
+      status: failure.status,
+    });
   }
 }
