@@ -208,7 +208,7 @@ describe('lancedb index', () => {
         child.on('close', () => clearInterval(poll));
       },
     });
-    expect(interrupted.code).toBe(2);
+    expect(interrupted.code).toBe(130);
     expect(interrupted.stderr).toMatch(/--resume/);
     const partial = await readIndexManifest(out);
     expect(partial?.complete).toBe(false);
