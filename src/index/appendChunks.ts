@@ -5,7 +5,7 @@ import { InputError } from '../errors.js';
 import { buildBm25 } from './bm25/bm25Index.js';
 import { ChunkStore } from './chunkStore.js';
 import { catchUpGraph, loadHnswGraph, saveHnswGraph } from './hnswGraph.js';
-import { assertSameIdentity, embedderFromSpec } from './indexEmbedder.js';
+import { assertSameEmbedder, embedderFromSpec } from './indexEmbedder.js';
 import { CHUNK_STORE_FILE, HNSW_FILE, requireCompleteIndexManifest, writeIndexManifest, type IndexManifest } from './manifest.js';
 import { passageText } from './passageText.js';
 
@@ -37,7 +37,7 @@ export async function appendChunks(dir: string, chunks: Chunk[], options: Append
         embedder = await embedderFromSpec(recorded.spec);
       }
       try {
-        assertSameIdentity(dir, recorded.identity, await embedder.identity());
+        await assertSameEmbedder(dir, recorded, embedder);
         raw = await embedder.embedDocuments(chunks.map((chunk) => passageText(chunk, recorded.passage)));
       } finally {
         if (owns) await embedder.dispose();

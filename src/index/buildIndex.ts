@@ -76,6 +76,7 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
   }
   try {
     const identity = embedder && dense ? await embedder.identity() : undefined;
+    const fingerprint = embedder && dense ? await embedder.fingerprint?.() : undefined;
     const space = identity?.normalize ? 'ip' : 'cosine';
     const hnsw: HnswParams | undefined =
       options.retriever === 'hnsw'
@@ -95,7 +96,9 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
       kind: options.retriever,
       complete: false,
       corpus: { dir: corpus.dir, name: corpus.name, contentHash: corpus.manifest.contentHash },
-      ...(identity && { embedder: { identity, ...(options.embedder && { spec: options.embedder }), space, passage } }),
+      ...(identity && {
+        embedder: { identity, ...(fingerprint && { fingerprint }), ...(options.embedder && { spec: options.embedder }), space, passage },
+      }),
       ...(hnsw && { hnsw }),
       ...(bm25 && { bm25 }),
       counts: { chunks: 0, documents: 0, vectors: 0, terms: 0 },
@@ -159,7 +162,7 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
 /** The settings that must agree between an interrupted build and its resumption. */
 function buildSettings(manifest: IndexManifest): unknown {
   const { kind, corpus, embedder, hnsw, bm25 } = manifest;
-  return { kind, contentHash: corpus.contentHash, identity: embedder?.identity, space: embedder?.space, passage: embedder?.passage, hnsw, bm25 };
+  return { kind, contentHash: corpus.contentHash, identity: embedder?.identity, fingerprint: embedder?.fingerprint, space: embedder?.space, passage: embedder?.passage, hnsw, bm25 };
 }
 
 async function prepareOutDir(out: string, planned: IndexManifest, resume: boolean): Promise<void> {
@@ -180,7 +183,14 @@ async function prepareOutDir(out: string, planned: IndexManifest, resume: boolea
   const before = JSON.stringify(buildSettings(existing));
   const now = JSON.stringify(buildSettings(planned));
   if (before !== now) {
-    if (existing.embedder && planned.embedder) assertSameIdentity(out, existing.embedder.identity, planned.embedder.identity);
+    if (existing.embedder && planned.embedder) {
+      assertSameIdentity(out, existing.embedder.identity, planned.embedder.identity);
+      if (existing.embedder.fingerprint !== planned.embedder.fingerprint) {
+        throw new InputError(
+          `${out}: --resume with other model files than the interrupted build (model fingerprint was ${existing.embedder.fingerprint}, now ${planned.embedder.fingerprint})`,
+        );
+      }
+    }
     throw new InputError(`${out}: --resume with different settings than the interrupted build (was ${before}, now ${now})`);
   }
   if (!existing.complete) await rm(join(out, HNSW_FILE), { force: true });

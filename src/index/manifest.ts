@@ -50,6 +50,11 @@ export const IndexManifestSchema = z.object({
   embedder: z
     .object({
       identity: EmbedderIdentitySchema,
+      /**
+       * What identifies the model's weights (`sha256:…` of a local model's files, `openai:<model>:<dim>` for a
+       * served one): a query embedder with another fingerprint is refused. Absent in indexes built before it existed.
+       */
+      fingerprint: z.string().optional(),
       /** Registry spec to re-create the embedder at query time; absent when built with an injected embedder. */
       spec: ComponentSpecSchema.optional(),
       /** Similarity of the stored vectors: dot product on unit vectors, or cosine. */

@@ -5,7 +5,7 @@ import { Bm25Searcher } from './bm25/bm25Index.js';
 import { ChunkStore } from './chunkStore.js';
 import { ExactSearch } from './exactSearch.js';
 import { catchUpGraph, loadHnswGraph, type HnswGraph } from './hnswGraph.js';
-import { assertSameIdentity, embedderFromSpec } from './indexEmbedder.js';
+import { assertSameEmbedder, embedderFromSpec } from './indexEmbedder.js';
 import { CHUNK_STORE_FILE, HNSW_FILE, requireCompleteIndexManifest, type ComponentSpec, type IndexManifest } from './manifest.js';
 
 export interface OpenIndexOptions {
@@ -34,7 +34,8 @@ function isEmbedder(value: TextEmbedder | ComponentSpec): value is TextEmbedder 
 
 /**
  * Opens an index directory. An embedder whose identity (model, dimension, pooling, normalisation,
- * query prefix) differs from the manifest's is refused with an InputError naming the differences.
+ * query prefix) differs from the manifest's is refused with an InputError naming the differences, and
+ * so is one whose model files have another fingerprint (regenerated or swapped weights at the same path).
  */
 export async function openIndex(dir: string, options: OpenIndexOptions = {}): Promise<OpenedIndex> {
   const manifest = await requireCompleteIndexManifest(dir);
@@ -58,7 +59,7 @@ export async function openIndex(dir: string, options: OpenIndexOptions = {}): Pr
         instance = await embedderFromSpec(spec);
         ownsEmbedder = true;
       }
-      assertSameIdentity(dir, recorded.identity, await instance.identity());
+      await assertSameEmbedder(dir, recorded, instance);
       return instance;
     })());
 
