@@ -9,7 +9,7 @@ import { createProgress, type ProgressOptions } from '../progress/progress.js';
 import { buildBm25 } from './bm25/bm25Index.js';
 import { ChunkStore } from './chunkStore.js';
 import { openCorpusInput } from './corpusInput.js';
-import { createHnswGraph, saveHnswGraph } from './hnswGraph.js';
+import { createHnswGraph, saveHnswGraph, type HnswGraph } from './hnswGraph.js';
 import { assertSameIdentity, embedderFromSpec } from './indexEmbedder.js';
 import {
   CHUNK_STORE_FILE,
@@ -24,6 +24,8 @@ import {
   type IndexManifest,
 } from './manifest.js';
 import { passageText } from './passageText.js';
+import { ExactSearch } from './exactSearch.js';
+import { tuneEfSearch, type TuneOptions } from './tuneEfSearch.js';
 
 /** hisrag's version, recorded in index manifests. */
 export const TOOL_VERSION = VERSION;
@@ -53,15 +55,21 @@ export interface BuildIndexOptions {
   /** Called after each stored batch with the number of chunks now stored (lets tests interrupt a build). */
   onBatchStored?: (stored: number) => void | Promise<void>;
   progress?: Pick<ProgressOptions, 'silent' | 'plain' | 'stream'>;
+  /** efSearch tuning at build time (hnsw): recall@k target on a held-out sample; ignored when `efSearch` is given (then only measured). */
+  tune?: Pick<TuneOptions, 'k' | 'target' | 'sample'>;
+  /** Called as each phase starts (tests check that the embedder is released before the graph phase). */
+  onPhase?: (phase: 'store' | 'graph' | 'tune' | 'bm25') => void | Promise<void>;
 }
 
 /**
  * Builds an index directory from a corpus directory:
  *   1. chunks (and, for dense kinds, their embeddings) are appended to `chunks.sqlite` one batch per
  *      transaction — the checkpoint: `--resume` skips the chunks already stored, embedding nothing twice;
- *   2. hnsw: the graph is built from the stored vectors and written atomically to `hnsw.bin`;
+ *   2. the embedder (and its worker processes) is released, so model and graph never occupy memory together;
+ *   3. hnsw: the graph is built from the stored vectors and written atomically to `hnsw.bin`, then the
+ *      smallest efSearch reaching the target recall@k against exact search is measured and recorded;
  *      bm25: the inverted index is built from the stored chunks;
- *   3. `manifest.json` is rewritten with `complete: true` — only now is the index usable.
+ *   4. `manifest.json` is rewritten with `complete: true` — only now is the index usable.
  */
 export async function buildIndex(options: BuildIndexOptions): Promise<IndexManifest> {
   const started = Date.now();
@@ -117,6 +125,7 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
     try {
       const timings: Record<string, number> = {};
       let phase = Date.now();
+      await options.onPhase?.('store');
       await storeChunks(store, corpus.chunks(), corpus.chunksPath, corpus.manifest.counts.chunksWritten, {
         embedder: dense ? embedder : undefined,
         dimension: identity?.dimension,
@@ -127,14 +136,32 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
         progress: options.progress,
       });
       timings.storeSeconds = (Date.now() - phase) / 1000;
+      // Every vector is stored: the model is not needed any more, and must not share memory with the graph.
+      if (ownsEmbedder) {
+        const loaded = embedder;
+        embedder = undefined;
+        await loaded?.dispose();
+      }
 
       phase = Date.now();
       let terms = 0;
       if (hnsw && identity) {
-        await buildGraph(store, identity.dimension, hnsw, join(options.out, HNSW_FILE), options);
+        await options.onPhase?.('graph');
+        const graph = await buildGraph(store, identity.dimension, hnsw, join(options.out, HNSW_FILE), options);
         timings.hnswSeconds = (Date.now() - phase) / 1000;
+        phase = Date.now();
+        await options.onPhase?.('tune');
+        const exact = new ExactSearch(store, identity.dimension, space);
+        try {
+          const tuning = await tuneEfSearch(graph, exact, store, { ...options.tune, ...(options.efSearch !== undefined && { fixed: options.efSearch }) });
+          manifest = { ...manifest, hnsw: { ...hnsw, efSearch: tuning.efSearch, tuning } };
+        } finally {
+          await exact.close();
+        }
+        timings.tuneSeconds = (Date.now() - phase) / 1000;
       }
       if (bm25) {
+        await options.onPhase?.('bm25');
         const progress = createProgress({ label: 'bm25', total: store.count(), unit: 'chunks', ...options.progress });
         terms = buildBm25(store, bm25, () => progress.tick()).terms;
         progress.stop();
@@ -251,7 +278,7 @@ async function storeChunks(
 }
 
 /** Builds the HNSW graph from the stored vectors (no re-embedding) and writes it atomically. */
-async function buildGraph(store: ChunkStore, dimension: number, params: HnswParams, path: string, options: BuildIndexOptions): Promise<void> {
+async function buildGraph(store: ChunkStore, dimension: number, params: HnswParams, path: string, options: BuildIndexOptions): Promise<HnswGraph> {
   const count = store.countVectors();
   const graph = createHnswGraph(dimension, params, count);
   const progress = createProgress({ label: 'hnsw', total: count, unit: 'vectors', ...options.progress });
@@ -266,4 +293,5 @@ async function buildGraph(store: ChunkStore, dimension: number, params: HnswPara
   progress.tick(added % 1000);
   progress.stop();
   await saveHnswGraph(graph, path);
+  return graph;
 }

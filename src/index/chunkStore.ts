@@ -70,6 +70,8 @@ export class ChunkStore {
       countVectors: hasVectors ? this.db.prepare('SELECT COALESCE(MAX(label) + 1, 0) AS n FROM vectors') : undefined,
       countDocs: this.db.prepare('SELECT COUNT(DISTINCT doc_id) AS n FROM chunks'),
       byLabel: this.db.prepare('SELECT * FROM chunks WHERE label = ?'),
+      // One round trip for a whole hit list: the labels travel as one JSON array (any length, one prepared statement).
+      byLabelList: this.db.prepare('SELECT c.* FROM json_each(?) AS j JOIN chunks AS c ON c.label = j.value'),
       byId: this.db.prepare('SELECT * FROM chunks WHERE id = ?'),
       labelsOfDoc: hasParent
         ? this.db
@@ -78,6 +80,7 @@ export class ChunkStore {
         : this.db.prepare('SELECT label FROM chunks WHERE doc_id = @id ORDER BY label').pluck(),
       vector: hasVectors ? this.db.prepare('SELECT vec FROM vectors WHERE label = ?').pluck() : undefined,
       allVectors: hasVectors ? this.db.prepare('SELECT label, vec FROM vectors ORDER BY label').raw() : undefined,
+      vectorRange: hasVectors ? this.db.prepare('SELECT label, vec FROM vectors WHERE label >= ? AND label < ? ORDER BY label').raw() : undefined,
       allChunks: this.db.prepare('SELECT * FROM chunks ORDER BY label'),
     };
   }
@@ -128,9 +131,14 @@ export class ChunkStore {
     return row && rowToChunk(row);
   }
 
+  /** The chunks of `labels`, in that order (one query for the whole list; a repeated label is read once). */
   byLabels(labels: number[]): LabelledChunk[] {
+    if (labels.length === 0) return [];
+    const rows = this.statements.byLabelList.all(JSON.stringify(labels)) as ChunkRow[];
+    const byLabel = new Map<number, LabelledChunk>();
+    for (const row of rows) if (!byLabel.has(row.label)) byLabel.set(row.label, rowToChunk(row));
     return labels.map((label) => {
-      const chunk = this.byLabel(label);
+      const chunk = byLabel.get(label);
       if (!chunk) throw new DataFileError(`${this.path}: no chunk with label ${label}`);
       return chunk;
     });
@@ -161,6 +169,23 @@ export class ChunkStore {
     for (const [label, blob] of this.statements.allVectors.iterate() as Iterable<[number, Buffer]>) {
       yield [label, blobToVector(blob)];
     }
+  }
+
+  /**
+   * Copies the vectors of labels `start .. start+rows-1` into `out` (row-major, `dimension` floats a row):
+   * one range read, for block-wise exact search. Throws when a label in the range has no vector.
+   */
+  readVectorBlock(start: number, rows: number, dimension: number, out: Float32Array): void {
+    if (!this.statements.vectorRange) throw new DataFileError(`${this.path}: the store holds no vectors`);
+    let expected = start;
+    for (const [label, blob] of this.statements.vectorRange.iterate(start, start + rows) as Iterable<[number, Buffer]>) {
+      if (label !== expected) throw new DataFileError(`${this.path}: no vector for label ${expected}`);
+      const vector = blobToVector(blob);
+      if (vector.length !== dimension) throw new DataFileError(`${this.path}: vector ${label} has ${vector.length} dimensions, expected ${dimension}`);
+      out.set(vector, (label - start) * dimension);
+      expected++;
+    }
+    if (expected !== start + rows) throw new DataFileError(`${this.path}: no vector for label ${expected}`);
   }
 
   /** Streams chunks in label order (constant memory). */

@@ -2,6 +2,7 @@ import hnswlib from 'hnswlib-node';
 import { rename, rm } from 'node:fs/promises';
 import type { ChunkStore } from './chunkStore.js';
 import type { HnswParams } from './manifest.js';
+import type { Scored } from './topK.js';
 
 const { HierarchicalNSW } = hnswlib;
 export type HnswGraph = InstanceType<typeof HierarchicalNSW>;
@@ -41,6 +42,17 @@ export async function saveHnswGraph(graph: HnswGraph, path: string): Promise<voi
 /** hnswlib distances → similarity scores: 1 − distance is the dot product ('ip') or cosine ('cosine'). */
 export function distanceToScore(distance: number): number {
   return 1 - distance;
+}
+
+/** The graph's best `k` for one query at search breadth `efSearch` (at least k), best first; ties by smaller label. */
+export function searchGraph(graph: HnswGraph, vector: number[], k: number, efSearch: number): Scored[] {
+  const n = Math.min(k, graph.getCurrentCount());
+  if (n <= 0) return [];
+  graph.setEf(Math.max(efSearch, n));
+  const { neighbors, distances } = graph.searchKnn(vector, n);
+  return neighbors
+    .map((label, i) => ({ label, score: distanceToScore(distances[i]!) }))
+    .sort((a, b) => b.score - a.score || a.label - b.label);
 }
 
 /**

@@ -18,14 +18,35 @@ export type IndexKind = z.infer<typeof IndexKindSchema>;
 export const ComponentSpecSchema = z.object({ name: z.string().min(1) }).catchall(z.unknown());
 export type ComponentSpec = z.infer<typeof ComponentSpecSchema>;
 
+/** How `efSearch` was chosen: recall@k against exact search on a held-out sample of the index's own vectors. */
+export const EfTuningSchema = z.object({
+  /** The efSearch chosen (also `hnsw.efSearch`). */
+  efSearch: z.number().int().positive(),
+  k: z.number().int().positive(),
+  /** Recall@k the smallest efSearch had to reach. */
+  target: z.number().min(0).max(1),
+  /** Recall@k measured at the chosen efSearch. */
+  recall: z.number().min(0).max(1),
+  /** False when even the largest efSearch tried stayed below the target, or efSearch was set by hand. */
+  reached: z.boolean(),
+  /** True when efSearch was searched for; false when it was given and only measured. */
+  tuned: z.boolean(),
+  sample: z.number().int().nonnegative(),
+  /** efSearch values tried and their recall, smallest first. */
+  curve: z.array(z.object({ efSearch: z.number().int().positive(), recall: z.number() })),
+  measuredAt: z.string(),
+});
+export type EfTuning = z.infer<typeof EfTuningSchema>;
+
 export const HnswParamsSchema = z.object({
   /** 'ip' on L2-normalised vectors (score = dot product), 'cosine' when the embedder does not normalise. */
   space: z.enum(['ip', 'cosine']),
   M: z.number().int().min(2),
   efConstruction: z.number().int().min(1),
-  /** Default search breadth; a query always uses at least k. */
+  /** Default search breadth; a query always uses at least k. Tuned at build time (see `tuning`). */
   efSearch: z.number().int().min(1),
   randomSeed: z.number().int(),
+  tuning: EfTuningSchema.optional(),
 });
 export type HnswParams = z.infer<typeof HnswParamsSchema>;
 

@@ -22,6 +22,8 @@ export interface OpenedIndex {
   embedder(): Promise<TextEmbedder>;
   /** Embeds a query with the index's embedder (query prefix included). */
   embedQuery(text: string): Promise<number[]>;
+  /** Embeds many queries in one call (the embedder batches them): `embedDocuments(queryPrefix + text)`, what `embedQuery` does one at a time. */
+  embedQueries(texts: string[]): Promise<number[][]>;
   exact(): ExactSearch;
   hnsw(): HnswGraph;
   bm25(): Bm25Searcher;
@@ -74,6 +76,13 @@ export async function openIndex(dir: string, options: OpenIndexOptions = {}): Pr
     async embedQuery(text) {
       return (await embedder()).embedQuery(text);
     },
+    async embedQueries(texts) {
+      if (texts.length === 0) return [];
+      if (texts.length === 1) return [await (await embedder()).embedQuery(texts[0]!)];
+      const instance = await embedder();
+      const { queryPrefix } = await instance.identity();
+      return instance.embedDocuments(texts.map((text) => queryPrefix + text));
+    },
     exact() {
       if (!manifest.embedder) throw new InputError(`${dir}: a ${manifest.kind} index stores no vectors`);
       return (exact ??= new ExactSearch(store, manifest.embedder.identity.dimension, manifest.embedder.space));
@@ -92,6 +101,7 @@ export async function openIndex(dir: string, options: OpenIndexOptions = {}): Pr
       return (bm25 ??= new Bm25Searcher(store, manifest.bm25));
     },
     async close() {
+      await exact?.close();
       store.close();
       if (ownsEmbedder && embedderPromise) await (await embedderPromise.catch(() => undefined))?.dispose();
     },

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmbedder } from '../../src/embedding/registry.js';
+import { z } from 'zod';
+import { createEmbedder, embedders } from '../../src/embedding/registry.js';
 import type { TextEmbedder } from '../../src/embedding/types.js';
 import { InputError } from '../../src/errors.js';
 import { buildIndex } from '../../src/index/buildIndex.js';
@@ -114,6 +115,45 @@ describe('buildIndex / openIndex', () => {
     await expect(
       buildIndex({ corpusDir, out, retriever: 'hnsw', embedder: spec, embedderInstance: embedder, M: 12, resume: true, progress: quiet }),
     ).rejects.toThrow(/different settings/);
+  });
+
+  it('releases the embedder it created before the graph phase starts', async () => {
+    const events: string[] = [];
+    const name = 'disposal-tracking';
+    if (!embedders.names().includes(name)) {
+      embedders.register({
+        name,
+        description: 'the fixture model, logging its disposal (test)',
+        params: z.object({ model: z.string() }),
+        create: async (params) => {
+          const inner = await createEmbedder({ name: 'transformers', model: params.model });
+          return Object.assign(Object.create(inner) as TextEmbedder, {
+            dispose: async () => {
+              events.push('embedder disposed');
+              await inner.dispose();
+            },
+          });
+        },
+      });
+    }
+    await buildIndex({
+      corpusDir, out: join(root, 'released'), retriever: 'hnsw', embedder: { name, model: spec.model }, progress: quiet,
+      onPhase: (phase) => void events.push(`phase ${phase}`),
+    });
+    expect(events).toEqual(['phase store', 'embedder disposed', 'phase graph', 'phase tune']);
+  });
+
+  it('tunes efSearch on a held-out sample and records it with its measured recall; a given efSearch is only measured', async () => {
+    const tuned = await buildIndex({ corpusDir, out: join(root, 'tuned'), retriever: 'hnsw', embedder: spec, embedderInstance: embedder, M: 8, progress: quiet });
+    const tuning = tuned.hnsw!.tuning!;
+    expect(tuning).toMatchObject({ tuned: true, target: 0.99, reached: true });
+    expect(tuned.hnsw!.efSearch).toBe(tuning.efSearch);
+    expect(tuning.recall).toBeGreaterThanOrEqual(0.99);
+    expect(tuning.curve.at(-1)).toEqual({ efSearch: tuning.efSearch, recall: tuning.recall });
+
+    const fixed = await buildIndex({ corpusDir, out: join(root, 'fixed-ef'), retriever: 'hnsw', embedder: spec, embedderInstance: embedder, M: 8, efSearch: 40, progress: quiet });
+    expect(fixed.hnsw!.efSearch).toBe(40);
+    expect(fixed.hnsw!.tuning).toMatchObject({ tuned: false, efSearch: 40 });
   });
 
   it('refuses an incomplete corpus', async () => {

@@ -37,9 +37,9 @@ describe('HNSW against exact search on unit vectors', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('exact search ranks by dot product, best first', () => {
+  it('exact search ranks by dot product, best first', async () => {
     const exact = new ExactSearch(store, DIM, 'ip');
-    const hits = exact.search(queries[0]!, 5);
+    const hits = await exact.nearestOne(queries[0]!, 5);
     const all = [...store.vectors()].map(([label, v]) => ({ label, score: v.reduce((s, x, i) => s + x * queries[0]![i]!, 0) }));
     all.sort((a, b) => b.score - a.score);
     expect(hits.map((h) => h.label)).toEqual(all.slice(0, 5).map((h) => h.label));
@@ -53,7 +53,7 @@ describe('HNSW against exact search on unit vectors', () => {
     const loaded = loadHnswGraph(join(dir, 'hnsw.bin'), DIM, params);
     expect(loaded.getCurrentCount()).toBe(N);
     const exact = new ExactSearch(store, DIM, 'ip');
-    const truth = exact.searchMany(queries, 10);
+    const truth = await exact.nearest(queries, 10);
     let found = 0;
     queries.forEach((query, q) => {
       const { neighbors, distances } = loaded.searchKnn(Array.from(query), 10);

@@ -1,0 +1,81 @@
+import { uniformInt } from 'pure-rand/distribution/uniformInt';
+import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
+import type { ChunkStore } from './chunkStore.js';
+import type { ExactSearch } from './exactSearch.js';
+import { searchGraph, type HnswGraph } from './hnswGraph.js';
+import type { EfTuning } from './manifest.js';
+
+export const DEFAULT_TUNING = { k: 100, target: 0.99, sample: 200, seed: 1, maxEfSearch: 8192 } as const;
+
+export interface TuneOptions {
+  /** Depth whose recall must reach the target (the deepest k experiments use). */
+  k?: number;
+  target?: number;
+  /** Held-out queries drawn from the index's own vectors. */
+  sample?: number;
+  seed?: number;
+  maxEfSearch?: number;
+  /** Measure this efSearch only (a value set by hand) instead of searching for the smallest. */
+  fixed?: number;
+}
+
+/**
+ * Chooses the smallest efSearch whose recall@k against exact search reaches `target`, measured on a
+ * held-out sample of the index's own vectors: each sampled vector is a query and is excluded from both
+ * the graph's results (marked deleted while measuring, still a routing node) and the exact top-k, so a
+ * query never finds itself. efSearch values are tried from k upwards in steps of 25 %.
+ */
+export async function tuneEfSearch(graph: HnswGraph, exact: ExactSearch, store: ChunkStore, options: TuneOptions = {}): Promise<EfTuning> {
+  const target = options.target ?? DEFAULT_TUNING.target;
+  const n = graph.getCurrentCount();
+  const sampleSize = Math.min(options.sample ?? DEFAULT_TUNING.sample, Math.max(0, n - 1));
+  const k = Math.max(1, Math.min(options.k ?? DEFAULT_TUNING.k, n - sampleSize));
+  const labels = drawLabels(n, sampleSize, options.seed ?? DEFAULT_TUNING.seed);
+  const held = new Set(labels);
+  const queries = labels.map((label) => store.vector(label)!);
+  const truth = (await exact.nearest(queries, k, { exclude: held })).map((hits) => new Set(hits.map((hit) => hit.label)));
+  const queryArrays = queries.map((q) => Array.from(q));
+
+  for (const label of labels) graph.markDelete(label);
+  const curve: EfTuning['curve'] = [];
+  try {
+    const measure = (efSearch: number) => {
+      let sum = 0;
+      queryArrays.forEach((query, i) => {
+        const expected = truth[i]!;
+        if (expected.size === 0) return;
+        const found = searchGraph(graph, query, k, efSearch);
+        sum += found.filter((hit) => expected.has(hit.label)).length / expected.size;
+      });
+      const recall = queryArrays.length > 0 ? sum / queryArrays.length : 1;
+      curve.push({ efSearch, recall });
+      return recall;
+    };
+    if (options.fixed !== undefined) {
+      const recall = measure(options.fixed);
+      return result(options.fixed, recall, recall >= target, false);
+    }
+    const maxEf = Math.max(k, Math.min(options.maxEfSearch ?? DEFAULT_TUNING.maxEfSearch, n));
+    let efSearch = k;
+    for (;;) {
+      const recall = measure(efSearch);
+      if (recall >= target) return result(efSearch, recall, true, true);
+      if (efSearch >= maxEf) return result(efSearch, recall, false, true);
+      efSearch = Math.min(maxEf, Math.ceil(efSearch * 1.25));
+    }
+  } finally {
+    for (const label of labels) graph.unmarkDelete(label);
+  }
+
+  function result(efSearch: number, recall: number, reached: boolean, tuned: boolean): EfTuning {
+    return { efSearch, k, target, recall, reached, tuned, sample: sampleSize, curve, measuredAt: new Date().toISOString() };
+  }
+}
+
+/** `count` distinct labels of [0, n), seeded. */
+function drawLabels(n: number, count: number, seed: number): number[] {
+  const rng = xoroshiro128plus(seed);
+  const chosen = new Set<number>();
+  while (chosen.size < count) chosen.add(uniformInt(rng, 0, n - 1));
+  return [...chosen].sort((a, b) => a - b);
+}
