@@ -1,11 +1,11 @@
 import { uniformInt } from 'pure-rand/distribution/uniformInt';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import type { ChunkStore } from './chunkStore.js';
+import { DEFAULT_TUNING } from './defaults.js';
 import type { ExactSearch } from './exactSearch.js';
 import { searchGraph, type HnswGraph } from './hnswGraph.js';
 import type { EfTuning } from './manifest.js';
 
-export const DEFAULT_TUNING = { k: 100, target: 0.99, sample: 200, seed: 1, maxEfSearch: 8192 } as const;
 
 export interface TuneOptions {
   /** Depth whose recall must reach the target (the deepest k experiments use). */

@@ -1,12 +1,20 @@
 import type { Command } from 'commander';
 import { InputError } from '../../errors.js';
-import { DEFAULT_BM25, DEFAULT_HNSW } from '../../index/defaults.js';
-import { ComponentSpecSchema, IndexKindSchema, type ComponentSpec } from '../../index/manifest.js';
+import { DEFAULT_BM25, DEFAULT_HNSW, DEFAULT_TUNING } from '../../index/defaults.js';
+import { ComponentSpecSchema, IndexKindSchema, type ComponentSpec, type EfTuning } from '../../index/manifest.js';
 
 function positiveInt(flag: string) {
   return (value: string): number => {
     const n = Number(value);
     if (!Number.isInteger(n) || n <= 0) throw new InputError(`${flag}: expected a positive integer, got "${value}"`);
+    return n;
+  };
+}
+
+function fraction(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0 || n > 1) throw new InputError(`${flag}: expected a number in (0, 1], got "${value}"`);
     return n;
   };
 }
@@ -48,7 +56,10 @@ export function registerIndexCommands(program: Command): void {
     .option('--resume', 'continue an interrupted build with the same settings')
     .option('--M <n>', `HNSW links per node (default ${DEFAULT_HNSW.M})`, positiveInt('--M'))
     .option('--ef-construction <n>', `HNSW build breadth (default ${DEFAULT_HNSW.efConstruction})`, positiveInt('--ef-construction'))
-    .option('--ef-search <n>', `default HNSW query breadth (default ${DEFAULT_HNSW.efSearch}; at least k)`, positiveInt('--ef-search'))
+    .option('--ef-search <n>', 'default HNSW query breadth (default: tuned, the smallest reaching --target-recall at --tune-k; at least k)', positiveInt('--ef-search'))
+    .option('--tune-k <n>', `depth whose recall efSearch is tuned for (default ${DEFAULT_TUNING.k})`, positiveInt('--tune-k'))
+    .option('--target-recall <x>', `recall@k against exact search the tuned efSearch reaches (default ${DEFAULT_TUNING.target})`, fraction('--target-recall'))
+    .option('--tune-sample <n>', `held-out queries for tuning (default ${DEFAULT_TUNING.sample})`, positiveInt('--tune-sample'))
     .option('--batch-size <n>', 'chunks per embedding batch and checkpoint (default 64)', positiveInt('--batch-size'))
     .option('--k1 <x>', `BM25 k1 (default ${DEFAULT_BM25.k1})`, nonNegativeNumber('--k1'))
     .option('--b <x>', `BM25 b (default ${DEFAULT_BM25.b})`, nonNegativeNumber('--b'))
@@ -83,6 +94,7 @@ export function registerIndexCommands(program: Command): void {
         batchSize: opts.batchSize,
         resume: opts.resume ?? false,
         passage: opts.passage,
+        tune: { k: opts.tuneK, target: opts.targetRecall, sample: opts.tuneSample },
         bm25: {
           ...(opts.k1 !== undefined && { k1: opts.k1 }),
           ...(opts.b !== undefined && { b: opts.b }),
@@ -108,5 +120,28 @@ export function registerIndexCommands(program: Command): void {
           (timings.totalSeconds !== undefined ? ` in ${timings.totalSeconds.toFixed(1)} s` : '') +
           '\n',
       );
+      if (manifest.hnsw?.tuning) process.stdout.write(tuningLine(manifest.hnsw.tuning));
     });
+
+  index
+    .command('tune')
+    .description('measure recall against exact search and record the smallest efSearch reaching a target recall@k')
+    .requiredOption('--index <dir>', 'hnsw index directory')
+    .option('-k, --k <n>', `depth whose recall counts (default ${DEFAULT_TUNING.k})`, positiveInt('--k'))
+    .option('--target-recall <x>', `recall@k to reach (default ${DEFAULT_TUNING.target})`, fraction('--target-recall'))
+    .option('--sample <n>', `held-out queries drawn from the index's vectors (default ${DEFAULT_TUNING.sample})`, positiveInt('--sample'))
+    .option('--ef-search <n>', 'measure this efSearch only, instead of searching for the smallest', positiveInt('--ef-search'))
+    .option('--no-write', 'only measure; leave the manifest as it is')
+    .action(async (opts) => {
+      const { tuneIndex } = await import('../../index/tuneIndex.js');
+      const tuning = await tuneIndex(opts.index, { k: opts.k, target: opts.targetRecall, sample: opts.sample, fixed: opts.efSearch, write: opts.write });
+      for (const point of tuning.curve) process.stdout.write(`efSearch ${String(point.efSearch).padStart(5)}  recall@${tuning.k} ${point.recall.toFixed(4)}\n`);
+      process.stdout.write(tuningLine(tuning));
+      if (opts.write) process.stdout.write(`recorded in ${opts.index}/manifest.json\n`);
+    });
+}
+
+function tuningLine(tuning: EfTuning): string {
+  const how = tuning.tuned ? (tuning.reached ? 'tuned' : `tuned, TARGET ${tuning.target} NOT REACHED at the largest efSearch tried`) : 'given';
+  return `efSearch ${tuning.efSearch} (${how}): recall@${tuning.k} ${tuning.recall.toFixed(4)} against exact search on ${tuning.sample} held-out vectors\n`;
 }
