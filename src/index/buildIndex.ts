@@ -9,12 +9,13 @@ import { createProgress, type ProgressOptions } from '../progress/progress.js';
 import { buildBm25 } from './bm25/bm25Index.js';
 import { ChunkStore } from './chunkStore.js';
 import { openCorpusInput } from './corpusInput.js';
-import { createHnswGraph, saveHnswGraph, type HnswGraph } from './hnswGraph.js';
+import { graphLibrary, type GraphIndex, type GraphLibrary } from './graphIndex.js';
 import { assertSameIdentity, embedderFromSpec } from './indexEmbedder.js';
 import {
   CHUNK_STORE_FILE,
   HNSW_FILE,
   INDEX_FORMAT_VERSION,
+  USEARCH_FILE,
   readIndexManifest,
   writeIndexManifest,
   type Bm25Params,
@@ -44,6 +45,9 @@ export interface BuildIndexOptions {
   efConstruction?: number;
   efSearch?: number;
   randomSeed?: number;
+  /** HNSW implementation (default hnswlib); usearch stores `quantization` (default i8) vectors in its graph. */
+  graphLibrary?: HnswParams['library'];
+  quantization?: HnswParams['quantization'];
   bm25?: Partial<Bm25Params>;
   /** Embed `title\ntext` (default) or the text alone. */
   passage?: 'title+text' | 'text';
@@ -94,6 +98,8 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
             efConstruction: options.efConstruction ?? DEFAULT_HNSW.efConstruction,
             efSearch: options.efSearch ?? DEFAULT_HNSW.efSearch,
             randomSeed: options.randomSeed ?? DEFAULT_HNSW.randomSeed,
+            library: options.graphLibrary ?? 'hnswlib',
+            ...(options.graphLibrary === 'usearch' && { quantization: options.quantization ?? 'i8' }),
           }
         : undefined;
     const bm25Overrides = Object.fromEntries(Object.entries(options.bm25 ?? {}).filter(([, value]) => value !== undefined));
@@ -147,7 +153,8 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
       let terms = 0;
       if (hnsw && identity) {
         await options.onPhase?.('graph');
-        const graph = await buildGraph(store, identity.dimension, hnsw, join(options.out, HNSW_FILE), options);
+        const library = await graphLibrary(hnsw.library);
+        const graph = await buildGraph(library, store, identity.dimension, hnsw, join(options.out, library.file), options);
         timings.hnswSeconds = (Date.now() - phase) / 1000;
         phase = Date.now();
         await options.onPhase?.('tune');
@@ -220,7 +227,10 @@ async function prepareOutDir(out: string, planned: IndexManifest, resume: boolea
     }
     throw new InputError(`${out}: --resume with different settings than the interrupted build (was ${before}, now ${now})`);
   }
-  if (!existing.complete) await rm(join(out, HNSW_FILE), { force: true });
+  if (!existing.complete) {
+    await rm(join(out, HNSW_FILE), { force: true });
+    await rm(join(out, USEARCH_FILE), { force: true });
+  }
 }
 
 interface StoreOptions {
@@ -278,20 +288,25 @@ async function storeChunks(
 }
 
 /** Builds the HNSW graph from the stored vectors (no re-embedding) and writes it atomically. */
-async function buildGraph(store: ChunkStore, dimension: number, params: HnswParams, path: string, options: BuildIndexOptions): Promise<HnswGraph> {
-  const count = store.countVectors();
-  const graph = createHnswGraph(dimension, params, count);
-  const progress = createProgress({ label: 'hnsw', total: count, unit: 'vectors', ...options.progress });
-  let added = 0;
-  for (const [label, vector] of store.vectors()) {
-    graph.addPoint(Array.from(vector), label);
-    if (++added % 1000 === 0) {
-      options.signal?.throwIfAborted();
-      progress.tick(1000);
-    }
+async function buildGraph(
+  library: GraphLibrary,
+  store: ChunkStore,
+  dimension: number,
+  params: HnswParams,
+  path: string,
+  options: BuildIndexOptions,
+): Promise<GraphIndex> {
+  const progress = createProgress({ label: `hnsw (${library.name})`, total: store.countVectors(), unit: 'vectors', ...options.progress });
+  let reported = 0;
+  try {
+    return await library.build(store, dimension, params, path, {
+      signal: options.signal,
+      onAdded: (added) => {
+        progress.tick(added - reported);
+        reported = added;
+      },
+    });
+  } finally {
+    progress.stop();
   }
-  progress.tick(added % 1000);
-  progress.stop();
-  await saveHnswGraph(graph, path);
-  return graph;
 }

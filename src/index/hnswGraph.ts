@@ -5,10 +5,12 @@ import type { HnswParams } from './manifest.js';
 import type { Scored } from './topK.js';
 
 const { HierarchicalNSW } = hnswlib;
+/** What hnswlib itself needs of an index's HNSW parameters. */
+type HnswlibParams = Pick<HnswParams, 'space' | 'M' | 'efConstruction' | 'efSearch' | 'randomSeed'>;
 export type HnswGraph = InstanceType<typeof HierarchicalNSW>;
 
 /** A new, empty hnswlib graph sized for `maxElements` labels. */
-export function createHnswGraph(dimension: number, params: HnswParams, maxElements: number): HnswGraph {
+export function createHnswGraph(dimension: number, params: HnswlibParams, maxElements: number): HnswGraph {
   const graph = new HierarchicalNSW(params.space, dimension);
   graph.initIndex({
     maxElements: Math.max(1, maxElements),
@@ -20,7 +22,7 @@ export function createHnswGraph(dimension: number, params: HnswParams, maxElemen
   return graph;
 }
 
-export function loadHnswGraph(path: string, dimension: number, params: HnswParams): HnswGraph {
+export function loadHnswGraph(path: string, dimension: number, params: HnswlibParams): HnswGraph {
   const graph = new HierarchicalNSW(params.space, dimension);
   graph.readIndexSync(path);
   graph.setEf(params.efSearch);

@@ -6,10 +6,12 @@ import { DataFileError, InputError } from '../errors.js';
 import { EmbedderIdentitySchema } from '../embedding/types.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
 
-export const INDEX_FORMAT_VERSION = 1;
+/** 2: chunk texts stored as UTF-16LE (format 1 indexes, TEXT columns, still open). */
+export const INDEX_FORMAT_VERSION = 2;
 export const INDEX_MANIFEST_FILE = 'manifest.json';
 export const CHUNK_STORE_FILE = 'chunks.sqlite';
 export const HNSW_FILE = 'hnsw.bin';
+export const USEARCH_FILE = 'usearch.bin';
 
 export const IndexKindSchema = z.enum(['hnsw', 'exact', 'bm25']);
 export type IndexKind = z.infer<typeof IndexKindSchema>;
@@ -46,6 +48,10 @@ export const HnswParamsSchema = z.object({
   /** Default search breadth; a query always uses at least k. Tuned at build time (see `tuning`). */
   efSearch: z.number().int().min(1),
   randomSeed: z.number().int(),
+  /** The HNSW implementation: hnswlib-node (fp32, `hnsw.bin`) or usearch (f16/i8, multi-threaded builds, memory-mapped, `usearch.bin`). */
+  library: z.enum(['hnswlib', 'usearch']).default('hnswlib'),
+  /** usearch only: precision of the vectors inside the graph. */
+  quantization: z.enum(['f32', 'f16', 'i8']).optional(),
   tuning: EfTuningSchema.optional(),
 });
 export type HnswParams = z.infer<typeof HnswParamsSchema>;
@@ -64,7 +70,7 @@ export type Bm25Params = z.infer<typeof Bm25ParamsSchema>;
 
 /** `<index-dir>/manifest.json`: what was indexed, with what, how; `complete` only once everything is on disk. */
 export const IndexManifestSchema = z.object({
-  formatVersion: z.literal(INDEX_FORMAT_VERSION),
+  formatVersion: z.union([z.literal(1), z.literal(INDEX_FORMAT_VERSION)]),
   kind: IndexKindSchema,
   complete: z.boolean(),
   corpus: z.object({ dir: z.string(), name: z.string(), contentHash: z.string() }),

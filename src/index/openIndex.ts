@@ -4,6 +4,7 @@ import { InputError } from '../errors.js';
 import { Bm25Searcher } from './bm25/bm25Index.js';
 import { ChunkStore } from './chunkStore.js';
 import { ExactSearch } from './exactSearch.js';
+import { graphLibrary, type GraphIndex } from './graphIndex.js';
 import { catchUpGraph, loadHnswGraph, type HnswGraph } from './hnswGraph.js';
 import { assertSameEmbedder, embedderFromSpec } from './indexEmbedder.js';
 import { CHUNK_STORE_FILE, HNSW_FILE, requireCompleteIndexManifest, type ComponentSpec, type IndexManifest } from './manifest.js';
@@ -25,7 +26,10 @@ export interface OpenedIndex {
   /** Embeds many queries in one call (the embedder batches them): `embedDocuments(queryPrefix + text)`, what `embedQuery` does one at a time. */
   embedQueries(texts: string[]): Promise<number[][]>;
   exact(): ExactSearch;
+  /** The hnswlib graph (hnswlib indexes only; see `graph()` for any library). */
   hnsw(): HnswGraph;
+  /** The index's HNSW graph, whichever library built it. */
+  graph(): Promise<GraphIndex>;
   bm25(): Bm25Searcher;
   close(): Promise<void>;
 }
@@ -46,6 +50,7 @@ export async function openIndex(dir: string, options: OpenIndexOptions = {}): Pr
   let ownsEmbedder = false;
   let exact: ExactSearch | undefined;
   let graph: HnswGraph | undefined;
+  let graphIndex: Promise<GraphIndex> | undefined;
   let bm25: Bm25Searcher | undefined;
 
   const embedder = () =>
@@ -87,8 +92,16 @@ export async function openIndex(dir: string, options: OpenIndexOptions = {}): Pr
       if (!manifest.embedder) throw new InputError(`${dir}: a ${manifest.kind} index stores no vectors`);
       return (exact ??= new ExactSearch(store, manifest.embedder.identity.dimension, manifest.embedder.space));
     },
+    graph() {
+      const { hnsw, embedder: recorded } = manifest;
+      if (!hnsw || !recorded) return Promise.reject(new InputError(`${dir}: not an hnsw index (kind ${manifest.kind})`));
+      return (graphIndex ??= graphLibrary(hnsw.library).then((library) =>
+        library.open(join(dir, library.file), recorded.identity.dimension, hnsw, store),
+      ));
+    },
     hnsw() {
       if (!manifest.hnsw || !manifest.embedder) throw new InputError(`${dir}: not an hnsw index (kind ${manifest.kind})`);
+      if (manifest.hnsw.library !== 'hnswlib') throw new InputError(`${dir}: the graph is a ${manifest.hnsw.library} index, not hnswlib's`);
       if (!graph) {
         graph = loadHnswGraph(join(dir, HNSW_FILE), manifest.embedder.identity.dimension, manifest.hnsw);
         // Chunks committed by an add that crashed before rewriting hnsw.bin are still found.

@@ -38,6 +38,9 @@ export class ScoreMatrix {
       graphOptimizationLevel: 'all',
       ...(threads && { intraOpNumThreads: threads }),
       interOpNumThreads: 1,
+      // Threads sleep between products instead of spinning: searches come one at a time, and the
+      // machine is shared with the embedder and other processes (spinning halved throughput here under load).
+      extra: { session: { intra_op: { allow_spinning: '0' } } },
     });
     return new ScoreMatrix(session, dimension);
   }

@@ -3,7 +3,7 @@ import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import type { ChunkStore } from './chunkStore.js';
 import { DEFAULT_TUNING } from './defaults.js';
 import type { ExactSearch } from './exactSearch.js';
-import { searchGraph, type HnswGraph } from './hnswGraph.js';
+import type { GraphIndex } from './graphIndex.js';
 import type { EfTuning } from './manifest.js';
 
 
@@ -21,33 +21,33 @@ export interface TuneOptions {
 
 /**
  * Chooses the smallest efSearch whose recall@k against exact search reaches `target`, measured on a
- * held-out sample of the index's own vectors: each sampled vector is a query and is excluded from both
- * the graph's results (marked deleted while measuring, still a routing node) and the exact top-k, so a
- * query never finds itself. efSearch values are tried from k upwards in steps of 25 %.
+ * held-out sample of the index's own vectors: each sampled vector is a query whose own label is dropped
+ * from both the graph's and the exact top k+1, so a query never counts finding itself (the graph has no
+ * cheap delete in every library, so the sample stays in it as routing nodes). efSearch values are tried
+ * from k upwards in steps of 25 %.
  */
-export async function tuneEfSearch(graph: HnswGraph, exact: ExactSearch, store: ChunkStore, options: TuneOptions = {}): Promise<EfTuning> {
+export async function tuneEfSearch(graph: GraphIndex, exact: ExactSearch, store: ChunkStore, options: TuneOptions = {}): Promise<EfTuning> {
   const target = options.target ?? DEFAULT_TUNING.target;
-  const n = graph.getCurrentCount();
+  const n = graph.size;
   const sampleSize = Math.min(options.sample ?? DEFAULT_TUNING.sample, Math.max(0, n - 1));
-  const k = Math.max(1, Math.min(options.k ?? DEFAULT_TUNING.k, n - sampleSize));
+  const k = Math.max(1, Math.min(options.k ?? DEFAULT_TUNING.k, n - 1));
   const labels = drawLabels(n, sampleSize, options.seed ?? DEFAULT_TUNING.seed);
-  const held = new Set(labels);
-  const queries = labels.map((label) => store.vector(label)!);
-  const truth = (await exact.nearest(queries, k, { exclude: held })).map((hits) => new Set(hits.map((hit) => hit.label)));
-  const queryArrays = queries.map((q) => Array.from(q));
+  const queries = labels.map((label) => Float32Array.from(store.vector(label)!));
+  const withoutSelf = (hits: { label: number }[], i: number) => hits.filter((hit) => hit.label !== labels[i]).slice(0, k);
+  const truth = (await exact.nearest(queries, k + 1)).map((hits, i) => new Set(withoutSelf(hits, i).map((hit) => hit.label)));
 
-  for (const label of labels) graph.markDelete(label);
   const curve: EfTuning['curve'] = [];
-  try {
+  {
     const measure = (efSearch: number) => {
       let sum = 0;
-      queryArrays.forEach((query, i) => {
+      let counted = 0;
+      graph.search(queries, k + 1, efSearch + 1).forEach((hits, i) => {
         const expected = truth[i]!;
         if (expected.size === 0) return;
-        const found = searchGraph(graph, query, k, efSearch);
-        sum += found.filter((hit) => expected.has(hit.label)).length / expected.size;
+        counted++;
+        sum += withoutSelf(hits, i).filter((hit) => expected.has(hit.label)).length / expected.size;
       });
-      const recall = queryArrays.length > 0 ? sum / queryArrays.length : 1;
+      const recall = counted > 0 ? sum / counted : 1;
       curve.push({ efSearch, recall });
       return recall;
     };
@@ -63,8 +63,6 @@ export async function tuneEfSearch(graph: HnswGraph, exact: ExactSearch, store: 
       if (efSearch >= maxEf) return result(efSearch, recall, false, true);
       efSearch = Math.min(maxEf, Math.ceil(efSearch * 1.25));
     }
-  } finally {
-    for (const label of labels) graph.unmarkDelete(label);
   }
 
   function result(efSearch: number, recall: number, reached: boolean, tuned: boolean): EfTuning {

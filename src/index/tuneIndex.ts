@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { InputError } from '../errors.js';
 import { ChunkStore } from './chunkStore.js';
 import { ExactSearch } from './exactSearch.js';
-import { catchUpGraph, loadHnswGraph } from './hnswGraph.js';
-import { CHUNK_STORE_FILE, HNSW_FILE, requireCompleteIndexManifest, writeIndexManifest, type EfTuning } from './manifest.js';
+import { graphLibrary } from './graphIndex.js';
+import { CHUNK_STORE_FILE, requireCompleteIndexManifest, writeIndexManifest, type EfTuning } from './manifest.js';
 import { tuneEfSearch, type TuneOptions } from './tuneEfSearch.js';
 
 export interface TuneIndexOptions extends TuneOptions {
@@ -25,8 +25,8 @@ export async function tuneIndex(dir: string, options: TuneIndexOptions = {}): Pr
   const store = ChunkStore.open(join(dir, CHUNK_STORE_FILE), { readonly: true });
   const exact = new ExactSearch(store, dimension, manifest.embedder.space);
   try {
-    const graph = loadHnswGraph(join(dir, HNSW_FILE), dimension, manifest.hnsw);
-    catchUpGraph(graph, store);
+    const library = await graphLibrary(manifest.hnsw.library);
+    const graph = library.open(join(dir, library.file), dimension, manifest.hnsw, store);
     const tuning = await tuneEfSearch(graph, exact, store, options);
     if (options.write ?? true) {
       await writeIndexManifest(dir, { ...manifest, hnsw: { ...manifest.hnsw, efSearch: tuning.efSearch, tuning } });

@@ -13,8 +13,8 @@ export function toRetrievedChunkLists(store: ChunkStore, lists: Scored[][]): Ret
   const chunks = new Map(store.byLabels(labels).map((chunk) => [chunk.label, chunk]));
   return lists.map((ranked) =>
     ranked.map((hit, i) => {
-      const { label: _label, ...chunk } = chunks.get(hit.label)!;
-      return { ...chunk, score: hit.score, rank: i + 1 };
+      const { id, docId, title, text, meta } = chunks.get(hit.label)!;
+      return { id, docId, title, text, meta, score: hit.score, rank: i + 1 };
     }),
   );
 }

@@ -156,6 +156,24 @@ describe('buildIndex / openIndex', () => {
     expect(fixed.hnsw!.tuning).toMatchObject({ tuned: false, efSearch: 40 });
   });
 
+  it('builds a usearch graph (i8 vectors) when asked, which the hnsw retriever serves like exact search on a small index', async () => {
+    const out = join(root, 'usearch');
+    const manifest = await buildIndex({ corpusDir, out, retriever: 'hnsw', embedder: spec, embedderInstance: embedder, graphLibrary: 'usearch', progress: quiet });
+    expect(manifest.hnsw).toMatchObject({ library: 'usearch', quantization: 'i8' });
+    expect(manifest.hnsw!.tuning!.reached).toBe(true);
+    const { createRetriever, createRetrieverContext } = await import('../../src/retrieval/registry.js');
+    const context = createRetrieverContext({ embedder });
+    const hnsw = await createRetriever({ name: 'hnsw', index: out }, context);
+    const exact = await createRetriever({ name: 'exact', index: out }, context);
+    for (const text of ['秦始皇统一天下', '科举考试状元']) {
+      // i8 scores may swap near-ties: the same five chunks, not necessarily in the same order.
+      const ids = async (retriever: typeof hnsw) => (await retriever.retrieve({ text }, 5)).map((c) => c.id).sort();
+      expect(await ids(hnsw)).toEqual(await ids(exact));
+    }
+    await hnsw.close();
+    await exact.close();
+  });
+
   it('refuses an incomplete corpus', async () => {
     const dir = join(root, 'partial-corpus');
     await writeTestCorpus(dir);

@@ -20,7 +20,7 @@ function randomUnitVectors(count: number, seed: string): Float32Array[] {
 describe('HNSW against exact search on unit vectors', () => {
   let dir: string;
   let store: ChunkStore;
-  const params: HnswParams = { space: 'ip', M: 16, efConstruction: 100, efSearch: 100, randomSeed: 1 };
+  const params: HnswParams = { space: 'ip', M: 16, efConstruction: 100, efSearch: 100, randomSeed: 1, library: 'hnswlib' };
   const queries = randomUnitVectors(30, 'queries');
 
   beforeAll(() => {

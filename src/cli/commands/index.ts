@@ -60,6 +60,8 @@ export function registerIndexCommands(program: Command): void {
     .option('--tune-k <n>', `depth whose recall efSearch is tuned for (default ${DEFAULT_TUNING.k})`, positiveInt('--tune-k'))
     .option('--target-recall <x>', `recall@k against exact search the tuned efSearch reaches (default ${DEFAULT_TUNING.target})`, fraction('--target-recall'))
     .option('--tune-sample <n>', `held-out queries for tuning (default ${DEFAULT_TUNING.sample})`, positiveInt('--tune-sample'))
+    .option('--graph <library>', 'HNSW implementation: hnswlib (default) | usearch (multi-threaded build, compact, memory-mapped)')
+    .option('--quantization <type>', 'usearch: precision of the vectors in the graph: i8 (default) | f16 | f32')
     .option('--batch-size <n>', 'chunks per embedding batch and checkpoint (default 64)', positiveInt('--batch-size'))
     .option('--k1 <x>', `BM25 k1 (default ${DEFAULT_BM25.k1})`, nonNegativeNumber('--k1'))
     .option('--b <x>', `BM25 b (default ${DEFAULT_BM25.b})`, nonNegativeNumber('--b'))
@@ -73,6 +75,13 @@ export function registerIndexCommands(program: Command): void {
         throw new InputError(`--passage: expected title+text or text, got "${opts.passage}"`);
       }
       if (opts.b !== undefined && opts.b > 1) throw new InputError('--b: must be between 0 and 1');
+      if (opts.graph !== undefined && opts.graph !== 'hnswlib' && opts.graph !== 'usearch') {
+        throw new InputError(`--graph: expected hnswlib or usearch, got "${opts.graph}"`);
+      }
+      if (opts.quantization !== undefined) {
+        if (!['i8', 'f16', 'f32'].includes(opts.quantization)) throw new InputError(`--quantization: expected i8, f16 or f32, got "${opts.quantization}"`);
+        if (opts.graph !== 'usearch') throw new InputError('--quantization: only with --graph usearch');
+      }
       const spec = embedderSpec(opts.embedder, opts.embedderSpec);
       if (kind.data !== 'bm25' && !spec) throw new InputError(`--embedder (or --embedder-spec) is required for a ${kind.data} index`);
       // Ctrl-C stops after the batch in flight; everything stored so far is kept for --resume.
@@ -90,6 +99,8 @@ export function registerIndexCommands(program: Command): void {
         embedder: kind.data === 'bm25' ? undefined : spec,
         M: opts.M,
         efConstruction: opts.efConstruction,
+        graphLibrary: opts.graph,
+        quantization: opts.quantization,
         efSearch: opts.efSearch,
         batchSize: opts.batchSize,
         resume: opts.resume ?? false,

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
 import { DEFAULT_HNSW } from '../../index/defaults.js';
-import { searchGraph } from '../../index/hnswGraph.js';
 import { retrievers } from '../registry.js';
 import { denseIndexParams, openDenseIndex, retrieveDense } from './denseIndex.js';
 
@@ -12,7 +11,7 @@ import { denseIndexParams, openDenseIndex, retrieveDense } from './denseIndex.js
  */
 retrievers.register({
   name: 'hnsw',
-  description: 'dense retrieval: HNSW graph (hnswlib) over the index vectors; exact search within one document',
+  description: 'dense retrieval: HNSW graph (hnswlib or usearch, as built) over the index vectors; exact search within one document',
   params: z.object({ ...denseIndexParams, efSearch: z.number().int().positive().optional() }).strict(),
   async create(params, context) {
     const index = await openDenseIndex(params, context);
@@ -21,10 +20,7 @@ retrievers.register({
       await index.close();
       throw new ConfigError(`${params.index}: retriever hnsw needs an hnsw index, this one is ${index.manifest.kind}`);
     }
-    const corpusWide = (vectors: number[][], k: number) => {
-      const graph = index.hnsw();
-      return vectors.map((vector) => searchGraph(graph, vector, k, efSearch));
-    };
+    const corpusWide = async (vectors: number[][], k: number) => (await index.graph()).search(vectors, k, efSearch);
     return {
       name: 'hnsw',
       async retrieve(query, k) {
