@@ -25,6 +25,8 @@ import {
   type IndexManifest,
 } from './manifest.js';
 import { passageText } from './passageText.js';
+import type { VectorEncoding } from './vectorEncoding.js';
+import { DEFAULT_VECTOR_ENCODING } from './defaults.js';
 import { ExactSearch } from './exactSearch.js';
 import { tuneEfSearch, type TuneOptions } from './tuneEfSearch.js';
 
@@ -48,6 +50,8 @@ export interface BuildIndexOptions {
   /** HNSW implementation (default hnswlib); usearch stores `quantization` (default i8) vectors in its graph. */
   graphLibrary?: HnswParams['library'];
   quantization?: HnswParams['quantization'];
+  /** Precision of the stored vectors (exact search, rebuilds, resume): f16 by default; f32 exact; i8 a quarter of f32. */
+  vectorEncoding?: VectorEncoding;
   bm25?: Partial<Bm25Params>;
   /** Embed `title\ntext` (default) or the text alone. */
   passage?: 'title+text' | 'text';
@@ -115,6 +119,7 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
       }),
       ...(hnsw && { hnsw }),
       ...(bm25 && { bm25 }),
+      ...(dense && { vectorEncoding: options.vectorEncoding ?? DEFAULT_VECTOR_ENCODING }),
       counts: { chunks: 0, documents: 0, vectors: 0, terms: 0 },
       timings: {},
       toolVersion: TOOL_VERSION,
@@ -129,6 +134,7 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
 
     const store = ChunkStore.open(join(options.out, CHUNK_STORE_FILE));
     try {
+      if (manifest.vectorEncoding) store.setVectorEncoding(manifest.vectorEncoding);
       const timings: Record<string, number> = {};
       let phase = Date.now();
       await options.onPhase?.('store');
@@ -195,8 +201,8 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
 
 /** The settings that must agree between an interrupted build and its resumption. */
 function buildSettings(manifest: IndexManifest): unknown {
-  const { kind, corpus, embedder, hnsw, bm25 } = manifest;
-  return { kind, contentHash: corpus.contentHash, identity: embedder?.identity, fingerprint: embedder?.fingerprint, space: embedder?.space, passage: embedder?.passage, hnsw, bm25 };
+  const { kind, corpus, embedder, hnsw, bm25, vectorEncoding } = manifest;
+  return { kind, contentHash: corpus.contentHash, identity: embedder?.identity, fingerprint: embedder?.fingerprint, space: embedder?.space, passage: embedder?.passage, hnsw, bm25, vectorEncoding };
 }
 
 async function prepareOutDir(out: string, planned: IndexManifest, resume: boolean): Promise<void> {

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import type { Chunk } from '../chunking/types.js';
-import { DataFileError } from '../errors.js';
+import { DataFileError, InputError } from '../errors.js';
+import { decodeVectorInto, dimensionOf, encodeVector, type VectorEncoding } from './vectorEncoding.js';
 
 /** A chunk with its dense position: labels are 0..N-1 in corpus order, shared by the HNSW graph and BM25 postings. */
 export interface LabelledChunk extends Chunk {
@@ -40,11 +41,12 @@ function parentOf(chunk: Chunk): string | null {
   return typeof parent === 'string' && parent !== chunk.docId ? parent : null;
 }
 
-/** View a stored BLOB as float32 without copying (better-sqlite3 returns a Buffer). */
-export function blobToVector(blob: Buffer): Float32Array {
-  // Buffers from sqlite may start at any offset of a shared pool; copy when not 4-byte aligned.
-  if (blob.byteOffset % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength / 4);
-  return new Float32Array(new Uint8Array(blob).buffer);
+/** A stored BLOB as float32 (a copy: BLOB buffers may be reused by the driver). */
+function blobToVector(blob: Buffer, encoding: VectorEncoding): Float32Array {
+  const dimension = dimensionOf(blob, encoding);
+  const out = new Float32Array(dimension);
+  decodeVectorInto(blob, encoding, dimension, out);
+  return out;
 }
 
 /**
@@ -55,6 +57,8 @@ export function blobToVector(blob: Buffer): Float32Array {
  */
 export class ChunkStore {
   readonly db: Database.Database;
+  /** How the vectors are stored (f32, f16, or i8 with a per-vector step); set once, before the first vector. */
+  vectorEncoding: VectorEncoding;
   private readonly statements;
 
   private constructor(readonly path: string, readonly readonly: boolean) {
@@ -69,8 +73,13 @@ export class ChunkStore {
           title TEXT NOT NULL, text TEXT NOT NULL, meta TEXT NOT NULL, parent_id TEXT);
         CREATE INDEX IF NOT EXISTS chunks_doc ON chunks (doc_id, label);
         CREATE INDEX IF NOT EXISTS chunks_parent ON chunks (parent_id, label) WHERE parent_id IS NOT NULL;
-        CREATE TABLE IF NOT EXISTS vectors (label INTEGER PRIMARY KEY, vec BLOB NOT NULL);`);
+        CREATE TABLE IF NOT EXISTS vectors (label INTEGER PRIMARY KEY, vec BLOB NOT NULL);
+        CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);`);
     }
+    // Stores written before the settings table existed hold float32 vectors.
+    this.vectorEncoding = this.tableExists('settings')
+      ? (((this.db.prepare("SELECT value FROM settings WHERE key = 'vector_encoding'").pluck().get() as VectorEncoding | undefined) ?? 'f32'))
+      : 'f32';
     const hasVectors = this.tableExists('vectors');
     // Stores written before parent_id existed still open; they scope by doc_id only.
     const hasParent = (this.db.prepare('PRAGMA table_info(chunks)').all() as { name: string }[]).some((c) => c.name === 'parent_id');
@@ -105,6 +114,16 @@ export class ChunkStore {
     return new ChunkStore(path, options.readonly ?? false);
   }
 
+  /** Chooses the stored precision of vectors; refused once vectors are stored in another one. */
+  setVectorEncoding(encoding: VectorEncoding): void {
+    if (encoding === this.vectorEncoding) return;
+    if (this.countVectors() > 0) {
+      throw new InputError(`${this.path}: vectors are stored as ${this.vectorEncoding}; they cannot be appended as ${encoding}`);
+    }
+    this.db.prepare("INSERT OR REPLACE INTO settings (key, value) VALUES ('vector_encoding', ?)").run(encoding);
+    this.vectorEncoding = encoding;
+  }
+
   tableExists(name: string): boolean {
     return this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
   }
@@ -125,7 +144,7 @@ export class ChunkStore {
           throw error;
         }
         const vector = vectors?.[i];
-        if (vector) insertVector.run(start + i, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
+        if (vector) insertVector.run(start + i, encodeVector(vector, this.vectorEncoding));
       });
     })();
   }
@@ -179,14 +198,14 @@ export class ChunkStore {
 
   vector(label: number): Float32Array | undefined {
     const blob = this.statements.vector?.get(label) as Buffer | undefined;
-    return blob && blobToVector(blob);
+    return blob && blobToVector(blob, this.vectorEncoding);
   }
 
   /** Streams stored vectors in label order (constant memory). */
   *vectors(): Generator<[number, Float32Array]> {
     if (!this.statements.allVectors) return;
     for (const [label, blob] of this.statements.allVectors.iterate() as Iterable<[number, Buffer]>) {
-      yield [label, blobToVector(blob)];
+      yield [label, blobToVector(blob, this.vectorEncoding)];
     }
   }
 
@@ -199,9 +218,9 @@ export class ChunkStore {
     let expected = start;
     for (const [label, blob] of this.statements.vectorRange.iterate(start, start + rows) as Iterable<[number, Buffer]>) {
       if (label !== expected) throw new DataFileError(`${this.path}: no vector for label ${expected}`);
-      const vector = blobToVector(blob);
-      if (vector.length !== dimension) throw new DataFileError(`${this.path}: vector ${label} has ${vector.length} dimensions, expected ${dimension}`);
-      out.set(vector, (label - start) * dimension);
+      const stored = dimensionOf(blob, this.vectorEncoding);
+      if (stored !== dimension) throw new DataFileError(`${this.path}: vector ${label} has ${stored} dimensions, expected ${dimension}`);
+      decodeVectorInto(blob, this.vectorEncoding, dimension, out, (label - start) * dimension);
       expected++;
     }
     if (expected !== start + rows) throw new DataFileError(`${this.path}: no vector for label ${expected}`);

@@ -92,6 +92,8 @@ export const IndexManifestSchema = z.object({
     .optional(),
   hnsw: HnswParamsSchema.optional(),
   bm25: Bm25ParamsSchema.optional(),
+  /** Precision of the vectors in chunks.sqlite (absent: f32, indexes built before it was a choice). */
+  vectorEncoding: z.enum(['f32', 'f16', 'i8']).optional(),
   counts: z.object({
     chunks: z.number().int().nonnegative(),
     documents: z.number().int().nonnegative(),

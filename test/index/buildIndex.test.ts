@@ -50,10 +50,11 @@ describe('buildIndex / openIndex', () => {
     const chunks = sampleChunks();
     expect(index.store.byLabel(3)).toMatchObject(chunks[3]!);
     const expected = await embedder.embedDocuments([`${chunks[3]!.title}\n${chunks[3]!.text}`]);
-    // Batched inference differs from single-text inference in the last float bits.
+    // Stored in half precision by default (relative error ≤ 2⁻¹¹).
     const stored = [...index.store.vector(3)!];
     expect(stored).toHaveLength(64);
-    stored.forEach((x, i) => expect(x).toBeCloseTo(expected[0]![i]!, 5));
+    expect(index.manifest.vectorEncoding).toBe('f16');
+    stored.forEach((x, i) => expect(Math.abs(x - expected[0]![i]!)).toBeLessThanOrEqual(Math.abs(expected[0]![i]!) * 2 ** -10 + 1e-6));
     await index.close();
   });
 

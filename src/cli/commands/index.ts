@@ -62,6 +62,7 @@ export function registerIndexCommands(program: Command): void {
     .option('--tune-sample <n>', `held-out queries for tuning (default ${DEFAULT_TUNING.sample})`, positiveInt('--tune-sample'))
     .option('--graph <library>', 'HNSW implementation: hnswlib (default) | usearch (multi-threaded build, compact, memory-mapped)')
     .option('--quantization <type>', 'usearch: precision of the vectors in the graph: i8 (default) | f16 | f32')
+    .option('--vectors <precision>', 'stored vectors (exact search, rebuilds): f16 (default) | f32 | i8')
     .option('--batch-size <n>', 'chunks per embedding batch and checkpoint (default 64)', positiveInt('--batch-size'))
     .option('--k1 <x>', `BM25 k1 (default ${DEFAULT_BM25.k1})`, nonNegativeNumber('--k1'))
     .option('--b <x>', `BM25 b (default ${DEFAULT_BM25.b})`, nonNegativeNumber('--b'))
@@ -82,6 +83,9 @@ export function registerIndexCommands(program: Command): void {
         if (!['i8', 'f16', 'f32'].includes(opts.quantization)) throw new InputError(`--quantization: expected i8, f16 or f32, got "${opts.quantization}"`);
         if (opts.graph !== 'usearch') throw new InputError('--quantization: only with --graph usearch');
       }
+      if (opts.vectors !== undefined && !['f16', 'f32', 'i8'].includes(opts.vectors)) {
+        throw new InputError(`--vectors: expected f16, f32 or i8, got "${opts.vectors}"`);
+      }
       const spec = embedderSpec(opts.embedder, opts.embedderSpec);
       if (kind.data !== 'bm25' && !spec) throw new InputError(`--embedder (or --embedder-spec) is required for a ${kind.data} index`);
       // Ctrl-C stops after the batch in flight; everything stored so far is kept for --resume.
@@ -100,6 +104,7 @@ export function registerIndexCommands(program: Command): void {
         M: opts.M,
         efConstruction: opts.efConstruction,
         graphLibrary: opts.graph,
+        vectorEncoding: opts.vectors,
         quantization: opts.quantization,
         efSearch: opts.efSearch,
         batchSize: opts.batchSize,
