@@ -5,7 +5,11 @@
  * JS loop for exact search. Each phase runs in its own process, so each peak RSS is that phase's own.
  *
  *   npx tsx scripts/bench-scale.ts [--n 1000000] [--dim 1024] [--queries 200] [--M 16] [--ef-construction 200]
+ *        [--graph hnswlib|usearch] [--quantization i8|f16|f32] [--vectors f16|f32|i8]
  *        [--clusters n/100] [--dir /tmp/hisrag-scale-<n>] [--keep] [--naive-queries 5] [--json out.json]
+ *
+ * "plain" is the graph library called directly on hisrag's graph file at the same efSearch (hnswlib-node's
+ * searchKnn, or usearch's search), without embedding or chunk texts: the floor hisrag's query is compared to.
  *
  * Reports: build vectors/s (graph phase; store phase separately), bytes per chunk on disk (vectors +
  * graph, and the whole index), peak RSS while building (after the store phase, after the graph phase)
@@ -20,6 +24,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import hnswlib from 'hnswlib-node';
+import usearch from 'usearch';
 import { buildIndex } from '../src/index/buildIndex.js';
 import { ChunkStore } from '../src/index/chunkStore.js';
 import { ExactSearch } from '../src/index/exactSearch.js';
@@ -40,6 +45,9 @@ const { values } = parseArgs({
     dir: { type: 'string' },
     keep: { type: 'boolean', default: false },
     'naive-queries': { type: 'string', default: '5' },
+    graph: { type: 'string', default: 'hnswlib' },
+    quantization: { type: 'string' },
+    vectors: { type: 'string', default: 'f16' },
     json: { type: 'string' },
   },
 });
@@ -69,6 +77,9 @@ async function phaseBuild(): Promise<Record<string, unknown>> {
     embedderInstance: embedder,
     M: Number(values.M),
     efConstruction: Number(values['ef-construction']),
+    graphLibrary: values.graph as 'hnswlib' | 'usearch',
+    quantization: values.quantization as 'i8' | 'f16' | 'f32' | undefined,
+    vectorEncoding: values.vectors as 'f16' | 'f32' | 'i8',
     batchSize: 1024,
     progress: { plain: true },
     onPhase: (phase) => void (rss[`before ${phase}`] = maxRssMb()),
@@ -77,7 +88,7 @@ async function phaseBuild(): Promise<Record<string, unknown>> {
   const store = ChunkStore.open(join(indexDir, 'chunks.sqlite'), { readonly: true });
   const vectorBytes = (store.db.prepare('SELECT SUM(length(vec)) AS b FROM vectors').get() as { b: number }).b;
   store.close();
-  const graphBytes = statSync(join(indexDir, 'hnsw.bin')).size;
+  const graphBytes = statSync(join(indexDir, manifest.hnsw!.library === 'usearch' ? 'usearch.bin' : 'hnsw.bin')).size;
   const storeBytes = statSync(join(indexDir, 'chunks.sqlite')).size;
   return {
     corpusSeconds,
@@ -102,22 +113,44 @@ async function phaseServe(): Promise<Record<string, unknown>> {
   const store = ChunkStore.open(join(indexDir, 'chunks.sqlite'), { readonly: true });
   const exact = new ExactSearch(store, dim, 'ip', { residentBytes: 0 });
   const truth = await exact.nearest(queries, 100);
+  const truthRss = maxRssMb();
   await exact.close();
   store.close();
 
+  embedder.prepareQueries(queryCount);
   const retriever = await createRetriever({ name: 'hnsw', index: indexDir }, createRetrieverContext({ embedder }));
   for (const text of texts.slice(0, 20)) await retriever.retrieve({ text }, 100);
   // hisrag serving alone (before the plain graph below is loaded beside it).
   const servingRssMb = maxRssMb();
 
-  // Plain hnswlib-node on hisrag's graph file.
-  const plain = new hnswlib.HierarchicalNSW('ip', dim);
-  plain.readIndexSync(join(indexDir, 'hnsw.bin'));
+  // The library alone on hisrag's graph file: hnswlib-node's searchKnn, or usearch's search on a memory-mapped view.
+  const hnsw = manifest.hnsw!;
+  let plainSearch: (efSearch: number) => (q: number[], k: number) => unknown;
+  if (hnsw.library === 'usearch') {
+    const views = new Map<number, InstanceType<typeof usearch.Index>>();
+    plainSearch = (efSearch) => {
+      let view = views.get(efSearch);
+      if (!view) {
+        view = new usearch.Index({ dimensions: dim, metric: 'cos' as never, quantization: hnsw.quantization as never, connectivity: hnsw.M, expansion_add: hnsw.efConstruction, expansion_search: efSearch, multi: false });
+        view.view(join(indexDir, 'usearch.bin'));
+        views.set(efSearch, view);
+      }
+      const v = view;
+      return (q, k) => v.search(Float32Array.from(q), k, 1);
+    };
+  } else {
+    const plain = new hnswlib.HierarchicalNSW('ip', dim);
+    plain.readIndexSync(join(indexDir, 'hnsw.bin'));
+    plainSearch = (efSearch) => (q, k) => {
+      plain.setEf(Math.max(efSearch, k));
+      return plain.searchKnn(q, k);
+    };
+  }
   const plainMs = (efSearch: number, k: number) => {
-    plain.setEf(Math.max(efSearch, k));
-    for (const q of queries.slice(0, 20)) plain.searchKnn(q, k); // warm-up
+    const search = plainSearch(Math.max(efSearch, k));
+    for (const q of queries.slice(0, 20)) search(q, k); // warm-up
     const t = now();
-    for (const q of queries) plain.searchKnn(q, k);
+    for (const q of queries) search(q, k);
     return (now() - t) / queries.length;
   };
   const recallOf = (found: number[][], k: number) =>
@@ -130,7 +163,7 @@ async function phaseServe(): Promise<Record<string, unknown>> {
     for (const text of texts) found.push((await retriever.retrieve({ text }, k)).map((c) => Number(c.id.slice(4))));
     return { ms: (now() - t) / texts.length, found };
   };
-  const results: Record<string, unknown> = { efSearch: ef, tuning: manifest.hnsw!.tuning };
+  const results: Record<string, unknown> = { library: manifest.hnsw!.library, efSearch: ef, tuning: manifest.hnsw!.tuning, rssAfterGroundTruthMb: truthRss };
   // Interleaved rounds, so that load from other processes hits both sides alike.
   const rounds: Record<string, number[]> = { plain100: [], hisrag100: [], plainEf100: [], plain10: [], hisrag10: [] };
   let found100: number[][] = [];
@@ -232,7 +265,7 @@ if (values.phase) {
 } else {
   if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
   const log = (line: string) => process.stdout.write(line + '\n');
-  log(`bench-scale: n ${n}, dim ${dim}, ${clusters} clusters, M ${values.M}, efConstruction ${values['ef-construction']}, ${queryCount} queries (${dir})`);
+  log(`bench-scale: n ${n}, dim ${dim}, ${clusters} clusters, graph ${values.graph}${values.quantization ? ` (${values.quantization})` : ''}, stored vectors ${values.vectors}, M ${values.M}, efConstruction ${values['ef-construction']}, ${queryCount} queries (${dir})`);
   const build = child('build') as any;
   log(`build: ${JSON.stringify(build)}`);
   const serve = child('serve') as any;

@@ -107,11 +107,20 @@ export async function writeSyntheticCorpus(dir: string, n: number): Promise<void
  * benchmark query's vector (`?<j>`): the index build runs its real path without a model's cost.
  */
 export class SyntheticEmbedder extends Embeddings implements TextEmbedder {
+  private readonly prepared = new Map<string, number[]>();
+
   constructor(private readonly vectors: ClusteredVectors) {
     super({});
   }
 
+  /** Computes the first `count` query vectors ahead, so timed queries cost a lookup (a real model's cost is not what is measured). */
+  prepareQueries(count: number): void {
+    for (let j = 0; j < count; j++) this.prepared.set(`?${j}`, Array.from(this.vectors.query(j)));
+  }
+
   private vectorFor(text: string): number[] {
+    const prepared = this.prepared.get(text);
+    if (prepared) return prepared;
     const match = /^([#?])(\d+)/.exec(text);
     if (!match) throw new Error(`synthetic embedder: unexpected text "${text.slice(0, 20)}"`);
     const i = Number(match[2]);

@@ -28,7 +28,7 @@ import { passageText } from './passageText.js';
 import type { VectorEncoding } from './vectorEncoding.js';
 import { DEFAULT_VECTOR_ENCODING } from './defaults.js';
 import { ExactSearch } from './exactSearch.js';
-import { tuneEfSearch, type TuneOptions } from './tuneEfSearch.js';
+import { heldOutSample, tuneEfSearch, type TuneOptions } from './tuneEfSearch.js';
 
 /** hisrag's version, recorded in index manifests. */
 export const TOOL_VERSION = VERSION;
@@ -160,18 +160,27 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
       if (hnsw && identity) {
         await options.onPhase?.('graph');
         const library = await graphLibrary(hnsw.library);
-        const graph = await buildGraph(library, store, identity.dimension, hnsw, join(options.out, library.file), options);
-        timings.hnswSeconds = (Date.now() - phase) / 1000;
-        phase = Date.now();
-        await options.onPhase?.('tune');
-        const exact = new ExactSearch(store, identity.dimension, space);
-        try {
-          const tuning = await tuneEfSearch(graph, exact, store, { ...options.tune, ...(options.efSearch !== undefined && { fixed: options.efSearch }) });
-          manifest = { ...manifest, hnsw: { ...hnsw, efSearch: tuning.efSearch, tuning } };
-        } finally {
-          await exact.close();
-        }
-        timings.tuneSeconds = (Date.now() - phase) / 1000;
+        // efSearch is tuned on a sample held out of the graph until measured, then added (see tuneEfSearch).
+        const heldOut = heldOutSample(store.countVectors(), options.tune);
+        let tuneSeconds = 0;
+        await buildGraph(library, store, identity.dimension, hnsw, join(options.out, library.file), options, heldOut, async (graph) => {
+          const tuneStarted = Date.now();
+          await options.onPhase?.('tune');
+          const exact = new ExactSearch(store, identity.dimension, space);
+          try {
+            const tuning = await tuneEfSearch(graph, exact, store, {
+              ...options.tune,
+              heldOut,
+              ...(options.efSearch !== undefined && { fixed: options.efSearch }),
+            });
+            manifest = { ...manifest, hnsw: { ...hnsw, efSearch: tuning.efSearch, tuning } };
+          } finally {
+            await exact.close();
+          }
+          tuneSeconds = (Date.now() - tuneStarted) / 1000;
+        });
+        timings.hnswSeconds = (Date.now() - phase) / 1000 - tuneSeconds;
+        timings.tuneSeconds = tuneSeconds;
       }
       if (bm25) {
         await options.onPhase?.('bm25');
@@ -301,12 +310,16 @@ async function buildGraph(
   params: HnswParams,
   path: string,
   options: BuildIndexOptions,
+  heldOut: number[],
+  beforeHeldOut: (graph: GraphIndex) => Promise<void>,
 ): Promise<GraphIndex> {
   const progress = createProgress({ label: `hnsw (${library.name})`, total: store.countVectors(), unit: 'vectors', ...options.progress });
   let reported = 0;
   try {
     return await library.build(store, dimension, params, path, {
       signal: options.signal,
+      heldOut,
+      beforeHeldOut,
       onAdded: (added) => {
         progress.tick(added - reported);
         reported = added;

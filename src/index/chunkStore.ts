@@ -63,6 +63,9 @@ export class ChunkStore {
 
   private constructor(readonly path: string, readonly readonly: boolean) {
     this.db = new Database(path, { readonly, fileMustExist: readonly });
+    // Memory-mapped reads (capped by SQLite at its compile-time maximum): a hit list's rows are found
+    // without a read() system call per page — 4× faster chunk lookups at 50k chunks (scripts/bench-scale.ts).
+    this.db.pragma('mmap_size = 1099511627776');
     if (!readonly) {
       // WAL + one transaction per batch: a crash keeps every committed batch and nothing torn.
       this.db.pragma('journal_mode = WAL');

@@ -12,6 +12,12 @@ export interface GraphIndex {
 
 export interface GraphBuildHooks {
   signal?: AbortSignal;
+  /**
+   * Labels added last: `beforeHeldOut` sees the graph without them (efSearch tuning on unseen queries),
+   * then they are added and the file is written.
+   */
+  heldOut?: number[];
+  beforeHeldOut?: (graph: GraphIndex) => Promise<void>;
   /** Vectors added so far. */
   onAdded?: (added: number) => void;
 }

@@ -34,6 +34,8 @@ export const EfTuningSchema = z.object({
   /** True when efSearch was searched for; false when it was given and only measured. */
   tuned: z.boolean(),
   sample: z.number().int().nonnegative(),
+  /** held-out: the sample was not in the graph while measuring (build time); self-excluded: it was, each query's own label dropped. */
+  protocol: z.enum(['held-out', 'self-excluded']).optional(),
   /** efSearch values tried and their recall, smallest first. */
   curve: z.array(z.object({ efSearch: z.number().int().positive(), recall: z.number() })),
   measuredAt: z.string(),

@@ -20,54 +20,77 @@ export interface TuneOptions {
 }
 
 /**
- * Chooses the smallest efSearch whose recall@k against exact search reaches `target`, measured on a
- * held-out sample of the index's own vectors: each sampled vector is a query whose own label is dropped
- * from both the graph's and the exact top k+1, so a query never counts finding itself (the graph has no
- * cheap delete in every library, so the sample stays in it as routing nodes). efSearch values are tried
- * from k upwards in steps of 25 %.
+ * Chooses the smallest efSearch whose recall@k against exact search reaches `target`, measured with a
+ * sample of the index's own vectors as queries. Two protocols:
+ *   - `heldOut` labels (at build time): the graph was built without them, so each query is a genuinely
+ *     unseen vector, like a question; the exact top k excludes them too. They are added to the graph after.
+ *   - otherwise (`hisrag index tune` on a finished graph): a seeded sample of the graph's vectors, each
+ *     dropping its own label from both the graph's and the exact top k+1. The query's own node still guides
+ *     the search, so this measures slightly optimistic recall; the record says which protocol was used.
+ * efSearch values are tried from k upwards in steps of 25 %.
  */
-export async function tuneEfSearch(graph: GraphIndex, exact: ExactSearch, store: ChunkStore, options: TuneOptions = {}): Promise<EfTuning> {
+export async function tuneEfSearch(
+  graph: GraphIndex,
+  exact: ExactSearch,
+  store: ChunkStore,
+  options: TuneOptions & { heldOut?: number[] } = {},
+): Promise<EfTuning> {
   const target = options.target ?? DEFAULT_TUNING.target;
   const n = graph.size;
-  const sampleSize = Math.min(options.sample ?? DEFAULT_TUNING.sample, Math.max(0, n - 1));
-  const k = Math.max(1, Math.min(options.k ?? DEFAULT_TUNING.k, n - 1));
-  const labels = drawLabels(n, sampleSize, options.seed ?? DEFAULT_TUNING.seed);
+  const heldOut = options.heldOut;
+  const labels = heldOut ?? drawLabels(n, Math.min(options.sample ?? DEFAULT_TUNING.sample, Math.max(0, n - 1)), options.seed ?? DEFAULT_TUNING.seed);
+  const sampleSize = labels.length;
+  const k = Math.max(1, Math.min(options.k ?? DEFAULT_TUNING.k, heldOut ? n : n - 1));
   const queries = labels.map((label) => Float32Array.from(store.vector(label)!));
+  const extra = heldOut ? 0 : 1;
   const withoutSelf = (hits: { label: number }[], i: number) => hits.filter((hit) => hit.label !== labels[i]).slice(0, k);
-  const truth = (await exact.nearest(queries, k + 1)).map((hits, i) => new Set(withoutSelf(hits, i).map((hit) => hit.label)));
+  const truthHits = await exact.nearest(queries, k + extra, heldOut ? { exclude: new Set(heldOut) } : {});
+  const truth = truthHits.map((hits, i) => new Set(withoutSelf(hits, i).map((hit) => hit.label)));
 
   const curve: EfTuning['curve'] = [];
-  {
-    const measure = (efSearch: number) => {
-      let sum = 0;
-      let counted = 0;
-      graph.search(queries, k + 1, efSearch + 1).forEach((hits, i) => {
-        const expected = truth[i]!;
-        if (expected.size === 0) return;
-        counted++;
-        sum += withoutSelf(hits, i).filter((hit) => expected.has(hit.label)).length / expected.size;
-      });
-      const recall = counted > 0 ? sum / counted : 1;
-      curve.push({ efSearch, recall });
-      return recall;
-    };
-    if (options.fixed !== undefined) {
-      const recall = measure(options.fixed);
-      return result(options.fixed, recall, recall >= target, false);
-    }
-    const maxEf = Math.max(k, Math.min(options.maxEfSearch ?? DEFAULT_TUNING.maxEfSearch, n));
-    let efSearch = k;
-    for (;;) {
-      const recall = measure(efSearch);
-      if (recall >= target) return result(efSearch, recall, true, true);
-      if (efSearch >= maxEf) return result(efSearch, recall, false, true);
-      efSearch = Math.min(maxEf, Math.ceil(efSearch * 1.25));
-    }
+  const measure = (efSearch: number) => {
+    let sum = 0;
+    let counted = 0;
+    graph.search(queries, k + extra, efSearch + extra).forEach((hits, i) => {
+      const expected = truth[i]!;
+      if (expected.size === 0) return;
+      counted++;
+      sum += withoutSelf(hits, i).filter((hit) => expected.has(hit.label)).length / expected.size;
+    });
+    const recall = counted > 0 ? sum / counted : 1;
+    curve.push({ efSearch, recall });
+    return recall;
+  };
+  const result = (efSearch: number, recall: number, reached: boolean, tuned: boolean): EfTuning => ({
+    efSearch,
+    k,
+    target,
+    recall,
+    reached,
+    tuned,
+    sample: sampleSize,
+    protocol: heldOut ? 'held-out' : 'self-excluded',
+    curve,
+    measuredAt: new Date().toISOString(),
+  });
+  if (options.fixed !== undefined) {
+    const recall = measure(options.fixed);
+    return result(options.fixed, recall, recall >= target, false);
   }
+  const maxEf = Math.max(k, Math.min(options.maxEfSearch ?? DEFAULT_TUNING.maxEfSearch, n));
+  let efSearch = k;
+  for (;;) {
+    const recall = measure(efSearch);
+    if (recall >= target) return result(efSearch, recall, true, true);
+    if (efSearch >= maxEf) return result(efSearch, recall, false, true);
+    efSearch = Math.min(maxEf, Math.ceil(efSearch * 1.25));
+  }
+}
 
-  function result(efSearch: number, recall: number, reached: boolean, tuned: boolean): EfTuning {
-    return { efSearch, k, target, recall, reached, tuned, sample: sampleSize, curve, measuredAt: new Date().toISOString() };
-  }
+/** The build-time sample: up to `sample` labels, at most a tenth of the index (at least one when n ≥ 2), seeded. */
+export function heldOutSample(n: number, options: Pick<TuneOptions, 'sample' | 'seed'> = {}): number[] {
+  const count = Math.min(options.sample ?? DEFAULT_TUNING.sample, Math.max(n >= 2 ? 1 : 0, Math.floor(n / 10)));
+  return drawLabels(n, count, options.seed ?? DEFAULT_TUNING.seed);
 }
 
 /** `count` distinct labels of [0, n), seeded. */

@@ -147,7 +147,11 @@ describe('buildIndex / openIndex', () => {
   it('tunes efSearch on a held-out sample and records it with its measured recall; a given efSearch is only measured', async () => {
     const tuned = await buildIndex({ corpusDir, out: join(root, 'tuned'), retriever: 'hnsw', embedder: spec, embedderInstance: embedder, M: 8, progress: quiet });
     const tuning = tuned.hnsw!.tuning!;
-    expect(tuning).toMatchObject({ tuned: true, target: 0.99, reached: true });
+    expect(tuning).toMatchObject({ tuned: true, target: 0.99, reached: true, protocol: 'held-out', sample: 1 });
+    // The held-out sample is in the finished graph.
+    const opened = await openIndex(join(root, 'tuned'), { embedder });
+    expect((await opened.graph()).size).toBe(12);
+    await opened.close();
     expect(tuned.hnsw!.efSearch).toBe(tuning.efSearch);
     expect(tuning.recall).toBeGreaterThanOrEqual(0.99);
     expect(tuning.curve.at(-1)).toEqual({ efSearch: tuning.efSearch, recall: tuning.recall });

@@ -18,15 +18,19 @@ export const hnswlibGraph: GraphLibrary = {
   async build(store, dimension, params, path, hooks = {}) {
     const count = store.countVectors();
     const graph = createHnswGraph(dimension, params, count);
+    const heldOut = new Set(hooks.heldOut ?? []);
     let added = 0;
     for (const [label, vector] of store.vectors()) {
+      if (heldOut.has(label)) continue;
       graph.addPoint(Array.from(vector), label);
       if (++added % 1000 === 0) {
         hooks.signal?.throwIfAborted();
         hooks.onAdded?.(added);
       }
     }
-    hooks.onAdded?.(added);
+    await hooks.beforeHeldOut?.(asGraphIndex(graph));
+    for (const label of heldOut) graph.addPoint(Array.from(store.vector(label)!), label);
+    hooks.onAdded?.(added + heldOut.size);
     await saveHnswGraph(graph, path);
     return asGraphIndex(graph);
   },

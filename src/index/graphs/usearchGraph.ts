@@ -28,18 +28,36 @@ function newIndex(dimension: number, params: HnswParams, efSearch: number): Usea
   });
 }
 
-/** Adds stored vectors of labels [from, to) in blocks (each block multi-threaded). */
-function addStored(index: UsearchIndex, store: ChunkStore, dimension: number, from: number, to: number, onAdded?: (added: number) => void, signal?: AbortSignal): void {
+/** Adds stored vectors of labels [from, to) except `skip`, in blocks (each block multi-threaded). */
+function addStored(
+  index: UsearchIndex,
+  store: ChunkStore,
+  dimension: number,
+  from: number,
+  to: number,
+  onAdded?: (added: number) => void,
+  signal?: AbortSignal,
+  skip: ReadonlySet<number> = new Set(),
+): number {
   const block = new Float32Array(ADD_BLOCK * dimension);
+  let added = 0;
   for (let start = from; start < to; start += ADD_BLOCK) {
     signal?.throwIfAborted();
     const rows = Math.min(ADD_BLOCK, to - start);
     store.readVectorBlock(start, rows, dimension, block);
-    const keys = new BigUint64Array(rows);
-    for (let i = 0; i < rows; i++) keys[i] = BigInt(start + i);
-    index.add(keys, block.subarray(0, rows * dimension), 0);
-    onAdded?.(start + rows - from);
+    const keys: bigint[] = [];
+    let kept = 0;
+    for (let i = 0; i < rows; i++) {
+      if (skip.has(start + i)) continue;
+      if (kept !== i) block.copyWithin(kept * dimension, i * dimension, (i + 1) * dimension);
+      keys.push(BigInt(start + i));
+      kept++;
+    }
+    if (kept > 0) index.add(BigUint64Array.from(keys), block.subarray(0, kept * dimension), 0);
+    added += kept;
+    onAdded?.(added);
   }
+  return added;
 }
 
 async function saveAtomically(index: UsearchIndex, path: string): Promise<void> {
@@ -101,8 +119,22 @@ export const usearchGraph: GraphLibrary = {
   file: USEARCH_FILE,
   async build(store, dimension, params, path, hooks = {}) {
     const count = store.countVectors();
+    const heldOut = hooks.heldOut ?? [];
     const index = newIndex(dimension, params, params.efSearch);
-    addStored(index, store, dimension, 0, count, hooks.onAdded, hooks.signal);
+    const added = addStored(index, store, dimension, 0, count, hooks.onAdded, hooks.signal, new Set(heldOut));
+    if (hooks.beforeHeldOut) {
+      // Searched in memory at each efSearch tuning asks for: a copy per efSearch is not possible before saving,
+      // so the graph without the held-out vectors is saved and viewed.
+      await saveAtomically(index, `${path}.partial`);
+      await hooks.beforeHeldOut(served(`${path}.partial`, dimension, params));
+      await rm(`${path}.partial`, { force: true });
+    }
+    if (heldOut.length > 0) {
+      const vectors = new Float32Array(heldOut.length * dimension);
+      heldOut.forEach((label, i) => vectors.set(store.vector(label)!, i * dimension));
+      index.add(BigUint64Array.from(heldOut.map(BigInt)), vectors, 0);
+    }
+    hooks.onAdded?.(added + heldOut.length);
     await saveAtomically(index, path);
     return served(path, dimension, params);
   },
