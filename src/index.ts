@@ -18,6 +18,8 @@ export { readChunks, readCorpusManifest } from './corpus/read.js';
 export { generateFixtureModel } from './embedding/fixture/generateFixtureModel.js';
 export { embedders } from './embedding/registry.js';
 export { buildIndex } from './index/buildIndex.js';
+export { tuneIndex } from './index/tuneIndex.js';
+export { openIndex } from './index/openIndex.js';
 export { retrievers, createRetriever, createRetrieverContext } from './retrieval/registry.js';
 export { benchmarks } from './benchmarks/registry.js';
 export { strategies } from './prompting/registry.js';

@@ -77,7 +77,8 @@ export function encodeVector(vector: ArrayLike<number>, encoding: VectorEncoding
   const step = max > 0 ? max / 127 : 1;
   const out = Buffer.alloc(4 + d);
   out.writeFloatLE(step, 0);
-  for (let i = 0; i < d; i++) out.writeInt8(Math.max(-127, Math.min(127, Math.round(vector[i]! / step))), 4 + i);
+  const bytes = new Int8Array(out.buffer, out.byteOffset + 4, d);
+  for (let i = 0; i < d; i++) bytes[i] = Math.max(-127, Math.min(127, Math.round(vector[i]! / step)));
   return out;
 }
 
@@ -97,10 +98,8 @@ export function decodeVectorInto(blob: Buffer, encoding: VectorEncoding, dimensi
     return;
   }
   const step = blob.readFloatLE(0);
-  for (let i = 0; i < dimension; i++) {
-    const byte = blob[4 + i]!;
-    out[offset + i] = (byte > 127 ? byte - 256 : byte) * step;
-  }
+  const bytes = new Int8Array(blob.buffer, blob.byteOffset + 4, dimension);
+  for (let i = 0; i < dimension; i++) out[offset + i] = bytes[i]! * step;
 }
 
 /** Dimension of a stored BLOB under `encoding`. */
