@@ -107,6 +107,7 @@ export class ChunkStore {
             .pluck()
         : this.db.prepare('SELECT label FROM chunks WHERE doc_id = @id ORDER BY label').pluck(),
       vector: hasVectors ? this.db.prepare('SELECT vec FROM vectors WHERE label = ?').pluck() : undefined,
+      vectorList: hasVectors ? this.db.prepare('SELECT v.label, v.vec FROM json_each(?) AS j JOIN vectors AS v ON v.label = j.value').raw() : undefined,
       allVectors: hasVectors ? this.db.prepare('SELECT label, vec FROM vectors ORDER BY label').raw() : undefined,
       vectorRange: hasVectors ? this.db.prepare('SELECT label, vec FROM vectors WHERE label >= ? AND label < ? ORDER BY label').raw() : undefined,
       allChunks: this.db.prepare('SELECT * FROM chunks ORDER BY label'),
@@ -202,6 +203,18 @@ export class ChunkStore {
   vector(label: number): Float32Array | undefined {
     const blob = this.statements.vector?.get(label) as Buffer | undefined;
     return blob && blobToVector(blob, this.vectorEncoding);
+  }
+
+  /** The stored vectors of `labels` (one query), decoded into `out` row by row in the order given; throws for a missing one. */
+  readVectors(labels: number[], dimension: number, out: Float32Array): void {
+    if (!this.statements.vectorList) throw new DataFileError(`${this.path}: the store holds no vectors`);
+    const rows = this.statements.vectorList.all(JSON.stringify(labels)) as [number, Buffer][];
+    const byLabel = new Map(rows);
+    labels.forEach((label, i) => {
+      const blob = byLabel.get(label);
+      if (!blob) throw new DataFileError(`${this.path}: no vector for label ${label}`);
+      decodeVectorInto(blob, this.vectorEncoding, dimension, out, i * dimension);
+    });
   }
 
   /** Streams stored vectors in label order (constant memory). */

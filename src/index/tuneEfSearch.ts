@@ -82,7 +82,13 @@ export async function tuneEfSearch(
   for (;;) {
     const recall = measure(efSearch);
     if (recall >= target) return result(efSearch, recall, true, true);
-    if (efSearch >= maxEf) return result(efSearch, recall, false, true);
+    if (efSearch >= maxEf) {
+      // Target out of reach (quantised vectors cap recall): the smallest efSearch within 0.001 of the
+      // best recall seen, not the most expensive one; `reached: false` says the target was missed.
+      const best = Math.max(...curve.map((point) => point.recall));
+      const knee = curve.find((point) => point.recall >= best - 0.001)!;
+      return result(knee.efSearch, knee.recall, false, true);
+    }
     efSearch = Math.min(maxEf, Math.ceil(efSearch * 1.25));
   }
 }

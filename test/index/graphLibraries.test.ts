@@ -96,3 +96,33 @@ describe.each(['hnswlib', 'usearch'] as const)('%s graph behind hisrag indexes',
     expect(after.search([extra[4]!], 1, 64)[0]![0]!.label).toBe(N + 4);
   });
 });
+
+describe('efSearch tuning when the target is out of reach', () => {
+  it('records reached: false and the smallest efSearch within 0.001 of the best recall, not the largest tried', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hisrag-knee-'));
+    const store = ChunkStore.open(join(dir, 'chunks.sqlite'));
+    const vectors = unitVectors(400, 'knee');
+    store.append(vectors.map((_, i) => ({ id: `v${i}`, docId: 'd', title: '', text: '', meta: {} })), vectors);
+    const exact = new ExactSearch(store, DIM, 'ip');
+    // A "graph" that is exact search missing its second-best hit (the best is the query itself, which
+    // tuning drops): recall (k − 1) / k at any efSearch.
+    const capped = {
+      size: 400,
+      search: (queries: ArrayLike<number>[], k: number) => {
+        const lists: { label: number; score: number }[][] = [];
+        for (const query of queries) {
+          const all = vectors.map((v, label) => ({ label, score: v.reduce((s, x, i) => s + x * query[i]!, 0) })).sort((a, b) => b.score - a.score);
+          lists.push(all.filter((_, i) => i !== 1).slice(0, k));
+        }
+        return lists;
+      },
+    };
+    const tuning = await tuneEfSearch(capped, exact, store, { k: 20, target: 0.99, sample: 10, maxEfSearch: 100 });
+    expect(tuning.reached).toBe(false);
+    expect(tuning.curve.length).toBeGreaterThan(3);
+    expect(tuning.efSearch).toBe(20);
+    await exact.close();
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});

@@ -71,8 +71,43 @@ async function saveAtomically(index: UsearchIndex, path: string): Promise<void> 
   }
 }
 
+/**
+ * With i8 vectors in the graph, usearch's own distances cap recall@100 near 0.98 on 1024-d clustered
+ * vectors (measured: 0.981 at any efSearch, against 0.999 for f16), so the graph proposes
+ * RERANK × k candidates and they are re-scored with the stored vectors (f16, or i8 with a per-vector
+ * step, which alone ranks like f32 at 0.998): 0.996 at 1.5 k.
+ */
+export const RERANK = 1.5;
+
+/** Re-scores candidate lists with the stored vectors (dot product, or cosine for the 'cosine' space), best k first. */
+function rerank(store: ChunkStore, dimension: number, space: HnswParams['space'], queries: ArrayLike<number>[], lists: Scored[][], k: number): Scored[][] {
+  return lists.map((hits, q) => {
+    if (hits.length === 0) return hits;
+    const rows = new Float32Array(hits.length * dimension);
+    store.readVectors(hits.map((hit) => hit.label), dimension, rows);
+    const query = queries[q]!;
+    let queryNorm = 1;
+    if (space === 'cosine') {
+      queryNorm = 0;
+      for (let i = 0; i < dimension; i++) queryNorm += query[i]! * query[i]!;
+      queryNorm = Math.sqrt(queryNorm) || 1;
+    }
+    const rescored = hits.map((hit, r) => {
+      let dot = 0;
+      let norm = 0;
+      const o = r * dimension;
+      for (let i = 0; i < dimension; i++) {
+        dot += query[i]! * rows[o + i]!;
+        norm += rows[o + i]! * rows[o + i]!;
+      }
+      return { label: hit.label, score: space === 'cosine' ? dot / (queryNorm * (Math.sqrt(norm) || 1)) : dot };
+    });
+    return rescored.sort((a, b) => b.score - a.score || a.label - b.label).slice(0, k);
+  });
+}
+
 /** A saved usearch file served memory-mapped (`view`), one view per efSearch asked for. */
-function served(path: string, dimension: number, params: HnswParams, preloaded?: UsearchIndex): GraphIndex {
+function served(path: string, dimension: number, params: HnswParams, store: ChunkStore, preloaded?: UsearchIndex): GraphIndex {
   const views = new Map<number, UsearchIndex>();
   const at = (efSearch: number) => {
     let view = views.get(efSearch);
@@ -85,9 +120,16 @@ function served(path: string, dimension: number, params: HnswParams, preloaded?:
     return view;
   };
   const size = (preloaded ?? at(params.efSearch)).size();
+  const quantized = (params.quantization ?? 'i8') === 'i8';
   return {
     size,
-    search(queries, k, efSearch) {
+    search(queries, wanted, efSearch) {
+      if (quantized && wanted > 0) return rerank(store, dimension, params.space, queries, searchFor(queries, Math.ceil(wanted * RERANK), Math.ceil(efSearch * RERANK)), wanted);
+      return searchFor(queries, wanted, efSearch);
+    },
+  };
+
+  function searchFor(queries: ArrayLike<number>[], k: number, efSearch: number): Scored[][] {
       const n = Math.min(k, size);
       if (queries.length === 0) return [];
       if (n <= 0) return queries.map(() => []);
@@ -106,8 +148,7 @@ function served(path: string, dimension: number, params: HnswParams, preloaded?:
         for (let i = 0; i < count; i++) hits.push({ label: Number(result.keys[q * n + i]), score: 1 - result.distances[q * n + i]! });
         return hits.sort((a, b) => b.score - a.score || a.label - b.label);
       });
-    },
-  };
+  }
 }
 
 /**
@@ -126,7 +167,7 @@ export const usearchGraph: GraphLibrary = {
       // Searched in memory at each efSearch tuning asks for: a copy per efSearch is not possible before saving,
       // so the graph without the held-out vectors is saved and viewed.
       await saveAtomically(index, `${path}.partial`);
-      await hooks.beforeHeldOut(served(`${path}.partial`, dimension, params));
+      await hooks.beforeHeldOut(served(`${path}.partial`, dimension, params, store));
       await rm(`${path}.partial`, { force: true });
     }
     if (heldOut.length > 0) {
@@ -136,13 +177,13 @@ export const usearchGraph: GraphLibrary = {
     }
     hooks.onAdded?.(added + heldOut.length);
     await saveAtomically(index, path);
-    return served(path, dimension, params);
+    return served(path, dimension, params, store);
   },
   open(path, dimension, params, store) {
     const probe = newIndex(dimension, params, params.efSearch);
     probe.view(path);
     const want = store.countVectors();
-    if (probe.size() >= want) return served(path, dimension, params);
+    if (probe.size() >= want) return served(path, dimension, params, store);
     // A crashed add left vectors the file lacks: serve from memory, caught up (each efSearch's copy alike).
     const have = probe.size();
     const loaded = newIndex(dimension, params, params.efSearch);
