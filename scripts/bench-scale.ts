@@ -7,6 +7,7 @@
  *   npx tsx scripts/bench-scale.ts [--n 1000000] [--dim 1024] [--queries 200] [--M 16] [--ef-construction 200]
  *        [--graph hnswlib|usearch] [--quantization i8|f16|f32] [--vectors f16|f32|i8]
  *        [--clusters n/100] [--dir /tmp/hisrag-scale-<n>] [--keep] [--naive-queries 5] [--json out.json]
+ *        [--hnswlib-graph <hnsw.bin of the same n, dim, clusters>]
  *
  * "plain" is the graph library called directly on hisrag's graph file at the same efSearch (hnswlib-node's
  * searchKnn, or usearch's search), without embedding or chunk texts: the floor hisrag's query is compared to.
@@ -18,7 +19,7 @@
  * memory, and linear projections to 5M chunks.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -49,6 +50,7 @@ const { values } = parseArgs({
     quantization: { type: 'string' },
     vectors: { type: 'string', default: 'f16' },
     json: { type: 'string' },
+    'hnswlib-graph': { type: 'string' },
   },
 });
 const n = Number(values.n);
@@ -104,18 +106,15 @@ async function phaseBuild(): Promise<Record<string, unknown>> {
 }
 
 async function phaseServe(): Promise<Record<string, unknown>> {
+  // The process before any index is opened (node, modules): what does not grow with the corpus.
+  const baselineRssMb = mb(process.memoryUsage().rss / 1024);
   const manifest = (await readIndexManifest(indexDir))!;
   const ef = manifest.hnsw!.efSearch;
   const queries = Array.from({ length: queryCount }, (_, j) => Array.from(vectors.query(j)));
   const texts = queries.map((_, j) => `?${j}`);
 
-  // Ground truth: hisrag's exact search in one batch.
-  const store = ChunkStore.open(join(indexDir, 'chunks.sqlite'), { readonly: true });
-  const exact = new ExactSearch(store, dim, 'ip', { residentBytes: 0 });
-  const truth = await exact.nearest(queries, 100);
-  const truthRss = maxRssMb();
-  await exact.close();
-  store.close();
+  // Ground truth from the truth phase (its own process, so its memory is not counted as serving).
+  const truth = (JSON.parse(readFileSync(join(dir, 'truth.json'), 'utf8')) as number[][]).map((labels) => labels.map((label) => ({ label })));
 
   embedder.prepareQueries(queryCount);
   const retriever = await createRetriever({ name: 'hnsw', index: indexDir }, createRetrieverContext({ embedder }));
@@ -163,9 +162,30 @@ async function phaseServe(): Promise<Record<string, unknown>> {
     for (const text of texts) found.push((await retriever.retrieve({ text }, k)).map((c) => Number(c.id.slice(4))));
     return { ms: (now() - t) / texts.length, found };
   };
-  const results: Record<string, unknown> = { library: manifest.hnsw!.library, efSearch: ef, tuning: manifest.hnsw!.tuning, rssAfterGroundTruthMb: truthRss };
+  const results: Record<string, unknown> = { baselineRssMb, library: manifest.hnsw!.library, efSearch: ef, tuning: manifest.hnsw!.tuning };
+  // Plain hnswlib-node on a graph of the same vectors (built by an earlier run: --hnswlib-graph), at the
+  // smallest efSearch whose recall@100 reaches 0.99 on these queries: the issue's reference cost.
+  let hnswlibMs: ((k: number) => number) | undefined;
+  if (values['hnswlib-graph']) {
+    const graph = new hnswlib.HierarchicalNSW('ip', dim);
+    graph.readIndexSync(values['hnswlib-graph']);
+    let efPlain = 100;
+    for (; efPlain < 8192; efPlain = Math.ceil(efPlain * 1.25)) {
+      graph.setEf(efPlain);
+      if (recallOf(queries.map((q) => graph.searchKnn(q, 100).neighbors), 100) >= 0.99) break;
+    }
+    results.hnswlibEfSearch = efPlain;
+    results.hnswlibRecall100 = recallOf(queries.map((q) => graph.searchKnn(q, 100).neighbors), 100);
+    hnswlibMs = (k) => {
+      graph.setEf(Math.max(efPlain, k));
+      for (const q of queries.slice(0, 20)) graph.searchKnn(q, k);
+      const t = now();
+      for (const q of queries) graph.searchKnn(q, k);
+      return (now() - t) / queries.length;
+    };
+  }
   // Interleaved rounds, so that load from other processes hits both sides alike.
-  const rounds: Record<string, number[]> = { plain100: [], hisrag100: [], plainEf100: [], plain10: [], hisrag10: [] };
+  const rounds: Record<string, number[]> = { plain100: [], hisrag100: [], plainEf100: [], plain10: [], hisrag10: [], hnswlib100: [], hnswlib10: [] };
   let found100: number[][] = [];
   let found10: number[][] = [];
   for (let round = 0; round < 3; round++) {
@@ -178,18 +198,36 @@ async function phaseServe(): Promise<Record<string, unknown>> {
     const h10 = await hisragMs(10);
     rounds.hisrag10!.push(h10.ms);
     found10 = h10.found;
+    if (hnswlibMs) {
+      rounds.hnswlib100!.push(hnswlibMs(100));
+      rounds.hnswlib10!.push(hnswlibMs(10));
+    }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const t = now();
   await retriever.retrieveBatch!(texts.map((text) => ({ text })), 100);
   results.hisragBatchMsPerQuery100 = (now() - t) / texts.length;
   await retriever.close();
-  Object.assign(results, Object.fromEntries(Object.entries(rounds).map(([key, xs]) => [`${key}Ms`, median(xs)])));
+  Object.assign(results, Object.fromEntries(Object.entries(rounds).filter(([, xs]) => xs.length > 0).map(([key, xs]) => [`${key}Ms`, median(xs)])));
   results.ratio100 = (results.hisrag100Ms as number) / (results.plain100Ms as number);
+  if (hnswlibMs) results.ratioToHnswlib100 = (results.hisrag100Ms as number) / (results.hnswlib100Ms as number);
   results.recall100 = recallOf(found100, 100);
   results.recall10 = recallOf(found10, 10);
   results.peakRssMb = servingRssMb;
   return results;
+}
+
+/** Exact top-100 of the benchmark queries (hisrag's block-wise exact search), written for the serve phase. */
+async function phaseTruth(): Promise<Record<string, unknown>> {
+  const store = ChunkStore.open(join(indexDir, 'chunks.sqlite'), { readonly: true });
+  const exact = new ExactSearch(store, dim, 'ip', { residentBytes: 0 });
+  const t = now();
+  const truth = await exact.nearest(Array.from({ length: queryCount }, (_, j) => vectors.query(j)), 100);
+  const seconds = (now() - t) / 1000;
+  await exact.close();
+  store.close();
+  writeFileSync(join(dir, 'truth.json'), JSON.stringify(truth.map((hits) => hits.map((hit) => hit.label))));
+  return { queries: queryCount, seconds, streamedPeakRssMb: maxRssMb() };
 }
 
 async function phaseExact(): Promise<Record<string, unknown>> {
@@ -259,7 +297,7 @@ function child(phase: string): Record<string, unknown> {
 }
 
 if (values.phase) {
-  const run = { build: phaseBuild, serve: phaseServe, exact: phaseExact }[values.phase];
+  const run = { build: phaseBuild, truth: phaseTruth, serve: phaseServe, exact: phaseExact }[values.phase];
   if (!run) throw new Error(`unknown phase ${values.phase}`);
   process.stdout.write(JSON.stringify(await run()) + '\n');
 } else {
@@ -268,6 +306,8 @@ if (values.phase) {
   log(`bench-scale: n ${n}, dim ${dim}, ${clusters} clusters, graph ${values.graph}${values.quantization ? ` (${values.quantization})` : ''}, stored vectors ${values.vectors}, M ${values.M}, efConstruction ${values['ef-construction']}, ${queryCount} queries (${dir})`);
   const build = child('build') as any;
   log(`build: ${JSON.stringify(build)}`);
+  const truth = child('truth') as any;
+  log(`truth: ${JSON.stringify(truth)}`);
   const serve = child('serve') as any;
   log(`serve: ${JSON.stringify(serve)}`);
   const exact = child('exact') as any;
@@ -276,11 +316,11 @@ if (values.phase) {
   const projection = {
     diskGBVectorsAndGraph: (build.bytesPerChunk.vectorsAndGraph * 5e6) / 1e9,
     diskGBWholeIndex: (build.bytesPerChunk.wholeIndex * 5e6) / 1e9,
-    servingRamGB: (serve.peakRssMb * scale) / 1024,
+    servingRamGB: (serve.baselineRssMb + (serve.peakRssMb - serve.baselineRssMb) * scale) / 1024,
     graphBuildHours: 5e6 / build.graphVectorsPerSecond / 3600,
     exactSearchSingleSeconds: (exact.singleMs * scale) / 1000,
   };
   log(`projection to 5M chunks: ${JSON.stringify(projection)}`);
-  if (values.json) writeFileSync(values.json, JSON.stringify({ n, dim, clusters, build, serve, exact, projection }, null, 2));
+  if (values.json) writeFileSync(values.json, JSON.stringify({ n, dim, clusters, build, truth, serve, exact, projection }, null, 2));
   if (!values.keep) rmSync(dir, { recursive: true, force: true });
 }

@@ -74,8 +74,8 @@ async function saveAtomically(index: UsearchIndex, path: string): Promise<void> 
 /**
  * With i8 vectors in the graph, usearch's own distances cap recall@100 near 0.98 on 1024-d clustered
  * vectors (measured: 0.981 at any efSearch, against 0.999 for f16), so the graph proposes
- * RERANK × k candidates and they are re-scored with the stored vectors (f16, or i8 with a per-vector
- * step, which alone ranks like f32 at 0.998): 0.996 at 1.5 k.
+ * RERANK × k candidates (at least k + 40) and they are re-scored with the stored vectors (f16, or i8
+ * with a per-vector step, which alone ranks like f32 at 0.998): 0.996 at 1.5 k.
  */
 export const RERANK = 1.5;
 
@@ -124,7 +124,11 @@ function served(path: string, dimension: number, params: HnswParams, store: Chun
   return {
     size,
     search(queries, wanted, efSearch) {
-      if (quantized && wanted > 0) return rerank(store, dimension, params.space, queries, searchFor(queries, Math.ceil(wanted * RERANK), Math.ceil(efSearch * RERANK)), wanted);
+      if (quantized && wanted > 0) {
+        // At small k the candidate list gets a floor: the i8 order is least reliable among the very best.
+        const candidates = Math.max(Math.ceil(wanted * RERANK), wanted + 40);
+        return rerank(store, dimension, params.space, queries, searchFor(queries, candidates, Math.max(candidates, Math.ceil(efSearch * RERANK))), wanted);
+      }
       return searchFor(queries, wanted, efSearch);
     },
   };
