@@ -92,7 +92,7 @@ describe('hisrag index build / hisrag retrieve', () => {
     const result = await hisragInProcess('index', 'tune', '--index', hnswDir, '-k', '5', '--target-recall', '0.9', '--sample', '3');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/efSearch +\d+ +recall@5 /);
-    expect(result.stdout).toMatch(/efSearch \d+ \(tuned\): recall@5 \d\.\d{4} against exact search on 3 held-out vectors/);
+    expect(result.stdout).toMatch(/efSearch \d+ \(tuned\): recall@5 \d\.\d{4} against exact search on 3 sampled vectors \(each excluding itself\)/);
     const manifest = JSON.parse(readFileSync(join(hnswDir, 'manifest.json'), 'utf8'));
     expect(manifest.hnsw.tuning).toMatchObject({ k: 5, target: 0.9, sample: 3, tuned: true });
     expect(manifest.hnsw.efSearch).toBe(manifest.hnsw.tuning.efSearch);

@@ -159,5 +159,6 @@ export function registerIndexCommands(program: Command): void {
 
 function tuningLine(tuning: EfTuning): string {
   const how = tuning.tuned ? (tuning.reached ? 'tuned' : `tuned, TARGET ${tuning.target} NOT REACHED at the largest efSearch tried`) : 'given';
-  return `efSearch ${tuning.efSearch} (${how}): recall@${tuning.k} ${tuning.recall.toFixed(4)} against exact search on ${tuning.sample} held-out vectors\n`;
+  const sample = tuning.protocol === 'self-excluded' ? 'sampled vectors (each excluding itself)' : 'held-out vectors';
+  return `efSearch ${tuning.efSearch} (${how}): recall@${tuning.k} ${tuning.recall.toFixed(4)} against exact search on ${tuning.sample} ${sample}\n`;
 }
