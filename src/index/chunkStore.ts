@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import type { Chunk } from '../chunking/types.js';
 import { DataFileError, InputError } from '../errors.js';
-import { decodeVectorInto, dimensionOf, encodeVector, type VectorEncoding } from './vectorEncoding.js';
+import { decodeVectorInto, dimensionOf, dotStored, encodeVector, type VectorEncoding } from './vectorEncoding.js';
 
 /** A chunk with its dense position: labels are 0..N-1 in corpus order, shared by the HNSW graph and BM25 postings. */
 export interface LabelledChunk extends Chunk {
@@ -214,6 +214,25 @@ export class ChunkStore {
       const blob = byLabel.get(label);
       if (!blob) throw new DataFileError(`${this.path}: no vector for label ${label}`);
       decodeVectorInto(blob, this.vectorEncoding, dimension, out, i * dimension);
+    });
+  }
+
+  /** Scores of `query` against the stored vectors of `labels` (one query; dot product, or cosine), in the order given. */
+  scoreStored(labels: number[], query: Float32Array, cosine: boolean): number[] {
+    if (!this.statements.vectorList) throw new DataFileError(`${this.path}: the store holds no vectors`);
+    const rows = this.statements.vectorList.all(JSON.stringify(labels)) as [number, Buffer][];
+    const byLabel = new Map(rows);
+    let queryNorm = 1;
+    if (cosine) {
+      queryNorm = 0;
+      for (let i = 0; i < query.length; i++) queryNorm += query[i]! * query[i]!;
+      queryNorm = Math.sqrt(queryNorm) || 1;
+    }
+    return labels.map((label) => {
+      const blob = byLabel.get(label);
+      if (!blob) throw new DataFileError(`${this.path}: no vector for label ${label}`);
+      const { dot, normSquared } = dotStored(blob, this.vectorEncoding, query, cosine);
+      return cosine ? dot / (queryNorm * (Math.sqrt(normSquared) || 1)) : dot;
     });
   }
 

@@ -106,3 +106,25 @@ export function decodeVectorInto(blob: Buffer, encoding: VectorEncoding, dimensi
 export function dimensionOf(blob: Buffer, encoding: VectorEncoding): number {
   return encoding === 'f32' ? blob.byteLength / 4 : encoding === 'f16' ? blob.byteLength / 2 : blob.byteLength - 4;
 }
+
+/**
+ * Dot product of `query` with a stored BLOB without decoding it first (re-ranking reads a few hundred
+ * vectors per query; decoding each into floats cost as much as the products). `normSquared` only on request.
+ */
+export function dotStored(blob: Buffer, encoding: VectorEncoding, query: Float32Array, withNorm = false): { dot: number; normSquared: number } {
+  const d = query.length;
+  let dot = 0;
+  let normSquared = 0;
+  if (encoding === 'i8') {
+    const step = blob.readFloatLE(0);
+    const bytes = new Int8Array(blob.buffer, blob.byteOffset + 4, d);
+    for (let i = 0; i < d; i++) dot += query[i]! * bytes[i]!;
+    if (withNorm) for (let i = 0; i < d; i++) normSquared += bytes[i]! * bytes[i]!;
+    return { dot: dot * step, normSquared: normSquared * step * step };
+  }
+  const row = new Float32Array(d);
+  decodeVectorInto(blob, encoding, d, row);
+  for (let i = 0; i < d; i++) dot += query[i]! * row[i]!;
+  if (withNorm) for (let i = 0; i < d; i++) normSquared += row[i]! * row[i]!;
+  return { dot, normSquared };
+}

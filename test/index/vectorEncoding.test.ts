@@ -69,6 +69,25 @@ describe('stored vector precision', () => {
     for (const store of stores) store.close();
   });
 
+  it.each(['f32', 'f16', 'i8'] as const)('scores stored %s vectors without decoding them like decode-then-dot (ip and cosine)', (encoding) => {
+    const store = ChunkStore.open(join(dir, `score-${encoding}.sqlite`));
+    store.setVectorEncoding(encoding);
+    const vectors = unitVectors(30, 'score').map((v, i) => v.map((x) => x * (1 + i / 10))); // not unit: cosine differs from dot
+    store.append(vectors.map((_, i) => ({ id: `v${i}`, docId: 'd', title: '', text: '', meta: {} })), vectors);
+    const [query] = unitVectors(1, 'score-query');
+    const labels = [29, 3, 17, 0];
+    for (const cosine of [false, true]) {
+      const scores = store.scoreStored(labels, query!, cosine);
+      labels.forEach((label, i) => {
+        const v = store.vector(label)!;
+        const dot = v.reduce((s, x, j) => s + x * query![j]!, 0);
+        const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+        expect(scores[i]).toBeCloseTo(cosine ? dot / norm : dot, 5);
+      });
+    }
+    store.close();
+  });
+
   it('refuses to change the precision once vectors are stored', () => {
     const store = ChunkStore.open(join(dir, 'fixed.sqlite'));
     store.setVectorEncoding('f16');

@@ -80,29 +80,14 @@ async function saveAtomically(index: UsearchIndex, path: string): Promise<void> 
 export const RERANK = 1.5;
 
 /** Re-scores candidate lists with the stored vectors (dot product, or cosine for the 'cosine' space), best k first. */
-function rerank(store: ChunkStore, dimension: number, space: HnswParams['space'], queries: ArrayLike<number>[], lists: Scored[][], k: number): Scored[][] {
+function rerank(store: ChunkStore, space: HnswParams['space'], queries: ArrayLike<number>[], lists: Scored[][], k: number): Scored[][] {
   return lists.map((hits, q) => {
     if (hits.length === 0) return hits;
-    const rows = new Float32Array(hits.length * dimension);
-    store.readVectors(hits.map((hit) => hit.label), dimension, rows);
-    const query = queries[q]!;
-    let queryNorm = 1;
-    if (space === 'cosine') {
-      queryNorm = 0;
-      for (let i = 0; i < dimension; i++) queryNorm += query[i]! * query[i]!;
-      queryNorm = Math.sqrt(queryNorm) || 1;
-    }
-    const rescored = hits.map((hit, r) => {
-      let dot = 0;
-      let norm = 0;
-      const o = r * dimension;
-      for (let i = 0; i < dimension; i++) {
-        dot += query[i]! * rows[o + i]!;
-        norm += rows[o + i]! * rows[o + i]!;
-      }
-      return { label: hit.label, score: space === 'cosine' ? dot / (queryNorm * (Math.sqrt(norm) || 1)) : dot };
-    });
-    return rescored.sort((a, b) => b.score - a.score || a.label - b.label).slice(0, k);
+    const scores = store.scoreStored(hits.map((hit) => hit.label), Float32Array.from(queries[q]!), space === 'cosine');
+    return hits
+      .map((hit, i) => ({ label: hit.label, score: scores[i]! }))
+      .sort((a, b) => b.score - a.score || a.label - b.label)
+      .slice(0, k);
   });
 }
 
@@ -127,7 +112,7 @@ function served(path: string, dimension: number, params: HnswParams, store: Chun
       if (quantized && wanted > 0) {
         // At small k the candidate list gets a floor: the i8 order is least reliable among the very best.
         const candidates = Math.max(Math.ceil(wanted * RERANK), wanted + 40);
-        return rerank(store, dimension, params.space, queries, searchFor(queries, candidates, Math.max(candidates, Math.ceil(efSearch * RERANK))), wanted);
+        return rerank(store, params.space, queries, searchFor(queries, candidates, Math.max(candidates, Math.ceil(efSearch * RERANK))), wanted);
       }
       return searchFor(queries, wanted, efSearch);
     },
