@@ -46,7 +46,7 @@ const depths = values.k!.split(',').map(Number);
 const maxK = Math.max(...depths);
 const exact = index.exact();
 const exactStarted = Date.now();
-const truthHits = exact.searchMany(queries, maxK);
+const truthHits = await exact.nearest(queries, maxK);
 const truth = truthHits.map((hits) => hits.map((h) => h.label));
 process.stdout.write(`exact search: ${(queryCount / ((Date.now() - exactStarted) / 1000)).toFixed(1)} queries/s at k=${maxK}\n`);
 

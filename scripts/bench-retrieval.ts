@@ -184,7 +184,7 @@ async function benchHnsw(args: Args, dir: string): Promise<Record<string, unknow
 
   t = Date.now();
   const exact = new ExactSearch(store, args.dim, 'ip');
-  const truth100 = exact.searchMany(queries, 100).map((hits) => hits.map((h) => h.label));
+  const truth100 = (await exact.nearest(queries, 100)).map((hits) => hits.map((h) => h.label));
   const exactSeconds = (Date.now() - t) / 1000;
   log(`  exact ground truth: ${exactSeconds.toFixed(1)} s for ${args.queries} queries (load + one pass), ${(args.queries / exactSeconds).toFixed(1)} queries/s`);
 

@@ -20,6 +20,8 @@ export { embedders, createEmbedder } from './embedding/registry.js';
 export type { TextEmbedder, EmbedderIdentity } from './embedding/types.js';
 export { buildIndex, type BuildIndexOptions } from './index/buildIndex.js';
 export { appendChunks } from './index/appendChunks.js';
+export { tuneIndex } from './index/tuneIndex.js';
+export { openIndex } from './index/openIndex.js';
 export type { IndexManifest, IndexKind } from './index/manifest.js';
 export type { LanceDbParams } from './index/lancedb/params.js';
 export {

@@ -42,6 +42,12 @@ export class CachedEmbedder extends Embeddings implements TextEmbedder {
     return this.inner.identity();
   }
 
+  /** The wrapped embedder's fingerprint, when it has one. */
+  get fingerprint(): (() => Promise<string>) | undefined {
+    const inner = this.inner;
+    return inner.fingerprint && (() => inner.fingerprint!());
+  }
+
   private embedderKey(): Promise<string> {
     this.key ??= (async () => {
       const identity = await this.inner.identity();

@@ -90,6 +90,12 @@ export class OpenAIEmbedder extends Embeddings implements TextEmbedder {
     return { model: `${baseURL}#${model}`, dimension: this.dimension!, pooling, normalize, queryPrefix };
   }
 
+  /** A remote model is known only by its served name and width (the server's weights cannot be hashed from here). */
+  async fingerprint(): Promise<string> {
+    const { dimension } = await this.identity();
+    return `openai:${this.params.model}:${dimension}`;
+  }
+
   async embedDocuments(documents: string[]): Promise<number[][]> {
     if (documents.length === 0) return [];
     return this.checked(await this.client.embedDocuments(documents), documents.length);

@@ -5,7 +5,8 @@ import { ConfigError } from '../errors.js';
 import { formatZodIssues } from '../config/errors.js';
 import type { EmbedderIdentity, TextEmbedder } from './types.js';
 import { TransformersEmbedderParamsSchema, type TransformersEmbedderConfig, type TransformersEmbedderParams } from './transformersParams.js';
-import { loadTokenCounter, loadTransformersModel, locateModel, type TransformersModel } from './transformersModel.js';
+import { loadTokenCounter, loadTransformersModel, locateModel, modelFiles, type TransformersModel } from './transformersModel.js';
+import { modelFingerprint } from './modelFingerprint.js';
 import { TransformersWorkerPool } from './transformersWorkerPool.js';
 import { planBatchesByLength } from './lengthBatches.js';
 import { CachedEmbedder } from './cachedEmbedder.js';
@@ -44,6 +45,15 @@ export class TransformersEmbedder extends Embeddings implements TextEmbedder {
     const model = await this.load();
     const { pooling, normalize, queryPrefix } = this.params;
     return { model: locateModel(this.params.model).displayName, dimension: model.dimension, pooling, normalize, queryPrefix };
+  }
+
+  /** sha256 of the model's files (config, tokenizer, ONNX weights), cached beside the model by size + mtime. */
+  async fingerprint(): Promise<string> {
+    await this.load();
+    const files = modelFiles(this.params);
+    // A hub model transformers.js loaded from somewhere other than the cache dir: its name and dtype are all we know.
+    if (!files) return `${this.params.model}|${this.params.dtype}`;
+    return modelFingerprint(files.dir, files.onnxFile);
   }
 
   /** What else changes the vectors (dtype, truncation, the model files themselves): part of cache keys. */

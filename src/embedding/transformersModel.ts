@@ -59,6 +59,14 @@ function checkLocalModel(dir: string, dtype: ModelLoadParams['dtype']): string {
   return onnxFile;
 }
 
+/** The directory holding a model's files and the ONNX file a dtype uses: a local directory, or a hub id's copy in the cache dir. */
+export function modelFiles(params: Pick<ModelLoadParams, 'model' | 'cacheDir' | 'dtype'>): { dir: string; onnxFile: string } | undefined {
+  const location = locateModel(params.model);
+  const dir = location.localDir ?? join(resolve(params.cacheDir), params.model);
+  const onnxFile = join(dir, 'onnx', params.dtype === 'q8' ? 'model_quantized.onnx' : 'model.onnx');
+  return existsSync(onnxFile) ? { dir, onnxFile } : undefined;
+}
+
 /** Checks a local model directory and computes the model's fingerprint (before anything loads). */
 function prepareModel(params: ModelLoadParams): { location: ModelLocation; fingerprint: string } {
   const location = locateModel(params.model);

@@ -18,5 +18,11 @@ export type EmbedderIdentity = z.infer<typeof EmbedderIdentitySchema>;
  */
 export interface TextEmbedder extends Embeddings {
   identity(): Promise<EmbedderIdentity>;
+  /**
+   * What identifies the weights behind the vectors, beyond the identity's model name: a content hash of
+   * a local model's files (`sha256:…`), or the served model's name and dimension for a remote one.
+   * Index manifests record it and refuse an embedder whose fingerprint differs.
+   */
+  fingerprint?(): Promise<string>;
   dispose(): Promise<void>;
 }

@@ -4,9 +4,9 @@ import type { TextEmbedder } from '../embedding/types.js';
 import { InputError } from '../errors.js';
 import { buildBm25 } from './bm25/bm25Index.js';
 import { ChunkStore } from './chunkStore.js';
-import { catchUpGraph, loadHnswGraph, saveHnswGraph } from './hnswGraph.js';
-import { assertSameIdentity, embedderFromSpec } from './indexEmbedder.js';
-import { CHUNK_STORE_FILE, HNSW_FILE, requireCompleteIndexManifest, writeIndexManifest, type IndexManifest } from './manifest.js';
+import { graphLibrary } from './graphIndex.js';
+import { assertSameEmbedder, embedderFromSpec } from './indexEmbedder.js';
+import { CHUNK_STORE_FILE, requireCompleteIndexManifest, writeIndexManifest, type IndexManifest } from './manifest.js';
 import { passageText } from './passageText.js';
 
 export interface AppendChunksOptions {
@@ -37,7 +37,7 @@ export async function appendChunks(dir: string, chunks: Chunk[], options: Append
         embedder = await embedderFromSpec(recorded.spec);
       }
       try {
-        assertSameIdentity(dir, recorded.identity, await embedder.identity());
+        await assertSameEmbedder(dir, recorded, embedder);
         raw = await embedder.embedDocuments(chunks.map((chunk) => passageText(chunk, recorded.passage)));
       } finally {
         if (owns) await embedder.dispose();
@@ -53,10 +53,8 @@ export async function appendChunks(dir: string, chunks: Chunk[], options: Append
     store.append(chunks, vectors, (i) => `added chunk ${i + 1}`);
     let terms = manifest.counts.terms;
     if (manifest.kind === 'hnsw' && manifest.hnsw && recorded) {
-      const path = join(dir, HNSW_FILE);
-      const graph = loadHnswGraph(path, recorded.identity.dimension, manifest.hnsw);
-      catchUpGraph(graph, store);
-      await saveHnswGraph(graph, path);
+      const library = await graphLibrary(manifest.hnsw.library);
+      await library.catchUp(join(dir, library.file), recorded.identity.dimension, manifest.hnsw, store);
     }
     if (manifest.kind === 'bm25' && manifest.bm25) terms = buildBm25(store, manifest.bm25).terms;
     store.finish();

@@ -9,12 +9,13 @@ import { createProgress, type ProgressOptions } from '../progress/progress.js';
 import { buildBm25 } from './bm25/bm25Index.js';
 import { ChunkStore } from './chunkStore.js';
 import { openCorpusInput } from './corpusInput.js';
-import { createHnswGraph, saveHnswGraph } from './hnswGraph.js';
+import { graphLibrary, type GraphIndex, type GraphLibrary } from './graphIndex.js';
 import { assertSameIdentity, embedderFromSpec } from './indexEmbedder.js';
 import {
   CHUNK_STORE_FILE,
   HNSW_FILE,
   INDEX_FORMAT_VERSION,
+  USEARCH_FILE,
   readIndexManifest,
   writeIndexManifest,
   type Bm25Params,
@@ -25,6 +26,10 @@ import {
 } from './manifest.js';
 import type { LanceDbBuildOptions } from './lancedb/buildLanceDbIndex.js';
 import { passageText } from './passageText.js';
+import type { VectorEncoding } from './vectorEncoding.js';
+import { DEFAULT_VECTOR_ENCODING } from './defaults.js';
+import { ExactSearch } from './exactSearch.js';
+import { heldOutSample, tuneEfSearch, type TuneOptions } from './tuneEfSearch.js';
 
 /** hisrag's version, recorded in index manifests. */
 export const TOOL_VERSION = VERSION;
@@ -43,6 +48,11 @@ export interface BuildIndexOptions {
   efConstruction?: number;
   efSearch?: number;
   randomSeed?: number;
+  /** HNSW implementation (default hnswlib); usearch stores `quantization` (default i8) vectors in its graph. */
+  graphLibrary?: HnswParams['library'];
+  quantization?: HnswParams['quantization'];
+  /** Precision of the stored vectors (exact search, rebuilds, resume): f16 by default; f32 exact; i8 a quarter of f32. */
+  vectorEncoding?: VectorEncoding;
   bm25?: Partial<Bm25Params>;
   /** lancedb: table location, vector index and query defaults (src/index/lancedb/). */
   lancedb?: LanceDbBuildOptions;
@@ -56,15 +66,21 @@ export interface BuildIndexOptions {
   /** Called after each stored batch with the number of chunks now stored (lets tests interrupt a build). */
   onBatchStored?: (stored: number) => void | Promise<void>;
   progress?: Pick<ProgressOptions, 'silent' | 'plain' | 'stream'>;
+  /** efSearch tuning at build time (hnsw): recall@k target on a held-out sample; ignored when `efSearch` is given (then only measured). */
+  tune?: Pick<TuneOptions, 'k' | 'target' | 'sample'>;
+  /** Called as each phase starts (tests check that the embedder is released before the graph phase). */
+  onPhase?: (phase: 'store' | 'graph' | 'tune' | 'bm25') => void | Promise<void>;
 }
 
 /**
  * Builds an index directory from a corpus directory:
  *   1. chunks (and, for dense kinds, their embeddings) are appended to `chunks.sqlite` one batch per
  *      transaction — the checkpoint: `--resume` skips the chunks already stored, embedding nothing twice;
- *   2. hnsw: the graph is built from the stored vectors and written atomically to `hnsw.bin`;
+ *   2. the embedder (and its worker processes) is released, so model and graph never occupy memory together;
+ *   3. hnsw: the graph is built from the stored vectors and written atomically to `hnsw.bin`, then the
+ *      smallest efSearch reaching the target recall@k against exact search is measured and recorded;
  *      bm25: the inverted index is built from the stored chunks;
- *   3. `manifest.json` is rewritten with `complete: true` — only now is the index usable.
+ *   4. `manifest.json` is rewritten with `complete: true` — only now is the index usable.
  */
 export async function buildIndex(options: BuildIndexOptions): Promise<IndexManifest> {
   // A lancedb index keeps chunks and vectors in a LanceDB table, not chunks.sqlite: its own build.
@@ -81,6 +97,7 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
   }
   try {
     const identity = embedder && dense ? await embedder.identity() : undefined;
+    const fingerprint = embedder && dense ? await embedder.fingerprint?.() : undefined;
     const space = identity?.normalize ? 'ip' : 'cosine';
     const hnsw: HnswParams | undefined =
       options.retriever === 'hnsw'
@@ -90,6 +107,8 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
             efConstruction: options.efConstruction ?? DEFAULT_HNSW.efConstruction,
             efSearch: options.efSearch ?? DEFAULT_HNSW.efSearch,
             randomSeed: options.randomSeed ?? DEFAULT_HNSW.randomSeed,
+            library: options.graphLibrary ?? 'hnswlib',
+            ...(options.graphLibrary === 'usearch' && { quantization: options.quantization ?? 'i8' }),
           }
         : undefined;
     const bm25Overrides = Object.fromEntries(Object.entries(options.bm25 ?? {}).filter(([, value]) => value !== undefined));
@@ -100,9 +119,12 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
       kind: options.retriever,
       complete: false,
       corpus: { dir: corpus.dir, name: corpus.name, contentHash: corpus.manifest.contentHash },
-      ...(identity && { embedder: { identity, ...(options.embedder && { spec: options.embedder }), space, passage } }),
+      ...(identity && {
+        embedder: { identity, ...(fingerprint && { fingerprint }), ...(options.embedder && { spec: options.embedder }), space, passage },
+      }),
       ...(hnsw && { hnsw }),
       ...(bm25 && { bm25 }),
+      ...(dense && { vectorEncoding: options.vectorEncoding ?? DEFAULT_VECTOR_ENCODING }),
       counts: { chunks: 0, documents: 0, vectors: 0, terms: 0 },
       timings: {},
       toolVersion: TOOL_VERSION,
@@ -117,8 +139,10 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
 
     const store = ChunkStore.open(join(options.out, CHUNK_STORE_FILE));
     try {
+      if (manifest.vectorEncoding) store.setVectorEncoding(manifest.vectorEncoding);
       const timings: Record<string, number> = {};
       let phase = Date.now();
+      await options.onPhase?.('store');
       await storeChunks(store, corpus.chunks(), corpus.chunksPath, corpus.manifest.counts.chunksWritten, {
         embedder: dense ? embedder : undefined,
         dimension: identity?.dimension,
@@ -129,14 +153,42 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
         progress: options.progress,
       });
       timings.storeSeconds = (Date.now() - phase) / 1000;
+      // Every vector is stored: the model is not needed any more, and must not share memory with the graph.
+      if (ownsEmbedder) {
+        const loaded = embedder;
+        embedder = undefined;
+        await loaded?.dispose();
+      }
 
       phase = Date.now();
       let terms = 0;
       if (hnsw && identity) {
-        await buildGraph(store, identity.dimension, hnsw, join(options.out, HNSW_FILE), options);
-        timings.hnswSeconds = (Date.now() - phase) / 1000;
+        await options.onPhase?.('graph');
+        const library = await graphLibrary(hnsw.library);
+        // efSearch is tuned on a sample held out of the graph until measured, then added (see tuneEfSearch).
+        const heldOut = heldOutSample(store.countVectors(), options.tune);
+        let tuneSeconds = 0;
+        await buildGraph(library, store, identity.dimension, hnsw, join(options.out, library.file), options, heldOut, async (graph) => {
+          const tuneStarted = Date.now();
+          await options.onPhase?.('tune');
+          const exact = new ExactSearch(store, identity.dimension, space);
+          try {
+            const tuning = await tuneEfSearch(graph, exact, store, {
+              ...options.tune,
+              heldOut,
+              ...(options.efSearch !== undefined && { fixed: options.efSearch }),
+            });
+            manifest = { ...manifest, hnsw: { ...hnsw, efSearch: tuning.efSearch, tuning } };
+          } finally {
+            await exact.close();
+          }
+          tuneSeconds = (Date.now() - tuneStarted) / 1000;
+        });
+        timings.hnswSeconds = (Date.now() - phase) / 1000 - tuneSeconds;
+        timings.tuneSeconds = tuneSeconds;
       }
       if (bm25) {
+        await options.onPhase?.('bm25');
         const progress = createProgress({ label: 'bm25', total: store.count(), unit: 'chunks', ...options.progress });
         terms = buildBm25(store, bm25, () => progress.tick()).terms;
         progress.stop();
@@ -163,8 +215,8 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
 
 /** The settings that must agree between an interrupted build and its resumption. */
 function buildSettings(manifest: IndexManifest): unknown {
-  const { kind, corpus, embedder, hnsw, bm25 } = manifest;
-  return { kind, contentHash: corpus.contentHash, identity: embedder?.identity, space: embedder?.space, passage: embedder?.passage, hnsw, bm25 };
+  const { kind, corpus, embedder, hnsw, bm25, vectorEncoding } = manifest;
+  return { kind, contentHash: corpus.contentHash, identity: embedder?.identity, fingerprint: embedder?.fingerprint, space: embedder?.space, passage: embedder?.passage, hnsw, bm25, vectorEncoding };
 }
 
 async function prepareOutDir(out: string, planned: IndexManifest, resume: boolean): Promise<void> {
@@ -185,10 +237,20 @@ async function prepareOutDir(out: string, planned: IndexManifest, resume: boolea
   const before = JSON.stringify(buildSettings(existing));
   const now = JSON.stringify(buildSettings(planned));
   if (before !== now) {
-    if (existing.embedder && planned.embedder) assertSameIdentity(out, existing.embedder.identity, planned.embedder.identity);
+    if (existing.embedder && planned.embedder) {
+      assertSameIdentity(out, existing.embedder.identity, planned.embedder.identity);
+      if (existing.embedder.fingerprint !== planned.embedder.fingerprint) {
+        throw new InputError(
+          `${out}: --resume with other model files than the interrupted build (model fingerprint was ${existing.embedder.fingerprint}, now ${planned.embedder.fingerprint})`,
+        );
+      }
+    }
     throw new InputError(`${out}: --resume with different settings than the interrupted build (was ${before}, now ${now})`);
   }
-  if (!existing.complete) await rm(join(out, HNSW_FILE), { force: true });
+  if (!existing.complete) {
+    await rm(join(out, HNSW_FILE), { force: true });
+    await rm(join(out, USEARCH_FILE), { force: true });
+  }
 }
 
 interface StoreOptions {
@@ -246,19 +308,29 @@ async function storeChunks(
 }
 
 /** Builds the HNSW graph from the stored vectors (no re-embedding) and writes it atomically. */
-async function buildGraph(store: ChunkStore, dimension: number, params: HnswParams, path: string, options: BuildIndexOptions): Promise<void> {
-  const count = store.countVectors();
-  const graph = createHnswGraph(dimension, params, count);
-  const progress = createProgress({ label: 'hnsw', total: count, unit: 'vectors', ...options.progress });
-  let added = 0;
-  for (const [label, vector] of store.vectors()) {
-    graph.addPoint(Array.from(vector), label);
-    if (++added % 1000 === 0) {
-      options.signal?.throwIfAborted();
-      progress.tick(1000);
-    }
+async function buildGraph(
+  library: GraphLibrary,
+  store: ChunkStore,
+  dimension: number,
+  params: HnswParams,
+  path: string,
+  options: BuildIndexOptions,
+  heldOut: number[],
+  beforeHeldOut: (graph: GraphIndex) => Promise<void>,
+): Promise<GraphIndex> {
+  const progress = createProgress({ label: `hnsw (${library.name})`, total: store.countVectors(), unit: 'vectors', ...options.progress });
+  let reported = 0;
+  try {
+    return await library.build(store, dimension, params, path, {
+      signal: options.signal,
+      heldOut,
+      beforeHeldOut,
+      onAdded: (added) => {
+        progress.tick(added - reported);
+        reported = added;
+      },
+    });
+  } finally {
+    progress.stop();
   }
-  progress.tick(added % 1000);
-  progress.stop();
-  await saveHnswGraph(graph, path);
 }

@@ -2,12 +2,15 @@ import hnswlib from 'hnswlib-node';
 import { rename, rm } from 'node:fs/promises';
 import type { ChunkStore } from './chunkStore.js';
 import type { HnswParams } from './manifest.js';
+import type { Scored } from './topK.js';
 
 const { HierarchicalNSW } = hnswlib;
+/** What hnswlib itself needs of an index's HNSW parameters. */
+type HnswlibParams = Pick<HnswParams, 'space' | 'M' | 'efConstruction' | 'efSearch' | 'randomSeed'>;
 export type HnswGraph = InstanceType<typeof HierarchicalNSW>;
 
 /** A new, empty hnswlib graph sized for `maxElements` labels. */
-export function createHnswGraph(dimension: number, params: HnswParams, maxElements: number): HnswGraph {
+export function createHnswGraph(dimension: number, params: HnswlibParams, maxElements: number): HnswGraph {
   const graph = new HierarchicalNSW(params.space, dimension);
   graph.initIndex({
     maxElements: Math.max(1, maxElements),
@@ -19,7 +22,7 @@ export function createHnswGraph(dimension: number, params: HnswParams, maxElemen
   return graph;
 }
 
-export function loadHnswGraph(path: string, dimension: number, params: HnswParams): HnswGraph {
+export function loadHnswGraph(path: string, dimension: number, params: HnswlibParams): HnswGraph {
   const graph = new HierarchicalNSW(params.space, dimension);
   graph.readIndexSync(path);
   graph.setEf(params.efSearch);
@@ -41,6 +44,17 @@ export async function saveHnswGraph(graph: HnswGraph, path: string): Promise<voi
 /** hnswlib distances → similarity scores: 1 − distance is the dot product ('ip') or cosine ('cosine'). */
 export function distanceToScore(distance: number): number {
   return 1 - distance;
+}
+
+/** The graph's best `k` for one query at search breadth `efSearch` (at least k), best first; ties by smaller label. */
+export function searchGraph(graph: HnswGraph, vector: number[], k: number, efSearch: number): Scored[] {
+  const n = Math.min(k, graph.getCurrentCount());
+  if (n <= 0) return [];
+  graph.setEf(Math.max(efSearch, n));
+  const { neighbors, distances } = graph.searchKnn(vector, n);
+  return neighbors
+    .map((label, i) => ({ label, score: distanceToScore(distances[i]!) }))
+    .sort((a, b) => b.score - a.score || a.label - b.label);
 }
 
 /**

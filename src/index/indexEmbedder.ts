@@ -26,3 +26,29 @@ export function assertSameIdentity(indexDir: string, expected: EmbedderIdentity,
     );
   }
 }
+
+/**
+ * Refuses an embedder whose weights differ from those the index was built with (same model path and
+ * dimension, but regenerated or swapped files): its vectors would silently rank the wrong chunks.
+ */
+export async function assertSameFingerprint(indexDir: string, recorded: string | undefined, embedder: TextEmbedder): Promise<void> {
+  if (!recorded || !embedder.fingerprint) return;
+  const actual = await embedder.fingerprint();
+  if (actual !== recorded) {
+    throw new InputError(
+      `${indexDir}: the embedding model's files differ from those this index was built with ` +
+        `(index has model fingerprint ${recorded}, the model now has ${actual}); ` +
+        `restore the model the index was built with or rebuild the index`,
+    );
+  }
+}
+
+/** Checks identity and weights fingerprint of a query/append embedder against an index manifest's record. */
+export async function assertSameEmbedder(
+  indexDir: string,
+  recorded: { identity: EmbedderIdentity; fingerprint?: string },
+  embedder: TextEmbedder,
+): Promise<void> {
+  assertSameIdentity(indexDir, recorded.identity, await embedder.identity());
+  await assertSameFingerprint(indexDir, recorded.fingerprint, embedder);
+}

@@ -7,10 +7,12 @@ import { EmbedderIdentitySchema } from '../embedding/types.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
 import { LanceDbParamsSchema } from './lancedb/params.js';
 
-export const INDEX_FORMAT_VERSION = 1;
+/** 2: chunk texts stored as UTF-16LE (format 1 indexes, TEXT columns, still open). */
+export const INDEX_FORMAT_VERSION = 2;
 export const INDEX_MANIFEST_FILE = 'manifest.json';
 export const CHUNK_STORE_FILE = 'chunks.sqlite';
 export const HNSW_FILE = 'hnsw.bin';
+export const USEARCH_FILE = 'usearch.bin';
 
 export const IndexKindSchema = z.enum(['hnsw', 'exact', 'bm25', 'lancedb']);
 export type IndexKind = z.infer<typeof IndexKindSchema>;
@@ -19,14 +21,41 @@ export type IndexKind = z.infer<typeof IndexKindSchema>;
 export const ComponentSpecSchema = z.object({ name: z.string().min(1) }).catchall(z.unknown());
 export type ComponentSpec = z.infer<typeof ComponentSpecSchema>;
 
+/** How `efSearch` was chosen: recall@k against exact search on a held-out sample of the index's own vectors. */
+export const EfTuningSchema = z.object({
+  /** The efSearch chosen (also `hnsw.efSearch`). */
+  efSearch: z.number().int().positive(),
+  k: z.number().int().positive(),
+  /** Recall@k the smallest efSearch had to reach. */
+  target: z.number().min(0).max(1),
+  /** Recall@k measured at the chosen efSearch. */
+  recall: z.number().min(0).max(1),
+  /** False when even the largest efSearch tried stayed below the target, or efSearch was set by hand. */
+  reached: z.boolean(),
+  /** True when efSearch was searched for; false when it was given and only measured. */
+  tuned: z.boolean(),
+  sample: z.number().int().nonnegative(),
+  /** held-out: the sample was not in the graph while measuring (build time); self-excluded: it was, each query's own label dropped. */
+  protocol: z.enum(['held-out', 'self-excluded']).optional(),
+  /** efSearch values tried and their recall, smallest first. */
+  curve: z.array(z.object({ efSearch: z.number().int().positive(), recall: z.number() })),
+  measuredAt: z.string(),
+});
+export type EfTuning = z.infer<typeof EfTuningSchema>;
+
 export const HnswParamsSchema = z.object({
   /** 'ip' on L2-normalised vectors (score = dot product), 'cosine' when the embedder does not normalise. */
   space: z.enum(['ip', 'cosine']),
   M: z.number().int().min(2),
   efConstruction: z.number().int().min(1),
-  /** Default search breadth; a query always uses at least k. */
+  /** Default search breadth; a query always uses at least k. Tuned at build time (see `tuning`). */
   efSearch: z.number().int().min(1),
   randomSeed: z.number().int(),
+  /** The HNSW implementation: hnswlib-node (fp32, `hnsw.bin`) or usearch (f16/i8, multi-threaded builds, memory-mapped, `usearch.bin`). */
+  library: z.enum(['hnswlib', 'usearch']).default('hnswlib'),
+  /** usearch only: precision of the vectors inside the graph. */
+  quantization: z.enum(['f32', 'f16', 'i8']).optional(),
+  tuning: EfTuningSchema.optional(),
 });
 export type HnswParams = z.infer<typeof HnswParamsSchema>;
 
@@ -44,13 +73,18 @@ export type Bm25Params = z.infer<typeof Bm25ParamsSchema>;
 
 /** `<index-dir>/manifest.json`: what was indexed, with what, how; `complete` only once everything is on disk. */
 export const IndexManifestSchema = z.object({
-  formatVersion: z.literal(INDEX_FORMAT_VERSION),
+  formatVersion: z.union([z.literal(1), z.literal(INDEX_FORMAT_VERSION)]),
   kind: IndexKindSchema,
   complete: z.boolean(),
   corpus: z.object({ dir: z.string(), name: z.string(), contentHash: z.string() }),
   embedder: z
     .object({
       identity: EmbedderIdentitySchema,
+      /**
+       * What identifies the model's weights (`sha256:…` of a local model's files, `openai:<model>:<dim>` for a
+       * served one): a query embedder with another fingerprint is refused. Absent in indexes built before it existed.
+       */
+      fingerprint: z.string().optional(),
       /** Registry spec to re-create the embedder at query time; absent when built with an injected embedder. */
       spec: ComponentSpecSchema.optional(),
       /** Similarity of the stored vectors: dot product on unit vectors, or cosine. */
@@ -63,6 +97,8 @@ export const IndexManifestSchema = z.object({
   bm25: Bm25ParamsSchema.optional(),
   /** A lancedb index: where its table is and how it is searched (src/index/lancedb/). */
   lancedb: LanceDbParamsSchema.optional(),
+  /** Precision of the vectors in chunks.sqlite (absent: f32, indexes built before it was a choice). */
+  vectorEncoding: z.enum(['f32', 'f16', 'i8']).optional(),
   counts: z.object({
     chunks: z.number().int().nonnegative(),
     documents: z.number().int().nonnegative(),

@@ -4,8 +4,9 @@ import { InputError } from '../errors.js';
 import { Bm25Searcher } from './bm25/bm25Index.js';
 import { ChunkStore } from './chunkStore.js';
 import { ExactSearch } from './exactSearch.js';
+import { graphLibrary, type GraphIndex } from './graphIndex.js';
 import { catchUpGraph, loadHnswGraph, type HnswGraph } from './hnswGraph.js';
-import { assertSameIdentity, embedderFromSpec } from './indexEmbedder.js';
+import { assertSameEmbedder, embedderFromSpec } from './indexEmbedder.js';
 import { CHUNK_STORE_FILE, HNSW_FILE, requireCompleteIndexManifest, type ComponentSpec, type IndexManifest } from './manifest.js';
 
 export interface OpenIndexOptions {
@@ -22,8 +23,13 @@ export interface OpenedIndex {
   embedder(): Promise<TextEmbedder>;
   /** Embeds a query with the index's embedder (query prefix included). */
   embedQuery(text: string): Promise<number[]>;
+  /** Embeds many queries in one call (the embedder batches them): `embedDocuments(queryPrefix + text)`, what `embedQuery` does one at a time. */
+  embedQueries(texts: string[]): Promise<number[][]>;
   exact(): ExactSearch;
+  /** The hnswlib graph (hnswlib indexes only; see `graph()` for any library). */
   hnsw(): HnswGraph;
+  /** The index's HNSW graph, whichever library built it. */
+  graph(): Promise<GraphIndex>;
   bm25(): Bm25Searcher;
   close(): Promise<void>;
 }
@@ -34,7 +40,8 @@ function isEmbedder(value: TextEmbedder | ComponentSpec): value is TextEmbedder 
 
 /**
  * Opens an index directory. An embedder whose identity (model, dimension, pooling, normalisation,
- * query prefix) differs from the manifest's is refused with an InputError naming the differences.
+ * query prefix) differs from the manifest's is refused with an InputError naming the differences, and
+ * so is one whose model files have another fingerprint (regenerated or swapped weights at the same path).
  */
 export async function openIndex(dir: string, options: OpenIndexOptions = {}): Promise<OpenedIndex> {
   const manifest = await requireCompleteIndexManifest(dir);
@@ -46,6 +53,7 @@ export async function openIndex(dir: string, options: OpenIndexOptions = {}): Pr
   let ownsEmbedder = false;
   let exact: ExactSearch | undefined;
   let graph: HnswGraph | undefined;
+  let graphIndex: Promise<GraphIndex> | undefined;
   let bm25: Bm25Searcher | undefined;
 
   const embedder = () =>
@@ -61,7 +69,7 @@ export async function openIndex(dir: string, options: OpenIndexOptions = {}): Pr
         instance = await embedderFromSpec(spec);
         ownsEmbedder = true;
       }
-      assertSameIdentity(dir, recorded.identity, await instance.identity());
+      await assertSameEmbedder(dir, recorded, instance);
       return instance;
     })());
 
@@ -76,12 +84,27 @@ export async function openIndex(dir: string, options: OpenIndexOptions = {}): Pr
     async embedQuery(text) {
       return (await embedder()).embedQuery(text);
     },
+    async embedQueries(texts) {
+      if (texts.length === 0) return [];
+      if (texts.length === 1) return [await (await embedder()).embedQuery(texts[0]!)];
+      const instance = await embedder();
+      const { queryPrefix } = await instance.identity();
+      return instance.embedDocuments(texts.map((text) => queryPrefix + text));
+    },
     exact() {
       if (!manifest.embedder) throw new InputError(`${dir}: a ${manifest.kind} index stores no vectors`);
       return (exact ??= new ExactSearch(store, manifest.embedder.identity.dimension, manifest.embedder.space));
     },
+    graph() {
+      const { hnsw, embedder: recorded } = manifest;
+      if (!hnsw || !recorded) return Promise.reject(new InputError(`${dir}: not an hnsw index (kind ${manifest.kind})`));
+      return (graphIndex ??= graphLibrary(hnsw.library).then((library) =>
+        library.open(join(dir, library.file), recorded.identity.dimension, hnsw, store),
+      ));
+    },
     hnsw() {
       if (!manifest.hnsw || !manifest.embedder) throw new InputError(`${dir}: not an hnsw index (kind ${manifest.kind})`);
+      if (manifest.hnsw.library !== 'hnswlib') throw new InputError(`${dir}: the graph is a ${manifest.hnsw.library} index, not hnswlib's`);
       if (!graph) {
         graph = loadHnswGraph(join(dir, HNSW_FILE), manifest.embedder.identity.dimension, manifest.hnsw);
         // Chunks committed by an add that crashed before rewriting hnsw.bin are still found.
@@ -94,6 +117,7 @@ export async function openIndex(dir: string, options: OpenIndexOptions = {}): Pr
       return (bm25 ??= new Bm25Searcher(store, manifest.bm25));
     },
     async close() {
+      await exact?.close();
       store.close();
       if (ownsEmbedder && embedderPromise) await (await embedderPromise.catch(() => undefined))?.dispose();
     },

@@ -4,8 +4,19 @@ import type { RetrievedChunk } from './types.js';
 
 /** Reads ranked labels' chunks from the store and numbers them 1..n. */
 export function toRetrievedChunks(store: ChunkStore, ranked: Scored[]): RetrievedChunk[] {
-  const chunks = store.byLabels(ranked.map((hit) => hit.label));
-  return chunks.map(({ label: _label, ...chunk }, i) => ({ ...chunk, score: ranked[i]!.score, rank: i + 1 }));
+  return toRetrievedChunkLists(store, [ranked])[0]!;
+}
+
+/** Several ranked lists' chunks with one read of the store (labels shared between lists are read once). */
+export function toRetrievedChunkLists(store: ChunkStore, lists: Scored[][]): RetrievedChunk[][] {
+  const labels = [...new Set(lists.flatMap((ranked) => ranked.map((hit) => hit.label)))];
+  const chunks = new Map(store.byLabels(labels).map((chunk) => [chunk.label, chunk]));
+  return lists.map((ranked) =>
+    ranked.map((hit, i) => {
+      const { id, docId, title, text, meta } = chunks.get(hit.label)!;
+      return { id, docId, title, text, meta, score: hit.score, rank: i + 1 };
+    }),
+  );
 }
 
 /** Renumbers a list 1..n (after fusion or placement). */

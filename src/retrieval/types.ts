@@ -35,6 +35,12 @@ export interface Retriever {
    * (cached, nothing is retrieved again), so recall@k before reranking can be reported.
    */
   firstStage?(query: RetrievalQuery): Promise<RetrievedChunk[]>;
+  /**
+   * Many queries at once, same result as `retrieve` on each (dense retrievers embed the queries in one
+   * batch, exact search scores them in one matrix product, chunk texts come in one read). Callers that
+   * know every question up front (the runner) use it when present.
+   */
+  retrieveBatch?(queries: RetrievalQuery[], k: number): Promise<RetrievedChunk[][]>;
   /** Describes the retriever for run manifests (index manifest hash, parameters). */
   describe(): Record<string, unknown>;
   close(): Promise<void>;

@@ -24,7 +24,6 @@ store.append(vectors.map((_, i) => ({ id: `v${i}`, docId: `d${i % 100}`, title: 
 const graph = createHnswGraph(DIM, { space: 'ip', ...DEFAULT_HNSW, M: 16, efConstruction: 100 }, N);
 vectors.forEach((v, i) => graph.addPoint(Array.from(v), i));
 const exact = new ExactSearch(store, DIM, 'ip');
-exact.load();
 
 const docs = generatedChineseDocs(3000, 40, 'bench-bm25');
 const textStore = ChunkStore.open(join(dir, 'bm25.sqlite'));
@@ -38,8 +37,8 @@ describe(`dense search, ${N} vectors × ${DIM}, 50 queries, k = 100`, () => {
     graph.setEf(256);
     for (const q of queries) graph.searchKnn(q, 100);
   });
-  bench('exact (brute force)', () => {
-    exact.searchMany(queries, 100);
+  bench('exact (brute force)', async () => {
+    await exact.nearest(queries, 100);
   });
 });
 

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmbedder } from '../../src/embedding/registry.js';
+import { z } from 'zod';
+import { createEmbedder, embedders } from '../../src/embedding/registry.js';
 import type { TextEmbedder } from '../../src/embedding/types.js';
 import { InputError } from '../../src/errors.js';
 import { buildIndex } from '../../src/index/buildIndex.js';
@@ -49,10 +50,11 @@ describe('buildIndex / openIndex', () => {
     const chunks = sampleChunks();
     expect(index.store.byLabel(3)).toMatchObject(chunks[3]!);
     const expected = await embedder.embedDocuments([`${chunks[3]!.title}\n${chunks[3]!.text}`]);
-    // Batched inference differs from single-text inference in the last float bits.
+    // Stored in half precision by default (relative error ≤ 2⁻¹¹).
     const stored = [...index.store.vector(3)!];
     expect(stored).toHaveLength(64);
-    stored.forEach((x, i) => expect(x).toBeCloseTo(expected[0]![i]!, 5));
+    expect(index.manifest.vectorEncoding).toBe('f16');
+    stored.forEach((x, i) => expect(Math.abs(x - expected[0]![i]!)).toBeLessThanOrEqual(Math.abs(expected[0]![i]!) * 2 ** -10 + 1e-6));
     await index.close();
   });
 
@@ -114,6 +116,67 @@ describe('buildIndex / openIndex', () => {
     await expect(
       buildIndex({ corpusDir, out, retriever: 'hnsw', embedder: spec, embedderInstance: embedder, M: 12, resume: true, progress: quiet }),
     ).rejects.toThrow(/different settings/);
+  });
+
+  it('releases the embedder it created before the graph phase starts', async () => {
+    const events: string[] = [];
+    const name = 'disposal-tracking';
+    if (!embedders.names().includes(name)) {
+      embedders.register({
+        name,
+        description: 'the fixture model, logging its disposal (test)',
+        params: z.object({ model: z.string() }),
+        create: async (params) => {
+          const inner = await createEmbedder({ name: 'transformers', model: params.model });
+          return Object.assign(Object.create(inner) as TextEmbedder, {
+            dispose: async () => {
+              events.push('embedder disposed');
+              await inner.dispose();
+            },
+          });
+        },
+      });
+    }
+    await buildIndex({
+      corpusDir, out: join(root, 'released'), retriever: 'hnsw', embedder: { name, model: spec.model }, progress: quiet,
+      onPhase: (phase) => void events.push(`phase ${phase}`),
+    });
+    expect(events).toEqual(['phase store', 'embedder disposed', 'phase graph', 'phase tune']);
+  });
+
+  it('tunes efSearch on a held-out sample and records it with its measured recall; a given efSearch is only measured', async () => {
+    const tuned = await buildIndex({ corpusDir, out: join(root, 'tuned'), retriever: 'hnsw', embedder: spec, embedderInstance: embedder, M: 8, progress: quiet });
+    const tuning = tuned.hnsw!.tuning!;
+    expect(tuning).toMatchObject({ tuned: true, target: 0.99, reached: true, protocol: 'held-out', sample: 1 });
+    // The held-out sample is in the finished graph.
+    const opened = await openIndex(join(root, 'tuned'), { embedder });
+    expect((await opened.graph()).size).toBe(12);
+    await opened.close();
+    expect(tuned.hnsw!.efSearch).toBe(tuning.efSearch);
+    expect(tuning.recall).toBeGreaterThanOrEqual(0.99);
+    expect(tuning.curve.at(-1)).toEqual({ efSearch: tuning.efSearch, recall: tuning.recall });
+
+    const fixed = await buildIndex({ corpusDir, out: join(root, 'fixed-ef'), retriever: 'hnsw', embedder: spec, embedderInstance: embedder, M: 8, efSearch: 40, progress: quiet });
+    expect(fixed.hnsw!.efSearch).toBe(40);
+    expect(fixed.hnsw!.tuning).toMatchObject({ tuned: false, efSearch: 40 });
+  });
+
+  it('builds a usearch graph (i8 vectors) when asked, which the hnsw retriever serves like exact search on a small index', async () => {
+    const out = join(root, 'usearch');
+    const manifest = await buildIndex({ corpusDir, out, retriever: 'hnsw', embedder: spec, embedderInstance: embedder, graphLibrary: 'usearch', progress: quiet });
+    expect(manifest.hnsw).toMatchObject({ library: 'usearch', quantization: 'i8' });
+    expect(manifest.hnsw!.tuning!.reached).toBe(true);
+    const { createRetriever, createRetrieverContext } = await import('../../src/retrieval/registry.js');
+    const context = createRetrieverContext({ embedder });
+    const hnsw = await createRetriever({ name: 'hnsw', index: out }, context);
+    const exact = await createRetriever({ name: 'exact', index: out }, context);
+    for (const text of ['秦始皇统一天下', '科举考试状元']) {
+      // i8 scores may swap near-ties: the same five chunks, not necessarily in the same order.
+      const ids = async (retriever: typeof hnsw) => (await retriever.retrieve({ text }, 5)).map((c) => c.id).sort();
+      expect(await ids(hnsw)).toEqual(await ids(exact));
+    }
+    await hnsw.close();
+    await exact.close();
   });
 
   it('refuses an incomplete corpus', async () => {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -109,5 +109,21 @@ describe('hisrag index build / hisrag retrieve', () => {
     });
     expect(result.stderr).not.toMatch(/EPIPE|internal error|Error:/);
     expect(result.stderr.trim().split('\n').at(-1)).toBe('0');
+  });
+
+  it('index tune re-measures efSearch for another depth and target and records it in the manifest', async () => {
+    const result = await hisragInProcess('index', 'tune', '--index', hnswDir, '-k', '5', '--target-recall', '0.9', '--sample', '3');
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/efSearch +\d+ +recall@5 /);
+    expect(result.stdout).toMatch(/efSearch \d+ \(tuned\): recall@5 \d\.\d{4} against exact search on 3 sampled vectors \(each excluding itself\)/);
+    const manifest = JSON.parse(readFileSync(join(hnswDir, 'manifest.json'), 'utf8'));
+    expect(manifest.hnsw.tuning).toMatchObject({ k: 5, target: 0.9, sample: 3, tuned: true });
+    expect(manifest.hnsw.efSearch).toBe(manifest.hnsw.tuning.efSearch);
+  });
+
+  it('index tune exits 2 on a bm25 index', async () => {
+    const result = await hisragInProcess('index', 'tune', '--index', bm25Dir);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/needs an hnsw index, this one is bm25/);
   });
 });

@@ -44,6 +44,27 @@ describe('retrievers', () => {
     }
   });
 
+  it.each(['hnsw', 'exact'])('%s retrieveBatch gives each query what retrieve gives it, document-scoped queries included', async (name) => {
+    const retriever = await make({ name, index: built.hnsw });
+    const queries = [{ text: '秦始皇统一天下' }, { text: '科举考试状元' }, { text: '张骞通西域', docId: 'book-b' }, { text: '项羽' }];
+    const batch = await retriever.retrieveBatch!(queries, 4);
+    expect(batch).toHaveLength(queries.length);
+    for (const [i, query] of queries.entries()) {
+      const single = await retriever.retrieve(query, 4);
+      expect(batch[i]!.map((c) => c.id)).toEqual(single.map((c) => c.id));
+      expect(batch[i]!.map((c) => c.text)).toEqual(single.map((c) => c.text));
+      batch[i]!.forEach((chunk, j) => expect(chunk.score).toBeCloseTo(single[j]!.score, 4));
+    }
+    expect(batch[2]!.every((c) => c.docId === 'book-b')).toBe(true);
+  });
+
+  it('records the tuned efSearch and its measured recall in the description', async () => {
+    const hnsw = await make({ name: 'hnsw', index: built.hnsw });
+    const described = hnsw.describe() as { efSearch: number; efSearchRecall: { recall: number; efSearch: number } };
+    expect(described.efSearchRecall.efSearch).toBe(described.efSearch);
+    expect(described.efSearchRecall.recall).toBeGreaterThanOrEqual(0);
+  });
+
   it('returns whole chunks: id, docId, title, text and meta', async () => {
     const bm25 = await make({ name: 'bm25', index: built.bm25 });
     const [top] = await bm25.retrieve({ text: '状元' }, 1);

@@ -1,14 +1,22 @@
 import type { Command } from 'commander';
 import { InputError, InterruptedError } from '../../errors.js';
 import { gracefulStop } from '../interrupts.js';
-import { DEFAULT_BM25, DEFAULT_HNSW } from '../../index/defaults.js';
+import { DEFAULT_BM25, DEFAULT_HNSW, DEFAULT_TUNING } from '../../index/defaults.js';
 import { DEFAULT_LANCEDB, LANCEDB_IVF_PQ_MIN_ROWS } from '../../index/lancedb/params.js';
-import { ComponentSpecSchema, IndexKindSchema, type ComponentSpec } from '../../index/manifest.js';
+import { ComponentSpecSchema, IndexKindSchema, type ComponentSpec, type EfTuning } from '../../index/manifest.js';
 
 function positiveInt(flag: string) {
   return (value: string): number => {
     const n = Number(value);
     if (!Number.isInteger(n) || n <= 0) throw new InputError(`${flag}: expected a positive integer, got "${value}"`);
+    return n;
+  };
+}
+
+function fraction(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n <= 0 || n > 1) throw new InputError(`${flag}: expected a number in (0, 1], got "${value}"`);
     return n;
   };
 }
@@ -50,7 +58,13 @@ export function registerIndexCommands(program: Command): void {
     .option('--resume', 'continue an interrupted build with the same settings')
     .option('--M <n>', `HNSW links per node (default ${DEFAULT_HNSW.M})`, positiveInt('--M'))
     .option('--ef-construction <n>', `HNSW build breadth (default ${DEFAULT_HNSW.efConstruction})`, positiveInt('--ef-construction'))
-    .option('--ef-search <n>', `default HNSW query breadth (default ${DEFAULT_HNSW.efSearch}; at least k)`, positiveInt('--ef-search'))
+    .option('--ef-search <n>', 'default HNSW query breadth (default: tuned, the smallest reaching --target-recall at --tune-k; at least k)', positiveInt('--ef-search'))
+    .option('--tune-k <n>', `depth whose recall efSearch is tuned for (default ${DEFAULT_TUNING.k})`, positiveInt('--tune-k'))
+    .option('--target-recall <x>', `recall@k against exact search the tuned efSearch reaches (default ${DEFAULT_TUNING.target})`, fraction('--target-recall'))
+    .option('--tune-sample <n>', `held-out queries for tuning (default ${DEFAULT_TUNING.sample})`, positiveInt('--tune-sample'))
+    .option('--graph <library>', 'HNSW implementation: hnswlib (default) | usearch (multi-threaded build, compact, memory-mapped)')
+    .option('--quantization <type>', 'usearch: precision of the vectors in the graph: i8 (default) | f16 | f32')
+    .option('--vectors <precision>', 'stored vectors (exact search, rebuilds): f16 (default) | f32 | i8')
     .option('--batch-size <n>', 'chunks per embedding batch and checkpoint (default 64)', positiveInt('--batch-size'))
     .option('--k1 <x>', `BM25 k1 (default ${DEFAULT_BM25.k1})`, nonNegativeNumber('--k1'))
     .option('--b <x>', `BM25 b (default ${DEFAULT_BM25.b})`, nonNegativeNumber('--b'))
@@ -74,6 +88,16 @@ export function registerIndexCommands(program: Command): void {
         throw new InputError(`--passage: expected title+text or text, got "${opts.passage}"`);
       }
       if (opts.b !== undefined && opts.b > 1) throw new InputError('--b: must be between 0 and 1');
+      if (opts.graph !== undefined && opts.graph !== 'hnswlib' && opts.graph !== 'usearch') {
+        throw new InputError(`--graph: expected hnswlib or usearch, got "${opts.graph}"`);
+      }
+      if (opts.quantization !== undefined) {
+        if (!['i8', 'f16', 'f32'].includes(opts.quantization)) throw new InputError(`--quantization: expected i8, f16 or f32, got "${opts.quantization}"`);
+        if (opts.graph !== 'usearch') throw new InputError('--quantization: only with --graph usearch');
+      }
+      if (opts.vectors !== undefined && !['f16', 'f32', 'i8'].includes(opts.vectors)) {
+        throw new InputError(`--vectors: expected f16, f32 or i8, got "${opts.vectors}"`);
+      }
       const spec = embedderSpec(opts.embedder, opts.embedderSpec);
       if (kind.data !== 'bm25' && !spec) throw new InputError(`--embedder (or --embedder-spec) is required for a ${kind.data} index`);
       // Ctrl-C stops after the batch in flight; everything stored so far is kept for --resume.
@@ -88,10 +112,14 @@ export function registerIndexCommands(program: Command): void {
         embedder: kind.data === 'bm25' ? undefined : spec,
         M: opts.M,
         efConstruction: opts.efConstruction,
+        graphLibrary: opts.graph,
+        vectorEncoding: opts.vectors,
+        quantization: opts.quantization,
         efSearch: opts.efSearch,
         batchSize: opts.batchSize,
         resume: opts.resume ?? false,
         passage: opts.passage,
+        tune: { k: opts.tuneK, target: opts.targetRecall, sample: opts.tuneSample },
         bm25: {
           ...(opts.k1 !== undefined && { k1: opts.k1 }),
           ...(opts.b !== undefined && { b: opts.b }),
@@ -123,5 +151,29 @@ export function registerIndexCommands(program: Command): void {
           (timings.totalSeconds !== undefined ? ` in ${timings.totalSeconds.toFixed(1)} s` : '') +
           '\n',
       );
+      if (manifest.hnsw?.tuning) process.stdout.write(tuningLine(manifest.hnsw.tuning));
     });
+
+  index
+    .command('tune')
+    .description('measure recall against exact search and record the smallest efSearch reaching a target recall@k')
+    .requiredOption('--index <dir>', 'hnsw index directory')
+    .option('-k, --k <n>', `depth whose recall counts (default ${DEFAULT_TUNING.k})`, positiveInt('--k'))
+    .option('--target-recall <x>', `recall@k to reach (default ${DEFAULT_TUNING.target})`, fraction('--target-recall'))
+    .option('--sample <n>', `held-out queries drawn from the index's vectors (default ${DEFAULT_TUNING.sample})`, positiveInt('--sample'))
+    .option('--ef-search <n>', 'measure this efSearch only, instead of searching for the smallest', positiveInt('--ef-search'))
+    .option('--no-write', 'only measure; leave the manifest as it is')
+    .action(async (opts) => {
+      const { tuneIndex } = await import('../../index/tuneIndex.js');
+      const tuning = await tuneIndex(opts.index, { k: opts.k, target: opts.targetRecall, sample: opts.sample, fixed: opts.efSearch, write: opts.write });
+      for (const point of tuning.curve) process.stdout.write(`efSearch ${String(point.efSearch).padStart(5)}  recall@${tuning.k} ${point.recall.toFixed(4)}\n`);
+      process.stdout.write(tuningLine(tuning));
+      if (opts.write) process.stdout.write(`recorded in ${opts.index}/manifest.json\n`);
+    });
+}
+
+function tuningLine(tuning: EfTuning): string {
+  const how = tuning.tuned ? (tuning.reached ? 'tuned' : `tuned, TARGET ${tuning.target} NOT REACHED at the largest efSearch tried`) : 'given';
+  const sample = tuning.protocol === 'self-excluded' ? 'sampled vectors (each excluding itself)' : 'held-out vectors';
+  return `efSearch ${tuning.efSearch} (${how}): recall@${tuning.k} ${tuning.recall.toFixed(4)} against exact search on ${tuning.sample} ${sample}\n`;
 }

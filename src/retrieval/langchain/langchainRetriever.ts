@@ -49,6 +49,9 @@ export class HisragLangChainRetriever extends BaseRetriever<RetrievedChunkMetada
   /** The retriever's registry name (`hnsw`, `bm25`, …); also LangChain's run name. */
   override name: string;
   readonly depthDependent?: boolean;
+  /** Present when the wrapped retriever has it (callers test for it, as on any Retriever). */
+  readonly retrieveBatch?: Retriever['retrieveBatch'];
+  readonly firstStage?: Retriever['firstStage'];
   readonly k: number;
   private readonly inner: Retriever;
   private readonly query: Omit<RetrievalQuery, 'text'>;
@@ -59,6 +62,9 @@ export class HisragLangChainRetriever extends BaseRetriever<RetrievedChunkMetada
     this.inner = fields.retriever instanceof HisragLangChainRetriever ? fields.retriever.inner : fields.retriever;
     this.name = this.inner.name;
     this.depthDependent = this.inner.depthDependent;
+    const inner = this.inner;
+    if (inner.retrieveBatch) this.retrieveBatch = (queries, k) => inner.retrieveBatch!(queries, k);
+    if (inner.firstStage) this.firstStage = (query) => inner.firstStage!(query);
     this.k = fields.k ?? DEFAULT_LANGCHAIN_K;
     if (!Number.isInteger(this.k) || this.k <= 0) throw new RangeError(`k must be a positive integer, got ${this.k}`);
     this.query = fields.query ?? {};

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { ComponentSpecSchema } from '../../index/manifest.js';
 import type { OpenedIndex } from '../../index/openIndex.js';
+import type { Scored } from '../../index/topK.js';
+import { documentLabels } from '../documentScope.js';
 import type { RetrieverContext } from '../registry.js';
+import { toRetrievedChunkLists } from '../toRetrievedChunks.js';
+import type { RetrievalQuery, RetrievedChunk } from '../types.js';
 
 /** Params shared by dense retrievers: the index directory and an optional query-embedder override. */
 export const denseIndexParams = {
@@ -15,4 +19,31 @@ export async function openDenseIndex(
   context: RetrieverContext,
 ): Promise<OpenedIndex> {
   return context.openIndex(params.index, { embedder: params.embedder ?? context.embedder });
+}
+
+/**
+ * The shared query path of dense retrievers, for one query or many: the queries are embedded in one
+ * call; those scoped to a document (`docId`) are ranked by exact search over that document's vectors,
+ * the rest by `corpusWide` (the graph, or block-wise exact search) in one go; then every hit list's
+ * chunks are read from the store in one query.
+ */
+export async function retrieveDense(
+  index: OpenedIndex,
+  queries: RetrievalQuery[],
+  k: number,
+  corpusWide: (vectors: number[][], k: number) => Promise<Scored[][]> | Scored[][],
+): Promise<RetrievedChunk[][]> {
+  if (queries.length === 0) return [];
+  const vectors = await index.embedQueries(queries.map((query) => query.text));
+  const ranked: Scored[][] = new Array(queries.length);
+  const wide: number[] = [];
+  queries.forEach((query, i) => {
+    if (query.docId) ranked[i] = index.exact().search(vectors[i]!, k, documentLabels(index.store, query.docId, index.dir));
+    else wide.push(i);
+  });
+  if (wide.length > 0) {
+    const found = await corpusWide(wide.map((i) => vectors[i]!), k);
+    wide.forEach((queryIndex, j) => (ranked[queryIndex] = found[j]!));
+  }
+  return toRetrievedChunkLists(index.store, ranked);
 }

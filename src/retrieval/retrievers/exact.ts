@@ -1,23 +1,24 @@
 import { z } from 'zod';
-import { documentLabels } from '../documentScope.js';
 import { retrievers } from '../registry.js';
-import { toRetrievedChunks } from '../toRetrievedChunks.js';
-import { denseIndexParams, openDenseIndex } from './denseIndex.js';
+import { denseIndexParams, openDenseIndex, retrieveDense } from './denseIndex.js';
 
-/** Brute-force dense retrieval over the stored vectors of an hnsw or exact index: the ground truth. */
+/**
+ * Brute-force dense retrieval over the stored vectors of an hnsw or exact index: the ground truth.
+ * Corpus-wide queries are matrix products over blocks of vectors; a batch of queries shares one pass.
+ */
 retrievers.register({
   name: 'exact',
   description: 'dense retrieval by exhaustive search over the stored vectors (ground truth for HNSW recall)',
   params: z.object(denseIndexParams).strict(),
   async create(params, context) {
     const index = await openDenseIndex(params, context);
+    const corpusWide = (vectors: number[][], k: number) => index.exact().nearest(vectors, k);
     return {
       name: 'exact',
       async retrieve(query, k) {
-        const vector = await index.embedQuery(query.text);
-        const scope = query.docId ? documentLabels(index.store, query.docId, params.index) : undefined;
-        return toRetrievedChunks(index.store, index.exact().search(vector, k, scope));
+        return (await retrieveDense(index, [query], k, corpusWide))[0]!;
       },
+      retrieveBatch: (queries, k) => retrieveDense(index, queries, k, corpusWide),
       describe: () => ({
         name: 'exact',
         index: params.index,

@@ -1,20 +1,17 @@
 import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
 import { DEFAULT_HNSW } from '../../index/defaults.js';
-import { distanceToScore } from '../../index/hnswGraph.js';
-import type { Scored } from '../../index/topK.js';
-import { documentLabels } from '../documentScope.js';
 import { retrievers } from '../registry.js';
-import { toRetrievedChunks } from '../toRetrievedChunks.js';
-import { denseIndexParams, openDenseIndex } from './denseIndex.js';
+import { denseIndexParams, openDenseIndex, retrieveDense } from './denseIndex.js';
 
 /**
- * Approximate dense retrieval through the HNSW graph. With `query.docId` it ranks only that
- * document's chunks by exact search over their stored vectors (a few pages: no graph needed).
+ * Approximate dense retrieval through the HNSW graph, at the efSearch tuned for the index at build time
+ * (`hisrag index tune`) unless the config sets one. With `query.docId` it ranks only that document's
+ * chunks by exact search over their stored vectors (a few pages: no graph needed).
  */
 retrievers.register({
   name: 'hnsw',
-  description: 'dense retrieval: HNSW graph (hnswlib) over the index vectors; exact search within one document',
+  description: 'dense retrieval: HNSW graph (hnswlib or usearch, as built) over the index vectors; exact search within one document',
   params: z.object({ ...denseIndexParams, efSearch: z.number().int().positive().optional() }).strict(),
   async create(params, context) {
     const index = await openDenseIndex(params, context);
@@ -23,29 +20,19 @@ retrievers.register({
       await index.close();
       throw new ConfigError(`${params.index}: retriever hnsw needs an hnsw index, this one is ${index.manifest.kind}`);
     }
+    const corpusWide = async (vectors: number[][], k: number) => (await index.graph()).search(vectors, k, efSearch);
     return {
       name: 'hnsw',
       async retrieve(query, k) {
-        const vector = await index.embedQuery(query.text);
-        let ranked: Scored[];
-        if (query.docId) {
-          ranked = index.exact().search(vector, k, documentLabels(index.store, query.docId, params.index));
-        } else {
-          const graph = index.hnsw();
-          const n = Math.min(k, graph.getCurrentCount());
-          if (n === 0) return [];
-          graph.setEf(Math.max(efSearch, n));
-          const { neighbors, distances } = graph.searchKnn(vector, n);
-          ranked = neighbors
-            .map((label, i) => ({ label, score: distanceToScore(distances[i]!) }))
-            .sort((a, b) => b.score - a.score || a.label - b.label);
-        }
-        return toRetrievedChunks(index.store, ranked);
+        return (await retrieveDense(index, [query], k, corpusWide))[0]!;
       },
+      retrieveBatch: (queries, k) => retrieveDense(index, queries, k, corpusWide),
       describe: () => ({
         name: 'hnsw',
         index: params.index,
         efSearch,
+        // Recall against exact search measured for the index's own efSearch (null when overridden here).
+        efSearchRecall: params.efSearch === undefined ? (index.manifest.hnsw?.tuning ?? null) : null,
         hnsw: index.manifest.hnsw,
         embedder: index.manifest.embedder?.identity,
         corpusHash: index.manifest.corpus.contentHash,

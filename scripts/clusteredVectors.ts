@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { Embeddings } from '@langchain/core/embeddings';
+import type { EmbedderIdentity, TextEmbedder } from '../src/embedding/types.js';
+
+/**
+ * mulberry32: a tiny seeded uniform [0, 1) source. Hand-written because the scale benchmark draws
+ * ~10⁹ numbers and pure-rand's general API costs several times more per draw; quality is ample here.
+ */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function gaussian(uniform: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
+}
+
+/**
+ * Clustered unit vectors, each a pure function of (seed, index): a vector is a random cluster centre
+ * plus Gaussian noise of the same scale, normalised (cosine to its centre ≈ 0.7, like passages of one
+ * topic). Queries come from the same process with another stream, so they are near but not in the corpus.
+ */
+export class ClusteredVectors {
+  private readonly centres: Float32Array;
+
+  constructor(
+    readonly dimension: number,
+    readonly clusters: number,
+    readonly seed = 1,
+  ) {
+    const uniform = mulberry32(seed * 7919);
+    this.centres = new Float32Array(clusters * dimension);
+    for (let i = 0; i < this.centres.length; i++) this.centres[i] = gaussian(uniform);
+  }
+
+  private draw(stream: number, index: number): Float32Array {
+    const uniform = mulberry32((Math.imul(index + 1, 2654435761) ^ Math.imul(stream + this.seed, 40503)) >>> 0);
+    const cluster = Math.floor(uniform() * this.clusters);
+    const v = new Float32Array(this.dimension);
+    let sum = 0;
+    for (let d = 0; d < this.dimension; d++) {
+      const x = this.centres[cluster * this.dimension + d]! + gaussian(uniform);
+      v[d] = x;
+      sum += x * x;
+    }
+    const norm = Math.sqrt(sum);
+    for (let d = 0; d < this.dimension; d++) v[d]! /= norm;
+    return v;
+  }
+
+  vector(index: number): Float32Array {
+    return this.draw(1, index);
+  }
+
+  query(index: number): Float32Array {
+    return this.draw(2, index);
+  }
+}
+
+/** Chunk text: `#<i> ` then 300–700 CJK characters (≈ a zhwiki chunk of ~500 characters). */
+export function chunkText(index: number): string {
+  const uniform = mulberry32(index * 31 + 17);
+  const length = 300 + Math.floor(uniform() * 400);
+  let text = `#${index} `;
+  for (let i = 0; i < length; i++) text += String.fromCharCode(0x4e00 + Math.floor(uniform() * 6000));
+  return text;
+}
+
+/** Writes `chunks.jsonl` + a complete corpus `manifest.json` of `n` synthetic chunks (streamed). */
+export async function writeSyntheticCorpus(dir: string, n: number): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const out = createWriteStream(join(dir, 'chunks.jsonl'));
+  const hash = createHash('sha256');
+  for (let i = 0; i < n; i++) {
+    const line = JSON.stringify({ id: `syn:${i}`, docId: `doc-${Math.floor(i / 8)}`, title: `条目${Math.floor(i / 8)}`, text: chunkText(i), meta: {} }) + '\n';
+    hash.update(line);
+    if (!out.write(line)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  const manifest = {
+    name: `synthetic-${n}`,
+    builder: 'bench-scale',
+    complete: true,
+    source: { path: 'synthetic' },
+    parameters: { n },
+    counts: { documentsRead: Math.ceil(n / 8), documentsSkipped: {}, chunksWritten: n, duplicateChunksDropped: 0 },
+    contentHash: hash.digest('hex'),
+    toolVersion: 'bench',
+    timings: {},
+  };
+  await writeFile(join(dir, 'manifest.json'), JSON.stringify(manifest));
+}
+
+/**
+ * An embedder that returns each synthetic chunk's vector (the text starts with `#<i>`) and each
+ * benchmark query's vector (`?<j>`): the index build runs its real path without a model's cost.
+ */
+export class SyntheticEmbedder extends Embeddings implements TextEmbedder {
+  private readonly prepared = new Map<string, number[]>();
+
+  constructor(private readonly vectors: ClusteredVectors) {
+    super({});
+  }
+
+  /** Computes the first `count` query vectors ahead, so timed queries cost a lookup (a real model's cost is not what is measured). */
+  prepareQueries(count: number): void {
+    for (let j = 0; j < count; j++) this.prepared.set(`?${j}`, Array.from(this.vectors.query(j)));
+  }
+
+  private vectorFor(text: string): number[] {
+    const prepared = this.prepared.get(text);
+    if (prepared) return prepared;
+    const match = /^([#?])(\d+)/.exec(text);
+    if (!match) throw new Error(`synthetic embedder: unexpected text "${text.slice(0, 20)}"`);
+    const i = Number(match[2]);
+    return Array.from(match[1] === '#' ? this.vectors.vector(i) : this.vectors.query(i));
+  }
+
+  async embedDocuments(texts: string[]): Promise<number[][]> {
+    return texts.map((text) => this.vectorFor(text.replace(/^[^\n]*\n/, '')));
+  }
+
+  async embedQuery(text: string): Promise<number[]> {
+    return this.vectorFor(text);
+  }
+
+  async identity(): Promise<EmbedderIdentity> {
+    return { model: `synthetic-clustered-${this.vectors.clusters}`, dimension: this.vectors.dimension, pooling: 'cls', normalize: true, queryPrefix: '' };
+  }
+
+  async fingerprint(): Promise<string> {
+    return `synthetic:${this.vectors.seed}:${this.vectors.clusters}:${this.vectors.dimension}`;
+  }
+
+  async dispose(): Promise<void> {}
+}
