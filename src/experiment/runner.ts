@@ -64,6 +64,9 @@ function timestampId(date = new Date()): string {
 
 const itemKey = (item: BenchmarkItem) => `${item.benchmark}:${item.id}`;
 
+/** Questions per `retrieveBatch` call: large enough for one matrix product, small enough to start answering soon. */
+const RETRIEVAL_BATCH = 64;
+
 /**
  * Runs (or resumes) an experiment grid: models × conditions × benchmark items. Every finished
  * item is appended to items.jsonl at once, so an interrupted run — Ctrl-C or kill -9 —
@@ -166,16 +169,40 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
     for (const c of conditions) {
       if (c.retrieverLabel && c.k) maxDepth.set(c.retrieverLabel, Math.max(c.k, maxDepth.get(c.retrieverLabel) ?? 0));
     }
+    // Retrievers that answer many queries at once (dense ones embed them in one batch, exact search
+    // scores them in one matrix product) get the questions still to answer in groups of
+    // RETRIEVAL_BATCH, in task order, each group fetched when its first question is reached.
+    const batchOf = new Map<string, { items: BenchmarkItem[]; result?: Promise<RetrievedChunk[][]> }>();
+    const filling = new Map<string, { items: BenchmarkItem[]; result?: Promise<RetrievedChunk[][]> }>();
+    for (const task of tasks) {
+      const label = task.condition.retrieverLabel;
+      if (!label || !task.condition.usesRetrieval) continue;
+      const retriever = stages.retriever(label);
+      if (!retriever.retrieveBatch || retriever.depthDependent) continue;
+      const key = `${label}|${itemKey(task.item)}`;
+      if (batchOf.has(key)) continue;
+      let batch = filling.get(label);
+      if (!batch || batch.items.length >= RETRIEVAL_BATCH) filling.set(label, (batch = { items: [] }));
+      batch.items.push(task.item);
+      batchOf.set(key, batch);
+    }
     const retrieve = (condition: Condition, item: BenchmarkItem): Promise<RetrievedChunk[]> => {
-      const retriever = stages.retriever(condition.retrieverLabel!);
-      const query = stages.queryFor(item);
+      const label = condition.retrieverLabel!;
+      const retriever = stages.retriever(label);
       // Rankings are prefix-consistent for real retrievers: retrieve once at the deepest k and
       // cut. Control retrievers whose list depends on k (oracle+noise) are asked per depth.
-      const depth = retriever.depthDependent ? condition.k! : maxDepth.get(condition.retrieverLabel!)!;
-      const memoKey = `${condition.retrieverLabel}|${depth}|${itemKey(item)}`;
+      const depth = retriever.depthDependent ? condition.k! : maxDepth.get(label)!;
+      const memoKey = `${label}|${depth}|${itemKey(item)}`;
       let pending = retrievalMemo.get(memoKey);
       if (!pending) {
-        pending = retriever.retrieve(query, depth);
+        const batch = batchOf.get(`${label}|${itemKey(item)}`);
+        if (batch) {
+          batch.result ??= retriever.retrieveBatch!(batch.items.map((i) => stages.queryFor(i)), depth);
+          const position = batch.items.indexOf(item);
+          pending = batch.result.then((lists) => lists[position]!);
+        } else {
+          pending = retriever.retrieve(stages.queryFor(item), depth);
+        }
         retrievalMemo.set(memoKey, pending);
       }
       return pending.then((list) => list.slice(0, condition.k!));
