@@ -30,7 +30,7 @@ describe('lancedb index', () => {
     spec = { name: 'transformers', model: await fixtureModel(join(root, 'model')) };
     embedder = await createEmbedder(spec);
     exactIndex = join(root, 'exact');
-    await buildIndex({ corpusDir, out: exactIndex, retriever: 'exact', embedder: spec, embedderInstance: embedder, progress: quiet });
+    await buildIndex({ corpusDir, out: exactIndex, retriever: 'exact', embedder: spec, embedderInstance: embedder, vectorEncoding: 'f32', progress: quiet });
   });
   afterAll(async () => {
     await embedder.dispose();

@@ -37,7 +37,8 @@ describe("@langchain/community's stores as hisrag retrievers", () => {
     for (const text of QUERIES) {
       const [a, b] = [await store.retrieve({ text }, k), await exact.retrieve({ text }, k)];
       expect(a.map((hit) => hit.id), `${spec.name}: ${text}`).toEqual(b.map((hit) => hit.id));
-      a.forEach((hit, i) => expect(hit.score).toBeCloseTo(b[i]!.score, 4));
+      // The hnsw index stores its vectors in f16 (hisrag's default): scores agree to ~1e-4 with f32 ones.
+      a.forEach((hit, i) => expect(hit.score).toBeCloseTo(b[i]!.score, 3));
       expect(a[0]).toMatchObject({ rank: 1, docId: b[0]!.docId, title: b[0]!.title, meta: b[0]!.meta, text: b[0]!.text });
     }
     await store.close();
