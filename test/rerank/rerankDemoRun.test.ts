@@ -69,7 +69,10 @@ describe('the offline reranking demo, end to end through the CLI', () => {
     const same = plain.find((r) => r.k === 5 && r.itemId === item.itemId)!;
     for (const c of item.retrieved) {
       const inPlain = same.retrieved.find((p) => p.id === c.id);
-      if (inPlain) expect(c.firstStage).toEqual({ rank: inPlain.rank, score: inPlain.score });
+      if (!inPlain) continue;
+      // Same rank; the score to float precision (the plain retriever's queries go in one batched matrix product).
+      expect(c.firstStage!.rank).toBe(inPlain.rank);
+      expect(c.firstStage!.score).toBeCloseTo(inPlain.score, 6);
     }
     // Reranking changed some order, and the same reranked list serves every k.
     expect(reranked.some((r) => r.retrieved.some((c) => c.firstStage!.rank !== c.rank))).toBe(true);
