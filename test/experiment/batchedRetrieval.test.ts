@@ -42,7 +42,8 @@ retrievers.register({
 describe('the runner and retrievers that answer many queries at once', () => {
   it('asks retrieveBatch once per group of questions, at the deepest k, and records the same lists as one query at a time', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hisrag-batch-'));
-    const config = validateExperimentConfig({
+    const config = validateExperimentConfig(
+      {
       name: 'batched',
       output: join(dir, 'runs'),
       benchmark: { name: 'prohist', file: join(REPO_ROOT, 'experiments/data/demo-prohist.json') },
@@ -50,7 +51,9 @@ describe('the runner and retrievers that answer many queries at once', () => {
       strategies: ['rag'],
       models: [{ name: 'extractive' }],
       scoring: { bootstrapResamples: 50 },
-    });
+      },
+      'batched.yaml',
+    );
     const result = await runExperiment({ config, runId: 'b' });
     const records = await readRunRecords(result.runDir);
     const questions = new Set(records.map((r) => r.itemId)).size;
