@@ -21,21 +21,7 @@ import { ChunkStore } from '../src/index/chunkStore.js';
 import { ExactSearch } from '../src/index/exactSearch.js';
 import { createHnswGraph, type HnswGraph } from '../src/index/hnswGraph.js';
 import { seededRandom } from '../src/retrieval/seededRandom.js';
-
-/**
- * mulberry32: a tiny seeded uniform [0, 1) source. Hand-written because the benchmark draws ~40M
- * numbers and pure-rand's general API costs several times more per draw; quality is ample for test data.
- */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from './clusteredVectors.js';
 
 /** `count` random unit vectors of `dim` dimensions (normalised Gaussians, Box–Muller), seeded. */
 export function randomUnitVectors(count: number, dim: number, seed: string): Float32Array[] {

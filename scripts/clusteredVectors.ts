@@ -10,7 +10,7 @@ import type { EmbedderIdentity, TextEmbedder } from '../src/embedding/types.js';
  * mulberry32: a tiny seeded uniform [0, 1) source. Hand-written because the scale benchmark draws
  * ~10⁹ numbers and pure-rand's general API costs several times more per draw; quality is ample here.
  */
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

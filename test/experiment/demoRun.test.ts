@@ -3,29 +3,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
-import { parse, stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RunItemRecordSchema } from '../../src/experiment/records.js';
 import { RunSummarySchema } from '../../src/experiment/summary.js';
+import { demoConfigIn } from '../helpers/demoConfig.js';
 import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** The bundled demo config, reduced (5 questions, k ∈ {10, 20}) and writing into a temp dir. */
 function reducedDemoConfig(dir: string): string {
-  const config = parse(readFileSync(join(REPO_ROOT, 'experiments/demo.yaml'), 'utf8'));
-  config.output = join(dir, 'runs');
-  config.prepare.fixtureModel.out = join(dir, 'model');
-  config.prepare.corpora[0].out = join(dir, 'corpus');
-  config.prepare.indexes[0].out = join(dir, 'index');
-  config.prepare.indexes[0].corpus = join(dir, 'corpus');
-  config.prepare.indexes[0].embedder.model = join(dir, 'model');
-  config.retrieval.retriever.index = join(dir, 'index');
-  config.retrieval.k = [10, 20];
-  config.benchmark.limit = 5;
-  const file = join(dir, 'demo-reduced.yaml');
-  writeFileSync(file, stringify(config));
-  return file;
+  return demoConfigIn(
+    dir,
+    (config) => {
+      config.retrieval.k = [10, 20];
+      config.benchmark.limit = 5;
+    },
+    'demo-reduced.yaml',
+  );
 }
 
 describe('the demo, end to end through the CLI', () => {

@@ -1,24 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
-
-/** The whole demo (`npm run demo`: 14 questions × closed-book and rag@{10,20,50,100} = 70 answers), built in a temp dir. */
-function demoConfigIn(dir: string): string {
-  const config = parse(readFileSync(join(REPO_ROOT, 'experiments/demo.yaml'), 'utf8'));
-  config.output = join(dir, 'runs');
-  config.prepare.fixtureModel.out = join(dir, 'model');
-  config.prepare.corpora[0].out = join(dir, 'corpus');
-  config.prepare.indexes[0].out = join(dir, 'index');
-  config.prepare.indexes[0].corpus = join(dir, 'corpus');
-  config.prepare.indexes[0].embedder.model = join(dir, 'model');
-  config.retrieval.retriever.index = join(dir, 'index');
-  const file = join(dir, 'demo.yaml');
-  writeFileSync(file, stringify(config));
-  return file;
-}
+import { demoConfigIn } from '../helpers/demoConfig.js';
+import { runCli, type CliResult } from '../helpers/runCli.js';
 
 /** Whether `step` is 1, 2 or 5 times a power of ten. */
 function isRoundStep(step: number): boolean {
