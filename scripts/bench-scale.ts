@@ -1,10 +1,13 @@
 /**
- * Scale benchmark of dense retrieval (issues 12 and 15): n synthetic clustered unit vectors with chunk
+ * Scale benchmark of dense retrieval (issues 12 and 15): n synthetic clustered unit vectors (n/100
+ * clusters; `--structure flat` (default) keeps clusters unrelated, the hard case; `topics` groups them in topics around a common direction like
+ * sentence embeddings — see ClusteredVectors) with chunk
  * texts of realistic length (300–700 CJK characters), built through hisrag's real index build and
  * queried through its retrievers, side by side with plain hnswlib-node on the same graph and a naive
  * JS loop for exact search. Each phase runs in its own process, so each peak RSS is that phase's own.
  *
- *   npx tsx scripts/bench-scale.ts [--n 1000000] [--dim 1024] [--queries 200] [--M 16] [--ef-construction 200]
+ *   npx tsx scripts/bench-scale.ts [--n 1000000] [--dim 1024] [--queries 200] [--structure topics|flat]
+ *        [--M <library default>] [--ef-construction <library default>]
  *        [--graph hnswlib|usearch] [--quantization i8|f16|f32] [--vectors f16|f32|i8]
  *        [--clusters n/100] [--dir /tmp/hisrag-scale-<n>] [--keep] [--naive-queries 5] [--json out.json]
  *        [--hnswlib-graph <hnsw.bin of the same n, dim, clusters>]
@@ -32,7 +35,7 @@ import { ExactSearch } from '../src/index/exactSearch.js';
 import { readIndexManifest } from '../src/index/manifest.js';
 import { TopK } from '../src/index/topK.js';
 import { createRetriever, createRetrieverContext } from '../src/retrieval/registry.js';
-import { ClusteredVectors, SyntheticEmbedder, writeSyntheticCorpus } from './clusteredVectors.js';
+import { ClusteredVectors, SyntheticEmbedder, writeSyntheticCorpus, type VectorStructure } from './clusteredVectors.js';
 
 const { values } = parseArgs({
   options: {
@@ -40,8 +43,9 @@ const { values } = parseArgs({
     n: { type: 'string', default: '1000000' },
     dim: { type: 'string', default: '1024' },
     queries: { type: 'string', default: '200' },
-    M: { type: 'string', default: '16' },
-    'ef-construction': { type: 'string', default: '200' },
+    M: { type: 'string' },
+    'ef-construction': { type: 'string' },
+    structure: { type: 'string', default: 'flat' },
     clusters: { type: 'string' },
     dir: { type: 'string' },
     keep: { type: 'boolean', default: false },
@@ -60,7 +64,9 @@ const clusters = Number(values.clusters ?? Math.max(10, Math.round(n / 100)));
 const dir = values.dir ?? join(tmpdir(), `hisrag-scale-${n}`);
 const corpusDir = join(dir, 'corpus');
 const indexDir = join(dir, 'index');
-const vectors = new ClusteredVectors(dim, clusters);
+if (values.structure !== 'topics' && values.structure !== 'flat') throw new Error(`--structure: expected topics or flat, got "${values.structure}"`);
+const structure: VectorStructure = values.structure;
+const vectors = new ClusteredVectors(dim, clusters, 1, structure);
 const embedder = new SyntheticEmbedder(vectors);
 const mb = (kb: number) => Math.round(kb / 1024);
 const maxRssMb = () => mb(process.resourceUsage().maxRSS);
@@ -77,8 +83,8 @@ async function phaseBuild(): Promise<Record<string, unknown>> {
     out: indexDir,
     retriever: 'hnsw',
     embedderInstance: embedder,
-    M: Number(values.M),
-    efConstruction: Number(values['ef-construction']),
+    M: values.M === undefined ? undefined : Number(values.M),
+    efConstruction: values['ef-construction'] === undefined ? undefined : Number(values['ef-construction']),
     graphLibrary: values.graph as 'hnswlib' | 'usearch',
     quantization: values.quantization as 'i8' | 'f16' | 'f32' | undefined,
     vectorEncoding: values.vectors as 'f16' | 'f32' | 'i8',
@@ -99,6 +105,9 @@ async function phaseBuild(): Promise<Record<string, unknown>> {
     storeChunksPerSecond: n / manifest.timings.storeSeconds!,
     tuning: manifest.hnsw?.tuning,
     efSearch: manifest.hnsw?.efSearch,
+    M: manifest.hnsw?.M,
+    efConstruction: manifest.hnsw?.efConstruction,
+    wholeBuildVectorsPerSecond: n / (manifest.timings.storeSeconds! + manifest.timings.hnswSeconds! + (manifest.timings.tuneSeconds ?? 0)),
     peakRssMb: { storePhase: rss['before graph'], graphPhase: rss.end, total: rss.end },
     bytes: { vectors: vectorBytes, graph: graphBytes, chunkStore: storeBytes },
     bytesPerChunk: { vectorsAndGraph: (vectorBytes + graphBytes) / n, graph: graphBytes / n, wholeIndex: (storeBytes + graphBytes) / n },
@@ -303,7 +312,7 @@ if (values.phase) {
 } else {
   if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
   const log = (line: string) => process.stdout.write(line + '\n');
-  log(`bench-scale: n ${n}, dim ${dim}, ${clusters} clusters, graph ${values.graph}${values.quantization ? ` (${values.quantization})` : ''}, stored vectors ${values.vectors}, M ${values.M}, efConstruction ${values['ef-construction']}, ${queryCount} queries (${dir})`);
+  log(`bench-scale: n ${n}, dim ${dim}, ${clusters} clusters (${structure}), graph ${values.graph}${values.quantization ? ` (${values.quantization})` : ''}, stored vectors ${values.vectors}, M ${values.M ?? 'default'}, efConstruction ${values['ef-construction'] ?? 'default'}, ${queryCount} queries (${dir})`);
   const build = child('build') as any;
   log(`build: ${JSON.stringify(build)}`);
   const truth = child('truth') as any;
@@ -321,6 +330,6 @@ if (values.phase) {
     exactSearchSingleSeconds: (exact.singleMs * scale) / 1000,
   };
   log(`projection to 5M chunks: ${JSON.stringify(projection)}`);
-  if (values.json) writeFileSync(values.json, JSON.stringify({ n, dim, clusters, build, truth, serve, exact, projection }, null, 2));
+  if (values.json) writeFileSync(values.json, JSON.stringify({ n, dim, clusters, structure, build, truth, serve, exact, projection }, null, 2));
   if (!values.keep) rmSync(dir, { recursive: true, force: true });
 }

@@ -26,9 +26,25 @@ function gaussian(uniform: () => number): number {
 }
 
 /**
- * Clustered unit vectors, each a pure function of (seed, index): a vector is a random cluster centre
- * plus Gaussian noise of the same scale, normalised (cosine to its centre ≈ 0.7, like passages of one
- * topic). Queries come from the same process with another stream, so they are near but not in the corpus.
+ * How the synthetic vectors are arranged:
+ * - `flat`: n/100 clusters with independent random centres; a vector is its centre plus Gaussian noise of
+ *   the same scale (cosine ≈ 0.5 within a cluster, ≈ 0 between clusters). No structure between clusters:
+ *   whatever ranks past a query's own cluster is a near-tie among random vectors — the hardest case for
+ *   a graph index (the issue's original benchmark data).
+ * - `topics`: the same clusters grouped into topics (20 clusters each) and sharing one common direction,
+ *   the way sentence embeddings of one corpus are (bge's embeddings of unrelated passages still have a
+ *   cosine of ~0.3–0.4): cosine ≈ 0.65 within a cluster, ≈ 0.35 within a topic, ≈ 0.15 otherwise.
+ */
+export type VectorStructure = 'flat' | 'topics';
+
+/** Variance shares of the common direction, the topic, the cluster and the noise in a `topics` vector. */
+const TOPIC_SHARES = { common: 0.15, topic: 0.2, cluster: 0.3, noise: 0.35 } as const;
+const CLUSTERS_PER_TOPIC = 20;
+
+/**
+ * Clustered unit vectors, each a pure function of (seed, index): a vector is a random cluster's centre
+ * (see VectorStructure) plus Gaussian noise, normalised. Queries come from the same process with another
+ * stream, so they are near but not in the corpus.
  */
 export class ClusteredVectors {
   private readonly centres: Float32Array;
@@ -37,19 +53,35 @@ export class ClusteredVectors {
     readonly dimension: number,
     readonly clusters: number,
     readonly seed = 1,
+    readonly structure: VectorStructure = 'flat',
   ) {
     const uniform = mulberry32(seed * 7919);
     this.centres = new Float32Array(clusters * dimension);
     for (let i = 0; i < this.centres.length; i++) this.centres[i] = gaussian(uniform);
+    if (structure === 'topics') {
+      // centre = √common·C + √topic·T[topic] + √cluster·own, noise added per vector with √noise.
+      const topics = Math.max(1, Math.ceil(clusters / CLUSTERS_PER_TOPIC));
+      const common = Float32Array.from({ length: dimension }, () => gaussian(uniform));
+      const topicCentres = Float32Array.from({ length: topics * dimension }, () => gaussian(uniform));
+      const [c, t, k] = [Math.sqrt(TOPIC_SHARES.common), Math.sqrt(TOPIC_SHARES.topic), Math.sqrt(TOPIC_SHARES.cluster)];
+      for (let cluster = 0; cluster < clusters; cluster++) {
+        const topic = cluster % topics;
+        for (let d = 0; d < dimension; d++) {
+          const i = cluster * dimension + d;
+          this.centres[i] = c * common[d]! + t * topicCentres[topic * dimension + d]! + k * this.centres[i]!;
+        }
+      }
+    }
   }
 
   private draw(stream: number, index: number): Float32Array {
     const uniform = mulberry32((Math.imul(index + 1, 2654435761) ^ Math.imul(stream + this.seed, 40503)) >>> 0);
     const cluster = Math.floor(uniform() * this.clusters);
+    const noise = this.structure === 'topics' ? Math.sqrt(TOPIC_SHARES.noise) : 1;
     const v = new Float32Array(this.dimension);
     let sum = 0;
     for (let d = 0; d < this.dimension; d++) {
-      const x = this.centres[cluster * this.dimension + d]! + gaussian(uniform);
+      const x = this.centres[cluster * this.dimension + d]! + noise * gaussian(uniform);
       v[d] = x;
       sum += x * x;
     }

@@ -1,5 +1,5 @@
 import { VERSION } from '../version.js';
-import { DEFAULT_BM25, DEFAULT_HNSW } from './defaults.js';
+import { DEFAULT_BM25, DEFAULT_HNSW, graphDefaults } from './defaults.js';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Chunk } from '../chunking/types.js';
@@ -44,6 +44,7 @@ export interface BuildIndexOptions {
   embedder?: ComponentSpec;
   /** An embedder already created (library callers, tests); takes precedence over creating one from `embedder`. */
   embedderInstance?: TextEmbedder;
+  /** HNSW links per node and build breadth; defaults depend on the graph library (see graphDefaults). */
   M?: number;
   efConstruction?: number;
   efSearch?: number;
@@ -103,8 +104,8 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
       options.retriever === 'hnsw'
         ? {
             space,
-            M: options.M ?? DEFAULT_HNSW.M,
-            efConstruction: options.efConstruction ?? DEFAULT_HNSW.efConstruction,
+            M: options.M ?? graphDefaults(options.graphLibrary).M,
+            efConstruction: options.efConstruction ?? graphDefaults(options.graphLibrary).efConstruction,
             efSearch: options.efSearch ?? DEFAULT_HNSW.efSearch,
             randomSeed: options.randomSeed ?? DEFAULT_HNSW.randomSeed,
             library: options.graphLibrary ?? 'hnswlib',

@@ -10,6 +10,21 @@ import type { Bm25Params } from './manifest.js';
  * of 3072): `efSearch` here is only what an index records until its tuning has run.
  */
 export const DEFAULT_HNSW = { M: 32, efConstruction: 200, efSearch: 3072, randomSeed: 100 } as const;
+/**
+ * usearch graphs (`--graph usearch`, the choice for millions of chunks) get their own build defaults: the
+ * M 16 / efConstruction 200 of every usearch figure in the README (50k and 200k clustered 1024-d
+ * vectors: efSearch 157–309 reaches recall@100 0.99). Cheaper builds did not hold at 1M: M 24 /
+ * efConstruction 96 (with int8 rows scaled per vector, an experiment not kept) built 1,316 vectors/s on
+ * 2 cores but needed efSearch 8192 for 0.99 (0.87 at 100): insertions made while each cluster still
+ * has few members leave a weak graph. The README's scale section has the figures.
+ */
+export const DEFAULT_USEARCH = { M: 16, efConstruction: 200 } as const;
+
+/** The build defaults of a graph library: M and efConstruction. */
+export function graphDefaults(library: 'hnswlib' | 'usearch' | undefined): { M: number; efConstruction: number } {
+  return library === 'usearch' ? DEFAULT_USEARCH : { M: DEFAULT_HNSW.M, efConstruction: DEFAULT_HNSW.efConstruction };
+}
+
 export const DEFAULT_BM25: Bm25Params = { k1: 0.9, b: 0.4, bigrams: true, simplify: true, hmm: true };
 
 /**

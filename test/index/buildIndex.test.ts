@@ -7,6 +7,7 @@ import { createEmbedder, embedders } from '../../src/embedding/registry.js';
 import type { TextEmbedder } from '../../src/embedding/types.js';
 import { InputError } from '../../src/errors.js';
 import { buildIndex } from '../../src/index/buildIndex.js';
+import { DEFAULT_HNSW, DEFAULT_USEARCH } from '../../src/index/defaults.js';
 import { ChunkStore } from '../../src/index/chunkStore.js';
 import { readIndexManifest } from '../../src/index/manifest.js';
 import { openIndex } from '../../src/index/openIndex.js';
@@ -96,6 +97,7 @@ describe('buildIndex / openIndex', () => {
     const second = new CountingEmbedder(embedder);
     const manifest = await buildIndex({ corpusDir, out, retriever: 'hnsw', embedder: spec, embedderInstance: second, batchSize: 5, resume: true, progress: quiet });
     expect(manifest.complete).toBe(true);
+    expect(manifest.hnsw).toMatchObject({ library: 'hnswlib', M: DEFAULT_HNSW.M, efConstruction: DEFAULT_HNSW.efConstruction });
     expect(first.documentsEmbedded + second.documentsEmbedded).toBe(12);
     expect(second.documentsEmbedded).toBe(7);
 
@@ -164,7 +166,9 @@ describe('buildIndex / openIndex', () => {
   it('builds a usearch graph (i8 vectors) when asked, which the hnsw retriever serves like exact search on a small index', async () => {
     const out = join(root, 'usearch');
     const manifest = await buildIndex({ corpusDir, out, retriever: 'hnsw', embedder: spec, embedderInstance: embedder, graphLibrary: 'usearch', progress: quiet });
-    expect(manifest.hnsw).toMatchObject({ library: 'usearch', quantization: 'i8' });
+    // usearch's own build defaults (DEFAULT_USEARCH), not hnswlib's 32 / 200.
+    expect(manifest.hnsw).toMatchObject({ library: 'usearch', quantization: 'i8', M: DEFAULT_USEARCH.M, efConstruction: DEFAULT_USEARCH.efConstruction });
+    expect([DEFAULT_USEARCH.M, DEFAULT_USEARCH.efConstruction]).not.toEqual([DEFAULT_HNSW.M, DEFAULT_HNSW.efConstruction]);
     expect(manifest.hnsw!.tuning!.reached).toBe(true);
     const { createRetriever, createRetrieverContext } = await import('../../src/retrieval/registry.js');
     const context = createRetrieverContext({ embedder });

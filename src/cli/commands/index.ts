@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { InputError, InterruptedError } from '../../errors.js';
 import { gracefulStop } from '../interrupts.js';
-import { DEFAULT_BM25, DEFAULT_HNSW, DEFAULT_TUNING } from '../../index/defaults.js';
+import { DEFAULT_BM25, DEFAULT_HNSW, DEFAULT_TUNING, DEFAULT_USEARCH } from '../../index/defaults.js';
 import { DEFAULT_LANCEDB, LANCEDB_IVF_PQ_MIN_ROWS } from '../../index/lancedb/params.js';
 import { ComponentSpecSchema, IndexKindSchema, type ComponentSpec, type EfTuning } from '../../index/manifest.js';
 
@@ -56,8 +56,8 @@ export function registerIndexCommands(program: Command): void {
     .option('--embedder <model>', 'transformers.js model id or local model directory (hnsw, exact, lancedb)')
     .option('--embedder-spec <json>', 'full embedder spec as JSON, e.g. {"name":"transformers","model":"…","dtype":"q8"}')
     .option('--resume', 'continue an interrupted build with the same settings')
-    .option('--M <n>', `HNSW links per node (default ${DEFAULT_HNSW.M})`, positiveInt('--M'))
-    .option('--ef-construction <n>', `HNSW build breadth (default ${DEFAULT_HNSW.efConstruction})`, positiveInt('--ef-construction'))
+    .option('--M <n>', `HNSW links per node (default ${DEFAULT_HNSW.M}; usearch ${DEFAULT_USEARCH.M})`, positiveInt('--M'))
+    .option('--ef-construction <n>', `HNSW build breadth (default ${DEFAULT_HNSW.efConstruction}; usearch ${DEFAULT_USEARCH.efConstruction})`, positiveInt('--ef-construction'))
     .option('--ef-search <n>', 'default HNSW query breadth (default: tuned, the smallest reaching --target-recall at --tune-k; at least k)', positiveInt('--ef-search'))
     .option('--tune-k <n>', `depth whose recall efSearch is tuned for (default ${DEFAULT_TUNING.k})`, positiveInt('--tune-k'))
     .option('--target-recall <x>', `recall@k against exact search the tuned efSearch reaches (default ${DEFAULT_TUNING.target})`, fraction('--target-recall'))
