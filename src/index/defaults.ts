@@ -16,7 +16,10 @@ export const DEFAULT_HNSW = { M: 32, efConstruction: 200, efSearch: 3072, random
  * vectors: efSearch 157–309 reaches recall@100 0.99). Cheaper builds did not hold at 1M: M 24 /
  * efConstruction 96 (with int8 rows scaled per vector, an experiment not kept) built 1,316 vectors/s on
  * 2 cores but needed efSearch 8192 for 0.99 (0.87 at 100): insertions made while each cluster still
- * has few members leave a weak graph. The README's scale section has the figures.
+ * has few members leave a weak graph. At 1M (2 cores, `topics` vectors) 200 builds 1,382 vectors/s and
+ * needs efSearch 757; `--ef-construction 160` builds 1,760/s but needs 2,892 (4× the query time). An
+ * index is built once and queried by every run, so the default keeps the stronger graph. The README's
+ * scale section has the figures.
  */
 export const DEFAULT_USEARCH = { M: 16, efConstruction: 200 } as const;
 
