@@ -1,8 +1,8 @@
 /**
  * Scale benchmark of dense retrieval (issues 12 and 15): n synthetic clustered unit vectors (n/100
- * clusters; `--structure flat` (default) keeps clusters unrelated, the hard case; `topics` groups them in topics around a common direction like
- * sentence embeddings — see ClusteredVectors) with chunk
- * texts of realistic length (300–700 CJK characters), built through hisrag's real index build and
+ * clusters; `--structure flat`, the default, keeps clusters unrelated — the hard case; `topics` groups
+ * them around a common direction like sentence embeddings; see ClusteredVectors) with chunk texts of
+ * realistic length (300–700 CJK characters), built through hisrag's real index build and
  * queried through its retrievers, side by side with plain hnswlib-node on the same graph and a naive
  * JS loop for exact search. Each phase runs in its own process, so each peak RSS is that phase's own.
  *

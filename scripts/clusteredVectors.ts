@@ -6,20 +6,10 @@ import { once } from 'node:events';
 import { Embeddings } from '@langchain/core/embeddings';
 import type { EmbedderIdentity, TextEmbedder } from '../src/embedding/types.js';
 
-/**
- * mulberry32: a tiny seeded uniform [0, 1) source. Hand-written because the scale benchmark draws
- * ~10⁹ numbers and pure-rand's general API costs several times more per draw; quality is ample here.
- */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// One seeded uniform source for the fixtures and the benchmarks (re-exported for bench-retrieval).
+import { mulberry32 } from '../src/embedding/fixture/seededRandom.js';
+
+export { mulberry32 };
 
 function gaussian(uniform: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());

@@ -11,6 +11,7 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
+import { mulberry32 } from '../src/embedding/fixture/seededRandom.js';
 
 const { values } = parseArgs({
   options: { out: { type: 'string' }, mb: { type: 'string', default: '220' }, seed: { type: 'string', default: '1' } },
@@ -21,15 +22,8 @@ if (!values.out) {
 }
 const targetBytes = Number(values.mb) * 1024 * 1024;
 
-// mulberry32: a tiny seeded PRNG, so the same seed gives the same dump.
-let state = Number(values.seed) >>> 0;
-function random(): number {
-  state = (state + 0x6d2b79f5) >>> 0;
-  let t = state;
-  t = Math.imul(t ^ (t >>> 15), t | 1);
-  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
+// Seeded, so the same seed gives the same dump.
+const random = mulberry32(Number(values.seed));
 const int = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 

@@ -104,8 +104,9 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
       options.retriever === 'hnsw'
         ? {
             space,
-            M: options.M ?? graphDefaults(options.graphLibrary).M,
-            efConstruction: options.efConstruction ?? graphDefaults(options.graphLibrary).efConstruction,
+            ...graphDefaults(options.graphLibrary),
+            ...(options.M !== undefined && { M: options.M }),
+            ...(options.efConstruction !== undefined && { efConstruction: options.efConstruction }),
             efSearch: options.efSearch ?? DEFAULT_HNSW.efSearch,
             randomSeed: options.randomSeed ?? DEFAULT_HNSW.randomSeed,
             library: options.graphLibrary ?? 'hnswlib',
