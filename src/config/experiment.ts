@@ -35,11 +35,18 @@ const RetrievalSchema = z
     error: 'give either `retriever` or `retrievers` (exactly one)',
   });
 
+/** What the endpoint charges, in any one currency per million tokens: gives each answer a price. */
+const PriceSchema = z
+  .object({ inputPerMillion: z.number().nonnegative(), outputPerMillion: z.number().nonnegative() })
+  .strict();
+
 const ModelEntrySchema = componentSpec('generator').extend({
   /** Name of the model in tables; defaults to the generator's own model name. */
   label: z.string().min(1).optional(),
+  price: PriceSchema.optional(),
 });
 
+/** A prompting strategy (`closed-book`, `rag` …) or a RAG method (`ircot`, `refine` …), by name or `{ name, …params }`. */
 const StrategyEntrySchema = z.union([
   nonEmptyString('a strategy name'),
   componentSpec('strategy').extend({ label: z.string().min(1).optional() }),
@@ -124,3 +131,4 @@ export const ExperimentConfigSchema = z
 export type ExperimentConfig = z.infer<typeof ExperimentConfigSchema>;
 export type RetrieverEntry = z.infer<typeof RetrieverEntrySchema>;
 export type ModelEntry = z.infer<typeof ModelEntrySchema>;
+export type ModelPrice = z.infer<typeof PriceSchema>;

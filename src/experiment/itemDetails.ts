@@ -40,15 +40,35 @@ export function recordedChunks(chunks: RetrievedChunk[]): RunItemRecord['retriev
 /** Prefix of the metrics of a reranked retriever's first-stage list (`firstStage.recall` …): recall@k before reranking. */
 export const FIRST_STAGE_PREFIX = 'firstStage.';
 
+/** Prefix of the metrics of the passages that reached a method's final prompt, where they differ from all it retrieved. */
+export const FINAL_PROMPT_PREFIX = 'final.';
+
+const prefixed = (prefix: string, metrics: Record<string, number>) => Object.fromEntries(Object.entries(metrics).map(([name, value]) => [`${prefix}${name}`, value]));
+
 /**
- * Retrieval metrics at depth k; with a reranked retriever's first-stage list, the same metrics
- * of its top k as well, prefixed `firstStage.` (before vs after reranking).
+ * Retrieval metrics of what a method retrieved: the union of its retrievals (in order of first
+ * retrieval; at depth k, or deeper when several retrievals gave more than k passages). Where the
+ * final prompt got fewer of them (a refiner, the context budget, a closed-book branch), the same
+ * metrics of those are added with the prefix `final.`; with a reranked retriever's first-stage
+ * list, its metrics at k with the prefix `firstStage.` (before vs after reranking).
  */
-export function retrievalMetricsFor(item: BenchmarkItem, retrieved: RetrievedChunk[], k: number, firstStage?: RetrievedChunk[]): Record<string, number> | undefined {
-  const after = listMetrics(item, retrieved, k);
-  if (!after || !firstStage) return after;
-  const before = listMetrics(item, firstStage, k)!;
-  return { ...after, ...Object.fromEntries(Object.entries(before).map(([name, value]) => [`${FIRST_STAGE_PREFIX}${name}`, value])) };
+export function methodRetrievalMetrics(
+  item: BenchmarkItem,
+  retrieved: RetrievedChunk[],
+  contextIds: string[],
+  k: number,
+  firstStage?: RetrievedChunk[],
+): Record<string, number> | undefined {
+  const all = listMetrics(item, retrieved, Math.max(k, retrieved.length));
+  if (!all) return undefined;
+  const placed = new Set(contextIds);
+  const reached = retrieved.filter((chunk) => placed.has(chunk.id));
+  const differs = reached.length !== retrieved.length;
+  return {
+    ...all,
+    ...(firstStage ? prefixed(FIRST_STAGE_PREFIX, listMetrics(item, firstStage, k)!) : {}),
+    ...(differs ? prefixed(FINAL_PROMPT_PREFIX, listMetrics(item, reached, Math.max(k, reached.length))!) : {}),
+  };
 }
 
 /**

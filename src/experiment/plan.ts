@@ -1,10 +1,10 @@
 import { ConfigError } from '../errors.js';
-import type { ExperimentConfig } from '../config/experiment.js';
+import type { ExperimentConfig, ModelPrice } from '../config/experiment.js';
 import type { ComponentSpec } from '../config/fields.js';
 
-/** One column of the results: a strategy, with a retriever and depth when it uses retrieval. */
+/** One column of the results: a strategy or method, with a retriever and depth when it retrieves. */
 export interface Condition {
-  /** `closed-book`, `rag@10`, `bm25/rag@50`, `role` ... */
+  /** `closed-book`, `rag@10`, `bm25/ircot@50`, `role` ... */
   name: string;
   strategyLabel: string;
   strategy: ComponentSpec;
@@ -20,6 +20,7 @@ export interface PlannedModel {
   label: string;
   spec: ComponentSpec;
   path: string;
+  price?: ModelPrice;
 }
 
 export function depthsOf(config: ExperimentConfig): number[] {
@@ -55,9 +56,9 @@ export function strategySpecs(config: ExperimentConfig): { label: string; spec: 
 
 export function modelsOf(config: ExperimentConfig): PlannedModel[] {
   return config.models.map((entry, i) => {
-    const { label, ...spec } = entry;
+    const { label, price, ...spec } = entry;
     const model = typeof spec.model === 'string' ? spec.model : spec.name;
-    return { label: label ?? model, spec: spec as ComponentSpec, path: `models[${i}]` };
+    return { label: label ?? model, spec: spec as ComponentSpec, path: `models[${i}]`, ...(price ? { price } : {}) };
   });
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MethodCostSchema, MethodNotesSchema, TraceStepSchema } from '../methods/trace.js';
 import { ItemScoreSchema } from '../scoring/types.js';
 
 /** One retrieved passage as kept in a run record (text kept for the report's drill-down). */
@@ -15,7 +16,11 @@ export const RecordedChunkSchema = z.object({
   rerankFallback: z.string().optional(),
 });
 
-/** One line of `items.jsonl`: one benchmark item answered by one model under one condition. */
+/**
+ * One line of `items.jsonl`: one benchmark item answered by one model under one condition (a
+ * strategy or method, at a retriever and depth). `retrieved` is the union of the passages the
+ * method retrieved; `prompt` and `response` are its final step's.
+ */
 export const RunItemRecordSchema = z.object({
   /** `<model>|<condition>|<benchmark>:<itemId>`, unique within a run; resume skips keys already present. */
   key: z.string(),
@@ -51,6 +56,12 @@ export const RunItemRecordSchema = z.object({
   /** Breakdown keys for tables (LongHisDoc type, answer type, evidence modality; ProHist task, dynasty...). */
   groups: z.record(z.string(), z.string()),
   error: z.string().optional(),
+  /** The method's steps in order (retrievals, generations, …); runs from before methods have none. */
+  trace: z.array(TraceStepSchema).default([]),
+  /** Calls, tokens and time this answer cost (absent in runs from before methods). */
+  cost: MethodCostSchema.optional(),
+  /** Per-item figures of the method (adaptive: `retrieved`, `decisionUnparsed`; ircot: `steps` …). */
+  methodNotes: MethodNotesSchema.optional(),
   durationMs: z.number().nonnegative(),
 });
 export type RunItemRecord = z.infer<typeof RunItemRecordSchema>;

@@ -23,7 +23,10 @@ import { prepareArtefacts } from './prepare.js';
 import { assertRunDirectory, ensureFileExists, readRunRecords, runFile } from './runDirectory.js';
 import { summarizeRun, type RunSummary } from './summary.js';
 import { loadRun } from '../results/loadRun.js';
-import { itemGroups, recordedChunks, retrievalMetricsFor } from './itemDetails.js';
+import { itemGroups, methodRetrievalMetrics, recordedChunks } from './itemDetails.js';
+import { MethodRun } from '../methods/methodRun.js';
+import type { MethodOutcome } from '../methods/types.js';
+import { estimateTokens } from '../prompting/tokenCounter.js';
 
 export interface RunOptions {
   /** A validated config (from `loadExperimentConfig`), for a new run. */
@@ -116,7 +119,7 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
   const stages = await buildStages(config);
   try {
     stopIfInterrupted();
-    const conditions = planConditions(config, (spec, path) => stages.strategy(spec, path).usesRetrieval);
+    const conditions = planConditions(config, (spec, path) => stages.method(spec, path).usesRetrieval);
     const items = stages.items;
     const conditionNames = conditions.map((c) => c.name);
     const modelLabels = stages.models.map((m) => m.label);
@@ -186,6 +189,7 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
       batch.items.push(task.item);
       batchOf.set(key, batch);
     }
+    /** The item's question at the condition's depth, from the run-wide batched and memoised retrieval. */
     const retrieve = (condition: Condition, item: BenchmarkItem): Promise<RetrievedChunk[]> => {
       const label = condition.retrieverLabel!;
       const retriever = stages.retriever(label);
@@ -208,6 +212,22 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
       return pending.then((list) => list.slice(0, condition.k!));
     };
 
+    const baseRecord = ({ key, model, condition, item }: Task) => ({
+      key,
+      itemId: item.id,
+      benchmark: item.benchmark,
+      kind: item.kind,
+      category: item.category,
+      task: item.task,
+      question: item.question,
+      model: model.label,
+      condition: condition.name,
+      strategy: condition.strategyLabel,
+      retriever: condition.retrieverLabel,
+      k: condition.k,
+      groups: itemGroups(item),
+    });
+
     const limit = pLimit(config.execution.concurrency);
     // Set when nothing new may start: the user interrupted, the failure limit was reached, or
     // a fatal error (bad input, an endpoint that is down) stopped the run. Queued tasks see it
@@ -223,91 +243,77 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
 
     const runTask = async (task: Task): Promise<void> => {
       if (stopScheduling) return;
-      const started = Date.now();
       const { model, condition, item } = task;
-      let retrieved: RetrievedChunk[] = [];
-      let record: RunItemRecord;
-      const base = {
-        key: task.key,
-        itemId: item.id,
-        benchmark: item.benchmark,
-        kind: item.kind,
-        category: item.category,
-        task: item.task,
-        question: item.question,
-        model: model.label,
-        condition: condition.name,
-        strategy: condition.strategyLabel,
-        retriever: condition.retrieverLabel,
-        k: condition.k,
-        groups: itemGroups(item),
-      };
+      const retriever = condition.usesRetrieval ? stages.retriever(condition.retrieverLabel!) : undefined;
+      // Every condition runs a method (a single-shot strategy is one); the runner only records what
+      // the method's traced steps did, whatever the method.
+      const method = stages.method(condition.strategy, condition.strategyPath);
+      const run = new MethodRun({
+        item,
+        k: condition.k ?? 0,
+        generator: model.generator,
+        countTokens: estimateTokens,
+        signal,
+        ...(model.price ? { price: model.price } : {}),
+        ...(retriever
+          ? {
+              // The item's own question comes from the run's batched, memoised retrieval; other queries (a
+              // reasoning step, a follow-up question) go to the retriever as they come.
+              retrieve: (text: string) => (text === item.question ? retrieve(condition, item) : retriever.retrieve({ ...stages.queryFor(item), text }, condition.k!)),
+              ...(retriever.relevance ? { relevance: (query: string, texts: string[]) => retriever.relevance!(query, texts) } : {}),
+            }
+          : {}),
+      });
+      let outcome: MethodOutcome | undefined;
+      let error: string | undefined;
       try {
-        if (condition.usesRetrieval) retrieved = await retrieve(condition, item);
-        const strategy = stages.strategy(condition.strategy, condition.strategyPath);
-        const prompt = strategy.build({ item, context: condition.usesRetrieval ? retrieved : null });
-        // issue 14 (reranking): a reranked retriever also hands back its cached first-stage list, for recall@k before reranking.
-        const firstStage = condition.usesRetrieval ? await stages.retriever(condition.retrieverLabel!).firstStage?.(stages.queryFor(item)) : undefined;
-        const retrievalMetrics = condition.usesRetrieval ? retrievalMetricsFor(item, retrieved, condition.k!, firstStage) : undefined;
-        let response: RunItemRecord['response'] = null;
-        let score: RunItemRecord['score'];
-        let error: string | undefined;
-        try {
-          const result = await model.generator.generate(prompt.messages, { signal });
-          response = {
-            text: result.text,
-            raw: result.raw,
-            ...(result.reasoning ? { reasoning: result.reasoning } : {}),
-            ...(result.usage ? { usage: Object.fromEntries(Object.entries(result.usage).filter(([, v]) => typeof v === 'number')) as Record<string, number> } : {}),
-            ...(result.cached ? { cached: true } : {}),
-            ...(result.emptyAfterAttempts ? { emptyAfterAttempts: result.emptyAfterAttempts } : {}),
-          };
-        } catch (e) {
-          if (e instanceof ServiceUnavailableError) throw e;
-          error = (e as Error).message;
-        }
-        if (userStopped() && !response) return; // aborted mid-request: left for the resume
-        if (response) {
-          // Chain-of-thought strategies are scored on their final answer only.
-          const answer = strategy.finalAnswer?.(response.text) ?? response.text;
-          if (config.scoring.emptyAnswer === 'failed' && stripThink(answer).trim() === '') {
-            const why = response.emptyAfterAttempts ? `the endpoint returned empty completions on all ${response.emptyAfterAttempts} attempts` : 'the model gave an empty answer';
-            score = { status: 'generation_failed', score: null, scoreRaw: null, metric: stages.metricFor(item), rule: 'empty-answer', error: `empty answer: ${why} (scoring.emptyAnswer: failed)` };
-          } else {
-            score = await stages.score(item, answer);
-          }
-        } else {
-          score = { status: 'generation_failed', score: null, scoreRaw: null, metric: stages.metricFor(item), error };
-        }
-        record = {
-          ...base,
-          prompt: prompt.messages,
-          retrieved: recordedChunks(retrieved),
-          contextIds: prompt.contextIds,
-          truncated: prompt.truncated,
-          response,
-          score,
-          ...(retrievalMetrics ? { retrievalMetrics } : {}),
-          ...(error ? { error } : {}),
-          durationMs: Date.now() - started,
-        };
+        outcome = await method.run(run);
       } catch (e) {
         if (e instanceof InputError || e instanceof ServiceUnavailableError) throw e;
-        if (userStopped()) return;
-        // Retrieval or prompt building failed for this item: recorded, excluded from means.
-        const message = (e as Error).message;
-        record = {
-          ...base,
-          prompt: [],
-          retrieved: recordedChunks(retrieved),
-          contextIds: [],
-          truncated: 0,
-          response: null,
-          score: { status: 'generation_failed', score: null, scoreRaw: null, metric: stages.metricFor(item), error: message },
-          error: message,
-          durationMs: Date.now() - started,
-        };
+        if (userStopped()) return; // aborted mid-method: the item is redone on resume
+        // A step failed after the endpoint's retries: the item fails whole, its trace kept.
+        error = (e as Error).message;
       }
+      let score: RunItemRecord['score'];
+      if (outcome) {
+        if (config.scoring.emptyAnswer === 'failed' && stripThink(outcome.answer).trim() === '') {
+          const why = outcome.response.emptyAfterAttempts ? `the endpoint returned empty completions on all ${outcome.response.emptyAfterAttempts} attempts` : 'the model gave an empty answer';
+          score = { status: 'generation_failed', score: null, scoreRaw: null, metric: stages.metricFor(item), rule: 'empty-answer', error: `empty answer: ${why} (scoring.emptyAnswer: failed)` };
+        } else {
+          score = await stages.score(item, outcome.answer);
+        }
+      } else {
+        score = { status: 'generation_failed', score: null, scoreRaw: null, metric: stages.metricFor(item), error };
+      }
+      const retrieved = run.retrieved();
+      // issue 14 (reranking): a reranked retriever also hands back its cached first-stage list, for recall@k before reranking.
+      const firstStage = retriever && run.questionList ? await retriever.firstStage?.(stages.queryFor(item)) : undefined;
+      const retrievalMetrics = condition.usesRetrieval && outcome ? methodRetrievalMetrics(item, retrieved, outcome.contextIds, condition.k!, firstStage) : undefined;
+      const result = outcome?.response;
+      const record: RunItemRecord = {
+        ...baseRecord(task),
+        prompt: outcome?.prompt ?? [],
+        retrieved: recordedChunks(retrieved),
+        contextIds: outcome?.contextIds ?? [],
+        truncated: outcome?.truncated ?? 0,
+        response: result
+          ? {
+              text: outcome!.answer,
+              raw: result.raw,
+              ...(result.reasoning ? { reasoning: result.reasoning } : {}),
+              ...(result.usage ? { usage: Object.fromEntries(Object.entries(result.usage).filter(([, v]) => typeof v === 'number')) as Record<string, number> } : {}),
+              ...(result.cached ? { cached: true } : {}),
+              ...(result.emptyAfterAttempts ? { emptyAfterAttempts: result.emptyAfterAttempts } : {}),
+            }
+          : null,
+        score,
+        ...(retrievalMetrics ? { retrievalMetrics } : {}),
+        ...(error ? { error } : {}),
+        trace: run.trace,
+        cost: run.cost(),
+        ...(outcome?.notes ? { methodNotes: outcome.notes } : {}),
+        durationMs: run.cost().durationMs,
+      };
       // Everything that finished is kept, also after a stop was requested.
       await append(record);
       answered++;

@@ -9,8 +9,9 @@ import { embedders } from '../embedding/registry.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { generators } from '../generation/registry.js';
 import type { Generator } from '../generation/types.js';
-import { strategies } from '../prompting/registry.js';
-import type { PromptStrategy } from '../prompting/types.js';
+import { createMethod, parseMethodSpec } from '../methods/registry.js';
+import type { RagMethod } from '../methods/types.js';
+import type { ModelPrice } from '../config/experiment.js';
 import { createRetrieverContext } from '../retrieval/registry.js';
 import { createRetrieverWithRerank, parseRetrieverSpec } from '../rerank/rerankedRetriever.js';
 import type { RetrievalQuery, Retriever } from '../retrieval/types.js';
@@ -25,8 +26,9 @@ import { modelsOf, retrieversOf, strategySpecs } from './plan.js';
 export interface Stages {
   items: BenchmarkItem[];
   benchmarkDescriptions: Record<string, unknown>[];
-  models: { label: string; generator: Generator }[];
-  strategy(spec: ComponentSpec, path: string): PromptStrategy;
+  models: { label: string; generator: Generator; price?: ModelPrice }[];
+  /** The method (or single-shot strategy) of a `strategies:` entry, by its config path. */
+  method(spec: ComponentSpec, path: string): RagMethod;
   retriever(label: string): Retriever;
   queryFor(item: BenchmarkItem): RetrievalQuery;
   score(item: BenchmarkItem, response: string): Promise<ItemScore>;
@@ -78,7 +80,7 @@ export async function validateComponents(config: ExperimentConfig): Promise<void
     if (index.embedder) embedders.parse(index.embedder, `prepare.indexes[${i}].embedder`);
   }
   for (const { spec, path } of benchmarkSpecs) benchmarks.parse(spec, path);
-  for (const { spec, path } of strategyList) strategies.parse(spec, path);
+  for (const { spec, path } of strategyList) parseMethodSpec(spec, path);
   // A retriever may carry `rerank: { name, candidates, … }`: checked against the reranker registry.
   for (const { spec, path } of retrieverList) parseRetrieverSpec(spec, path);
   for (const { spec, path } of modelList) generators.parse(spec, path);
@@ -95,7 +97,7 @@ export async function validateComponents(config: ExperimentConfig): Promise<void
     retrieverLabels.add(r.label);
   }
   let usesRetrieval = false;
-  for (const { spec, path } of strategyList) usesRetrieval ||= (await strategies.create(spec, undefined, path)).usesRetrieval;
+  for (const { spec, path } of strategyList) usesRetrieval ||= (await createMethod(spec, path)).usesRetrieval;
   if (usesRetrieval && retrieverList.length === 0) {
     throw new ConfigError('retrieval: a strategy uses retrieval but the config has no `retrieval` section (retriever and k)');
   }
@@ -133,6 +135,29 @@ function assertOneMetric(items: BenchmarkItem[]): void {
   );
 }
 
+/**
+ * A method that scores sentences by the retriever's relevance (extractive `refine`) needs a
+ * retriever that can: checked once every retriever is open, before anything is answered.
+ */
+function assertRelevanceAvailable(
+  strategyList: { spec: ComponentSpec; path: string }[],
+  methodByPath: Map<string, RagMethod>,
+  retrieverList: { label: string; path: string }[],
+  retrieverByLabel: Map<string, Retriever>,
+): void {
+  for (const { spec, path } of strategyList) {
+    if (!methodByPath.get(path)?.needsRelevance) continue;
+    for (const { label, path: retrieverPath } of retrieverList) {
+      const retriever = retrieverByLabel.get(label)!;
+      if (retriever.relevance) continue;
+      throw new ConfigError(
+        `${path}.mode: ${spec.name} with mode: extractive scores sentences with the retriever's embedder (or BM25), ` +
+          `but ${retrieverPath} (${retriever.name}) has none; use an hnsw, exact, lancedb or bm25 retriever, or mode: abstractive`,
+      );
+    }
+  }
+}
+
 /** Builds the stage objects of an experiment from the registries (after validating them). */
 export async function buildStages(config: ExperimentConfig): Promise<Stages> {
   await validateComponents(config);
@@ -156,12 +181,12 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
   }
   assertOneMetric(items);
 
-  const strategyByPath = new Map<string, PromptStrategy>();
+  const methodByPath = new Map<string, RagMethod>();
   for (const { spec, path } of strategyList) {
-    const strategy = await strategies.create(spec, undefined, path);
-    // Strategies that need data beyond the item (the full-document setting reads OCR pages) load it once here.
-    await strategy.prepare?.(items);
-    strategyByPath.set(path, strategy);
+    const method = await createMethod(spec, path);
+    // Methods that need data beyond the item (the full-document setting reads OCR pages) load it once here.
+    await method.prepare?.(items);
+    methodByPath.set(path, method);
   }
 
   const retrieverByLabel = new Map<string, Retriever>();
@@ -173,13 +198,14 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
       retrieverByLabel.set(label, retriever);
       closers.push(() => retriever.close());
     }
+    assertRelevanceAvailable(strategyList, methodByPath, retrieverList, retrieverByLabel);
   } catch (error) {
     for (const close of closers) await close().catch(() => {});
     throw error;
   }
 
   const models: Stages['models'] = [];
-  for (const { label, spec, path } of modelList) models.push({ label, generator: await generators.create(spec, undefined, path) });
+  for (const { label, spec, path, price } of modelList) models.push({ label, generator: await generators.create(spec, undefined, path), ...(price ? { price } : {}) });
   const judge: Judge = await judges.create(judgeSpec, undefined, 'judge');
   const extractor: AnswerExtractor = await extractors.create(extractorSpec, undefined, 'extractor');
   const scope = config.retrieval?.scope ?? 'corpus';
@@ -192,9 +218,9 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
     items,
     benchmarkDescriptions,
     models,
-    strategy(spec, path) {
-      const found = strategyByPath.get(path);
-      if (!found) throw new Error(`no strategy built for ${path} (${spec.name})`);
+    method(spec, path) {
+      const found = methodByPath.get(path);
+      if (!found) throw new Error(`no method built for ${path} (${spec.name})`);
       return found;
     },
     retriever(label) {

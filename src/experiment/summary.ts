@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pairedBootstrap, summarizeScores } from '../scoring/bootstrap.js';
+import type { MethodCost } from '../methods/trace.js';
 import type { RunItemRecord } from './records.js';
 
 export const MeanWithCiSchema = z.object({
@@ -38,6 +39,27 @@ export const CellSummarySchema = z.object({
   /** Mean secondary metrics (bleu4, rougeL, ...). */
   extra: z.record(z.string(), z.number()),
   truncatedItems: z.number().int(),
+  /**
+   * Mean cost per scored answer: retrieval and generation calls, tokens (the endpoint's usage, or
+   * estimated: `estimatedTokens`), milliseconds, and the price when the model has one.
+   */
+  cost: z
+    .object({
+      n: z.number().int(),
+      retrievalCalls: z.number(),
+      generationCalls: z.number(),
+      promptTokens: z.number(),
+      completionTokens: z.number(),
+      durationMs: z.number(),
+      price: z.number().nullable(),
+      estimatedTokens: z.boolean(),
+    })
+    .nullable()
+    .default(null),
+  /** Per-item method figures over the cell's answered items: mean (a flag's mean is a share) and total. */
+  method: z
+    .record(z.string(), z.object({ mean: z.number(), total: z.number(), n: z.number().int(), /** A yes/no figure: its mean is a share. */ flag: z.boolean().default(false) }))
+    .default({}),
 });
 export type CellSummary = z.infer<typeof CellSummarySchema>;
 
@@ -96,6 +118,45 @@ function seedFor(seed: number, salt: string): number {
   let h = seed >>> 0;
   for (let i = 0; i < salt.length; i++) h = Math.imul(h ^ salt.charCodeAt(i), 16777619) >>> 0;
   return h;
+}
+
+/** Mean cost per answer over the records that have one (runs from before methods have none). */
+function meanCost(records: RunItemRecord[]): CellSummary['cost'] {
+  const costs = records.flatMap((r) => (r.cost ? [r.cost] : []));
+  if (costs.length === 0) return null;
+  const mean = (pick: (c: MethodCost) => number) => costs.reduce((sum, c) => sum + pick(c), 0) / costs.length;
+  return {
+    n: costs.length,
+    retrievalCalls: mean((c) => c.retrievalCalls),
+    generationCalls: mean((c) => c.generationCalls),
+    promptTokens: mean((c) => c.promptTokens),
+    completionTokens: mean((c) => c.completionTokens),
+    durationMs: mean((c) => c.durationMs),
+    price: costs.every((c) => c.price !== undefined) ? mean((c) => c.price!) : null,
+    estimatedTokens: costs.some((c) => c.estimatedTokens === true),
+  };
+}
+
+/** Mean and total of each method figure over the items that answered (failed items carry none). */
+function methodFigures(records: RunItemRecord[]): CellSummary['method'] {
+  const values: Record<string, number[]> = {};
+  const flags = new Set<string>();
+  const numbers = new Set<string>();
+  for (const r of records) {
+    for (const [name, value] of Object.entries(r.methodNotes ?? {})) {
+      (values[name] ??= []).push(Number(value));
+      (typeof value === 'boolean' ? flags : numbers).add(name);
+    }
+  }
+  return Object.fromEntries(
+    Object.keys(values)
+      .sort()
+      .map((name) => {
+        const list = values[name]!;
+        const total = list.reduce((a, b) => a + b, 0);
+        return [name, { mean: total / list.length, total, n: list.length, flag: flags.has(name) && !numbers.has(name) }];
+      }),
+  );
 }
 
 const isScored = (r: RunItemRecord) => r.score.status === 'scored' && r.score.score !== null;
@@ -170,6 +231,8 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
         retrieval: Object.keys(metricSums).length ? meanRecord(metricSums) : null,
         extra: meanRecord(extraSums),
         truncatedItems: list.filter((r) => r.truncated > 0).length,
+        cost: meanCost(scored),
+        method: methodFigures(list),
       });
     }
 

@@ -30,7 +30,7 @@ export interface TemplateStrategyOptions {
 /** What an empty retrieval result looks like in the prompt. */
 export const NO_CONTEXT_TEXT = '（未检索到相关资料）';
 
-function chunkPages(chunk: RetrievedChunk): number[] | undefined {
+export function chunkPages(chunk: RetrievedChunk): number[] | undefined {
   const pages = chunk.meta.pages;
   if (Array.isArray(pages) && pages.every((p) => typeof p === 'number')) return pages as number[];
   return typeof chunk.meta.page === 'number' ? [chunk.meta.page] : undefined;

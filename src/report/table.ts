@@ -21,12 +21,27 @@ export function renderTextTable(header: string[], rows: string[][]): string {
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
+/** One line per condition whose method reported figures (adaptive's share that retrieved, ircot's steps …). */
+function methodFigureLines(summary: RunSummary): string[] {
+  const lines: string[] = [];
+  for (const cell of summary.cells) {
+    const figures = Object.entries(cell.method ?? {});
+    if (!figures.length) continue;
+    const shown = figures.map(([name, f]) => {
+      return f.flag ? `${name} ${(100 * f.mean).toFixed(0)}% (${f.total}/${f.n})` : `${name} ${fmt(f.mean)} per answer`;
+    });
+    lines.push(`${summary.models.length > 1 ? `${cell.model} ` : ''}${cell.condition}: ${shown.join(', ')}`);
+  }
+  return lines;
+}
+
 /**
  * The run's headline table: one row per condition, per model the mean score with its 95% CI,
  * the paired difference against the baseline, and how many items were scored / failed / empty.
  */
 export function summaryTable(summary: RunSummary): string {
   const blocks: string[] = [];
+  const priced = summary.cells.some((c) => c.cost?.price != null);
   for (const model of summary.models) {
     const rows: string[][] = [];
     for (const condition of summary.conditions) {
@@ -39,6 +54,9 @@ export function summaryTable(summary: RunSummary): string {
         cell.score.mean === null ? '–' : `[${fmt(cell.score.ciLow)}, ${fmt(cell.score.ciHigh)}]`,
         diff && diff.meanDiff !== null ? `${diff.meanDiff >= 0 ? '+' : ''}${fmt(diff.meanDiff)} [${fmt(diff.ciLow)}, ${fmt(diff.ciHigh)}]` : '–',
         cell.retrieval?.recall !== undefined ? fmt(cell.retrieval.recall, 3) : '–',
+        cell.cost ? fmt(cell.cost.retrievalCalls, 1) : '–',
+        cell.cost ? `${Math.round(cell.cost.promptTokens + cell.cost.completionTokens)}${cell.cost.estimatedTokens ? '*' : ''}` : '–',
+        ...(priced ? [cell.cost?.price != null ? fmt(cell.cost.price, 4) : '–'] : []),
         `${cell.scored}/${cell.items}`,
         String(cell.failed.generation + cell.failed.judge),
         String(cell.empty),
@@ -46,8 +64,13 @@ export function summaryTable(summary: RunSummary): string {
     }
     blocks.push(
       `model: ${model}\n` +
-        renderTextTable(['condition', 'mean', '95% CI', `Δ vs ${summary.baseline} [95% CI]`, 'recall', 'scored', 'failed', 'empty'], rows),
+        renderTextTable(['condition', 'mean', '95% CI', `Δ vs ${summary.baseline} [95% CI]`, 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], rows),
     );
   }
+  if (summary.cells.some((c) => c.cost?.estimatedTokens)) {
+    blocks.push('retrievals, tokens (prompt + completion) and price: means per scored answer; * tokens estimated (cjk-estimate) where the endpoint reported no usage');
+  }
+  const figures = methodFigureLines(summary);
+  if (figures.length) blocks.push(figures.join('\n'));
   return blocks.join('\n\n');
 }

@@ -139,6 +139,8 @@ export function rerankedRetriever(
     async firstStage(query) {
       return (await listFor(query, 1)).firstStage;
     },
+    // Sentences are scored by the first stage's measure (a cross-encoder per sentence would cost a call each).
+    ...(base.relevance ? { relevance: (query: string, texts: string[]) => base.relevance!(query, texts) } : {}),
     counts: () => ({ ...counts }),
     describe: () => ({ ...base.describe(), rerank: { ...reranker.describe(), candidates: options.candidates, passage: options.passage } }),
     async close() {

@@ -41,6 +41,12 @@ export interface Retriever {
    * know every question up front (the runner) use it when present.
    */
   retrieveBatch?(queries: RetrievalQuery[], k: number): Promise<RetrievedChunk[][]>;
+  /**
+   * Scores texts (sentences of retrieved passages) against a query by this retriever's own measure:
+   * dense retrievers by their index's embedder (cosine), BM25 by BM25 with the index's statistics.
+   * Methods that refine context (extractive `refine`) need it; control and fused retrievers lack it.
+   */
+  relevance?(query: string, texts: string[]): Promise<number[]>;
   /** Describes the retriever for run manifests (index manifest hash, parameters). */
   describe(): Record<string, unknown>;
   close(): Promise<void>;

@@ -123,4 +123,26 @@ export class Bm25Searcher {
     }
     return top.sorted();
   }
+
+  /**
+   * BM25 score of each text against `query`, every text scored as if it were a chunk of this index
+   * (the index's idf and average length): how a refiner ranks sentences by this retriever's measure.
+   */
+  scoreTexts(query: string, texts: string[]): number[] {
+    const idf = new Map<string, number>();
+    for (const term of new Set(tokenize(query, this.params))) {
+      const row = this.termStatement.get(term) as { df: number } | undefined;
+      // A term the corpus never saw is as rare as can be: df 0.
+      idf.set(term, bm25Idf(this.n, row?.df ?? 0));
+    }
+    const { k1, b } = this.params;
+    return texts.map((text) => {
+      const terms = tokenize(text, this.params);
+      const tf = new Map<string, number>();
+      for (const term of terms) if (idf.has(term)) tf.set(term, (tf.get(term) ?? 0) + 1);
+      let score = 0;
+      for (const [term, count] of tf) score += bm25TermScore(count, terms.length, this.avgdl || 1, idf.get(term)!, k1, b);
+      return score;
+    });
+  }
 }

@@ -52,6 +52,7 @@ export class HisragLangChainRetriever extends BaseRetriever<RetrievedChunkMetada
   /** Present when the wrapped retriever has it (callers test for it, as on any Retriever). */
   readonly retrieveBatch?: Retriever['retrieveBatch'];
   readonly firstStage?: Retriever['firstStage'];
+  readonly relevance?: Retriever['relevance'];
   readonly k: number;
   private readonly inner: Retriever;
   private readonly query: Omit<RetrievalQuery, 'text'>;
@@ -65,6 +66,7 @@ export class HisragLangChainRetriever extends BaseRetriever<RetrievedChunkMetada
     const inner = this.inner;
     if (inner.retrieveBatch) this.retrieveBatch = (queries, k) => inner.retrieveBatch!(queries, k);
     if (inner.firstStage) this.firstStage = (query) => inner.firstStage!(query);
+    if (inner.relevance) this.relevance = (query, texts) => inner.relevance!(query, texts);
     this.k = fields.k ?? DEFAULT_LANGCHAIN_K;
     if (!Number.isInteger(this.k) || this.k <= 0) throw new RangeError(`k must be a positive integer, got ${this.k}`);
     this.query = fields.query ?? {};

@@ -31,6 +31,7 @@ retrievers.register({
         const scope = query.docId ? new Set(documentLabels(index.store, query.docId, params.index)) : undefined;
         return toRetrievedChunks(index.store, searcher.search(query.text, k, scope));
       },
+      relevance: async (query, texts) => searcher.scoreTexts(query, texts),
       describe: () => ({ name: 'bm25', index: params.index, bm25: settings, corpusHash: index.manifest.corpus.contentHash }),
       close: () => index.close(),
     };

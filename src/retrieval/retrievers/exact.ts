@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { retrievers } from '../registry.js';
+import { embeddingRelevance } from '../relevance.js';
 import { denseIndexParams, openDenseIndex, retrieveDense } from './denseIndex.js';
 
 /**
@@ -19,6 +20,7 @@ retrievers.register({
         return (await retrieveDense(index, [query], k, corpusWide))[0]!;
       },
       retrieveBatch: (queries, k) => retrieveDense(index, queries, k, corpusWide),
+      relevance: embeddingRelevance(() => index.embedder()),
       describe: () => ({
         name: 'exact',
         index: params.index,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
 import { DEFAULT_HNSW } from '../../index/defaults.js';
 import { retrievers } from '../registry.js';
+import { embeddingRelevance } from '../relevance.js';
 import { denseIndexParams, openDenseIndex, retrieveDense } from './denseIndex.js';
 
 /**
@@ -27,6 +28,7 @@ retrievers.register({
         return (await retrieveDense(index, [query], k, corpusWide))[0]!;
       },
       retrieveBatch: (queries, k) => retrieveDense(index, queries, k, corpusWide),
+      relevance: embeddingRelevance(() => index.embedder()),
       describe: () => ({
         name: 'hnsw',
         index: params.index,

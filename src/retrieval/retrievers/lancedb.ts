@@ -5,6 +5,7 @@ import { requireCompleteIndexManifest } from '../../index/manifest.js';
 import { queryEmbedderFor } from '../../index/queryEmbedder.js';
 import { CHUNK_COLUMNS, documentFilterSql, openLanceTable } from '../../index/lancedb/table.js';
 import { retrievers } from '../registry.js';
+import { embeddingRelevance } from '../relevance.js';
 import type { RetrievedChunk } from '../types.js';
 import { denseIndexParams } from './denseIndex.js';
 
@@ -77,6 +78,7 @@ retrievers.register({
             rank: i + 1,
           }));
       },
+      relevance: embeddingRelevance(async () => embedder),
       describe: () => ({
         name: 'lancedb',
         index: params.index,

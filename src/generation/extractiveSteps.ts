@@ -1,0 +1,117 @@
+import { extractQuestion, parseContextBlock } from '../prompting/contextBlock.js';
+import {
+  candidateLimitOf,
+  comparedSummary,
+  FINAL_ANSWER_PREFIX,
+  FOLLOW_UP_PREFIX,
+  NO,
+  NO_FOLLOW_UP,
+  SECTIONS,
+  sectionText,
+  YES,
+  type OutputKind,
+} from '../prompting/taskFormat.js';
+import { characterBigrams, isOptionLine, parseOptions, pickWithin, rankSentences, sharedBigrams } from './lexicalOverlap.js';
+
+/** What the stand-in's step rules share with its plain answer rule. */
+export interface StandInTools {
+  params: { maxChars: number; minOverlap: number; condenseChars: number };
+  normalise(text: string): string;
+  declineFor(question: string): string;
+  chooseOptions(options: { letter: string; text: string }[], contexts: string[]): string;
+  /** The plain rule: the context sentences that overlap the question most (or a decline). */
+  answer(user: string): string;
+}
+
+const NOTHING_RELEVANT = '资料中没有与问题相关的内容。';
+
+/** The question's bigrams, with the candidate's when the prompt is about one. */
+function queryGrams(user: string, tools: StandInTools): Set<string> {
+  const text = `${extractQuestion(user)}\n${sectionText(user, SECTIONS.candidate)}`;
+  return characterBigrams(tools.normalise(text));
+}
+
+/** Material the prompt carries: its passages, or a summary to judge. */
+function materialOf(user: string): string[] {
+  const passages = parseContextBlock(user).map((e) => e.text);
+  const summary = sectionText(user, SECTIONS.summary);
+  return summary ? [...passages, summary] : passages;
+}
+
+/** Condense: the sentences that overlap the question (and candidate) most, within the budget, in their original order. */
+function condense(user: string, tools: StandInTools): string {
+  const ranked = rankSentences(materialOf(user), queryGrams(user, tools), tools.params.minOverlap, tools.normalise);
+  const kept = pickWithin(ranked, tools.params.condenseChars).sort((a, b) => a.order - b.order);
+  return kept.length ? kept.map((c) => c.sentence).join('') : NOTHING_RELEVANT;
+}
+
+/**
+ * Decide: 是 when the prompt's own material has a sentence sharing enough bigrams with the
+ * question (and candidate) — the material supports an answer; 否 otherwise. It has no knowledge
+ * of its own, so without material it always says 否 (it cannot answer unaided).
+ */
+function decide(user: string, tools: StandInTools): string {
+  const material = materialOf(user);
+  if (material.length === 0) return NO;
+  const candidate = sectionText(user, SECTIONS.candidate);
+  if (candidate && candidate === tools.declineFor(extractQuestion(user))) return NO;
+  const ranked = rankSentences(material, queryGrams(user, tools), tools.params.minOverlap, tools.normalise);
+  return ranked.length ? YES : NO;
+}
+
+/** Candidates: the best distinct sentences, one per candidate, each within the answer budget. */
+function candidates(user: string, tools: StandInTools): string {
+  const limit = candidateLimitOf(user);
+  const question = extractQuestion(user);
+  const entries = parseContextBlock(user);
+  const options = parseOptions(question);
+  if (entries.length && options.length >= 2 && user.includes('\\boxed')) return `（1）${tools.chooseOptions(options, entries.map((e) => tools.normalise(e.text)))}`;
+  const ranked = rankSentences(entries.map((e) => e.text), characterBigrams(tools.normalise(question)), tools.params.minOverlap, tools.normalise);
+  const distinct = [...new Set(ranked.map((c) => c.sentence.slice(0, tools.params.maxChars)))].slice(0, limit);
+  const list = distinct.length ? distinct : [tools.declineFor(question)];
+  return list.map((c, i) => `（${i + 1}）${c}`).join('\n');
+}
+
+/** Choose: the summary sharing more bigrams with the question (ties: the first). */
+function choose(user: string, tools: StandInTools): string {
+  const grams = characterBigrams(tools.normalise(extractQuestion(user)));
+  const [first, second] = ([1, 2] as const).map((n) => sharedBigrams(tools.normalise(sectionText(user, comparedSummary(n))), grams));
+  return second! > first! ? '2' : '1';
+}
+
+/** Next step: the best passage sentence the reasoning does not state yet; when none is left, the final answer. */
+function nextStep(user: string, tools: StandInTools): string {
+  const reasoning = sectionText(user, SECTIONS.reasoning);
+  const ranked = rankSentences(parseContextBlock(user).map((e) => e.text), characterBigrams(tools.normalise(extractQuestion(user))), tools.params.minOverlap, tools.normalise);
+  const fresh = ranked.find((c) => !reasoning.includes(c.sentence));
+  return fresh ? fresh.sentence : `${FINAL_ANSWER_PREFIX}${tools.answer(user)}`;
+}
+
+/** Follow-up: the question's first clause not asked yet (options excluded); none left → no follow-up. */
+function followUp(user: string, tools: StandInTools): string {
+  const question = extractQuestion(user);
+  const known = sectionText(user, SECTIONS.known);
+  const asked = new Set(known.split('\n').filter((l) => l.startsWith(FOLLOW_UP_PREFIX)).map((l) => l.slice(FOLLOW_UP_PREFIX.length).trim()));
+  const clauses = question
+    .split('\n')
+    .filter((line) => !isOptionLine(line))
+    .flatMap((line) => line.split(/[，。；？！、,;?!：:（）()]/))
+    .map((c) => c.trim())
+    .filter((c) => characterBigrams(c).size >= 2);
+  const next = clauses.find((c) => !asked.has(c));
+  return next ? `${FOLLOW_UP_PREFIX}${next}` : NO_FOLLOW_UP;
+}
+
+const RULES: Record<OutputKind, (user: string, tools: StandInTools) => string> = {
+  condense,
+  decide,
+  candidates,
+  choose,
+  'next-step': nextStep,
+  'follow-up': followUp,
+};
+
+/** The stand-in's reply to a method step's prompt, by the kind of output it asks for. */
+export function answerStep(kind: OutputKind, user: string, tools: StandInTools): string {
+  return RULES[kind](user, tools);
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { RagParamsSchema, ragStrategy } from '../prompting/strategies/rag.js';
+import { closedBookStrategy } from '../prompting/strategies/closedBook.js';
+import type { RegistryEntry } from '../registry.js';
+import { PromptOverrideSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { parseDecision } from './replies.js';
+import { decidePrompt } from './templates/adaptive.js';
+import type { MethodOutcome, RagMethod } from './types.js';
+
+export const AdaptiveParamsSchema = RagParamsSchema.extend({
+  prompts: z.object({ decide: PromptOverrideSchema.optional(), closedBook: PromptOverrideSchema.optional() }).strict().default({}),
+}).strict();
+export type AdaptiveParams = z.infer<typeof AdaptiveParamsSchema>;
+
+/**
+ * Conditional RAG: the model first judges whether it needs external material for the question
+ * (SKR's prompting variant; Adaptive-RAG with the model as its own classifier). No → the
+ * closed-book prompt; yes → standard RAG. An unparseable decision falls back to retrieval and is
+ * counted (`decisionUnparsed`); the summary reports the share of questions that retrieved.
+ */
+export const adaptiveMethod: RegistryEntry<AdaptiveParams, RagMethod, void> = {
+  name: 'adaptive',
+  description: 'the model decides whether to retrieve (SKR / Adaptive-RAG): closed-book or standard RAG; 0–1 retrievals, 2 generations',
+  params: AdaptiveParamsSchema,
+  async create(params) {
+    const { prompts: overrides, ...ragParams } = params;
+    const prompts = resolvePrompts('adaptive', { decide: decidePrompt }, { decide: overrides.decide });
+    const rag = await ragStrategy.create(ragParams, undefined);
+    const closedBook = await closedBookStrategy.create({ ...overrides.closedBook, ...(params.instructions ? { instructions: params.instructions } : {}) }, undefined);
+    return {
+      name: 'adaptive',
+      usesRetrieval: true,
+      async run(context): Promise<MethodOutcome> {
+        const { item } = context;
+        const decision = await context.generate('decide', stepMessages(prompts.decide, { question: item.question }));
+        const canAnswer = parseDecision(decision.text);
+        const retrieve = canAnswer !== true;
+        context.record('judge-retrieval', 'decide', { decision: canAnswer === null ? 'unparsed' : canAnswer ? 'closed-book' : 'retrieve' });
+        const passages = retrieve ? await context.retrieve(item.question, 'retrieve') : null;
+        const strategy = retrieve ? rag : closedBook;
+        const prompt = strategy.build({ item, context: passages });
+        const response = await context.generate('answer', prompt.messages, { final: true });
+        return {
+          answer: strategy.finalAnswer?.(response.text) ?? response.text,
+          response,
+          prompt: prompt.messages,
+          contextIds: prompt.contextIds,
+          truncated: prompt.truncated,
+          notes: { retrieved: retrieve, decisionUnparsed: canAnswer === null },
+        };
+      },
+    };
+  },
+};

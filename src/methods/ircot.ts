@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { splitSentences } from '../chunking/sentences.js';
+import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
+import { FINAL_ANSWER_PREFIX } from '../prompting/taskFormat.js';
+import type { RegistryEntry } from '../registry.js';
+import type { RetrievedChunk } from '../retrieval/types.js';
+import { passageBlock, PassageParamsShape } from './passages.js';
+import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { concludePrompt, NO_REASONING_YET, reasonPrompt } from './templates/ircot.js';
+import type { MethodOutcome, RagMethod } from './types.js';
+
+export const IrcotParamsSchema = z
+  .object({
+    /** Reasoning steps at most; without a final answer by then, one more call asks for it. */
+    maxSteps: z.number().int().min(1).max(50).default(5),
+    /** Passages kept in the prompt at most (the union of all retrievals, first retrieved first); default 3 × k. */
+    maxPassages: z.number().int().positive().optional(),
+    /** The model's final answer follows this marker. */
+    finalAnswerPrefix: z.string().min(1).default(FINAL_ANSWER_PREFIX),
+    ...PassageParamsShape,
+    instructions: AnswerInstructionsSchema.optional(),
+    prompts: promptOverridesSchema(['reason', 'conclude']),
+  })
+  .strict();
+export type IrcotParams = z.infer<typeof IrcotParamsSchema>;
+
+/**
+ * IRCoT (Trivedi et al. 2023, "Interleaving Retrieval with Chain-of-Thought Reasoning for
+ * Knowledge-Intensive Multi-Step Questions"): retrieve with the question, then alternate — the
+ * model writes the next sentence of its reasoning, and that sentence is the next query — keeping
+ * the union of the passages (deduplicated, capped at `maxPassages`), until the model gives its
+ * final answer or `maxSteps` steps have run; then one last call asks for the answer.
+ */
+export const ircotMethod: RegistryEntry<IrcotParams, RagMethod, void> = {
+  name: 'ircot',
+  description: 'IRCoT: reasoning sentence ↔ retrieval until a final answer or maxSteps; up to maxSteps + 1 retrievals and generations',
+  params: IrcotParamsSchema,
+  create(params) {
+    const prompts = resolvePrompts('ircot', { reason: reasonPrompt, conclude: concludePrompt }, params.prompts);
+    return {
+      name: 'ircot',
+      usesRetrieval: true,
+      async run(context): Promise<MethodOutcome> {
+        const { item } = context;
+        const instructions = answerInstructions(item, params.instructions);
+        const cap = params.maxPassages ?? 3 * context.k;
+        const passages: RetrievedChunk[] = [];
+        const add = (list: RetrievedChunk[]) => {
+          for (const chunk of list) if (passages.length < cap && !passages.some((p) => p.id === chunk.id)) passages.push(chunk);
+        };
+        add(await context.retrieve(item.question, 'retrieve[0]'));
+        const reasoning: string[] = [];
+        const values = () => {
+          const placed = passageBlock(passages, params);
+          return { placed, slots: { context: placed.block, question: item.question, reasoning: reasoning.join('\n') || NO_REASONING_YET, instructions } };
+        };
+        for (let step = 1; step <= params.maxSteps; step++) {
+          const { placed, slots } = values();
+          const messages = stepMessages(prompts.reason, slots);
+          const response = await context.generate(`reason[${step}]`, messages, { final: false });
+          const at = response.text.indexOf(params.finalAnswerPrefix);
+          if (at >= 0) {
+            const answer = response.text.slice(at + params.finalAnswerPrefix.length).trim();
+            return { answer, response: { ...response, text: answer }, prompt: messages, contextIds: placed.ids, truncated: placed.dropped, notes: { steps: step, reachedMaxSteps: false } };
+          }
+          // IRCoT keeps only the first new sentence of the reply as the reasoning step (and query).
+          const sentence = splitSentences(response.text)[0]?.text.trim() ?? response.text.trim();
+          reasoning.push(sentence);
+          add(await context.retrieve(sentence, `retrieve[${step}]`));
+        }
+        const { placed, slots } = values();
+        const messages = stepMessages(prompts.conclude, slots);
+        const response = await context.generate('conclude', messages, { final: true });
+        return { answer: response.text, response, prompt: messages, contextIds: placed.ids, truncated: placed.dropped, notes: { steps: params.maxSteps, reachedMaxSteps: true } };
+      },
+    };
+  },
+};

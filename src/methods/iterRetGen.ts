@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
+import type { RegistryEntry } from '../registry.js';
+import { passageBlock, PassageParamsShape } from './passages.js';
+import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { answerPrompt } from './templates/answer.js';
+import type { MethodOutcome, RagMethod } from './types.js';
+
+export const IterRetGenParamsSchema = z
+  .object({
+    /** Retrieve → generate rounds; the last round's answer counts. */
+    rounds: z.number().int().min(1).max(20).default(3),
+    ...PassageParamsShape,
+    instructions: AnswerInstructionsSchema.optional(),
+    prompts: promptOverridesSchema(['answer']),
+  })
+  .strict();
+export type IterRetGenParams = z.infer<typeof IterRetGenParamsSchema>;
+
+/**
+ * Iter-RetGen (Shao et al. 2023, "Enhancing Retrieval-Augmented Large Language Models with
+ * Iterative Retrieval-Generation Synergy"): `rounds` rounds of retrieve → generate, each round's
+ * query being the question followed by the previous round's answer, so that what the model
+ * produced steers the next retrieval. The last round's answer is the answer.
+ */
+export const iterRetGenMethod: RegistryEntry<IterRetGenParams, RagMethod, void> = {
+  name: 'iter-retgen',
+  description: 'Iter-RetGen: rounds of retrieve → generate, query = question + previous answer; `rounds` retrievals and generations',
+  params: IterRetGenParamsSchema,
+  create(params) {
+    const prompts = resolvePrompts('iter-retgen', { answer: answerPrompt }, params.prompts);
+    return {
+      name: 'iter-retgen',
+      usesRetrieval: true,
+      async run(context): Promise<MethodOutcome> {
+        const { item } = context;
+        const instructions = answerInstructions(item, params.instructions);
+        let previous = '';
+        let last: MethodOutcome | undefined;
+        for (let round = 1; round <= params.rounds; round++) {
+          const query = previous ? `${item.question}\n${previous}` : item.question;
+          const passages = await context.retrieve(query, `retrieve[${round}]`);
+          const placed = passageBlock(passages, params);
+          const messages = stepMessages(prompts.answer, { context: placed.block, question: item.question, instructions });
+          const response = await context.generate(`answer[${round}]`, messages, { final: round === params.rounds });
+          previous = response.text.trim();
+          last = { answer: response.text, response, prompt: messages, contextIds: placed.ids, truncated: placed.dropped };
+        }
+        return { ...last!, notes: { rounds: params.rounds } };
+      },
+    };
+  },
+};

@@ -1,0 +1,170 @@
+import type { BenchmarkItem } from '../benchmarks/types.js';
+import { InputError, ServiceUnavailableError } from '../errors.js';
+import type { GenerationResult, Generator } from '../generation/types.js';
+import type { TokenCounter } from '../prompting/tokenCounter.js';
+import type { ChatMessage } from '../prompting/types.js';
+import type { RetrievedChunk } from '../retrieval/types.js';
+import { MethodStepError } from './stepError.js';
+import type { MethodCost, TraceStep } from './trace.js';
+import type { MethodContext } from './types.js';
+
+export interface MethodRunOptions {
+  item: BenchmarkItem;
+  /** Passages per retrieval call; 0 for a condition without retrieval. */
+  k: number;
+  generator: Generator;
+  countTokens: TokenCounter;
+  signal?: AbortSignal;
+  /** The condition's retrieval for one query text at depth k; absent when the condition does not retrieve. */
+  retrieve?: (text: string) => Promise<RetrievedChunk[]>;
+  /** The retriever's relevance scores of texts against a query; absent when it has none. */
+  relevance?: (query: string, texts: string[]) => Promise<number[]>;
+  /** `{ inputPerMillion, outputPerMillion }` of the model, for the cost's price. */
+  price?: { inputPerMillion: number; outputPerMillion: number };
+  now?: () => number;
+}
+
+/** Errors that stop the run rather than fail one item: bad input, an endpoint that is down. */
+const stopsTheRun = (error: unknown) => error instanceof InputError || error instanceof ServiceUnavailableError;
+
+/**
+ * The context one method run gets for one item, and its bookkeeping: each call becomes a trace
+ * step (in order, with its query or messages, passages, response, usage and milliseconds), the
+ * cost is counted as it goes, and the passages of every retrieval are unioned (first appearance
+ * first) for the record's `retrieved` and the retrieval metrics.
+ */
+export class MethodRun implements MethodContext {
+  readonly item: BenchmarkItem;
+  readonly k: number;
+  readonly signal?: AbortSignal;
+  readonly trace: TraceStep[] = [];
+  readonly #options: MethodRunOptions;
+  readonly #union = new Map<string, RetrievedChunk>();
+  readonly #now: () => number;
+  readonly #started: number;
+  #retrievalCalls = 0;
+  #generationCalls = 0;
+  #promptTokens = 0;
+  #completionTokens = 0;
+  #estimated = false;
+  #cachedCalls = 0;
+  /** The list retrieved for the item's own question, if the method asked for it. */
+  questionList?: RetrievedChunk[];
+
+  constructor(options: MethodRunOptions) {
+    this.#options = options;
+    this.item = options.item;
+    this.k = options.k;
+    this.signal = options.signal;
+    this.#now = options.now ?? Date.now;
+    this.#started = this.#now();
+  }
+
+  countTokens(text: string): number {
+    return this.#options.countTokens(text);
+  }
+
+  #push(step: Omit<TraceStep, 'step'>): TraceStep {
+    const entry = { step: this.trace.length + 1, ...step } as TraceStep;
+    this.trace.push(entry);
+    return entry;
+  }
+
+  #fail(kind: string, label: string, started: number, fields: Partial<TraceStep>, cause: unknown): never {
+    if (stopsTheRun(cause) || this.signal?.aborted) throw cause;
+    const step = this.#push({ kind, label, ...fields, ms: this.#now() - started, error: cause instanceof Error ? cause.message : String(cause) });
+    throw new MethodStepError(step.step, label, kind, cause);
+  }
+
+  async retrieve(query: string, label: string): Promise<RetrievedChunk[]> {
+    const retrieve = this.#options.retrieve;
+    if (!retrieve) throw new Error(`method step "${label}" retrieves, but this condition has no retriever`);
+    const started = this.#now();
+    this.#retrievalCalls++;
+    let list: RetrievedChunk[];
+    try {
+      list = await retrieve(query);
+    } catch (error) {
+      this.#fail('retrieve', label, started, { query }, error);
+    }
+    if (query === this.item.question && !this.questionList) this.questionList = list;
+    for (const chunk of list) if (!this.#union.has(chunk.id)) this.#union.set(chunk.id, chunk);
+    this.#push({ kind: 'retrieve', label, query, passages: list.map((c) => ({ id: c.id, rank: c.rank, score: c.score })), ms: this.#now() - started });
+    return list;
+  }
+
+  async generate(label: string, messages: ChatMessage[], options: { final?: boolean } = {}): Promise<GenerationResult> {
+    const started = this.#now();
+    this.#generationCalls++;
+    const recordedMessages = messages.map(({ role, content }) => ({ role, content }));
+    let result: GenerationResult;
+    try {
+      result = await this.#options.generator.generate(messages, { signal: this.signal });
+    } catch (error) {
+      this.#fail('generate', label, started, { messages: recordedMessages }, error);
+    }
+    const reported = result.usage;
+    const usage =
+      reported && typeof reported.promptTokens === 'number' && typeof reported.completionTokens === 'number'
+        ? { promptTokens: reported.promptTokens, completionTokens: reported.completionTokens }
+        : undefined;
+    const counted = usage ?? {
+      promptTokens: messages.reduce((sum, m) => sum + this.countTokens(m.content), 0),
+      completionTokens: this.countTokens(result.raw),
+    };
+    this.#promptTokens += counted.promptTokens;
+    this.#completionTokens += counted.completionTokens;
+    if (!usage) this.#estimated = true;
+    if (result.cached) this.#cachedCalls++;
+    const fields = {
+      messages: recordedMessages,
+      response: result.raw,
+      usage: counted,
+      ...(usage ? {} : { usageEstimated: true }),
+      ...(result.cached ? { cached: true } : {}),
+    };
+    if (!options.final && result.emptyAfterAttempts) {
+      // An intermediate step with nothing to go on: the method cannot continue honestly.
+      this.#fail('generate', label, started, fields, new Error(`empty completion on all ${result.emptyAfterAttempts} attempts`));
+    }
+    this.#push({ kind: 'generate', label, ...fields, ms: this.#now() - started });
+    return result;
+  }
+
+  async relevance(query: string, texts: string[], label: string): Promise<number[]> {
+    const relevance = this.#options.relevance;
+    if (!relevance) throw new Error(`method step "${label}" scores sentences, but this condition's retriever cannot`);
+    const started = this.#now();
+    let scores: number[];
+    try {
+      scores = await relevance(query, texts);
+    } catch (error) {
+      this.#fail('score', label, started, { query }, error);
+    }
+    this.#push({ kind: 'score', label, query, detail: { texts: texts.length }, ms: this.#now() - started });
+    return scores;
+  }
+
+  record(kind: string, label: string, detail: Record<string, number | string | boolean>): void {
+    this.#push({ kind, label, detail, ms: 0 });
+  }
+
+  /** Every passage the method retrieved, each once, in order of first retrieval. */
+  retrieved(): RetrievedChunk[] {
+    return [...this.#union.values()];
+  }
+
+  cost(): MethodCost {
+    const price = this.#options.price;
+    return {
+      retrievalCalls: this.#retrievalCalls,
+      generationCalls: this.#generationCalls,
+      promptTokens: this.#promptTokens,
+      completionTokens: this.#completionTokens,
+      durationMs: this.#now() - this.#started,
+      ...(this.#estimated ? { estimatedTokens: true } : {}),
+      ...(this.#cachedCalls ? { cachedCalls: this.#cachedCalls } : {}),
+      ...(price ? { price: (this.#promptTokens * price.inputPerMillion + this.#completionTokens * price.outputPerMillion) / 1e6 } : {}),
+    };
+  }
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { formatContextBlock, type ContextEntry } from '../prompting/contextBlock.js';
+import { fitContextBudget } from '../prompting/contextBudget.js';
+import { chunkPages, NO_CONTEXT_TEXT } from '../prompting/templateStrategy.js';
+import { tokenCounters, type TokenCounter } from '../prompting/tokenCounter.js';
+import type { RetrievedChunk } from '../retrieval/types.js';
+
+/** How passages enter a method's prompts: the same budget, counter and page display as `rag`. */
+export const PassageParamsShape = {
+  /** Tokens the passages of one prompt may take (null: no limit); over budget, the last passages are dropped. */
+  contextBudget: z.number().int().positive().nullable().default(60_000),
+  tokenCounter: z.enum(Object.keys(tokenCounters) as [keyof typeof tokenCounters]).default('cjk-estimate'),
+  /** Show page numbers (`（第12页）`) for chunks that carry them. */
+  showPages: z.boolean().default(true),
+};
+export interface PassageParams {
+  contextBudget: number | null;
+  tokenCounter: keyof typeof tokenCounters;
+  showPages: boolean;
+}
+
+export interface PassageBlock {
+  /** The `【资料N】…【资料结束】` block, or the no-context text. */
+  block: string;
+  /** Chunk ids placed, in prompt order. */
+  ids: string[];
+  /** Passages the budget dropped. */
+  dropped: number;
+  tokens: number;
+}
+
+export function counterOf(params: PassageParams): TokenCounter {
+  return tokenCounters[params.tokenCounter];
+}
+
+/** Passages in the given order, fitted to the budget, as one context block. */
+export function passageBlock(chunks: RetrievedChunk[], params: PassageParams): PassageBlock {
+  const toEntry = (chunk: RetrievedChunk): ContextEntry => {
+    const pages = params.showPages ? chunkPages(chunk) : undefined;
+    return { title: chunk.title, text: chunk.text, ...(pages ? { pages } : {}) };
+  };
+  const fitted = fitContextBudget(chunks, toEntry, (chunk, text) => ({ ...chunk, text }), params.contextBudget, counterOf(params));
+  return {
+    block: fitted.kept.length ? formatContextBlock(fitted.kept.map(toEntry)) : NO_CONTEXT_TEXT,
+    ids: fitted.kept.map((c) => c.id),
+    dropped: fitted.dropped,
+    tokens: fitted.tokens,
+  };
+}
+
+/** A block of texts that are not retrieved chunks (a condensed context): one entry, titled. */
+export function textBlock(title: string, text: string): string {
+  return text.trim() ? formatContextBlock([{ title, text }]) : NO_CONTEXT_TEXT;
+}

@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { ConfigError } from '../errors.js';
+import { AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
+import { messagesOf } from '../prompting/templateStrategy.js';
+import type { ChatMessage } from '../prompting/types.js';
+
+/** A built-in prompt of one method step: system text, user template, and the slots it must keep. */
+export interface MethodPrompt {
+  system: string;
+  user: string;
+  /** Placeholders (`{question}`, `{context}` …) the step fills; an override must keep them. */
+  slots: readonly string[];
+}
+
+/** What a config may replace of one step's prompt (`prompts: { decide: { template: … } }`). */
+export const PromptOverrideSchema = z
+  .object({
+    /** System message (`""` sends none). */
+    system: z.string().optional(),
+    /** User message template with the step's placeholders. */
+    template: z.string().min(1).optional(),
+  })
+  .strict();
+export type PromptOverride = z.infer<typeof PromptOverrideSchema>;
+
+/** The `prompts` field of a method's params: an optional override per named step, unknown steps rejected. */
+export function promptOverridesSchema<Step extends string>(steps: readonly Step[]) {
+  const shape = Object.fromEntries(steps.map((step) => [step, PromptOverrideSchema.optional()])) as Record<Step, z.ZodOptional<typeof PromptOverrideSchema>>;
+  return z.object(shape).strict().default({} as never);
+}
+
+/** Fields every method accepts besides its own: answer instructions per benchmark kind, prompt overrides. */
+export const MethodInstructionsSchema = AnswerInstructionsSchema.optional();
+
+/** The prompts a method will use: the built-ins with the config's overrides, slots checked now (config time). */
+export function resolvePrompts<Step extends string>(
+  method: string,
+  builtIn: Record<Step, MethodPrompt>,
+  overrides: Partial<Record<Step, PromptOverride | undefined>>,
+): Record<Step, MethodPrompt> {
+  const out = {} as Record<Step, MethodPrompt>;
+  for (const step of Object.keys(builtIn) as Step[]) {
+    const base = builtIn[step];
+    const override = overrides[step] ?? {};
+    const prompt = { system: override.system ?? base.system, user: override.template ?? base.user, slots: base.slots };
+    const missing = prompt.slots.filter((slot) => !prompt.user.includes(`{${slot}}`));
+    if (missing.length) throw new ConfigError(`method "${method}": prompts.${step}.template lacks ${missing.map((s) => `{${s}}`).join(', ')}`);
+    out[step] = prompt;
+  }
+  return out;
+}
+
+/**
+ * The messages of one step: `{slot}` replaced for the slots given (other braces, e.g. `\boxed{}`,
+ * are left alone); blank runs left by empty values collapse.
+ */
+export function stepMessages(prompt: MethodPrompt, values: Record<string, string | number>): ChatMessage[] {
+  const fill = (text: string) =>
+    text
+      .replace(/\{(\w+)\}/g, (whole, slot: string) => (slot in values ? String(values[slot]) : whole))
+      .replace(/\n{3,}/g, '\n\n')
+      .trim();
+  return messagesOf(fill(prompt.system), fill(prompt.user));
+}

@@ -1,0 +1,49 @@
+import { ConfigError } from '../errors.js';
+import { Registry } from '../registry.js';
+import { strategies } from '../prompting/registry.js';
+import { adaptiveMethod } from './adaptive.js';
+import { ircotMethod } from './ircot.js';
+import { iterRetGenMethod } from './iterRetGen.js';
+import { refineMethod } from './refine.js';
+import { selfAskMethod } from './selfAsk.js';
+import { singleShotMethod } from './singleShot.js';
+import { standardMethod } from './standard.js';
+import { sureMethod } from './sure.js';
+import type { RagMethod } from './types.js';
+
+/** RAG methods by name; each spec is `{ name, ...params }` in an experiment's `strategies:` list. */
+export const methods = new Registry<RagMethod, void>('method');
+
+methods
+  .register(standardMethod)
+  .register(refineMethod)
+  .register(adaptiveMethod)
+  .register(iterRetGenMethod)
+  .register(ircotMethod)
+  .register(selfAskMethod)
+  .register(sureMethod);
+
+type Spec = { name: string } & Record<string, unknown>;
+
+function unknown(spec: Spec, path: string): never {
+  throw new ConfigError(
+    `${path}.name: unknown strategy or method "${spec.name}" (strategies: ${strategies.names().join(', ')}; methods: ${methods.names().join(', ')})`,
+  );
+}
+
+/**
+ * Validates an entry of `strategies:`: a RAG method (`ircot`, `refine` …) or a single-shot
+ * prompting strategy (`closed-book`, `rag` …), whose params are checked by its registry.
+ */
+export function parseMethodSpec(spec: Spec, path: string): unknown {
+  if (methods.has(spec.name)) return methods.parse(spec, path);
+  if (strategies.has(spec.name)) return strategies.parse(spec, path);
+  return unknown(spec, path);
+}
+
+/** Builds the method an entry of `strategies:` names; a prompting strategy becomes a single-shot method. */
+export async function createMethod(spec: Spec, path: string): Promise<RagMethod> {
+  if (methods.has(spec.name)) return methods.create(spec, undefined, path);
+  if (strategies.has(spec.name)) return singleShotMethod(await strategies.create(spec, undefined, path));
+  return unknown(spec, path);
+}

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
+import { FOLLOW_UP_PREFIX, NO_FOLLOW_UP } from '../prompting/taskFormat.js';
+import type { RegistryEntry } from '../registry.js';
+import type { RetrievedChunk } from '../retrieval/types.js';
+import { passageBlock, PassageParamsShape } from './passages.js';
+import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { finalPrompt, followUpPrompt, intermediatePrompt, NOTHING_KNOWN_YET } from './templates/selfAsk.js';
+import type { MethodOutcome, RagMethod } from './types.js';
+
+export const SelfAskParamsSchema = z
+  .object({
+    /** Follow-up questions at most before the final answer. */
+    maxFollowUps: z.number().int().min(1).max(20).default(3),
+    ...PassageParamsShape,
+    instructions: AnswerInstructionsSchema.optional(),
+    prompts: promptOverridesSchema(['followUp', 'intermediate', 'answer']),
+  })
+  .strict();
+export type SelfAskParams = z.infer<typeof SelfAskParamsSchema>;
+
+/** The follow-up question in a reply, or null when the model asks none (`无需追问`, or no `追问：`). */
+export function parseFollowUp(text: string): string | null {
+  const reply = text.trim();
+  const at = reply.indexOf(FOLLOW_UP_PREFIX);
+  if (at < 0) return null;
+  const question = reply.slice(at + FOLLOW_UP_PREFIX.length).split('\n')[0]!.trim();
+  if (!question || question.startsWith(NO_FOLLOW_UP)) return null;
+  return question;
+}
+
+/**
+ * Self-Ask (Press et al. 2023, "Measuring and Narrowing the Compositionality Gap in Language
+ * Models"), with retrieval answering the follow-ups as in its search-engine variant: the model
+ * asks a follow-up question; it is answered from its own k passages; repeat until the model asks
+ * none or `maxFollowUps` is reached; then the final answer from the follow-ups' answers and
+ * their passages.
+ */
+export const selfAskMethod: RegistryEntry<SelfAskParams, RagMethod, void> = {
+  name: 'self-ask',
+  description: 'Self-Ask: follow-up questions, each answered from its own retrieval, then the final answer; up to maxFollowUps retrievals, 2 × maxFollowUps + 2 generations',
+  params: SelfAskParamsSchema,
+  create(params) {
+    const prompts = resolvePrompts('self-ask', { followUp: followUpPrompt, intermediate: intermediatePrompt, answer: finalPrompt }, params.prompts);
+    return {
+      name: 'self-ask',
+      usesRetrieval: true,
+      async run(context): Promise<MethodOutcome> {
+        const { item } = context;
+        const known: string[] = [];
+        const passages: RetrievedChunk[] = [];
+        let asked = 0;
+        for (let turn = 1; turn <= params.maxFollowUps; turn++) {
+          const reply = await context.generate(`follow-up[${turn}]`, stepMessages(prompts.followUp, { question: item.question, known: known.join('\n') || NOTHING_KNOWN_YET }));
+          const followUp = parseFollowUp(reply.text);
+          if (!followUp) break;
+          asked++;
+          const found = await context.retrieve(followUp, `retrieve[${turn}]`);
+          for (const chunk of found) if (!passages.some((p) => p.id === chunk.id)) passages.push(chunk);
+          const placed = passageBlock(found, params);
+          const answer = await context.generate(`intermediate[${turn}]`, stepMessages(prompts.intermediate, { context: placed.block, question: followUp }));
+          known.push(`${FOLLOW_UP_PREFIX}${followUp}`, `中间答案：${answer.text.trim()}`);
+        }
+        // Without any follow-up the question itself is looked up, as standard RAG would.
+        if (asked === 0) passages.push(...(await context.retrieve(item.question, 'retrieve')));
+        const placed = passageBlock(passages, params);
+        const messages = stepMessages(prompts.answer, {
+          context: placed.block,
+          known: known.join('\n') || NOTHING_KNOWN_YET,
+          question: item.question,
+          instructions: answerInstructions(item, params.instructions),
+        });
+        const response = await context.generate('answer', messages, { final: true });
+        return { answer: response.text, response, prompt: messages, contextIds: placed.ids, truncated: placed.dropped, notes: { followUps: asked } };
+      },
+    };
+  },
+};

@@ -1,0 +1,16 @@
+/**
+ * A method step that failed for good (a generation after the endpoint's retries, a retrieval, an
+ * intermediate reply left empty): the item is recorded as `generation_failed` with this message,
+ * which names the step, and excluded from the means.
+ */
+export class MethodStepError extends Error {
+  constructor(
+    readonly step: number,
+    readonly label: string,
+    readonly kind: string,
+    cause: unknown,
+  ) {
+    super(`step ${step} (${kind} "${label}") failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'MethodStepError';
+  }
+}

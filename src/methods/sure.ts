@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
+import type { RegistryEntry } from '../registry.js';
+import { passageBlock, PassageParamsShape } from './passages.js';
+import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { parseChoice, parseDecision } from './replies.js';
+import { candidatesPrompt, rankPrompt, summaryPrompt, validityPrompt } from './templates/sure.js';
+import type { MethodOutcome, RagMethod } from './types.js';
+
+export const SureParamsSchema = z
+  .object({
+    /** Candidate answers asked for (at most). */
+    candidates: z.number().int().min(1).max(10).default(3),
+    ...PassageParamsShape,
+    instructions: AnswerInstructionsSchema.optional(),
+    prompts: promptOverridesSchema(['candidates', 'summary', 'validity', 'rank']),
+  })
+  .strict();
+export type SureParams = z.infer<typeof SureParamsSchema>;
+
+const NUMBERED = /^\s*(?:[（(]\s*\d+\s*[)）]|\d+\s*[.、．:：)）])\s*(.+)$/;
+
+/** Candidate answers of a reply: its numbered lines (`（1）…`, `1. …`), else the whole reply as one. */
+export function parseCandidates(text: string, limit: number): string[] {
+  const numbered = text.split('\n').map((line) => NUMBERED.exec(line)?.[1]?.trim()).filter((c): c is string => Boolean(c));
+  const list = numbered.length ? numbered : text.trim() ? [text.trim()] : [];
+  return [...new Set(list)].slice(0, limit);
+}
+
+/**
+ * SuRe (Kim et al. 2024, "Summarizing Retrievals using Answer Candidates for Open-domain QA of
+ * LLMs"): candidate answers from the k passages; for each, a summary of the passages that
+ * supports it; a validity check of each summary; pairwise ranking of the summaries. Each
+ * candidate scores its validity (1/0) plus its share of pairwise wins; the best candidate is the
+ * answer (ties: the earlier candidate). One retrieval, 1 + 2n + n(n−1)/2 generations.
+ */
+export const sureMethod: RegistryEntry<SureParams, RagMethod, void> = {
+  name: 'sure',
+  description: 'SuRe: candidates, candidate-conditioned summaries, validity checks, pairwise ranking; 1 retrieval, 1 + 2n + n(n−1)/2 generations',
+  params: SureParamsSchema,
+  create(params) {
+    const prompts = resolvePrompts('sure', { candidates: candidatesPrompt, summary: summaryPrompt, validity: validityPrompt, rank: rankPrompt }, params.prompts);
+    return {
+      name: 'sure',
+      usesRetrieval: true,
+      async run(context): Promise<MethodOutcome> {
+        const { item } = context;
+        const passages = await context.retrieve(item.question, 'retrieve');
+        const placed = passageBlock(passages, params);
+        const candidatesMessages = stepMessages(prompts.candidates, {
+          context: placed.block,
+          question: item.question,
+          instructions: answerInstructions(item, params.instructions),
+          n: params.candidates,
+        });
+        const listed = await context.generate('candidates', candidatesMessages);
+        const candidates = parseCandidates(listed.text, params.candidates);
+        if (candidates.length === 0) throw new Error('sure: the candidates step gave no candidate answer');
+        const summaries: string[] = [];
+        const valid: number[] = [];
+        for (const [i, candidate] of candidates.entries()) {
+          const summary = await context.generate(`summary[${i + 1}]`, stepMessages(prompts.summary, { context: placed.block, question: item.question, candidate }));
+          summaries.push(summary.text.trim());
+          const check = await context.generate(`validity[${i + 1}]`, stepMessages(prompts.validity, { question: item.question, candidate, summary: summary.text.trim() }));
+          valid.push(parseDecision(check.text) === true ? 1 : 0);
+        }
+        const wins = candidates.map(() => 0);
+        for (let a = 0; a < candidates.length; a++) {
+          for (let b = a + 1; b < candidates.length; b++) {
+            const reply = await context.generate(`rank[${a + 1},${b + 1}]`, stepMessages(prompts.rank, { question: item.question, summary1: summaries[a]!, summary2: summaries[b]! }));
+            const choice = parseChoice(reply.text);
+            if (choice === 1) wins[a]!++;
+            else if (choice === 2) wins[b]!++;
+          }
+        }
+        const pairs = Math.max(1, candidates.length - 1);
+        const scores = candidates.map((_, i) => valid[i]! + wins[i]! / pairs);
+        const best = scores.indexOf(Math.max(...scores));
+        const answer = candidates[best]!;
+        context.record('select', 'best-candidate', { candidates: candidates.length, chosen: best + 1, score: scores[best]!, valid: valid.reduce((a, b) => a + b, 0) });
+        return {
+          answer,
+          response: { text: answer, raw: listed.raw, ...(listed.usage ? { usage: listed.usage } : {}) },
+          prompt: candidatesMessages,
+          contextIds: placed.ids,
+          truncated: placed.dropped,
+          notes: { candidates: candidates.length, validCandidates: valid.reduce((a, b) => a + b, 0) },
+        };
+      },
+    };
+  },
+};

@@ -1,0 +1,60 @@
+import type { BenchmarkItem } from '../benchmarks/types.js';
+import type { GenerationResult } from '../generation/types.js';
+import type { ChatMessage } from '../prompting/types.js';
+import type { RetrievedChunk } from '../retrieval/types.js';
+import type { MethodNotes } from './trace.js';
+
+/**
+ * What a method may do for one item. Every call is a traced step: the runner records the trace,
+ * counts the cost and unions the retrieved passages, so a method only states its control flow.
+ * A step that fails (after the endpoint's retries) throws a MethodStepError naming it, and the
+ * item fails as a whole: no partial answer is ever scored.
+ */
+export interface MethodContext {
+  readonly item: BenchmarkItem;
+  /** Passages one retrieval call returns (the condition's k); 0 when the condition does not retrieve. */
+  readonly k: number;
+  readonly signal?: AbortSignal;
+  /** Retrieves k passages for `query` (the item's own question is answered from the run's batched retrieval). */
+  retrieve(query: string, label: string): Promise<RetrievedChunk[]>;
+  /**
+   * Asks the model. `final: true` marks the generation whose answer is scored: an empty reply there
+   * follows the benchmark's empty-answer rule; an intermediate step left empty after the
+   * endpoint's retries fails the item.
+   */
+  generate(label: string, messages: ChatMessage[], options?: { final?: boolean }): Promise<GenerationResult>;
+  /** Scores texts against a query as the condition's retriever ranks (dense: its index's embedder; BM25: BM25). */
+  relevance(query: string, texts: string[], label: string): Promise<number[]>;
+  /** Records a step the method computes itself (a refiner's before/after figures). */
+  record(kind: string, label: string, detail: Record<string, number | string | boolean>): void;
+  /** Tokens of a text by the run's token counter (estimates where an endpoint reports none). */
+  countTokens(text: string): number;
+}
+
+/** What a method hands back for one item. */
+export interface MethodOutcome {
+  /** The text the scorer sees. */
+  answer: string;
+  /** The final step's response, kept as the record's `response` (its `text` is the answer). */
+  response: GenerationResult;
+  /** The final prompt (the record's `prompt`). */
+  prompt: ChatMessage[];
+  /** Chunk ids that reached the final prompt, in prompt order. */
+  contextIds: string[];
+  /** Retrieved chunks the final prompt's context budget dropped. */
+  truncated: number;
+  /** Per-item figures the summary aggregates (a flag's mean is a share: adaptive's `retrieved`). */
+  notes?: MethodNotes;
+}
+
+/** A RAG method (or a single-shot prompting strategy): the stage between retrieval and generation. */
+export interface RagMethod {
+  readonly name: string;
+  /** True when the method retrieves: it then runs once per retriever × k. */
+  readonly usesRetrieval: boolean;
+  /** True when it scores sentences with the retriever's relevance (extractive refine): the retriever must offer it. */
+  readonly needsRelevance?: boolean;
+  /** Loads what the method needs beyond the item, once, with the run's items (longhisdoc-full reads OCR pages). */
+  prepare?(items: BenchmarkItem[]): Promise<void>;
+  run(context: MethodContext): Promise<MethodOutcome>;
+}
