@@ -1,17 +1,24 @@
 import { stringify } from 'csv-stringify/sync';
 import type { RunSummary } from '../experiment/summary.js';
 
+/** Mean cost per scored answer (empty for runs from before methods). */
+function costColumns(cell: RunSummary['cells'][number]): unknown[] {
+  const c = cell.cost;
+  if (!c) return ['', '', '', '', '', '', ''];
+  return [c.retrievalCalls, c.generationCalls, c.promptTokens, c.completionTokens, c.estimatedTokens, c.durationMs, c.price];
+}
+
 /** `summary.csv`: one row per model × condition (× group), tidy for spreadsheets and pandas. */
 export function summaryCsv(summary: RunSummary): string {
-  const header = ['model', 'condition', 'strategy', 'retriever', 'k', 'group', 'group_value', 'n', 'mean', 'ci_low', 'ci_high', 'diff_vs_baseline', 'diff_ci_low', 'diff_ci_high', 'share_positive', 'scored', 'generation_failed', 'judge_failed', 'empty', 'metric', 'recall', 'precision', 'ap'];
+  const header = ['model', 'condition', 'strategy', 'retriever', 'k', 'group', 'group_value', 'n', 'mean', 'ci_low', 'ci_high', 'diff_vs_baseline', 'diff_ci_low', 'diff_ci_high', 'share_positive', 'scored', 'generation_failed', 'judge_failed', 'empty', 'metric', 'recall', 'precision', 'ap', 'retrieval_calls', 'generation_calls', 'prompt_tokens', 'completion_tokens', 'tokens_estimated', 'ms_per_answer', 'price'];
   const rows: unknown[][] = [];
   for (const cell of summary.cells) {
     const diff = summary.paired.find((p) => p.model === cell.model && p.condition === cell.condition);
     const r = cell.retrieval ?? {};
-    rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, 'all', 'all', cell.score.n, cell.score.mean, cell.score.ciLow, cell.score.ciHigh, diff?.meanDiff, diff?.ciLow, diff?.ciHigh, diff?.sharePositive, cell.scored, cell.failed.generation, cell.failed.judge, cell.empty, cell.metric, r.recall, r.precision, r.ap]);
+    rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, 'all', 'all', cell.score.n, cell.score.mean, cell.score.ciLow, cell.score.ciHigh, diff?.meanDiff, diff?.ciLow, diff?.ciHigh, diff?.sharePositive, cell.scored, cell.failed.generation, cell.failed.judge, cell.empty, cell.metric, r.recall, r.precision, r.ap, ...costColumns(cell)]);
     for (const [group, values] of Object.entries(cell.byGroup)) {
       for (const [value, stats] of Object.entries(values)) {
-        rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, group, value, stats.n, stats.mean, stats.ciLow, stats.ciHigh, '', '', '', '', '', '', '', '', '', cell.metric, '', '', '']);
+        rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, group, value, stats.n, stats.mean, stats.ciLow, stats.ciHigh, '', '', '', '', '', '', '', '', '', cell.metric, '', '', '', '', '', '', '', '', '', '']);
       }
     }
   }

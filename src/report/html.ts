@@ -1,6 +1,7 @@
 import type { RunItemRecord } from '../experiment/records.js';
 import type { MeanWithCi, RunSummary } from '../experiment/summary.js';
 import { CONTEXT_END, parseContextBlock } from '../prompting/contextBlock.js';
+import { costChartSvg } from './costChart.js';
 import { depthChartSvg } from './depthChart.js';
 import { rerankRecallChartSvg } from './rerankRecallChart.js';
 import { escapeHtml as esc } from './escape.js';
@@ -50,6 +51,13 @@ export function renderReportHtml(input: ReportInput): string {
     out.push(svg ?? '<p class="meta">No retrieval conditions in this run.</p>');
   }
 
+  const costCharts = summary.models.map((model) => [model, costChartSvg(summary, model)] as const).filter(([, svg]) => svg);
+  if (costCharts.length) {
+    out.push('<h2 id="cost">Score vs cost</h2>');
+    out.push('<p class="meta">Each condition at its mean cost per scored answer (retrieval calls and tokens are in the conditions table); error bars are 95% CIs. A method is worth its calls when it sits above and left of the others.</p>');
+    for (const [model, svg] of costCharts) out.push(`<h3>${esc(model)}</h3>${svg}`);
+  }
+
   const recallCharts = summary.models.map((model) => [model, rerankRecallChartSvg(summary, model)] as const).filter(([, svg]) => svg);
   if (recallCharts.length) {
     out.push('<h2 id="rerank-recall">Retrieval recall@k before and after reranking</h2>');
@@ -58,14 +66,16 @@ export function renderReportHtml(input: ReportInput): string {
   }
 
   out.push('<h2 id="conditions">Conditions</h2>');
+  const priced = summary.cells.some((c) => c.cost?.price != null);
+  const noted = summary.cells.some((c) => Object.keys(c.method ?? {}).length > 0);
   for (const model of summary.models) {
-    out.push(`<h3>${esc(model)}</h3><div class="scroll"><table class="conditions"><tr><th>condition</th><th>mean [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th><th>P(Δ&gt;0)</th><th>scored / items</th><th>failed (gen / judge)</th><th>empty</th><th>truncated</th></tr>`);
+    out.push(`<h3>${esc(model)}</h3><div class="scroll"><table class="conditions"><tr><th>condition</th><th>mean [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th><th>P(Δ&gt;0)</th><th>scored / items</th><th>failed (gen / judge)</th><th>empty</th><th>truncated</th><th>retrievals / answer</th><th>generations / answer</th><th>tokens / answer</th><th>ms / answer</th>${priced ? '<th>price / answer</th>' : ''}${noted ? '<th>method figures</th>' : ''}</tr>`);
     for (const cell of summary.cells.filter((c) => c.model === model)) {
       const d = summary.paired.find((p) => p.model === model && p.condition === cell.condition);
       const cls = d?.meanDiff === null || d === undefined ? '' : d.meanDiff > 0 ? 'pos' : d.meanDiff < 0 ? 'neg' : '';
       out.push(
         `<tr><td>${esc(cell.condition)}</td><td>${ci(cell.score)}</td><td class="${cls}">${d && d.meanDiff !== null ? `${d.meanDiff >= 0 ? '+' : ''}${num(d.meanDiff)} <span class="ci">[${num(d.ciLow)}, ${num(d.ciHigh)}]</span>` : '–'}</td>` +
-          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td></tr>`,
+          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td>${costCells(cell, priced)}${noted ? `<td>${esc(methodFigures(cell))}</td>` : ''}</tr>`,
       );
     }
     out.push('</table></div>');
@@ -111,6 +121,21 @@ export function renderReportHtml(input: ReportInput): string {
   out.push(renderDrillDown(records, summary, input.drillDownLimit ?? 300));
   out.push('</body></html>');
   return out.join('\n');
+}
+
+/** The cost columns of a condition row: means per scored answer (`*` marks estimated tokens). */
+function costCells(cell: RunSummary['cells'][number], priced: boolean): string {
+  const c = cell.cost;
+  if (!c) return `<td>–</td><td>–</td><td>–</td><td>–</td>${priced ? '<td>–</td>' : ''}`;
+  const tokens = `${Math.round(c.promptTokens + c.completionTokens)}${c.estimatedTokens ? '*' : ''} <span class="ci">(${Math.round(c.promptTokens)} in / ${Math.round(c.completionTokens)} out)</span>`;
+  return `<td>${num(c.retrievalCalls, 1)}</td><td>${num(c.generationCalls, 1)}</td><td>${tokens}</td><td>${Math.round(c.durationMs)}</td>${priced ? `<td>${c.price === null ? '–' : num(c.price, 4)}</td>` : ''}`;
+}
+
+/** `retrieved 43% (6/14), steps 4.2` — a method's per-item figures, shares for flags. */
+function methodFigures(cell: RunSummary['cells'][number]): string {
+  return Object.entries(cell.method ?? {})
+    .map(([name, f]) => (f.flag ? `${name} ${(100 * f.mean).toFixed(0)}% (${f.total}/${f.n})` : `${name} ${f.mean.toFixed(2)}`))
+    .join(', ');
 }
 
 function describeManifest(manifest: Record<string, unknown>): string {
@@ -179,6 +204,21 @@ function promptWithPassageLinks(content: string, record: RunItemRecord, passages
   return esc(content.slice(0, start)) + block + esc(content.slice(end + CONTEXT_END.length));
 }
 
+/** A multi-step method's steps: kind, label, query or response (shortened), passages, tokens, ms. */
+function renderTrace(r: RunItemRecord): string {
+  const rows = r.trace.map((step) => {
+    const what = step.query ?? step.response ?? (step.detail ? Object.entries(step.detail).map(([k, v]) => `${k} ${v}`).join(', ') : '');
+    const shown = what.length > 160 ? `${what.slice(0, 160)}…` : what;
+    const passages = step.passages ? `${step.passages.length} passages` : '';
+    const tokens = step.usage ? `${step.usage.promptTokens} + ${step.usage.completionTokens}${step.usageEstimated ? '*' : ''}` : '';
+    return `<tr${step.error ? ' class="failed"' : ''}><td>${step.step}</td><td>${esc(step.kind)}</td><td>${esc(step.label)}</td><td>${esc(step.error ?? shown)}</td><td>${passages}</td><td>${tokens}</td><td>${Math.round(step.ms)}</td></tr>`;
+  });
+  return `<h4>Method trace (${r.trace.length} steps)</h4><div class="scroll"><table class="trace"><tr><th>#</th><th>kind</th><th>step</th><th>query / response</th><th>passages</th><th>tokens</th><th>ms</th></tr>${rows.join('')}</table></div>`;
+}
+
+/** Retrieved passages listed per answer (the prompt links every passage it holds; items.jsonl has all). */
+const DRILL_DOWN_PASSAGES = 10;
+
 function renderDrillDown(records: RunItemRecord[], summary: RunSummary, limit: number): string {
   const byQuestion = new Map<string, RunItemRecord[]>();
   for (const r of [...records].sort((a, b) => (a.key < b.key ? -1 : 1))) {
@@ -203,14 +243,15 @@ function renderDrillDown(records: RunItemRecord[], summary: RunSummary, limit: n
       out.push(`<h4>Prompt</h4><pre>${r.prompt.map((m) => `[${esc(m.role)}]\n${promptWithPassageLinks(m.content, r, passages)}`).join('\n\n')}</pre>`);
       if (r.retrieved.length) {
         out.push(`<h4>Retrieved (${r.retrieved.length}; ${r.contextIds.length} in prompt${r.truncated ? `, ${r.truncated} dropped by the context budget` : ''})</h4><ol class="retrieved">`);
-        for (const c of r.retrieved.slice(0, 20)) {
+        for (const c of r.retrieved.slice(0, DRILL_DOWN_PASSAGES)) {
           // Number and score only: title, page and text are under the passage, stored once.
           const n = passages.ref(c);
           out.push(`<li><a href="#p${n}">P${n}</a> ${num(c.score, 3)}</li>`);
         }
         out.push('</ol>');
-        if (r.retrieved.length > 20) out.push(`<p class="meta">… ${r.retrieved.length - 20} more in items.jsonl</p>`);
+        if (r.retrieved.length > DRILL_DOWN_PASSAGES) out.push(`<p class="meta">… ${r.retrieved.length - DRILL_DOWN_PASSAGES} more in items.jsonl</p>`);
       }
+      if ((r.trace?.length ?? 0) > 1) out.push(renderTrace(r));
       out.push(`<h4>Response</h4><pre>${esc(r.response?.raw ?? '(no response)')}</pre>`);
       if (r.score.extracted !== undefined) out.push(`<p>Extracted answer: <code>${esc(r.score.extracted)}</code></p>`);
       if (r.score.verdicts) {

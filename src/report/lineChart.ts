@@ -33,7 +33,9 @@ export interface LineChartSpec {
    * `ordinal` spaces the distinct x values evenly (retrieval depths 10, 20, 50, 100 are roughly
    * log-spaced already); `linear` places them by value.
    */
-  xScale?: 'ordinal' | 'linear';
+  xScale?: 'ordinal' | 'linear' | 'log';
+  /** Draw each point's CI as a vertical error bar instead of a band (for scatter-like charts). */
+  errorBars?: boolean;
   /** Fixed y range; by default fitted to the data (and clipped to [0, 100] for scores). */
   yDomain?: [number, number];
   /** Total size in px (default: a 760 px plot plus the legend column, readable on a laptop screen). */
@@ -68,10 +70,15 @@ export function lineChartSvg(spec: LineChartSpec): string {
   const plotW = W - left - right, plotH = H - top - bottom;
 
   const xs = [...new Set(series.flatMap((s) => s.points.map((p) => p.x)))].sort((a, b) => a - b);
-  const ordinal = (spec.xScale ?? 'ordinal') === 'ordinal';
-  const [xMin, xMax] = xs.length ? [xs[0]!, xs[xs.length - 1]!] : [0, 1];
+  const scale = spec.xScale ?? 'ordinal';
+  const ordinal = scale === 'ordinal';
+  // A log axis spans whole decades around the data, so its ticks fall on 1, 2, 5 × 10ⁿ.
+  const toAxis = (v: number) => (scale === 'log' ? Math.log10(Math.max(v, 1e-9)) : v);
+  const [dataMin, dataMax] = xs.length ? [xs[0]!, xs[xs.length - 1]!] : [0, 1];
+  const [xMin, xMax] = scale === 'log' ? [Math.floor(toAxis(dataMin)), Math.max(Math.ceil(toAxis(dataMax)), Math.floor(toAxis(dataMin)) + 1)] : [dataMin, dataMax];
   const x = (v: number) =>
-    left + (ordinal ? (xs.length <= 1 ? plotW / 2 : (xs.indexOf(v) / (xs.length - 1)) * plotW) : xMax === xMin ? plotW / 2 : ((v - xMin) / (xMax - xMin)) * plotW);
+    left + (ordinal ? (xs.length <= 1 ? plotW / 2 : (xs.indexOf(v) / (xs.length - 1)) * plotW) : xMax === xMin ? plotW / 2 : ((toAxis(v) - xMin) / (xMax - xMin)) * plotW);
+  const xTicks = scale === 'log' ? logTicks(xMin, xMax) : xs;
 
   const values = [
     ...series.flatMap((s) => s.points.flatMap((p) => [p.y, p.lo ?? p.y, p.hi ?? p.y])),
@@ -94,7 +101,7 @@ export function lineChartSvg(spec: LineChartSpec): string {
     parts.push(`<line x1="${left}" x2="${left + plotW}" y1="${px(y(v))}" y2="${px(y(v))}" stroke="#eee"/>`);
     parts.push(`<text class="y-tick" x="${left - 6}" y="${px(y(v) + 4)}" text-anchor="end" font-size="11">${fmt(Number(v.toFixed(4)))}</text>`);
   }
-  for (const v of xs) parts.push(`<text class="x-tick" x="${px(x(v))}" y="${top + plotH + 18}" text-anchor="middle" font-size="11">${fmt(v)}</text>`);
+  for (const v of xTicks) parts.push(`<text class="x-tick" x="${px(x(v))}" y="${top + plotH + 18}" text-anchor="middle" font-size="11">${fmt(v)}</text>`);
   parts.push(`<text x="${left + plotW / 2}" y="${H - 8}" text-anchor="middle" font-size="12">${escapeHtml(spec.xLabel)}</text>`);
   parts.push(
     `<text x="14" y="${top + plotH / 2}" text-anchor="middle" font-size="12" transform="rotate(-90 14 ${top + plotH / 2})">${escapeHtml(spec.yLabel)}</text>`,
@@ -125,7 +132,12 @@ export function lineChartSvg(spec: LineChartSpec): string {
   series.forEach((s, i) => {
     const color = PALETTE[i % PALETTE.length]!;
     const banded = s.points.filter((p) => p.lo != null && p.hi != null);
-    if (banded.length === s.points.length && banded.length > 0) {
+    if (spec.errorBars) {
+      for (const p of banded) {
+        const cx = px(x(p.x));
+        parts.push(`<line class="error-bar" x1="${cx}" x2="${cx}" y1="${px(y(p.hi!))}" y2="${px(y(p.lo!))}" stroke="${color}" stroke-width="1.5" opacity="0.6"/>`);
+      }
+    } else if (banded.length === s.points.length && banded.length > 0) {
       const upper = s.points.map((p) => `${px(x(p.x))},${px(y(p.hi!))}`);
       const lower = s.points.map((p) => `${px(x(p.x))},${px(y(p.lo!))}`).reverse();
       parts.push(`<polygon class="ci-band" points="${[...upper, ...lower].join(' ')}" fill="${color}" opacity="0.15"/>`);
@@ -139,6 +151,13 @@ export function lineChartSvg(spec: LineChartSpec): string {
   });
   parts.push('</svg>');
   return parts.join('\n');
+}
+
+/** Ticks of a log axis spanning decades lo..hi (exponents): 1, 2 and 5 × 10ⁿ. */
+function logTicks(lo: number, hi: number): number[] {
+  const ticks: number[] = [];
+  for (let e = lo; e <= hi; e++) for (const m of [1, 2, 5]) if (e < hi || m === 1) ticks.push(Number((m * 10 ** e).toPrecision(6)));
+  return ticks;
 }
 
 /** Rough width of a label at font size 11: CJK characters are about twice as wide as Latin ones. */

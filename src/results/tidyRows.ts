@@ -45,9 +45,23 @@ export interface TidyRow {
   /** Chunks placed in the prompt, and how many the context budget dropped. */
   contextChunks: number;
   truncated: number;
-  /** Token usage reported by the endpoint. */
+  /** Token usage the endpoint reported for the final generation. */
   promptTokens: number | null;
   completionTokens: number | null;
+  /** What the whole answer cost (every step of its method); null in runs from before methods. */
+  retrievalCalls: number | null;
+  generationCalls: number | null;
+  /** Prompt and completion tokens over all steps: the endpoint's usage, or estimated (`tokensEstimated`). */
+  tokensIn: number | null;
+  tokensOut: number | null;
+  tokensEstimated: boolean;
+  durationMs: number;
+  /** The answer's price when the model has a `price`. */
+  price: number | null;
+  /** Retrieval metrics of the passages that reached the final prompt, where a method placed fewer than it retrieved. */
+  recallFinal: number | null;
+  /** Per-item method figures (adaptive: retrieved; ircot: steps …). */
+  methodNotes: Record<string, number | boolean>;
 }
 
 function verdictCounts(verdicts: Record<string, 0 | 1> | undefined, prefix: string): [number | null, number | null] {
@@ -96,6 +110,15 @@ export function tidyRow(run: string, r: RunItemRecord): TidyRow {
     truncated: r.truncated,
     promptTokens: r.response?.usage?.promptTokens ?? null,
     completionTokens: r.response?.usage?.completionTokens ?? null,
+    retrievalCalls: r.cost?.retrievalCalls ?? null,
+    generationCalls: r.cost?.generationCalls ?? null,
+    tokensIn: r.cost?.promptTokens ?? null,
+    tokensOut: r.cost?.completionTokens ?? null,
+    tokensEstimated: r.cost?.estimatedTokens === true,
+    durationMs: r.cost?.durationMs ?? r.durationMs,
+    price: r.cost?.price ?? null,
+    recallFinal: m['final.recall'] ?? null,
+    methodNotes: r.methodNotes ?? {},
   };
 }
 

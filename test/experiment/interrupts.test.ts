@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../helpers/openaiServer.js';
-import { runCli, type CliResult } from '../helpers/runCli.js';
+import { runCli, type CliResult, summaryWithoutTiming } from '../helpers/runCli.js';
 import { deterministicResponder, endpointExperimentConfig } from './endpointFixtures.js';
 
 const TOTAL = 8 * 3;
@@ -72,7 +72,7 @@ describe('Ctrl-C at every moment of a run exits 130 and leaves a state that --re
     await server?.close();
   });
 
-  const summaryOf = (runId: string) => readFileSync(join(dir, 'runs', runId, 'summary.json'), 'utf8');
+  const summaryOf = (runId: string) => summaryWithoutTiming(readFileSync(join(dir, 'runs', runId, 'summary.json'), 'utf8'));
 
   it('during prepare (the corpus and index builds)', async () => {
     // The artefacts do not exist yet: the first run builds them, and is interrupted while it does.

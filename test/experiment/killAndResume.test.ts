@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunItemRecordSchema } from '../../src/experiment/records.js';
 import { startOpenAIServer, type OpenAIServer } from '../helpers/openaiServer.js';
-import { runCli } from '../helpers/runCli.js';
+import { runCli, summaryWithoutTiming } from '../helpers/runCli.js';
 import { deterministicResponder, endpointExperimentConfig } from './endpointFixtures.js';
 
 const TOTAL = 8 * 3;
@@ -89,7 +89,7 @@ describe('kill -9 at random moments, then --resume', () => {
     const keys = lines.map((l) => RunItemRecordSchema.parse(JSON.parse(l)).key);
     expect(keys).toHaveLength(TOTAL);
     expect(new Set(keys).size).toBe(TOTAL);
-    expect(readFileSync(join(runDir, 'summary.json'), 'utf8')).toBe(readFileSync(join(dir, 'runs', 'uninterrupted', 'summary.json'), 'utf8'));
+    expect(summaryWithoutTiming(readFileSync(join(runDir, 'summary.json'), 'utf8'))).toBe(summaryWithoutTiming(readFileSync(join(dir, 'runs', 'uninterrupted', 'summary.json'), 'utf8')));
     const manifest = JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8'));
     expect(manifest.complete).toBe(true);
     expect(manifest.sessions.length).toBe(kills + 1);

@@ -4,11 +4,12 @@ import { parse, stringify } from 'yaml';
 import { REPO_ROOT } from './runCli.js';
 
 /**
- * The bundled `experiments/demo.yaml` with every artefact and run written inside `dir`, with
- * `edit` applied to the parsed config; returns the path of the config file it writes there.
+ * The bundled `experiments/demo.yaml` (or another demo config built the same way, `source`) with
+ * every artefact and run written inside `dir`, with `edit` applied to the parsed config; returns
+ * the path of the config file it writes there.
  */
-export function demoConfigIn(dir: string, edit: (config: any) => void = () => {}, name = 'demo.yaml'): string {
-  const config = parse(readFileSync(join(REPO_ROOT, 'experiments/demo.yaml'), 'utf8'));
+export function demoConfigIn(dir: string, edit: (config: any) => void = () => {}, name = 'demo.yaml', source = 'demo.yaml'): string {
+  const config = parse(readFileSync(join(REPO_ROOT, 'experiments', source), 'utf8'));
   config.output = join(dir, 'runs');
   config.prepare.fixtureModel.out = join(dir, 'model');
   config.prepare.corpora[0].out = join(dir, 'corpus');

@@ -28,3 +28,14 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
     options.onSpawn?.(child);
   });
 }
+
+/**
+ * A summary.json's text without its wall-time figures (`cells[].cost.durationMs`): everything else
+ * in a summary depends only on the set of records, so an interrupted-and-resumed run must give
+ * exactly this of an uninterrupted one; how long answers took never repeats exactly.
+ */
+export function summaryWithoutTiming(text: string): string {
+  const summary = JSON.parse(text) as { cells: { cost?: { durationMs?: number } | null }[] };
+  for (const cell of summary.cells) if (cell.cost) delete cell.cost.durationMs;
+  return JSON.stringify(summary, null, 2);
+}

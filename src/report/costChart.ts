@@ -1,0 +1,38 @@
+import type { CellSummary, RunSummary } from '../experiment/summary.js';
+import { lineChartSvg, type ChartSeries } from './lineChart.js';
+
+/**
+ * Score against cost for one model: each condition a point with its 95% CI as an error bar, at
+ * its mean cost per answer — the price when every condition has one (the models' `price`), else
+ * tokens (prompt + completion) — on a log axis, since methods differ in cost by orders of
+ * magnitude. The points of one method at its depths k are joined. `null` without costs.
+ */
+export function costChartSvg(summary: RunSummary, model: string): string | null {
+  const cells = summary.cells.filter((c) => c.model === model && c.score.mean !== null && c.cost);
+  if (cells.length === 0) return null;
+  const byPrice = cells.every((c) => c.cost!.price !== null && c.cost!.price > 0);
+  const costOf = (c: CellSummary) => (byPrice ? c.cost!.price! : Math.max(1, c.cost!.promptTokens + c.cost!.completionTokens));
+  const series = new Map<string, ChartSeries>();
+  for (const cell of cells) {
+    const label = methodLabel(cell);
+    const entry = series.get(label) ?? { label, points: [] };
+    entry.points.push({ x: costOf(cell), y: cell.score.mean!, lo: cell.score.ciLow ?? cell.score.mean, hi: cell.score.ciHigh ?? cell.score.mean });
+    series.set(label, entry);
+  }
+  const estimated = cells.some((c) => c.cost!.estimatedTokens);
+  return lineChartSvg({
+    xLabel: byPrice ? 'price per answer (log scale)' : `tokens per answer, prompt + completion (log scale${estimated ? '; estimated where the endpoint reported none' : ''})`,
+    yLabel: 'mean score (95% CI)',
+    series: [...series.values()],
+    xScale: 'log',
+    errorBars: true,
+    className: 'cost-chart',
+    ariaLabel: `score vs cost for ${model}`,
+  });
+}
+
+/** `ircot@20` → `ircot`; `bm25/ircot@20` → `bm25/ircot`; closed-book conditions keep their name. */
+function methodLabel(cell: CellSummary): string {
+  const at = cell.condition.lastIndexOf('@');
+  return cell.k !== null && at > 0 ? cell.condition.slice(0, at) : cell.condition;
+}
