@@ -25,6 +25,7 @@ import { summarizeRun, type RunSummary } from './summary.js';
 import { loadRun } from '../results/loadRun.js';
 import { itemGroups, methodRetrievalMetrics, recordedChunks } from './itemDetails.js';
 import { MethodRun } from '../methods/methodRun.js';
+import { MethodStepError } from '../methods/stepError.js';
 import type { MethodOutcome } from '../methods/types.js';
 import { estimateTokens } from '../prompting/tokenCounter.js';
 
@@ -266,6 +267,7 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
       });
       let outcome: MethodOutcome | undefined;
       let error: string | undefined;
+      let stopsRun = false;
       try {
         outcome = await method.run(run);
       } catch (e) {
@@ -273,6 +275,7 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
         if (userStopped()) return; // aborted mid-method: the item is redone on resume
         // A step failed after the endpoint's retries: the item fails whole, its trace kept.
         error = (e as Error).message;
+        stopsRun = e instanceof MethodStepError && e.stopsRun;
       }
       let score: RunItemRecord['score'];
       if (outcome) {
@@ -316,6 +319,11 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
       };
       // Everything that finished is kept, also after a stop was requested.
       await append(record);
+      if (stopsRun) {
+        // Every other item would fail the same way (a model without what the method needs): stop now.
+        stopScheduling = true;
+        fatal ??= new InputError(`${model.label} · ${condition.name} · ${item.id}: ${error}`);
+      }
       answered++;
       const pc = perCondition.get(condition.name)!;
       pc.done++;

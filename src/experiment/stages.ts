@@ -206,6 +206,16 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
 
   const models: Stages['models'] = [];
   for (const { label, spec, path, price } of modelList) models.push({ label, generator: await generators.create(spec, undefined, path), ...(price ? { price } : {}) });
+  for (const { spec, path } of strategyList) {
+    if (!methodByPath.get(path)?.needsToolCalling) continue;
+    for (const [i, model] of models.entries()) {
+      if (model.generator.chatTurn) continue;
+      for (const close of closers) await close().catch(() => {});
+      throw new ConfigError(
+        `${path}.name: method ${spec.name} offers the model a search tool, but models[${i}] (${model.label}, generator ${model.generator.name}) cannot call tools; use an OpenAI-compatible endpoint whose model supports tool calling`,
+      );
+    }
+  }
   const judge: Judge = await judges.create(judgeSpec, undefined, 'judge');
   const extractor: AnswerExtractor = await extractors.create(extractorSpec, undefined, 'extractor');
   const scope = config.retrieval?.scope ?? 'corpus';

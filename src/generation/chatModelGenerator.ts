@@ -1,5 +1,5 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { ChatMessage } from '../prompting/types.js';
 import { endpointLimiter } from './endpointConcurrency.js';
 import { splitReasoning } from './reasoning.js';
@@ -8,7 +8,7 @@ import { ServiceUnavailableError } from '../errors.js';
 import { EndpointHealth } from './endpointHealth.js';
 import { EmptyCompletionError, GenerationError } from './generationError.js';
 import { classifyFailure, describeFailure, withRetries, type RetryHooks, type RetryPolicy } from './retryPolicy.js';
-import type { GenerateOptions, GenerationResult, Generator, TokenUsage } from './types.js';
+import type { ChatTurnOptions, GenerateOptions, GenerationResult, Generator, TokenUsage } from './types.js';
 
 export interface GeneratorStats {
   requests: number;
@@ -49,7 +49,25 @@ export function toLangChainMessage(message: ChatMessage): BaseMessage {
   return new HumanMessage(message.content);
 }
 
-function contentText(content: unknown): string {
+/** What identifies one message of a conversation for the cache: role, text, tool calls (with ids), tool result id. */
+function conversationEntry(message: BaseMessage): Record<string, unknown> {
+  const ai = AIMessage.isInstance(message) ? message : undefined;
+  const tool = ToolMessage.isInstance(message) ? message : undefined;
+  return {
+    role: message.getType(),
+    content: contentText(message.content),
+    ...(ai?.tool_calls?.length ? { toolCalls: ai.tool_calls.map(({ id, name, args }) => ({ id, name, args })) } : {}),
+    ...(tool ? { toolCallId: tool.tool_call_id } : {}),
+  };
+}
+
+/** The chat model with tools offered; a model that cannot bind tools is refused with its name. */
+function bindToolsTo(chat: BaseChatModel, tools: ChatTurnOptions['tools']) {
+  if (typeof chat.bindTools !== 'function') throw new Error(`chat model ${chat.getName()} cannot be offered tools`);
+  return chat.bindTools(tools);
+}
+
+export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content.map((part) => (typeof part === 'string' ? part : typeof part?.text === 'string' ? part.text : '')).join('');
@@ -94,8 +112,27 @@ export class ChatModelGenerator implements Generator {
   }
 
   async generate(messages: ChatMessage[], options: GenerateOptions = {}): Promise<GenerationResult> {
+    const key = this.#options.cache ? this.cacheKey(messages) : undefined;
+    return this.#withPolicy(key, options, (signal) => this.#request(messages.map(toLangChainMessage), signal));
+  }
+
+  /**
+   * One turn of a tool-calling conversation (the agent method's model calls): the messages so far,
+   * tool calls and results included, with `tools` offered in OpenAI's function format. Runs under
+   * the same policy as `generate` — cache (keyed by the whole conversation and the tools, so a
+   * cached conversation replays without calling the endpoint), per-endpoint concurrency, retries
+   * and the endpoint's health.
+   */
+  async chatTurn(messages: BaseMessage[], options: ChatTurnOptions): Promise<GenerationResult> {
+    const key = this.#options.cache
+      ? responseCacheKey({ model: this.model, messages: messages.map(conversationEntry), params: { ...this.#options.cacheParams, tools: options.tools } })
+      : undefined;
+    return this.#withPolicy(key, options, (signal) => this.#request(messages, signal, options.tools));
+  }
+
+  /** The execution policy every request runs under: cache, endpoint concurrency, retries, endpoint health. */
+  async #withPolicy(key: string | undefined, options: GenerateOptions, request: (signal?: AbortSignal) => Promise<GenerationResult>): Promise<GenerationResult> {
     const cache = this.#options.cache;
-    const key = cache ? this.cacheKey(messages) : undefined;
     if (cache && key && options.cache !== 'refresh') {
       const hit = cache.get(key);
       if (hit) {
@@ -111,7 +148,7 @@ export class ChatModelGenerator implements Generator {
     const attempt = async () => {
       health.assertAvailable();
       try {
-        const result = await this.#request(messages, options.signal);
+        const result = await request(options.signal);
         health.recordAnswer();
         return result;
       } catch (error) {
@@ -151,7 +188,7 @@ export class ChatModelGenerator implements Generator {
     }
   }
 
-  async #request(messages: ChatMessage[], outer?: AbortSignal): Promise<GenerationResult> {
+  async #request(messages: BaseMessage[], outer?: AbortSignal, tools?: ChatTurnOptions['tools']): Promise<GenerationResult> {
     this.stats.requests++;
     // A signal of its own per request: the client adds listeners to the signal it is given and
     // does not always remove them, so the run-wide signal gets exactly one, removed afterwards.
@@ -161,15 +198,17 @@ export class ChatModelGenerator implements Generator {
     else outer?.addEventListener('abort', forward, { once: true });
     let reply;
     try {
-      reply = await this.#chat.invoke(messages.map(toLangChainMessage), { signal: controller.signal });
+      const model = tools?.length ? bindToolsTo(this.#chat, tools) : this.#chat;
+      reply = await model.invoke(messages, { signal: controller.signal });
     } finally {
       outer?.removeEventListener('abort', forward);
     }
     const raw = contentText(reply.content);
     const reasoningContent = reply.additional_kwargs?.reasoning_content;
     const { text, reasoning } = splitReasoning(raw, typeof reasoningContent === 'string' ? reasoningContent : undefined);
-    // Nothing at all (no answer, no reasoning) is a transport-level fault until proven otherwise.
-    if (raw.trim() === '' && !reasoning) throw new EmptyCompletionError();
+    const toolCalls = (reply.tool_calls ?? []).map(({ id, name, args }) => ({ ...(id ? { id } : {}), name, args: args as Record<string, unknown> }));
+    // Nothing at all (no answer, no reasoning, no tool call) is a transport-level fault until proven otherwise.
+    if (raw.trim() === '' && !reasoning && toolCalls.length === 0) throw new EmptyCompletionError();
     const usage: TokenUsage | undefined = reply.usage_metadata
       ? {
           promptTokens: reply.usage_metadata.input_tokens,
@@ -177,7 +216,7 @@ export class ChatModelGenerator implements Generator {
           totalTokens: reply.usage_metadata.total_tokens,
         }
       : undefined;
-    return { text, raw, ...(reasoning ? { reasoning } : {}), ...(usage ? { usage } : {}) };
+    return { text, raw, ...(reasoning ? { reasoning } : {}), ...(usage ? { usage } : {}), ...(toolCalls.length ? { toolCalls } : {}) };
   }
 
   describe(): Record<string, unknown> {

@@ -32,6 +32,7 @@ const CachedResultSchema = z.object({
   usage: z
     .object({ promptTokens: z.number().optional(), completionTokens: z.number().optional(), totalTokens: z.number().optional() })
     .optional(),
+  toolCalls: z.array(z.object({ id: z.string().optional(), name: z.string(), args: z.record(z.string(), z.unknown()) })).optional(),
 });
 
 /**
@@ -72,8 +73,8 @@ export class ResponseCache {
   }
 
   put(key: string, model: string, result: GenerationResult): void {
-    const { text, raw, reasoning, usage } = result;
-    this.putStatement.run(key, model, JSON.stringify({ text, raw, reasoning, usage }), new Date().toISOString());
+    const { text, raw, reasoning, usage, toolCalls } = result;
+    this.putStatement.run(key, model, JSON.stringify({ text, raw, reasoning, usage, toolCalls }), new Date().toISOString());
   }
 
   size(): number {

@@ -1,3 +1,4 @@
+import type { BaseMessage } from '@langchain/core/messages';
 import type { ChatMessage } from '../prompting/types.js';
 
 export interface TokenUsage {
@@ -20,6 +21,25 @@ export interface GenerationResult {
    * is empty, and runs count it as such.
    */
   emptyAfterAttempts?: number;
+  /** Tool calls the model asked for (a tool-calling turn, `chatTurn`). */
+  toolCalls?: ToolCallRequest[];
+}
+
+/** One tool call of a model's turn, as OpenAI's protocol carries it. */
+export interface ToolCallRequest {
+  id?: string;
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** A tool offered to the model, in OpenAI's function-calling format. */
+export interface ToolDefinition {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown> };
+}
+
+export interface ChatTurnOptions extends GenerateOptions {
+  tools: ToolDefinition[];
 }
 
 export interface GenerateOptions {
@@ -37,5 +57,10 @@ export interface Generator {
   /** Model name as recorded in run manifests and reports. */
   readonly model: string;
   generate(messages: ChatMessage[], options?: GenerateOptions): Promise<GenerationResult>;
+  /**
+   * One turn of a tool-calling conversation (LangChain messages, tools offered); generators whose
+   * model cannot call tools (the offline stand-in) have none.
+   */
+  chatTurn?(messages: BaseMessage[], options: ChatTurnOptions): Promise<GenerationResult>;
   describe(): Record<string, unknown>;
 }

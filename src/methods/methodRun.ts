@@ -1,6 +1,9 @@
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { InputError, ServiceUnavailableError } from '../errors.js';
-import type { GenerationResult, Generator } from '../generation/types.js';
+import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import { GenerationError } from '../generation/generationError.js';
+import { contentText } from '../generation/chatModelGenerator.js';
+import type { GenerationResult, Generator, ToolDefinition } from '../generation/types.js';
 import type { TokenCounter } from '../prompting/tokenCounter.js';
 import type { ChatMessage } from '../prompting/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
@@ -22,6 +25,18 @@ export interface MethodRunOptions {
   /** `{ inputPerMillion, outputPerMillion }` of the model, for the cost's price. */
   price?: { inputPerMillion: number; outputPerMillion: number };
   now?: () => number;
+}
+
+/** A conversation message as the trace keeps it: role and text, tool calls and results written out. */
+export function recordedMessage(message: BaseMessage): { role: string; content: string } {
+  const text = contentText(message.content);
+  if (AIMessage.isInstance(message) && message.tool_calls?.length) {
+    const calls = message.tool_calls.map((c) => `${c.name}(${JSON.stringify(c.args)})`);
+    return { role: 'assistant', content: [text, ...calls].filter(Boolean).join('\n') };
+  }
+  if (ToolMessage.isInstance(message)) return { role: 'tool', content: text };
+  const role = message.getType();
+  return { role: role === 'human' ? 'user' : role === 'ai' ? 'assistant' : role, content: text };
 }
 
 /** Errors that stop the run rather than fail one item: bad input, an endpoint that is down. */
@@ -70,10 +85,10 @@ export class MethodRun implements MethodContext {
     return entry;
   }
 
-  #fail(kind: string, label: string, started: number, fields: Partial<TraceStep>, cause: unknown): never {
+  #fail(kind: string, label: string, started: number, fields: Partial<TraceStep>, cause: unknown, stopsRun = false): never {
     if (stopsTheRun(cause) || this.signal?.aborted) throw cause;
     const step = this.#push({ kind, label, ...fields, ms: this.#now() - started, error: cause instanceof Error ? cause.message : String(cause) });
-    throw new MethodStepError(step.step, label, kind, cause);
+    throw new MethodStepError(step.step, label, kind, cause, stopsRun);
   }
 
   async retrieve(query: string, label: string): Promise<RetrievedChunk[]> {
@@ -103,11 +118,47 @@ export class MethodRun implements MethodContext {
     } catch (error) {
       this.#fail('generate', label, started, { messages: recordedMessages }, error);
     }
+    const fields = this.#account(result, recordedMessages);
+    if (!options.final && result.emptyAfterAttempts) {
+      // An intermediate step with nothing to go on: the method cannot continue honestly.
+      this.#fail('generate', label, started, fields, new Error(`empty completion on all ${result.emptyAfterAttempts} attempts`));
+    }
+    this.#push({ kind: 'generate', label, ...fields, ms: this.#now() - started });
+    return result;
+  }
+
+  async chatTurn(label: string, messages: BaseMessage[], tools: ToolDefinition[]): Promise<GenerationResult> {
+    const generator = this.#options.generator;
+    const started = this.#now();
+    this.#generationCalls++;
+    const recordedMessages = messages.map(recordedMessage);
+    if (!generator.chatTurn) {
+      this.#fail('generate', label, started, { messages: recordedMessages }, new Error(`generator ${generator.name} (${generator.model}) cannot call tools`), true);
+    }
+    let result: GenerationResult;
+    try {
+      result = await generator.chatTurn(messages, { tools, signal: this.signal });
+    } catch (error) {
+      // A 400 to a request that offers tools: the model (or its server) does not do tool calling,
+      // and every other item would fail the same way.
+      const rejected = tools.length > 0 && error instanceof GenerationError && error.status === 400;
+      const cause = rejected
+        ? new Error(`model "${generator.model}" rejected a request offering tools (HTTP 400: ${error.message}): it does not support tool calling, which this method needs; use a model with tool calling`)
+        : error;
+      this.#fail('generate', label, started, { messages: recordedMessages }, cause, rejected);
+    }
+    const fields = this.#account(result, recordedMessages);
+    const calls = (result.toolCalls ?? []).map((c) => `${c.name}(${JSON.stringify(c.args)})`);
+    this.#push({ kind: 'generate', label, ...fields, response: [result.raw, ...calls].filter(Boolean).join('\n'), ms: this.#now() - started });
+    return result;
+  }
+
+  /** Counts a generation's calls and tokens (the endpoint's usage, or estimated); the trace fields it gets. */
+  #account(result: GenerationResult, messages: { role: string; content: string }[]): Partial<TraceStep> {
     const reported = result.usage;
-    const usage =
-      reported && typeof reported.promptTokens === 'number' && typeof reported.completionTokens === 'number'
-        ? { promptTokens: reported.promptTokens, completionTokens: reported.completionTokens }
-        : undefined;
+    // Some servers leave out a zero completion count (a reply that is only tool calls): the total says it.
+    const completion = reported?.completionTokens ?? (reported?.totalTokens !== undefined && reported.promptTokens !== undefined ? reported.totalTokens - reported.promptTokens : undefined);
+    const usage = reported && typeof reported.promptTokens === 'number' && typeof completion === 'number' ? { promptTokens: reported.promptTokens, completionTokens: completion } : undefined;
     const counted = usage ?? {
       promptTokens: messages.reduce((sum, m) => sum + this.countTokens(m.content), 0),
       completionTokens: this.countTokens(result.raw),
@@ -116,19 +167,13 @@ export class MethodRun implements MethodContext {
     this.#completionTokens += counted.completionTokens;
     if (!usage) this.#estimated = true;
     if (result.cached) this.#cachedCalls++;
-    const fields = {
-      messages: recordedMessages,
+    return {
+      messages,
       response: result.raw,
       usage: counted,
       ...(usage ? {} : { usageEstimated: true }),
       ...(result.cached ? { cached: true } : {}),
     };
-    if (!options.final && result.emptyAfterAttempts) {
-      // An intermediate step with nothing to go on: the method cannot continue honestly.
-      this.#fail('generate', label, started, fields, new Error(`empty completion on all ${result.emptyAfterAttempts} attempts`));
-    }
-    this.#push({ kind: 'generate', label, ...fields, ms: this.#now() - started });
-    return result;
   }
 
   async relevance(query: string, texts: string[], label: string): Promise<number[]> {

@@ -2,6 +2,7 @@ import { ConfigError } from '../errors.js';
 import { Registry } from '../registry.js';
 import { strategies } from '../prompting/registry.js';
 import { adaptiveMethod } from './adaptive.js';
+import { agentMethod } from './agent.js';
 import { ircotMethod } from './ircot.js';
 import { iterRetGenMethod } from './iterRetGen.js';
 import { refineMethod } from './refine.js';
@@ -21,7 +22,8 @@ methods
   .register(iterRetGenMethod)
   .register(ircotMethod)
   .register(selfAskMethod)
-  .register(sureMethod);
+  .register(sureMethod)
+  .register(agentMethod);
 
 type Spec = { name: string } & Record<string, unknown>;
 

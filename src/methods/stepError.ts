@@ -9,6 +9,11 @@ export class MethodStepError extends Error {
     readonly label: string,
     readonly kind: string,
     cause: unknown,
+    /**
+     * Set when the failure will repeat for every item (a model that does not support what the
+     * method needs): the item is recorded as failed and the run stops instead of spending the rest.
+     */
+    readonly stopsRun = false,
   ) {
     super(`step ${step} (${kind} "${label}") failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = 'MethodStepError';

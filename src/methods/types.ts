@@ -1,5 +1,6 @@
 import type { BenchmarkItem } from '../benchmarks/types.js';
-import type { GenerationResult } from '../generation/types.js';
+import type { BaseMessage } from '@langchain/core/messages';
+import type { GenerationResult, ToolDefinition } from '../generation/types.js';
 import type { ChatMessage } from '../prompting/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import type { MethodNotes } from './trace.js';
@@ -23,6 +24,11 @@ export interface MethodContext {
    * endpoint's retries fails the item.
    */
   generate(label: string, messages: ChatMessage[], options?: { final?: boolean }): Promise<GenerationResult>;
+  /**
+   * One turn of a tool-calling conversation with the model (the agent method): traced like
+   * `generate`; an endpoint that rejects the tools fails the item and stops the run.
+   */
+  chatTurn(label: string, messages: BaseMessage[], tools: ToolDefinition[]): Promise<GenerationResult>;
   /** Scores texts against a query as the condition's retriever ranks (dense: its index's embedder; BM25: BM25). */
   relevance(query: string, texts: string[], label: string): Promise<number[]>;
   /** Records a step the method computes itself (a refiner's before/after figures). */
@@ -37,8 +43,8 @@ export interface MethodOutcome {
   answer: string;
   /** The final step's response, kept as the record's `response` (its `text` is the answer). */
   response: GenerationResult;
-  /** The final prompt (the record's `prompt`). */
-  prompt: ChatMessage[];
+  /** The final prompt (the record's `prompt`; an agent's whole conversation, tool messages included). */
+  prompt: { role: string; content: string }[];
   /** Chunk ids that reached the final prompt, in prompt order. */
   contextIds: string[];
   /** Retrieved chunks the final prompt's context budget dropped. */
@@ -54,6 +60,8 @@ export interface RagMethod {
   readonly usesRetrieval: boolean;
   /** True when it scores sentences with the retriever's relevance (extractive refine): the retriever must offer it. */
   readonly needsRelevance?: boolean;
+  /** True when the method offers the model tools (agent): every model of the run must support tool calling. */
+  readonly needsToolCalling?: boolean;
   /** Loads what the method needs beyond the item, once, with the run's items (longhisdoc-full reads OCR pages). */
   prepare?(items: BenchmarkItem[]): Promise<void>;
   run(context: MethodContext): Promise<MethodOutcome>;

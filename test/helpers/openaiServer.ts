@@ -10,7 +10,10 @@ import type { AddressInfo } from 'node:net';
 
 export interface ChatRequestBody {
   model: string;
-  messages: { role: string; content: string }[];
+  /** Tool-calling conversations: assistant messages may carry `tool_calls`, `tool` messages answer them. */
+  messages: { role: string; content: string | null; tool_calls?: { id: string; type: 'function'; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+  /** Tools offered to the model (OpenAI function-calling format). */
+  tools?: { type: 'function'; function: { name: string; description?: string; parameters?: unknown } }[];
   temperature?: number;
   max_tokens?: number;
   max_completion_tokens?: number;
@@ -19,7 +22,12 @@ export interface ChatRequestBody {
   [key: string]: unknown;
 }
 
-export type ChatReply = string | { content: string | null; reasoning_content?: string };
+/** A tool call the model makes: OpenAI sends `arguments` as a JSON string; give `args` as an object. */
+export interface ToolCallReply {
+  name: string;
+  args: Record<string, unknown>;
+}
+export type ChatReply = string | { content: string | null; reasoning_content?: string; tool_calls?: ToolCallReply[] };
 export type Responder = (request: ChatRequestBody) => ChatReply | Promise<ChatReply>;
 
 export type FaultKind = '429' | '500' | 'timeout' | 'malformed' | 'empty' | 'reset';
@@ -48,6 +56,8 @@ export interface StartOptions {
   models?: string[];
   /** Port to listen on (default: an ephemeral one); a test that restarts an endpoint reuses its port. */
   port?: number;
+  /** Answer a request that offers `tools` with HTTP 400, as servers of models without tool calling do. */
+  rejectTools?: boolean;
 }
 
 export interface RecordedRequest {
@@ -70,6 +80,8 @@ export interface OpenAIServer {
 function lastUserMessage(request: ChatRequestBody): string {
   return [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
 }
+
+let toolCallId = 0;
 
 const defaultResponder: Responder = (request) => `模拟回答：${lastUserMessage(request).slice(-40)}`;
 
@@ -128,6 +140,10 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
 
   async function chat(req: IncomingMessage, res: ServerResponse, raw: string, record: RecordedRequest): Promise<void> {
     const request = JSON.parse(raw) as ChatRequestBody;
+    if (options.rejectTools && request.tools?.length) {
+      sendJson(res, 400, { error: { message: `model ${request.model} does not support tools`, type: 'invalid_request_error', param: 'tools' } });
+      return;
+    }
     const fault = pickFault('/v1/chat/completions', raw);
     record.fault = fault;
     switch (fault) {
@@ -158,8 +174,14 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
     const reply = fault === 'empty' ? { content: '' } : await respond(request);
     const message = typeof reply === 'string' ? { content: reply } : reply;
     const content = message.content ?? '';
-    const promptChars = request.messages.reduce((n, m) => n + String(m.content).length, 0);
-    const usage = { prompt_tokens: promptChars, completion_tokens: content.length, total_tokens: promptChars + content.length };
+    const promptChars = request.messages.reduce((n, m) => n + String(m.content ?? '').length, 0);
+    const toolCalls = (typeof reply === 'string' ? [] : (reply.tool_calls ?? [])).map((call) => ({
+      id: `call_${++toolCallId}`,
+      type: 'function' as const,
+      function: { name: call.name, arguments: JSON.stringify(call.args) },
+    }));
+    const completionChars = content.length + toolCalls.reduce((n, c) => n + c.function.arguments.length, 0);
+    const usage = { prompt_tokens: promptChars, completion_tokens: completionChars, total_tokens: promptChars + completionChars };
     const id = `chatcmpl-${++completionId}`;
     const created = Math.floor(Date.now() / 1000);
     if (request.stream) {
@@ -186,8 +208,13 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: message.content, ...(message.reasoning_content !== undefined ? { reasoning_content: message.reasoning_content } : {}) },
-          finish_reason: 'stop',
+          message: {
+            role: 'assistant',
+            content: message.content,
+            ...(message.reasoning_content !== undefined ? { reasoning_content: message.reasoning_content } : {}),
+            ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+          },
+          finish_reason: toolCalls.length ? 'tool_calls' : 'stop',
         },
       ],
       usage,

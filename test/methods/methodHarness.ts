@@ -21,9 +21,10 @@ export const PASSAGES: { id: string; title: string; text: string }[] = [
 ];
 
 /** A lexical stand-in for a retriever: passages ranked by shared bigrams with the query (ties: corpus order). */
-export function lexicalRetrieve(k: number, log: string[] = []): (text: string) => Promise<RetrievedChunk[]> {
+export function lexicalRetrieve(k: number, log: string[] = [], failQuery?: string): (text: string) => Promise<RetrievedChunk[]> {
   return async (text) => {
     log.push(text);
+    if (failQuery !== undefined && text === failQuery) throw new Error('index unavailable (simulated)');
     const grams = characterBigrams(text);
     return PASSAGES.map((p, i) => ({ p, i, s: sharedBigrams(p.text + p.title, grams) }))
       .sort((a, b) => b.s - a.s || a.i - b.i)
@@ -42,7 +43,7 @@ export async function lexicalRelevance(query: string, texts: string[]): Promise<
 export async function runMethod(
   spec: { name: string } & Record<string, unknown>,
   baseURL: string,
-  options: { item?: BenchmarkItem; k?: number; retrieveLog?: string[]; retries?: number; relevance?: boolean } = {},
+  options: { item?: BenchmarkItem; k?: number; retrieveLog?: string[]; retries?: number; relevance?: boolean; failQuery?: string } = {},
 ): Promise<{ run: MethodRun; outcome: MethodOutcome }> {
   const method = await methods.create(spec, undefined, 'strategies[0]');
   const generator = new OpenAIGenerator(OpenAIParamsSchema.parse({ baseURL, model: 'scripted', retries: options.retries ?? 0, retryBaseMs: 1, retryMaxMs: 2, timeoutMs: 5000 }));
@@ -52,7 +53,7 @@ export async function runMethod(
     k,
     generator,
     countTokens: estimateTokens,
-    retrieve: lexicalRetrieve(k, options.retrieveLog),
+    retrieve: lexicalRetrieve(k, options.retrieveLog, options.failQuery),
     ...(options.relevance === false ? {} : { relevance: lexicalRelevance }),
   });
   const outcome = await method.run(run);

@@ -17,7 +17,7 @@ const standIn = new ExtractiveGenerator(ExtractiveParamsSchema.parse({}));
 function methodResponder(request: ChatRequestBody): string {
   const prompt = request.messages.map((m) => m.content).join('\n');
   if (/^(?:加分项|减分项)_\d+: 0或1$/m.test(prompt)) return deterministicResponder(request);
-  return standIn.answer(request.messages.map((m) => ({ role: m.role as 'user', content: m.content })));
+  return standIn.answer(request.messages.map((m) => ({ role: m.role as 'user', content: m.content ?? '' })));
 }
 
 const METHODS = [

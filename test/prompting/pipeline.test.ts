@@ -20,7 +20,7 @@ describe('benchmark → prompt → generator', () => {
     const items = await (await benchmarks.create({ name: 'longhisdoc', file: QA, ocrDir: OCR, limit: 3 }, undefined)).load();
     const strategy = await strategies.create({ name: 'longhisdoc-full' }, undefined);
     await strategy.prepare!(items);
-    server = await startOpenAIServer({ respond: (request) => `收到${parseContextBlock(request.messages.at(-1)!.content).length}页` });
+    server = await startOpenAIServer({ respond: (request) => `收到${parseContextBlock(request.messages.at(-1)!.content ?? '').length}页` });
     const generator = await generators.create({ name: 'openai', baseURL: server.url, model: 'test-model' }, undefined);
     for (const item of items) {
       const prompt = strategy.build({ item, context: null });
