@@ -65,7 +65,9 @@ export class ChunkWorkerPool {
   }
 
   private start(): PoolWorker {
-    const worker = new Worker(this.script!, { workerData: this.settings });
+    // A smaller young generation than V8's default: a worker's garbage is per batch, and each
+    // worker's heap is peak RSS times the worker count (~70 MB less per worker, no CPU cost measured).
+    const worker = new Worker(this.script!, { workerData: this.settings, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
     const entry: PoolWorker = { worker, jobs: new Map() };
     worker.on('message', (message: { id: number; batch?: unknown; error?: string }) => {
       const job = entry.jobs.get(message.id);

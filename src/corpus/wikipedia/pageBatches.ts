@@ -39,31 +39,36 @@ export async function* readPageBatches(path: string, options: PageBatchOptions):
   let held: Buffer[] = [];
   let heldBytes = 0;
 
-  // Cuts the held bytes after their last page end: the whole pages before it become a batch.
-  const cut = (): PageBatchBytes | undefined => {
+  // Cuts the held bytes into batches of at least batchBytes of whole pages (all of them when
+  // `final`); what follows stays held. Each batch is copied into an ArrayBuffer of its own (never
+  // Node's shared pool), so that it can be transferred.
+  const cut = (final: boolean): PageBatchBytes[] => {
     const all = held.length === 1 ? held[0]! : Buffer.concat(held, heldBytes);
-    const last = all.lastIndexOf(PAGE_CLOSE);
-    if (last < 0) {
-      held = [all];
-      return undefined;
-    }
-    const end = last + PAGE_CLOSE.length;
+    const batches: PageBatchBytes[] = [];
     let start = 0;
     let pages = 0;
-    for (let at = all.indexOf(PAGE_CLOSE); at >= 0 && at < end; at = all.indexOf(PAGE_CLOSE, at + PAGE_CLOSE.length)) {
+    let end = 0;
+    const emit = () => {
+      batches.push({ xml: new Uint8Array(all.subarray(start, end)), pages, firstPage: (options.startAt ?? 0) + pageIndex });
+      pageIndex += pages;
+      start = end;
+      pages = 0;
+    };
+    for (let at = all.indexOf(PAGE_CLOSE); at >= 0; at = all.indexOf(PAGE_CLOSE, at + PAGE_CLOSE.length)) {
+      end = at + PAGE_CLOSE.length;
       if (skip > 0) {
         skip--;
-        start = at + PAGE_CLOSE.length;
-      } else pages++;
+        start = end;
+        continue;
+      }
+      pages++;
+      if (end - start >= options.batchBytes) emit();
     }
-    const firstPage = (options.startAt ?? 0) + pageIndex;
-    pageIndex += pages;
-    const rest = all.subarray(end); // the start of the next page
+    if (final && pages > 0) emit();
+    const rest = all.subarray(start); // pages not yet in a batch, and the start of the next one
     held = rest.length > 0 ? [rest] : [];
     heldBytes = rest.length;
-    if (pages === 0) return undefined;
-    // A copy in an ArrayBuffer of its own (never Node's shared pool), so that it can be transferred.
-    return { xml: new Uint8Array(all.subarray(start, end)), pages, firstPage };
+    return batches;
   };
 
   try {
@@ -84,10 +89,7 @@ export async function* readPageBatches(path: string, options: PageBatchOptions):
         heldBytes = all.length - headerEnd;
         inHeader = false;
       }
-      if (heldBytes >= options.batchBytes) {
-        const batch = cut();
-        if (batch) yield batch;
-      }
+      if (heldBytes >= options.batchBytes) for (const batch of cut(false)) yield batch;
       if (options.signal?.aborted) return;
     }
     await dump.finished();
@@ -96,10 +98,7 @@ export async function* readPageBatches(path: string, options: PageBatchOptions):
   } finally {
     dump.close();
   }
-  if (heldBytes > 0) {
-    const batch = cut();
-    if (batch) yield batch;
-  }
+  if (heldBytes > 0) for (const batch of cut(true)) yield batch;
   // Only the end of the document may follow the last page.
   frame.write(held.map((b) => b.toString('utf8')).join(''));
   if (frame.error) fail(`malformed XML: ${frame.error.message}`);
