@@ -12,6 +12,8 @@
  *   build-xml    the full wikipedia-dump build (parse in workers, simplify, chunk, write) from .xml
  *   build-bz2    the same from .xml.bz2 with the default decoder (native bzip2 when installed)
  *   build-bz2-js the same with the pure-JS decoder (unbzip2-stream)
+ *   build-bz2-wN the build from .xml.bz2 with N chunk workers (build-bz2-w0: all in the main thread);
+ *                e.g. --only build-bz2-w0,build-bz2-w1,build-bz2-w2,build-bz2 for the scaling table
  *   build-xml-wtf the full build from .xml with the earlier parser (`parser: wtf_wikipedia`), side by side
  *   equality     chunk text of the fast parser against wtf_wikipedia's (the earlier output) on a sample
  *                of pages (every 20th article)
@@ -19,11 +21,14 @@
  *                is ~85 MB compressed, too big to add for a benchmark)
  * A stage that runs past --max-seconds is stopped and reports the rate over what it did.
  * Rates are given per wall second and per CPU second (user + system of the stage's process, worker
- * threads included): on a shared machine the CPU figure is the one that says what one core does.
+ * threads and finished child processes such as native bzip2 included): on a shared machine the
+ * CPU figure is the one that says what one core does. Builds also report the main thread's own
+ * CPU-seconds (Linux: /proc/self/task): the share that does not spread over workers.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -52,15 +57,36 @@ interface StageResult {
   stopped?: boolean;
   peakRssMiB: number;
   cpuSeconds?: number;
+  /** CPU-seconds of the main thread alone (Linux). */
+  mainThreadSeconds?: number;
   note?: string;
+}
+
+// utime + stime (fields 14, 15) and, for the process, cutime + cstime of reaped children (16, 17), in clock ticks.
+function procCpuSeconds(statPath: string, withChildren: boolean): number | undefined {
+  try {
+    const fields = readFileSync(statPath, 'utf8').split(') ')[1]!.split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]) + (withChildren ? Number(fields[13]) + Number(fields[14]) : 0);
+    return ticks / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
 }
 const peakRss = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
 async function runStage(stage: string): Promise<StageResult> {
   const cpuStart = process.cpuUsage();
+  const childrenStart = procCpuSeconds('/proc/self/stat', true)! - procCpuSeconds('/proc/self/stat', false)!;
+  const mainStart = procCpuSeconds(`/proc/self/task/${process.pid}/stat`, false);
   const result = await runStageTimed(stage);
   const cpu = process.cpuUsage(cpuStart);
-  return { ...result, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
+  const children = procCpuSeconds('/proc/self/stat', true)! - procCpuSeconds('/proc/self/stat', false)! - childrenStart;
+  const main = procCpuSeconds(`/proc/self/task/${process.pid}/stat`, false);
+  return {
+    ...result,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6 + (Number.isFinite(children) ? children : 0),
+    ...(main !== undefined && mainStart !== undefined ? { mainThreadSeconds: main - mainStart } : {}),
+  };
 }
 
 async function runStageTimed(stage: string): Promise<StageResult> {
@@ -114,7 +140,8 @@ async function runStageTimed(stage: string): Promise<StageResult> {
       const note = `equal chunk text (and categories, disambiguation flag) on ${equal} of ${sampled} sampled articles${differing.length ? `; differing: ${differing.join(', ')}` : ''}`;
       return { stage, seconds: seconds(), pages: sampled, stopped: deadline.signal.aborted, peakRssMiB: peakRss(), note };
     }
-    if (stage === 'build-xml' || stage === 'build-xml-wtf' || stage === 'build-bz2' || stage === 'build-bz2-js' || stage === 'poems') {
+    const workers = /-w(\d+)$/.exec(stage)?.[1];
+    if (stage === 'build-xml' || stage === 'build-xml-wtf' || stage === 'build-bz2' || stage === 'build-bz2-js' || stage === 'poems' || workers !== undefined) {
       const { buildCorpus } = await import('../src/corpus/build.js');
       const out = join(dir, `out-${stage}`);
       const builder =
@@ -125,6 +152,7 @@ async function runStageTimed(stage: string): Promise<StageResult> {
               input: stage.startsWith('build-xml') ? xmlPath : bz2Path,
               ...(stage === 'build-bz2-js' ? { bz2Decoder: 'js' } : {}),
               ...(stage === 'build-xml-wtf' ? { parser: 'wtf_wikipedia' } : {}),
+              ...(workers !== undefined ? { workers: Number(workers) } : {}),
             };
       const config = { name: stage, builder, out, chunking: { maxSize: 512 } };
       try {
@@ -184,11 +212,14 @@ function describe(result: StageResult, uncompressedBytes: number, compressedByte
   let mb = (result.bytes ?? 0) / 1048576;
   // Builds from .bz2 report compressed bytes read: scale to the uncompressed XML they stand for.
   if (result.stage.startsWith('build-bz2')) mb = ((result.bytes ?? 0) / compressedBytes) * (uncompressedBytes / 1048576);
-  const parts = [`${result.stage.padEnd(13)} ${result.seconds.toFixed(1).padStart(7)} s`];
+  const parts = [`${result.stage.padEnd(13)} ${result.seconds.toFixed(1).padStart(7)} s (load ${loadavg()[0]!.toFixed(1)})`];
   if (result.note) return `${parts[0]}, ${result.note}, peak RSS ${result.peakRssMiB} MiB`;
   if (result.stage !== 'poems') {
     parts.push(`${(mb / result.seconds).toFixed(2).padStart(7)} MiB/s of XML`);
     if (result.cpuSeconds) parts.push(`${(mb / result.cpuSeconds).toFixed(2)} MiB of XML per CPU-second (${result.cpuSeconds.toFixed(1)} CPU-s)`);
+    if (result.cpuSeconds && result.mainThreadSeconds !== undefined && result.stage.startsWith('build')) {
+      parts.push(`main thread ${result.mainThreadSeconds.toFixed(1)} CPU-s (${((100 * result.mainThreadSeconds) / result.cpuSeconds).toFixed(0)}%)`);
+    }
   }
   if (result.pages && result.stage !== 'poems') parts.push(`${Math.round(result.pages / result.seconds)} pages/s`);
   if (result.stage === 'poems') parts.push(`${result.pages} poems, ${Math.round((result.chunks ?? 0) / result.seconds)} chunks/s, ${Math.round((result.pages ?? 0) / result.seconds)} poems/s`);

@@ -13,8 +13,19 @@ export interface ChunkerSettings {
 
 /** Code points: the `chars` unit, so that a surrogate pair counts (and is cut) as one character. */
 export const countCodePoints: SizeMeasure = (text) => {
-  let n = 0;
-  for (const _ of text) n++;
+  // UTF-16 units less one per surrogate pair (a lone surrogate counts one, as the string iterator
+  // has it): a charCodeAt loop, several times faster than iterating, and chunking calls it per sentence.
+  let n = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
   return n;
 };
 

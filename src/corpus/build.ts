@@ -14,7 +14,8 @@ import { ChunkFingerprints } from './chunkFingerprints.js';
 import { parseCorpusBuildConfig, type CorpusBuildConfig } from './config.js';
 import { corpusPaths } from './paths.js';
 import { corpusBuilders } from './registry.js';
-import type { CorpusManifest } from './types.js';
+import { ChunkBatchWriter } from './chunkBatch.js';
+import type { BuilderItem, ChunkBatch, CorpusManifest, SectionedDocument } from './types.js';
 
 export interface BuildCorpusOptions {
   /** Continue an interrupted build of the same config from its checkpoint. */
@@ -50,7 +51,10 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
     : countCodePoints);
   const source = await builder.describeSource();
   const dedupe = config.dedupe ?? builder.dedupeByDefault ?? true;
-  const configHash = createHash('sha256').update(JSON.stringify(config)).digest('hex');
+  // Tuning params (worker counts) change how a build runs, not what it writes: a resumed build may differ in them.
+  const builderSpec: Record<string, unknown> = { ...config.builder };
+  for (const key of builder.tuningParams ?? []) delete builderSpec[key];
+  const configHash = createHash('sha256').update(JSON.stringify({ ...config, builder: builderSpec })).digest('hex');
 
   let checkpoint: BuildCheckpoint | undefined;
   if (!options.resume) {
@@ -112,51 +116,70 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   };
 
   const appender = await JsonlAppender.open(paths.partialChunks);
-  let pending: Chunk[] = [];
+  let pending: Uint8Array[] = [];
+  let pendingChunks = 0;
   let itemsSinceCheckpoint = 0;
   let lastCheckpointAt = Date.now();
   const checkpointEvery = options.checkpointEvery ?? 2000;
   const commitBatch = async () => {
-    await appender.append(pending);
+    await appender.appendBytes(pending);
     state.chunksBytes = (await stat(paths.partialChunks)).size;
-    state.chunksWritten += pending.length;
+    state.chunksWritten += pendingChunks;
     pending = [];
+    pendingChunks = 0;
     state.elapsedSeconds = elapsedBefore + (Date.now() - runStarted) / 1000;
     await writeCheckpoint(paths.checkpoint, state);
     itemsSinceCheckpoint = 0;
     lastCheckpointAt = Date.now();
   };
+  // Keeps the batch's lines whose chunk text is new: whole runs of lines, no decoding.
+  const keepNew = (batch: ChunkBatch) => {
+    let runStart = 0;
+    for (let i = 0; i < batch.lineEnds.length; i++) {
+      if (!dedupe || fingerprints.addFingerprint(batch.fingerprints[2 * i]!, batch.fingerprints[2 * i + 1]!)) continue;
+      state.duplicateChunksDropped++;
+      const lineStart = i === 0 ? 0 : batch.lineEnds[i - 1]!;
+      if (lineStart > runStart) pending.push(batch.lines.subarray(runStart, lineStart));
+      runStart = batch.lineEnds[i]!;
+      pendingChunks--;
+    }
+    pendingChunks += batch.lineEnds.length;
+    if (batch.lines.length > runStart) pending.push(batch.lines.subarray(runStart));
+  };
 
   try {
-    const items = builder.items({
+    const run = {
       startAt: state.itemsConsumed,
       signal: options.signal,
       onBytes,
-      count: (counter, delta = 1) => {
+      count: (counter: string, delta = 1) => {
         state.builderCounts[counter] = (state.builderCounts[counter] ?? 0) + delta;
       },
-    });
-    for await (const item of items) {
-      state.itemsConsumed++;
-      itemsSinceCheckpoint++;
-      state.documentsRead++;
-      if (item.kind === 'skipped') {
-        state.documentsSkipped[item.reason] = (state.documentsSkipped[item.reason] ?? 0) + 1;
-      } else {
-        const chunks = chunkDocument(item.document, {
-          corpus: config.name,
-          maxSize: config.chunking.maxSize,
-          overlap: config.chunking.overlap,
-          measure,
-          headingPrefix: config.chunking.headingPrefix,
-        });
-        for (const chunk of chunks) {
-          if (dedupe && !fingerprints.add(chunk.text)) state.duplicateChunksDropped++;
-          else pending.push(chunk);
-        }
+    };
+    const chunking = { ...config.chunking, ...(config.chunking.tokenizer ? { tokenizer: resolve(baseDir, config.chunking.tokenizer) } : {}) };
+    // The builder's own chunking threads where it has them; a caller's measure (a function) cannot go there.
+    const batches =
+      builder.chunkBatches && !options.measure
+        ? builder.chunkBatches({ ...run, corpus: config.name, chunking })
+        : chunkItems(builder.items(run), (document) =>
+            chunkDocument(document, {
+              corpus: config.name,
+              maxSize: config.chunking.maxSize,
+              overlap: config.chunking.overlap,
+              measure,
+              headingPrefix: config.chunking.headingPrefix,
+            }),
+          );
+    for await (const batch of batches) {
+      state.itemsConsumed += batch.items;
+      itemsSinceCheckpoint += batch.items;
+      state.documentsRead += batch.items;
+      for (const [reason, n] of Object.entries(batch.skipped)) state.documentsSkipped[reason] = (state.documentsSkipped[reason] ?? 0) + n;
+      keepNew(batch);
+      if (!source.bytes) progress.tick(batch.items, { chunks: state.chunksWritten + pendingChunks });
+      else if (Math.floor(state.itemsConsumed / 500) !== Math.floor((state.itemsConsumed - batch.items) / 500)) {
+        progress.tick(0, { pages: state.itemsConsumed, chunks: state.chunksWritten + pendingChunks });
       }
-      if (!source.bytes) progress.tick(1, { chunks: state.chunksWritten + pending.length });
-      else if (state.itemsConsumed % 500 === 0) progress.tick(0, { pages: state.itemsConsumed, chunks: state.chunksWritten + pending.length });
       if (itemsSinceCheckpoint >= checkpointEvery || Date.now() - lastCheckpointAt > 5000) await commitBatch();
       if (options.signal?.aborted) break;
     }
@@ -207,6 +230,15 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   await rm(paths.checkpoint, { force: true });
   await swapIntoPlace(paths.partial, outDir);
   return manifest;
+}
+
+/** Items chunked in this thread, one batch per item (the path for builders without chunkBatches). */
+async function* chunkItems(items: AsyncIterable<BuilderItem>, chunk: (document: SectionedDocument) => Chunk[]): AsyncGenerator<ChunkBatch> {
+  for await (const item of items) {
+    const batch = new ChunkBatchWriter();
+    batch.add(item, () => (item.kind === 'document' ? chunk(item.document) : []));
+    yield batch.finish();
+  }
 }
 
 /** Replaces `target` by `next` with renames, so readers see the old or the new corpus, never a mix. */

@@ -1,5 +1,13 @@
 import { createHash } from 'node:crypto';
 
+/** A chunk text's 64-bit fingerprint as two words: the first 8 bytes of its SHA-1, never (0, 0). */
+export function fingerprintChunkText(text: string): [number, number] {
+  const digest = createHash('sha1').update(text).digest();
+  const hi = digest.readUInt32LE(0);
+  const lo = digest.readUInt32LE(4);
+  return [hi === 0 && lo === 0 ? 1 : hi, lo]; // (0, 0) marks an empty slot
+}
+
 /**
  * Remembers which chunk texts were already written, to drop exact duplicates across a whole
  * corpus. Hand-written open-addressing table of 64-bit fingerprints in a typed array: ~16 bytes
@@ -16,10 +24,12 @@ export class ChunkFingerprints {
 
   /** Adds the text's fingerprint; false when it was already there (a duplicate). */
   add(text: string): boolean {
-    const digest = createHash('sha1').update(text).digest();
-    let hi = digest.readUInt32LE(0);
-    const lo = digest.readUInt32LE(4);
-    if (hi === 0 && lo === 0) hi = 1; // (0, 0) marks an empty slot
+    const [hi, lo] = fingerprintChunkText(text);
+    return this.addFingerprint(hi, lo);
+  }
+
+  /** Adds a fingerprint from fingerprintChunkText (computed in another thread, say); false for a duplicate. */
+  addFingerprint(hi: number, lo: number): boolean {
     if ((this.count + 1) * 2 > this.table.length / 2) this.grow();
     return this.insert(hi, lo);
   }

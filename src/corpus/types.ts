@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ChunkingOptions } from '../chunking/types.js';
 
 /** What a corpus builder yields before chunking: one document (article, OCR page, poem ...). */
 export interface SourceDocument {
@@ -63,6 +64,30 @@ export interface BuilderRun {
 }
 
 /**
+ * Finished chunks of a run of source records, in the form they travel between threads: the
+ * `chunks.jsonl` lines as UTF-8 bytes plus a 64-bit fingerprint per chunk, so that the writing
+ * thread deduplicates and writes without decoding a chunk (all three buffers are transferable).
+ */
+export interface ChunkBatch {
+  /** Source records consumed (documents and skipped records). */
+  items: number;
+  /** Skipped records by reason. */
+  skipped: Record<string, number>;
+  /** One JSON chunk a line, each line ending in `\n`. */
+  lines: Uint8Array;
+  /** Byte offset where each line ends (after its `\n`). */
+  lineEnds: Uint32Array;
+  /** Two words (hi, lo) per chunk, as ChunkFingerprints takes them. */
+  fingerprints: Uint32Array;
+}
+
+/** A builder run that also chunks: corpus name (chunk ids) and chunking settings (tokenizer path resolved). */
+export interface ChunkingRun extends BuilderRun {
+  corpus: string;
+  chunking: ChunkingOptions;
+}
+
+/**
  * A corpus builder turns one source (dump, API, OCR folder, JSON file) into items in a
  * deterministic order, so that a resumed build can skip the first n items it already consumed.
  */
@@ -70,6 +95,15 @@ export interface CorpusBuilder {
   /** Source path (or URL) and size for the manifest and the progress bar. */
   describeSource(): Promise<{ path: string; bytes?: number }>;
   items(run: BuilderRun): AsyncIterable<BuilderItem>;
+  /**
+   * Optional: the builder chunks where it parses (worker threads) and yields finished batches in
+   * source order, so that the runner only deduplicates by fingerprint and writes. The runner uses
+   * it unless the caller brings its own size measure (a function cannot cross threads); output
+   * must equal that of `items` chunked by the runner.
+   */
+  chunkBatches?(run: ChunkingRun): AsyncIterable<ChunkBatch>;
+  /** Params that change how fast a build runs, not what it writes (worker counts): left out of the resume check. */
+  tuningParams?: readonly string[];
   /** Default for the config's `dedupe` (false where each document is an evidence unit, e.g. OCR pages). */
   dedupeByDefault?: boolean;
 }

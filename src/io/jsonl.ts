@@ -46,6 +46,13 @@ export class JsonlAppender {
     await this.handle.sync();
   }
 
+  /** Appends lines already serialized (each ending in `\n`), then fsyncs. */
+  async appendBytes(blocks: Uint8Array[]): Promise<void> {
+    if (blocks.length === 0) return;
+    await this.handle.writev(blocks);
+    await this.handle.sync();
+  }
+
   async close(): Promise<void> {
     await this.handle.close();
   }

@@ -2,14 +2,14 @@ import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { InputError } from '../../errors.js';
 import type { RegistryEntry } from '../../registry.js';
-import { countCodePoints } from '../../chunking/chunker.js';
-import { toSimplified } from '../../text/simplify.js';
-import type { BuilderContext, BuilderItem, CorpusBuilder } from '../types.js';
+import { DataFileError, InputError } from '../../errors.js';
+import type { BuilderContext, BuilderItem, ChunkBatch, CorpusBuilder } from '../types.js';
+import { ChunkWorkerPool } from './chunkWorkerPool.js';
 import { readDumpPages, type DumpPage } from './dumpPages.js';
-import { WikitextParserPool } from './parserPool.js';
-import { WIKITEXT_PARSERS, type ParsedArticle } from './wikitextToArticle.js';
+import { readPageBatches } from './pageBatches.js';
+import { createPageItems, type PageItemSettings } from './pageItem.js';
+import { WIKITEXT_PARSERS } from './wikitextToArticle.js';
 
 /** Sections that carry no article prose (compared after simplification). */
 export const DEFAULT_DROPPED_SECTIONS = [
@@ -46,10 +46,13 @@ export const WikipediaDumpParamsSchema = z.strictObject({
   /** Drop articles with fewer extracted characters. */
   minLength: z.number().int().nonnegative().default(0),
   /**
-   * Parser worker threads; 0 parses in the main thread. Default: one per core — the main thread
-   * (XML, chunking, writing) mostly waits on them.
+   * Worker threads that parse, clean, simplify and chunk batches of pages; 0 does it all in the
+   * main thread, which otherwise only reads, cuts batches, deduplicates and writes. Default: see
+   * defaultWorkers (2 on 2 cores, 14 on 16). Output does not depend on it.
    */
-  workers: z.number().int().nonnegative().default(Math.max(1, availableParallelism())),
+  workers: z.number().int().nonnegative().default(defaultWorkers()),
+  /** Bytes of XML handed to a worker at a time (whole pages; at least one page). */
+  batchBytes: z.number().int().positive().default(1 << 20),
   /** How .bz2 is decoded: `auto` uses lbzip2/pbzip2/bzip2 when on PATH (faster), else unbzip2-stream (`js`). */
   bz2Decoder: z.enum(['auto', 'js', 'system']).default('auto'),
   /** Article URL prefix; default from the dump's `<siteinfo><base>` (…/wiki/). */
@@ -57,18 +60,41 @@ export const WikipediaDumpParamsSchema = z.strictObject({
 });
 export type WikipediaDumpParams = z.output<typeof WikipediaDumpParamsSchema>;
 
-type Pending = { page: DumpPage; skip?: string; parsed?: Promise<ParsedArticle> };
+/**
+ * Worker threads when not told: one per core, less one core in eight for the main thread and
+ * the bz2 decoder. Measured here, the main thread is ~7% of a build's CPU and native bzip2 ~25%:
+ * on few cores, leaving a whole core to them would idle it (2 cores: 2 workers build 1.3× faster
+ * than 1).
+ */
+export function defaultWorkers(): number {
+  const cores = availableParallelism();
+  return Math.max(1, cores - Math.floor(cores / 8));
+}
 
-/** The Chinese Wikipedia `pages-articles` dump, streamed, parsed in worker threads. */
+/** The Chinese Wikipedia `pages-articles` dump, streamed, parsed and chunked in worker threads. */
 export const wikipediaDumpBuilder: RegistryEntry<WikipediaDumpParams, CorpusBuilder, BuilderContext> = {
   name: 'wikipedia-dump',
   description: 'MediaWiki XML dump (.xml / .xml.bz2, multistream too) → cleaned article text by section',
   params: WikipediaDumpParamsSchema,
   create(params, context) {
     const path = resolve(context.baseDir, params.input);
-    const wantedTitles = params.titles ? new Set(params.titles.flatMap((t) => [t, toSimplified(t)])) : undefined;
-    const wantedCategories = params.categories ? new Set(params.categories.map((c) => toSimplified(c))) : undefined;
+    const pageSettings = (urlBase: string | undefined): PageItemSettings => ({
+      namespaces: params.namespaces,
+      skipRedirects: params.skipRedirects,
+      skipDisambiguation: params.skipDisambiguation,
+      disambiguationTemplates: params.disambiguationTemplates,
+      simplify: params.simplify,
+      dropSections: params.dropSections,
+      titles: params.titles,
+      categories: params.categories,
+      parser: params.parser,
+      minLength: params.minLength,
+      urlBase,
+    });
+    // The URL base from <siteinfo><base>, used unless the params name one.
+    const siteBase = (base: string) => base.replace(/\/wiki\/.*$/, '/wiki/');
     return {
+      tuningParams: ['workers', 'batchBytes', 'bz2Decoder'],
       async describeSource() {
         try {
           return { path, bytes: (await stat(path)).size };
@@ -76,65 +102,68 @@ export const wikipediaDumpBuilder: RegistryEntry<WikipediaDumpParams, CorpusBuil
           throw new InputError(`${path}: dump file not found`);
         }
       },
+      // One page at a time in this thread (the runner chunks): for callers with their own size measure.
       async *items(run) {
         let urlBase = params.urlBase;
-        const pool = new WikitextParserPool(params.workers, {
-          simplify: params.simplify,
-          dropSections: params.dropSections,
-          disambiguationTemplates: params.disambiguationTemplates,
-          parser: params.parser,
+        let toItem: ((page: DumpPage) => BuilderItem) | undefined;
+        let index = 0;
+        const pages = readDumpPages(path, {
+          onBytes: run.onBytes,
+          signal: run.signal,
+          bz2Decoder: params.bz2Decoder,
+          onSiteBase: (base) => {
+            urlBase ??= siteBase(base);
+          },
         });
-        // Pages in flight, in dump order: enough to keep every worker busy while the XML is read.
-        const window: Pending[] = [];
-        const maxInFlight = Math.max(8, params.workers * 32);
-        const toItem = async (pending: Pending): Promise<BuilderItem> => {
-          const { page } = pending;
-          if (pending.skip) return { kind: 'skipped', reason: pending.skip, docId: page.id };
-          let article: ParsedArticle;
+        for await (const page of pages) {
+          // Resume: pages consumed by an earlier run are passed over without parsing.
+          if (index++ < run.startAt) continue;
+          toItem ??= createPageItems(pageSettings(urlBase));
+          yield toItem(page);
+        }
+      },
+      async *chunkBatches(run) {
+        let urlBase = params.urlBase;
+        const batches = readPageBatches(path, {
+          batchBytes: params.batchBytes,
+          startAt: run.startAt,
+          onBytes: run.onBytes,
+          signal: run.signal,
+          bz2Decoder: params.bz2Decoder,
+          onSiteBase: (base) => {
+            urlBase ??= siteBase(base);
+          },
+        });
+        // Batches in flight, in dump order: two per worker keeps each busy while the next is cut.
+        const window: { firstPage: number; pages: number; batch: Promise<ChunkBatch> }[] = [];
+        const maxInFlight = Math.max(1, 2 * params.workers);
+        let pool: ChunkWorkerPool | undefined;
+        const settle = async (pending: (typeof window)[number]): Promise<ChunkBatch> => {
           try {
-            article = await pending.parsed!;
+            return await pending.batch;
           } catch (error) {
-            if (pool.failed) throw pool.failed;
-            return { kind: 'skipped', reason: 'parseError', docId: page.id };
+            if (pool?.failed) throw pool.failed;
+            const where = `pages ${pending.firstPage + 1}–${pending.firstPage + pending.pages} of the dump`;
+            throw new DataFileError(`${path}: ${(error as Error).message} (in ${where})`);
           }
-          if (article.disambiguation && params.skipDisambiguation) return { kind: 'skipped', reason: 'disambiguation', docId: page.id };
-          if (wantedCategories && !article.categories.some((c) => wantedCategories.has(toSimplified(c)))) {
-            return { kind: 'skipped', reason: 'categoryFilter', docId: page.id };
-          }
-          const text = article.sections.map((s) => s.text).join('\n\n');
-          if (!text.trim()) return { kind: 'skipped', reason: 'empty', docId: page.id };
-          if (countCodePoints(text) < params.minLength) return { kind: 'skipped', reason: 'tooShort', docId: page.id };
-          const title = params.simplify ? toSimplified(page.title) : page.title;
-          const meta: Record<string, unknown> = { pageId: page.id };
-          if (urlBase) meta.url = urlBase + encodeURIComponent(page.title.replaceAll(' ', '_'));
-          if (title !== page.title) meta.originalTitle = page.title;
-          return { kind: 'document', document: { docId: page.id, title, text, meta, sections: article.sections } };
         };
         try {
-          let index = 0;
-          const pages = readDumpPages(path, {
-            onBytes: run.onBytes,
-            signal: run.signal,
-            bz2Decoder: params.bz2Decoder,
-            onSiteBase: (base) => {
-              urlBase ??= base.replace(/\/wiki\/.*$/, '/wiki/');
-            },
-          });
-          for await (const page of pages) {
-            // Resume: pages consumed by an earlier run are passed over without parsing.
-            if (index++ < run.startAt) continue;
-            const pending: Pending = { page };
-            if (!params.namespaces.includes(page.ns)) pending.skip = 'namespace';
-            else if (params.skipRedirects && (page.redirect || /^\s*#(redirect|重定向)/i.test(page.text))) pending.skip = 'redirect';
-            else if (wantedTitles && !wantedTitles.has(page.title) && !wantedTitles.has(toSimplified(page.title))) pending.skip = 'titleFilter';
-            else pending.parsed = pool.parse(page.text);
-            pending.parsed?.catch(() => {}); // awaited in order below; avoid an unhandled rejection meanwhile
-            window.push(pending);
-            while (window.length >= maxInFlight) yield await toItem(window.shift()!);
+          for await (const pages of batches) {
+            // Started at the first batch: the siteinfo (URL base) has been read by then.
+            pool ??= await ChunkWorkerPool.open(params.workers, {
+              file: path,
+              page: pageSettings(urlBase),
+              corpus: run.corpus,
+              chunking: run.chunking,
+            });
+            const batch = pool.run(pages.xml, pages.pages);
+            batch.catch(() => {}); // awaited in order below; avoid an unhandled rejection meanwhile
+            window.push({ firstPage: pages.firstPage, pages: pages.pages, batch });
+            while (window.length >= maxInFlight) yield await settle(window.shift()!);
           }
-          while (window.length > 0) yield await toItem(window.shift()!);
+          while (window.length > 0) yield await settle(window.shift()!);
         } finally {
-          await pool.close();
+          await pool?.close();
         }
       },
     };

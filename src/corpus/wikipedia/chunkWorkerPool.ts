@@ -1,0 +1,103 @@
+import { Worker } from 'node:worker_threads';
+import { ChunkBatchSchema } from '../chunkBatch.js';
+import type { ChunkBatch } from '../types.js';
+import { createPageChunker, type PageChunker, type PageChunkerSettings } from './pageChunker.js';
+import { workerScript } from './workerScript.js';
+
+interface Job {
+  resolve(batch: ChunkBatch): void;
+  reject(error: Error): void;
+}
+
+interface PoolWorker {
+  worker: Worker;
+  jobs: Map<number, Job>;
+}
+
+/**
+ * Chunks batches of pages in up to `size` worker threads, started as work arrives: a worker
+ * starts only when every running one already has a batch, so a small dump starts few. Each
+ * batch goes to the worker with the fewest in hand. With `size` 0 the batches are chunked in the
+ * calling thread, by the same code.
+ */
+export class ChunkWorkerPool {
+  private readonly workers: PoolWorker[] = [];
+  private nextId = 0;
+  private failure: Error | undefined;
+
+  private constructor(
+    private readonly size: number,
+    private readonly settings: PageChunkerSettings,
+    private readonly script: URL | undefined,
+    private readonly inThread: PageChunker | undefined,
+  ) {}
+
+  static async open(size: number, settings: PageChunkerSettings): Promise<ChunkWorkerPool> {
+    if (size === 0) return new ChunkWorkerPool(0, settings, undefined, await createPageChunker(settings));
+    const script = await workerScript(new URL('./chunkWorker.ts', import.meta.url), new URL('./chunkWorker.boot.mjs', import.meta.url));
+    return new ChunkWorkerPool(size, settings, script, undefined);
+  }
+
+  /** Workers started so far. */
+  get started(): number {
+    return this.workers.length;
+  }
+
+  /** Chunks a batch; `xml`'s buffer is handed over to the worker (unusable here afterwards). */
+  run(xml: Uint8Array, pages: number): Promise<ChunkBatch> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.inThread) {
+      try {
+        return Promise.resolve(this.inThread(xml, pages));
+      } catch (error) {
+        return Promise.reject(error as Error);
+      }
+    }
+    let entry = this.workers.find((w) => w.jobs.size === 0);
+    if (!entry && this.workers.length < this.size) entry = this.start();
+    entry ??= this.workers.reduce((a, b) => (b.jobs.size < a.jobs.size ? b : a));
+    const id = this.nextId++;
+    const target = entry;
+    return new Promise<ChunkBatch>((resolve, reject) => {
+      target.jobs.set(id, { resolve, reject });
+      target.worker.postMessage({ id, xml, pages }, [xml.buffer as ArrayBuffer]);
+    });
+  }
+
+  private start(): PoolWorker {
+    // A smaller young generation than V8's default: a worker's garbage is per batch, and each
+    // worker's heap is peak RSS times the worker count (~70 MB less per worker, no CPU cost measured).
+    const worker = new Worker(this.script!, { workerData: this.settings, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+    const entry: PoolWorker = { worker, jobs: new Map() };
+    worker.on('message', (message: { id: number; batch?: unknown; error?: string }) => {
+      const job = entry.jobs.get(message.id);
+      if (!job) return;
+      entry.jobs.delete(message.id);
+      if (message.error !== undefined) return job.reject(new Error(message.error));
+      const parsed = ChunkBatchSchema.safeParse(message.batch);
+      if (parsed.success) job.resolve(parsed.data);
+      else job.reject(new Error(`chunk worker answered with a malformed batch (${parsed.error.issues[0]?.message})`));
+    });
+    const failAll = (error: Error) => {
+      this.failure ??= error;
+      for (const job of entry.jobs.values()) job.reject(error);
+      entry.jobs.clear();
+    };
+    worker.on('error', failAll);
+    worker.on('exit', (code) => {
+      if (code !== 0) failAll(new Error(`chunk worker exited with code ${code}`));
+    });
+    this.workers.push(entry);
+    return entry;
+  }
+
+  /** Set when a worker crashed (as opposed to one batch failing). */
+  get failed(): Error | undefined {
+    return this.failure;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map(({ worker }) => worker.terminate()));
+    this.workers.length = 0;
+  }
+}
