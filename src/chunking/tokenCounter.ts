@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AutoTokenizer, PreTrainedTokenizer } from '@huggingface/transformers';
+import type { PreTrainedTokenizer } from '@huggingface/transformers';
 import { InputError } from '../errors.js';
 import type { SizeMeasure } from './types.js';
 
@@ -30,9 +30,13 @@ export async function loadTokenCounter(dir: string): Promise<SizeMeasure> {
   const tokenizerJson = await readJson('tokenizer.json', true);
   const tokenizerConfig = await readJson('tokenizer_config.json', false);
   const className = String(tokenizerConfig.tokenizer_class ?? 'PreTrainedTokenizer').replace(/Fast$/, '');
+  // Loaded only when a token count is asked for: importing transformers.js loads onnxruntime-node,
+  // a native addon that must not be loaded into every corpus worker thread (bundled workers hoist
+  // static imports of packages, and onnxruntime in many threads at once corrupts the heap).
+  const { AutoTokenizer, PreTrainedTokenizer: BaseTokenizer } = await import('@huggingface/transformers');
   const mapping = (AutoTokenizer as unknown as { TOKENIZER_CLASS_MAPPING: Record<string, typeof PreTrainedTokenizer> })
     .TOKENIZER_CLASS_MAPPING;
-  const TokenizerClass = mapping[className] ?? PreTrainedTokenizer;
+  const TokenizerClass = mapping[className] ?? BaseTokenizer;
   const tokenizer = new TokenizerClass(tokenizerJson, tokenizerConfig);
   return (text) => tokenizer.encode(text, { add_special_tokens: false }).length;
 }

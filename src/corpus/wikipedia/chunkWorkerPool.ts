@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { ChunkBatchSchema } from '../chunkBatch.js';
 import type { ChunkBatch } from '../types.js';
 import { createPageChunker, type PageChunker, type PageChunkerSettings } from './pageChunker.js';
+import { ownedView } from './transferable.js';
 import { workerScript } from './workerScript.js';
 
 interface Job {
@@ -12,6 +13,9 @@ interface Job {
 interface PoolWorker {
   worker: Worker;
   jobs: Map<number, Job>;
+  /** Settles once the worker has loaded its code (or died trying). */
+  ready: Promise<void>;
+  exited: Promise<void>;
 }
 
 /**
@@ -58,9 +62,10 @@ export class ChunkWorkerPool {
     entry ??= this.workers.reduce((a, b) => (b.jobs.size < a.jobs.size ? b : a));
     const id = this.nextId++;
     const target = entry;
+    const owned = ownedView(xml);
     return new Promise<ChunkBatch>((resolve, reject) => {
       target.jobs.set(id, { resolve, reject });
-      target.worker.postMessage({ id, xml, pages }, [xml.buffer as ArrayBuffer]);
+      target.worker.postMessage({ id, xml: owned, pages }, [owned.buffer as ArrayBuffer]);
     });
   }
 
@@ -68,8 +73,13 @@ export class ChunkWorkerPool {
     // A smaller young generation than V8's default: a worker's garbage is per batch, and each
     // worker's heap is peak RSS times the worker count (~70 MB less per worker, no CPU cost measured).
     const worker = new Worker(this.script!, { workerData: this.settings, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
-    const entry: PoolWorker = { worker, jobs: new Map() };
-    worker.on('message', (message: { id: number; batch?: unknown; error?: string }) => {
+    let markReady!: () => void;
+    const ready = new Promise<void>((resolve) => (markReady = resolve));
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    void exited.then(() => markReady());
+    const entry: PoolWorker = { worker, jobs: new Map(), ready, exited };
+    worker.on('message', (message: { id: number; batch?: unknown; error?: string; ready?: true }) => {
+      if (message.ready) return markReady();
       const job = entry.jobs.get(message.id);
       if (!job) return;
       entry.jobs.delete(message.id);
@@ -96,8 +106,22 @@ export class ChunkWorkerPool {
     return this.failure;
   }
 
+  /**
+   * Stops the workers. Each is first allowed to finish loading its code and then asked to close
+   * its port, so it exits on its own: terminating a worker thread while it is still loading its
+   * ES modules corrupts the heap on Node 20 (`free(): invalid pointer`). One that does not exit
+   * within a few seconds is terminated.
+   */
   async close(): Promise<void> {
-    await Promise.all(this.workers.map(({ worker }) => worker.terminate()));
+    await Promise.all(
+      this.workers.map(async ({ worker, ready, exited }) => {
+        await ready;
+        worker.postMessage({ close: true });
+        const timer = setTimeout(() => void worker.terminate(), 5000);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
     this.workers.length = 0;
   }
 }
