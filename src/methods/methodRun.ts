@@ -148,6 +148,10 @@ export class MethodRun implements MethodContext {
       this.#fail('generate', label, started, { messages: recordedMessages }, cause, rejected);
     }
     const fields = this.#account(result, recordedMessages);
+    if (result.emptyAfterAttempts) {
+      // Neither text nor a tool call after every retry: the conversation cannot go on honestly.
+      this.#fail('generate', label, started, fields, new Error(`empty completion on all ${result.emptyAfterAttempts} attempts`));
+    }
     const calls = (result.toolCalls ?? []).map((c) => `${c.name}(${JSON.stringify(c.args)})`);
     this.#push({ kind: 'generate', label, ...fields, response: [result.raw, ...calls].filter(Boolean).join('\n'), ms: this.#now() - started });
     return result;

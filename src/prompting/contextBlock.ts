@@ -77,21 +77,23 @@ export function parseContextBlock(text: string): ParsedContextEntry[] {
   return entries;
 }
 
+/** The text up to the next line that starts a `【…】` marker (the first line always kept), trimmed. */
+export function textUntilNextMarker(text: string): string {
+  const kept: string[] = [];
+  for (const [i, line] of text.split('\n').entries()) {
+    if (i > 0 && /^【[^】]+】/.test(line.trim())) break;
+    kept.push(line);
+  }
+  return kept.join('\n').trim();
+}
+
 /**
  * The question inside a prompt: the text after `【问题】` up to the next `【…】` marker line,
  * or, when a custom template has no marker, the message with its context block removed.
  */
 export function extractQuestion(text: string): string {
   const at = text.lastIndexOf(QUESTION_MARKER);
-  if (at >= 0) {
-    const rest = text.slice(at + QUESTION_MARKER.length).split('\n');
-    const kept: string[] = [];
-    for (const [i, line] of rest.entries()) {
-      if (i > 0 && /^【[^】]+】/.test(line.trim())) break;
-      kept.push(line);
-    }
-    return kept.join('\n').trim();
-  }
+  if (at >= 0) return textUntilNextMarker(text.slice(at + QUESTION_MARKER.length));
   const entries = parseContextBlock(text);
   if (entries.length === 0) return text.trim();
   const lines = text.split('\n');

@@ -1,3 +1,5 @@
+import { textUntilNextMarker } from './contextBlock.js';
+
 /**
  * The sections and output formats of the prompts that RAG methods write for their intermediate
  * steps (condense, decide, list candidates, choose, reason one step, ask a follow-up). Like
@@ -72,12 +74,5 @@ export function candidateLimitOf(text: string, fallback = 3): number {
  */
 export function sectionText(text: string, marker: string): string {
   const at = text.indexOf(marker);
-  if (at < 0) return '';
-  const lines = text.slice(at + marker.length).split('\n');
-  const kept: string[] = [];
-  for (const [i, line] of lines.entries()) {
-    if (i > 0 && /^【[^】]+】/.test(line.trim())) break;
-    kept.push(line);
-  }
-  return kept.join('\n').trim();
+  return at < 0 ? '' : textUntilNextMarker(text.slice(at + marker.length));
 }

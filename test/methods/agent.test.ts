@@ -91,6 +91,34 @@ describe('the agent method against an OpenAI-compatible server with tool calling
     }
   }, 120_000);
 
+  it('gives the fault-free scores for every item scored in both under 30% injected faults, and counts the rest', async () => {
+    const faulty = await startOpenAIServer({ respond: searchingModel, faults: { rate: 0.3, kinds: ['429', '500', 'timeout', 'malformed', 'empty', 'reset'], seed: 3, retryAfterSeconds: 0.02 } });
+    server = await startOpenAIServer({ respond: searchingModel });
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'hisrag-agent-faults-'));
+      const generator = { retries: 2, timeoutMs: 800 };
+      const a = await runExperiment({ config: await loadExperimentConfig(agentConfig(dir, faulty.url, {}, generator)), runId: 'faulty' });
+      const b = await runExperiment({ config: await loadExperimentConfig(agentConfig(dir, server.url, {}, generator)), runId: 'clean' });
+      const clean = new Map((await readRunRecords(b.runDir)).map((r) => [r.key, r]));
+      const records = await readRunRecords(a.runDir);
+      expect(faulty.chatRequests().filter((r) => r.fault).length).toBeGreaterThan(5);
+      let compared = 0;
+      for (const r of records) {
+        if (r.score.status !== 'scored') {
+          expect(r.score.error ?? r.error).toBeTruthy();
+          continue;
+        }
+        expect(r.response!.text).toBe(clean.get(r.key)!.response!.text);
+        expect(r.score.score).toBe(clean.get(r.key)!.score.score);
+        compared++;
+      }
+      expect(compared).toBeGreaterThan(records.length / 2);
+      expect(a.summary.totals.scored + a.summary.totals.generationFailed + a.summary.totals.judgeFailed).toBe(records.length);
+    } finally {
+      await faulty.close();
+    }
+  }, 180_000);
+
   it('replays a cached conversation without calling the endpoint', async () => {
     server = await startOpenAIServer({ respond: searchingModel });
     const dir = mkdtempSync(join(tmpdir(), 'hisrag-agent-cache-'));

@@ -7,7 +7,7 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 export function registerRunCommand(program: Command): void {
   program
     .command('run')
-    .description('Run an experiment grid (benchmarks × retrievers × k × strategies × models) and score it')
+    .description('Run an experiment grid (benchmarks × retrievers × k × strategies and RAG methods × models) and score it')
     .argument('[config]', 'experiment config (YAML)')
     .option('--resume <run-dir>', 'finish an interrupted run: answers already in items.jsonl are kept, the rest are run, and items recorded as failed are answered again')
     .option('--keep-failed', 'with --resume: do not answer again the items recorded as failed')
