@@ -23,4 +23,18 @@ describe('the CLI help', () => {
     expect(named.length).toBeGreaterThan(0);
     for (const path of named) expect(existsSync(join(REPO_ROOT, path)), `${path} (named in a --help)`).toBe(true);
   });
+
+  it('describes every command in one style, starting with a capital (options stay lower case)', () => {
+    const lower: string[] = [];
+    for (const command of commands(buildProgram())) {
+      let help = '';
+      command.configureOutput({ writeOut: (text) => (help += text), writeErr: () => {} });
+      command.outputHelp();
+      // Rows of the Commands section: `  name [args]   Description …`.
+      const section = help.split(/^Commands:$/m)[1] ?? '';
+      for (const match of section.matchAll(/^ {2}(\S.*?) {2,}(\S)/gm)) if (/[a-z]/.test(match[2]!)) lower.push(`${command.name()}: ${match[1]}`);
+      if (/^[a-z]/.test(command.description())) lower.push(command.name());
+    }
+    expect(lower).toEqual([]);
+  });
 });

@@ -11,7 +11,7 @@ function formatHit(hit: RetrievedChunk): string {
 export function registerRetrieveCommand(program: Command): void {
   program
     .command('retrieve')
-    .description('query an index: the top k chunks for a question (corpus-wide, or within one document with --doc)')
+    .description('Query an index: the top k chunks for a question (corpus-wide, or within one document with --doc)')
     .requiredOption('--index <dir>', 'index directory built by `hisrag index build`')
     .requiredOption('--query <text>', 'the question')
     .option('-k, --k <n>', 'number of chunks', '10')
