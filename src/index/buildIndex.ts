@@ -19,10 +19,7 @@ import {
   USEARCH_FILE,
   readIndexManifest,
   writeIndexManifest,
-  type Bm25Params,
-  type ComponentSpec,
   type HnswParams,
-  type IndexKind,
   type IndexManifest,
 } from './manifest.js';
 import type { BuildIndexOptions } from './buildOptions.js';
