@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { TransformersEmbedder } from '../src/embedding/transformersEmbedder.js';
-import { mulberry32 } from '../src/embedding/fixture/seededRandom.js';
+import { mulberry32 } from '../src/models/fixture/seededRandom.js';
 
 const { values } = parseArgs({
   options: {

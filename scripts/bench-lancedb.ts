@@ -24,7 +24,8 @@ import { Embeddings } from '@langchain/core/embeddings';
 import type { EmbedderIdentity, TextEmbedder } from '../src/embedding/types.js';
 import { buildIndex } from '../src/index/buildIndex.js';
 import { readIndexManifest } from '../src/index/manifest.js';
-import { createRetriever, createRetrieverContext } from '../src/retrieval/registry.js';
+import { createRetrieverContext } from '../src/retrieval/registry.js';
+import { createRetriever } from '../src/retrieval/createRetriever.js';
 
 const { values } = parseArgs({
   options: {

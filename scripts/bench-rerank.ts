@@ -16,7 +16,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { pipeline, type TextClassificationPipeline } from '@huggingface/transformers';
 import { CrossEncoderReranker } from '../src/rerank/crossEncoderReranker.js';
-import { mulberry32 } from '../src/embedding/fixture/seededRandom.js';
+import { mulberry32 } from '../src/models/fixture/seededRandom.js';
 
 const { values } = parseArgs({
   options: {

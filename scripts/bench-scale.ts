@@ -34,7 +34,8 @@ import { ChunkStore } from '../src/index/chunkStore.js';
 import { ExactSearch } from '../src/index/exactSearch.js';
 import { readIndexManifest } from '../src/index/manifest.js';
 import { TopK } from '../src/index/topK.js';
-import { createRetriever, createRetrieverContext } from '../src/retrieval/registry.js';
+import { createRetrieverContext } from '../src/retrieval/registry.js';
+import { createRetriever } from '../src/retrieval/createRetriever.js';
 import { ClusteredVectors, SyntheticEmbedder, writeSyntheticCorpus, type VectorStructure } from './clusteredVectors.js';
 
 const { values } = parseArgs({

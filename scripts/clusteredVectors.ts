@@ -7,7 +7,7 @@ import { Embeddings } from '@langchain/core/embeddings';
 import type { EmbedderIdentity, TextEmbedder } from '../src/embedding/types.js';
 
 // One seeded uniform source for the fixtures and the benchmarks (re-exported for bench-retrieval).
-import { mulberry32 } from '../src/embedding/fixture/seededRandom.js';
+import { mulberry32 } from '../src/models/fixture/seededRandom.js';
 
 export { mulberry32 };
 

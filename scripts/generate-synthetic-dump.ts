@@ -11,7 +11,7 @@
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
-import { mulberry32 } from '../src/embedding/fixture/seededRandom.js';
+import { mulberry32 } from '../src/models/fixture/seededRandom.js';
 
 const { values } = parseArgs({
   options: { out: { type: 'string' }, mb: { type: 'string', default: '220' }, seed: { type: 'string', default: '1' } },

@@ -24,9 +24,9 @@ export { tuneIndex } from './index/tuneIndex.js';
 export { openIndex } from './index/openIndex.js';
 export type { IndexManifest, IndexKind } from './index/manifest.js';
 export type { LanceDbParams } from './index/lancedb/params.js';
+export { createRetriever } from './retrieval/createRetriever.js';
 export {
   retrievers,
-  createRetriever,
   createRetrieverContext,
   RetrieverRegistry,
   type RetrieverContext,

@@ -18,6 +18,7 @@ export function buildProgram(): Command {
   const program = new Command('hisrag')
     .description('RAG experiments on Chinese historical text: does retrieval help or hurt, and how does it change with k?')
     .version(VERSION)
+    .helpCommand('help [command]', 'Show help for a command')
     .showHelpAfterError('(run with --help for usage)');
   program.exitOverride();
   registerModelCommands(program);

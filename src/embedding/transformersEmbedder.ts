@@ -1,14 +1,13 @@
 import { Embeddings } from '@langchain/core/embeddings';
-import pLimit from 'p-limit';
 import { createProgress } from '../progress/progress.js';
 import { ConfigError } from '../errors.js';
 import { formatZodIssues } from '../config/errors.js';
 import type { EmbedderIdentity, TextEmbedder } from './types.js';
 import { TransformersEmbedderParamsSchema, type TransformersEmbedderConfig, type TransformersEmbedderParams } from './transformersParams.js';
-import { loadTokenCounter, loadTransformersModel, locateModel, modelFiles, type TransformersModel } from './transformersModel.js';
-import { modelFingerprint } from './modelFingerprint.js';
-import { TransformersWorkerPool } from './transformersWorkerPool.js';
-import { planBatchesByLength } from './lengthBatches.js';
+import { loadTransformersModel, startTransformersWorkers, type TransformersModel } from './transformersModel.js';
+import { locateModel, modelFiles } from '../models/modelLoading.js';
+import { modelFingerprint } from '../models/modelFingerprint.js';
+import { mapInLengthBatches } from '../models/lengthBatches.js';
 import { CachedEmbedder } from './cachedEmbedder.js';
 
 /**
@@ -33,8 +32,7 @@ export class TransformersEmbedder extends Embeddings implements TextEmbedder {
     this.model ??= (async () => {
       const { workers } = this.params;
       if (workers === 0) return loadTransformersModel(this.params);
-      const params = { ...this.params, threads: this.params.threads ?? 1 };
-      return TransformersWorkerPool.start(params, workers, await loadTokenCounter(params));
+      return startTransformersWorkers({ ...this.params, threads: this.params.threads ?? 1 }, workers);
     })();
     // A failed load may be retried (e.g. after the model has been generated).
     this.model.catch(() => (this.model = undefined));
@@ -70,23 +68,16 @@ export class TransformersEmbedder extends Embeddings implements TextEmbedder {
   async embedDocuments(documents: string[]): Promise<number[][]> {
     if (documents.length === 0) return [];
     const model = await this.load();
-    const batches = planBatchesByLength(model.countTokens(documents), this.params.batchSize);
-    const out: number[][] = new Array(documents.length);
     const progress = createProgress({ label: 'embedding', total: documents.length, unit: 'texts', silent: !this.params.progress });
     try {
-      // One batch in flight per worker (or one in all for the in-thread model): bounded memory.
-      const limit = pLimit(Math.max(1, this.params.workers));
-      await Promise.all(
-        batches.map((indexes) => limit(async () => {
-          const vectors = await model.embedBatch(indexes.map((i) => documents[i]!));
-          indexes.forEach((documentIndex, k) => (out[documentIndex] = Array.from(vectors[k]!)));
-          progress.tick(indexes.length);
-        })),
-      );
+      return await mapInLengthBatches(model.countTokens(documents), this.params.batchSize, model.parallel, async (indexes) => {
+        const batch = await model.embedBatch(indexes.map((i) => documents[i]!));
+        progress.tick(indexes.length);
+        return batch.map((vector) => Array.from(vector));
+      });
     } finally {
       progress.stop();
     }
-    return out;
   }
 
   async embedQuery(query: string): Promise<number[]> {

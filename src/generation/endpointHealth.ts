@@ -1,4 +1,4 @@
-import type { FailureClass } from './retryPolicy.js';
+import type { FailureClass } from './generationError.js';
 
 /**
  * Thrown instead of a request once an endpoint has failed every request for a while: the run

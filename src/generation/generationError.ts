@@ -12,6 +12,15 @@ export type GenerationFailureReason =
   | 'aborted'
   | 'unknown';
 
+/** How a failed call is treated: its reason, whether another attempt may succeed, and when. */
+export interface FailureClass {
+  reason: GenerationFailureReason;
+  retryable: boolean;
+  status?: number;
+  /** From `retry-after-ms` or `Retry-After` (seconds or HTTP date). */
+  retryAfterMs?: number;
+}
+
 /** A request that failed for good (not retryable, or retries exhausted). */
 export class GenerationError extends Error {
   readonly reason: GenerationFailureReason;

@@ -1,6 +1,6 @@
 import pRetry from 'p-retry';
 import { EndpointUnavailableError } from './endpointHealth.js';
-import { EmptyCompletionError, GenerationError, MalformedResponseError, type GenerationFailureReason } from './generationError.js';
+import { EmptyCompletionError, GenerationError, MalformedResponseError, type FailureClass } from './generationError.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (0 = one attempt only). */
@@ -12,13 +12,7 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
-export interface FailureClass {
-  reason: GenerationFailureReason;
-  retryable: boolean;
-  status?: number;
-  /** From `retry-after-ms` or `Retry-After` (seconds or HTTP date). */
-  retryAfterMs?: number;
-}
+export type { FailureClass } from './generationError.js';
 
 function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];

@@ -4,7 +4,7 @@ import type { TextEmbedder } from '../embedding/types.js';
 import { InputError } from '../errors.js';
 import { buildBm25 } from './bm25/bm25Index.js';
 import { ChunkStore } from './chunkStore.js';
-import { graphLibrary } from './graphIndex.js';
+import { graphLibrary } from './graphs/graphLibraries.js';
 import { assertSameEmbedder, embedderFromSpec } from './indexEmbedder.js';
 import { CHUNK_STORE_FILE, requireCompleteIndexManifest, writeIndexManifest, type IndexManifest } from './manifest.js';
 import { passageText } from './passageText.js';

@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import type { Chunk } from '../chunking/types.js';
 import type { TextEmbedder } from '../embedding/types.js';
 import { InputError } from '../errors.js';
-import { createProgress, type ProgressOptions } from '../progress/progress.js';
+import { createProgress } from '../progress/progress.js';
 import { buildBm25 } from './bm25/bm25Index.js';
 import { ChunkStore } from './chunkStore.js';
 import { openCorpusInput } from './corpusInput.js';
-import { graphLibrary, type GraphIndex, type GraphLibrary } from './graphIndex.js';
+import type { GraphIndex, GraphLibrary } from './graphIndex.js';
+import { graphLibrary } from './graphs/graphLibraries.js';
 import { assertSameIdentity, embedderFromSpec } from './indexEmbedder.js';
 import {
   CHUNK_STORE_FILE,
@@ -18,60 +19,21 @@ import {
   USEARCH_FILE,
   readIndexManifest,
   writeIndexManifest,
-  type Bm25Params,
-  type ComponentSpec,
   type HnswParams,
-  type IndexKind,
   type IndexManifest,
 } from './manifest.js';
-import type { LanceDbBuildOptions } from './lancedb/buildLanceDbIndex.js';
+import type { BuildIndexOptions } from './buildOptions.js';
 import { passageText } from './passageText.js';
-import type { VectorEncoding } from './vectorEncoding.js';
 import { DEFAULT_VECTOR_ENCODING } from './defaults.js';
 import { ExactSearch } from './exactSearch.js';
-import { heldOutSample, tuneEfSearch, type TuneOptions } from './tuneEfSearch.js';
+import { heldOutSample, tuneEfSearch } from './tuneEfSearch.js';
 
 /** hisrag's version, recorded in index manifests. */
 export const TOOL_VERSION = VERSION;
 
 export { DEFAULT_BM25, DEFAULT_HNSW } from './defaults.js';
 
-export interface BuildIndexOptions {
-  corpusDir: string;
-  out: string;
-  retriever: IndexKind;
-  /** Registry spec of the embedder (hnsw/exact); recorded so queries re-create the same embedder. */
-  embedder?: ComponentSpec;
-  /** An embedder already created (library callers, tests); takes precedence over creating one from `embedder`. */
-  embedderInstance?: TextEmbedder;
-  /** HNSW links per node and build breadth; defaults depend on the graph library (see graphDefaults). */
-  M?: number;
-  efConstruction?: number;
-  efSearch?: number;
-  randomSeed?: number;
-  /** HNSW implementation (default hnswlib); usearch stores `quantization` (default i8) vectors in its graph. */
-  graphLibrary?: HnswParams['library'];
-  quantization?: HnswParams['quantization'];
-  /** Precision of the stored vectors (exact search, rebuilds, resume): f16 by default; f32 exact; i8 a quarter of f32. */
-  vectorEncoding?: VectorEncoding;
-  bm25?: Partial<Bm25Params>;
-  /** lancedb: table location, vector index and query defaults (src/index/lancedb/). */
-  lancedb?: LanceDbBuildOptions;
-  /** Embed `title\ntext` (default) or the text alone. */
-  passage?: 'title+text' | 'text';
-  /** Chunks per embedding call and per stored transaction (the checkpoint unit). */
-  batchSize?: number;
-  /** Continue an interrupted build of the same settings instead of refusing the existing directory. */
-  resume?: boolean;
-  signal?: AbortSignal;
-  /** Called after each stored batch with the number of chunks now stored (lets tests interrupt a build). */
-  onBatchStored?: (stored: number) => void | Promise<void>;
-  progress?: Pick<ProgressOptions, 'silent' | 'plain' | 'stream'>;
-  /** efSearch tuning at build time (hnsw): recall@k target on a held-out sample; ignored when `efSearch` is given (then only measured). */
-  tune?: Pick<TuneOptions, 'k' | 'target' | 'sample'>;
-  /** Called as each phase starts (tests check that the embedder is released before the graph phase). */
-  onPhase?: (phase: 'store' | 'graph' | 'tune' | 'bm25') => void | Promise<void>;
-}
+export type { BuildIndexOptions } from './buildOptions.js';
 
 /**
  * Builds an index directory from a corpus directory:

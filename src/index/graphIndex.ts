@@ -36,10 +36,3 @@ export interface GraphLibrary {
   /** Adds the stored vectors the file lacks and rewrites it atomically (incremental add). */
   catchUp(path: string, dimension: number, params: HnswParams, store: ChunkStore): Promise<number>;
 }
-
-/** hnswlib-node for an HNSW index unless the manifest names another library. */
-export async function graphLibrary(name: HnswParams['library'] = 'hnswlib'): Promise<GraphLibrary> {
-  // Loaded on use: each is a native addon.
-  if (name === 'usearch') return (await import('./graphs/usearchGraph.js')).usearchGraph;
-  return (await import('./graphs/hnswlibGraph.js')).hnswlibGraph;
-}

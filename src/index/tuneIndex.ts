@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { InputError } from '../errors.js';
 import { ChunkStore } from './chunkStore.js';
 import { ExactSearch } from './exactSearch.js';
-import { graphLibrary } from './graphIndex.js';
+import { graphLibrary } from './graphs/graphLibraries.js';
 import { CHUNK_STORE_FILE, requireCompleteIndexManifest, writeIndexManifest, type EfTuning } from './manifest.js';
 import { tuneEfSearch, type TuneOptions } from './tuneEfSearch.js';
 

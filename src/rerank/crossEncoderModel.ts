@@ -1,10 +1,9 @@
-import { existsSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { AutoModelForSequenceClassification, AutoTokenizer, Tensor } from '@huggingface/transformers';
+import { AutoModelForSequenceClassification, Tensor } from '@huggingface/transformers';
 import pLimit from 'p-limit';
 import { ConfigError, InputError } from '../errors.js';
-import { locateModel, type ModelLocation } from '../embedding/transformersModel.js';
-import { planBatchesByLength } from '../embedding/lengthBatches.js';
+import { mapInLengthBatches } from '../models/lengthBatches.js';
+import { loadingModel, loadTokenizer, prepareModel, pretrainedOptions, type ModelRole } from '../models/modelLoading.js';
+import { siblingWorker, WorkerPool } from '../models/workerPool.js';
 import type { CrossEncoderParams } from './crossEncoderParams.js';
 
 /** One (query, passage) pair as model inputs, passage already cut to fit. */
@@ -36,40 +35,7 @@ interface PairTokenizer {
 
 export type CrossEncoderLoadParams = Pick<CrossEncoderParams, 'model' | 'cacheDir' | 'allowRemote' | 'maxTokens' | 'dtype' | 'batchSize' | 'threads'>;
 
-function checkLocalModel(dir: string, dtype: CrossEncoderParams['dtype']): string {
-  const onnxFile = join(dir, 'onnx', dtype === 'q8' ? 'model_quantized.onnx' : 'model.onnx');
-  for (const path of [join(dir, 'config.json'), join(dir, 'tokenizer.json'), join(dir, 'tokenizer_config.json'), onnxFile]) {
-    if (!existsSync(path)) {
-      throw new ConfigError(
-        `rerank.model: ${path} is missing (a cross-encoder directory holds config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx` +
-          `${dtype === 'q8' ? ' and onnx/model_quantized.onnx for dtype q8' : ''}; \`hisrag model fixture --reranker\` generates one)`,
-      );
-    }
-  }
-  return onnxFile;
-}
-
-async function loading<T>(params: CrossEncoderLoadParams, location: ModelLocation, load: () => Promise<T>): Promise<T> {
-  try {
-    return await load();
-  } catch (error) {
-    const hint = location.localDir
-      ? ''
-      : ` (looked in ${join(resolve(params.cacheDir), params.model)}; set allowRemote: true to download it, or point model at a local directory)`;
-    throw new ConfigError(`rerank.model: cannot load "${params.model}"${hint}: ${(error as Error).message}`);
-  }
-}
-
-/** Checks a local model directory (before anything loads) and computes the model's fingerprint. */
-function prepare(params: CrossEncoderLoadParams): { location: ModelLocation; fingerprint: string } {
-  const location = locateModel(params.model);
-  let fingerprint = `${location.displayName}|${params.dtype}|maxTokens=${params.maxTokens}`;
-  if (location.localDir) {
-    const stat = statSync(checkLocalModel(location.localDir, params.dtype));
-    fingerprint += `|${stat.size}|${stat.mtimeMs}`;
-  }
-  return { location, fingerprint };
-}
+export const RERANKER_ROLE: ModelRole = { configPath: 'rerank.model', directory: 'cross-encoder directory', fixtureCommand: 'hisrag model fixture --reranker' };
 
 /** The tokenizer side of a cross-encoder: (query, passage) → model inputs, passage cut to fit. */
 export interface PairEncoder {
@@ -84,9 +50,7 @@ export interface PairEncoder {
  * query when the passage is short): here only the passage loses tokens.
  */
 export async function loadPairEncoder(params: CrossEncoderLoadParams): Promise<PairEncoder> {
-  const { location, fingerprint } = prepare(params);
-  const options = { local_files_only: !params.allowRemote, cache_dir: resolve(params.cacheDir) };
-  const tokenizer = (await loading(params, location, () => AutoTokenizer.from_pretrained(location.reference, options))) as unknown as PairTokenizer;
+  const { tokenizer, location, fingerprint } = await loadTokenizer<PairTokenizer>(params, RERANKER_ROLE, `maxTokens=${params.maxTokens}`);
   const postProcess = tokenizer.post_processor;
   if (!postProcess) throw new ConfigError(`rerank.model: ${params.model}'s tokenizer.json has no post_processor, so pairs cannot be joined`);
   const special = postProcess(['a'], ['b'], { add_special_tokens: true }).tokens.length - 2;
@@ -119,14 +83,9 @@ export interface CrossEncoderSession {
 
 /** Loads a sequence-classification model (bge-reranker: XLM-RoBERTa, one logit; or BERT-style) through transformers.js. */
 export async function loadCrossEncoderSession(params: CrossEncoderLoadParams): Promise<CrossEncoderSession> {
-  const { location } = prepare(params);
-  const model = await loading(params, location, () =>
-    AutoModelForSequenceClassification.from_pretrained(location.reference, {
-      local_files_only: !params.allowRemote,
-      cache_dir: resolve(params.cacheDir),
-      dtype: params.dtype,
-      session_options: params.threads ? { intraOpNumThreads: params.threads, interOpNumThreads: 1 } : {},
-    }),
+  const { location } = prepareModel(params, RERANKER_ROLE);
+  const model = await loadingModel(params, RERANKER_ROLE, location, () =>
+    AutoModelForSequenceClassification.from_pretrained(location.reference, pretrainedOptions(params)),
   );
   const config = model.config as unknown as { id2label?: Record<string, string>; num_labels?: number; pad_token_id?: number };
   const labels = config.id2label ? Object.keys(config.id2label).length : (config.num_labels ?? 1);
@@ -169,19 +128,20 @@ export async function loadCrossEncoderSession(params: CrossEncoderLoadParams): P
   };
 }
 
-/** Logits of encoded pairs in input order: grouped by token length into batches, `parallel` batches in flight. */
-export async function batchedLogits(session: Pick<CrossEncoderSession, 'batchLogits'>, pairs: EncodedPair[], batchSize: number, parallel = 1): Promise<number[]> {
-  const out: number[] = new Array(pairs.length);
-  const limit = pLimit(parallel);
-  await Promise.all(
-    planBatchesByLength(pairs.map((p) => p.inputIds.length), batchSize).map((batch) =>
-      limit(async () => {
-        const values = await session.batchLogits(batch.map((i) => pairs[i]!));
-        batch.forEach((pairIndex, j) => (out[pairIndex] = values[j]!));
-      }),
-    ),
+/** The session in `count` worker processes (`crossEncoderWorker.ts`); pairs are encoded here, a batch goes to whichever worker is idle. */
+async function startCrossEncoderWorkers(params: CrossEncoderLoadParams, count: number): Promise<CrossEncoderSession> {
+  const { pool } = await WorkerPool.start<CrossEncoderLoadParams, null, EncodedPair[], number[]>(
+    siblingWorker(import.meta.url, 'crossEncoderWorker'),
+    'cross-encoder worker',
+    params,
+    count,
   );
-  return out;
+  return { batchLogits: (pairs) => pool.run(pairs), dispose: () => pool.dispose() };
+}
+
+/** Logits of encoded pairs in input order: grouped by token length into batches, `parallel` batches in flight. */
+export function batchedLogits(session: Pick<CrossEncoderSession, 'batchLogits'>, pairs: EncodedPair[], batchSize: number, parallel = 1): Promise<number[]> {
+  return mapInLengthBatches(pairs.map((p) => p.inputIds.length), batchSize, parallel, (batch) => session.batchLogits(batch.map((i) => pairs[i]!)));
 }
 
 /**
@@ -191,9 +151,7 @@ export async function batchedLogits(session: Pick<CrossEncoderSession, 'batchLog
 export async function loadCrossEncoder(params: CrossEncoderLoadParams & { workers?: number }): Promise<CrossEncoderModel> {
   const encoder = await loadPairEncoder(params);
   const workers = params.workers ?? 0;
-  const session = workers === 0
-    ? await loadCrossEncoderSession(params)
-    : await (await import('./crossEncoderWorkerPool.js')).CrossEncoderWorkerPool.start({ ...params, threads: params.threads ?? 1 }, workers);
+  const session = workers === 0 ? await loadCrossEncoderSession(params) : await startCrossEncoderWorkers({ ...params, threads: params.threads ?? 1 }, workers);
   return {
     ...encoder,
     logits: (pairs) => batchedLogits(session, pairs, params.batchSize, Math.max(1, workers)),

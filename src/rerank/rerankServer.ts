@@ -1,28 +1,16 @@
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
-import { listenOn } from '../io/listen.js';
-import { HttpError, readJson, reply } from '../embedding/embeddingServer.js';
+import { DEFAULT_MAX_BODY_BYTES, HttpError, readJson, startJsonServer, type ModelServer, type ModelServerOptions } from '../models/modelServer.js';
 import { sigmoid, type CrossEncoderReranker } from './crossEncoderReranker.js';
 
-export interface RerankServerOptions {
+export interface RerankServerOptions extends ModelServerOptions {
   reranker: CrossEncoderReranker;
-  /** The model id clients name in `/v1/rerank` requests; defaults to the reranker's model. */
-  modelName?: string;
-  host?: string;
-  /** 0 picks a free port. */
-  port?: number;
-  maxBodyBytes?: number;
   /** Most passages per request. */
   maxPassages?: number;
 }
 
-export interface RerankServer {
-  /** Server root, e.g. `http://127.0.0.1:8080` (what the `remote` reranker takes as baseURL). */
-  url: string;
-  modelName: string;
-  close(): Promise<void>;
-}
+/** `url` is the server root, e.g. `http://127.0.0.1:8080` (what the `remote` reranker takes as baseURL). */
+export type RerankServer = ModelServer;
 
 const TeiRequestSchema = z.object({
   query: z.string(),
@@ -59,7 +47,7 @@ function parse<T>(schema: z.ZodType<T>, body: unknown): T {
  * logit, as bge-reranker's; passages over the model's limit are cut, the query never.
  */
 export async function startRerankServer(options: RerankServerOptions): Promise<RerankServer> {
-  const { reranker, host = '127.0.0.1', port = 0, maxBodyBytes = 32 * 1024 * 1024, maxPassages = 1024 } = options;
+  const { reranker, host = '127.0.0.1', port = 0, maxBodyBytes = DEFAULT_MAX_BODY_BYTES, maxPassages = 1024 } = options;
   await reranker.load();
   const modelName = options.modelName ?? reranker.params.model;
 
@@ -91,33 +79,17 @@ export async function startRerankServer(options: RerankServerOptions): Promise<R
     };
   }
 
-  const server = createServer(async (request, response) => {
-    try {
-      const path = new URL(request.url ?? '/', 'http://localhost').pathname.replace(/\/+$/, '');
-      if (request.method === 'POST' && path === '/rerank') return reply(response, 200, await tei(request));
-      if (request.method === 'POST' && path === '/v1/rerank') return reply(response, 200, await v1(request));
-      if (request.method === 'GET' && path === '/v1/models') {
-        return reply(response, 200, { object: 'list', data: [{ id: modelName, object: 'model', created: 0, owned_by: 'hisrag' }] });
-      }
-      if (request.method === 'GET' && path === '/info') return reply(response, 200, { model_id: modelName, model_type: { reranker: { id2label: { 0: 'LABEL_0' } } } });
-      if (path === '/health' || path === '/v1/health') return reply(response, 200, { status: 'ok' });
-      throw new HttpError(404, `no route ${request.method} ${path}`);
-    } catch (error) {
-      const status = error instanceof HttpError ? error.status : 500;
-      // TEI's error shape: {error, error_type}.
-      reply(response, status, { error: error instanceof Error ? error.message : String(error), error_type: status >= 500 ? 'backend' : 'validation' });
-    }
-  });
-  await listenOn(server, port, host);
-  const address = server.address() as AddressInfo;
-  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  return {
-    url: `http://${shownHost}:${address.port}`,
+  return startJsonServer({
+    host,
+    port,
     modelName,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
-  };
+    basePath: '',
+    routes: {
+      'POST /rerank': tei,
+      'POST /v1/rerank': v1,
+      'GET /info': () => ({ model_id: modelName, model_type: { reranker: { id2label: { 0: 'LABEL_0' } } } }),
+    },
+    // TEI's error shape: {error, error_type}.
+    errorBody: (error, status) => ({ error: error instanceof Error ? error.message : String(error), error_type: status >= 500 ? 'backend' : 'validation' }),
+  });
 }

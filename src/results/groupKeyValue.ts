@@ -1,5 +1,7 @@
-import type { GroupKey } from './groupMeans.js';
 import type { TidyRow } from './tidyRows.js';
+
+/** What rows are grouped by: a TidyRow field, or `groups.<name>` for a recorded breakdown group. */
+export type GroupKey = keyof TidyRow | `groups.${string}`;
 
 /** A row's value for a grouping key: a TidyRow field, or `groups.<name>` for a recorded breakdown group. */
 export function groupKeyValue(row: TidyRow, key: GroupKey): string | number | null {

@@ -1,8 +1,8 @@
 import { pairedBootstrap, summarizeScores } from '../scoring/bootstrap.js';
-import { groupKeyValue } from './groupKeyValue.js';
+import { groupKeyValue, type GroupKey } from './groupKeyValue.js';
 import type { TidyRow } from './tidyRows.js';
 
-export type GroupKey = keyof TidyRow | `groups.${string}`;
+export type { GroupKey } from './groupKeyValue.js';
 
 export interface GroupMean {
   /** The group's values, by key. */

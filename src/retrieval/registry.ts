@@ -48,9 +48,3 @@ export function createRetrieverContext(options: RetrieverContextOptions = {}): R
   };
   return context;
 }
-
-/** Creates a retriever by spec with all implementations registered (import this, not the registry, to build one). */
-export async function createRetriever(spec: RetrieverSpec, context: RetrieverContext = createRetrieverContext(), path = 'retriever'): Promise<HisragLangChainRetriever> {
-  await import('./retrievers/all.js');
-  return retrievers.create(spec, context, path);
-}

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { bench, describe } from 'vitest';
 import { generateFixtureModel } from '../../src/embedding/fixture/generateFixtureModel.js';
 import { TransformersEmbedder } from '../../src/embedding/transformersEmbedder.js';
-import { mulberry32 } from '../../src/embedding/fixture/seededRandom.js';
+import { mulberry32 } from '../../src/models/fixture/seededRandom.js';
 
 const SEQUENCE = 64;
 const next = mulberry32(3);

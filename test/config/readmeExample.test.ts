@@ -13,8 +13,8 @@ describe('the README', () => {
     expect(head).toContain('npm test');
   });
 
-  it('documents a complete experiment config that validates down to every component', async () => {
-    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  it('links to a configuration reference whose complete experiment config validates down to every component', async () => {
+    const readme = readFileSync(join(REPO_ROOT, 'docs', 'configuration.md'), 'utf8');
     const block = /```yaml\n(name: my-study[\s\S]*?)```/.exec(readme)?.[1];
     expect(block).toBeDefined();
     const file = join(mkdtempSync(join(tmpdir(), 'hisrag-readme-')), 'example.yaml');

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporaryFixtureModel } from './fixtureModelDir.js';
-import { buildVocabulary, SPECIAL_TOKENS } from '../../src/embedding/fixture/vocabulary.js';
+import { buildVocabulary, SPECIAL_TOKENS } from '../../src/models/fixture/vocabulary.js';
 import { generateFixtureModel } from '../../src/embedding/fixture/generateFixtureModel.js';
 import { ConfigError } from '../../src/errors.js';
 

@@ -170,7 +170,8 @@ describe('buildIndex / openIndex', () => {
     expect(manifest.hnsw).toMatchObject({ library: 'usearch', quantization: 'i8', M: DEFAULT_USEARCH.M, efConstruction: DEFAULT_USEARCH.efConstruction });
     expect([DEFAULT_USEARCH.M, DEFAULT_USEARCH.efConstruction]).not.toEqual([DEFAULT_HNSW.M, DEFAULT_HNSW.efConstruction]);
     expect(manifest.hnsw!.tuning!.reached).toBe(true);
-    const { createRetriever, createRetrieverContext } = await import('../../src/retrieval/registry.js');
+    const { createRetrieverContext } = await import('../../src/retrieval/registry.js');
+    const { createRetriever } = await import('../../src/retrieval/createRetriever.js');
     const context = createRetrieverContext({ embedder });
     const hnsw = await createRetriever({ name: 'hnsw', index: out }, context);
     const exact = await createRetriever({ name: 'exact', index: out }, context);

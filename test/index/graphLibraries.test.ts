@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../src/index/chunkStore.js';
 import { ExactSearch } from '../../src/index/exactSearch.js';
-import { graphLibrary } from '../../src/index/graphIndex.js';
+import { graphLibrary } from '../../src/index/graphs/graphLibraries.js';
 import type { HnswParams } from '../../src/index/manifest.js';
 import { tuneEfSearch } from '../../src/index/tuneEfSearch.js';
 import { normalized } from '../../src/index/vectorMath.js';

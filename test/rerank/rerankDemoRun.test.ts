@@ -90,7 +90,7 @@ describe('the offline reranking demo, end to end through the CLI', () => {
       expect(reranked.retrieval!['firstStage.recall']).toBeCloseTo(plain.retrieval!.recall!, 10);
       expect(reranked.retrieval!.recall).toBeGreaterThanOrEqual(0);
     }
-    // The generated coverage cross-encoder finds the evidence page first more often than dense retrieval (README: 0.38 → 0.68).
+    // The generated coverage cross-encoder finds the evidence page first more often than dense retrieval (docs/reranking.md: 0.38 → 0.68).
     const at1 = summary.cells.find((c) => c.condition === 'dense-rerank/rag@1')!.retrieval!;
     expect(at1['firstStage.recall']).toBeCloseTo(0.38, 2);
     expect(at1.recall).toBeCloseTo(0.68, 2);

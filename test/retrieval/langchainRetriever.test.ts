@@ -6,7 +6,7 @@ import { BaseRetriever } from '@langchain/core/retrievers';
 import { RunnableSequence } from '@langchain/core/runnables';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HisragLangChainRetriever } from '../../src/retrieval/langchain/langchainRetriever.js';
-import { createRetriever } from '../../src/retrieval/registry.js';
+import { createRetriever } from '../../src/retrieval/createRetriever.js';
 import type { Retriever } from '../../src/retrieval/types.js';
 import { writeTestCorpus } from '../index/testCorpus.js';
 import { buildIndex } from '../../src/index/buildIndex.js';

@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { buildIndex } from '../../src/index/buildIndex.js';
 import { HisragHnswVectorStore } from '../../src/retrieval/langchain/hnswVectorStore.js';
 import { fromLangChain } from '../../src/retrieval/langchain/fromLangChain.js';
-import { createRetriever, createRetrieverContext, RetrieverRegistry, type RetrieverContext } from '../../src/retrieval/registry.js';
+import { createRetrieverContext, RetrieverRegistry, type RetrieverContext } from '../../src/retrieval/registry.js';
+import { createRetriever } from '../../src/retrieval/createRetriever.js';
 import { buildTestIndexes, type BuiltIndexes } from './builtIndexes.js';
 
 const QUERIES = ['科举考试', '殿试由谁主持', '匈奴', '西域诸国', '项羽'];

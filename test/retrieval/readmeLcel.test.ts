@@ -7,9 +7,9 @@ import { startOpenAIServer, type ChatRequestBody, type OpenAIServer } from '../h
 import { REPO_ROOT } from '../helpers/runCli.js';
 import { buildTestIndexes, type BuiltIndexes } from './builtIndexes.js';
 
-/** The README's ```ts blocks, in order. */
+/** The ```ts blocks of the LangChain page (docs/langchain.md, linked from the README), in order. */
 function readmeTsBlocks(): string[] {
-  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(REPO_ROOT, 'docs', 'langchain.md'), 'utf8');
   return [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
 }
 
@@ -34,7 +34,7 @@ function runModule(source: string, dir: string, env: NodeJS.ProcessEnv): Promise
   });
 }
 
-describe("the README's LCEL example (retriever → prompt → chat model → parser)", () => {
+describe("the documented LCEL example (retriever → prompt → chat model → parser)", () => {
   let root: string;
   let scratch: string;
   let built: BuiltIndexes;

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, InputError } from '../../src/errors.js';
-import { createRetriever, createRetrieverContext, retrievers } from '../../src/retrieval/registry.js';
+import { createRetrieverContext, retrievers } from '../../src/retrieval/registry.js';
+import { createRetriever } from '../../src/retrieval/createRetriever.js';
 import type { Retriever } from '../../src/retrieval/types.js';
 import { buildTestIndexes, type BuiltIndexes } from './builtIndexes.js';
 

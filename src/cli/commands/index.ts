@@ -46,10 +46,10 @@ function embedderSpec(model?: string, specJson?: string): ComponentSpec | undefi
 }
 
 export function registerIndexCommands(program: Command): void {
-  const index = program.command('index').description('build and inspect retrieval indexes');
+  const index = program.command('index').description('Build and inspect retrieval indexes');
   index
     .command('build')
-    .description('build an hnsw, exact, bm25 or lancedb index from a corpus directory (resumable with --resume)')
+    .description('Build an hnsw, exact, bm25 or lancedb index from a corpus directory (resumable with --resume)')
     .requiredOption('--corpus <dir>', 'corpus directory (manifest.json + chunks.jsonl)')
     .requiredOption('--retriever <kind>', 'index kind: hnsw | exact | bm25 | lancedb')
     .requiredOption('--out <dir>', 'index directory to write (e.g. indexes/<name>)')
@@ -156,7 +156,7 @@ export function registerIndexCommands(program: Command): void {
 
   index
     .command('tune')
-    .description('measure recall against exact search and record the smallest efSearch reaching a target recall@k')
+    .description('Measure recall against exact search and record the smallest efSearch reaching a target recall@k')
     .requiredOption('--index <dir>', 'hnsw index directory')
     .option('-k, --k <n>', `depth whose recall counts (default ${DEFAULT_TUNING.k})`, positiveInt('--k'))
     .option('--target-recall <x>', `recall@k to reach (default ${DEFAULT_TUNING.target})`, fraction('--target-recall'))

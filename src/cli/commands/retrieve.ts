@@ -11,7 +11,7 @@ function formatHit(hit: RetrievedChunk): string {
 export function registerRetrieveCommand(program: Command): void {
   program
     .command('retrieve')
-    .description('query an index: the top k chunks for a question (corpus-wide, or within one document with --doc)')
+    .description('Query an index: the top k chunks for a question (corpus-wide, or within one document with --doc)')
     .requiredOption('--index <dir>', 'index directory built by `hisrag index build`')
     .requiredOption('--query <text>', 'the question')
     .option('-k, --k <n>', 'number of chunks', '10')
@@ -25,7 +25,7 @@ export function registerRetrieveCommand(program: Command): void {
       if (!String(opts.query).trim()) throw new InputError('--query: empty; give the question to retrieve for');
       // Loaded on use so that the CLI starts fast.
       const { requireCompleteIndexManifest } = await import('../../index/manifest.js');
-      const { createRetriever } = await import('../../retrieval/registry.js');
+      const { createRetriever } = await import('../../retrieval/createRetriever.js');
       const manifest = await requireCompleteIndexManifest(opts.index);
       const name: string = opts.retriever ?? manifest.kind;
       const spec: { name: string } & Record<string, unknown> = { name, index: opts.index };

@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { createThrottle } from './throttle.js';
 
 /**
- * A small MediaWiki Action API client over Node's fetch. Hand-written rather than wikijs because
- * hisrag needs what wikijs hides: the API's warnings and errors, `continue` on every list, batched
- * `prop=revisions` reads, `maxlag` and `Retry-After` (Wikimedia's API etiquette). Requests use
- * `formatversion=2` (MediaWiki ≥ 1.25) and `errorformat=plaintext` (≥ 1.29): warnings and errors
- * then come as `[{ code, text, module }]`.
+ * A small MediaWiki Action API client over Node's fetch. Hand-written rather than wikijs (weighed
+ * and dropped: docs/corpora.md) because hisrag needs what wikijs hides: the API's warnings and
+ * errors, `continue` on every list, batched `prop=revisions` reads, `maxlag` and `Retry-After`
+ * (Wikimedia's API etiquette). Requests use `formatversion=2` (MediaWiki ≥ 1.25) and
+ * `errorformat=plaintext` (≥ 1.29): warnings and errors then come as `[{ code, text, module }]`.
  */
 export interface ApiClientOptions {
   apiUrl: string;

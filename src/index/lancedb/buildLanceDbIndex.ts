@@ -5,7 +5,7 @@ import type { TextEmbedder } from '../../embedding/types.js';
 import { InputError } from '../../errors.js';
 import { createProgress } from '../../progress/progress.js';
 import { VERSION } from '../../version.js';
-import type { BuildIndexOptions } from '../buildIndex.js';
+import type { BuildIndexOptions } from '../buildOptions.js';
 import { openCorpusInput } from '../corpusInput.js';
 import { assertSameIdentity, embedderFromSpec } from '../indexEmbedder.js';
 import { INDEX_FORMAT_VERSION, readIndexManifest, writeIndexManifest, type IndexManifest } from '../manifest.js';
@@ -13,10 +13,7 @@ import { passageText } from '../passageText.js';
 import { DEFAULT_LANCEDB, LANCEDB_IVF_PQ_MIN_ROWS, type LanceDbParams } from './params.js';
 import { chunkRows, chunkTableSchema, connectLance } from './table.js';
 
-/** What `buildIndex` takes for a lancedb index; `vectorIndex: auto` picks IVF-PQ from LANCEDB_IVF_PQ_MIN_ROWS rows. */
-export interface LanceDbBuildOptions extends Partial<Omit<LanceDbParams, 'vectorIndex' | 'distance'>> {
-  vectorIndex?: LanceDbParams['vectorIndex'] | 'auto';
-}
+export type { LanceDbBuildOptions } from './params.js';
 
 /**
  * Builds a `lancedb` index: the corpus's chunks and their vectors are appended to a LanceDB table one

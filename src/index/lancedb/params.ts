@@ -37,3 +37,8 @@ export const DEFAULT_LANCEDB = {
   nprobes: 32,
   refineFactor: 10,
 } as const;
+
+/** What `buildIndex` takes for a lancedb index; `vectorIndex: auto` picks IVF-PQ from LANCEDB_IVF_PQ_MIN_ROWS rows. */
+export interface LanceDbBuildOptions extends Partial<Omit<LanceDbParams, 'vectorIndex' | 'distance'>> {
+  vectorIndex?: LanceDbParams['vectorIndex'] | 'auto';
+}

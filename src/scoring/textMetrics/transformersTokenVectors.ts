@@ -24,7 +24,7 @@ export interface LoadedTokenVectors {
  */
 export async function loadTransformersTokenVectors(options: TokenVectorOptions): Promise<LoadedTokenVectors> {
   // Loaded on demand: the scorer itself must not pull in onnxruntime.
-  const [{ pipeline }, { locateModel }] = await Promise.all([import('@huggingface/transformers'), import('../../embedding/transformersModel.js')]);
+  const [{ pipeline }, { locateModel }] = await Promise.all([import('@huggingface/transformers'), import('../../models/modelLoading.js')]);
   const location = locateModel(options.model);
   let extractor: FeatureExtractionPipeline;
   try {

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { FINGERPRINT_CACHE_FILE, modelFingerprint } from '../../src/embedding/modelFingerprint.js';
+import { FINGERPRINT_CACHE_FILE, modelFingerprint } from '../../src/models/modelFingerprint.js';
 import { readIndexManifest } from '../../src/index/manifest.js';
-import { fixtureModel, writeTestCorpus } from './testCorpus.js';
+import { fixtureModel, writeTestCorpus } from '../index/testCorpus.js';
 
 async function hisrag(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
