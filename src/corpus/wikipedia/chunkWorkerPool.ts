@@ -70,9 +70,10 @@ export class ChunkWorkerPool {
   }
 
   private start(): PoolWorker {
-    // A smaller young generation than V8's default: a worker's garbage is per batch, and each
-    // worker's heap is peak RSS times the worker count (~70 MB less per worker, no CPU cost measured).
-    const worker = new Worker(this.script!, { workerData: this.settings, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+    // V8's default heap limits: capping the young generation (8 MB) saved ~70 MB per worker but cost
+    // up to a third more CPU in some runs (more scavenges); with no native addon in the workers, peak
+    // RSS stays under 400 MB on this 70 MB dump anyway (docs/performance.md).
+    const worker = new Worker(this.script!, { workerData: this.settings });
     let markReady!: () => void;
     const ready = new Promise<void>((resolve) => (markReady = resolve));
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
