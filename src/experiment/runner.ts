@@ -293,6 +293,7 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
       const firstStage = retriever && run.questionList ? await retriever.firstStage?.(stages.queryFor(item)) : undefined;
       const retrievalMetrics = condition.usesRetrieval && outcome ? methodRetrievalMetrics(item, retrieved, outcome.contextIds, condition.k!, firstStage) : undefined;
       const result = outcome?.response;
+      const cost = run.cost();
       const record: RunItemRecord = {
         ...baseRecord(task),
         prompt: outcome?.prompt ?? [],
@@ -313,9 +314,9 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
         ...(retrievalMetrics ? { retrievalMetrics } : {}),
         ...(error ? { error } : {}),
         trace: run.trace,
-        cost: run.cost(),
+        cost,
         ...(outcome?.notes ? { methodNotes: outcome.notes } : {}),
-        durationMs: run.cost().durationMs,
+        durationMs: cost.durationMs,
       };
       // Everything that finished is kept, also after a stop was requested.
       await append(record);

@@ -54,7 +54,6 @@ export class ExtractiveGenerator implements Generator {
       params,
       normalise: (text) => (this.params.simplify ? toSimplified(text) : text),
       declineFor: (question) => (/[\u4e00-\u9fff]/.test(question) || question === '' ? CANNOT_ANSWER_ZH : CANNOT_ANSWER_EN),
-      chooseOptions: (options, contexts) => this.chooseOptions(options, contexts),
       answer: (user) => {
         const question = extractQuestion(user);
         const decline = this.tools.declineFor(question);

@@ -18,7 +18,6 @@ export interface StandInTools {
   params: { maxChars: number; minOverlap: number; condenseChars: number };
   normalise(text: string): string;
   declineFor(question: string): string;
-  chooseOptions(options: { letter: string; text: string }[], contexts: string[]): string;
   /** The plain rule: the context sentences that overlap the question most (or a decline). */
   answer(user: string): string;
 }
@@ -64,8 +63,8 @@ function candidates(user: string, tools: StandInTools): string {
   const limit = candidateLimitOf(user);
   const question = extractQuestion(user);
   const entries = parseContextBlock(user);
-  const options = parseOptions(question);
-  if (entries.length && options.length >= 2 && user.includes('\\boxed')) return `（1）${tools.chooseOptions(options, entries.map((e) => tools.normalise(e.text)))}`;
+  // A multiple-choice question has one candidate: the plain rule's boxed letters.
+  if (entries.length && parseOptions(question).length >= 2 && user.includes('\\boxed')) return `（1）${tools.answer(user)}`;
   const ranked = rankSentences(entries.map((e) => e.text), characterBigrams(tools.normalise(question)), tools.params.minOverlap, tools.normalise);
   const distinct = [...new Set(ranked.map((c) => c.sentence.slice(0, tools.params.maxChars)))].slice(0, limit);
   const list = distinct.length ? distinct : [tools.declineFor(question)];
@@ -88,7 +87,7 @@ function nextStep(user: string, tools: StandInTools): string {
 }
 
 /** Follow-up: the question's first clause not asked yet (options excluded); none left → no follow-up. */
-function followUp(user: string, tools: StandInTools): string {
+function followUp(user: string, _tools: StandInTools): string {
   const question = extractQuestion(user);
   const known = sectionText(user, SECTIONS.known);
   const asked = new Set(known.split('\n').filter((l) => l.startsWith(FOLLOW_UP_PREFIX)).map((l) => l.slice(FOLLOW_UP_PREFIX.length).trim()));

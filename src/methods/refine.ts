@@ -7,7 +7,7 @@ import { passageBlock, PassageParamsShape, textBlock } from './passages.js';
 import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
 import { answerPrompt } from './templates/answer.js';
 import { CONDENSED_TITLE, condensePrompt } from './templates/refine.js';
-import type { MethodContext, MethodOutcome, RagMethod } from './types.js';
+import type { MethodOutcome, RagMethod } from './types.js';
 
 export const RefineParamsSchema = z
   .object({
@@ -42,7 +42,6 @@ export const refineMethod: RegistryEntry<RefineParams, RagMethod, void> = {
   params: RefineParamsSchema,
   create(params) {
     const prompts = resolvePrompts('refine', { condense: condensePrompt, answer: answerPrompt }, params.prompts);
-    const counter = (context: MethodContext, text: string) => context.countTokens(text);
     return {
       name: 'refine',
       usesRetrieval: true,
@@ -83,7 +82,7 @@ export const refineMethod: RegistryEntry<RefineParams, RagMethod, void> = {
           block = textBlock(CONDENSED_TITLE, condensed.text);
           contextIds = full.ids;
           truncated = full.dropped;
-          figures = { charsAfter: condensed.text.length, tokensAfter: counter(context, block) };
+          figures = { charsAfter: condensed.text.length, tokensAfter: context.countTokens(block) };
         }
         const charsBefore = passages.reduce((n, c) => n + c.text.length, 0);
         context.record('refine', params.mode, { passages: passages.length, charsBefore, tokensBefore: full.tokens, ...figures });
