@@ -42,7 +42,9 @@ export const RunItemRecordSchema = z.object({
   truncated: z.number().int().nonnegative(),
   response: z
     .object({
+      /** The answer the scorer saw (a chain of thought's final answer, SuRe's chosen candidate, an agent's last reply). */
       text: z.string(),
+      /** The final step's whole output, reasoning included. */
       raw: z.string(),
       reasoning: z.string().optional(),
       usage: z.record(z.string(), z.number()).optional(),
