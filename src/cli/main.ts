@@ -9,6 +9,7 @@ import { registerRetrieveCommand } from './commands/retrieve.js';
 import { registerScoreCommands } from './commands/score.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerReportCommands } from './commands/report.js';
+import { registerDiagnoseCommand } from './commands/diagnose.js';
 
 export { VERSION } from '../version.js';
 import { VERSION } from '../version.js';
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerRetrieveCommand(program);
   registerScoreCommands(program);
   registerRunCommand(program);
+  registerDiagnoseCommand(program);
   registerReportCommands(program);
   // Every subcommand shares the parent's error handling (exit 2 for usage errors).
   for (const command of program.commands) applyExitOverride(command);

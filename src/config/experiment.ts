@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IndexKindSchema } from '../index/manifest.js';
 import { componentSpec, nonEmptyString, positiveInt } from './fields.js';
+import { DiagnosticsConfigSchema } from '../diagnostics/config.js';
 
 /**
  * An experiment: benchmarks × retrievers × depths × prompting strategies × models, scored by
@@ -113,6 +114,8 @@ export const ExperimentConfigSchema = z
       })
       .strict()
       .default({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book', emptyAnswer: 'zero' }),
+    /** Why retrieval helps or hurts: help/hurt decomposition and claim-level diagnostics after scoring (`hisrag diagnose` does the same on any run directory). */
+    diagnostics: DiagnosticsConfigSchema.optional(),
     execution: z
       .object({
         /** Items in flight at once (generators also bound their own endpoint concurrency). */

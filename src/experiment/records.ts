@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MethodCostSchema, MethodNotesSchema, TraceStepSchema } from '../methods/trace.js';
 import { ItemScoreSchema } from '../scoring/types.js';
+import { RecordDiagnosticsSchema } from '../diagnostics/types.js';
 
 /** One retrieved passage as kept in a run record (text kept for the report's drill-down). */
 export const RecordedChunkSchema = z.object({
@@ -65,5 +66,7 @@ export const RunItemRecordSchema = z.object({
   /** Per-item figures of the method (adaptive: `retrieved`, `decisionUnparsed`; ircot: `steps` …). */
   methodNotes: MethodNotesSchema.optional(),
   durationMs: z.number().nonnegative(),
+  /** Claims, label matrices, per-answer metrics and evidence, added by the diagnostics stage (`hisrag diagnose`). */
+  diagnostics: RecordDiagnosticsSchema.optional(),
 });
 export type RunItemRecord = z.infer<typeof RunItemRecordSchema>;

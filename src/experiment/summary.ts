@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { pairedBootstrap, summarizeScores } from '../scoring/bootstrap.js';
 import type { MethodCost } from '../methods/trace.js';
+import { CellDiagnosticsSchema } from '../diagnostics/types.js';
 import type { RunItemRecord } from './records.js';
 
 export const MeanWithCiSchema = z.object({
@@ -60,6 +61,8 @@ export const CellSummarySchema = z.object({
   method: z
     .record(z.string(), z.object({ mean: z.number(), total: z.number(), n: z.number().int(), /** A yes/no figure: its mean is a share. */ flag: z.boolean().default(false) }))
     .default({}),
+  /** The diagnostics stage's figures (`hisrag diagnose`, or a config's `diagnostics:`): absent until a run is diagnosed. */
+  diagnostics: CellDiagnosticsSchema.optional(),
 });
 export type CellSummary = z.infer<typeof CellSummarySchema>;
 
@@ -91,6 +94,8 @@ export const RunSummarySchema = z.object({
   }),
   cells: z.array(CellSummarySchema),
   paired: z.array(PairedDifferenceSchema),
+  /** How the run was diagnosed (baseline, δ, extractor, checker, prefilter; stand-ins declared), when it was. */
+  diagnostics: z.record(z.string(), z.unknown()).optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 
@@ -114,7 +119,7 @@ function withCi(values: number[], options: SummaryOptions, salt: string): MeanWi
 }
 
 /** A per-cell seed so each CI is reproducible on its own, whatever else the run contains. */
-function seedFor(seed: number, salt: string): number {
+export function seedFor(seed: number, salt: string): number {
   let h = seed >>> 0;
   for (let i = 0; i < salt.length; i++) h = Math.imul(h ^ salt.charCodeAt(i), 16777619) >>> 0;
   return h;

@@ -72,5 +72,84 @@ export function summaryTable(summary: RunSummary): string {
   }
   const figures = methodFigureLines(summary);
   if (figures.length) blocks.push(figures.join('\n'));
+  const diagnostics = diagnosticsTables(summary);
+  if (diagnostics) blocks.push(diagnostics);
+  return blocks.join('\n\n');
+}
+
+const signed = (x: number | null | undefined) => (x === null || x === undefined ? '–' : `${x >= 0 ? '+' : ''}${x.toFixed(2)}`);
+
+/** Short names of the claim metrics for the terminal (RAGChecker's order). */
+const CLAIM_COLUMNS: [string, string][] = [
+  ['precision', 'prec'],
+  ['recall', 'rec'],
+  ['f1', 'f1'],
+  ['claimRecall', 'claim rec'],
+  ['contextPrecision', 'ctx prec'],
+  ['contextUtilization', 'ctx util'],
+  ['noiseSensitivityRelevant', 'noise rel'],
+  ['noiseSensitivityIrrelevant', 'noise irr'],
+  ['hallucination', 'halluc'],
+  ['selfKnowledge', 'self-know'],
+  ['faithfulness', 'faithful'],
+];
+
+/**
+ * The diagnostics' tables, when the run was diagnosed: per condition the items helped / hurt /
+ * unchanged against the baseline with their contributions (which add up to Δ), the hurt items by
+ * what became of their gold evidence, and RAGChecker's claim metrics (means ×100) with the checker's
+ * calls per answer against its all-pairs count.
+ */
+export function diagnosticsTables(summary: RunSummary): string {
+  const cells = summary.cells.filter((c) => c.diagnostics);
+  if (!cells.length) return '';
+  const blocks: string[] = [];
+  const settings = (summary.diagnostics ?? {}) as { baseline?: string; prefilter?: string; topChunks?: number; checker?: { name?: string; standIn?: string }; extractor?: { name?: string; standIn?: string } };
+  for (const model of summary.models) {
+    const mine = cells.filter((c) => c.model === model);
+    const decomposed = mine.filter((c) => c.diagnostics!.decomposition);
+    if (decomposed.length) {
+      const withGold = decomposed.some((c) => c.diagnostics!.decomposition!.byEvidence);
+      const rows = decomposed.map((c) => {
+        const d = c.diagnostics!.decomposition!;
+        const hurtBy = d.byEvidence?.hurt;
+        return [
+          c.condition,
+          `${d.helped.n} (${signed(d.helped.contribution)})`,
+          `${d.hurt.n} (${signed(d.hurt.contribution)})`,
+          `${d.unchanged.n} (${signed(d.unchanged.contribution)})`,
+          signed(d.meanDiff),
+          ...(withGold ? [hurtBy ? `${hurtBy.inPrompt.n} / ${hurtBy.retrievedNotInPrompt.n} / ${hurtBy.notRetrieved.n} / ${d.hurt.n - hurtBy.inPrompt.n - hurtBy.retrievedNotInPrompt.n - hurtBy.notRetrieved.n}` : '–'] : []),
+          String(d.n),
+        ];
+      });
+      const delta = decomposed[0]!.diagnostics!.decomposition!.delta;
+      blocks.push(
+        `why (model: ${model}; vs ${decomposed[0]!.diagnostics!.decomposition!.baseline}, δ ${delta}): items helped / hurt / unchanged (contribution to Δ)\n` +
+          renderTextTable(['condition', 'helped', 'hurt', 'unchanged', 'Δ', ...(withGold ? ['hurt: gold in prompt / cut / not retrieved / no gold'] : []), 'n'], rows) +
+          (withGold ? '\ncut: gold retrieved but not in the final prompt (context budget, refiner, method); no gold: the question names no evidence (e.g. unanswerable)' : ''),
+      );
+    }
+    const claimed = mine.filter((c) => Object.keys(c.diagnostics!.claims).length);
+    if (claimed.length) {
+      const rows = claimed.map((c) => {
+        const d = c.diagnostics!;
+        return [
+          c.condition,
+          ...CLAIM_COLUMNS.map(([name]) => {
+            const m = d.claims[name as keyof typeof d.claims];
+            return m ? `${fmt(m.mean, 1)}${m.failed ? `(${m.failed}✗)` : ''}` : '–';
+          }),
+          d.checkerCalls === null ? '–' : `${fmt(d.checkerCalls, 1)} / ${fmt(d.allPairsCalls, 1)}`,
+        ];
+      });
+      blocks.push(
+        `claim diagnostics (model: ${model}; RAGChecker's metrics ×100, per answer then mean; checker calls per answer / RAGChecker's all pairs)\n` +
+          renderTextTable(['condition', ...CLAIM_COLUMNS.map(([, short]) => short), 'checks / all-pairs'], rows),
+      );
+    }
+  }
+  const standIns = [settings.extractor, settings.checker].filter((c) => c?.standIn).map((c) => `${c!.name}: ${c!.standIn}`);
+  if (standIns.length) blocks.push(`claims from offline stand-ins — ${standIns.join('; ')}`);
   return blocks.join('\n\n');
 }

@@ -5,6 +5,8 @@ import { validateExperimentConfig } from '../config/load.js';
 import type { RunItemRecord } from '../experiment/records.js';
 import { assertRunDirectory, readRunRecords, runFile } from '../experiment/runDirectory.js';
 import { summarizeRun, type RunSummary } from '../experiment/summary.js';
+import { attachDiagnostics, readDiagnosticsLines, readDiagnosticsState } from '../diagnostics/runFiles.js';
+import { addDiagnosticsToSummary } from '../diagnostics/summary.js';
 
 /** A run directory read into memory: its config, manifest, answer records and summary. */
 export interface LoadedRun {
@@ -26,11 +28,14 @@ export async function loadRun(dir: string): Promise<LoadedRun> {
   assertRunDirectory(runDir);
   const config = validateExperimentConfig(JSON.parse(await readFile(runFile(runDir, 'config'), 'utf8')), runFile(runDir, 'config'));
   const manifest = JSON.parse(await readFile(runFile(runDir, 'manifest'), 'utf8').catch(() => '{}')) as Record<string, unknown>;
-  const records = await readRunRecords(runDir);
+  // A diagnosed run: each record gets the diagnosis that belongs to it as it is now (diagnostics.jsonl).
+  const state = await readDiagnosticsState(runDir);
+  const read = await readRunRecords(runDir);
+  const records = state ? attachDiagnostics(read, state, await readDiagnosticsLines(runDir)) : read;
   const models = Array.isArray(manifest.models) && manifest.models.length ? (manifest.models as string[]) : [...new Set(records.map((r) => r.model))];
   const conditions =
     Array.isArray(manifest.conditions) && manifest.conditions.length ? (manifest.conditions as string[]) : [...new Set(records.map((r) => r.condition))];
-  const summary = summarizeRun(records, {
+  const plain = summarizeRun(records, {
     experiment: config.name,
     models,
     conditions,
@@ -38,6 +43,9 @@ export async function loadRun(dir: string): Promise<LoadedRun> {
     resamples: config.scoring.bootstrapResamples,
     seed: config.seed,
   });
+  const summary = state
+    ? { ...addDiagnosticsToSummary(plain, records, { baseline: state.settings.baseline, delta: state.settings.delta }), diagnostics: { ...state.settings, complete: state.complete } }
+    : plain;
   return { id: basename(runDir), dir: runDir, config, manifest, records, summary, models, conditions };
 }
 

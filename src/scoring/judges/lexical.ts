@@ -7,7 +7,7 @@ import type { Judge, JudgeRequest, JudgeOutcome, RubricItem, Verdicts } from '..
 const INSTRUCTION_WORDS = /(?:明确)?(?:指出|提及|提到|说明|阐明|阐述|论述|分析|回答|答出|写出|列举|解释|概括|涉及|包括|包含|能够|正确|准确|清楚|完整|基本|至少|其中|任意|之一|每点|每项|一点|等)/g;
 
 /** Content of an item: no weight markers, no `【tag】`, no instruction words. */
-function itemContent(text: string): string {
+export function itemContent(text: string): string {
   return text
     .replace(/[{｛][^}｝]*[}｝]/g, ' ')
     .replace(/【[^】]*】/g, ' ')

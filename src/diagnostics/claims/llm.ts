@@ -1,0 +1,183 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { ServiceUnavailableError } from '../../errors.js';
+import { OpenAIGenerator, OpenAIParamsSchema } from '../../generation/openai.js';
+import { generators } from '../../generation/registry.js';
+import { stableStringify } from '../../generation/responseCache.js';
+import type { GenerationResult, Generator } from '../../generation/types.js';
+import { estimateTokens } from '../../prompting/tokenCounter.js';
+import type { ChatMessage } from '../../prompting/types.js';
+import type { RegistryEntry } from '../../registry.js';
+import type { ClaimLabel } from '../types.js';
+import { parseClaimList, parseLabels } from './parseClaims.js';
+import { checkingMessages, extractionMessages, PROMPT_VERSION } from './prompts.js';
+import type { CallUsage, ClaimCallOptions, ClaimChecker, ClaimExtractor } from './types.js';
+
+/**
+ * The LLM claim extractor and checker (RAGChecker's, with hisrag's Chinese prompts) over any
+ * Generator. A call that fails or a reply the strict parsers reject is retried `retries` times,
+ * each retry a fresh call (a cached unusable reply would come back unchanged); after that the
+ * outcome is `ok: false` with the reason. An endpoint that is down throws ServiceUnavailableError.
+ */
+
+export const DEFAULT_CLAIMS_PER_CALL = 5;
+
+// describe() keys that govern how requests are sent, not what the model answers: left out of the
+// fingerprint so tuning concurrency or moving the response cache keeps the diagnostics cache valid.
+const TRANSPORT_KEYS = new Set(['concurrency', 'timeoutMs', 'retries', 'retryBaseMs', 'retryMaxMs', 'unavailableAfterMs', 'retryAfterMaxMs', 'cache', 'headers', 'apiKeyEnv']);
+
+function fingerprintOf(kind: string, generator: Generator): string {
+  const described = Object.fromEntries(Object.entries(generator.describe()).filter(([key]) => !TRANSPORT_KEYS.has(key)));
+  const material = stableStringify({ kind, name: generator.name, model: generator.model, promptVersion: PROMPT_VERSION, generator: described });
+  return createHash('sha256').update(material).digest('hex').slice(0, 16);
+}
+
+function noUsage(): CallUsage {
+  return { calls: 0, promptTokens: 0, completionTokens: 0, estimated: false };
+}
+
+/** Adds one answered call; the estimate stands in for whichever count the endpoint did not report. */
+function addUsage(usage: CallUsage, messages: ChatMessage[], result: GenerationResult): void {
+  const prompt = result.usage?.promptTokens;
+  const completion = result.usage?.completionTokens;
+  usage.calls++;
+  usage.promptTokens += prompt ?? estimateTokens(messages.map((m) => m.content).join('\n'));
+  usage.completionTokens += completion ?? estimateTokens(result.raw);
+  if (prompt === undefined || completion === undefined) usage.estimated = true;
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
+
+/** The retry loop both share: `calls` counts answered requests (failed ones cost no tokens). */
+async function askWithRetries<T>(
+  generator: Generator,
+  messages: ChatMessage[],
+  parse: (text: string) => Parsed<T>,
+  retries: number,
+  options: ClaimCallOptions,
+): Promise<({ ok: true; value: T } | { ok: false; error: string }) & { usage: CallUsage }> {
+  const usage = noUsage();
+  let error = 'no attempt made';
+  for (let attempt = 1; attempt <= retries + 1; attempt++) {
+    let result: GenerationResult;
+    try {
+      result = await generator.generate(messages, { ...(options.signal ? { signal: options.signal } : {}), ...(attempt > 1 ? { cache: 'refresh' as const } : {}) });
+    } catch (caught) {
+      // An endpoint that is down stops the run (resumable); an interrupted run stops at once.
+      if (caught instanceof ServiceUnavailableError || options.signal?.aborted) throw caught;
+      error = `call failed: ${(caught as Error)?.message ?? String(caught)}`;
+      continue;
+    }
+    addUsage(usage, messages, result);
+    if (result.emptyAfterAttempts) {
+      error = `empty completion on all ${result.emptyAfterAttempts} attempts`;
+      continue;
+    }
+    // The raw output: parsers drop reasoning themselves, and an unclosed `<think>` must read as a failure.
+    const parsed = parse(result.raw);
+    if (parsed.ok) return { ok: true, value: parsed.value, usage };
+    error = parsed.error;
+  }
+  return { ok: false, error: `${error} (after ${retries + 1} attempts)`, usage };
+}
+
+export function createLlmClaimExtractor(generator: Generator, options: { retries?: number } = {}): ClaimExtractor {
+  const retries = options.retries ?? 2;
+  return {
+    name: 'llm',
+    standIn: false,
+    fingerprint: fingerprintOf('claim-extractor', generator),
+    describe: () => ({ name: 'llm', promptVersion: PROMPT_VERSION, retries, generator: generator.describe() }),
+    async extract(input, callOptions = {}) {
+      // Nothing to extract from: no claims, and no call to pay for.
+      if (!input.text.trim()) return { ok: true, claims: [], usage: noUsage() };
+      const parse = (text: string): Parsed<string[]> => {
+        const parsed = parseClaimList(text);
+        return parsed.ok ? { ok: true, value: parsed.claims } : parsed;
+      };
+      const outcome = await askWithRetries(generator, extractionMessages(input), parse, retries, callOptions);
+      return outcome.ok ? { ok: true, claims: outcome.value, usage: outcome.usage } : outcome;
+    },
+  };
+}
+
+export function createLlmClaimChecker(generator: Generator, options: { retries?: number; claimsPerCall?: number } = {}): ClaimChecker {
+  const retries = options.retries ?? 2;
+  const claimsPerCall = options.claimsPerCall ?? DEFAULT_CLAIMS_PER_CALL;
+  if (!Number.isInteger(claimsPerCall) || claimsPerCall < 1) throw new Error(`claimsPerCall must be a positive integer, got ${claimsPerCall}`);
+  return {
+    name: 'llm',
+    standIn: false,
+    // claimsPerCall is left out: the caller batches, and a batch's labels depend on its claims alone.
+    fingerprint: fingerprintOf('claim-checker', generator),
+    claimsPerCall,
+    describe: () => ({ name: 'llm', promptVersion: PROMPT_VERSION, retries, claimsPerCall, generator: generator.describe() }),
+    async check(input, callOptions = {}) {
+      const n = input.claims.length;
+      // The caller splits claims into batches; more here is a bug there, not a model failure.
+      if (n > claimsPerCall) throw new Error(`check() got ${n} claims, more than claimsPerCall (${claimsPerCall})`);
+      if (n === 0) return { ok: true, labels: [], usage: noUsage() };
+      const parse = (text: string): Parsed<ClaimLabel[]> => {
+        const parsed = parseLabels(text, n);
+        return parsed.ok ? { ok: true, value: parsed.labels } : parsed;
+      };
+      const outcome = await askWithRetries(generator, checkingMessages(input), parse, retries, callOptions);
+      return outcome.ok ? { ok: true, labels: outcome.value, usage: outcome.usage } : outcome;
+    },
+  };
+}
+
+const Retries = z.number().int().min(0).default(2);
+const ClaimsPerCall = z.number().int().min(1).max(20).default(DEFAULT_CLAIMS_PER_CALL);
+/** A generator spec (`{ name, ...params }`) resolved through the generators registry; use temperature 0. */
+const GeneratorSpec = z.looseObject({ name: z.string() });
+
+const LlmClaimExtractorParams = z.strictObject({ generator: GeneratorSpec, retries: Retries });
+const LlmClaimCheckerParams = z.strictObject({ generator: GeneratorSpec, retries: Retries, claimsPerCall: ClaimsPerCall });
+
+export const llmClaimExtractor: RegistryEntry<z.infer<typeof LlmClaimExtractorParams>, ClaimExtractor, void> = {
+  name: 'llm',
+  description: 'LLM claim extraction (Chinese prompt: self-contained claims, one numbered line each); unreadable replies retried then reported as failures.',
+  params: LlmClaimExtractorParams,
+  async create(params) {
+    const generator = await generators.create(params.generator, undefined, 'diagnostics.extractor.generator');
+    return createLlmClaimExtractor(generator, { retries: params.retries });
+  },
+};
+
+export const llmClaimChecker: RegistryEntry<z.infer<typeof LlmClaimCheckerParams>, ClaimChecker, void> = {
+  name: 'llm',
+  description: 'LLM claim checking (Chinese prompt, 蕴含/中立/矛盾 from the given text only, up to claimsPerCall claims a call); a missing label is retried then reported, never read as neutral.',
+  params: LlmClaimCheckerParams,
+  async create(params) {
+    const generator = await generators.create(params.generator, undefined, 'diagnostics.checker.generator');
+    return createLlmClaimChecker(generator, { retries: params.retries, claimsPerCall: params.claimsPerCall });
+  },
+};
+
+// OpenAIParamsSchema's own `retries` counts HTTP retries; here `retries` counts unreadable replies
+// (as in the 'llm' entries), so the HTTP one is `httpRetries`.
+const OpenAIClaimExtractorParams = OpenAIParamsSchema.omit({ retries: true }).extend({
+  httpRetries: OpenAIParamsSchema.shape.retries,
+  retries: Retries,
+});
+const OpenAIClaimCheckerParams = OpenAIClaimExtractorParams.extend({ claimsPerCall: ClaimsPerCall });
+
+function openaiGeneratorFrom(params: z.infer<typeof OpenAIClaimExtractorParams> & { claimsPerCall?: number }): OpenAIGenerator {
+  const { httpRetries, retries: _replyRetries, claimsPerCall: _claimsPerCall, ...generatorParams } = params;
+  return new OpenAIGenerator({ ...generatorParams, retries: httpRetries });
+}
+
+export const openaiClaimExtractor: RegistryEntry<z.infer<typeof OpenAIClaimExtractorParams>, ClaimExtractor, void> = {
+  name: 'openai',
+  description: 'The LLM claim extractor on an OpenAI-compatible endpoint given inline (OpenAI generator params; httpRetries for HTTP, retries for unreadable replies).',
+  params: OpenAIClaimExtractorParams,
+  create: (params) => createLlmClaimExtractor(openaiGeneratorFrom(params), { retries: params.retries }),
+};
+
+export const openaiClaimChecker: RegistryEntry<z.infer<typeof OpenAIClaimCheckerParams>, ClaimChecker, void> = {
+  name: 'openai',
+  description: 'The LLM claim checker on an OpenAI-compatible endpoint given inline (OpenAI generator params; httpRetries for HTTP, retries for unreadable replies, claimsPerCall).',
+  params: OpenAIClaimCheckerParams,
+  create: (params) => createLlmClaimChecker(openaiGeneratorFrom(params), { retries: params.retries, claimsPerCall: params.claimsPerCall }),
+};

@@ -1,0 +1,49 @@
+import type { ClaimLabel } from '../types.js';
+
+/** Tokens one call (or several, retries included) used; `estimated` where the endpoint reported none. */
+export interface CallUsage {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  estimated: boolean;
+}
+
+export interface ClaimCallOptions {
+  signal?: AbortSignal;
+}
+
+/** What an extraction gave: the claims, or why there are none (never an empty list in place of a failure). */
+export type ExtractionOutcome = ({ ok: true; claims: string[] } | { ok: false; error: string }) & { usage: CallUsage };
+
+/** What a check gave: one label per claim, in order, or why it could not be made. */
+export type CheckOutcome = ({ ok: true; labels: ClaimLabel[] } | { ok: false; error: string }) & { usage: CallUsage };
+
+/**
+ * Turns a text (an answer, or a gold reference) into self-contained claims. An LLM extractor or the
+ * offline stand-in (sentences); an endpoint that is down throws ServiceUnavailableError (the run
+ * stops, resumable), any other failure after retries is an `ok: false` outcome.
+ */
+export interface ClaimExtractor {
+  readonly name: string;
+  /** True for an offline stand-in (declared as such in the output). */
+  readonly standIn: boolean;
+  /** Identifies what the extractor would answer (model, prompt version, params): part of every cache key. */
+  readonly fingerprint: string;
+  describe(): Record<string, unknown>;
+  extract(input: { question: string; text: string; role: 'response' | 'reference' }, options?: ClaimCallOptions): Promise<ExtractionOutcome>;
+}
+
+/**
+ * Labels claims against one text (a passage, the gold answer, the response): RAGChecker's checker,
+ * up to `claimsPerCall` claims per call, told not to use its own knowledge. Labels are parsed
+ * strictly; an unparseable output is retried, then reported as `ok: false` — never read as neutral.
+ */
+export interface ClaimChecker {
+  readonly name: string;
+  readonly standIn: boolean;
+  readonly fingerprint: string;
+  /** Most claims one call labels (RAGChecker: 5). */
+  readonly claimsPerCall: number;
+  describe(): Record<string, unknown>;
+  check(input: { claims: string[]; text: string; question: string }, options?: ClaimCallOptions): Promise<CheckOutcome>;
+}

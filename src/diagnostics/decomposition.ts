@@ -1,0 +1,76 @@
+import type { RunItemRecord } from '../experiment/records.js';
+import { goldRankBucket } from './evidence.js';
+import { EVIDENCE_STATUSES, GOLD_RANK_BUCKETS, type Decomposition, type Evidence } from './types.js';
+
+const OUTCOMES = ['helped', 'hurt', 'unchanged'] as const;
+type Outcome = (typeof OUTCOMES)[number];
+
+/** Helped when the paired difference reaches +δ, hurt at −δ or below, unchanged in between. */
+export function outcomeOf(diff: number, delta: number): Outcome {
+  return diff >= delta ? 'helped' : diff <= -delta ? 'hurt' : 'unchanged';
+}
+
+/** The default δ: 10 points on the 0–100 scores, 0.1 on metrics on 0–1 (ROUGE-L of `reference` items). */
+export function defaultDelta(metric: string): number {
+  return metric === 'rougeL' ? 0.1 : 10;
+}
+
+export interface PairedItem {
+  itemKey: string;
+  diff: number;
+  evidence?: Evidence;
+}
+
+/** The items both the condition and the baseline scored, with the condition's evidence for each. */
+export function pairedItems(condition: RunItemRecord[], baseline: RunItemRecord[], evidenceOf: (record: RunItemRecord) => Evidence | undefined): PairedItem[] {
+  const scored = (r: RunItemRecord) => r.score.status === 'scored' && r.score.score !== null;
+  const base = new Map(baseline.filter(scored).map((r) => [`${r.benchmark}:${r.itemId}`, r.score.score!]));
+  const out: PairedItem[] = [];
+  for (const r of [...condition].sort((a, b) => (a.key < b.key ? -1 : 1))) {
+    if (!scored(r)) continue;
+    const b = base.get(`${r.benchmark}:${r.itemId}`);
+    if (b === undefined) continue;
+    const evidence = evidenceOf(r);
+    out.push({ itemKey: `${r.benchmark}:${r.itemId}`, diff: r.score.score! - b, ...(evidence ? { evidence } : {}) });
+  }
+  return out;
+}
+
+/**
+ * The help/hurt decomposition of a condition's mean paired difference: each item is helped, hurt or
+ * unchanged, and a group's contribution is the sum of its differences ÷ n, so the three
+ * contributions add up to the mean difference exactly. Items with gold evidence are further split
+ * by where the evidence ended up and by the best rank gold was retrieved at.
+ */
+export function decompose(items: PairedItem[], options: { baseline: string; delta: number }): Decomposition {
+  const n = items.length;
+  const share = () => ({ n: 0, contribution: 0 });
+  const groups = { helped: share(), hurt: share(), unchanged: share() };
+  const withGold = items.some((item) => item.evidence);
+  const byEvidence = Object.fromEntries(OUTCOMES.map((o) => [o, Object.fromEntries(EVIDENCE_STATUSES.map((s) => [s, share()]))])) as NonNullable<Decomposition['byEvidence']>;
+  const byGoldRank = Object.fromEntries(OUTCOMES.map((o) => [o, Object.fromEntries(GOLD_RANK_BUCKETS.map((b) => [b, share()]))])) as NonNullable<Decomposition['byGoldRank']>;
+  let sum = 0;
+  for (const item of items) {
+    const outcome = outcomeOf(item.diff, options.delta);
+    const part = item.diff / n;
+    sum += item.diff;
+    groups[outcome].n++;
+    groups[outcome].contribution += part;
+    if (item.evidence) {
+      byEvidence[outcome]![item.evidence.status]!.n++;
+      byEvidence[outcome]![item.evidence.status]!.contribution += part;
+      const bucket = goldRankBucket(item.evidence.bestRank);
+      byGoldRank[outcome]![bucket]!.n++;
+      byGoldRank[outcome]![bucket]!.contribution += part;
+    }
+  }
+  return {
+    baseline: options.baseline,
+    delta: options.delta,
+    n,
+    meanDiff: n ? sum / n : null,
+    ...groups,
+    byEvidence: withGold ? byEvidence : null,
+    byGoldRank: withGold ? byGoldRank : null,
+  };
+}

@@ -1,0 +1,347 @@
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import pLimit from 'p-limit';
+import { benchmarks } from '../benchmarks/registry.js';
+import type { BenchmarkItem } from '../benchmarks/types.js';
+import type { ExperimentConfig } from '../config/experiment.js';
+import { applyOverrides } from '../config/load.js';
+import { formatZodIssues } from '../config/errors.js';
+import { ConfigError, InterruptedError, ServiceUnavailableError } from '../errors.js';
+import { createMethod } from '../methods/registry.js';
+import { planConditions, retrieversOf } from '../experiment/plan.js';
+import type { RunItemRecord } from '../experiment/records.js';
+import type { RunSummary } from '../experiment/summary.js';
+import { assertRunDirectory, ensureFileExists, readRunRecords, runFile } from '../experiment/runDirectory.js';
+import { atomicWrite, atomicWriteJson, removeStaleTempFiles } from '../io/atomicWrite.js';
+import { JsonlAppender } from '../io/jsonl.js';
+import { createProgress } from '../progress/progress.js';
+import { createRetrieverContext } from '../retrieval/registry.js';
+import type { Retriever } from '../retrieval/types.js';
+import { createRetrieverWithRerank } from '../rerank/rerankedRetriever.js';
+import { validateExperimentConfig } from '../config/load.js';
+import { claimCheckers, claimExtractors } from './claims/registry.js';
+import type { ClaimChecker, ClaimExtractor } from './claims/types.js';
+import { DiagnosticsConfigSchema, type DiagnosticsConfig } from './config.js';
+import { diagnoseItem, LabelService, type DiagnosisContext } from './diagnoseItem.js';
+import { LabelStore } from './labelStore.js';
+import { hybridPairScorer, lexicalPairScorer, relevancePairScorer, type PairScorer } from './prefilter.js';
+import { diagnosticsFile, readDiagnosticsLines, recordFingerprint, type DiagnosticsLine, type DiagnosticsState } from './runFiles.js';
+
+export interface DiagnoseOptions {
+  /** Diagnostics settings to use instead of the run config's `diagnostics:` section. */
+  config?: DiagnosticsConfig;
+  /** `--set path=value` over the settings (`prefilter=none`, `checker.name=openai`, also with a `diagnostics.` prefix). */
+  overrides?: string[];
+  log?: (line: string) => void;
+  progress?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface DiagnoseResult {
+  runDir: string;
+  /** The run's summary with the diagnostics (as written to summary.json). */
+  summary: RunSummary;
+  reportPath: string;
+  /** Answers with a current diagnosis, of the answers to diagnose. */
+  diagnosed: number;
+  toDiagnose: number;
+  /** Diagnosed in this invocation. */
+  newlyDiagnosed: number;
+}
+
+/** Where the claim models come from when the settings name none: the run's judge endpoint, or the offline stand-ins. */
+export function defaultClaimModels(config: ExperimentConfig): { extractor: Record<string, unknown> & { name: string }; checker: Record<string, unknown> & { name: string } } {
+  const judge = config.judge;
+  if (judge?.name === 'llm' && judge.generator && typeof judge.generator === 'object') {
+    return { extractor: { name: 'llm', generator: judge.generator }, checker: { name: 'llm', generator: judge.generator } };
+  }
+  return { extractor: { name: 'sentences' }, checker: { name: 'lexical' } };
+}
+
+/** The run's diagnostics settings: its config's section (or the given one), `--set` applied, validated. */
+export function resolveDiagnosticsConfig(config: ExperimentConfig, options: Pick<DiagnoseOptions, 'config' | 'overrides'> = {}): DiagnosticsConfig {
+  const base = structuredClone(options.config ?? config.diagnostics ?? {});
+  const overrides = (options.overrides ?? []).map((o) => o.replace(/^diagnostics\./, ''));
+  const raw = applyOverrides(base, overrides);
+  const parsed = DiagnosticsConfigSchema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(`diagnostics: ${formatZodIssues(parsed.error, 'diagnostics')}`);
+  return parsed.data;
+}
+
+/** The conditions a config's grid has, in order (no stage is built: methods are created to ask whether they retrieve). */
+export async function plannedConditionNames(config: ExperimentConfig): Promise<string[]> {
+  const { strategySpecs } = await import('../experiment/plan.js');
+  const retrieves = new Map<string, boolean>();
+  for (const { spec, path } of strategySpecs(config)) retrieves.set(path, (await createMethod(spec, path)).usesRetrieval);
+  return planConditions(config, (_spec, path) => retrieves.get(path) ?? false).map((c) => c.name);
+}
+
+/**
+ * Checks diagnostics settings against a run's conditions and the registries, before any call:
+ * an unknown baseline or condition, an unknown extractor or checker, or one that cannot run (a
+ * missing API key variable) is a ConfigError naming the field.
+ */
+export async function prepareDiagnostics(
+  config: ExperimentConfig,
+  settings: DiagnosticsConfig,
+  conditions: string[],
+): Promise<{ extractor: ClaimExtractor; checker: ClaimChecker; baseline: string }> {
+  const baseline = settings.baseline ?? config.scoring.baseline;
+  if (!conditions.includes(baseline)) {
+    throw new ConfigError(`diagnostics.baseline: unknown condition "${baseline}" (this run's conditions: ${conditions.join(', ')})`);
+  }
+  for (const [i, name] of (settings.conditions ?? []).entries()) {
+    if (!conditions.includes(name)) throw new ConfigError(`diagnostics.conditions[${i}]: unknown condition "${name}" (this run's conditions: ${conditions.join(', ')})`);
+  }
+  const defaults = defaultClaimModels(config);
+  const extractor = await claimExtractors.create(settings.extractor ?? defaults.extractor, undefined, 'diagnostics.extractor');
+  const checker = await claimCheckers.create(settings.checker ?? defaults.checker, undefined, 'diagnostics.checker');
+  return { extractor, checker, baseline };
+}
+
+async function loadItems(config: ExperimentConfig): Promise<Map<string, BenchmarkItem>> {
+  const specs = config.benchmarks ? config.benchmarks.map((spec, i) => ({ spec, path: `benchmarks[${i}]` })) : [{ spec: config.benchmark!, path: 'benchmark' }];
+  const items = new Map<string, BenchmarkItem>();
+  for (const { spec, path } of specs) {
+    const benchmark = await benchmarks.create(spec, undefined, path);
+    for (const item of await benchmark.load()) items.set(`${item.benchmark}:${item.id}`, item);
+  }
+  return items;
+}
+
+/**
+ * The prefilter's scorer for each retriever of the run: its relevance (the index's embedder, or
+ * BM25) when the settings ask for it and the retriever has one, lexical overlap otherwise (with the
+ * reason, recorded in diagnostics.json).
+ */
+async function openScorers(config: ExperimentConfig, settings: DiagnosticsConfig, labels: Set<string>): Promise<{ scorers: Map<string, PairScorer>; described: Record<string, string>; close: () => Promise<void> }> {
+  const scorers = new Map<string, PairScorer>();
+  const described: Record<string, string> = {};
+  const opened: Retriever[] = [];
+  const context = createRetrieverContext({ seed: config.seed });
+  for (const planned of retrieversOf(config)) {
+    if (!labels.has(planned.label)) continue;
+    if (settings.prefilter === 'lexical' || settings.prefilter === 'none') {
+      scorers.set(planned.label, lexicalPairScorer());
+      described[planned.label] = settings.prefilter === 'none' ? 'none (all pairs)' : 'lexical';
+      continue;
+    }
+    let retriever: Retriever | undefined;
+    try {
+      retriever = await createRetrieverWithRerank(planned.spec, context, planned.path);
+      opened.push(retriever);
+    } catch (error) {
+      scorers.set(planned.label, lexicalPairScorer());
+      described[planned.label] = `lexical (the retriever could not be opened: ${(error as Error).message.split('\n')[0]})`;
+      continue;
+    }
+    if (retriever.relevance) {
+      const r = retriever;
+      const relevance = (query: string, texts: string[]) => r.relevance!(query, texts);
+      scorers.set(planned.label, settings.prefilter === 'hybrid' ? hybridPairScorer(relevance) : relevancePairScorer(relevance));
+      described[planned.label] = settings.prefilter === 'hybrid' ? `hybrid (lexical coverage, ${retriever.name} relevance between equals)` : `relevance (${retriever.name})`;
+    } else {
+      scorers.set(planned.label, lexicalPairScorer());
+      described[planned.label] = `lexical (${retriever.name} has no relevance score)`;
+    }
+  }
+  return { scorers, described, close: async () => { for (const r of opened) await r.close().catch(() => {}); } };
+}
+
+const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32);
+
+/**
+ * Diagnoses a run directory: every scored answer of the chosen conditions gets its claims, label
+ * matrices, metrics and evidence (appended to diagnostics.jsonl as it finishes; every extraction
+ * and label cached), then items.jsonl, summary.json, summary.csv and report.html are rewritten with
+ * the diagnostics. No answer is generated again. Interrupted (signal, kill -9) or stopped by an
+ * endpoint that is down (ServiceUnavailableError, exit 3), it resumes where it stopped; answers with
+ * failed checks are diagnosed again on the next call (the successful labels come from the cache).
+ */
+export async function diagnoseRun(runDirInput: string, options: DiagnoseOptions = {}): Promise<DiagnoseResult> {
+  const log = options.log ?? (() => {});
+  const runDir = resolve(runDirInput);
+  assertRunDirectory(runDir);
+  await removeStaleTempFiles(runDir);
+  const config = validateExperimentConfig(JSON.parse(await readFile(runFile(runDir, 'config'), 'utf8')), runFile(runDir, 'config'));
+  const manifest = JSON.parse(await readFile(runFile(runDir, 'manifest'), 'utf8').catch(() => '{}')) as Record<string, unknown>;
+  const records = await readRunRecords(runDir);
+  const conditions = Array.isArray(manifest.conditions) && manifest.conditions.length ? (manifest.conditions as string[]) : await plannedConditionNames(config);
+  const settings = resolveDiagnosticsConfig(config, options);
+  const { extractor, checker, baseline } = await prepareDiagnostics(config, settings, conditions);
+
+  const wanted = settings.conditions ? new Set(settings.conditions) : undefined;
+  const scored = records.filter((r) => r.score.status === 'scored' && r.response !== null && (!wanted || wanted.has(r.condition) || r.condition === baseline));
+  const items = await loadItems(config);
+  for (const r of scored) {
+    if (!items.has(`${r.benchmark}:${r.itemId}`)) {
+      throw new ConfigError(`${runFile(runDir, 'items')}: record ${r.key}: its question is not in the run's benchmark any more (was the benchmark file changed?); diagnostics need the item's gold`);
+    }
+  }
+  const retrieverLabels = new Set(scored.flatMap((r) => (r.retriever ? [r.retriever] : [])));
+  const { scorers, described, close } = await openScorers(config, settings, retrieverLabels);
+  const store = new LabelStore(settings.cache ? resolve(settings.cache) : diagnosticsFile(runDir, 'cache'));
+  try {
+    const settingsFingerprint = hash([extractor.fingerprint, checker.fingerprint, checker.claimsPerCall, settings.prefilter, settings.topChunks, described]);
+    const startedAt = new Date().toISOString();
+    const state: DiagnosticsState = {
+      fingerprint: settingsFingerprint,
+      settings: {
+        baseline,
+        delta: settings.delta ?? null,
+        prefilter: settings.prefilter,
+        topChunks: settings.topChunks,
+        extractor: extractor.describe(),
+        checker: checker.describe(),
+        scorers: described,
+        conditions: settings.conditions ?? null,
+      },
+      complete: false,
+      startedAt,
+      finishedAt: null,
+    };
+    await atomicWriteJson(diagnosticsFile(runDir, 'state'), state);
+
+    await ensureFileExists(diagnosticsFile(runDir, 'records'));
+    const existing = await readDiagnosticsLines(runDir, { repair: true });
+    const current = (r: RunItemRecord) => {
+      const line = existing.get(r.key);
+      return line !== undefined && line.fingerprint === recordFingerprint(settingsFingerprint, r) && line.diagnostics.failed.length === 0;
+    };
+    const todo = scored.filter((r) => !current(r));
+    log(`hisrag diagnose ${runDir}: ${scored.length} answers, ${scored.length - todo.length} already diagnosed, ${todo.length} to go`);
+    log(`claim extractor: ${extractor.name}${extractor.standIn ? ` (${String(extractor.describe().standIn)})` : ''}`);
+    log(`claim checker: ${checker.name}${checker.standIn ? ` (${String(checker.describe().standIn)})` : ''}, ${checker.claimsPerCall} claims per call`);
+    log(`prefilter: ${settings.prefilter}${settings.prefilter === 'none' ? ' (all pairs, as RAGChecker)' : `, top ${settings.topChunks} passages per claim`}; ${Object.entries(described).map(([label, how]) => `${label}: ${how}`).join('; ') || 'no retrievers'}`);
+
+    const byItem = new Map<string, { all: RunItemRecord[]; todo: RunItemRecord[] }>();
+    for (const r of scored) {
+      const key = `${r.benchmark}:${r.itemId}`;
+      const entry = byItem.get(key) ?? { all: [], todo: [] };
+      entry.all.push(r);
+      byItem.set(key, entry);
+    }
+    for (const r of todo) byItem.get(`${r.benchmark}:${r.itemId}`)!.todo.push(r);
+
+    const signal = options.signal;
+    const context: DiagnosisContext = {
+      extractor,
+      checker,
+      store,
+      settings: { prefilter: settings.prefilter, topChunks: settings.topChunks },
+      scorerFor: (record) => scorers.get(record.retriever ?? '') ?? lexicalPairScorer(),
+      ...(signal ? { signal } : {}),
+    };
+    const labels = new LabelService(context);
+    const progress = createProgress({ label: 'diagnoses', total: todo.length, silent: !options.progress });
+    const appender = await JsonlAppender.open(diagnosticsFile(runDir, 'records'));
+    let chain: Promise<void> = Promise.resolve();
+    const fresh = new Map<string, DiagnosticsLine>();
+    let stop = false;
+    let fatal: unknown;
+    let withFailures = 0;
+    const limit = pLimit(settings.concurrency);
+    try {
+      await Promise.allSettled(
+        [...byItem.entries()]
+          .filter(([, entry]) => entry.todo.length > 0)
+          .map(([itemKey, entry]) =>
+            limit(async () => {
+              if (stop || signal?.aborted) return;
+              try {
+                const diagnosed = await diagnoseItem(items.get(itemKey)!, entry.all, entry.todo, context, labels);
+                const lines: DiagnosticsLine[] = [];
+                for (const r of entry.todo) {
+                  const diagnostics = diagnosed.get(r.key);
+                  if (!diagnostics) continue;
+                  if (diagnostics.failed.length) withFailures++;
+                  lines.push({ key: r.key, fingerprint: recordFingerprint(settingsFingerprint, r), diagnostics });
+                }
+                for (const line of lines) fresh.set(line.key, line);
+                chain = chain.then(() => appender.append(lines));
+                await chain;
+                progress.tick(lines.length, { 'failed checks': withFailures });
+              } catch (error) {
+                if (signal?.aborted) return;
+                fatal ??= error;
+                stop = true;
+              }
+            }),
+          ),
+      );
+    } finally {
+      await chain;
+      await appender.close();
+      progress.stop();
+    }
+    const lines = new Map([...existing, ...fresh]);
+    const diagnosedNow = scored.filter((r) => {
+      const line = lines.get(r.key);
+      return line !== undefined && line.fingerprint === recordFingerprint(settingsFingerprint, r);
+    });
+    const done = diagnosedNow.length;
+    const failedChecks = diagnosedNow.filter((r) => lines.get(r.key)!.diagnostics.failed.length > 0).length;
+    const hint = `${done}/${scored.length} answers diagnosed in ${runDir}; finish with: hisrag diagnose ${runDir}`;
+    if (fatal) {
+      await atomicWriteJson(diagnosticsFile(runDir, 'state'), { ...state, totals: { diagnosed: done, withFailedChecks: failedChecks, toDiagnose: scored.length } });
+      if (fatal instanceof ServiceUnavailableError || fatal instanceof Error) (fatal as Error).message += `\n(${hint})`;
+      throw fatal;
+    }
+    if (signal?.aborted || done < scored.length) {
+      await atomicWriteJson(diagnosticsFile(runDir, 'state'), { ...state, totals: { diagnosed: done, withFailedChecks: failedChecks, toDiagnose: scored.length } });
+      if (signal?.aborted) throw new InterruptedError(`interrupted; ${hint}`);
+    }
+    const finished: DiagnosticsState = { ...state, complete: true, finishedAt: new Date().toISOString(), totals: { diagnosed: done, withFailedChecks: failedChecks, toDiagnose: scored.length } };
+    await atomicWriteJson(diagnosticsFile(runDir, 'state'), finished);
+    await mergeIntoItems(runDir, settingsFingerprint, lines, log);
+    if (failedChecks > 0) log(`${failedChecks} answers have failed checks (their affected metrics are left out and counted); run hisrag diagnose ${runDir} again to retry them`);
+    // The one writer of summary.json, summary.csv and report.html after a run (the results API attaches the diagnoses).
+    const { regenerateReport } = await import('../experiment/runner.js');
+    const { summary, reportPath } = await regenerateReport(runDir);
+    return { runDir, summary, reportPath, diagnosed: done, toDiagnose: scored.length, newlyDiagnosed: fresh.size };
+  } finally {
+    store.close();
+    await close();
+  }
+}
+
+/**
+ * Writes each record's current diagnosis into items.jsonl itself (`diagnostics` on the record's last
+ * line), atomically; a record without a current one loses a stale copy. When items.jsonl changes
+ * while this runs (a run still appending answers), the merge is left for the next diagnosis: the
+ * results API reads diagnostics.jsonl either way.
+ */
+async function mergeIntoItems(runDir: string, settingsFingerprint: string, lines: Map<string, DiagnosticsLine>, log: (line: string) => void): Promise<void> {
+  const path = runFile(runDir, 'items');
+  const before = await stat(path);
+  const text = await readFile(path, 'utf8');
+  const rows = text.split('\n');
+  const lastIndex = new Map<string, number>();
+  const parsed = rows.map((row, i) => {
+    if (!row.trim()) return undefined;
+    try {
+      const value = JSON.parse(row) as RunItemRecord;
+      lastIndex.set(value.key, i);
+      return value;
+    } catch {
+      return undefined; // a torn last line stays as it is
+    }
+  });
+  const out = rows.map((row, i) => {
+    const value = parsed[i];
+    if (!value) return row;
+    const { diagnostics: _old, ...rest } = value;
+    const line = lines.get(value.key);
+    if (lastIndex.get(value.key) === i && line && line.fingerprint === recordFingerprint(settingsFingerprint, value as RunItemRecord)) {
+      return JSON.stringify({ ...rest, diagnostics: line.diagnostics });
+    }
+    return _old === undefined ? row : JSON.stringify(rest);
+  });
+  const now = await stat(path);
+  if (now.size !== before.size || now.mtimeMs !== before.mtimeMs) {
+    log(`items.jsonl changed while diagnosing (a run still answering?): diagnostics stay in diagnostics.jsonl; run hisrag diagnose again when it is done`);
+    return;
+  }
+  await atomicWrite(path, out.join('\n'));
+}

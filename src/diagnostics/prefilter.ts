@@ -1,0 +1,80 @@
+import { contentKeys } from '../scoring/judges/lexical.js';
+import { lexicalCoverage } from './claims/standIns.js';
+
+/** Scores claims against passages for the prefilter: the retriever's own relevance, or lexical overlap. */
+export interface PairScorer {
+  /** `relevance` (the condition's retriever: its embedder, or BM25), `lexical`, or `hybrid` (lexical first, relevance between equals). */
+  readonly kind: 'relevance' | 'lexical' | 'hybrid';
+  /** One row per claim, one score per passage. */
+  score(claims: string[], passages: string[]): Promise<number[][]>;
+}
+
+export function lexicalPairScorer(): PairScorer {
+  return {
+    kind: 'lexical',
+    async score(claims, passages) {
+      const keys = passages.map((text) => contentKeys(text));
+      return claims.map((claim) => keys.map((k) => lexicalCoverage(claim, k)));
+    },
+  };
+}
+
+export function relevancePairScorer(relevance: (query: string, texts: string[]) => Promise<number[]>): PairScorer {
+  return {
+    kind: 'relevance',
+    async score(claims, passages) {
+      const rows: number[][] = [];
+      for (const claim of claims) rows.push(passages.length ? await relevance(claim, passages) : []);
+      return rows;
+    },
+  };
+}
+
+/**
+ * Lexical coverage first (a passage must share a claim's names, dates and offices to state it), the
+ * retriever's relevance between passages of equal coverage; scores are combined so that sorting by
+ * them sorts by (coverage, relevance).
+ */
+export function hybridPairScorer(relevance: (query: string, texts: string[]) => Promise<number[]>): PairScorer {
+  const lexical = lexicalPairScorer();
+  const dense = relevancePairScorer(relevance);
+  return {
+    kind: 'hybrid',
+    async score(claims, passages) {
+      const coverage = await lexical.score(claims, passages);
+      const rel = await dense.score(claims, passages);
+      return coverage.map((row, i) => {
+        const r = rel[i]!;
+        const lo = Math.min(...r);
+        const span = Math.max(...r) - lo || 1;
+        // Coverage is a share of at most a few hundred keys: steps of ≥ 1e-3; relevance, scaled to [0, 1e-4], only orders ties.
+        return row.map((c, j) => (c > 0 ? c + 1e-4 * ((r[j]! - lo) / span) : 0));
+      });
+    },
+  };
+}
+
+/**
+ * The passages each claim is checked against: all of them (`none`: RAGChecker's all pairs), or the
+ * claim's best `top` passages by the scorer (ties by prompt order). Under lexical or hybrid scoring
+ * a passage sharing no content with the claim is never sent: it cannot state the claim's names and dates.
+ */
+export async function selectPairs(
+  claims: string[],
+  passages: string[],
+  options: { mode: 'hybrid' | 'relevance' | 'lexical' | 'none'; top: number; scorer: PairScorer },
+): Promise<number[][]> {
+  if (options.mode === 'none' || passages.length <= options.top) {
+    if (options.mode !== 'none' && options.scorer.kind !== 'relevance') {
+      const scores = await options.scorer.score(claims, passages);
+      return scores.map((row) => row.flatMap((s, j) => (s > 0 ? [j] : [])));
+    }
+    return claims.map(() => passages.map((_, j) => j));
+  }
+  const scores = await options.scorer.score(claims, passages);
+  return scores.map((row) => {
+    const order = row.map((s, j) => ({ s, j })).filter(({ s }) => options.scorer.kind === 'relevance' || s > 0);
+    order.sort((a, b) => b.s - a.s || a.j - b.j);
+    return order.slice(0, options.top).map(({ j }) => j).sort((a, b) => a - b);
+  });
+}

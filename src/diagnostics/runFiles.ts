@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, stat, truncate } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { formatZodIssues } from '../config/errors.js';
+import { DataFileError } from '../errors.js';
+import type { RunItemRecord } from '../experiment/records.js';
+import { RecordDiagnosticsSchema, type RecordDiagnostics } from './types.js';
+
+/** The diagnostics stage's files in a run directory. */
+export const DIAGNOSTICS_FILES = {
+  /** The settings of the last diagnosis and its totals. */
+  state: 'diagnostics.json',
+  /** One line per diagnosed answer, appended as each finishes: what a resumed diagnosis keeps. */
+  records: 'diagnostics.jsonl',
+  /** Every extraction and label (SQLite), unless `diagnostics.cache` names another file. */
+  cache: 'diagnostics-cache.sqlite',
+} as const;
+
+export const diagnosticsFile = (runDir: string, name: keyof typeof DIAGNOSTICS_FILES) => join(runDir, DIAGNOSTICS_FILES[name]);
+
+export const DiagnosticsStateSchema = z.object({
+  /** Identifies what the per-answer diagnoses depend on (extractor, checker, prefilter): lines of another fingerprint are redone. */
+  fingerprint: z.string(),
+  settings: z.object({
+    baseline: z.string(),
+    delta: z.number().nullable(),
+    prefilter: z.enum(['hybrid', 'relevance', 'lexical', 'none']),
+    topChunks: z.number().int().positive(),
+    extractor: z.record(z.string(), z.unknown()),
+    checker: z.record(z.string(), z.unknown()),
+    /** The prefilter's scorer per retriever label: `relevance` or `lexical` (and why, where it fell back). */
+    scorers: z.record(z.string(), z.string()),
+    conditions: z.array(z.string()).nullable(),
+  }),
+  complete: z.boolean(),
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  totals: z.object({ diagnosed: z.number().int(), withFailedChecks: z.number().int(), toDiagnose: z.number().int() }).optional(),
+});
+export type DiagnosticsState = z.infer<typeof DiagnosticsStateSchema>;
+
+export const DiagnosticsLineSchema = z.object({
+  key: z.string(),
+  fingerprint: z.string(),
+  diagnostics: RecordDiagnosticsSchema,
+});
+export type DiagnosticsLine = z.infer<typeof DiagnosticsLineSchema>;
+
+/** What one answer's diagnosis depends on: the settings and the answer (response, passages, question). */
+export function recordFingerprint(settingsFingerprint: string, record: RunItemRecord): string {
+  return createHash('sha256')
+    .update(JSON.stringify([settingsFingerprint, record.key, record.question, record.response?.text ?? null, record.contextIds, record.retrieved.map((c) => [c.id, c.rank])]))
+    .digest('hex')
+    .slice(0, 32);
+}
+
+export async function readDiagnosticsState(runDir: string): Promise<DiagnosticsState | undefined> {
+  const path = diagnosticsFile(runDir, 'state');
+  if (!existsSync(path)) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(path, 'utf8'));
+  } catch {
+    throw new DataFileError(`${path}: not valid JSON`);
+  }
+  const parsed = DiagnosticsStateSchema.safeParse(value);
+  if (!parsed.success) throw new DataFileError(`${path}: ${formatZodIssues(parsed.error)}`);
+  return parsed.data;
+}
+
+/**
+ * Reads diagnostics.jsonl; the last line of a key wins. A kill can leave a torn last line: with
+ * `repair` it is cut off (the resumed diagnosis appends after the last whole line), without it it
+ * is ignored. A bad line anywhere else is an error naming file and line.
+ */
+export async function readDiagnosticsLines(runDir: string, options: { repair?: boolean } = {}): Promise<Map<string, DiagnosticsLine>> {
+  const path = diagnosticsFile(runDir, 'records');
+  const out = new Map<string, DiagnosticsLine>();
+  if (!existsSync(path)) return out;
+  const text = await readFile(path, 'utf8');
+  let offset = 0;
+  let lineNo = 0;
+  let goodBytes = 0;
+  while (offset < text.length) {
+    const nl = text.indexOf('\n', offset);
+    const line = nl === -1 ? text.slice(offset) : text.slice(offset, nl);
+    const next = nl === -1 ? text.length : nl + 1;
+    lineNo++;
+    if (nl === -1) break; // cut short mid-append
+    if (line.trim()) {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        throw new DataFileError(`${path}:${lineNo}: not valid JSON`);
+      }
+      const parsed = DiagnosticsLineSchema.safeParse(value);
+      if (!parsed.success) throw new DataFileError(`${path}:${lineNo}: ${formatZodIssues(parsed.error)}`);
+      out.set(parsed.data.key, parsed.data);
+    }
+    goodBytes += Buffer.byteLength(text.slice(offset, next), 'utf8');
+    offset = next;
+  }
+  if (options.repair) {
+    const size = (await stat(path)).size;
+    if (goodBytes < size) await truncate(path, goodBytes);
+  }
+  return out;
+}
+
+/**
+ * The records with the diagnosis that belongs to each: the line of diagnostics.jsonl whose
+ * fingerprint matches the record as it is now (a record answered again after its diagnosis gets
+ * none until it is diagnosed again).
+ */
+export function attachDiagnostics(records: RunItemRecord[], state: DiagnosticsState, lines: Map<string, DiagnosticsLine>): RunItemRecord[] {
+  return records.map((record) => {
+    const line = lines.get(record.key);
+    const { diagnostics: _stale, ...rest } = record;
+    if (line && line.fingerprint === recordFingerprint(state.fingerprint, record)) return { ...rest, diagnostics: line.diagnostics as RecordDiagnostics };
+    return rest;
+  });
+}

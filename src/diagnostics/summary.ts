@@ -1,0 +1,86 @@
+import type { RunItemRecord } from '../experiment/records.js';
+import { seedFor, type RunSummary } from '../experiment/summary.js';
+import { summarizeScores } from '../scoring/bootstrap.js';
+import { decompose, defaultDelta, pairedItems } from './decomposition.js';
+import { CLAIM_METRICS, type CellDiagnostics, type ClaimMetric, type MetricMean, type RecordDiagnostics } from './types.js';
+
+/** The diagnostics settings the summary needs (stored in the run directory's diagnostics.json). */
+export interface DiagnosticsSummarySettings {
+  baseline: string;
+  /** null: the default for the cell's metric. */
+  delta: number | null;
+}
+
+type Diagnosed = RunItemRecord & { diagnostics?: RecordDiagnostics };
+
+/** Mean ×100 of one metric over a cell's diagnosed answers, with a bootstrap CI and the answers that could not get it. */
+function metricMean(records: Diagnosed[], metric: ClaimMetric, resamples: number, seed: number): MetricMean | undefined {
+  const values: number[] = [];
+  let failed = 0;
+  let present = false;
+  for (const r of records) {
+    const metrics = r.diagnostics?.metrics;
+    if (!metrics || !(metric in metrics)) continue;
+    present = true;
+    const value = metrics[metric];
+    if (value === null || value === undefined) failed++;
+    else values.push(100 * value);
+  }
+  if (!present) return undefined;
+  if (values.length === 0) return { mean: null, ciLow: null, ciHigh: null, n: 0, failed };
+  const s = summarizeScores(values, { resamples, seed });
+  return { mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh, n: values.length, failed };
+}
+
+/**
+ * Adds `diagnostics` to every cell of a run summary: the help/hurt decomposition against the
+ * baseline (from scores and each answer's recorded evidence), and the claim metrics' means ×100
+ * with bootstrap CIs (RAGChecker aggregates per answer, then averages), with the checker's calls
+ * beside RAGChecker's all-pairs calls. Depends only on the records, like the rest of the summary.
+ */
+export function addDiagnosticsToSummary(summary: RunSummary, records: Diagnosed[], settings: DiagnosticsSummarySettings): RunSummary {
+  const byCell = new Map<string, Diagnosed[]>();
+  for (const r of [...records].sort((a, b) => (a.key < b.key ? -1 : 1))) {
+    const key = `${r.model}\u0000${r.condition}`;
+    byCell.set(key, [...(byCell.get(key) ?? []), r]);
+  }
+  const { resamples, seed } = summary.bootstrap;
+  const cells = summary.cells.map((cell) => {
+    const list = byCell.get(`${cell.model}\u0000${cell.condition}`) ?? [];
+    const baseline = byCell.get(`${cell.model}\u0000${settings.baseline}`);
+    const decomposition =
+      cell.condition === settings.baseline || !baseline
+        ? null
+        : decompose(pairedItems(list, baseline, (r) => r.diagnostics?.evidence), { baseline: settings.baseline, delta: settings.delta ?? defaultDelta(cell.metric) });
+    const diagnosed = list.filter((r) => r.diagnostics);
+    const claims: CellDiagnostics['claims'] = {};
+    for (const metric of CLAIM_METRICS) {
+      const m = metricMean(diagnosed, metric, resamples, seedFor(seed, `${cell.model}|${cell.condition}|diagnostics|${metric}`));
+      if (m) claims[metric] = m;
+    }
+    const costs = diagnosed.map((r) => r.diagnostics!.diagnosticsCost);
+    const total = (pick: (c: (typeof costs)[number]) => number) => costs.reduce((n, c) => n + pick(c), 0);
+    const diagnostics: CellDiagnostics = {
+      decomposition,
+      claims,
+      diagnosed: diagnosed.length,
+      checkerCalls: costs.length ? total((c) => c.checkerCalls) / costs.length : null,
+      allPairsCalls: costs.length ? total((c) => c.allPairsCalls) / costs.length : null,
+      diagnosticsCost: costs.length
+        ? {
+            extractorCalls: total((c) => c.extractorCalls),
+            checkerCalls: total((c) => c.checkerCalls),
+            checkerCallsSent: total((c) => c.checkerCallsSent),
+            allPairsCalls: total((c) => c.allPairsCalls),
+            pairsChecked: total((c) => c.pairsChecked),
+            pairsSkipped: total((c) => c.pairsSkipped),
+            promptTokens: total((c) => c.promptTokens),
+            completionTokens: total((c) => c.completionTokens),
+            estimatedTokens: costs.some((c) => c.estimatedTokens),
+          }
+        : null,
+    };
+    return { ...cell, diagnostics };
+  });
+  return { ...summary, cells };
+}
