@@ -68,6 +68,15 @@ export { scoreItem } from './scoring/scoreItem.js';
 export { summarizeScores, pairedBootstrap } from './scoring/bootstrap.js';
 export { retrievalMetrics } from './scoring/retrievalMetrics.js';
 
+// diagnostics: why retrieval helps or hurts
+export { diagnoseRun, resolveDiagnosticsConfig, defaultClaimModels, type DiagnoseOptions, type DiagnoseResult } from './diagnostics/diagnoseRun.js';
+export { DiagnosticsConfigSchema, type DiagnosticsConfig } from './diagnostics/config.js';
+export { claimExtractors, claimCheckers } from './diagnostics/claims/registry.js';
+export type { ClaimExtractor, ClaimChecker } from './diagnostics/claims/types.js';
+export { ragCheckerMetrics, answerMetrics } from './diagnostics/claimMetrics.js';
+export { decompose, pairedItems } from './diagnostics/decomposition.js';
+export * from './diagnostics/types.js';
+
 // analysis
 export * from './results/index.js';
 export { renderReportHtml } from './report/html.js';

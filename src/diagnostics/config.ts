@@ -24,7 +24,7 @@ export const DiagnosticsConfigSchema = z
      * `none` (all pairs: RAGChecker's computation).
      */
     prefilter: z.enum(['hybrid', 'relevance', 'lexical', 'none']).default('hybrid'),
-    topChunks: positiveInt().default(2),
+    topChunks: positiveInt().default(3),
     /** Answers diagnosed at once (each endpoint also bounds its own concurrency). */
     concurrency: positiveInt().default(4),
     /** SQLite cache of every extraction and label; default `<run-dir>/diagnostics-cache.sqlite`. Share one across runs to reuse gold-side labels. */

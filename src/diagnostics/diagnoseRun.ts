@@ -139,7 +139,7 @@ async function openScorers(config: ExperimentConfig, settings: DiagnosticsConfig
     if (retriever.relevance) {
       const r = retriever;
       const relevance = (query: string, texts: string[]) => r.relevance!(query, texts);
-      scorers.set(planned.label, settings.prefilter === 'hybrid' ? hybridPairScorer(relevance) : relevancePairScorer(relevance));
+      scorers.set(planned.label, settings.prefilter === 'hybrid' ? hybridPairScorer(relevance, settings.topChunks) : relevancePairScorer(relevance));
       described[planned.label] = settings.prefilter === 'hybrid' ? `hybrid (lexical coverage, ${retriever.name} relevance between equals)` : `relevance (${retriever.name})`;
     } else {
       scorers.set(planned.label, lexicalPairScorer());

@@ -32,24 +32,32 @@ export function relevancePairScorer(relevance: (query: string, texts: string[]) 
 
 /**
  * Lexical coverage first (a passage must share a claim's names, dates and offices to state it), the
- * retriever's relevance between passages of equal coverage; scores are combined so that sorting by
- * them sorts by (coverage, relevance).
+ * retriever's relevance between passages of equal coverage. Relevance is asked only for the
+ * passages tied at a claim's cut-off (embedding every passage for every claim would cost more
+ * than the checks it saves); scores are combined so that sorting by them sorts by (coverage, relevance).
  */
-export function hybridPairScorer(relevance: (query: string, texts: string[]) => Promise<number[]>): PairScorer {
+export function hybridPairScorer(relevance: (query: string, texts: string[]) => Promise<number[]>, top: number): PairScorer {
   const lexical = lexicalPairScorer();
-  const dense = relevancePairScorer(relevance);
   return {
     kind: 'hybrid',
     async score(claims, passages) {
       const coverage = await lexical.score(claims, passages);
-      const rel = await dense.score(claims, passages);
-      return coverage.map((row, i) => {
-        const r = rel[i]!;
-        const lo = Math.min(...r);
-        const span = Math.max(...r) - lo || 1;
-        // Coverage is a share of at most a few hundred keys: steps of ≥ 1e-3; relevance, scaled to [0, 1e-4], only orders ties.
-        return row.map((c, j) => (c > 0 ? c + 1e-4 * ((r[j]! - lo) / span) : 0));
-      });
+      const out: number[][] = [];
+      for (const [i, row] of coverage.entries()) {
+        const ranked = [...row].filter((c) => c > 0).sort((a, b) => b - a);
+        const cut = ranked[top - 1];
+        const tied = cut !== undefined && ranked.filter((c) => c === cut).length > 1 ? row.flatMap((c, j) => (c === cut ? [j] : [])) : [];
+        const scores = [...row];
+        if (tied.length) {
+          const rel = await relevance(claims[i]!, tied.map((j) => passages[j]!));
+          const lo = Math.min(...rel);
+          const span = Math.max(...rel) - lo || 1;
+          // Coverage is a share of at most a few hundred keys (steps of ≥ 1e-3); relevance scaled to [0, 1e-4] only orders the tie.
+          tied.forEach((j, t) => (scores[j] = cut! + 1e-4 * ((rel[t]! - lo) / span)));
+        }
+        out.push(scores);
+      }
+      return out;
     },
   };
 }

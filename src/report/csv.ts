@@ -1,5 +1,22 @@
 import { stringify } from 'csv-stringify/sync';
 import type { RunSummary } from '../experiment/summary.js';
+import { CLAIM_METRICS } from '../diagnostics/types.js';
+
+/** snake_case of a claim metric for the CSV header (`claim_recall`, `noise_sensitivity_relevant`). */
+const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const DIAGNOSTIC_HEADER = ['helped', 'hurt', 'unchanged', 'helped_contribution', 'hurt_contribution', 'unchanged_contribution', ...CLAIM_METRICS.map(snake), 'checker_calls', 'all_pairs_calls'];
+
+/** The diagnostics of a cell (empty when the run was not diagnosed): decomposition counts and contributions, claim metric means ×100, checker calls per answer. */
+function diagnosticColumns(cell: RunSummary['cells'][number]): unknown[] {
+  const d = cell.diagnostics;
+  if (!d) return DIAGNOSTIC_HEADER.map(() => '');
+  const c = d.decomposition;
+  return [
+    c?.helped.n, c?.hurt.n, c?.unchanged.n, c?.helped.contribution, c?.hurt.contribution, c?.unchanged.contribution,
+    ...CLAIM_METRICS.map((m) => d.claims[m]?.mean),
+    d.checkerCalls, d.allPairsCalls,
+  ];
+}
 
 /** Mean cost per scored answer (empty for runs from before methods). */
 function costColumns(cell: RunSummary['cells'][number]): unknown[] {
@@ -10,15 +27,15 @@ function costColumns(cell: RunSummary['cells'][number]): unknown[] {
 
 /** `summary.csv`: one row per model × condition (× group), tidy for spreadsheets and pandas. */
 export function summaryCsv(summary: RunSummary): string {
-  const header = ['model', 'condition', 'strategy', 'retriever', 'k', 'group', 'group_value', 'n', 'mean', 'ci_low', 'ci_high', 'diff_vs_baseline', 'diff_ci_low', 'diff_ci_high', 'share_positive', 'scored', 'generation_failed', 'judge_failed', 'empty', 'metric', 'recall', 'precision', 'ap', 'retrieval_calls', 'generation_calls', 'prompt_tokens', 'completion_tokens', 'tokens_estimated', 'ms_per_answer', 'price'];
+  const header = ['model', 'condition', 'strategy', 'retriever', 'k', 'group', 'group_value', 'n', 'mean', 'ci_low', 'ci_high', 'diff_vs_baseline', 'diff_ci_low', 'diff_ci_high', 'share_positive', 'scored', 'generation_failed', 'judge_failed', 'empty', 'metric', 'recall', 'precision', 'ap', 'retrieval_calls', 'generation_calls', 'prompt_tokens', 'completion_tokens', 'tokens_estimated', 'ms_per_answer', 'price', ...DIAGNOSTIC_HEADER];
   const rows: unknown[][] = [];
   for (const cell of summary.cells) {
     const diff = summary.paired.find((p) => p.model === cell.model && p.condition === cell.condition);
     const r = cell.retrieval ?? {};
-    rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, 'all', 'all', cell.score.n, cell.score.mean, cell.score.ciLow, cell.score.ciHigh, diff?.meanDiff, diff?.ciLow, diff?.ciHigh, diff?.sharePositive, cell.scored, cell.failed.generation, cell.failed.judge, cell.empty, cell.metric, r.recall, r.precision, r.ap, ...costColumns(cell)]);
+    rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, 'all', 'all', cell.score.n, cell.score.mean, cell.score.ciLow, cell.score.ciHigh, diff?.meanDiff, diff?.ciLow, diff?.ciHigh, diff?.sharePositive, cell.scored, cell.failed.generation, cell.failed.judge, cell.empty, cell.metric, r.recall, r.precision, r.ap, ...costColumns(cell), ...diagnosticColumns(cell)]);
     for (const [group, values] of Object.entries(cell.byGroup)) {
       for (const [value, stats] of Object.entries(values)) {
-        rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, group, value, stats.n, stats.mean, stats.ciLow, stats.ciHigh, '', '', '', '', '', '', '', '', '', cell.metric, '', '', '', '', '', '', '', '', '', '']);
+        rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, group, value, stats.n, stats.mean, stats.ciLow, stats.ciHigh, '', '', '', '', '', '', '', '', '', cell.metric, '', '', '', '', '', '', '', '', '', '', ...DIAGNOSTIC_HEADER.map(() => '')]);
       }
     }
   }

@@ -5,6 +5,8 @@ import { costChartSvg } from './costChart.js';
 import { depthChartSvg } from './depthChart.js';
 import { rerankRecallChartSvg } from './rerankRecallChart.js';
 import { escapeHtml as esc } from './escape.js';
+import { renderAnswerClaims, renderWhySection } from './whySection.js';
+import { noiseStudy, noiseStudyHtml } from './noiseStudy.js';
 
 export interface ReportInput {
   summary: RunSummary;
@@ -26,6 +28,7 @@ th{background:#f3f3f3}td:first-child,th:first-child{text-align:left}.ci{color:#7
 .pos{color:#2a7a2a}.neg{color:#b22}.meta{color:#555;font-size:.9rem}
 details{border:1px solid #e3e3e3;border-radius:4px;margin:.35rem 0;padding:.3rem .6rem}summary{cursor:pointer}
 pre{white-space:pre-wrap;background:#f7f7f7;padding:.5rem;border-radius:4px;font-size:.85rem;max-height:24rem;overflow:auto}
+.claim.ent{color:#1a6b1a}.claim.neu{color:#666}.claim.con{color:#b22}.claim.unk{color:#999}ul.claims{font-size:.85rem;margin:.2rem 0}.small-multiples{display:flex;flex-wrap:wrap;gap:.5rem}.small-multiples svg{width:49%;min-width:320px}
 .detail{text-align:left;font-family:monospace;font-size:.8rem;word-break:break-all;white-space:normal}.refs a{margin-right:.3em}ol.retrieved{font-size:.85rem;columns:4;margin:.3rem 0}.chunk{border-left:3px solid #9ab;padding-left:.5rem;margin:.3rem 0;font-size:.85rem}.failed{color:#b22;font-weight:600}
 `;
 
@@ -117,6 +120,9 @@ export function renderReportHtml(input: ReportInput): string {
     for (const cell of summary.cells) out.push(`<tr><td>${esc(cell.model)}</td><td>${esc(cell.condition)}</td>${extras.map((m) => `<td>${num(cell.extra[m], 3)}</td>`).join('')}</tr>`);
     out.push('</table></div>');
   }
+
+  // Why: help/hurt by evidence, claim metrics (when the run was diagnosed), and the noise studies.
+  out.push(renderWhySection(summary, noiseStudyHtml(noiseStudy(records, summary, manifest))));
 
   out.push(renderDrillDown(records, summary, input.drillDownLimit ?? 300));
   out.push('</body></html>');
@@ -258,6 +264,7 @@ function renderDrillDown(records: RunItemRecord[], summary: RunSummary, limit: n
         out.push(`<h4>Verdicts</h4><pre>${esc(Object.entries(r.score.verdicts).map(([k, v]) => `${k}: ${v}`).join('\n'))}</pre>`);
       }
       if (r.score.rule) out.push(`<p class="meta">Decided by rule: ${esc(r.score.rule)}</p>`);
+      out.push(renderAnswerClaims(r, (chunk) => passages.ref(chunk)));
       out.push('</details>');
     }
     out.push('</details>');

@@ -34,6 +34,12 @@ export interface LineChartSpec {
    * log-spaced already); `linear` places them by value.
    */
   xScale?: 'ordinal' | 'linear' | 'log';
+  /** A linear axis's x range (default: the data's), for a fixed scale such as a rate from 0 to 1. */
+  xDomain?: [number, number];
+  /** Where the x ticks go (default: at each data x; on a log axis 1, 2, 5 × 10ⁿ); an ordinal axis keeps only data x values. */
+  xTicks?: number[];
+  /** The text of an x tick (default: the number), e.g. the names of ordinal categories. */
+  xTickLabel?: (x: number) => string;
   /** Draw each point's CI as a vertical error bar instead of a band (for scatter-like charts). */
   errorBars?: boolean;
   /** Fixed y range; by default fitted to the data (and clipped to [0, 100] for scores). */
@@ -75,10 +81,15 @@ export function lineChartSvg(spec: LineChartSpec): string {
   // A log axis spans whole decades around the data, so its ticks fall on 1, 2, 5 × 10ⁿ.
   const toAxis = (v: number) => (scale === 'log' ? Math.log10(Math.max(v, 1e-9)) : v);
   const [dataMin, dataMax] = xs.length ? [xs[0]!, xs[xs.length - 1]!] : [0, 1];
-  const [xMin, xMax] = scale === 'log' ? [Math.floor(toAxis(dataMin)), Math.max(Math.ceil(toAxis(dataMax)), Math.floor(toAxis(dataMin)) + 1)] : [dataMin, dataMax];
+  const [xMin, xMax] =
+    scale === 'log'
+      ? [Math.floor(toAxis(dataMin)), Math.max(Math.ceil(toAxis(dataMax)), Math.floor(toAxis(dataMin)) + 1)]
+      : scale === 'linear' && spec.xDomain
+        ? spec.xDomain
+        : [dataMin, dataMax];
   const x = (v: number) =>
     left + (ordinal ? (xs.length <= 1 ? plotW / 2 : (xs.indexOf(v) / (xs.length - 1)) * plotW) : xMax === xMin ? plotW / 2 : ((toAxis(v) - xMin) / (xMax - xMin)) * plotW);
-  const xTicks = scale === 'log' ? logTicks(xMin, xMax) : xs;
+  const xTicks = spec.xTicks ? (ordinal ? spec.xTicks.filter((v) => xs.includes(v)) : spec.xTicks) : scale === 'log' ? logTicks(xMin, xMax) : xs;
 
   const values = [
     ...series.flatMap((s) => s.points.flatMap((p) => [p.y, p.lo ?? p.y, p.hi ?? p.y])),
@@ -101,7 +112,7 @@ export function lineChartSvg(spec: LineChartSpec): string {
     parts.push(`<line x1="${left}" x2="${left + plotW}" y1="${px(y(v))}" y2="${px(y(v))}" stroke="#eee"/>`);
     parts.push(`<text class="y-tick" x="${left - 6}" y="${px(y(v) + 4)}" text-anchor="end" font-size="11">${fmt(Number(v.toFixed(4)))}</text>`);
   }
-  for (const v of xTicks) parts.push(`<text class="x-tick" x="${px(x(v))}" y="${top + plotH + 18}" text-anchor="middle" font-size="11">${fmt(v)}</text>`);
+  for (const v of xTicks) parts.push(`<text class="x-tick" x="${px(x(v))}" y="${top + plotH + 18}" text-anchor="middle" font-size="11">${spec.xTickLabel ? escapeHtml(spec.xTickLabel(v)) : fmt(v)}</text>`);
   parts.push(`<text x="${left + plotW / 2}" y="${H - 8}" text-anchor="middle" font-size="12">${escapeHtml(spec.xLabel)}</text>`);
   parts.push(
     `<text x="14" y="${top + plotH / 2}" text-anchor="middle" font-size="12" transform="rotate(-90 14 ${top + plotH / 2})">${escapeHtml(spec.yLabel)}</text>`,

@@ -9,12 +9,14 @@
  *   pairedDifferences(rows, { baseline: 'closed-book' });
  *   correlations(rows, ['k'], 'recall', 'score'); // does finding the evidence go with answering well?
  *   groupMeans(rows.filter((r) => r.reranked), ['retriever', 'k'], { value: 'recallFirstStage' }); // recall@k before reranking
+ *   diagnosticsRows(run).filter((r) => r.outcome === 'hurt');          // after `hisrag diagnose`: why, per answer
  *
  * Charts for notebooks: `lineChartSvg(chartSeries(groupMeans(...), { x: 'k', series: ['model'] }))`
  * gives a self-contained SVG (inline display), `saveFigure` writes it as .svg and .png.
  */
 export { loadRun, loadRuns, type LoadedRun } from './loadRun.js';
 export { tidyRows, tidyRow, type TidyRow } from './tidyRows.js';
+export { diagnosticsRows, type DiagnosticsRow } from './diagnosticsRows.js';
 export { groupMeans, pairedDifferences, type GroupKey, type GroupMean, type PairedComparison } from './groupMeans.js';
 export { groupKeyValue } from './groupKeyValue.js';
 export { correlations, type GroupCorrelation } from './correlations.js';

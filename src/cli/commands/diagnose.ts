@@ -22,7 +22,7 @@ Examples:
 
 Settings come from the run config's diagnostics: section (defaults: baseline = scoring.baseline,
 delta 10, extractor and checker = the run's judge endpoint, or the offline stand-ins for the
-offline judge; prefilter relevance, topChunks 2). No answer is generated again; every extraction
+offline judge; prefilter hybrid, topChunks 3). No answer is generated again; every extraction
 and label is cached (diagnostics-cache.sqlite); Ctrl-C or kill -9 and a second call resumes.
 summary.json, summary.csv, report.html and items.jsonl are rewritten with the diagnostics.
 Exit codes: 0 done, 2 bad input, 3 an endpoint unavailable (resumable), 130 interrupted.`,

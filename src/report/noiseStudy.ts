@@ -1,0 +1,475 @@
+import type { CellDiagnostics, ClaimMetric, MetricMean } from '../diagnostics/types.js';
+import type { RunItemRecord } from '../experiment/records.js';
+import { seedFor, type CellSummary, type RunSummary } from '../experiment/summary.js';
+import { summarizeScores } from '../scoring/bootstrap.js';
+import { escapeHtml as esc } from './escape.js';
+import { lineChartSvg, type ChartReference, type ChartSeries } from './lineChart.js';
+
+/** The report section's anchor (`<h2 id="noise">`). */
+export const NOISE_STUDY_SECTION_ID = 'noise';
+
+/** Gold positions of `oracle+noise`, in the order the position chart puts them (x = 1, 2, 3, 4). */
+export const GOLD_POSITIONS = ['first', 'middle', 'last', 'random'] as const;
+export type NoiseStudyGoldPosition = (typeof GOLD_POSITIONS)[number];
+
+/** The claim metrics shown beside the curves (RAGChecker's generator metrics for noise, and claim recall). */
+export const NOISE_DIAGNOSTIC_METRICS = ['noiseSensitivityRelevant', 'noiseSensitivityIrrelevant', 'faithfulness', 'claimRecall'] as const satisfies readonly ClaimMetric[];
+
+export interface NoiseStudyOptions {
+  /** Bootstrap resamples (default: the summary's). */
+  resamples?: number;
+  /** Bootstrap seed (default: the summary's). */
+  seed?: number;
+}
+
+/** Mean score of a group of answers with its 95% percentile-bootstrap CI. */
+export interface NoiseStudyPoint {
+  x: number;
+  n: number;
+  mean: number | null;
+  ciLow: number | null;
+  ciHigh: number | null;
+  /** The conditions whose answers the point holds (one, or several depths that reach the same noise rate). */
+  conditions: string[];
+}
+
+/** RGB's curve for one `oracle+noise` retriever (one gold position × noise kind) and strategy. */
+export interface NoiseRateSeries {
+  label: string;
+  retriever: string;
+  strategy: string;
+  noise: string;
+  goldPosition: string;
+  /** x = noise rate (share of distractors among the prompt's passages, rounded to 3 decimals). */
+  points: NoiseStudyPoint[];
+}
+
+export interface GoldPositionPoint extends NoiseStudyPoint {
+  /** x is the position's place in GOLD_POSITIONS, one-based. */
+  position: string;
+  retriever: string;
+  /** Mean one-based rank of the (first) gold passage in the prompt: the actual position. */
+  meanGoldRank: number | null;
+}
+
+/** Lost in the Middle's curve at one depth: one point per gold position, same noise kind and strategy. */
+export interface GoldPositionSeries {
+  label: string;
+  k: number;
+  noise: string;
+  strategy: string;
+  points: GoldPositionPoint[];
+}
+
+/** A real retriever at each depth, placed at its mean noise rate 1 − precision@k (items with gold evidence). */
+export interface RealisticSeries {
+  label: string;
+  retriever: string;
+  strategy: string;
+  points: (NoiseStudyPoint & { k: number })[];
+}
+
+export interface NoiseStudyReference {
+  label: string;
+  condition: string;
+  n: number;
+  mean: number | null;
+  ciLow: number | null;
+  ciHigh: number | null;
+  /** True when restricted to the items with gold evidence (the population of the curves), so it differs from the conditions table. */
+  restricted: boolean;
+}
+
+/** One row of the claim-diagnostics table: a noise condition's claim metrics (×100, with CIs). */
+export interface NoiseDiagnosticsRow {
+  condition: string;
+  retriever: string;
+  k: number | null;
+  noise: string | null;
+  goldPosition: string | null;
+  /** Mean noise rate of the condition's answers to items with gold evidence (null when unknown). */
+  noiseRate: number | null;
+  diagnosed: number;
+  metrics: Partial<Record<(typeof NOISE_DIAGNOSTIC_METRICS)[number], MetricMean>>;
+}
+
+export interface ModelNoiseStudy {
+  model: string;
+  byNoiseRate: NoiseRateSeries[];
+  byGoldPosition: GoldPositionSeries[];
+  realistic: RealisticSeries[];
+  closedBook: NoiseStudyReference | null;
+  diagnostics: NoiseDiagnosticsRow[];
+  /** Scored oracle+noise answers left out: items without gold evidence (the control gives them distractors only). */
+  excludedNoGold: number;
+  /** The items those answers are to. */
+  excludedNoGoldItems: number;
+  /** Scored oracle+noise answers whose prompt got fewer passages than k (short documents, the context budget). */
+  shortPrompts: number;
+}
+
+export interface NoiseStudy {
+  bootstrap: { resamples: number; seed: number };
+  models: ModelNoiseStudy[];
+}
+
+interface Described {
+  name?: unknown;
+  noise?: unknown;
+  goldPosition?: unknown;
+  base?: { name?: unknown } | unknown;
+  rerank?: unknown;
+}
+
+/** What an oracle+noise answer's prompt held: gold among the prompt's passages, and where the first gold sat. */
+interface NoiseRecord {
+  record: RunItemRecord;
+  goldRetrieved: number;
+  goldInPrompt: number;
+  passages: number;
+  /** 1 − gold / passages, rounded to 3 decimals; null without passages. */
+  rate: number | null;
+  firstGoldRank: number | null;
+}
+
+const isScored = (r: RunItemRecord) => r.score.status === 'scored' && r.score.score !== null;
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+const itemKey = (r: RunItemRecord) => `${r.benchmark}:${r.itemId}`;
+const byKey = (a: RunItemRecord, b: RunItemRecord) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+/**
+ * oracle+noise gives gold chunks score 1 and distractors 0; a reranked list keeps the oracle's
+ * score as `firstStage.score`.
+ */
+function isGoldChunk(chunk: RunItemRecord['retrieved'][number]): boolean {
+  return (chunk.firstStage?.score ?? chunk.score) === 1;
+}
+
+function noiseRecord(record: RunItemRecord): NoiseRecord {
+  const gold = new Set(record.retrieved.filter(isGoldChunk).map((c) => c.id));
+  const goldRanks = record.contextIds.flatMap((id, i) => (gold.has(id) ? [i + 1] : []));
+  const passages = record.contextIds.length;
+  return {
+    record,
+    goldRetrieved: gold.size,
+    goldInPrompt: goldRanks.length,
+    passages,
+    rate: passages ? round3(1 - goldRanks.length / passages) : null,
+    firstGoldRank: goldRanks[0] ?? null,
+  };
+}
+
+/**
+ * Mean with CI of a group of answers, values in key order as the summary takes them. A group that
+ * is exactly one cell's scored answers gets that cell's seed (`model|condition`), so its CI is the
+ * conditions table's; any other group is seeded by `model|<its conditions>|<tag>`.
+ */
+function pointOf(records: RunItemRecord[], x: number, model: string, tag: string, scoredPerCondition: Map<string, number>, options: Required<NoiseStudyOptions>): NoiseStudyPoint {
+  const sorted = [...records].sort(byKey);
+  const conditions = [...new Set(sorted.map((r) => r.condition))].sort();
+  if (sorted.length === 0) return { x, n: 0, mean: null, ciLow: null, ciHigh: null, conditions };
+  const wholeCell = conditions.length === 1 && scoredPerCondition.get(conditions[0]!) === sorted.length;
+  const salt = wholeCell ? `${model}|${conditions[0]}` : `${model}|${conditions.join(',')}|${tag}`;
+  const s = summarizeScores(
+    sorted.map((r) => r.score.score!),
+    { resamples: options.resamples, seed: seedFor(options.seed, salt) },
+  );
+  return { x, n: sorted.length, mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh, conditions };
+}
+
+function groupBy<T, K>(values: readonly T[], key: (v: T) => K): Map<K, T[]> {
+  const out = new Map<K, T[]>();
+  for (const v of values) {
+    const k = key(v);
+    const list = out.get(k);
+    if (list) list.push(v);
+    else out.set(k, [v]);
+  }
+  return out;
+}
+
+const describedName = (d: Described | undefined) => (typeof d?.name === 'string' ? d.name : '');
+const noiseKind = (d: Described) => {
+  const base = d.base && typeof d.base === 'object' && typeof (d.base as { name?: unknown }).name === 'string' ? (d.base as { name: string }).name : null;
+  return `${typeof d.noise === 'string' ? d.noise : 'random'}${d.noise === 'hard' && base ? ` (${base})` : ''}`;
+};
+const positionOf = (d: Described) => (typeof d.goldPosition === 'string' ? d.goldPosition : 'random');
+const positionX = (position: string) => {
+  const i = (GOLD_POSITIONS as readonly string[]).indexOf(position);
+  return i < 0 ? GOLD_POSITIONS.length + 1 : i + 1;
+};
+
+/**
+ * The noise studies of a run that has `oracle+noise` conditions, per model: RGB's curve (score against
+ * noise rate), Lost in the Middle's (score against the gold's position at each k), real retrievers for
+ * comparison, the closed-book reference and the conditions' claim diagnostics. `null` without any
+ * oracle+noise condition. Retrievers are told apart by `manifest.components.retrievers` (each label's
+ * `describe()`: name, noise, goldPosition).
+ *
+ * - Noise rate, per answer: the share of distractors among the passages its prompt got (`contextIds`;
+ *   a passage of an oracle+noise list with score 1 is gold): 1 − gold/passages. It is 1 − gold/k
+ *   whenever the prompt holds k passages; when it holds fewer (a document shorter than k, the
+ *   context budget), this is what the model saw, as RGB defines it. Answers are grouped by the rate
+ *   rounded to 3 decimals, across depths.
+ * - Items without gold evidence (unanswerable) are left out of the curves and of the closed-book
+ *   reference (`excludedNoGold`): the control gives them distractors only at every k, so they would
+ *   pile up at noise rate 1 as a different population (refusals), not the cost of distractors.
+ * - Real retrievers: per depth, at their mean 1 − precision@k (`final.precision` where the prompt got
+ *   fewer passages than were retrieved) over the answers to items with gold evidence, which the
+ *   record's retrieval metrics give. Per-answer rates of a real retriever scatter over many small
+ *   groups, and the mean place per k is what compares with the controls: at the same noise rate, a
+ *   real retriever below the oracle curve loses to missing evidence, not to distraction. On page
+ *   evidence, precision counts distinct pages, so this is approximate when pages span several chunks.
+ */
+export function noiseStudy(records: RunItemRecord[], summary: RunSummary, manifest: Record<string, unknown>, options: NoiseStudyOptions = {}): NoiseStudy | null {
+  const bootstrap = { resamples: options.resamples ?? summary.bootstrap.resamples, seed: options.seed ?? summary.bootstrap.seed };
+  const components = (manifest.components ?? {}) as { retrievers?: Record<string, Described> };
+  const described = components.retrievers ?? {};
+  const oracleLabels = new Set(Object.keys(described).filter((label) => describedName(described[label]) === 'oracle+noise'));
+  const realLabels = new Set(Object.keys(described).filter((label) => !describedName(described[label]).startsWith('oracle')));
+  if (!records.some((r) => r.retriever !== null && oracleLabels.has(r.retriever))) return null;
+
+  const models: ModelNoiseStudy[] = [];
+  for (const model of summary.models) {
+    const mine = records.filter((r) => r.model === model);
+    const scored = mine.filter(isScored);
+    const scoredPerCondition = new Map([...groupBy(scored, (r) => r.condition)].map(([c, list]) => [c, list.length]));
+    const point = (list: RunItemRecord[], x: number, tag: string) => pointOf(list, x, model, tag, scoredPerCondition, bootstrap);
+
+    const oracle = scored.filter((r) => r.retriever !== null && oracleLabels.has(r.retriever)).map(noiseRecord);
+    if (oracle.length === 0) continue;
+    const withGold = oracle.filter((n) => n.goldRetrieved > 0 && n.rate !== null);
+    const goldItems = new Set(withGold.map((n) => itemKey(n.record)));
+    const strategies = new Set(withGold.map((n) => n.record.strategy));
+    const withStrategy = (label: string, strategy: string) => (strategies.size > 1 ? `${label}/${strategy}` : label);
+
+    // RGB: one series per oracle+noise retriever (and strategy), points by noise rate.
+    const byNoiseRate: NoiseRateSeries[] = [];
+    for (const [key, list] of groupBy(withGold, (n) => `${n.record.retriever}\u0000${n.record.strategy}`)) {
+      const [retriever, strategy] = key.split('\u0000') as [string, string];
+      const d = described[retriever]!;
+      const points = [...groupBy(list, (n) => n.rate!)]
+        .sort(([a], [b]) => a - b)
+        .map(([rate, group]) => point(group.map((n) => n.record), rate, `noise rate ${rate}`));
+      byNoiseRate.push({ label: withStrategy(retriever, strategy), retriever, strategy, noise: noiseKind(d), goldPosition: positionOf(d), points });
+    }
+
+    // Lost in the Middle: at each k, one point per gold position (same noise kind and strategy).
+    // k = 1 is left out: the list is the gold alone, every position the same prompt. A reranked
+    // oracle+noise list is left out too: the reranker, not the control, placed the gold.
+    const positioned = withGold.filter((n) => n.record.k !== null && n.record.k > 1 && described[n.record.retriever!]!.rerank === undefined);
+    const byGoldPosition: GoldPositionSeries[] = [];
+    const families = groupBy(positioned, (n) => `${noiseKind(described[n.record.retriever!]!)}\u0000${n.record.strategy}\u0000${n.record.k}`);
+    const kinds = new Set(positioned.map((n) => noiseKind(described[n.record.retriever!]!)));
+    for (const [key, list] of families) {
+      const [noise, strategy, kText] = key.split('\u0000') as [string, string, string];
+      const k = Number(kText);
+      const points: GoldPositionPoint[] = [];
+      for (const [retriever, group] of groupBy(list, (n) => n.record.retriever!)) {
+        const position = positionOf(described[retriever]!);
+        const ranks = group.flatMap((n) => (n.firstGoldRank === null ? [] : [n.firstGoldRank]));
+        points.push({
+          ...point(group.map((n) => n.record), positionX(position), 'items with gold evidence'),
+          position,
+          retriever,
+          meanGoldRank: ranks.length ? ranks.reduce((a, b) => a + b, 0) / ranks.length : null,
+        });
+      }
+      // Two retrievers of one noise kind at the same position would share an x: keep them apart by label.
+      const clash = new Set(points.map((p) => p.x)).size < points.length;
+      const base = `k = ${k}${kinds.size > 1 ? `, ${noise} noise` : ''}`;
+      if (clash) {
+        for (const p of points) byGoldPosition.push({ label: withStrategy(`${base}, ${p.retriever}`, strategy), k, noise, strategy, points: [p] });
+      } else {
+        byGoldPosition.push({ label: withStrategy(base, strategy), k, noise, strategy, points: points.sort((a, b) => a.x - b.x) });
+      }
+    }
+    byGoldPosition.sort((a, b) => a.k - b.k || a.label.localeCompare(b.label));
+
+    // Real retrievers at their mean noise rate per depth.
+    const realistic: RealisticSeries[] = [];
+    const real = scored.filter((r) => r.retriever !== null && realLabels.has(r.retriever) && r.k !== null);
+    for (const [key, list] of groupBy(real, (r) => `${r.retriever}\u0000${r.strategy}`)) {
+      const [retriever, strategy] = key.split('\u0000') as [string, string];
+      const points: RealisticSeries['points'] = [];
+      for (const [k, atK] of [...groupBy(list, (r) => r.k!)].sort(([a], [b]) => a - b)) {
+        const measured = atK.filter((r) => typeof (r.retrievalMetrics?.['final.precision'] ?? r.retrievalMetrics?.precision) === 'number');
+        if (measured.length === 0) continue;
+        const rates = measured.map((r) => 1 - (r.retrievalMetrics!['final.precision'] ?? r.retrievalMetrics!.precision!));
+        const x = round3(rates.reduce((a, b) => a + b, 0) / rates.length);
+        points.push({ ...point(measured, x, 'items with gold evidence'), k });
+      }
+      if (points.length) realistic.push({ label: `${withStrategy(retriever, strategy)} (real retrieval)`, retriever, strategy, points });
+    }
+
+    const cells = summary.cells.filter((c) => c.model === model);
+    const closedBook = referenceOf(cells, summary.baseline, scored, goldItems, point);
+
+    const diagnostics: NoiseDiagnosticsRow[] = [];
+    for (const cell of cells) {
+      const diag = (cell as CellSummary & { diagnostics?: CellDiagnostics }).diagnostics;
+      if (!diag || cell.retriever === null || !(oracleLabels.has(cell.retriever) || realLabels.has(cell.retriever))) continue;
+      const metrics: NoiseDiagnosticsRow['metrics'] = {};
+      for (const m of NOISE_DIAGNOSTIC_METRICS) if (diag.claims?.[m]) metrics[m] = diag.claims[m];
+      if (Object.keys(metrics).length === 0) continue;
+      const isOracle = oracleLabels.has(cell.retriever);
+      const d = described[cell.retriever]!;
+      let noiseRate: number | null = null;
+      if (isOracle) {
+        const rates = withGold.filter((n) => n.record.condition === cell.condition).map((n) => n.rate!);
+        if (rates.length) noiseRate = round3(rates.reduce((a, b) => a + b, 0) / rates.length);
+      } else {
+        noiseRate = realistic.flatMap((s) => s.points).find((p) => p.conditions.length === 1 && p.conditions[0] === cell.condition)?.x ?? null;
+      }
+      diagnostics.push({
+        condition: cell.condition,
+        retriever: cell.retriever,
+        k: cell.k,
+        noise: isOracle ? noiseKind(d) : null,
+        goldPosition: isOracle ? positionOf(d) : null,
+        noiseRate,
+        diagnosed: diag.diagnosed,
+        metrics,
+      });
+    }
+
+    models.push({
+      model,
+      byNoiseRate,
+      byGoldPosition,
+      realistic,
+      closedBook,
+      diagnostics,
+      excludedNoGold: oracle.filter((n) => n.goldRetrieved === 0).length,
+      excludedNoGoldItems: new Set(oracle.filter((n) => n.goldRetrieved === 0).map((n) => itemKey(n.record))).size,
+      shortPrompts: oracle.filter((n) => n.record.k !== null && n.passages < n.record.k).length,
+    });
+  }
+  return models.length ? { bootstrap, models } : null;
+}
+
+/**
+ * The closed-book reference: the baseline when it retrieves nothing, else the first `closed-book`
+ * condition; over the items the curves hold (those with gold evidence), which is the conditions
+ * table's cell, CI included, when every item has gold evidence.
+ */
+function referenceOf(
+  cells: CellSummary[],
+  baseline: string,
+  scored: RunItemRecord[],
+  goldItems: Set<string>,
+  point: (list: RunItemRecord[], x: number, tag: string) => NoiseStudyPoint,
+): NoiseStudyReference | null {
+  const cell = cells.find((c) => c.condition === baseline && c.k === null) ?? cells.find((c) => c.k === null && c.strategy === 'closed-book');
+  if (!cell) return null;
+  const all = scored.filter((r) => r.condition === cell.condition);
+  const kept = all.filter((r) => goldItems.has(itemKey(r)));
+  if (kept.length === 0) return null;
+  const restricted = kept.length < all.length;
+  const p = point(kept, 0, 'items with gold evidence');
+  return {
+    label: restricted ? `${cell.condition} (items with gold evidence)` : cell.condition,
+    condition: cell.condition,
+    n: p.n,
+    mean: p.mean,
+    ciLow: p.ciLow,
+    ciHigh: p.ciHigh,
+    restricted,
+  };
+}
+
+const num = (x: number | null | undefined, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(d));
+const withCi = (m: { mean: number | null; ciLow: number | null; ciHigh: number | null } | undefined) =>
+  !m || m.mean === null ? '–' : `${num(m.mean)} <span class="ci">[${num(m.ciLow)}, ${num(m.ciHigh)}]</span>`;
+
+const METRIC_HEADINGS: Record<(typeof NOISE_DIAGNOSTIC_METRICS)[number], string> = {
+  noiseSensitivityRelevant: 'noise sensitivity, relevant passages ↓',
+  noiseSensitivityIrrelevant: 'noise sensitivity, irrelevant passages ↓',
+  faithfulness: 'faithfulness ↑',
+  claimRecall: 'claim recall ↑',
+};
+
+/**
+ * The report section of a noise study (empty for `null`): per model, score against noise rate, score
+ * against the gold's position (each with 95% CI bands and the closed-book reference line), and the
+ * claim diagnostics of the noise conditions where the run was diagnosed. Labels are escaped.
+ */
+export function noiseStudyHtml(study: NoiseStudy | null): string {
+  if (!study) return '';
+  const out: string[] = [`<h2 id="${NOISE_STUDY_SECTION_ID}">Noise studies: distractors and the gold passage's position</h2>`];
+  out.push(
+    '<p class="meta">The <code>oracle+noise</code> controls put each question\'s gold evidence in the prompt and pad it to k with distractors ' +
+      '(random passages, or hard negatives from a base retriever), the gold placed first, in the middle, last or at random. ' +
+      '<b>Score vs noise rate</b> (as in RGB): the noise rate of an answer is the share of distractors among its prompt\'s passages, 1 − gold / passages, so with one gold passage k = 1, 3, 5, 10 give 0, 0.667, 0.8, 0.9; ' +
+      'real retrievers sit at their mean 1 − precision@k: below the oracle curve at the same noise rate, they lose to missing evidence rather than to distraction. ' +
+      '<b>Score vs gold position</b> (as in Lost in the Middle): at each k, where the gold sat among the distractors; a dip in the middle is position bias. ' +
+      `Dashed: closed-book. Bands and bars: 95% percentile-bootstrap CIs (${study.bootstrap.resamples} resamples, seed ${study.bootstrap.seed}). ` +
+      'Items without gold evidence (unanswerable) are left out of the curves and the reference: the control gives them distractors only.</p>',
+  );
+  for (const m of study.models) {
+    out.push(`<h3>${esc(m.model)}</h3>`);
+    const notes: string[] = [];
+    if (m.excludedNoGold) notes.push(`${m.excludedNoGold} answers to ${m.excludedNoGoldItems} item${m.excludedNoGoldItems === 1 ? '' : 's'} without gold evidence left out`);
+    if (m.shortPrompts) notes.push(`${m.shortPrompts} prompts got fewer passages than k (a short document or the context budget): their noise rate is over the passages they got`);
+    if (m.closedBook?.restricted) notes.push(`the reference is ${esc(m.closedBook.condition)} on the items with gold evidence (n = ${m.closedBook.n}), not the conditions table's mean`);
+    if (notes.length) out.push(`<p class="meta">${notes.join('; ')}.</p>`);
+
+    const references: ChartReference[] = m.closedBook?.mean != null ? [{ label: m.closedBook.label, y: m.closedBook.mean, lo: m.closedBook.ciLow, hi: m.closedBook.ciHigh }] : [];
+    const toSeries = (label: string, points: NoiseStudyPoint[]): ChartSeries => ({
+      label,
+      points: points.filter((p) => p.mean !== null).map((p) => ({ x: p.x, y: p.mean!, lo: p.ciLow ?? p.mean, hi: p.ciHigh ?? p.mean })),
+    });
+    const rateSeries = [...m.byNoiseRate.map((s) => toSeries(s.label, s.points)), ...m.realistic.map((s) => toSeries(s.label, s.points))].filter((s) => s.points.length);
+    if (rateSeries.length) {
+      out.push(
+        lineChartSvg({
+          title: 'score vs noise rate',
+          xLabel: 'noise rate: share of distractors among the prompt\'s passages',
+          yLabel: 'mean score (95% CI)',
+          series: rateSeries,
+          references,
+          xScale: 'linear',
+          xDomain: [0, 1],
+          xTicks: [0, 0.2, 0.4, 0.6, 0.8, 1],
+          xTickLabel: (x) => String(x),
+          className: 'noise-rate-chart',
+          ariaLabel: `score vs noise rate for ${m.model}`,
+        }),
+      );
+    }
+    const positionSeries = m.byGoldPosition.map((s) => toSeries(s.label, s.points)).filter((s) => s.points.length);
+    if (positionSeries.length) {
+      const names = new Map(m.byGoldPosition.flatMap((s) => s.points.map((p) => [p.x, p.position] as const)));
+      out.push(
+        lineChartSvg({
+          title: 'score vs gold position',
+          xLabel: 'position of the gold passage among the distractors',
+          yLabel: 'mean score (95% CI)',
+          series: positionSeries,
+          references,
+          xScale: 'ordinal',
+          xTickLabel: (x) => names.get(x) ?? String(x),
+          className: 'gold-position-chart',
+          ariaLabel: `score vs gold position for ${m.model}`,
+        }),
+      );
+    }
+    if (m.diagnostics.length) {
+      const metrics = NOISE_DIAGNOSTIC_METRICS.filter((metric) => m.diagnostics.some((row) => row.metrics[metric]));
+      out.push(
+        `<p class="meta">Claim diagnostics of the noise conditions (×100, 95% CIs; ↓ lower is better, ↑ higher is better): noise sensitivity is the share of the answer's claims that are wrong yet entailed by a relevant passage (one that holds a gold claim), or only by irrelevant ones; faithfulness, the share entailed by some passage; claim recall, the share of gold claims some passage holds.</p>`,
+      );
+      out.push(
+        `<div class="scroll"><table class="noise-diagnostics"><tr><th>condition</th><th>noise</th><th>gold position</th><th>k</th><th>noise rate</th><th>diagnosed</th>${metrics.map((metric) => `<th>${esc(METRIC_HEADINGS[metric])}</th>`).join('')}</tr>`,
+      );
+      for (const row of m.diagnostics) {
+        out.push(
+          `<tr><td>${esc(row.condition)}</td><td>${esc(row.noise ?? '(real retrieval)')}</td><td>${esc(row.goldPosition ?? '–')}</td><td>${row.k ?? '–'}</td><td>${num(row.noiseRate, 3)}</td><td>${row.diagnosed}</td>` +
+            `${metrics.map((metric) => `<td>${withCi(row.metrics[metric])}</td>`).join('')}</tr>`,
+        );
+      }
+      out.push('</table></div>');
+    }
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,243 @@
+import { CLAIM_METRICS, EVIDENCE_STATUSES, type ClaimMetric, type MatrixEntry, type RecordDiagnostics } from '../diagnostics/types.js';
+import type { RunItemRecord } from '../experiment/records.js';
+import type { CellSummary, RunSummary } from '../experiment/summary.js';
+import { escapeHtml as esc } from './escape.js';
+import { lineChartSvg, type ChartSeries } from './lineChart.js';
+
+/** What the report calls each claim metric (RAGChecker's names). */
+export const CLAIM_METRIC_TITLES: Record<ClaimMetric, string> = {
+  precision: 'precision',
+  recall: 'recall',
+  f1: 'F1',
+  claimRecall: 'claim recall',
+  contextPrecision: 'context precision',
+  contextUtilization: 'context utilization',
+  noiseSensitivityRelevant: 'noise sensitivity (relevant)',
+  noiseSensitivityIrrelevant: 'noise sensitivity (irrelevant)',
+  hallucination: 'hallucination',
+  selfKnowledge: 'self-knowledge',
+  faithfulness: 'faithfulness',
+};
+
+/** Evidence statuses and items without gold, in bar order, with their colours. */
+const SEGMENTS = [
+  { key: 'inPrompt', label: 'gold in the final prompt', color: '#2c7fb8' },
+  { key: 'retrievedNotInPrompt', label: 'gold retrieved, not in the prompt', color: '#fdae61' },
+  { key: 'notRetrieved', label: 'gold not retrieved', color: '#d7191c' },
+  { key: 'noGold', label: 'no gold evidence', color: '#bbbbbb' },
+] as const;
+
+type Segment = (typeof SEGMENTS)[number]['key'];
+
+function segmentCounts(cell: CellSummary, outcome: 'helped' | 'hurt'): Record<Segment, number> {
+  const d = cell.diagnostics!.decomposition!;
+  const by = d.byEvidence?.[outcome];
+  const counted = by ? EVIDENCE_STATUSES.reduce((n, s) => n + by[s]!.n, 0) : 0;
+  return {
+    inPrompt: by?.inPrompt?.n ?? 0,
+    retrievedNotInPrompt: by?.retrievedNotInPrompt?.n ?? 0,
+    notRetrieved: by?.notRetrieved?.n ?? 0,
+    noGold: d[outcome].n - counted,
+  };
+}
+
+/**
+ * A diverging stacked bar per condition: hurt items to the left of zero, helped items to the
+ * right, each split by what became of the item's gold evidence. Hand-written SVG like the report's
+ * other charts (no scripts, no CDN; see lineChart.ts for why no charting library).
+ */
+export function helpHurtChartSvg(cells: CellSummary[]): string {
+  const rows = cells.filter((c) => c.diagnostics?.decomposition);
+  const labelW = Math.min(260, 20 + Math.max(...rows.map((c) => c.condition.length * 7.2)));
+  const rowH = 22;
+  const W = 860;
+  const top = 28;
+  const legendH = 24;
+  const H = top + rows.length * rowH + 40 + legendH;
+  // Room beyond each bar's end for its count and contribution.
+  const plotW = W - labelW - 120;
+  const max = Math.max(1, ...rows.map((c) => Math.max(c.diagnostics!.decomposition!.helped.n, c.diagnostics!.decomposition!.hurt.n)));
+  const zero = labelW + 50 + plotW / 2;
+  const unit = plotW / 2 / max;
+  const parts: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" font-family="sans-serif" class="help-hurt-chart" aria-label="items hurt and helped per condition, by gold evidence">`,
+    `<rect x="0" y="0" width="${W}" height="${H}" fill="#fff"/>`,
+    `<text x="${zero - 8}" y="16" text-anchor="end" font-size="12">← hurt</text><text x="${zero + 8}" y="16" font-size="12">helped →</text>`,
+  ];
+  rows.forEach((cell, i) => {
+    const y = top + i * rowH;
+    parts.push(`<text x="${labelW - 8}" y="${y + 15}" text-anchor="end" font-size="11">${esc(cell.condition)}</text>`);
+    for (const outcome of ['hurt', 'helped'] as const) {
+      const counts = segmentCounts(cell, outcome);
+      let offset = 0;
+      for (const segment of SEGMENTS) {
+        const n = counts[segment.key];
+        if (n <= 0) continue;
+        const w = n * unit;
+        const x = outcome === 'helped' ? zero + offset : zero - offset - w;
+        parts.push(
+          `<rect class="bar ${outcome} ${segment.key}" x="${x.toFixed(1)}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowH - 6}" fill="${segment.color}"><title>${esc(`${cell.condition}: ${n} ${outcome}, ${segment.label}`)}</title></rect>`,
+        );
+        offset += w;
+      }
+      const d = cell.diagnostics!.decomposition!;
+      const total = d[outcome].n;
+      if (total > 0) {
+        const x = outcome === 'helped' ? zero + offset + 4 : zero - offset - 4;
+        parts.push(`<text x="${x.toFixed(1)}" y="${y + 15}" font-size="10" text-anchor="${outcome === 'helped' ? 'start' : 'end'}" fill="#444">${total} (${d[outcome].contribution >= 0 ? '+' : ''}${d[outcome].contribution.toFixed(1)})</text>`);
+      }
+    }
+  });
+  const axisY = top + rows.length * rowH + 4;
+  parts.push(`<line x1="${zero}" x2="${zero}" y1="${top - 2}" y2="${axisY}" stroke="#333"/>`);
+  parts.push(`<line x1="${zero - plotW / 2}" x2="${zero + plotW / 2}" y1="${axisY}" y2="${axisY}" stroke="#ccc"/>`);
+  for (const v of [max, Math.round(max / 2), 0]) {
+    for (const sign of v === 0 ? [1] : [-1, 1]) parts.push(`<text x="${(zero + sign * v * unit).toFixed(1)}" y="${axisY + 14}" text-anchor="middle" font-size="10">${v}</text>`);
+  }
+  let lx = labelW;
+  const ly = axisY + 34;
+  for (const segment of SEGMENTS) {
+    parts.push(`<rect x="${lx}" y="${ly - 9}" width="12" height="12" fill="${segment.color}"/><text x="${lx + 16}" y="${ly + 1}" font-size="11">${esc(segment.label)}</text>`);
+    lx += 30 + segment.label.length * 6.2;
+  }
+  parts.push('</svg>');
+  return parts.join('\n');
+}
+
+/** The method a cell belongs to in the metrics-vs-k charts: its condition without the depth. */
+function seriesOf(cell: CellSummary): string {
+  const at = cell.condition.lastIndexOf('@');
+  return at > 0 ? cell.condition.slice(0, at) : cell.condition;
+}
+
+/** Small multiples: one chart per claim metric, one line per method (and retriever) against k, CIs as error bars. */
+export function claimMetricCharts(cells: CellSummary[], model: string): string[] {
+  const withK = cells.filter((c) => c.model === model && c.k !== null && c.diagnostics);
+  const charts: string[] = [];
+  for (const metric of CLAIM_METRICS) {
+    const series = new Map<string, ChartSeries>();
+    for (const cell of withK) {
+      const m = cell.diagnostics!.claims[metric];
+      if (!m || m.mean === null) continue;
+      const label = seriesOf(cell);
+      const entry = series.get(label) ?? { label, points: [] };
+      entry.points.push({ x: cell.k!, y: m.mean, lo: m.ciLow, hi: m.ciHigh });
+      series.set(label, entry);
+    }
+    if (!series.size) continue;
+    charts.push(
+      lineChartSvg({
+        title: CLAIM_METRIC_TITLES[metric],
+        xLabel: 'k',
+        yLabel: '×100 (95% CI)',
+        series: [...series.values()],
+        xScale: 'ordinal',
+        errorBars: true,
+        width: 520,
+        height: 300,
+        className: 'claim-metric-chart',
+        ariaLabel: `${CLAIM_METRIC_TITLES[metric]} vs k for ${model}`,
+      }),
+    );
+  }
+  return charts;
+}
+
+const num = (x: number | null | undefined, d = 1) => (x === null || x === undefined ? '–' : x.toFixed(d));
+
+/**
+ * The report's "Why" section: per model, helped and hurt items by evidence status (a diverging
+ * stacked bar and its table, contributions adding up to Δ), the claim metrics per condition with
+ * CIs and the checker's calls against RAGChecker's all-pairs count, and the metrics against k per
+ * method. Empty when the run was not diagnosed. `noise` is the noise-study section's HTML, placed here.
+ */
+export function renderWhySection(summary: RunSummary, extra = ''): string {
+  const cells = summary.cells.filter((c) => c.diagnostics);
+  if (!cells.length && !extra) return '';
+  const out: string[] = ['<h2 id="why">Why retrieval helps or hurts</h2>'];
+  const settings = (summary.diagnostics ?? {}) as Record<string, any>;
+  if (cells.length) {
+    const standIns = [settings.extractor, settings.checker].filter((c) => c?.standIn).map((c) => `${esc(c.name)}: ${esc(c.standIn)}`);
+    out.push(
+      `<p class="meta">Each condition against <b>${esc(settings.baseline ?? summary.baseline)}</b> on the questions both scored: helped when the score rose by at least δ, hurt when it fell by at least δ; a group's contribution is the sum of its differences ÷ n, so the three add up to Δ. ` +
+        `Claim metrics are RAGChecker's (per answer, then the mean ×100 with 95% bootstrap CIs); prefilter <code>${esc(String(settings.prefilter ?? ''))}</code>${settings.prefilter !== 'none' ? `, top ${esc(String(settings.topChunks ?? ''))} passages per claim` : ' (all pairs)'}.` +
+        (standIns.length ? ` <b>Offline stand-ins</b>: ${standIns.join('; ')}.` : '') +
+        '</p>',
+    );
+  }
+  for (const model of summary.models) {
+    const mine = cells.filter((c) => c.model === model);
+    if (!mine.length) continue;
+    out.push(`<h3>${esc(model)}</h3>`);
+    const decomposed = mine.filter((c) => c.diagnostics!.decomposition);
+    if (decomposed.length) {
+      out.push(helpHurtChartSvg(decomposed));
+      const withGold = decomposed.some((c) => c.diagnostics!.decomposition!.byEvidence);
+      out.push(`<div class="scroll"><table class="decomposition"><tr><th>condition</th><th>n</th><th>helped</th><th>hurt</th><th>unchanged</th><th>Δ</th>${withGold ? '<th>hurt: gold in prompt</th><th>hurt: gold cut</th><th>hurt: gold not retrieved</th><th>hurt: best gold rank</th>' : ''}</tr>`);
+      for (const cell of decomposed) {
+        const d = cell.diagnostics!.decomposition!;
+        const share = (g: { n: number; contribution: number }) => `${g.n} <span class="ci">(${g.contribution >= 0 ? '+' : ''}${g.contribution.toFixed(2)})</span>`;
+        const hurt = d.byEvidence?.hurt;
+        const ranks = d.byGoldRank?.hurt ? Object.entries(d.byGoldRank.hurt).filter(([, g]) => g.n > 0).map(([bucket, g]) => `${bucket}: ${g.n}`).join(', ') : '';
+        out.push(
+          `<tr><td>${esc(cell.condition)}</td><td>${d.n}</td><td>${share(d.helped)}</td><td>${share(d.hurt)}</td><td>${share(d.unchanged)}</td><td>${d.meanDiff === null ? '–' : `${d.meanDiff >= 0 ? '+' : ''}${d.meanDiff.toFixed(2)}`}</td>` +
+            (withGold ? `<td>${hurt ? share(hurt.inPrompt!) : '–'}</td><td>${hurt ? share(hurt.retrievedNotInPrompt!) : '–'}</td><td>${hurt ? share(hurt.notRetrieved!) : '–'}</td><td>${esc(ranks || '–')}</td>` : '') + '</tr>',
+        );
+      }
+      out.push('</table></div>');
+      if (!withGold) out.push('<p class="meta">No question of this run names gold evidence, so helped and hurt items are not split by what retrieval found (LongHisDoc pages, <code>oracle</code> gold chunks or a benchmark’s evidence ids give that split).</p>');
+    }
+    const claimed = mine.filter((c) => Object.keys(c.diagnostics!.claims).length);
+    if (claimed.length) {
+      out.push(`<div class="scroll"><table class="claim-metrics"><tr><th>condition</th>${CLAIM_METRICS.map((m) => `<th>${esc(CLAIM_METRIC_TITLES[m])}</th>`).join('')}<th>checker calls / answer</th><th>RAGChecker all pairs</th><th>diagnosed</th></tr>`);
+      for (const cell of claimed) {
+        const d = cell.diagnostics!;
+        out.push(
+          `<tr><td>${esc(cell.condition)}</td>${CLAIM_METRICS.map((metric) => {
+            const m = d.claims[metric];
+            return `<td>${m ? `${num(m.mean)} <span class="ci">[${num(m.ciLow)}, ${num(m.ciHigh)}]${m.failed ? ` ${m.failed} failed` : ''}</span>` : '–'}</td>`;
+          }).join('')}<td>${num(d.checkerCalls)}</td><td>${num(d.allPairsCalls)}</td><td>${d.diagnosed}</td></tr>`,
+        );
+      }
+      out.push('</table></div>');
+      const charts = claimMetricCharts(mine, model);
+      if (charts.length) out.push(`<details class="claim-charts" open><summary>Claim metrics against k, per method</summary><div class="small-multiples">${charts.join('\n')}</div></details>`);
+    }
+  }
+  if (extra) out.push(extra);
+  return out.join('\n');
+}
+
+const LABEL_CLASS: Record<string, string> = { entailment: 'ent', neutral: 'neu', contradiction: 'con' };
+
+/**
+ * One answer's claims in the drill-down: the response's claims coloured by their label against the
+ * gold answer (entailed = correct), each with the passages that entail it; the gold claims coloured
+ * by whether the response states them, with the passages that state them. `ref` numbers a passage
+ * (the report stores each passage once).
+ */
+export function renderAnswerClaims(record: RunItemRecord & { diagnostics?: RecordDiagnostics }, ref: (chunk: RunItemRecord['retrieved'][number]) => number): string {
+  const d = record.diagnostics;
+  if (!d) return '';
+  const byId = new Map(record.retrieved.map((chunk) => [chunk.id, chunk]));
+  const supporting = (row: MatrixEntry[] | undefined) =>
+    (row ?? [])
+      .flatMap((label, j) => (label === 'entailment' && byId.has(d.contextIds[j]!) ? [byId.get(d.contextIds[j]!)!] : []))
+      .map((chunk) => {
+        const n = ref(chunk);
+        return `<a href="#p${n}">P${n}</a>`;
+      })
+      .join(' ');
+  const item = (claim: string, label: MatrixEntry, row: MatrixEntry[] | undefined) =>
+    `<li class="claim ${label ? LABEL_CLASS[label] : 'unk'}">${esc(claim)} <span class="ci">${esc(label ?? 'not checked')}</span>${supporting(row) ? ` <span class="refs">← ${supporting(row)}</span>` : ''}</li>`;
+  const metrics = Object.entries(d.metrics)
+    .map(([name, value]) => `${esc(CLAIM_METRIC_TITLES[name as ClaimMetric] ?? name)} ${value === null ? 'failed' : (100 * value!).toFixed(0)}`)
+    .join(' · ');
+  const failed = d.failed.length ? `<p class="failed">${d.failed.length} checks failed: ${esc(d.failed.slice(0, 3).map((f) => `${f.what}${f.claim !== undefined ? `[${f.claim}]` : ''}: ${f.error}`).join('; '))}</p>` : '';
+  const evidence = d.evidence ? `<p class="meta">gold evidence: ${esc(d.evidence.status)}${d.evidence.bestRank !== null ? `, best rank ${d.evidence.bestRank}` : ''}</p>` : '';
+  return (
+    `<h4>Claims</h4><p class="meta">${metrics}</p>${evidence}${failed}` +
+    `<p class="meta">Response claims (against the gold answer; ← passages that entail them):</p><ul class="claims">${d.responseClaims.map((c, i) => item(c, d.labels.responseVsGold[i] ?? null, d.labels.responseVsChunks[i])).join('')}</ul>` +
+    `<p class="meta">Gold claims (${esc(d.goldClaimsFrom)}; stated by the response? ← passages that entail them):</p><ul class="claims">${d.goldClaims.map((c, i) => item(c, d.labels.goldVsResponse[i] ?? null, d.labels.goldVsChunks[i])).join('')}</ul>`
+  );
+}
