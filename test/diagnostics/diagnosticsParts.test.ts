@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import type { BenchmarkItem } from '../../src/benchmarks/types.js';
+import { sentenceClaims, createLexicalClaimChecker } from '../../src/diagnostics/claims/standIns.js';
+import { decompose, defaultDelta, outcomeOf } from '../../src/diagnostics/decomposition.js';
+import { evidenceOf, goldRankBucket } from '../../src/diagnostics/evidence.js';
+import { benchmarkGold, rubricItemClaim } from '../../src/diagnostics/goldClaims.js';
+import { hybridPairScorer, lexicalPairScorer, relevancePairScorer, selectPairs } from '../../src/diagnostics/prefilter.js';
+
+const item = (fields: Partial<BenchmarkItem>): BenchmarkItem => ({ id: 'q1', benchmark: 'b', kind: 'rubric', question: '问？', category: 'c', meta: {}, ...fields }) as BenchmarkItem;
+const chunk = (id: string, rank: number, page?: number) => ({ id, rank, score: 1, title: 't', text: id, ...(page !== undefined ? { page } : {}) });
+
+describe('help/hurt decomposition', () => {
+  it('classifies by δ in both directions, the boundary included', () => {
+    expect(outcomeOf(10, 10)).toBe('helped');
+    expect(outcomeOf(-10, 10)).toBe('hurt');
+    expect(outcomeOf(9.99, 10)).toBe('unchanged');
+    expect(defaultDelta('rs')).toBe(10);
+    expect(defaultDelta('rougeL')).toBe(0.1);
+  });
+
+  it('contributions add up to the mean difference exactly, whatever the mix', () => {
+    const diffs = [40, -25, 3, -7, 100, -100, 0, 12.5, -10];
+    const d = decompose(diffs.map((diff, i) => ({ itemKey: `b:${i}`, diff })), { baseline: 'closed-book', delta: 10 });
+    expect(d.n).toBe(9);
+    expect(d.helped.n).toBe(3);
+    expect(d.hurt.n).toBe(3);
+    expect(d.unchanged.n).toBe(3);
+    expect(d.helped.contribution + d.hurt.contribution + d.unchanged.contribution).toBeCloseTo(d.meanDiff!, 12);
+    expect(d.meanDiff).toBeCloseTo(diffs.reduce((a, b) => a + b, 0) / diffs.length, 12);
+    expect(d.hurt.contribution).toBeCloseTo((-25 - 100 - 10) / 9, 12);
+    expect(d.byEvidence).toBeNull();
+  });
+
+  it('splits items with gold by evidence status and best gold rank; items without gold stay out of the split', () => {
+    const d = decompose(
+      [
+        { itemKey: 'a', diff: -50, evidence: { gold: ['x'], status: 'inPrompt', bestRank: 1 } },
+        { itemKey: 'b', diff: -20, evidence: { gold: ['x'], status: 'retrievedNotInPrompt', bestRank: 37 } },
+        { itemKey: 'c', diff: -30, evidence: { gold: ['x'], status: 'notRetrieved', bestRank: null } },
+        { itemKey: 'd', diff: -40 },
+        { itemKey: 'e', diff: 60, evidence: { gold: ['x'], status: 'inPrompt', bestRank: 4 } },
+      ],
+      { baseline: 'closed-book', delta: 10 },
+    );
+    expect(d.byEvidence!.hurt).toMatchObject({ inPrompt: { n: 1 }, retrievedNotInPrompt: { n: 1 }, notRetrieved: { n: 1 } });
+    expect(d.byEvidence!.hurt!.inPrompt!.contribution).toBeCloseTo(-10, 12);
+    expect(d.hurt.n).toBe(4);
+    expect(d.byGoldRank!.hurt).toMatchObject({ '1': { n: 1 }, '21-50': { n: 1 }, 'not retrieved': { n: 1 } });
+    expect(d.byGoldRank!.helped!['2-5']!.n).toBe(1);
+  });
+
+  it('rank buckets follow the issue’s edges', () => {
+    expect([1, 2, 5, 6, 10, 11, 20, 21, 50, 51, 100, 101, null].map(goldRankBucket)).toEqual(['1', '2-5', '2-5', '6-10', '6-10', '11-20', '11-20', '21-50', '21-50', '51-100', '51-100', '>100', 'not retrieved']);
+  });
+});
+
+describe('gold claims from the benchmark', () => {
+  it('a ProHist rubric’s bonus points are claims, without weights, tags or the grader’s verb; deductions are not', () => {
+    const gold = benchmarkGold(item({ rubrics: '加分项：1、指出科举始于隋朝{+4}\n2、【关键】说明殿试由皇帝主持{+2}{+1}\n减分项：1、年号错误{-3}', referenceAnswer: '科举始于隋。' }));
+    expect(gold).toEqual({ claims: ['科举始于隋朝', '殿试由皇帝主持'], from: 'rubric', answerText: '科举始于隋。' });
+    expect(rubricItemClaim('能够明确指出：状元为殿试第一{+3}。')).toBe('状元为殿试第一');
+  });
+
+  it('a LongHisDoc answer’s elements are claims; an integer in two numeral forms is one claim; yes/no and unanswerable have none', () => {
+    expect(benchmarkGold(item({ kind: 'longhisdoc', answerType: 'List', answer: ['甲', '乙', '甲'] })).claims).toEqual(['甲', '乙']);
+    expect(benchmarkGold(item({ kind: 'longhisdoc', answerType: 'Int', answer: ['2', '二'] })).claims).toEqual(['二']);
+    expect(benchmarkGold(item({ kind: 'longhisdoc', answerType: 'Str', answer: '千字文' }))).toMatchObject({ claims: ['千字文'], from: 'answer', answerText: '千字文' });
+    expect(benchmarkGold(item({ kind: 'longhisdoc', answerType: 'Bool', answer: '是' })).from).toBe('none');
+    expect(benchmarkGold(item({ kind: 'longhisdoc', answerType: 'None', answer: '无法回答' })).claims).toEqual([]);
+  });
+
+  it('other items get claims extracted from their reference answer', () => {
+    expect(benchmarkGold(item({ kind: 'reference', referenceAnswer: '答案。' }))).toEqual({ claims: null, from: 'extracted', answerText: '答案。' });
+  });
+});
+
+describe('evidence of an answer', () => {
+  it('gold chunk ids: in the prompt, retrieved but cut, or not retrieved, with the best rank', () => {
+    const gold = item({ goldChunkIds: ['g1', 'g2'] });
+    const retrieved = [chunk('n1', 1), chunk('g2', 2), chunk('g1', 7)];
+    expect(evidenceOf(gold, { retrieved, contextIds: ['n1', 'g1'] })).toEqual({ gold: ['g1', 'g2'], status: 'inPrompt', bestRank: 2 });
+    expect(evidenceOf(gold, { retrieved, contextIds: ['n1'] })!.status).toBe('retrievedNotInPrompt');
+    expect(evidenceOf(gold, { retrieved: [chunk('n1', 1)], contextIds: ['n1'] })).toEqual({ gold: ['g1', 'g2'], status: 'notRetrieved', bestRank: null });
+    expect(evidenceOf(item({}), { retrieved, contextIds: [] })).toBeUndefined();
+  });
+
+  it('LongHisDoc pages match only chunks of the item’s own book', () => {
+    const page = item({ kind: 'longhisdoc', docId: '900', evidencePages: [3] });
+    const retrieved = [chunk('c:901-p3:0', 1, 3), chunk('c:900-p2:0', 2, 2), chunk('c:900-p3:0', 3, 3)];
+    expect(evidenceOf(page, { retrieved, contextIds: retrieved.map((c) => c.id) })).toEqual({ gold: ['page:3'], status: 'inPrompt', bestRank: 3 });
+  });
+});
+
+describe('offline stand-ins', () => {
+  it('claims are sentences without numbering or end punctuation, duplicates and content-free pieces dropped', () => {
+    expect(sentenceClaims('<think>想一想。</think>1、科举始于隋朝。殿试由皇帝主持！科举始于隋朝。……')).toEqual(['科举始于隋朝', '殿试由皇帝主持']);
+  });
+
+  it('the lexical checker entails by content overlap, never says contradiction, and refuses oversized calls', async () => {
+    const checker = createLexicalClaimChecker({ claimsPerCall: 2 });
+    const outcome = await checker.check({ claims: ['殿试由皇帝主持', '八股文始于明代'], text: '宋代以后，殿试由皇帝亲自主持。', question: '' });
+    expect(outcome).toMatchObject({ ok: true, labels: ['entailment', 'neutral'] });
+    await expect(checker.check({ claims: ['a', 'b', 'c'], text: '', question: '' })).rejects.toThrow(/at most 2/);
+  });
+});
+
+describe('prefilter', () => {
+  const passages = ['殿试由皇帝主持', '乡试于省城举行', '殿试与会试', '无关的文字'];
+  const claims = ['殿试由皇帝主持', '会试在京城'];
+
+  it('none sends every pair (RAGChecker)', async () => {
+    expect(await selectPairs(claims, passages, { mode: 'none', top: 1, scorer: lexicalPairScorer() })).toEqual([[0, 1, 2, 3], [0, 1, 2, 3]]);
+  });
+
+  it('lexical keeps each claim’s best passages and never a passage sharing no content with it', async () => {
+    const selected = await selectPairs(claims, passages, { mode: 'lexical', top: 2, scorer: lexicalPairScorer() });
+    expect(selected[0]).toEqual([0, 2]);
+    expect(selected[1]).toEqual([2]);
+  });
+
+  it('relevance ranks by the retriever’s scores alone', async () => {
+    const relevance = async (_q: string, texts: string[]) => texts.map((t) => (t === '无关的文字' ? 1 : 0));
+    expect(await selectPairs(['x'], passages, { mode: 'relevance', top: 1, scorer: relevancePairScorer(relevance) })).toEqual([[3]]);
+  });
+
+  it('hybrid asks the retriever only to break a tie at the cut-off', async () => {
+    const asked: string[][] = [];
+    const relevance = async (_q: string, texts: string[]) => {
+      asked.push(texts);
+      return texts.map((t) => (t.includes('B') ? 1 : 0));
+    };
+    const tied = ['殿试A', '殿试B', '乡试'];
+    expect(await selectPairs(['殿试'], tied, { mode: 'hybrid', top: 1, scorer: hybridPairScorer(relevance, 1) })).toEqual([[1]]);
+    expect(asked).toEqual([['殿试A', '殿试B']]);
+  });
+});
