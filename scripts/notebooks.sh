@@ -49,6 +49,8 @@ step "demo runs"
 ensure_run notebook-demo experiments/demo.yaml
 ensure_run notebook-noise experiments/demo-noise.yaml
 ensure_run notebook-rerank experiments/demo-rerank.yaml
+# Answers diagnosed (help/hurt, claim metrics): section 6 of retrieval-depth.ipynb.
+ensure_run notebook-diagnostics experiments/demo-diagnostics.yaml
 # The same answers judged by a stricter lexical judge: the second judge of judge-agreement.ipynb.
 ensure_run notebook-judge-strict experiments/demo.yaml --set judge.threshold=0.75
 
@@ -56,6 +58,7 @@ export HISRAG_RUN=${HISRAG_RUN:-experiments/runs/notebook-demo}
 export HISRAG_RECALL_RUN=${HISRAG_RECALL_RUN:-experiments/runs/notebook-noise}
 export HISRAG_RERANK_RUN=${HISRAG_RERANK_RUN:-experiments/runs/notebook-rerank}
 export HISRAG_NOISE_RUN=${HISRAG_NOISE_RUN:-experiments/runs/notebook-noise}
+export HISRAG_DIAGNOSTICS_RUN=${HISRAG_DIAGNOSTICS_RUN:-experiments/runs/notebook-diagnostics}
 export HISRAG_JUDGE_RUN_A=${HISRAG_JUDGE_RUN_A:-experiments/runs/notebook-demo}
 export HISRAG_JUDGE_RUN_B=${HISRAG_JUDGE_RUN_B:-experiments/runs/notebook-judge-strict}
 export HISRAG_FIGURES=${HISRAG_FIGURES:-notebooks/figures}
