@@ -429,6 +429,8 @@ export function noiseStudyHtml(study: NoiseStudy | null): string {
           series: rateSeries,
           references,
           xScale: 'linear',
+          // Error bars, not bands: several series over few items overlap into one blur as bands.
+          errorBars: true,
           xDomain: [0, 1],
           xTicks: [0, 0.2, 0.4, 0.6, 0.8, 1],
           xTickLabel: (x) => String(x),
@@ -448,6 +450,7 @@ export function noiseStudyHtml(study: NoiseStudy | null): string {
           series: positionSeries,
           references,
           xScale: 'ordinal',
+          errorBars: true,
           xTickLabel: (x) => names.get(x) ?? String(x),
           className: 'gold-position-chart',
           ariaLabel: `score vs gold position for ${m.model}`,

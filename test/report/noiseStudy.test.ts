@@ -207,7 +207,7 @@ describe('noiseStudyHtml', () => {
     expect(html.match(/<svg[^>]*class="noise-rate-chart"/g)).toHaveLength(1);
     expect(html.match(/<svg[^>]*class="gold-position-chart"/g)).toHaveLength(1);
     expect(html).toContain('class="reference-line"');
-    expect(html).toContain('class="ci-band"');
+    expect(html).toContain('class="error-bar"');
     expect(html).toContain('<p class="meta">');
     // Ticks: the noise rate on a fixed 0–1 axis; positions by name.
     const rate = /<svg[^>]*class="noise-rate-chart"[\s\S]*?<\/svg>/.exec(html)![0];
