@@ -120,7 +120,8 @@ function passagesOf(record: RunItemRecord): string[] {
   return record.contextIds.map((id) => byId.get(id) ?? '');
 }
 
-const usesRetrieval = (record: RunItemRecord) => record.retriever !== null;
+// A condition with passages: one of hisrag's retrievers, or an external system that returned its contexts.
+const usesRetrieval = (record: RunItemRecord) => record.retriever !== null || record.retrieved.length > 0;
 
 /**
  * Diagnoses the answers of one benchmark item (every condition that is to be diagnosed), in two
@@ -241,23 +242,51 @@ export async function diagnoseItem(
     };
 
     const pairsChecked = responseSelected.reduce((n, c) => n + c.length, 0) + goldSelected.reduce((n, c) => n + c.length, 0);
-    const perPassageCalls = (selected: number[][]) => {
-      const counts = new Map<number, number>();
-      for (const columns of selected) for (const j of columns) counts.set(j, (counts.get(j) ?? 0) + 1);
-      return [...counts.values()].reduce((n, c) => n + callsFor(c, perCall), 0);
+    // What this answer's diagnosis needs, call by call, whatever a cache already holds: the batches
+    // it would send on its own (claims in fixed order, cut at the checker's size) and their tokens.
+    const need = { calls: 0, promptTokens: 0, completionTokens: 0 };
+    const needBatches = (claims: string[], wanted: number[], text: string) => {
+      if (!text) return;
+      for (const group of chunked(wanted, perCall)) {
+        const estimate = context.checker.estimate({ claims: group.map((i) => claims[i]!), text, question: item.question });
+        need.calls++;
+        need.promptTokens += estimate.promptTokens;
+        need.completionTokens += estimate.completionTokens;
+      }
     };
+    needBatches(responseClaims, gold.answerText ? all(responseClaims) : [], gold.answerText);
+    needBatches(goldClaims, responseText ? all(goldClaims) : [], responseText);
+    const byPassage = (selected: number[][]) => {
+      const wanted = new Map<number, number[]>();
+      selected.forEach((columns, i) => columns.forEach((j) => wanted.set(j, [...(wanted.get(j) ?? []), i])));
+      return [...wanted].sort(([a], [b]) => a - b);
+    };
+    for (const [j, wanted] of byPassage(responseSelected)) needBatches(responseClaims, wanted, passages[j]!);
+    for (const [j, wanted] of byPassage(goldSelected)) needBatches(goldClaims, wanted, passages[j]!);
+    let extractorCalls = 0;
+    for (const input of [
+      ...(responseText ? [{ question: item.question, text: responseText, role: 'response' as const }] : []),
+      ...(gold.claims === null ? [{ question: item.question, text: gold.answerText, role: 'reference' as const }] : []),
+    ]) {
+      const estimate = context.extractor.estimate(input);
+      extractorCalls++;
+      need.promptTokens += estimate.promptTokens;
+      need.completionTokens += estimate.completionTokens;
+    }
     const k = passages.length;
     const diagnosticsCost: DiagnosticsCost = {
-      extractorCalls: cost.extractorCalls,
-      checkerCalls:
-        (gold.answerText ? callsFor(responseClaims.length, perCall) : 0) + (responseText ? callsFor(goldClaims.length, perCall) : 0) + perPassageCalls(responseSelected) + perPassageCalls(goldSelected),
-      checkerCallsSent: cost.checkerCallsSent,
+      extractorCalls,
+      checkerCalls: need.calls,
       allPairsCalls: (k + 1) * (callsFor(responseClaims.length, perCall) + callsFor(goldClaims.length, perCall)),
       pairsChecked,
       pairsSkipped: k * (responseClaims.length + goldClaims.length) - pairsChecked,
-      promptTokens: cost.promptTokens,
-      completionTokens: cost.completionTokens,
-      estimatedTokens: cost.estimated,
+      promptTokens: need.promptTokens,
+      completionTokens: need.completionTokens,
+      extractorCallsSent: cost.extractorCalls,
+      checkerCallsSent: cost.checkerCallsSent,
+      promptTokensSent: cost.promptTokens,
+      completionTokensSent: cost.completionTokens,
+      estimatedTokensSent: cost.estimated,
       durationMs: Date.now() - recordStarted + (index === 0 ? goldMs : 0),
     };
     const evidence = usesRetrieval(record) ? evidenceOf(item, record) : undefined;

@@ -5,7 +5,7 @@ import pLimit from 'p-limit';
 import { benchmarks } from '../benchmarks/registry.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { ExperimentConfig } from '../config/experiment.js';
-import { applyOverrides } from '../config/load.js';
+import { applyOverrides, validateExperimentConfig } from '../config/load.js';
 import { formatZodIssues } from '../config/errors.js';
 import { ConfigError, InterruptedError, ServiceUnavailableError } from '../errors.js';
 import { createMethod } from '../methods/registry.js';
@@ -19,14 +19,13 @@ import { createProgress } from '../progress/progress.js';
 import { createRetrieverContext } from '../retrieval/registry.js';
 import type { Retriever } from '../retrieval/types.js';
 import { createRetrieverWithRerank } from '../rerank/rerankedRetriever.js';
-import { validateExperimentConfig } from '../config/load.js';
 import { claimCheckers, claimExtractors } from './claims/registry.js';
 import type { ClaimChecker, ClaimExtractor } from './claims/types.js';
 import { DiagnosticsConfigSchema, type DiagnosticsConfig } from './config.js';
 import { diagnoseItem, LabelService, type DiagnosisContext } from './diagnoseItem.js';
 import { LabelStore } from './labelStore.js';
 import { hybridPairScorer, lexicalPairScorer, relevancePairScorer, type PairScorer } from './prefilter.js';
-import { diagnosticsFile, readDiagnosticsLines, recordFingerprint, type DiagnosticsLine, type DiagnosticsState } from './runFiles.js';
+import { diagnosticsFile, readDiagnosticsLines, recordFingerprint, sentTotals, type DiagnosticsLine, type DiagnosticsState } from './runFiles.js';
 
 export interface DiagnoseOptions {
   /** Diagnostics settings to use instead of the run config's `diagnostics:` section. */
@@ -95,9 +94,24 @@ export async function prepareDiagnostics(
     if (!conditions.includes(name)) throw new ConfigError(`diagnostics.conditions[${i}]: unknown condition "${name}" (this run's conditions: ${conditions.join(', ')})`);
   }
   const defaults = defaultClaimModels(config);
-  const extractor = await claimExtractors.create(settings.extractor ?? defaults.extractor, undefined, 'diagnostics.extractor');
-  const checker = await claimCheckers.create(settings.checker ?? defaults.checker, undefined, 'diagnostics.checker');
+  const extractor = await namingField('diagnostics.extractor', () => claimExtractors.create(settings.extractor ?? defaults.extractor, undefined, 'diagnostics.extractor'));
+  const checker = await namingField('diagnostics.checker', () => claimCheckers.create(settings.checker ?? defaults.checker, undefined, 'diagnostics.checker'));
   return { extractor, checker, baseline };
+}
+
+/**
+ * A component that cannot run fails in its own constructor (an OpenAI endpoint whose `apiKeyEnv`
+ * variable is not set: `generator "m": environment variable … is not set`) with a message that
+ * does not say which setting built it; prefix the field, as the registry's own errors do.
+ * (Added with test/diagnostics/diagnoseConfigErrors.test.ts.)
+ */
+async function namingField<T>(path: string, create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (error) {
+    if (error instanceof ConfigError && !error.message.startsWith(path)) throw new ConfigError(`${path}: ${error.message}`);
+    throw error;
+  }
 }
 
 async function loadItems(config: ExperimentConfig): Promise<Map<string, BenchmarkItem>> {
@@ -276,6 +290,9 @@ export async function diagnoseRun(runDirInput: string, options: DiagnoseOptions 
       progress.stop();
     }
     const lines = new Map([...existing, ...fresh]);
+    const sent = [...fresh.values()].map((line) => line.diagnostics.diagnosticsCost);
+    state.spent = await sentTotals(runDir);
+    log(`sent: ${sent.reduce((n, c) => n + c.extractorCallsSent, 0)} extractor and ${sent.reduce((n, c) => n + c.checkerCallsSent, 0)} checker calls in this invocation (${state.spent.checkerCalls} checker calls for this run directory so far; the rest came from the cache)`);
     const diagnosedNow = scored.filter((r) => {
       const line = lines.get(r.key);
       return line !== undefined && line.fingerprint === recordFingerprint(settingsFingerprint, r);

@@ -38,6 +38,10 @@ export const DiagnosticsStateSchema = z.object({
   startedAt: z.string(),
   finishedAt: z.string().nullable(),
   totals: z.object({ diagnosed: z.number().int(), withFailedChecks: z.number().int(), toDiagnose: z.number().int() }).optional(),
+  /** What the diagnoses of this run directory sent, summed over every line of diagnostics.jsonl (a resumed diagnosis sends only what was not done or cached). */
+  spent: z
+    .object({ extractorCalls: z.number(), checkerCalls: z.number(), promptTokens: z.number(), completionTokens: z.number(), estimatedTokens: z.boolean() })
+    .optional(),
 });
 export type DiagnosticsState = z.infer<typeof DiagnosticsStateSchema>;
 
@@ -108,6 +112,33 @@ export async function readDiagnosticsLines(runDir: string, options: { repair?: b
     if (goodBytes < size) await truncate(path, goodBytes);
   }
   return out;
+}
+
+/**
+ * What every diagnosis written to diagnostics.jsonl sent, summed over all its lines (superseded ones
+ * included: their calls were sent too). Calls of an answer cut short by a kill have no line and are
+ * not counted.
+ */
+export async function sentTotals(runDir: string): Promise<NonNullable<DiagnosticsState['spent']>> {
+  const totals = { extractorCalls: 0, checkerCalls: 0, promptTokens: 0, completionTokens: 0, estimatedTokens: false };
+  const path = diagnosticsFile(runDir, 'records');
+  if (!existsSync(path)) return totals;
+  for (const line of (await readFile(path, 'utf8')).split('\n')) {
+    if (!line.trim()) continue;
+    let cost: Record<string, unknown> | undefined;
+    try {
+      cost = (JSON.parse(line) as { diagnostics?: { diagnosticsCost?: Record<string, unknown> } }).diagnostics?.diagnosticsCost;
+    } catch {
+      continue; // a torn last line
+    }
+    const num = (key: string) => (typeof cost?.[key] === 'number' ? (cost[key] as number) : 0);
+    totals.extractorCalls += num('extractorCallsSent');
+    totals.checkerCalls += num('checkerCallsSent');
+    totals.promptTokens += num('promptTokensSent');
+    totals.completionTokens += num('completionTokensSent');
+    totals.estimatedTokens ||= cost?.estimatedTokensSent === true;
+  }
+  return totals;
 }
 
 /**

@@ -70,13 +70,11 @@ export function addDiagnosticsToSummary(summary: RunSummary, records: Diagnosed[
         ? {
             extractorCalls: total((c) => c.extractorCalls),
             checkerCalls: total((c) => c.checkerCalls),
-            checkerCallsSent: total((c) => c.checkerCallsSent),
             allPairsCalls: total((c) => c.allPairsCalls),
             pairsChecked: total((c) => c.pairsChecked),
             pairsSkipped: total((c) => c.pairsSkipped),
             promptTokens: total((c) => c.promptTokens),
             completionTokens: total((c) => c.completionTokens),
-            estimatedTokens: costs.some((c) => c.estimatedTokens),
           }
         : null,
     };

@@ -77,22 +77,32 @@ export const EvidenceSchema = z.object({
 });
 export type Evidence = z.infer<typeof EvidenceSchema>;
 
-/** The diagnostics' own calls: a separate account beside the answer's `cost`. */
+/**
+ * The diagnostics' own calls: a separate account beside the answer's `cost`. The first figures are
+ * what this answer's diagnosis needs — calls and their estimated tokens, shared gold-side work
+ * counted for every answer that needs it — and do not depend on what a cache already held; the
+ * `…Sent` figures are what this invocation actually sent for it (lower after a resume, with a shared
+ * cache, or when another condition already asked), with the endpoint's reported tokens.
+ */
 export const DiagnosticsCostSchema = z.object({
   extractorCalls: z.number().int().nonnegative(),
-  /** Checker calls this answer's labels needed (shared gold-side calls counted for every answer that needs them). */
+  /** Checker calls this answer's labels need: Σ over its texts of ⌈claims sent against it / claimsPerCall⌉. */
   checkerCalls: z.number().int().nonnegative(),
-  /** Of those, the calls actually sent for this answer (the rest came from the cache: another condition, an earlier diagnosis). */
-  checkerCallsSent: z.number().int().nonnegative(),
   /** RAGChecker's all-pairs calls for this answer: (k + 1)·(⌈|R|/5⌉ + ⌈|G|/5⌉), k = passages in the final prompt. */
   allPairsCalls: z.number().int().nonnegative(),
   /** (claim, passage) pairs sent to the checker, and pairs the prefilter kept back (counted as not entailed). */
   pairsChecked: z.number().int().nonnegative(),
   pairsSkipped: z.number().int().nonnegative(),
+  /** Estimated tokens of the needed calls (the claim models' own prompts, measured with the project's token counter). */
   promptTokens: z.number().nonnegative(),
   completionTokens: z.number().nonnegative(),
-  /** Tokens estimated where the endpoint reported none (always for the offline stand-ins). */
-  estimatedTokens: z.boolean(),
+  /** Calls sent by the invocation that diagnosed this answer, and the tokens they used (the endpoint's usage where reported). */
+  extractorCallsSent: z.number().int().nonnegative(),
+  checkerCallsSent: z.number().int().nonnegative(),
+  promptTokensSent: z.number().nonnegative(),
+  completionTokensSent: z.number().nonnegative(),
+  /** Some sent call reported no usage (always for the offline stand-ins): its tokens were estimated. */
+  estimatedTokensSent: z.boolean(),
   durationMs: z.number().nonnegative(),
 });
 export type DiagnosticsCost = z.infer<typeof DiagnosticsCostSchema>;
@@ -150,18 +160,19 @@ export const CellDiagnosticsSchema = z.object({
   /** Means per diagnosed answer. */
   checkerCalls: z.number().nullable(),
   allPairsCalls: z.number().nullable(),
-  /** Totals over the cell. */
+  /**
+   * Totals over the cell of what its diagnoses need (calls, estimated tokens): the same after a
+   * resume or with another cache; what was actually sent is in the run directory's diagnostics.json.
+   */
   diagnosticsCost: z
     .object({
       extractorCalls: z.number(),
       checkerCalls: z.number(),
-      checkerCallsSent: z.number(),
       allPairsCalls: z.number(),
       pairsChecked: z.number(),
       pairsSkipped: z.number(),
       promptTokens: z.number(),
       completionTokens: z.number(),
-      estimatedTokens: z.boolean(),
     })
     .nullable(),
 });

@@ -88,6 +88,8 @@ export function createLlmClaimExtractor(generator: Generator, options: { retries
     standIn: false,
     fingerprint: fingerprintOf('claim-extractor', generator),
     describe: () => ({ name: 'llm', promptVersion: PROMPT_VERSION, retries, generator: generator.describe() }),
+    estimate: (input) =>
+      input.text.trim() ? { promptTokens: estimateTokens(extractionMessages(input).map((m) => m.content).join('\n')), completionTokens: estimateTokens(input.text) } : { promptTokens: 0, completionTokens: 0 },
     async extract(input, callOptions = {}) {
       // Nothing to extract from: no claims, and no call to pay for.
       if (!input.text.trim()) return { ok: true, claims: [], usage: noUsage() };
@@ -112,6 +114,9 @@ export function createLlmClaimChecker(generator: Generator, options: { retries?:
     fingerprint: fingerprintOf('claim-checker', generator),
     claimsPerCall,
     describe: () => ({ name: 'llm', promptVersion: PROMPT_VERSION, retries, claimsPerCall, generator: generator.describe() }),
+    // A label line (`1: 蕴含`) is about four tokens.
+    estimate: (input) =>
+      input.claims.length ? { promptTokens: estimateTokens(checkingMessages(input).map((m) => m.content).join('\n')), completionTokens: 4 * input.claims.length } : { promptTokens: 0, completionTokens: 0 },
     async check(input, callOptions = {}) {
       const n = input.claims.length;
       // The caller splits claims into batches; more here is a bug there, not a model failure.

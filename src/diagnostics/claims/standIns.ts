@@ -35,6 +35,10 @@ export function createSentenceClaimExtractor(): ClaimExtractor {
     standIn: true,
     fingerprint: 'sentences@1',
     describe: () => ({ name: 'sentences', standIn: 'offline stand-in: claims are the sentences of the text (the project’s Chinese sentence splitter)' }),
+    estimate: ({ text }) => {
+      const usage = estimatedUsage(text, sentenceClaims(text).join('\n'));
+      return { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens };
+    },
     async extract({ text }) {
       const claims = sentenceClaims(text);
       return { ok: true, claims, usage: estimatedUsage(text, claims.join('\n')) };
@@ -65,11 +69,12 @@ export function createLexicalClaimChecker(options: { threshold?: number; claimsP
     fingerprint: `lexical@${threshold}`,
     claimsPerCall,
     describe: () => ({ name: 'lexical', threshold, claimsPerCall, standIn: 'offline stand-in: a claim is entailed when enough of its content appears in the text; never contradiction' }),
+    estimate: ({ claims, text }) => ({ promptTokens: estimateTokens(`${text}\n${claims.join('\n')}`), completionTokens: 4 * claims.length }),
     async check({ claims, text }) {
       if (claims.length > claimsPerCall) throw new Error(`lexical checker: ${claims.length} claims in one call (at most ${claimsPerCall})`);
       const keys = contentKeys(text);
       const labels: ClaimLabel[] = claims.map((claim) => (lexicalCoverage(claim, keys) >= threshold ? 'entailment' : 'neutral'));
-      return { ok: true, labels, usage: estimatedUsage(`${text}\n${claims.join('\n')}`, labels.join('\n')) };
+      return { ok: true, labels, usage: { calls: 1, promptTokens: estimateTokens(`${text}\n${claims.join('\n')}`), completionTokens: 4 * claims.length, estimated: true } };
     },
   };
 }

@@ -30,6 +30,8 @@ export interface ClaimExtractor {
   /** Identifies what the extractor would answer (model, prompt version, params): part of every cache key. */
   readonly fingerprint: string;
   describe(): Record<string, unknown>;
+  /** Tokens one extraction of this input is expected to take (its prompt, a completion the size of the text): the needed-cost figure, the same whatever the cache holds. */
+  estimate(input: { question: string; text: string; role: 'response' | 'reference' }): { promptTokens: number; completionTokens: number };
   extract(input: { question: string; text: string; role: 'response' | 'reference' }, options?: ClaimCallOptions): Promise<ExtractionOutcome>;
 }
 
@@ -45,5 +47,7 @@ export interface ClaimChecker {
   /** Most claims one call labels (RAGChecker: 5). */
   readonly claimsPerCall: number;
   describe(): Record<string, unknown>;
+  /** Tokens one check of this batch is expected to take (its prompt, one label line per claim). */
+  estimate(input: { claims: string[]; text: string; question: string }): { promptTokens: number; completionTokens: number };
   check(input: { claims: string[]; text: string; question: string }, options?: ClaimCallOptions): Promise<CheckOutcome>;
 }
