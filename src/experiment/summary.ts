@@ -54,6 +54,9 @@ export const CellSummarySchema = z.object({
       durationMs: z.number(),
       price: z.number().nullable(),
       estimatedTokens: z.boolean(),
+      /** Means per answer of the 429s received and the milliseconds spent waiting for the endpoint's rate limit (absent in older runs). */
+      rateLimited: z.number().optional(),
+      rateLimitWaitMs: z.number().optional(),
     })
     .nullable()
     .default(null),
@@ -139,6 +142,9 @@ function meanCost(records: RunItemRecord[]): CellSummary['cost'] {
     durationMs: mean((c) => c.durationMs),
     price: costs.every((c) => c.price !== undefined) ? mean((c) => c.price!) : null,
     estimatedTokens: costs.some((c) => c.estimatedTokens === true),
+    ...(costs.some((c) => c.rateLimited || c.rateLimitWaitMs)
+      ? { rateLimited: mean((c) => c.rateLimited ?? 0), rateLimitWaitMs: mean((c) => c.rateLimitWaitMs ?? 0) }
+      : {}),
   };
 }
 

@@ -9,6 +9,8 @@ import { EndpointHealth } from './endpointHealth.js';
 import { EmptyCompletionError, GenerationError } from './generationError.js';
 import { classifyFailure, describeFailure, withRetries, type RetryHooks, type RetryPolicy } from './retryPolicy.js';
 import type { ChatTurnOptions, GenerateOptions, GenerationResult, Generator, TokenUsage } from './types.js';
+import type { EndpointRateLimiter } from './rateLimit.js';
+import { estimateTokens } from '../prompting/tokenCounter.js';
 
 export interface GeneratorStats {
   requests: number;
@@ -34,6 +36,10 @@ export interface ChatModelGeneratorOptions {
    */
   unavailableAfterMs?: number;
   cache?: ResponseCache;
+  /** The endpoint's request and token pacing (shared per endpoint); every attempt waits for its slot. */
+  rateLimiter?: EndpointRateLimiter;
+  /** Completion tokens reserved before a call when pacing tokens (the request's `maxTokens`). */
+  maxTokens?: number;
   /** Generation parameters that change answers; part of the cache key with model and messages. */
   cacheParams: Record<string, unknown>;
   /** Strings removed from any error message that may be recorded (API keys, header values). */
@@ -113,7 +119,8 @@ export class ChatModelGenerator implements Generator {
 
   async generate(messages: ChatMessage[], options: GenerateOptions = {}): Promise<GenerationResult> {
     const key = this.#options.cache ? this.cacheKey(messages) : undefined;
-    return this.#withPolicy(key, options, (signal) => this.#request(messages.map(toLangChainMessage), signal));
+    const tokens = messages.reduce((n, m) => n + estimateTokens(m.content), 0);
+    return this.#withPolicy(key, options, (signal) => this.#request(messages.map(toLangChainMessage), signal), tokens);
   }
 
   /**
@@ -127,11 +134,12 @@ export class ChatModelGenerator implements Generator {
     const key = this.#options.cache
       ? responseCacheKey({ model: this.model, messages: messages.map(conversationEntry), params: { ...this.#options.cacheParams, tools: options.tools } })
       : undefined;
-    return this.#withPolicy(key, options, (signal) => this.#request(messages, signal, options.tools));
+    const tokens = messages.reduce((n, m) => n + estimateTokens(contentText(m.content)), 0);
+    return this.#withPolicy(key, options, (signal) => this.#request(messages, signal, options.tools), tokens);
   }
 
   /** The execution policy every request runs under: cache, endpoint concurrency, retries, endpoint health. */
-  async #withPolicy(key: string | undefined, options: GenerateOptions, request: (signal?: AbortSignal) => Promise<GenerationResult>): Promise<GenerationResult> {
+  async #withPolicy(key: string | undefined, options: GenerateOptions, request: (signal?: AbortSignal) => Promise<GenerationResult>, promptTokens = 0): Promise<GenerationResult> {
     const cache = this.#options.cache;
     if (cache && key && options.cache !== 'refresh') {
       const hit = cache.get(key);
@@ -143,15 +151,23 @@ export class ChatModelGenerator implements Generator {
     const limit = endpointLimiter(this.#options.endpoint, this.#options.concurrency);
     const hooks = this.#options.hooks ?? {};
     const health = this.#health;
+    const pacing = this.#options.rateLimiter;
+    // What this call met at the endpoint's rate limit: 429s received and time spent waiting for a slot.
+    let rateLimited = 0;
+    let waitedMs = 0;
     // Every attempt reports to the endpoint's health: an endpoint that fails every request for a
     // while stops the run instead of burning each item's retries.
     const attempt = async () => {
       health.assertAvailable();
+      const reservation = pacing ? await pacing.acquire(promptTokens + (this.#options.maxTokens ?? 0), options.signal) : undefined;
+      if (reservation) waitedMs += reservation.waitedMs;
       try {
         const result = await request(options.signal);
         health.recordAnswer();
+        if (reservation) pacing!.settle(reservation, result.usage?.totalTokens ?? (result.usage ? (result.usage.promptTokens ?? 0) + (result.usage.completionTokens ?? 0) : undefined));
         return result;
       } catch (error) {
+        if (classifyFailure(error).reason === 'rate-limited') rateLimited++;
         if (error instanceof EmptyCompletionError) health.recordAnswer();
         else health.recordFailure(classifyFailure(error), this.#redact(describeFailure(error)));
         // The failure that shows the endpoint is down stops this item too (no more retries).
@@ -172,13 +188,13 @@ export class ChatModelGenerator implements Generator {
         }),
       );
       if (cache && key) cache.put(key, this.model, result);
-      return result;
+      return rateLimited || waitedMs >= 1 ? { ...result, rateLimit: { rateLimited, waitedMs: Math.round(waitedMs) } } : result;
     } catch (error) {
       if (error instanceof GenerationError && error.reason === 'empty-completion') {
         // Still empty after the retries: the model's answer is empty. The benchmark's rule scores
         // it (0) and the run counts it; it is not cached, so a re-run asks again.
         this.stats.emptyAnswers++;
-        return { text: '', raw: '', emptyAfterAttempts: error.attempts };
+        return { text: '', raw: '', emptyAfterAttempts: error.attempts, ...(rateLimited || waitedMs >= 1 ? { rateLimit: { rateLimited, waitedMs: Math.round(waitedMs) } } : {}) };
       }
       this.stats.failures++;
       if (error instanceof GenerationError && error.reason === 'endpoint-unavailable') {

@@ -7,6 +7,7 @@ import { openResponseCache } from './responseCache.js';
 import type { RetryHooks } from './retryPolicy.js';
 import type { Generator } from './types.js';
 import { validatingFetch } from './validatingFetch.js';
+import { RateLimitSchema, endpointRateLimiter, rateObservingFetch } from './rateLimit.js';
 
 export const OpenAIParamsSchema = z
   .object({
@@ -33,6 +34,8 @@ export const OpenAIParamsSchema = z
     retryAfterMaxMs: z.number().int().min(0).default(300_000),
     /** Path of the SQLite response cache; omit for none. */
     cache: z.string().min(1).optional(),
+    /** The provider's limits, paced evenly (shared by everything that uses the same baseURL); without it the endpoint's x-ratelimit-* headers set the pace. */
+    rateLimit: RateLimitSchema.optional(),
   })
   .strict();
 export type OpenAIParams = z.infer<typeof OpenAIParamsSchema>;
@@ -73,6 +76,7 @@ function apiKeyFrom(params: OpenAIParams, env: NodeJS.ProcessEnv): string | unde
 export class OpenAIGenerator extends ChatModelGenerator {
   constructor(params: OpenAIParams, options: OpenAIGeneratorOptions = {}) {
     const apiKey = apiKeyFrom(params, options.env ?? process.env);
+    const rateLimiter = endpointRateLimiter(params.baseURL, params.rateLimit ?? {});
     const chat = new ChatOpenAI({
       model: params.model,
       temperature: params.temperature,
@@ -81,7 +85,7 @@ export class OpenAIGenerator extends ChatModelGenerator {
       timeout: params.timeoutMs,
       maxRetries: 0,
       modelKwargs: params.extraBody,
-      configuration: { baseURL: params.baseURL, defaultHeaders: params.headers, fetch: validatingFetch() },
+      configuration: { baseURL: params.baseURL, defaultHeaders: params.headers, fetch: validatingFetch(rateObservingFetch(rateLimiter)) },
     });
     const { headers, apiKeyEnv, ...recorded } = params;
     super(chat, {
@@ -89,6 +93,8 @@ export class OpenAIGenerator extends ChatModelGenerator {
       model: params.model,
       endpoint: params.baseURL,
       concurrency: params.concurrency,
+      rateLimiter,
+      maxTokens: params.maxTokens,
       policy: {
         retries: params.retries,
         baseDelayMs: params.retryBaseMs,

@@ -23,6 +23,8 @@ export interface GenerationResult {
   emptyAfterAttempts?: number;
   /** Tool calls the model asked for (a tool-calling turn, `chatTurn`). */
   toolCalls?: ToolCallRequest[];
+  /** What the call met at the endpoint's rate limit (absent when nothing): 429s received, milliseconds waited for a slot. */
+  rateLimit?: { rateLimited: number; waitedMs: number };
 }
 
 /** One tool call of a model's turn, as OpenAI's protocol carries it. */

@@ -63,6 +63,8 @@ export class MethodRun implements MethodContext {
   #completionTokens = 0;
   #estimated = false;
   #cachedCalls = 0;
+  #rateLimited = 0;
+  #rateLimitWaitMs = 0;
   /** The list retrieved for the item's own question, if the method asked for it. */
   questionList?: RetrievedChunk[];
 
@@ -171,6 +173,10 @@ export class MethodRun implements MethodContext {
     this.#completionTokens += counted.completionTokens;
     if (!usage) this.#estimated = true;
     if (result.cached) this.#cachedCalls++;
+    if (result.rateLimit) {
+      this.#rateLimited += result.rateLimit.rateLimited;
+      this.#rateLimitWaitMs += result.rateLimit.waitedMs;
+    }
     return {
       messages,
       response: result.raw,
@@ -213,6 +219,8 @@ export class MethodRun implements MethodContext {
       durationMs: this.#now() - this.#started,
       ...(this.#estimated ? { estimatedTokens: true } : {}),
       ...(this.#cachedCalls ? { cachedCalls: this.#cachedCalls } : {}),
+      ...(this.#rateLimited ? { rateLimited: this.#rateLimited } : {}),
+      ...(this.#rateLimitWaitMs ? { rateLimitWaitMs: this.#rateLimitWaitMs } : {}),
       ...(price ? { price: (this.#promptTokens * price.inputPerMillion + this.#completionTokens * price.outputPerMillion) / 1e6 } : {}),
     };
   }

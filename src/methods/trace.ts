@@ -41,6 +41,9 @@ export const MethodCostSchema = z.object({
   estimatedTokens: z.boolean().optional(),
   /** Generations answered from the response cache (their tokens still count: that is what the method costs). */
   cachedCalls: z.number().int().nonnegative().optional(),
+  /** 429 responses the answer's calls received (each retried), and milliseconds they waited for the endpoint's rate limit. */
+  rateLimited: z.number().int().nonnegative().optional(),
+  rateLimitWaitMs: z.number().nonnegative().optional(),
   /** promptTokens × inputPerMillion + completionTokens × outputPerMillion, ÷ 10⁶, when the model has a `price`. */
   price: z.number().nonnegative().optional(),
 });

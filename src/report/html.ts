@@ -71,14 +71,15 @@ export function renderReportHtml(input: ReportInput): string {
   out.push('<h2 id="conditions">Conditions</h2>');
   const priced = summary.cells.some((c) => c.cost?.price != null);
   const noted = summary.cells.some((c) => Object.keys(c.method ?? {}).length > 0);
+  const limited = summary.cells.some((c) => c.cost?.rateLimited !== undefined);
   for (const model of summary.models) {
-    out.push(`<h3>${esc(model)}</h3><div class="scroll"><table class="conditions"><tr><th>condition</th><th>mean [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th><th>P(Δ&gt;0)</th><th>scored / items</th><th>failed (gen / judge)</th><th>empty</th><th>truncated</th><th>retrievals / answer</th><th>generations / answer</th><th>tokens / answer</th><th>ms / answer</th>${priced ? '<th>price / answer</th>' : ''}${noted ? '<th>method figures</th>' : ''}</tr>`);
+    out.push(`<h3>${esc(model)}</h3><div class="scroll"><table class="conditions"><tr><th>condition</th><th>mean [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th><th>P(Δ&gt;0)</th><th>scored / items</th><th>failed (gen / judge)</th><th>empty</th><th>truncated</th><th>retrievals / answer</th><th>generations / answer</th><th>tokens / answer</th><th>ms / answer</th>${priced ? '<th>price / answer</th>' : ''}${limited ? '<th>429s / answer</th><th>rate-limit wait ms / answer</th>' : ''}${noted ? '<th>method figures</th>' : ''}</tr>`);
     for (const cell of summary.cells.filter((c) => c.model === model)) {
       const d = summary.paired.find((p) => p.model === model && p.condition === cell.condition);
       const cls = d?.meanDiff === null || d === undefined ? '' : d.meanDiff > 0 ? 'pos' : d.meanDiff < 0 ? 'neg' : '';
       out.push(
         `<tr><td>${esc(cell.condition)}</td><td>${ci(cell.score)}</td><td class="${cls}">${d && d.meanDiff !== null ? `${d.meanDiff >= 0 ? '+' : ''}${num(d.meanDiff)} <span class="ci">[${num(d.ciLow)}, ${num(d.ciHigh)}]</span>` : '–'}</td>` +
-          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td>${costCells(cell, priced)}${noted ? `<td>${esc(methodFigures(cell))}</td>` : ''}</tr>`,
+          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td>${costCells(cell, priced)}${limited ? `<td>${num(cell.cost?.rateLimited ?? 0)}</td><td>${Math.round(cell.cost?.rateLimitWaitMs ?? 0)}</td>` : ''}${noted ? `<td>${esc(methodFigures(cell))}</td>` : ''}</tr>`,
       );
     }
     out.push('</table></div>');

@@ -70,6 +70,12 @@ export function summaryTable(summary: RunSummary): string {
   if (summary.cells.some((c) => c.cost?.estimatedTokens)) {
     blocks.push('retrievals, tokens (prompt + completion) and price: means per scored answer; * tokens estimated (cjk-estimate) where the endpoint reported no usage');
   }
+  const limited = summary.cells.filter((c) => c.cost?.rateLimited !== undefined && (c.cost.rateLimited > 0 || (c.cost.rateLimitWaitMs ?? 0) > 0));
+  if (limited.length) {
+    blocks.push(
+      `rate limits (per answer): ${limited.map((c) => `${summary.models.length > 1 ? `${c.model} ` : ''}${c.condition} ${fmt(c.cost!.rateLimited!)} 429s, ${Math.round(c.cost!.rateLimitWaitMs ?? 0)} ms waiting`).join('; ')}`,
+    );
+  }
   const figures = methodFigureLines(summary);
   if (figures.length) blocks.push(figures.join('\n'));
   const diagnostics = diagnosticsTables(summary);

@@ -58,6 +58,13 @@ export interface StartOptions {
   port?: number;
   /** Answer a request that offers `tools` with HTTP 400, as servers of models without tool calling do. */
   rejectTools?: boolean;
+  /**
+   * Enforce a request rate as providers do: a per-minute limit taken over one-second windows (600 a
+   * minute = at most 10 in any second); a request beyond it gets 429 with `retry-after-ms`. With
+   * `headers: 'openai'` every chat response also carries `x-ratelimit-{limit,remaining,reset}-requests`;
+   * with `'none'` (DeepSeek, vLLM) the 429 carries only Retry-After.
+   */
+  rateLimit?: { requestsPerMinute: number; headers: 'openai' | 'none' };
 }
 
 export interface RecordedRequest {
@@ -66,6 +73,8 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
   fault?: FaultKind;
+  /** Refused by the server's rate limit (429). */
+  rateLimited?: boolean;
 }
 
 export interface OpenAIServer {
@@ -126,6 +135,8 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
   let completionId = 0;
 
   let chatCount = 0;
+  // Arrival times of the chat requests the rate limit let through in the last second.
+  const accepted: number[] = [];
   function pickFault(path: string, raw: string): FaultKind | undefined {
     const faults = options.faults;
     const scripted = faults?.script?.[chatCount++];
@@ -143,6 +154,23 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
     if (options.rejectTools && request.tools?.length) {
       sendJson(res, 400, { error: { message: `model ${request.model} does not support tools`, type: 'invalid_request_error', param: 'tools' } });
       return;
+    }
+    let rateHeaders: Record<string, string> = {};
+    if (options.rateLimit) {
+      const { requestsPerMinute, headers } = options.rateLimit;
+      const perSecond = Math.max(1, Math.floor(requestsPerMinute / 60));
+      const now = Date.now();
+      while (accepted.length && accepted[0]! <= now - 1000) accepted.shift();
+      const resetMs = accepted.length ? accepted[0]! + 1000 - now : 0;
+      const openai = (remaining: number): Record<string, string> =>
+        headers === 'openai' ? { 'x-ratelimit-limit-requests': String(requestsPerMinute), 'x-ratelimit-remaining-requests': String(remaining), 'x-ratelimit-reset-requests': `${Math.max(0, resetMs)}ms` } : {};
+      if (accepted.length >= perSecond) {
+        record.rateLimited = true;
+        sendJson(res, 429, { error: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' } }, { 'retry-after-ms': String(Math.max(1, resetMs)), 'retry-after': String(Math.max(1, Math.ceil(resetMs / 1000))), ...openai(0) });
+        return;
+      }
+      accepted.push(now);
+      rateHeaders = openai(perSecond - accepted.length);
     }
     const fault = pickFault('/v1/chat/completions', raw);
     record.fault = fault;
@@ -218,7 +246,7 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
         },
       ],
       usage,
-    });
+    }, rateHeaders);
   }
 
   function embeddings(res: ServerResponse, raw: string): void {
