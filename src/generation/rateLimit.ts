@@ -80,6 +80,8 @@ const realClock: Clock = {
 export class EndpointRateLimiter {
   readonly stats: RateLimitStats = { requests: 0, rateLimited: 0, waitedMs: 0 };
   private requestIntervalMs: number | undefined;
+  /** The pace the limit gives; `requestIntervalMs` widens from it after 429s and returns to it. */
+  private baseIntervalMs: number | undefined;
   private tokenMsPerToken: number | undefined;
   private nextRequestAt = 0;
   private tokenClock = 0;
@@ -96,7 +98,7 @@ export class EndpointRateLimiter {
   }
 
   private apply(limit: RateLimit): void {
-    if (limit.requestsPerMinute) this.requestIntervalMs = HEADROOM * (60_000 / limit.requestsPerMinute);
+    if (limit.requestsPerMinute) this.requestIntervalMs = this.baseIntervalMs = HEADROOM * (60_000 / limit.requestsPerMinute);
     if (limit.tokensPerMinute) this.tokenMsPerToken = HEADROOM * (60_000 / limit.tokensPerMinute);
   }
 
@@ -160,12 +162,20 @@ export class EndpointRateLimiter {
     const now = this.clock.now();
     if (status === 429) {
       this.stats.rateLimited++;
+      // Paced yet refused (jitter on the way, a limit shared with others): space requests 5% wider,
+      // up to twice the pace; successes bring it back (below).
+      if (this.requestIntervalMs !== undefined && this.baseIntervalMs !== undefined) this.requestIntervalMs = Math.min(2 * this.baseIntervalMs, this.requestIntervalMs * 1.05);
       const after = retryAfterMs(headers, now) ?? parseResetDuration(headers.get('x-ratelimit-reset-requests')) ?? 1000;
       this.pausedUntil = Math.max(this.pausedUntil, now + after);
     }
+    if (status < 400 && this.requestIntervalMs !== undefined && this.baseIntervalMs !== undefined && this.requestIntervalMs > this.baseIntervalMs) {
+      this.requestIntervalMs = Math.max(this.baseIntervalMs, this.requestIntervalMs * 0.995);
+    }
     // Learn the pace from the headers when none was configured: OpenAI's limits are per minute.
     const limitRequests = Number(headers.get('x-ratelimit-limit-requests'));
-    if (!this.configured.requestsPerMinute && Number.isFinite(limitRequests) && limitRequests > 0) this.requestIntervalMs = HEADROOM * (60_000 / limitRequests);
+    if (!this.configured.requestsPerMinute && Number.isFinite(limitRequests) && limitRequests > 0 && this.baseIntervalMs !== HEADROOM * (60_000 / limitRequests)) {
+      this.requestIntervalMs = this.baseIntervalMs = HEADROOM * (60_000 / limitRequests);
+    }
     const limitTokens = Number(headers.get('x-ratelimit-limit-tokens'));
     if (!this.configured.tokensPerMinute && Number.isFinite(limitTokens) && limitTokens > 0) this.tokenMsPerToken = HEADROOM * (60_000 / limitTokens);
     for (const kind of ['requests', 'tokens'] as const) {
