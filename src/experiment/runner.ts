@@ -27,6 +27,7 @@ import { itemGroups, methodRetrievalMetrics, recordedChunks } from './itemDetail
 import { MethodRun } from '../methods/methodRun.js';
 import { MethodStepError } from '../methods/stepError.js';
 import type { MethodOutcome } from '../methods/types.js';
+import { withExternalCost } from '../methods/external/outcome.js';
 import { estimateTokens } from '../prompting/tokenCounter.js';
 
 export interface RunOptions {
@@ -288,12 +289,13 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
       } else {
         score = { status: 'generation_failed', score: null, scoreRaw: null, metric: stages.metricFor(item), error };
       }
-      const retrieved = run.retrieved();
+      // Passages a method got from outside the retriever (an external system's contexts) count as retrieved.
+      const retrieved = [...run.retrieved(), ...(outcome?.passages ?? [])];
       // issue 14 (reranking): a reranked retriever also hands back its cached first-stage list, for recall@k before reranking.
       const firstStage = retriever && run.questionList ? await retriever.firstStage?.(stages.queryFor(item)) : undefined;
-      const retrievalMetrics = condition.usesRetrieval && outcome ? methodRetrievalMetrics(item, retrieved, outcome.contextIds, condition.k!, firstStage) : undefined;
+      const retrievalMetrics = (condition.usesRetrieval || outcome?.passages !== undefined) && outcome ? methodRetrievalMetrics(item, retrieved, outcome.contextIds, condition.k ?? 0, firstStage) : undefined;
       const result = outcome?.response;
-      const cost = run.cost();
+      const cost = withExternalCost(run.cost(), outcome?.externalCost);
       const record: RunItemRecord = {
         ...baseRecord(task),
         prompt: outcome?.prompt ?? [],

@@ -3,8 +3,11 @@ import { Registry } from '../registry.js';
 import { strategies } from '../prompting/registry.js';
 import { adaptiveMethod } from './adaptive.js';
 import { agentMethod } from './agent.js';
+import { httpMethod } from './http.js';
 import { ircotMethod } from './ircot.js';
 import { iterRetGenMethod } from './iterRetGen.js';
+import { langchainRunnableMethod } from './langchainRunnable.js';
+import { outputsMethod } from './outputs.js';
 import { refineMethod } from './refine.js';
 import { selfAskMethod } from './selfAsk.js';
 import { singleShotMethod } from './singleShot.js';
@@ -23,7 +26,11 @@ methods
   .register(ircotMethod)
   .register(selfAskMethod)
   .register(sureMethod)
-  .register(agentMethod);
+  .register(agentMethod)
+  // External systems: a deployed service, a LangChain chain, saved outputs.
+  .register(httpMethod)
+  .register(langchainRunnableMethod)
+  .register(outputsMethod);
 
 type Spec = { name: string } & Record<string, unknown>;
 

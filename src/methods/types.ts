@@ -51,6 +51,25 @@ export interface MethodOutcome {
   truncated: number;
   /** Per-item figures the summary aggregates (a flag's mean is a share: adaptive's `retrieved`). */
   notes?: MethodNotes;
+  /**
+   * Passages obtained without the condition's retriever (an external system's contexts): they join
+   * `retrieved`, and retrieval metrics are computed on them (also when a system returned none).
+   */
+  passages?: RetrievedChunk[];
+  /** Calls and tokens spent outside the run's generator (an external system's), added to the item's cost. */
+  externalCost?: ExternalCost;
+}
+
+/** What a call to a system outside hisrag cost, as it reported it (or estimated: `estimatedTokens`). */
+export interface ExternalCost {
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  estimatedTokens?: boolean;
+  cachedCalls?: number;
+  /** 429 responses its calls received (each retried). */
+  rateLimited?: number;
+  price?: number;
 }
 
 /** A RAG method (or a single-shot prompting strategy): the stage between retrieval and generation. */

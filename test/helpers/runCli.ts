@@ -30,12 +30,19 @@ export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.Pro
 }
 
 /**
- * A summary.json's text without its wall-time figures (`cells[].cost.durationMs`): everything else
- * in a summary depends only on the set of records, so an interrupted-and-resumed run must give
- * exactly this of an uninterrupted one; how long answers took never repeats exactly.
+ * A summary.json's text without the figures of how the answers were obtained rather than what they
+ * are: wall time (`cells[].cost.durationMs`) and what the endpoint's rate limit did to the calls
+ * (`rateLimited` 429s, `rateLimitWaitMs`). Everything else depends only on the set of records, so an
+ * interrupted-and-resumed run must give exactly this of an uninterrupted one; how long answers took
+ * and which requests a server refused never repeat exactly.
  */
 export function summaryWithoutTiming(text: string): string {
-  const summary = JSON.parse(text) as { cells: { cost?: { durationMs?: number } | null }[] };
-  for (const cell of summary.cells) if (cell.cost) delete cell.cost.durationMs;
+  const summary = JSON.parse(text) as { cells: { cost?: { durationMs?: number; rateLimited?: number; rateLimitWaitMs?: number } | null }[] };
+  for (const cell of summary.cells) {
+    if (!cell.cost) continue;
+    delete cell.cost.durationMs;
+    delete cell.cost.rateLimited;
+    delete cell.cost.rateLimitWaitMs;
+  }
   return JSON.stringify(summary, null, 2);
 }

@@ -1,0 +1,140 @@
+import { z } from 'zod';
+import { ServiceUnavailableError } from '../../errors.js';
+import { endpointLimiter } from '../../generation/endpointConcurrency.js';
+import { EndpointHealth } from '../../generation/endpointHealth.js';
+import { EmptyCompletionError, GenerationError } from '../../generation/generationError.js';
+import { openResponseCache, type ResponseCache } from '../../generation/responseCache.js';
+import { classifyFailure, describeFailure, withRetries, type RetryHooks } from '../../generation/retryPolicy.js';
+
+/** The execution settings every call to an external system runs under: those of a model endpoint. */
+export const CallPolicyShape = {
+  /** Requests in flight to this system at once (shared by everything that calls the same endpoint). */
+  concurrency: z.number().int().positive().default(4),
+  retries: z.number().int().min(0).default(5),
+  retryBaseMs: z.number().int().min(0).default(1000),
+  retryMaxMs: z.number().int().min(0).default(60_000),
+  /** Longest server Retry-After honoured. */
+  retryAfterMaxMs: z.number().int().min(0).default(300_000),
+  /** A system failing every request (connection refused, timeouts, 5xx) this long stops the run (exit 3, resumable). */
+  unavailableAfterMs: z.number().int().positive().default(30_000),
+  /** Path of the SQLite response cache (keyed by the request); omit for none. */
+  cache: z.string().min(1).optional(),
+};
+export interface CallPolicyParams {
+  concurrency: number;
+  retries: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  retryAfterMaxMs: number;
+  unavailableAfterMs: number;
+  cache?: string;
+}
+
+export interface CallResult<T> {
+  value: T;
+  cached: boolean;
+  /** Requests made (0 when answered from the cache). */
+  attempts: number;
+  /** Set when every attempt gave an empty answer: the answer is empty, as for a model. */
+  emptyAfterAttempts?: number;
+  /** 429 responses received (each retried), as a model call counts them. */
+  rateLimited: number;
+}
+
+/** Test seams: no real waiting between retries. */
+export type CallHooks = Pick<RetryHooks, 'sleep' | 'random' | 'onRetry'>;
+
+/**
+ * hisrag's model-call policy around any external call: the response cache (successes only,
+ * keyed by the request), a concurrency bound per endpoint, retries with backoff and Retry-After
+ * (`withRetries`), and the endpoint's circuit breaker (`EndpointHealth`: a system that fails
+ * every request for a while stops the run with exit 3). Each attempt returns the raw text to
+ * cache and its parsed value; a reply that cannot be used must throw (MalformedResponseError
+ * is retried like a 5xx, EmptyCompletionError like an empty completion).
+ */
+export class CallPolicy {
+  readonly endpoint: string;
+  readonly stats = { requests: 0, retries: 0, cacheHits: 0, failures: 0 };
+  readonly #params: CallPolicyParams;
+  readonly #health: EndpointHealth;
+  readonly #cache?: ResponseCache;
+  readonly #redact: (text: string) => string;
+  readonly #hooks: CallHooks;
+
+  constructor(endpoint: string, params: CallPolicyParams, options: { secrets?: string[]; hooks?: CallHooks } = {}) {
+    this.endpoint = endpoint;
+    this.#params = params;
+    this.#health = new EndpointHealth(endpoint, { unavailableAfterMs: params.unavailableAfterMs });
+    this.#cache = params.cache ? openResponseCache(params.cache) : undefined;
+    const secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
+    this.#redact = (text) => secrets.reduce((out, secret) => out.split(secret).join('***'), text);
+    this.#hooks = options.hooks ?? {};
+  }
+
+  redact(text: string): string {
+    return this.#redact(text);
+  }
+
+  async call<T>(key: string | undefined, signal: AbortSignal | undefined, attempt: (signal?: AbortSignal) => Promise<{ raw: string; value: T }>, fromCache: (raw: string) => T): Promise<CallResult<T>> {
+    const cache = this.#cache;
+    if (cache && key) {
+      const hit = cache.get(key);
+      if (hit) {
+        try {
+          const value = fromCache(hit.raw);
+          this.stats.cacheHits++;
+          return { value, cached: true, attempts: 0, rateLimited: 0 };
+        } catch {
+          // An entry this mapping cannot read is a miss; the next success overwrites it.
+        }
+      }
+    }
+    const health = this.#health;
+    let attempts = 0;
+    let rateLimited = 0;
+    let raw = '';
+    const once = async () => {
+      health.assertAvailable();
+      attempts++;
+      this.stats.requests++;
+      try {
+        const result = await attempt(signal);
+        health.recordAnswer();
+        raw = result.raw;
+        return result.value;
+      } catch (error) {
+        const failure = classifyFailure(error);
+        if (failure.reason === 'rate-limited') rateLimited++;
+        if (error instanceof EmptyCompletionError) health.recordAnswer();
+        else health.recordFailure(failure, this.#redact(describeFailure(error)));
+        // The failure that shows the system is down stops this item too (no more retries).
+        health.assertAvailable();
+        throw error;
+      }
+    };
+    const limit = endpointLimiter(this.endpoint, this.#params.concurrency);
+    try {
+      const value = await limit(() =>
+        withRetries(once, { retries: this.#params.retries, baseDelayMs: this.#params.retryBaseMs, maxDelayMs: this.#params.retryMaxMs, maxRetryAfterMs: this.#params.retryAfterMaxMs }, signal, {
+          ...this.#hooks,
+          redact: this.#redact,
+          onRetry: (info) => {
+            this.stats.retries++;
+            this.#hooks.onRetry?.(info);
+          },
+        }),
+      );
+      if (cache && key) cache.put(key, this.endpoint, { text: '', raw });
+      return { value, cached: false, attempts, rateLimited };
+    } catch (error) {
+      if (error instanceof GenerationError && error.reason === 'empty-completion') {
+        return { value: undefined as T, cached: false, attempts, rateLimited, emptyAfterAttempts: error.attempts };
+      }
+      this.stats.failures++;
+      if (error instanceof GenerationError && error.reason === 'endpoint-unavailable') {
+        throw new ServiceUnavailableError(error.message.replace(/^endpoint-unavailable: /, ''));
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { ConfigError, ServiceUnavailableError } from '../errors.js';
+import { EmptyCompletionError, MalformedResponseError } from '../generation/generationError.js';
+import { responseCacheKey } from '../generation/responseCache.js';
+import type { RegistryEntry } from '../registry.js';
+import { describeProblems, mapReply, ResponseMappingSchema, type MappedReply } from './external/mapping.js';
+import { externalOutcome } from './external/outcome.js';
+import { CallPolicy, CallPolicyShape, type CallHooks } from './external/policy.js';
+import { startLocalService, LocalServiceSchema } from './external/localService.js';
+import { renderTemplate, renderUrl, unknownPlaceholderMessage, unknownPlaceholders } from './external/template.js';
+import type { MethodContext, MethodOutcome, RagMethod } from './types.js';
+
+export const HttpParamsSchema = z
+  .object({
+    /** The endpoint; `{field}` placeholders are filled from the item, URL-encoded (`…/ask?q={question}`). */
+    url: z.string().regex(/^https?:\/\/[^\s/]+/, { error: 'expected an http:// or https:// URL' }),
+    method: z.enum(['POST', 'GET', 'PUT']).default('POST'),
+    /** Plain headers (never secrets: stored with the run's config). */
+    headers: z.record(z.string(), z.string()).default({}),
+    /** Name of the environment variable holding the API key, sent as `Authorization: Bearer <key>`. */
+    apiKeyEnv: z.string().min(1).optional(),
+    /** Other headers whose values come from environment variables: `[{ header: X-Api-Key, env: MY_KEY }]`. */
+    envHeaders: z.array(z.object({ header: z.string().min(1), env: z.string().min(1), prefix: z.string().default('') }).strict()).default([]),
+    /** JSON body template (POST, PUT); `{question}`, `{itemId}`, `{docId}`, `{options}`, `{meta.<field>}` … from the item. */
+    body: z.unknown().default({ question: '{question}', itemId: '{itemId}', docId: '{docId}' }),
+    /** Where the reply holds the answer, its contexts and usage (paths into the JSON body). */
+    response: ResponseMappingSchema.default({}),
+    timeoutMs: z.number().int().positive().default(120_000),
+    ...CallPolicyShape,
+    /** A local service to start before the first question (examples, tests), on the URL's host and port. */
+    serve: LocalServiceSchema.optional(),
+  })
+  .strict()
+  .superRefine((p, ctx) => {
+    for (const field of ['url', 'body'] as const) {
+      const names = unknownPlaceholders(p[field]);
+      if (names.length) ctx.addIssue({ code: 'custom', message: unknownPlaceholderMessage(names), path: [field] });
+    }
+  });
+export type HttpParams = z.infer<typeof HttpParamsSchema>;
+
+/** Thrown for a reply whose HTTP status is not 2xx: `status` and `headers` let the retry policy classify it (429, 5xx, Retry-After). */
+class HttpStatusError extends Error {
+  constructor(
+    readonly status: number,
+    readonly headers: Headers,
+    body: string,
+  ) {
+    super(`HTTP ${status}: ${body.slice(0, 200)}`);
+    this.name = 'HttpStatusError';
+  }
+}
+
+/** The request headers, secrets read from the environment (a ConfigError names a variable that is not set). */
+function requestHeaders(params: HttpParams, env: NodeJS.ProcessEnv): { headers: Record<string, string>; secrets: string[] } {
+  const headers: Record<string, string> = { accept: 'application/json', ...params.headers };
+  const secrets: string[] = [];
+  const read = (name: string, what: string) => {
+    const value = env[name];
+    if (!value) throw new ConfigError(`method http (${params.url}): environment variable ${name} (${what}) is not set; export it, or remove ${what}`);
+    secrets.push(value);
+    return value;
+  };
+  if (params.apiKeyEnv) headers.authorization = `Bearer ${read(params.apiKeyEnv, 'apiKeyEnv')}`;
+  for (const h of params.envHeaders) headers[h.header] = `${h.prefix}${read(h.env, `envHeaders ${h.header}`)}`;
+  return { headers, secrets };
+}
+
+/** Test seams that are not config. */
+export interface HttpMethodOptions {
+  env?: NodeJS.ProcessEnv;
+  hooks?: CallHooks;
+  fetch?: typeof fetch;
+}
+
+/**
+ * Any RAG system behind an HTTP API as a method: per question one request (URL and JSON body
+ * filled from the item), one reply mapped to the answer, the contexts it used and its usage.
+ * Requests run under the policy of model calls (cache, endpoint concurrency, retries with
+ * backoff and Retry-After, circuit breaker); a reply without the mapped answer, or not JSON, is
+ * retried like a malformed completion, and an item whose requests all fail fails, counted.
+ */
+export function createHttpMethod(params: HttpParams, options: HttpMethodOptions = {}): RagMethod {
+  const { headers, secrets } = requestHeaders(params, options.env ?? process.env);
+  const origin = new URL(params.url.replace(/\{[^}]*\}/g, 'x')).origin;
+  const policy = new CallPolicy(origin, params, { secrets, hooks: options.hooks });
+  const doFetch = options.fetch ?? fetch;
+  const hasBody = params.method !== 'GET';
+  const reportsContexts = params.response.contexts !== undefined;
+
+  const parse = (raw: string, context: MethodContext): MappedReply => {
+    let json: unknown;
+    try {
+      json = JSON.parse(raw);
+    } catch {
+      throw new MalformedResponseError(`reply is not valid JSON (${raw.length} bytes: ${JSON.stringify(raw.slice(0, 60))}…)`);
+    }
+    const { reply, problems } = mapReply(json, params.response, context.item, { defaultAnswer: 'answer', idPrefix: 'http' });
+    if (!reply) throw new MalformedResponseError(`reply does not fit the response mapping: ${describeProblems('reply', problems).join('; ')}`);
+    // No answer text at all is a transport-level fault until proven otherwise, as for a model.
+    if (reply.answer.trim() === '') throw new EmptyCompletionError();
+    return reply;
+  };
+
+  return {
+    name: 'http',
+    usesRetrieval: false,
+    async prepare() {
+      if (params.serve) await startLocalService(params.serve, params.url);
+    },
+    async run(context: MethodContext): Promise<MethodOutcome> {
+      const url = renderUrl(params.url, context.item);
+      const body = hasBody ? JSON.stringify(renderTemplate(params.body, context.item)) : undefined;
+      const started = Date.now();
+      // Keyed by the request (method, URL, body), never by headers: they may hold secrets.
+      const key = params.cache ? responseCacheKey({ model: `http ${params.method} ${url}`, messages: body ?? '', params: {} }) : undefined;
+      const attempt = async (signal?: AbortSignal) => {
+        const timeout = AbortSignal.timeout(params.timeoutMs);
+        const response = await doFetch(url, {
+          method: params.method,
+          headers: { ...headers, ...(hasBody ? { 'content-type': 'application/json' } : {}) },
+          ...(body !== undefined ? { body } : {}),
+          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        });
+        const raw = await response.text();
+        if (!response.ok) throw new HttpStatusError(response.status, response.headers, raw);
+        return { raw, value: parse(raw, context) };
+      };
+      const prompt = [{ role: 'user', content: `${params.method} ${url}${body !== undefined ? `\n${body}` : ''}` }];
+      let result;
+      try {
+        result = await policy.call(key, context.signal, attempt, (raw) => parse(raw, context));
+      } catch (error) {
+        if (error instanceof ServiceUnavailableError) throw error;
+        const message = policy.redact(error instanceof Error ? error.message : String(error));
+        context.record('http', 'ask', { method: params.method, url, ms: Date.now() - started, error: message });
+        throw new Error(`http "ask" (${params.method} ${url}) failed: ${message}`);
+      }
+      const reply: MappedReply = result.value ?? { answer: '', contexts: [] };
+      context.record('http', 'ask', {
+        method: params.method,
+        url,
+        ms: Date.now() - started,
+        attempts: result.attempts,
+        contexts: reply.contexts.length,
+        ...(result.cached ? { cached: true } : {}),
+        ...(result.emptyAfterAttempts ? { emptyAfterAttempts: result.emptyAfterAttempts } : {}),
+      });
+      return externalOutcome(context, reply, {
+        prompt,
+        cached: result.cached,
+        rateLimited: result.rateLimited,
+        ...(result.emptyAfterAttempts ? { emptyAfterAttempts: result.emptyAfterAttempts } : {}),
+        reportsContexts,
+      });
+    },
+  };
+}
+
+export const httpMethod: RegistryEntry<HttpParams, RagMethod, void> = {
+  name: 'http',
+  description: 'any RAG system behind an HTTP API: one request per question, the reply mapped to answer, contexts and usage',
+  params: HttpParamsSchema,
+  create: (params) => createHttpMethod(params),
+};

@@ -1,0 +1,197 @@
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
+import type { DocumentInterface } from '@langchain/core/documents';
+import { isBaseMessage } from '@langchain/core/messages';
+import type { LLMResult } from '@langchain/core/outputs';
+import { Runnable } from '@langchain/core/runnables';
+import { z } from 'zod';
+import { ConfigError, ServiceUnavailableError } from '../errors.js';
+import { contentText } from '../generation/chatModelGenerator.js';
+import { EmptyCompletionError, MalformedResponseError } from '../generation/generationError.js';
+import { responseCacheKey } from '../generation/responseCache.js';
+import type { RegistryEntry } from '../registry.js';
+import { describeProblems, mapReply, ResponseMappingSchema, type MappedReply, type ResponseMapping } from './external/mapping.js';
+import { externalOutcome } from './external/outcome.js';
+import { CallPolicy, CallPolicyShape, type CallHooks } from './external/policy.js';
+import { renderTemplate, unknownPlaceholderMessage, unknownPlaceholders } from './external/template.js';
+import type { MethodContext, MethodOutcome, RagMethod } from './types.js';
+
+export const LangChainRunnableParamsSchema = z
+  .object({
+    /** The module (a path, relative to the working directory) exporting the Runnable. */
+    module: z.string().min(1),
+    /** The export: a Runnable (an LCEL chain), or a function of `options` returning one (maybe async). */
+    export: z.string().min(1).default('default'),
+    /** Passed to an exported function (index paths, k, the model's baseURL …); part of the cache key. */
+    options: z.record(z.string(), z.unknown()).default({}),
+    /** What the Runnable is invoked with, a JSON template of the item's fields. */
+    input: z.unknown().default({ question: '{question}', itemId: '{itemId}', docId: '{docId}' }),
+    /**
+     * Paths into the Runnable's output: a string output is the answer; an object's answer is at
+     * `answer`. Contexts at `contexts` when given, else the Documents its retrievers returned
+     * (LangChain's retriever callbacks); usage from its models' callbacks when not mapped.
+     */
+    response: ResponseMappingSchema.default({}),
+    timeoutMs: z.number().int().positive().default(300_000),
+    ...CallPolicyShape,
+    retries: z.number().int().min(0).default(2),
+  })
+  .strict()
+  .superRefine((p, ctx) => {
+    const names = unknownPlaceholders(p.input);
+    if (names.length) ctx.addIssue({ code: 'custom', message: unknownPlaceholderMessage(names), path: ['input'] });
+  });
+export type LangChainRunnableParams = z.infer<typeof LangChainRunnableParamsSchema>;
+
+/** Collects what one invocation's retrievers returned and what its models reported spending. */
+class ContextCollector extends BaseCallbackHandler {
+  name = 'hisrag-external-contexts';
+  // Awaited, so every document is in before invoke returns (LangChain may run handlers in the background).
+  override awaitHandlers = true;
+  retrievals = 0;
+  documents: DocumentInterface[] = [];
+  promptTokens = 0;
+  completionTokens = 0;
+  reported = false;
+
+  override handleRetrieverEnd(documents: DocumentInterface[]): void {
+    this.retrievals++;
+    this.documents.push(...documents);
+  }
+
+  override handleLLMEnd(output: LLMResult): void {
+    const usage = output.llmOutput?.tokenUsage as { promptTokens?: number; completionTokens?: number } | undefined;
+    if (usage && typeof usage.promptTokens === 'number') {
+      this.reported = true;
+      this.promptTokens += usage.promptTokens;
+      this.completionTokens += usage.completionTokens ?? 0;
+      return;
+    }
+    for (const generation of output.generations.flat()) {
+      const meta = (generation as { message?: { usage_metadata?: { input_tokens: number; output_tokens: number } } }).message?.usage_metadata;
+      if (!meta) continue;
+      this.reported = true;
+      this.promptTokens += meta.input_tokens;
+      this.completionTokens += meta.output_tokens;
+    }
+  }
+}
+
+/** A chain's output as plain JSON: messages become their text, Documents `{ pageContent, metadata, id }`. */
+function plain(value: unknown): unknown {
+  if (isBaseMessage(value)) return contentText(value.content);
+  if (Array.isArray(value)) return value.map(plain);
+  if (value && typeof value === 'object') {
+    const doc = value as Partial<DocumentInterface>;
+    if (typeof doc.pageContent === 'string') return { pageContent: doc.pageContent, metadata: plain(doc.metadata ?? {}), ...(doc.id ? { id: doc.id } : {}) };
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plain(v)]));
+  }
+  return value;
+}
+
+const inOutput = (path: string) => (path === '$' ? 'output' : `output.${path}`);
+
+/** The mapping over `{ output, retrieved, usage }`, the record one invocation is kept as. */
+function wrappedMapping(mapping: ResponseMapping, output: unknown): ResponseMapping {
+  const usage = (key: 'promptTokens' | 'completionTokens' | 'totalTokens' | 'cost', fallback: string) => (mapping[key] ? inOutput(mapping[key]!) : fallback);
+  return {
+    ...mapping,
+    answer: mapping.answer ? inOutput(mapping.answer) : typeof output === 'string' ? 'output' : 'output.answer',
+    contexts: mapping.contexts ? inOutput(mapping.contexts) : 'retrieved',
+    promptTokens: usage('promptTokens', 'usage.promptTokens'),
+    completionTokens: usage('completionTokens', 'usage.completionTokens'),
+    totalTokens: usage('totalTokens', 'usage.totalTokens'),
+    cost: usage('cost', 'usage.cost'),
+  };
+}
+
+export interface LangChainRunnableOptions {
+  hooks?: CallHooks;
+}
+
+/**
+ * A LangChain.js Runnable (an LCEL chain over any retriever and model) as a method: invoked once
+ * per question with the item's fields; its answer is scored, and the Documents it used (from its
+ * output, or from its retrievers' callbacks) are the record's passages. Invocations run under the
+ * policy of model calls: concurrency, retries (an error inside the chain — its model's 429 or 500
+ * — is classified like a model's), the circuit breaker, and the response cache when configured.
+ */
+export function createLangChainRunnableMethod(params: LangChainRunnableParams, options: LangChainRunnableOptions = {}): RagMethod {
+  const endpoint = `runnable:${resolve(params.module)}#${params.export}`;
+  const policy = new CallPolicy(endpoint, params, { hooks: options.hooks });
+  let runnable: Runnable | undefined;
+
+  const parse = (raw: string, context: MethodContext): { reply: MappedReply; reportsContexts: boolean } => {
+    const record = JSON.parse(raw) as { output: unknown; retrieved: unknown[]; retrievals: number; usage?: unknown };
+    const { reply, problems } = mapReply(record, wrappedMapping(params.response, record.output), context.item, { defaultAnswer: 'output', idPrefix: 'runnable' });
+    if (!reply) throw new MalformedResponseError(`the chain's output does not fit the response mapping: ${describeProblems('output', problems).join('; ')}`);
+    if (reply.answer.trim() === '') throw new EmptyCompletionError();
+    return { reply, reportsContexts: params.response.contexts !== undefined || record.retrievals > 0 };
+  };
+
+  return {
+    name: 'langchain-runnable',
+    usesRetrieval: false,
+    async prepare() {
+      const loaded = (await import(pathToFileURL(resolve(params.module)).href)) as Record<string, unknown>;
+      let found = loaded[params.export];
+      if (typeof found === 'function' && !Runnable.isRunnable(found)) found = await (found as (o: unknown) => unknown)(params.options);
+      if (!Runnable.isRunnable(found)) {
+        throw new ConfigError(`module: ${params.module} export "${params.export}" is not a LangChain Runnable (nor a function returning one)`);
+      }
+      runnable = found as Runnable;
+    },
+    async run(context: MethodContext): Promise<MethodOutcome> {
+      if (!runnable) throw new Error('langchain-runnable: prepare() was not called');
+      const chain = runnable;
+      const input = renderTemplate(params.input, context.item);
+      const started = Date.now();
+      const key = params.cache ? responseCacheKey({ model: endpoint, messages: input, params: params.options }) : undefined;
+      const attempt = async (signal?: AbortSignal) => {
+        const collector = new ContextCollector();
+        const timeout = AbortSignal.timeout(params.timeoutMs);
+        const output = plain(await chain.invoke(input, { callbacks: [collector], signal: signal ? AbortSignal.any([signal, timeout]) : timeout }));
+        const raw = JSON.stringify({
+          output,
+          retrieved: collector.documents.map(plain),
+          retrievals: collector.retrievals,
+          ...(collector.reported ? { usage: { promptTokens: collector.promptTokens, completionTokens: collector.completionTokens } } : {}),
+        });
+        return { raw, value: parse(raw, context) };
+      };
+      let result;
+      try {
+        result = await policy.call(key, context.signal, attempt, (raw) => parse(raw, context));
+      } catch (error) {
+        if (error instanceof ServiceUnavailableError) throw error;
+        const message = error instanceof Error ? error.message : String(error);
+        context.record('runnable', 'invoke', { module: params.module, export: params.export, ms: Date.now() - started, error: message });
+        throw new Error(`langchain-runnable "invoke" (${params.module}#${params.export}) failed: ${message}`);
+      }
+      const value = result.value ?? { reply: { answer: '', contexts: [] }, reportsContexts: params.response.contexts !== undefined };
+      context.record('runnable', 'invoke', {
+        module: params.module,
+        export: params.export,
+        ms: Date.now() - started,
+        attempts: result.attempts,
+        contexts: value.reply.contexts.length,
+        ...(result.cached ? { cached: true } : {}),
+      });
+      return externalOutcome(context, value.reply, {
+        prompt: [{ role: 'user', content: JSON.stringify(input) }],
+        cached: result.cached,
+        rateLimited: result.rateLimited,
+        ...(result.emptyAfterAttempts ? { emptyAfterAttempts: result.emptyAfterAttempts } : {}),
+        reportsContexts: value.reportsContexts,
+      });
+    },
+  };
+}
+
+export const langchainRunnableMethod: RegistryEntry<LangChainRunnableParams, RagMethod, void> = {
+  name: 'langchain-runnable',
+  description: 'a LangChain.js Runnable (an LCEL chain) from a module: invoked per question, its answer scored, its Documents the contexts',
+  params: LangChainRunnableParamsSchema,
+  create: (params) => createLangChainRunnableMethod(params),
+};

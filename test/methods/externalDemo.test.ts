@@ -1,0 +1,95 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { readRunRecords } from '../../src/experiment/runDirectory.js';
+import { RunSummarySchema, type RunSummary } from '../../src/experiment/summary.js';
+import type { RunItemRecord } from '../../src/experiment/records.js';
+import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
+import { freePort } from './externalFixtures.js';
+
+/** experiments/demo-external.yaml with its artefacts, runs and the service's port inside `dir`. */
+function demoExternalIn(dir: string, port: number): string {
+  const config = parse(readFileSync(join(REPO_ROOT, 'experiments', 'demo-external.yaml'), 'utf8'));
+  config.output = join(dir, 'runs');
+  config.prepare.fixtureModel.out = join(dir, 'model');
+  config.prepare.corpora[0].out = join(dir, 'corpus');
+  const indexes: Record<string, string> = {};
+  for (const index of config.prepare.indexes) {
+    const out = join(dir, index.out.split('/').pop());
+    indexes[index.out] = out;
+    index.out = out;
+    index.corpus = join(dir, 'corpus');
+    if (index.embedder) index.embedder.model = join(dir, 'model');
+  }
+  config.retrieval.retriever.index = indexes[config.retrieval.retriever.index];
+  for (const strategy of config.strategies) {
+    if (strategy.name === 'http') {
+      strategy.url = strategy.url.replace(/:\d+\//, `:${port}/`);
+      strategy.serve.options.index = indexes[strategy.serve.options.index];
+    }
+    if (strategy.name === 'langchain-runnable') strategy.options.index = indexes[strategy.options.index];
+  }
+  const file = join(dir, 'demo-external.yaml');
+  writeFileSync(file, stringify(config));
+  return file;
+}
+
+const EXTERNAL = ['rag-service', 'lcel-chain', 'saved'];
+
+describe('experiments/demo-external.yaml: three external systems beside closed-book and standard@3', () => {
+  let result: CliResult;
+  let summary: RunSummary;
+  let records: RunItemRecord[];
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hisrag-demo-external-'));
+    result = await runCli(['run', demoExternalIn(dir, await freePort()), '--run-id', 'ext', '--no-progress']);
+    summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(dir, 'runs', 'ext', 'summary.json'), 'utf8')));
+    records = await readRunRecords(join(dir, 'runs', 'ext'));
+  }, 120_000);
+
+  it('runs offline and prints every condition with its mean, CI, Δ against closed-book and recall', () => {
+    expect(result.stderr).not.toContain('internal error');
+    expect(result.code).toBe(0);
+    expect(summary.conditions).toEqual(['closed-book', 'standard@3', ...EXTERNAL]);
+    for (const condition of ['standard@3', ...EXTERNAL]) {
+      const row = new RegExp(`^${condition.replace('@', '@')}\\s+[\\d.]+\\s+\\[[\\d.]+, [\\d.]+\\]\\s+[-+][\\d.]+ \\[-?[\\d.]+, -?[\\d.]+\\]\\s+0\\.\\d{3}\\s`, 'm');
+      expect(result.stdout, condition).toMatch(row);
+    }
+    expect(result.stdout).toMatch(/^closed-book\s+[\d.]+\s+\[[\d.]+, [\d.]+\]\s+–\s+–\s/m);
+  });
+
+  it('is diagnosed like hisrag’s own conditions: help/hurt by gold evidence among the contexts, claim metrics on them', () => {
+    for (const condition of ['standard@3', ...EXTERNAL]) {
+      const d = summary.cells.find((c) => c.condition === condition)!.diagnostics!;
+      expect(d.decomposition!.byEvidence, condition).not.toBeNull();
+      expect(d.claims.contextPrecision, condition).toBeDefined();
+    }
+    const why = result.stdout.slice(result.stdout.indexOf('why (model:'));
+    for (const condition of EXTERNAL) expect(why).toMatch(new RegExp(`^${condition}\\s+\\d+ \\([-+][\\d.]+\\)`, 'm'));
+  });
+
+  it('every external system answered every question; its contexts are the records’ passages, matched to gold pages', () => {
+    for (const condition of EXTERNAL) {
+      const cell = summary.cells.find((c) => c.condition === condition)!;
+      expect(cell, condition).toMatchObject({ items: 20, scored: 20, k: null, retriever: null });
+      expect(cell.retrieval!.recall, condition).toBeGreaterThan(0);
+      const answerable = records.filter((r) => r.condition === condition && r.groups.category !== 'Unanswerable');
+      expect(answerable.every((r) => r.retrievalMetrics && r.retrieved.length > 0 && r.retrieved.every((c) => c.page !== undefined)), condition).toBe(true);
+    }
+  });
+
+  it('the service’s contexts carry its chunk ids; the chain’s come from its retriever’s callbacks; the saved file’s from its mapped fields', () => {
+    const service = records.find((r) => r.condition === 'rag-service' && r.itemId === '90001_1')!;
+    expect(service.retrieved[0]!.id).toMatch(/^demo-longhisdoc-pages:90001-p\d+:0$/);
+    expect(service.trace[0]).toMatchObject({ kind: 'http', label: 'ask' });
+    const chain = records.find((r) => r.condition === 'lcel-chain' && r.itemId === '90001_1')!;
+    expect(chain.retrieved).toHaveLength(3);
+    expect(chain.retrieved[0]!.id).toMatch(/^demo-longhisdoc-pages:90001-p\d+:0$/);
+    expect(chain.trace[0]).toMatchObject({ kind: 'runnable', label: 'invoke' });
+    const saved = records.find((r) => r.condition === 'saved' && r.itemId === '90001_1')!;
+    expect(saved.retrieved.length).toBeGreaterThan(0);
+    expect(saved.retrieved.every((c) => typeof c.page === 'number')).toBe(true);
+  });
+});
