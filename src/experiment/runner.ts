@@ -393,6 +393,7 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
     log('');
     const fallbacks = summary.cells.reduce((n, cell) => n + cell.rerankFallbacks, 0);
     if (fallbacks > 0) log(`${fallbacks} answers used the first-stage order because the reranker's ranking was unusable (rerankFallbacks in summary.json)`);
+    for (const line of failureLines(records)) log(line);
     if (summary.totals.empty > 0) log(`${summary.totals.empty} answers were empty (scored by the benchmark's rule, ${config.scoring.emptyAnswer === 'failed' ? 'recorded as failed' : 'counted as 0'}; "empty" column)`);
     log(`report: ${runFile(runDir, 'report')}`);
     if (stopReason) throw new ServiceUnavailableError(`${stopReason}\n(${resumeHint(runDir, records.length, total)})`);
@@ -401,6 +402,25 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
   } finally {
     await stages.close();
   }
+}
+
+/**
+ * One line per condition with failed answers: how many, which questions (the first few) and the
+ * first reason — so a failure (an endpoint's, a judge's, a saved-outputs file that omits items) is
+ * named, not only counted in the table's `failed` column.
+ */
+export function failureLines(records: RunItemRecord[], shown = 5): string[] {
+  const byCell = new Map<string, RunItemRecord[]>();
+  for (const r of records) {
+    if (r.score.status === 'scored') continue;
+    const key = `${r.model} · ${r.condition}`;
+    byCell.set(key, [...(byCell.get(key) ?? []), r]);
+  }
+  return [...byCell].map(([cell, list]) => {
+    const ids = list.map((r) => r.itemId);
+    const reason = (list[0]!.score.error ?? list[0]!.error ?? list[0]!.score.status).split('\n')[0];
+    return `${cell}: ${list.length} failed, excluded from the mean (${ids.slice(0, shown).join(', ')}${ids.length > shown ? `, … ${ids.length - shown} more` : ''}): ${reason}`;
+  });
 }
 
 /** Re-reads a run directory and rewrites summary.json, summary.csv and report.html. */

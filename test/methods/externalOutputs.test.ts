@@ -85,7 +85,12 @@ describe('the outputs method: saved answers of any system', () => {
     const partial = writeJsonl(dir, savedLines(omitted));
     // The same lines, in full and without three questions: the answered ones score alike.
     const config = await loadExperimentConfig(externalConfig(dir, [{ name: 'outputs', label: 'full', file: full }, { name: 'outputs', label: 'partial', file: partial }]));
-    const result = await runExperiment({ config, runId: 'omit' });
+    const printed: string[] = [];
+    const result = await runExperiment({ config, runId: 'omit', log: (line) => printed.push(line) });
+    // The omitted questions are named at the end of the run, not only counted.
+    const failureLine = printed.find((line) => line.includes('· partial: 3 failed'))!;
+    for (const id of omitted) expect(failureLine).toContain(id);
+    expect(failureLine).toContain('not answered');
     const records = await readRunRecords(result.runDir);
     const partialRecords = records.filter((r) => r.condition === 'partial');
     const notAnswered = partialRecords.filter((r) => r.score.status !== 'scored');
