@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, stat, truncate } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { readAppendLog } from '../io/jsonl.js';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { formatZodIssues } from '../config/errors.js';
@@ -80,37 +81,8 @@ export async function readDiagnosticsState(runDir: string): Promise<DiagnosticsS
  * is ignored. A bad line anywhere else is an error naming file and line.
  */
 export async function readDiagnosticsLines(runDir: string, options: { repair?: boolean } = {}): Promise<Map<string, DiagnosticsLine>> {
-  const path = diagnosticsFile(runDir, 'records');
   const out = new Map<string, DiagnosticsLine>();
-  if (!existsSync(path)) return out;
-  const text = await readFile(path, 'utf8');
-  let offset = 0;
-  let lineNo = 0;
-  let goodBytes = 0;
-  while (offset < text.length) {
-    const nl = text.indexOf('\n', offset);
-    const line = nl === -1 ? text.slice(offset) : text.slice(offset, nl);
-    const next = nl === -1 ? text.length : nl + 1;
-    lineNo++;
-    if (nl === -1) break; // cut short mid-append
-    if (line.trim()) {
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        throw new DataFileError(`${path}:${lineNo}: not valid JSON`);
-      }
-      const parsed = DiagnosticsLineSchema.safeParse(value);
-      if (!parsed.success) throw new DataFileError(`${path}:${lineNo}: ${formatZodIssues(parsed.error)}`);
-      out.set(parsed.data.key, parsed.data);
-    }
-    goodBytes += Buffer.byteLength(text.slice(offset, next), 'utf8');
-    offset = next;
-  }
-  if (options.repair) {
-    const size = (await stat(path)).size;
-    if (goodBytes < size) await truncate(path, goodBytes);
-  }
+  for (const line of await readAppendLog(diagnosticsFile(runDir, 'records'), DiagnosticsLineSchema, options)) out.set(line.key, line);
   return out;
 }
 

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { open, readFile, stat, truncate } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DataFileError, InputError } from '../errors.js';
-import { formatZodIssues } from '../config/errors.js';
+import { InputError } from '../errors.js';
+import { readAppendLog } from '../io/jsonl.js';
 import { RunItemRecordSchema, type RunItemRecord } from './records.js';
 
 export const RUN_FILES = {
@@ -32,40 +32,9 @@ export function assertRunDirectory(runDir: string): void {
  * record is the one that counts; the earlier ones stay in the file as history.
  */
 export async function readRunRecords(runDir: string, options: { repair?: boolean } = {}): Promise<RunItemRecord[]> {
-  const path = runFile(runDir, 'items');
-  if (!existsSync(path)) return [];
-  const text = await readFile(path, 'utf8');
   const byKey = new Map<string, RunItemRecord>();
-  let offset = 0;
-  let lineNo = 0;
-  let goodBytes = 0;
-  while (offset < text.length) {
-    const nl = text.indexOf('\n', offset);
-    const line = nl === -1 ? text.slice(offset) : text.slice(offset, nl);
-    const next = nl === -1 ? text.length : nl + 1;
-    lineNo++;
-    const isLast = next >= text.length;
-    if (line.trim()) {
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        if (isLast && (nl === -1 || options.repair)) break;
-        throw new DataFileError(`${path}:${lineNo}: not valid JSON`);
-      }
-      if (nl === -1) break; // a record without its newline was cut short mid-append
-      const parsed = RunItemRecordSchema.safeParse(value);
-      if (!parsed.success) throw new DataFileError(`${path}:${lineNo}: ${formatZodIssues(parsed.error)}`);
-      // Later records of a key replace earlier ones (keeping the key's first position).
-      byKey.set(parsed.data.key, parsed.data);
-    }
-    goodBytes += Buffer.byteLength(text.slice(offset, next), 'utf8');
-    offset = next;
-  }
-  if (options.repair) {
-    const size = (await stat(path)).size;
-    if (goodBytes < size) await truncate(path, goodBytes);
-  }
+  // Later records of a key replace earlier ones (keeping the key's first position).
+  for (const record of await readAppendLog(runFile(runDir, 'items'), RunItemRecordSchema, options)) byKey.set(record.key, record);
   return [...byKey.values()];
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { retryAfterMs } from './retryPolicy.js';
+import { retryAfterMs, sleep } from './retryPolicy.js';
 
 /** `rateLimit:` on an endpoint's spec: what the provider allows, paced evenly. */
 export const RateLimitSchema = z
@@ -50,22 +50,7 @@ const HEADROOM = 1 / 0.95;
 
 export type Clock = { now: () => number; sleep: (ms: number, signal?: AbortSignal) => Promise<void> };
 
-const realClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms, signal) =>
-    new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(timer);
-        reject(signal!.reason);
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-    }),
-};
+const realClock: Clock = { now: () => Date.now(), sleep };
 
 /**
  * One endpoint's request and token pacing. Providers enforce a per-minute limit over short

@@ -1,5 +1,5 @@
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { createReadStream, existsSync } from 'node:fs';
+import { open, readFile, stat, truncate } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { z } from 'zod';
 import { formatZodIssues } from '../config/errors.js';
@@ -56,4 +56,46 @@ export class JsonlAppender {
   async close(): Promise<void> {
     await this.handle.close();
   }
+}
+
+/**
+ * Reads an append-only JSONL log (a run's items.jsonl, its diagnostics.jsonl), validating each line.
+ * A kill can tear the last line (an append cut short): a last line without its newline is left out,
+ * and so is an unparseable last line when `repair` is set; with `repair` the torn tail is also cut
+ * off the file, so the next append starts on a clean line. A bad line anywhere else is an error
+ * naming file and line. Lines come back in file order.
+ */
+export async function readAppendLog<T>(path: string, schema: z.ZodType<T>, options: { repair?: boolean } = {}): Promise<T[]> {
+  if (!existsSync(path)) return [];
+  const text = await readFile(path, 'utf8');
+  const out: T[] = [];
+  let offset = 0;
+  let lineNo = 0;
+  let goodBytes = 0;
+  while (offset < text.length) {
+    const nl = text.indexOf('\n', offset);
+    const line = nl === -1 ? text.slice(offset) : text.slice(offset, nl);
+    const next = nl === -1 ? text.length : nl + 1;
+    lineNo++;
+    if (line.trim()) {
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        if (next >= text.length && (nl === -1 || options.repair)) break;
+        throw new DataFileError(`${path}:${lineNo}: not valid JSON`);
+      }
+      if (nl === -1) break; // a line without its newline was cut short mid-append
+      const parsed = schema.safeParse(value);
+      if (!parsed.success) throw new DataFileError(`${path}:${lineNo}: ${formatZodIssues(parsed.error)}`);
+      out.push(parsed.data);
+    }
+    goodBytes += Buffer.byteLength(text.slice(offset, next), 'utf8');
+    offset = next;
+  }
+  if (options.repair) {
+    const size = (await stat(path)).size;
+    if (goodBytes < size) await truncate(path, goodBytes);
+  }
+  return out;
 }

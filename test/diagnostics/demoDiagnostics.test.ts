@@ -2,13 +2,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { RunSummarySchema, type RunSummary } from '../../src/experiment/summary.js';
 import { loadRun } from '../../src/results/loadRun.js';
 import { diagnosticsRows } from '../../src/results/diagnosticsRows.js';
 import { CLAIM_METRICS } from '../../src/diagnostics/types.js';
-import { demoConfigIn } from '../helpers/demoConfig.js';
-import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
+import { demoConfigIn, multiIndexDemoConfigIn } from '../helpers/demoConfig.js';
+import { runCli, type CliResult } from '../helpers/runCli.js';
 
 /** The rows of the printed "why" table: condition → helped, hurt, unchanged (n and contribution) and Δ. */
 function whyRows(stdout: string): Map<string, { helped: [number, number]; hurt: [number, number]; unchanged: [number, number]; delta: number; split?: number[] }> {
@@ -115,19 +115,7 @@ describe('experiments/demo-diagnostics.yaml: ProHist-format questions, rubric po
 
 /** demo-longhisdoc-diagnostics.yaml with its artefacts and runs written inside `dir`. */
 function longhisdocConfigIn(dir: string): string {
-  const config = parse(readFileSync(join(REPO_ROOT, 'experiments', 'demo-longhisdoc-diagnostics.yaml'), 'utf8'));
-  config.output = join(dir, 'runs');
-  config.prepare.fixtureModel.out = join(dir, 'model');
-  config.prepare.corpora[0].out = join(dir, 'corpus');
-  const indexes: Record<string, string> = {};
-  for (const index of config.prepare.indexes) {
-    const out = join(dir, index.out.split('/').pop());
-    indexes[index.out] = out;
-    index.out = out;
-    index.corpus = join(dir, 'corpus');
-    if (index.embedder) index.embedder.model = join(dir, 'model');
-  }
-  for (const r of config.retrieval.retrievers) r.index = indexes[r.index];
+  const { config } = multiIndexDemoConfigIn(dir, 'demo-longhisdoc-diagnostics.yaml');
   const file = join(dir, 'longhisdoc.yaml');
   writeFileSync(file, stringify(config));
   return file;

@@ -8,22 +8,11 @@ import { RunSummarySchema, type RunSummary } from '../../src/experiment/summary.
 import type { RunItemRecord } from '../../src/experiment/records.js';
 import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
 import { freePort } from './externalFixtures.js';
+import { multiIndexDemoConfigIn } from '../helpers/demoConfig.js';
 
 /** experiments/demo-external.yaml with its artefacts, runs and the service's port inside `dir`. */
 function demoExternalIn(dir: string, port: number): string {
-  const config = parse(readFileSync(join(REPO_ROOT, 'experiments', 'demo-external.yaml'), 'utf8'));
-  config.output = join(dir, 'runs');
-  config.prepare.fixtureModel.out = join(dir, 'model');
-  config.prepare.corpora[0].out = join(dir, 'corpus');
-  const indexes: Record<string, string> = {};
-  for (const index of config.prepare.indexes) {
-    const out = join(dir, index.out.split('/').pop());
-    indexes[index.out] = out;
-    index.out = out;
-    index.corpus = join(dir, 'corpus');
-    if (index.embedder) index.embedder.model = join(dir, 'model');
-  }
-  config.retrieval.retriever.index = indexes[config.retrieval.retriever.index];
+  const { config, indexes } = multiIndexDemoConfigIn(dir, 'demo-external.yaml');
   for (const strategy of config.strategies) {
     if (strategy.name === 'http') {
       strategy.url = strategy.url.replace(/:\d+\//, `:${port}/`);
