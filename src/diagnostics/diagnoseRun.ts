@@ -25,7 +25,7 @@ import { DiagnosticsConfigSchema, type DiagnosticsConfig } from './config.js';
 import { diagnoseItem, LabelService, type DiagnosisContext } from './diagnoseItem.js';
 import { LabelStore } from './labelStore.js';
 import { hybridPairScorer, lexicalPairScorer, relevancePairScorer, type PairScorer } from './prefilter.js';
-import { diagnosticsFile, readDiagnosticsLines, recordFingerprint, sentTotals, type DiagnosticsLine, type DiagnosticsState } from './runFiles.js';
+import { DIAGNOSTICS_FORMAT, diagnosticsFile, readDiagnosticsLines, recordFingerprint, sentTotals, type DiagnosticsLine, type DiagnosticsState } from './runFiles.js';
 
 export interface DiagnoseOptions {
   /** Diagnostics settings to use instead of the run config's `diagnostics:` section. */
@@ -197,7 +197,7 @@ export async function diagnoseRun(runDirInput: string, options: DiagnoseOptions 
   const { scorers, described, close } = await openScorers(config, settings, retrieverLabels);
   const store = new LabelStore(settings.cache ? resolve(settings.cache) : diagnosticsFile(runDir, 'cache'));
   try {
-    const settingsFingerprint = hash([extractor.fingerprint, checker.fingerprint, checker.claimsPerCall, settings.prefilter, settings.topChunks, described]);
+    const settingsFingerprint = hash([DIAGNOSTICS_FORMAT, extractor.fingerprint, checker.fingerprint, checker.claimsPerCall, settings.prefilter, settings.topChunks, described]);
     const startedAt = new Date().toISOString();
     const state: DiagnosticsState = {
       fingerprint: settingsFingerprint,

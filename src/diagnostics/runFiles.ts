@@ -46,11 +46,17 @@ export const DiagnosticsStateSchema = z.object({
 });
 export type DiagnosticsState = z.infer<typeof DiagnosticsStateSchema>;
 
-export const DiagnosticsLineSchema = z.object({
+/** Bumped when a record's diagnosis changes shape: lines of another format are diagnosed again. */
+export const DIAGNOSTICS_FORMAT = 2;
+
+const LogLineSchema = z.object({
   key: z.string(),
   fingerprint: z.string(),
-  diagnostics: RecordDiagnosticsSchema,
+  // A line of another format is not an error: it is redone (its fingerprint no longer matches either).
+  diagnostics: RecordDiagnosticsSchema.nullable().catch(null),
 });
+
+export const DiagnosticsLineSchema = LogLineSchema.extend({ diagnostics: RecordDiagnosticsSchema });
 export type DiagnosticsLine = z.infer<typeof DiagnosticsLineSchema>;
 
 /** What one answer's diagnosis depends on: the settings and the answer (response, passages, question). */
@@ -82,7 +88,10 @@ export async function readDiagnosticsState(runDir: string): Promise<DiagnosticsS
  */
 export async function readDiagnosticsLines(runDir: string, options: { repair?: boolean } = {}): Promise<Map<string, DiagnosticsLine>> {
   const out = new Map<string, DiagnosticsLine>();
-  for (const line of await readAppendLog(diagnosticsFile(runDir, 'records'), DiagnosticsLineSchema, options)) out.set(line.key, line);
+  for (const line of await readAppendLog(diagnosticsFile(runDir, 'records'), LogLineSchema, options)) {
+    if (line.diagnostics) out.set(line.key, line as DiagnosticsLine);
+    else out.delete(line.key);
+  }
   return out;
 }
 

@@ -67,6 +67,7 @@ export const RunItemRecordSchema = z.object({
   methodNotes: MethodNotesSchema.optional(),
   durationMs: z.number().nonnegative(),
   /** Claims, label matrices, per-answer metrics and evidence, added by the diagnostics stage (`hisrag diagnose`). */
-  diagnostics: RecordDiagnosticsSchema.optional(),
+  // A diagnosis written by another version of the stage is dropped (the record reads as undiagnosed, and the next `hisrag diagnose` redoes it), never a reason to refuse the run.
+  diagnostics: RecordDiagnosticsSchema.optional().catch(undefined),
 });
 export type RunItemRecord = z.infer<typeof RunItemRecordSchema>;

@@ -134,3 +134,18 @@ describe('prefilter', () => {
     expect(asked).toEqual([['殿试A', '殿试B']]);
   });
 });
+
+describe('diagnoses written by another version of the stage', () => {
+  it('a record whose diagnostics do not parse reads as undiagnosed instead of refusing the run', async () => {
+    const { RunItemRecordSchema } = await import('../../src/experiment/records.js');
+    const record = {
+      key: 'm|rag@10|b:q1', itemId: 'q1', benchmark: 'b', kind: 'rubric', category: 'c', question: '问？', model: 'm', condition: 'rag@10', strategy: 'rag',
+      retriever: 'hnsw', k: 10, prompt: [], retrieved: [], contextIds: [], truncated: 0, response: null,
+      score: { status: 'generation_failed', score: null, scoreRaw: null, metric: 'rs' }, groups: {}, durationMs: 1,
+      diagnostics: { responseClaims: [], diagnosticsCost: { checkerCalls: 1 } },
+    };
+    const parsed = RunItemRecordSchema.parse(record);
+    expect(parsed.diagnostics).toBeUndefined();
+    expect(parsed.key).toBe(record.key);
+  });
+});
