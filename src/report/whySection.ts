@@ -94,7 +94,7 @@ export function helpHurtChartSvg(cells: CellSummary[]): string {
   for (const v of [max, Math.round(max / 2), 0]) {
     for (const sign of v === 0 ? [1] : [-1, 1]) parts.push(`<text x="${(zero + sign * v * unit).toFixed(1)}" y="${axisY + 14}" text-anchor="middle" font-size="10">${v}</text>`);
   }
-  let lx = labelW;
+  let lx = 12;
   const ly = axisY + 34;
   for (const segment of SEGMENTS) {
     parts.push(`<rect x="${lx}" y="${ly - 9}" width="12" height="12" fill="${segment.color}"/><text x="${lx + 16}" y="${ly + 1}" font-size="11">${esc(segment.label)}</text>`);
