@@ -9,6 +9,7 @@ import { registerRetrieveCommand } from './commands/retrieve.js';
 import { registerScoreCommands } from './commands/score.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerReportCommands } from './commands/report.js';
+import { registerViewCommand } from './commands/view.js';
 import { registerDiagnoseCommand } from './commands/diagnose.js';
 
 export { VERSION } from '../version.js';
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerRunCommand(program);
   registerDiagnoseCommand(program);
   registerReportCommands(program);
+  registerViewCommand(program);
   // Every subcommand shares the parent's error handling (exit 2 for usage errors).
   for (const command of program.commands) applyExitOverride(command);
   return program;

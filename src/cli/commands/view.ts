@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+import { InputError } from '../../errors.js';
+
+export function registerViewCommand(program: Command): void {
+  program
+    .command('view')
+    .description('Browse runs in the browser: every run, condition and answer; compare, filter, drill down (read-only local server, or --bundle a static site)')
+    .argument('[runs...]', 'run directories, or folders that hold them', ['experiments/runs'])
+    .option('--port <port>', 'port to listen on (default: a free one)')
+    .option('--host <host>', 'address to bind (default 127.0.0.1; anything else lets other machines read the runs)', '127.0.0.1')
+    .option('--bundle <out-dir>', 'write the viewer with the runs as a static site (opens from file://) instead of serving')
+    .action(async (runs: string[], opts: { port?: string; host: string; bundle?: string }) => {
+      const paths = runs.length ? runs : ['experiments/runs'];
+      if (opts.bundle) {
+        const { writeBundle } = await import('../../viewer/bundle.js');
+        const result = await writeBundle(paths, opts.bundle);
+        process.stdout.write(`bundle: ${result.runs} runs, ${result.answers} answers → ${result.index}\n`);
+        return;
+      }
+      const port = opts.port === undefined ? 0 : Number(opts.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InputError(`--port ${opts.port}: expected a port number (0–65535)`);
+      const { startViewer } = await import('../../viewer/server.js');
+      const viewer = await startViewer(paths, { port, host: opts.host });
+      if (!['127.0.0.1', 'localhost', '::1'].includes(opts.host)) {
+        process.stderr.write(`hisrag view: WARNING: listening on ${opts.host}: anyone who can reach this machine on port ${new URL(viewer.url).port} can read these runs (prompts, answers, configs)\n`);
+      }
+      const ids = viewer.store.ids();
+      for (const [dir, why] of viewer.store.skipped) process.stderr.write(`hisrag view: skipped ${dir}: ${why}\n`);
+      process.stdout.write(`hisrag view: ${viewer.url}  (${ids.length} run${ids.length === 1 ? '' : 's'} from ${paths.join(', ')}; new runs and answers appear as they are written; Ctrl-C to stop)\n`);
+      // Ctrl-C stops the server and removes its indexes (exit 130, as every command).
+      const { gracefulStop } = await import('../interrupts.js');
+      const stop = gracefulStop();
+      await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));
+      stop.release();
+      await viewer.close();
+    });
+}

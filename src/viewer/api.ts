@@ -1,0 +1,298 @@
+/**
+ * The viewer's one API: the JSON shapes the server (`server.ts`) answers and the static bundle
+ * (`bundle.ts`) stores, and the interface every client component reaches data through
+ * (`client/api/*`: the live server over HTTP, or a bundle's files from `file://`). Types only, plus
+ * the query-string codec both sides use, so that server, bundle and client cannot drift apart.
+ */
+import type { CellSummary, PairedDifference } from '../experiment/summary.js';
+import type { RunItemRecord } from '../experiment/records.js';
+
+export type RunStatus = 'in progress' | 'done' | 'interrupted' | 'failed';
+
+/** One line of the run list. */
+export interface RunListEntry {
+  id: string;
+  experiment: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  status: RunStatus;
+  /** Why the run stopped (`stoppedBecause` in its manifest), for failed runs. */
+  stoppedBecause: string | null;
+  models: string[];
+  conditions: string[];
+  /** Benchmark names of the run's answers (`prohist`, `longhisdoc` …). */
+  benchmarks: string[];
+  /** Answers recorded so far, and how many the run plans (null when the manifest does not say). */
+  answers: number;
+  total: number | null;
+  /** Distinct questions. */
+  items: number;
+  baseline: string;
+  best: { model: string; condition: string; mean: number; ciLow: number | null; ciHigh: number | null } | null;
+  /** Mean over the run's answers of tokens (prompt + completion) and price per answer. */
+  cost: { tokens: number | null; price: number | null; estimated: boolean };
+  failures: number;
+  empty: number;
+  /** Bumped whenever the run's answers or manifest change: the client refetches what it shows. */
+  version: number;
+}
+
+/** A summary cell with its paired difference against the baseline and, where present, its diagnostics. */
+export interface CellView extends Omit<CellSummary, 'diagnostics'> {
+  paired: PairedDifference | null;
+  /** `src/diagnostics/types.ts` CellDiagnostics, when the run was diagnosed (read defensively). */
+  diagnostics?: unknown;
+}
+
+export interface ChartView {
+  model: string;
+  /** SVG markup from the project's chart module (`src/report/*Chart.ts`): every label in it is escaped. */
+  depth: string | null;
+  cost: string | null;
+}
+
+export interface RunDetail {
+  run: RunListEntry;
+  baseline: string;
+  bootstrap: { resamples: number; seed: number; confidence: number };
+  cells: CellView[];
+  /** Breakdown keys the answers carry (category, task, dynasty …). */
+  groupKeys: string[];
+  /** Values of each group key, for the answer filters. */
+  groupValues: Record<string, string[]>;
+  charts: ChartView[];
+  /** Whether the run has a report.html the server can serve (`/runs/<id>/report.html`). */
+  report: boolean;
+}
+
+export type StatusFilter = 'all' | 'scored' | 'failed' | 'empty';
+
+/** A page of one condition's answers, filtered. */
+export interface AnswerQuery {
+  run: string;
+  model: string;
+  condition: string;
+  /** `key=value` of a group (`category=名词解释`). */
+  group?: string;
+  scoreMin?: number;
+  scoreMax?: number;
+  status?: StatusFilter;
+  /** Only answers whose score or status differs from this condition's (same run and model). */
+  differsFrom?: string;
+  /** Full-text search over question, answer and reference (case-insensitive substring). */
+  q?: string;
+  sort?: AnswerSort;
+  offset?: number;
+  limit?: number;
+}
+
+export type AnswerSort = 'item' | 'score' | '-score';
+
+export interface AnswerRow {
+  key: string;
+  itemKey: string;
+  itemId: string;
+  category: string;
+  /** First characters of the question and answer (the answer page has them whole). */
+  question: string;
+  answer: string;
+  score: number | null;
+  status: 'scored' | 'judge_failed' | 'generation_failed';
+  empty: boolean;
+  tokens: number | null;
+  /** The `differsFrom` condition's score for the same item, when asked. */
+  otherScore?: number | null;
+}
+
+export interface AnswerPage {
+  total: number;
+  offset: number;
+  rows: AnswerRow[];
+}
+
+/** One passage of an answer, in rank order, with what became of it. */
+export interface PassageView {
+  id: string;
+  rank: number;
+  score: number;
+  title: string;
+  text: string;
+  page?: number;
+  firstStage?: { rank: number; score: number };
+  rerankFallback?: string;
+  /** Placed in the final prompt (`contextIds`). */
+  inPrompt: boolean;
+  /** Gold evidence of the item (its gold chunk ids or evidence pages). */
+  gold: boolean;
+  /** Gold claims (diagnostics) this passage entails, by number (1-based). */
+  supportsGoldClaims: number[];
+}
+
+export interface ItemInfo {
+  reference: string | null;
+  rubrics: string | null;
+  /** MCQ letters or LongHisDoc gold answer, as text. */
+  answer: string | null;
+  /** The gold evidence the benchmark names (chunk ids, or `page:<n>`); empty when it names none. */
+  gold: string[];
+}
+
+export interface OtherAnswer {
+  run: string;
+  key: string;
+  model: string;
+  condition: string;
+  score: number | null;
+  status: string;
+  answer: string;
+}
+
+export interface AnswerDetail {
+  run: string;
+  record: Omit<RunItemRecord, 'diagnostics'> & { diagnostics?: unknown };
+  item: ItemInfo | null;
+  passages: PassageView[];
+  /** The same question's answers in the run's other conditions (and models). */
+  others: OtherAnswer[];
+}
+
+/** A condition of some run: what Compare puts side by side. */
+export interface ConditionRef {
+  run: string;
+  model: string;
+  condition: string;
+}
+
+export type Outcome = 'better' | 'worse' | 'same';
+
+export interface CompareQuery {
+  a: ConditionRef;
+  b: ConditionRef;
+  outcome?: Outcome | 'all';
+  offset?: number;
+  limit?: number;
+}
+
+export interface CompareItem {
+  itemKey: string;
+  itemId: string;
+  category: string;
+  question: string;
+  keyA: string;
+  keyB: string;
+  scoreA: number;
+  scoreB: number;
+  diff: number;
+}
+
+export interface CostSide {
+  n: number;
+  tokens: number | null;
+  price: number | null;
+  retrievalCalls: number | null;
+  generationCalls: number | null;
+  durationMs: number | null;
+}
+
+export interface CompareResult {
+  a: ConditionRef & { mean: number | null; scored: number; answers: number };
+  b: ConditionRef & { mean: number | null; scored: number; answers: number };
+  /** Items scored under both (paired by benchmark and item id). */
+  n: number;
+  /** Paired mean difference b − a with its 95% bootstrap CI. */
+  meanDiff: number | null;
+  ciLow: number | null;
+  ciHigh: number | null;
+  sharePositive: number | null;
+  counts: Record<Outcome, number>;
+  /** Items only one side scored (failed, or not in the other run). */
+  unpaired: { a: number; b: number };
+  cost: { a: CostSide; b: CostSide };
+  /** The diagnostics' help/hurt decomposition of b against a, when b's cell was diagnosed against a. */
+  decomposition: unknown;
+  /** The list of items, filtered by `outcome`, worst (or best) first. */
+  items: { total: number; offset: number; rows: CompareItem[] };
+}
+
+/** How the client reaches data: the live server, or a static bundle's files. */
+export interface ViewerApi {
+  readonly live: boolean;
+  runs(): Promise<RunListEntry[]>;
+  run(id: string): Promise<RunDetail>;
+  answers(query: AnswerQuery): Promise<AnswerPage>;
+  answer(run: string, key: string): Promise<AnswerDetail>;
+  compare(query: CompareQuery): Promise<CompareResult>;
+  /** Link to the run's report.html, or null. */
+  reportUrl(run: string): string | null;
+}
+
+/** The answer query as URL parameters (and back): the server's query string and the client's view state share it. */
+export function answerQueryToParams(query: Omit<AnswerQuery, 'run'>): URLSearchParams {
+  const p = new URLSearchParams();
+  p.set('model', query.model);
+  p.set('condition', query.condition);
+  if (query.group) p.set('group', query.group);
+  if (query.scoreMin !== undefined) p.set('scoreMin', String(query.scoreMin));
+  if (query.scoreMax !== undefined) p.set('scoreMax', String(query.scoreMax));
+  if (query.status && query.status !== 'all') p.set('status', query.status);
+  if (query.differsFrom) p.set('differsFrom', query.differsFrom);
+  if (query.q) p.set('q', query.q);
+  if (query.sort && query.sort !== 'item') p.set('sort', query.sort);
+  if (query.offset) p.set('offset', String(query.offset));
+  if (query.limit !== undefined) p.set('limit', String(query.limit));
+  return p;
+}
+
+const num = (v: string | null): number | undefined => {
+  if (v === null || v.trim() === '') return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : undefined;
+};
+
+export function answerQueryFromParams(run: string, p: URLSearchParams): AnswerQuery {
+  const status = p.get('status');
+  const sort = p.get('sort');
+  return {
+    run,
+    model: p.get('model') ?? '',
+    condition: p.get('condition') ?? '',
+    group: p.get('group') || undefined,
+    scoreMin: num(p.get('scoreMin')),
+    scoreMax: num(p.get('scoreMax')),
+    status: status === 'scored' || status === 'failed' || status === 'empty' ? status : 'all',
+    differsFrom: p.get('differsFrom') || undefined,
+    q: p.get('q') || undefined,
+    sort: sort === 'score' || sort === '-score' ? sort : 'item',
+    offset: Math.max(0, Math.floor(num(p.get('offset')) ?? 0)),
+    limit: Math.min(1000, Math.max(1, Math.floor(num(p.get('limit')) ?? 100))),
+  };
+}
+
+export function compareQueryToParams(query: CompareQuery): URLSearchParams {
+  const p = new URLSearchParams();
+  p.set('ar', query.a.run);
+  p.set('am', query.a.model);
+  p.set('ac', query.a.condition);
+  p.set('br', query.b.run);
+  p.set('bm', query.b.model);
+  p.set('bc', query.b.condition);
+  if (query.outcome && query.outcome !== 'all') p.set('outcome', query.outcome);
+  if (query.offset) p.set('offset', String(query.offset));
+  if (query.limit !== undefined) p.set('limit', String(query.limit));
+  return p;
+}
+
+export function compareQueryFromParams(p: URLSearchParams): CompareQuery | null {
+  const get = (k: string) => p.get(k) ?? '';
+  const a = { run: get('ar'), model: get('am'), condition: get('ac') };
+  const b = { run: get('br') || a.run, model: get('bm') || a.model, condition: get('bc') };
+  if (!a.run || !a.model || !a.condition || !b.condition) return null;
+  const outcome = p.get('outcome');
+  return {
+    a,
+    b,
+    outcome: outcome === 'better' || outcome === 'worse' || outcome === 'same' ? outcome : 'all',
+    offset: Math.max(0, Math.floor(num(p.get('offset')) ?? 0)),
+    limit: Math.min(1000, Math.max(1, Math.floor(num(p.get('limit')) ?? 100))),
+  };
+}

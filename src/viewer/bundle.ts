@@ -1,0 +1,73 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { AnswerDetail, RunListEntry } from './api.js';
+import { clientAssets, indexHtml } from './clientBuild.js';
+import { cellFileKey, chunkOf, type BundleRunFile } from './queries.js';
+import { RunStore } from './runStore.js';
+
+/** Answers per answer-page file of a bundle (`i<n>.js`). */
+const ANSWERS_PER_FILE = 10;
+
+/**
+ * JSON as a JavaScript expression that is safe inside any script: `<` (so no `</script>` or
+ * `<!--`), and the line separators U+2028 / U+2029 are escaped.
+ */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+}
+
+/**
+ * `hisrag view --bundle`: the same viewer as a static site — index.html, the client, and the runs'
+ * data split per run and condition (`data/r<run>/c<condition>.js`: the table rows) and per group
+ * of answers (`data/r<run>/i<n>.js`: answer pages), loaded on demand as scripts, so that it opens
+ * from `file://` (no server, no fetch) or from any static host.
+ */
+export async function writeBundle(paths: string[], outDir: string): Promise<{ runs: number; answers: number; index: string }> {
+  const out = resolve(outDir);
+  const store = new RunStore(paths);
+  try {
+    await store.scan(true);
+    const assets = await clientAssets();
+    mkdirSync(join(out, 'data'), { recursive: true });
+    writeFileSync(join(out, 'index.html'), indexHtml({ bundle: true, title: 'hisrag view (bundle)' }));
+    writeFileSync(join(out, 'app.js'), assets.js);
+    writeFileSync(join(out, 'app.css'), assets.css);
+    const runs: RunListEntry[] = [];
+    const folders: Record<string, string> = {};
+    let answers = 0;
+    const data = (folder: string, name: string, value: unknown) =>
+      writeFileSync(join(out, 'data', folder, `${name}.js`), `__hisragData(${scriptJson(`${folder}/${name}`)},${scriptJson(value)});\n`);
+    store.ids().forEach((id, i) => {
+      const run = store.get(id)!;
+      const folder = `r${i}`;
+      mkdirSync(join(out, 'data', folder), { recursive: true });
+      const detail = run.detail();
+      const cellFiles: Record<string, number> = {};
+      detail.cells.forEach((cell, n) => {
+        cellFiles[cellFileKey(cell.model, cell.condition)] = n;
+        data(folder, `c${n}`, run.bundleRows(cell.model, cell.condition));
+      });
+      const keys = run.keys();
+      const chunks = Math.max(1, Math.ceil(keys.length / ANSWERS_PER_FILE));
+      const byChunk: string[][] = Array.from({ length: chunks }, () => []);
+      for (const key of keys) byChunk[chunkOf(key, chunks)]!.push(key);
+      byChunk.forEach((list, n) => {
+        const pages: Record<string, AnswerDetail> = {};
+        for (const key of list) {
+          const page = run.answer(key);
+          if (page) pages[key] = page;
+        }
+        data(folder, `i${n}`, pages);
+      });
+      const file: BundleRunFile = { detail: { ...detail, report: false }, cellFiles, chunks };
+      data(folder, 'run', file);
+      runs.push(detail.run);
+      folders[id] = folder;
+      answers += keys.length;
+    });
+    writeFileSync(join(out, 'data', 'runs.js'), `window.__HISRAG_BUNDLE__=${scriptJson({ runs, folders })};\n`);
+    return { runs: runs.length, answers, index: join(out, 'index.html') };
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,42 @@
+import {
+  answerQueryToParams,
+  compareQueryToParams,
+  type AnswerDetail,
+  type AnswerPage,
+  type AnswerQuery,
+  type CompareQuery,
+  type CompareResult,
+  type RunDetail,
+  type RunListEntry,
+  type ViewerApi,
+} from '../../api.js';
+
+async function get<T>(path: string): Promise<T> {
+  const response = await fetch(path, { headers: { Accept: 'application/json' } });
+  if (!response.ok) throw new Error(response.status === 404 ? 'not found' : `${response.status} ${response.statusText}`);
+  return (await response.json()) as T;
+}
+
+/** The live server's API (`src/viewer/server.ts`), relative to the page. */
+export class HttpApi implements ViewerApi {
+  readonly live = true;
+  runs(): Promise<RunListEntry[]> {
+    return get('api/runs');
+  }
+  run(id: string): Promise<RunDetail> {
+    return get(`api/runs/${encodeURIComponent(id)}`);
+  }
+  answers(query: AnswerQuery): Promise<AnswerPage> {
+    const { run, ...rest } = query;
+    return get(`api/runs/${encodeURIComponent(run)}/answers?${answerQueryToParams(rest)}`);
+  }
+  answer(run: string, key: string): Promise<AnswerDetail> {
+    return get(`api/runs/${encodeURIComponent(run)}/answer?key=${encodeURIComponent(key)}`);
+  }
+  compare(query: CompareQuery): Promise<CompareResult> {
+    return get(`api/compare?${compareQueryToParams(query)}`);
+  }
+  reportUrl(run: string): string | null {
+    return `runs/${encodeURIComponent(run)}/report.html`;
+  }
+}

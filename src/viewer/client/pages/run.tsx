@@ -1,0 +1,291 @@
+import { Link, useLocation, useSearchParams } from '../router.js';
+import type { CellView, RunDetail } from '../../api.js';
+import { decompositionOf, FACTORS, factorValue, pivotCells, type Factor } from '../../queries.js';
+import { ci, Failure, fmt, signed, Status, to, useApi, useLoad, when } from '../util.js';
+
+const tokensOf = (c: CellView) => (c.cost ? c.cost.promptTokens + c.cost.completionTokens : null);
+
+export function compareLink(run: string, model: string, a: string, b: string): string {
+  return to('/compare', { ar: run, am: model, ac: a, br: run, bm: model, bc: b });
+}
+
+/** One run: its conditions (flat or pivoted by two factors), score against k and cost, groups. */
+export function RunView({ id }: { id: string }) {
+  const api = useApi();
+  const [params, setParams] = useSearchParams();
+  const detail = useLoad(() => api.run(id), [id], (d) => (api.live && d.run.status === 'in progress' ? 1500 : null));
+  if (detail.error) return <Failure error={detail.error} />;
+  if (!detail.data) return <p class="loading">Loading run…</p>;
+  const d = detail.data;
+  const rows = (params.get('rows') ?? '') as Factor | '';
+  const cols = (params.get('cols') ?? '') as Factor | '';
+  const groupKey = params.get('groups') ?? d.groupKeys.find((k) => k === 'category') ?? d.groupKeys[0] ?? '';
+  const set = (key: string, value: string) =>
+    setParams((p) => {
+      const n = new URLSearchParams(p);
+      if (value) n.set(key, value);
+      else n.delete(key);
+      return n;
+    }, { replace: true });
+  const report = api.reportUrl(id);
+  return (
+    <section>
+      <h1>
+        {d.run.experiment} <span class="meta">{d.run.id}</span>
+      </h1>
+      <p class="meta">
+        <Status value={d.run.status} /> started {when(d.run.startedAt)}
+        {d.run.finishedAt ? `, finished ${when(d.run.finishedAt)}` : ''} · <span class="answers-count">{d.run.answers}</span>
+        {d.run.total !== null ? ` of ${d.run.total}` : ''} answers · {d.run.items} items · baseline <b>{d.baseline}</b> · {d.run.failures} failed · {d.run.empty} empty
+        {report && d.report ? (
+          <>
+            {' '}
+            · <a href={report}>report.html</a>
+          </>
+        ) : null}
+      </p>
+      {d.run.stoppedBecause ? <p class="error">stopped because: {d.run.stoppedBecause}</p> : null}
+      <Previous detail={d} />
+      <h2>Conditions</h2>
+      <div class="filters">
+        <label>
+          pivot rows{' '}
+          <select aria-label="pivot rows" value={rows} onChange={(e) => set('rows', e.currentTarget.value)}>
+            <option value="">(flat table)</option>
+            {FACTORS.map((f) => (
+              <option value={f}>{f}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          columns{' '}
+          <select aria-label="pivot columns" value={cols} onChange={(e) => set('cols', e.currentTarget.value)}>
+            <option value="">–</option>
+            {FACTORS.map((f) => (
+              <option value={f}>{f}</option>
+            ))}
+          </select>
+        </label>
+        <CompareForm detail={d} />
+      </div>
+      {rows && cols && rows !== cols ? <PivotTable detail={d} rows={rows} cols={cols} /> : <ConditionsTable detail={d} />}
+      {d.charts.map((chart) => (
+        <div class="charts">
+          {d.charts.length > 1 ? <h3>{chart.model}</h3> : null}
+          {/* The project's chart module escapes every label it writes (src/report/lineChart.ts). */}
+          {chart.depth ? <figure class="chart" aria-label="score against k" dangerouslySetInnerHTML={{ __html: chart.depth }} /> : null}
+          {chart.cost ? <figure class="chart" aria-label="score against cost" dangerouslySetInnerHTML={{ __html: chart.cost }} /> : null}
+        </div>
+      ))}
+      {d.groupKeys.length ? (
+        <>
+          <h2>Groups</h2>
+          <div class="filters">
+            <label>
+              by{' '}
+              <select aria-label="group key" value={groupKey} onChange={(e) => set('groups', e.currentTarget.value)}>
+                {d.groupKeys.map((k) => (
+                  <option value={k}>{k}</option>
+                ))}
+              </select>
+            </label>
+          </div>
+          <GroupsTable detail={d} groupKey={groupKey} />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+/** The latest earlier run of the same experiment, and its best condition against the same one here. */
+function Previous({ detail }: { detail: RunDetail }) {
+  const api = useApi();
+  const runs = useLoad(() => api.runs(), [detail.run.id]);
+  const mine = detail.run;
+  const previous = (runs.data ?? [])
+    .filter((r) => r.id !== mine.id && r.experiment === mine.experiment && r.startedAt !== null && mine.startedAt !== null && r.startedAt < mine.startedAt)
+    .sort((a, b) => (a.startedAt! < b.startedAt! ? 1 : -1))[0];
+  if (!previous) return null;
+  const best = mine.best;
+  const shared = best && previous.conditions.includes(best.condition) && previous.models.includes(best.model);
+  return (
+    <p class="meta previous">
+      previous run of {mine.experiment}: <Link href={to(`/run/${encodeURIComponent(previous.id)}`)}>{previous.id}</Link>
+      {shared ? (
+        <>
+          {' '}
+          · <Link href={to('/compare', { ar: previous.id, am: best.model, ac: best.condition, br: mine.id, bm: best.model, bc: best.condition })}>compare {best.condition}: this run against the previous</Link>
+        </>
+      ) : null}
+    </p>
+  );
+}
+
+function CompareForm({ detail }: { detail: RunDetail }) {
+  const [, navigate] = useLocation();
+  const options = detail.cells.map((c) => ({ value: `${c.model}\u0000${c.condition}`, label: detail.run.models.length > 1 ? `${c.model} · ${c.condition}` : c.condition }));
+  const first = detail.cells.find((c) => c.condition === detail.baseline) ?? detail.cells[0];
+  const last = detail.cells[detail.cells.length - 1];
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const form = e.currentTarget as HTMLFormElement;
+    const [am, ac] = (form.elements.namedItem('a') as HTMLSelectElement).value.split('\u0000');
+    const [bm, bc] = (form.elements.namedItem('b') as HTMLSelectElement).value.split('\u0000');
+    navigate(to('/compare', { ar: detail.run.id, am, ac, br: detail.run.id, bm, bc }));
+  };
+  if (!first || !last) return null;
+  return (
+    <form class="compare-form" onSubmit={submit}>
+      compare{' '}
+      <select name="a" aria-label="compare A" value={`${first.model}\u0000${first.condition}`}>
+        {options.map((o) => (
+          <option value={o.value}>{o.label}</option>
+        ))}
+      </select>{' '}
+      with{' '}
+      <select name="b" aria-label="compare B" value={`${last.model}\u0000${last.condition}`}>
+        {options.map((o) => (
+          <option value={o.value}>{o.label}</option>
+        ))}
+      </select>{' '}
+      <button type="submit">compare</button>
+    </form>
+  );
+}
+
+function ConditionsTable({ detail }: { detail: RunDetail }) {
+  const many = detail.run.models.length > 1;
+  const diagnosed = detail.cells.some((c) => decompositionOf(c.diagnostics));
+  return (
+    <div class="scroll">
+      <table class="conditions">
+        <thead>
+          <tr>
+            {many ? <th>model</th> : null}
+            <th>condition</th>
+            <th>method</th>
+            <th>retriever</th>
+            <th>k</th>
+            <th>mean</th>
+            <th>95% CI</th>
+            <th>Δ vs {detail.baseline} [95% CI]</th>
+            {diagnosed ? <th>helped / hurt / same</th> : null}
+            <th>tokens</th>
+            <th>price</th>
+            <th>scored</th>
+            <th>failed</th>
+            <th>empty</th>
+            <th></th>
+          </tr>
+        </thead>
+        <tbody>
+          {detail.cells.map((c) => {
+            const dec = decompositionOf(c.diagnostics);
+            return (
+              <tr data-condition={c.condition}>
+                {many ? <td>{c.model}</td> : null}
+                <td>
+                  <Link href={to(`/run/${encodeURIComponent(detail.run.id)}/answers`, { model: c.model, condition: c.condition })}>{c.condition}</Link>
+                </td>
+                <td>{c.strategy}</td>
+                <td>{c.retriever ?? '–'}</td>
+                <td class="num">{c.k ?? '–'}</td>
+                <td class="num">
+                  <b>{fmt(c.score.mean)}</b>
+                </td>
+                <td class="num meta">{ci(c.score.ciLow, c.score.ciHigh)}</td>
+                <td class="num">{c.paired ? `${signed(c.paired.meanDiff)} ${ci(c.paired.ciLow, c.paired.ciHigh)}` : '–'}</td>
+                {diagnosed ? <td class="num">{dec ? `${dec.helped.n} / ${dec.hurt.n} / ${dec.unchanged.n}` : '–'}</td> : null}
+                <td class="num">
+                  {fmt(tokensOf(c), 0)}
+                  {c.cost?.estimatedTokens ? '*' : ''}
+                </td>
+                <td class="num">{c.cost?.price != null ? c.cost.price.toPrecision(3) : '–'}</td>
+                <td class="num">
+                  {c.scored}/{c.items}
+                </td>
+                <td class="num">{c.failed.generation + c.failed.judge}</td>
+                <td class="num">{c.empty}</td>
+                <td>{c.condition !== detail.baseline ? <Link href={compareLink(detail.run.id, c.model, detail.baseline, c.condition)}>vs {detail.baseline}</Link> : null}</td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function PivotTable({ detail, rows, cols }: { detail: RunDetail; rows: Factor; cols: Factor }) {
+  const pivot = pivotCells(detail.cells, rows, cols);
+  return (
+    <div class="scroll">
+      <table class="pivot">
+        <thead>
+          <tr>
+            <th>
+              {rows} \ {cols}
+            </th>
+            {pivot.cols.map((c) => (
+              <th>{c}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {pivot.rows.map((r, i) => (
+            <tr>
+              <th>{r}</th>
+              {pivot.cols.map((_, j) => (
+                <td class="num">
+                  {pivot.cells[i]![j]!.map((cell) => (
+                    <div title={`${cell.model} · ${cell.condition}`}>
+                      <b>{fmt(cell.score.mean)}</b> <span class="meta">{ci(cell.score.ciLow, cell.score.ciHigh)}</span>
+                      {cell.paired ? <span class="meta"> Δ {signed(cell.paired.meanDiff)}</span> : null}
+                      {pivot.cells[i]![j]!.length > 1 ? <span class="meta"> ({FACTORS.filter((f) => f !== rows && f !== cols).map((f) => factorValue(cell, f)).join(' ')})</span> : null}
+                    </div>
+                  ))}
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function GroupsTable({ detail, groupKey }: { detail: RunDetail; groupKey: string }) {
+  const values = detail.groupValues[groupKey] ?? [];
+  return (
+    <div class="scroll">
+      <table class="groups">
+        <thead>
+          <tr>
+            <th>{groupKey}</th>
+            {detail.cells.map((c) => (
+              <th>{detail.run.models.length > 1 ? `${c.model} · ${c.condition}` : c.condition}</th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {values.map((v) => (
+            <tr>
+              <th>
+                <Link href={to(`/run/${encodeURIComponent(detail.run.id)}/answers`, { model: detail.cells[0]?.model, condition: detail.cells[0]?.condition, group: `${groupKey}=${v}` })}>{v}</Link>
+              </th>
+              {detail.cells.map((c) => {
+                const g = c.byGroup[groupKey]?.[v];
+                return (
+                  <td class="num" title={g ? `n = ${g.n} ${ci(g.ciLow, g.ciHigh)}` : ''}>
+                    {g ? fmt(g.mean) : '–'}
+                    {g ? <span class="meta"> ({g.n})</span> : null}
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

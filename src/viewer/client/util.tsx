@@ -1,0 +1,66 @@
+import { useEffect, useReducer, useState } from 'preact/hooks';
+
+export { ApiContext, useApi } from './context.js';
+export { useVirtualizer } from './virtual.js';
+
+export type Loaded<T> = { data: T | null; error: string | null; loading: boolean };
+
+/** Runs `load` whenever `deps` change (the last call wins); `refreshMs` polls while it returns true. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[], poll?: (data: T) => number | null): Loaded<T> {
+  const [state, setState] = useState<Loaded<T>>({ data: null, error: null, loading: true });
+  const [tick, bump] = useReducer((x: number) => x + 1, 0);
+  useEffect(() => {
+    let live = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    setState((s) => ({ ...s, loading: true }));
+    load().then(
+      (data) => {
+        if (!live) return;
+        setState({ data, error: null, loading: false });
+        const every = poll?.(data);
+        if (every) timer = setTimeout(bump, every);
+      },
+      (error: unknown) => live && setState({ data: null, error: (error as Error).message, loading: false }),
+    );
+    return () => {
+      live = false;
+      if (timer) clearTimeout(timer);
+    };
+  }, [...deps, tick]);
+  return state;
+}
+
+/** A path of the hash router with its parameters; always with `?`, so that moving on clears the old ones. */
+export function to(path: string, params?: Record<string, string | number | undefined | null> | URLSearchParams): string {
+  const p = params instanceof URLSearchParams ? params : new URLSearchParams();
+  if (!(params instanceof URLSearchParams)) for (const [k, v] of Object.entries(params ?? {})) if (v !== undefined && v !== null && v !== '') p.set(k, String(v));
+  return `${path}?${p}`;
+}
+
+export const fmt = (v: number | null | undefined, digits = 2): string => (v === null || v === undefined || Number.isNaN(v) ? '–' : v.toFixed(digits));
+export const signed = (v: number | null | undefined, digits = 2): string => {
+  if (v === null || v === undefined || Number.isNaN(v)) return '–';
+  const text = v.toFixed(digits);
+  // No "-0": a difference that rounds to zero is zero.
+  return Number(text) === 0 ? (0).toFixed(digits) : `${v > 0 ? '+' : ''}${text}`;
+};
+export const ci = (lo: number | null | undefined, hi: number | null | undefined, digits = 2): string => (lo === null || lo === undefined || hi === null || hi === undefined ? '' : `[${fmt(lo, digits)}, ${fmt(hi, digits)}]`);
+export const when = (iso: string | null): string => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '–');
+
+export function Status({ value }: { value: string }) {
+  return <span class={`status status-${value.replace(/\s+/g, '-')}`}>{value}</span>;
+}
+
+export function Failure({ error }: { error: string }) {
+  return <p class="error" role="alert">{error === 'not found' ? 'Not found: this run, condition or answer is not among the runs served.' : error}</p>;
+}
+
+/** A value that follows `value` after `ms` without change (search boxes). */
+export function useDebounced<T>(value: T, ms: number): T {
+  const [shown, setShown] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setShown(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return shown;
+}

@@ -1,0 +1,59 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface ClientAssets {
+  js: string;
+  css: string;
+}
+
+const CLIENT_ENTRY = join(dirname(fileURLToPath(import.meta.url)), 'client', 'main.tsx');
+
+let built: Promise<ClientAssets> | null = null;
+
+/**
+ * The viewer's client (Preact, `src/viewer/client/`), bundled by esbuild into one script and one
+ * stylesheet, in memory, on first use (a fraction of a second); the server and `--bundle` both
+ * serve what this returns.
+ */
+export function clientAssets(): Promise<ClientAssets> {
+  built ??= (async () => {
+    const { build } = await import('esbuild');
+    const result = await build({
+      entryPoints: [CLIENT_ENTRY],
+      bundle: true,
+      write: false,
+      outdir: 'out',
+      format: 'iife',
+      platform: 'browser',
+      target: ['es2020'],
+      minify: true,
+      legalComments: 'none',
+      jsx: 'automatic',
+      jsxImportSource: 'preact',
+      logLevel: 'silent',
+      define: { 'process.env.NODE_ENV': '"production"' },
+    });
+    const js = result.outputFiles.find((f) => f.path.endsWith('.js'));
+    const css = result.outputFiles.find((f) => f.path.endsWith('.css'));
+    if (!js) throw new Error('viewer client: esbuild produced no script');
+    return { js: js.text, css: css?.text ?? '' };
+  })();
+  built.catch(() => (built = null));
+  return built;
+}
+
+/** The page that loads the client; `dataScript` (a bundle's run list) comes before the client. */
+export function indexHtml(options: { title?: string; bundle?: boolean } = {}): string {
+  return [
+    '<!doctype html>',
+    '<html lang="zh-Hans"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${options.title ?? 'hisrag view'}</title>`,
+    '<link rel="icon" href="data:,">',
+    '<link rel="stylesheet" href="app.css">',
+    options.bundle ? '<script src="data/runs.js"></script>' : '',
+    '</head><body><div id="app"></div>',
+    '<script src="app.js"></script>',
+    '</body></html>',
+  ].join('\n');
+}

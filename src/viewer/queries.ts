@@ -1,0 +1,237 @@
+/**
+ * The viewer's data transforms as plain functions, shared by the server, the bundle writer and the
+ * client (which runs them on a bundle's files): compare two conditions, filter a condition's answers,
+ * pivot the conditions table. No I/O here.
+ */
+import { pairedBootstrap } from '../scoring/bootstrap.js';
+import type { AnswerQuery, AnswerRow, CellView, CompareItem, CompareResult, CostSide, Outcome } from './api.js';
+
+/** What Compare needs of one answer. */
+export interface ScoreRow {
+  key: string;
+  itemKey: string;
+  itemId: string;
+  category: string;
+  question: string;
+  status: AnswerRow['status'];
+  score: number | null;
+  tokens: number | null;
+  price: number | null;
+  retrievalCalls: number | null;
+  generationCalls: number | null;
+  durationMs: number | null;
+}
+
+const isScored = (r: ScoreRow) => r.status === 'scored' && r.score !== null;
+
+/** Mean cost per scored answer (as the summary counts it), over the answers that have a cost. */
+export function costOf(rows: ScoreRow[]): CostSide {
+  const scored = rows.filter(isScored);
+  const mean = (pick: (r: ScoreRow) => number | null) => {
+    const values = scored.map(pick).filter((v): v is number => v !== null);
+    return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
+  };
+  const withPrice = scored.filter((r) => r.price !== null);
+  return {
+    n: scored.filter((r) => r.tokens !== null).length,
+    tokens: mean((r) => r.tokens),
+    price: withPrice.length && withPrice.length === scored.length ? mean((r) => r.price) : null,
+    retrievalCalls: mean((r) => r.retrievalCalls),
+    generationCalls: mean((r) => r.generationCalls),
+    durationMs: mean((r) => r.durationMs),
+  };
+}
+
+export function outcomeOf(diff: number): Outcome {
+  return diff > 0 ? 'better' : diff < 0 ? 'worse' : 'same';
+}
+
+/**
+ * Condition B against condition A on the items both scored (paired by `benchmark:itemId`): the
+ * paired mean difference B − A with its bootstrap CI (the project's `pairedBootstrap`), how many
+ * items got better, worse or stayed, the cost of each side, and the items (filtered by outcome;
+ * the worst first for `worse`, the best first for `better`, the largest changes first otherwise).
+ */
+export function compareRows(
+  rowsA: ScoreRow[],
+  rowsB: ScoreRow[],
+  options: { outcome?: Outcome | 'all'; offset?: number; limit?: number; resamples?: number; seed?: number } = {},
+): Pick<CompareResult, 'n' | 'meanDiff' | 'ciLow' | 'ciHigh' | 'sharePositive' | 'counts' | 'unpaired' | 'cost' | 'items'> {
+  const byItemA = new Map(rowsA.filter(isScored).map((r) => [r.itemKey, r]));
+  const pairs: CompareItem[] = [];
+  let unpairedB = 0;
+  for (const b of rowsB.filter(isScored)) {
+    const a = byItemA.get(b.itemKey);
+    if (!a) {
+      unpairedB++;
+      continue;
+    }
+    pairs.push({ itemKey: b.itemKey, itemId: b.itemId, category: b.category, question: b.question, keyA: a.key, keyB: b.key, scoreA: a.score!, scoreB: b.score!, diff: b.score! - a.score! });
+  }
+  pairs.sort((x, y) => (x.itemKey < y.itemKey ? -1 : x.itemKey > y.itemKey ? 1 : 0));
+  const counts: Record<Outcome, number> = { better: 0, worse: 0, same: 0 };
+  for (const p of pairs) counts[outcomeOf(p.diff)]++;
+  const paired = pairs.length
+    ? pairedBootstrap(
+        pairs.map((p) => p.scoreB),
+        pairs.map((p) => p.scoreA),
+        { resamples: options.resamples ?? 1000, seed: options.seed ?? 0 },
+      )
+    : null;
+  const outcome = options.outcome ?? 'all';
+  const listed = outcome === 'all' ? [...pairs] : pairs.filter((p) => outcomeOf(p.diff) === outcome);
+  if (outcome === 'worse') listed.sort((x, y) => x.diff - y.diff);
+  else if (outcome === 'better') listed.sort((x, y) => y.diff - x.diff);
+  else listed.sort((x, y) => Math.abs(y.diff) - Math.abs(x.diff));
+  const offset = options.offset ?? 0;
+  const limit = options.limit ?? 100;
+  return {
+    n: pairs.length,
+    meanDiff: paired?.meanDiff ?? null,
+    ciLow: paired?.ciLow ?? null,
+    ciHigh: paired?.ciHigh ?? null,
+    sharePositive: paired?.sharePositive ?? null,
+    counts,
+    unpaired: { a: byItemA.size - pairs.length, b: unpairedB },
+    cost: { a: costOf(rowsA), b: costOf(rowsB) },
+    items: { total: listed.length, offset, rows: listed.slice(offset, offset + limit) },
+  };
+}
+
+/** An answer row with the texts full-text search looks at (the bundle keeps these per condition). */
+export interface SearchableRow extends AnswerRow {
+  groups: Record<string, string>;
+  /** Lower-cased question, answer and reference, joined. */
+  haystack: string;
+}
+
+/** The text full-text search runs over, as the server's index and the bundle store it. */
+export function haystackOf(question: string, answer: string, reference: string | null): string {
+  return `${question}\n${answer}\n${reference ?? ''}`.toLowerCase();
+}
+
+/**
+ * A page of a condition's answers, filtered as `AnswerQuery` says: the same semantics as the
+ * server's SQL (`runIndex.ts`), for a bundle opened without a server. `other` maps item keys to
+ * the `differsFrom` condition's answer.
+ */
+export function filterAnswerRows(
+  rows: SearchableRow[],
+  query: AnswerQuery,
+  other?: Map<string, { score: number | null; status: string }>,
+): { total: number; offset: number; rows: AnswerRow[] } {
+  const [groupKey, groupValue] = splitGroup(query.group);
+  const needle = query.q?.trim().toLowerCase() ?? '';
+  const out: AnswerRow[] = [];
+  for (const r of rows) {
+    if (groupKey !== null && r.groups[groupKey] !== groupValue) continue;
+    if (query.scoreMin !== undefined && (r.score === null || r.score < query.scoreMin)) continue;
+    if (query.scoreMax !== undefined && (r.score === null || r.score > query.scoreMax)) continue;
+    if (query.status === 'scored' && r.status !== 'scored') continue;
+    if (query.status === 'failed' && r.status === 'scored') continue;
+    if (query.status === 'empty' && !r.empty) continue;
+    if (needle && !r.haystack.includes(needle)) continue;
+    let otherScore: number | null | undefined;
+    if (query.differsFrom && other) {
+      const o = other.get(r.itemKey);
+      if (!o) continue;
+      if (o.score === r.score && o.status === r.status) continue;
+      otherScore = o.score;
+    }
+    const { groups: _g, haystack: _h, ...row } = r;
+    out.push(otherScore !== undefined ? { ...row, otherScore } : row);
+  }
+  sortAnswerRows(out, query.sort ?? 'item');
+  const offset = query.offset ?? 0;
+  const limit = query.limit ?? 100;
+  return { total: out.length, offset, rows: out.slice(offset, offset + limit) };
+}
+
+export function splitGroup(group: string | undefined): [string, string] | [null, null] {
+  if (!group) return [null, null];
+  const eq = group.indexOf('=');
+  return eq > 0 ? [group.slice(0, eq), group.slice(eq + 1)] : [null, null];
+}
+
+/** Item order (benchmark, item id), or score ascending / descending with failures last. */
+export function sortAnswerRows(rows: AnswerRow[], sort: 'item' | 'score' | '-score'): void {
+  const byItem = (a: AnswerRow, b: AnswerRow) => (a.itemKey < b.itemKey ? -1 : a.itemKey > b.itemKey ? 1 : 0);
+  if (sort === 'item') rows.sort(byItem);
+  else {
+    const sign = sort === 'score' ? 1 : -1;
+    rows.sort((a, b) => {
+      if (a.score === null || b.score === null) return a.score === b.score ? byItem(a, b) : a.score === null ? 1 : -1;
+      return sign * (a.score - b.score) || byItem(a, b);
+    });
+  }
+}
+
+export type Factor = 'model' | 'method' | 'retriever' | 'k';
+export const FACTORS: Factor[] = ['model', 'method', 'retriever', 'k'];
+
+/** The value of a factor for a cell: `method` is the condition's strategy or method name. */
+export function factorValue(cell: CellView, factor: Factor): string {
+  if (factor === 'model') return cell.model;
+  if (factor === 'method') return cell.strategy;
+  if (factor === 'retriever') return cell.retriever ?? '(none)';
+  return cell.k === null ? '–' : String(cell.k);
+}
+
+export interface Pivot {
+  rows: string[];
+  cols: string[];
+  /** rows × cols; several cells in one slot (a factor left out) are all listed. */
+  cells: CellView[][][];
+}
+
+/** The conditions as a rows × columns table by two factors (model, method, retriever, k), in the run's order. */
+export function pivotCells(cells: CellView[], rowFactor: Factor, colFactor: Factor): Pivot {
+  const order = (values: string[]) => {
+    const unique = [...new Set(values)];
+    // k sorts numerically with closed-book's "–" first; the rest keep the run's order.
+    return unique.every((v) => v === '–' || /^\d+$/.test(v)) ? unique.sort((a, b) => (a === '–' ? -1 : b === '–' ? 1 : Number(a) - Number(b))) : unique;
+  };
+  const rows = order(cells.map((c) => factorValue(c, rowFactor)));
+  const cols = order(cells.map((c) => factorValue(c, colFactor)));
+  const grid: CellView[][][] = rows.map(() => cols.map(() => []));
+  for (const cell of cells) grid[rows.indexOf(factorValue(cell, rowFactor))]![cols.indexOf(factorValue(cell, colFactor))]!.push(cell);
+  return { rows, cols, cells: grid };
+}
+
+/** Which answer file of a bundle holds an answer's page (FNV-1a of the record key). */
+export function chunkOf(key: string, chunks: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 16777619) >>> 0;
+  return h % Math.max(1, chunks);
+}
+
+/** Reads a cell's diagnostics decomposition defensively (the diagnostics stage may be absent). */
+export function decompositionOf(diagnostics: unknown): { baseline: string; delta: number; n: number; meanDiff: number | null; helped: { n: number; contribution: number }; hurt: { n: number; contribution: number }; unchanged: { n: number; contribution: number } } | null {
+  if (!diagnostics || typeof diagnostics !== 'object') return null;
+  const d = (diagnostics as { decomposition?: unknown }).decomposition;
+  if (!d || typeof d !== 'object') return null;
+  const x = d as Record<string, unknown>;
+  const share = (v: unknown) => (v && typeof v === 'object' && typeof (v as { n?: unknown }).n === 'number' ? { n: (v as { n: number }).n, contribution: Number((v as { contribution?: unknown }).contribution ?? 0) } : null);
+  const helped = share(x.helped), hurt = share(x.hurt), unchanged = share(x.unchanged);
+  if (typeof x.baseline !== 'string' || !helped || !hurt || !unchanged) return null;
+  return { baseline: x.baseline, delta: Number(x.delta ?? 0), n: Number(x.n ?? 0), meanDiff: typeof x.meanDiff === 'number' ? x.meanDiff : null, helped, hurt, unchanged };
+}
+
+/** One answer as a bundle stores it per condition: what the table shows, searches and compares. */
+export interface BundleRow extends SearchableRow {
+  price: number | null;
+  retrievalCalls: number | null;
+  generationCalls: number | null;
+  durationMs: number | null;
+}
+
+/** A bundle's file for one run: its detail, which file holds each condition's rows, and how many item chunks it has. */
+export interface BundleRunFile {
+  detail: import('./api.js').RunDetail;
+  /** `${model}\u0000${condition}` → number of its rows file (`c<n>.js`). */
+  cellFiles: Record<string, number>;
+  /** Answer files (`i<n>.js`: answer pages, by `chunkOf(key)`). */
+  chunks: number;
+}
+
+export const cellFileKey = (model: string, condition: string) => `${model}\u0000${condition}`;

@@ -1,0 +1,120 @@
+import { createReadStream } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { RUN_FILES } from '../experiment/runDirectory.js';
+import { answerQueryFromParams, compareQueryFromParams } from './api.js';
+import { clientAssets, indexHtml } from './clientBuild.js';
+import { insideFile } from './runIndex.js';
+import { RunStore } from './runStore.js';
+
+export interface ViewerServer {
+  url: string;
+  server: Server;
+  store: RunStore;
+  close(): Promise<void>;
+}
+
+const SECURITY_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  // Scripts only from the viewer itself: no inline script, no eval, nothing from elsewhere.
+  'Content-Security-Policy': "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'",
+};
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer, head = false): void {
+  res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store', ...SECURITY_HEADERS });
+  res.end(head ? undefined : body);
+}
+
+const notFound = (res: ServerResponse, head: boolean) => send(res, 404, 'text/plain; charset=utf-8', 'not found\n', head);
+const json = (res: ServerResponse, value: unknown, head: boolean) =>
+  value === null ? notFound(res, head) : send(res, 200, 'application/json; charset=utf-8', JSON.stringify(value), head);
+
+/**
+ * `hisrag view`'s server (Node's `http`): the client's three files and a read-only JSON API over
+ * the runs of a `RunStore`. Every route is matched whole; a run is named by its id, never by a
+ * path, so `..`, encoded traversal, absolute paths and links lead nowhere but to 404. Only GET and
+ * HEAD; nothing is written.
+ */
+export async function startViewer(paths: string[], options: { port?: number; host?: string } = {}): Promise<ViewerServer> {
+  const store = new RunStore(paths);
+  await store.scan(true);
+  const assets = await clientAssets();
+  const html = indexHtml();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const head = req.method === 'HEAD';
+    if (req.method !== 'GET' && !head) {
+      res.writeHead(405, { Allow: 'GET, HEAD', ...SECURITY_HEADERS });
+      res.end();
+      return;
+    }
+    const raw = req.url ?? '/';
+    // Anything that spells a parent folder, encoded or not, or a backslash, is refused before routing.
+    if (/%2e|%2f|%5c|\\|\/\.\.?(\/|$)/i.test(raw.split('?')[0]!)) return notFound(res, head);
+    const url = new URL(raw, 'http://viewer.invalid');
+    const path = url.pathname;
+    const q = url.searchParams;
+    if (path === '/' || path === '/index.html') return send(res, 200, 'text/html; charset=utf-8', html, head);
+    if (path === '/app.js') return send(res, 200, 'text/javascript; charset=utf-8', assets.js, head);
+    if (path === '/app.css') return send(res, 200, 'text/css; charset=utf-8', assets.css, head);
+    if (path === '/api/runs') return json(res, await store.list(), head);
+    if (path === '/api/compare') {
+      const query = compareQueryFromParams(q);
+      return json(res, query ? store.compare(query) : null, head);
+    }
+    let segments: string[];
+    try {
+      segments = path.split('/').slice(1).map((s) => decodeURIComponent(s));
+    } catch {
+      return notFound(res, head); // a malformed escape
+    }
+    if (segments[0] === 'api' && segments[1] === 'runs' && segments[2] !== undefined) {
+      const id = segments[2];
+      // A run that appeared since the last scan is looked for at once.
+      await store.scan(!store.ids().includes(id));
+      if (segments.length === 3) return json(res, store.run(id), head);
+      if (segments.length === 4 && segments[3] === 'answers') return json(res, store.answers(answerQueryFromParams(id, q)), head);
+      if (segments.length === 4 && segments[3] === 'answer') return json(res, store.answer(id, q.get('key') ?? ''), head);
+      return notFound(res, head);
+    }
+    if (segments.length === 3 && segments[0] === 'runs' && segments[2] === RUN_FILES.report) {
+      const run = store.get(segments[1]!);
+      const file = run ? insideFile(run.dir, RUN_FILES.report) : null;
+      if (!file) return notFound(res, head);
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', ...SECURITY_HEADERS, 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:" });
+      if (head) return res.end();
+      createReadStream(file).pipe(res);
+      return;
+    }
+    return notFound(res, head);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', `internal error: ${(error as Error).message}\n`);
+      else res.destroy();
+    });
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolvePromise());
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${shownHost}:${address.port}/`,
+    server,
+    store,
+    close: () =>
+      new Promise<void>((resolvePromise) => {
+        server.closeAllConnections();
+        server.close(() => {
+          store.close();
+          resolvePromise();
+        });
+      }),
+  };
+}
