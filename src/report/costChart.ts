@@ -1,5 +1,6 @@
 import type { CellSummary, RunSummary } from '../experiment/summary.js';
 import { lineChartSvg, type ChartSeries } from './lineChart.js';
+import { seriesColors, seriesLabel } from './seriesColors.js';
 
 /**
  * Score against cost for one model: each condition a point with its 95% CI as an error bar, at
@@ -13,9 +14,10 @@ export function costChartSvg(summary: RunSummary, model: string): string | null 
   const byPrice = cells.every((c) => c.cost!.price !== null && c.cost!.price > 0);
   const costOf = (c: CellSummary) => (byPrice ? c.cost!.price! : Math.max(1, c.cost!.promptTokens + c.cost!.completionTokens));
   const series = new Map<string, ChartSeries>();
+  const colors = seriesColors(summary);
   for (const cell of cells) {
-    const label = methodLabel(cell);
-    const entry = series.get(label) ?? { label, points: [] };
+    const label = seriesLabel(cell);
+    const entry = series.get(label) ?? { label, points: [], color: colors.get(label)! };
     entry.points.push({ x: costOf(cell), y: cell.score.mean!, lo: cell.score.ciLow ?? cell.score.mean, hi: cell.score.ciHigh ?? cell.score.mean });
     series.set(label, entry);
   }
@@ -29,10 +31,4 @@ export function costChartSvg(summary: RunSummary, model: string): string | null 
     className: 'cost-chart',
     ariaLabel: `score vs cost for ${model}`,
   });
-}
-
-/** `ircot@20` → `ircot`; `bm25/ircot@20` → `bm25/ircot`; closed-book conditions keep their name. */
-function methodLabel(cell: CellSummary): string {
-  const at = cell.condition.lastIndexOf('@');
-  return cell.k !== null && at > 0 ? cell.condition.slice(0, at) : cell.condition;
 }

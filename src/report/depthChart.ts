@@ -1,5 +1,6 @@
-import type { CellSummary, RunSummary } from '../experiment/summary.js';
+import type { RunSummary } from '../experiment/summary.js';
 import { lineChartSvg, type ChartReference, type ChartSeries } from './lineChart.js';
+import { seriesColors, seriesLabel } from './seriesColors.js';
 
 /**
  * Score vs retrieval depth for one model (drawn by the shared chart module, `lineChart.ts`): one line
@@ -10,14 +11,15 @@ export function depthChartSvg(summary: RunSummary, model: string): string | null
   const cells = summary.cells.filter((c) => c.model === model && c.score.mean !== null);
   const series = new Map<string, ChartSeries>();
   const references: ChartReference[] = [];
+  const colors = seriesColors(summary);
   for (const cell of cells) {
     const { mean, ciLow, ciHigh } = cell.score;
     if (cell.k === null) {
-      references.push({ label: cell.condition, y: mean!, lo: ciLow ?? mean, hi: ciHigh ?? mean });
+      references.push({ label: cell.condition, y: mean!, lo: ciLow ?? mean, hi: ciHigh ?? mean, color: colors.get(cell.condition)! });
       continue;
     }
     const label = seriesLabel(cell);
-    const entry = series.get(label) ?? { label, points: [] };
+    const entry = series.get(label) ?? { label, points: [], color: colors.get(label)! };
     entry.points.push({ x: cell.k, y: mean!, lo: ciLow ?? mean, hi: ciHigh ?? mean });
     series.set(label, entry);
   }
@@ -32,9 +34,4 @@ export function depthChartSvg(summary: RunSummary, model: string): string | null
     className: 'depth-chart',
     ariaLabel: `score vs k for ${model}`,
   });
-}
-
-function seriesLabel(cell: CellSummary): string {
-  const at = cell.condition.lastIndexOf('@');
-  return at > 0 ? cell.condition.slice(0, at) : cell.condition;
 }

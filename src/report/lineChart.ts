@@ -1,6 +1,12 @@
 import { escapeHtml } from './escape.js';
 
-const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2'];
+import { SERIES_PALETTE as PALETTE } from './seriesColors.js';
+
+/**
+ * More CI bands than this overlap into one blur: past it each point's CI is drawn as an error bar
+ * instead (a chart of eight methods stays readable).
+ */
+export const MAX_BANDS = 3;
 
 export interface ChartPoint {
   x: number;
@@ -13,6 +19,8 @@ export interface ChartPoint {
 export interface ChartSeries {
   label: string;
   points: ChartPoint[];
+  /** The series' colour; by default the palette in order. Charts of one run pass `seriesColors(summary)` so a condition keeps its colour across charts. */
+  color?: string;
 }
 
 /** A horizontal reference line (e.g. closed-book) with an optional CI band. */
@@ -21,6 +29,7 @@ export interface ChartReference {
   y: number;
   lo?: number | null;
   hi?: number | null;
+  color?: string;
 }
 
 export interface LineChartSpec {
@@ -130,7 +139,7 @@ export function lineChartSvg(spec: LineChartSpec): string {
   };
 
   references.forEach((ref, i) => {
-    const color = i === 0 ? '#555' : PALETTE[(series.length + i) % PALETTE.length]!;
+    const color = ref.color ?? (i === 0 ? '#555' : PALETTE[(series.length + i) % PALETTE.length]!);
     if (ref.lo != null && ref.hi != null) {
       parts.push(`<rect class="ci-band reference" x="${left}" width="${plotW}" y="${px(y(ref.hi))}" height="${px(Math.max(0.5, y(ref.lo) - y(ref.hi)))}" fill="${color}" opacity="0.10"/>`);
     }
@@ -141,9 +150,9 @@ export function lineChartSvg(spec: LineChartSpec): string {
   });
 
   series.forEach((s, i) => {
-    const color = PALETTE[i % PALETTE.length]!;
+    const color = s.color ?? PALETTE[i % PALETTE.length]!;
     const banded = s.points.filter((p) => p.lo != null && p.hi != null);
-    if (spec.errorBars) {
+    if (spec.errorBars || series.length > MAX_BANDS) {
       for (const p of banded) {
         const cx = px(x(p.x));
         parts.push(`<line class="error-bar" x1="${cx}" x2="${cx}" y1="${px(y(p.hi!))}" y2="${px(y(p.lo!))}" stroke="${color}" stroke-width="1.5" opacity="0.6"/>`);

@@ -3,6 +3,7 @@ import type { RunItemRecord } from '../experiment/records.js';
 import type { CellSummary, RunSummary } from '../experiment/summary.js';
 import { escapeHtml as esc } from './escape.js';
 import { lineChartSvg, type ChartSeries } from './lineChart.js';
+import { seriesColors, seriesLabel } from './seriesColors.js';
 
 /** What the report calls each claim metric (RAGChecker's names). */
 export const CLAIM_METRIC_TITLES: Record<ClaimMetric, string> = {
@@ -104,14 +105,9 @@ export function helpHurtChartSvg(cells: CellSummary[]): string {
   return parts.join('\n');
 }
 
-/** The method a cell belongs to in the metrics-vs-k charts: its condition without the depth. */
-function seriesOf(cell: CellSummary): string {
-  const at = cell.condition.lastIndexOf('@');
-  return at > 0 ? cell.condition.slice(0, at) : cell.condition;
-}
 
 /** Small multiples: one chart per claim metric, one line per method (and retriever) against k, CIs as error bars. */
-export function claimMetricCharts(cells: CellSummary[], model: string): string[] {
+export function claimMetricCharts(cells: CellSummary[], model: string, colors: Map<string, string>): string[] {
   const withK = cells.filter((c) => c.model === model && c.k !== null && c.diagnostics);
   const charts: string[] = [];
   for (const metric of CLAIM_METRICS) {
@@ -119,8 +115,8 @@ export function claimMetricCharts(cells: CellSummary[], model: string): string[]
     for (const cell of withK) {
       const m = cell.diagnostics!.claims[metric];
       if (!m || m.mean === null) continue;
-      const label = seriesOf(cell);
-      const entry = series.get(label) ?? { label, points: [] };
+      const label = seriesLabel(cell);
+      const entry = series.get(label) ?? { label, points: [], ...(colors.get(label) ? { color: colors.get(label)! } : {}) };
       entry.points.push({ x: cell.k!, y: m.mean, lo: m.ciLow, hi: m.ciHigh });
       series.set(label, entry);
     }
@@ -200,7 +196,7 @@ export function renderWhySection(summary: RunSummary, extra = ''): string {
         );
       }
       out.push('</table></div>');
-      const charts = claimMetricCharts(mine, model);
+      const charts = claimMetricCharts(mine, model, seriesColors(summary));
       if (charts.length) out.push(`<details class="claim-charts" open><summary>Claim metrics against k, per method</summary><div class="small-multiples">${charts.join('\n')}</div></details>`);
     }
   }

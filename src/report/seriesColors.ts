@@ -1,0 +1,25 @@
+import type { CellSummary, RunSummary } from '../experiment/summary.js';
+
+/** Twelve colours that stay apart on a white background (Tableau 10, then two more). */
+export const SERIES_PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#393b79', '#ad494a'];
+
+/** `ircot@20` → `ircot`; `bm25/ircot@20` → `bm25/ircot`; conditions without a depth keep their name: what one line or point series of a chart stands for. */
+export function seriesLabel(cell: Pick<CellSummary, 'condition' | 'k'>): string {
+  const at = cell.condition.lastIndexOf('@');
+  return cell.k !== null && at > 0 ? cell.condition.slice(0, at) : cell.condition;
+}
+
+/**
+ * One colour per condition (its series label) for every chart of a run: assigned in the order the
+ * run lists its conditions, so `rag` is the same colour in score-vs-k, score-vs-cost and the claim
+ * metrics, in the report and the viewer alike.
+ */
+export function seriesColors(summary: Pick<RunSummary, 'conditions' | 'cells'>): Map<string, string> {
+  const k = new Map(summary.cells.map((c) => [c.condition, c.k]));
+  const colors = new Map<string, string>();
+  for (const condition of summary.conditions) {
+    const label = seriesLabel({ condition, k: k.get(condition) ?? null });
+    if (!colors.has(label)) colors.set(label, SERIES_PALETTE[colors.size % SERIES_PALETTE.length]!);
+  }
+  return colors;
+}

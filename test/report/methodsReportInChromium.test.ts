@@ -1,0 +1,87 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_BANDS } from '../../src/report/lineChart.js';
+import { demoConfigIn } from '../helpers/demoConfig.js';
+import { runCli } from '../helpers/runCli.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`methods-report-in-Chromium test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+
+/** The colour of each legend entry of a chart: label → stroke of its legend swatch. */
+const LEGEND_COLORS = (selector: string) => `(() => {
+  const svg = document.querySelector(${JSON.stringify(selector)});
+  const out = {};
+  const lines = [...svg.querySelectorAll('line')].filter((l) => l.nextElementSibling && l.nextElementSibling.tagName === 'text' && Number(l.getAttribute('x2')) - Number(l.getAttribute('x1')) === 20);
+  for (const line of lines) out[line.nextElementSibling.textContent] = line.getAttribute('stroke');
+  return out;
+})()`;
+
+describe.runIf(hasChromium)('the methods report in Chromium', () => {
+  let browser: Browser;
+  let reportUrl: string;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'hisrag-methods-report-'));
+    const file = demoConfigIn(dir, (config) => (config.benchmark.limit = 6), 'demo-methods.yaml', 'demo-methods.yaml');
+    const result = await runCli(['run', file, '--run-id', 'methods', '--no-progress', '--quiet']);
+    expect(result.code).toBe(0);
+    reportUrl = pathToFileURL(join(dir, 'runs', 'methods', 'report.html')).href;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+  }, 240_000);
+  afterAll(async () => browser?.close());
+
+  it('draws each condition in one colour in every chart', async () => {
+    const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
+    await page.goto(reportUrl);
+    const depth = (await page.evaluate(LEGEND_COLORS('svg.depth-chart'))) as Record<string, string>;
+    const cost = (await page.evaluate(LEGEND_COLORS('svg.cost-chart'))) as Record<string, string>;
+    const shared = Object.keys(depth).filter((label) => label in cost);
+    // closed-book and the eight methods appear in both charts.
+    expect(shared.length).toBeGreaterThanOrEqual(9);
+    for (const label of shared) expect(cost[label], label).toBe(depth[label]);
+    // …and no two conditions share a colour.
+    expect(new Set(shared.map((label) => depth[label])).size).toBe(shared.length);
+  });
+
+  it('overlaps no more than a few CI bands per chart: many series get error bars', async () => {
+    const page = await browser.newPage();
+    await page.goto(reportUrl);
+    for (const chart of await page.locator('svg').all()) {
+      expect(await chart.locator('polygon.ci-band').count()).toBeLessThanOrEqual(MAX_BANDS);
+    }
+    expect(await page.locator('svg.depth-chart .error-bar').count()).toBeGreaterThan(0);
+  });
+
+  it('renders the Chinese category headers with a CJK font, not as missing-glyph boxes', async () => {
+    // The machine has a font for Chinese (fontconfig, which Chromium uses; .ci/run installs fonts-noto-cjk)…
+    expect(execFileSync('fc-list', [':lang=zh', 'family'], { encoding: 'utf8' }).trim()).not.toBe('');
+    const page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
+    await page.goto(reportUrl);
+    const header = page.locator('table.groups th', { hasText: '名词解释' }).first();
+    expect(await header.count()).toBe(1);
+    // …and the page uses it. Draw the header's text and a code point no font has (always a missing-glyph box) in the
+    // header's own font: a font without Chinese draws the two alike.
+    const distinct = await header.evaluate((th) => {
+      const font = getComputedStyle(th).font;
+      const draw = (text: string) => {
+        const canvas = document.createElement('canvas');
+        canvas.width = 200;
+        canvas.height = 40;
+        const context = canvas.getContext('2d')!;
+        context.font = font;
+        context.fillText(text, 4, 28);
+        return Array.from(context.getImageData(0, 0, 200, 40).data).join(',');
+      };
+      return draw('名词解释') !== draw('\u{10FFFD}\u{10FFFD}\u{10FFFD}\u{10FFFD}');
+    });
+    expect(distinct).toBe(true);
+    await header.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(dir, 'methods-report-groups.png') });
+  });
+});
