@@ -67,19 +67,21 @@ describe.runIf(hasChromium)('the methods report in Chromium', () => {
     expect(await header.count()).toBe(1);
     // …and the page uses it. Draw the header's text and a code point no font has (always a missing-glyph box) in the
     // header's own font: a font without Chinese draws the two alike.
-    const distinct = await header.evaluate((th) => {
+    // (A string, run in the page: this file is type-checked without the DOM's types.)
+    const distinct = await page.evaluate(`(() => {
+      const th = [...document.querySelectorAll('table.groups th')].find((cell) => cell.textContent === '名词解释');
       const font = getComputedStyle(th).font;
-      const draw = (text: string) => {
+      const draw = (text) => {
         const canvas = document.createElement('canvas');
         canvas.width = 200;
         canvas.height = 40;
-        const context = canvas.getContext('2d')!;
+        const context = canvas.getContext('2d');
         context.font = font;
         context.fillText(text, 4, 28);
         return Array.from(context.getImageData(0, 0, 200, 40).data).join(',');
       };
-      return draw('名词解释') !== draw('\u{10FFFD}\u{10FFFD}\u{10FFFD}\u{10FFFD}');
-    });
+      return draw('名词解释') !== draw('\\u{10FFFD}\\u{10FFFD}\\u{10FFFD}\\u{10FFFD}');
+    })()`);
     expect(distinct).toBe(true);
     await header.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(dir, 'methods-report-groups.png') });
