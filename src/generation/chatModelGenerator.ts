@@ -117,6 +117,10 @@ export class ChatModelGenerator implements Generator {
     });
   }
 
+  isCached(messages: ChatMessage[]): boolean {
+    return Boolean(this.#options.cache?.get(this.cacheKey(messages)));
+  }
+
   async generate(messages: ChatMessage[], options: GenerateOptions = {}): Promise<GenerationResult> {
     const key = this.#options.cache ? this.cacheKey(messages) : undefined;
     const tokens = messages.reduce((n, m) => n + estimateTokens(m.content), 0);

@@ -64,5 +64,7 @@ export interface Generator {
    * model cannot call tools (the offline stand-in) have none.
    */
   chatTurn?(messages: BaseMessage[], options: ChatTurnOptions): Promise<GenerationResult>;
+  /** True when the response cache already holds the answer to these messages (a dry run counts them as free). */
+  isCached?(messages: ChatMessage[]): boolean;
   describe(): Record<string, unknown>;
 }

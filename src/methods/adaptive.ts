@@ -30,6 +30,7 @@ export const adaptiveMethod: RegistryEntry<AdaptiveParams, RagMethod, void> = {
     return {
       name: 'adaptive',
       usesRetrieval: true,
+      calls: { min: 2, max: 2 },
       async run(context): Promise<MethodOutcome> {
         const { item } = context;
         const decision = await context.generate('decide', stepMessages(prompts.decide, { question: item.question }));

@@ -53,6 +53,8 @@ export const agentMethod: RegistryEntry<AgentParams, RagMethod, void> = {
     return {
       name: 'agent',
       usesRetrieval: true,
+      // LangGraph counts model turns and tool rounds against maxSteps together.
+      calls: { min: 1, max: params.maxSteps },
       needsToolCalling: true,
       async run(context): Promise<MethodOutcome> {
         const { item } = context;

@@ -105,6 +105,8 @@ export function createHttpMethod(params: HttpParams, options: HttpMethodOptions 
   return {
     name: 'http',
     usesRetrieval: false,
+    // The system's own model calls are its business: none of the run's models is called.
+    calls: { min: 0, max: 0 },
     async prepare() {
       if (params.serve) await startLocalService(params.serve, params.url);
     },

@@ -40,6 +40,8 @@ export const ircotMethod: RegistryEntry<IrcotParams, RagMethod, void> = {
     return {
       name: 'ircot',
       usesRetrieval: true,
+      // A final answer in the first reasoning step ends it; otherwise maxSteps steps and a conclusion.
+      calls: { min: 1, max: params.maxSteps + 1 },
       async run(context): Promise<MethodOutcome> {
         const { item } = context;
         const instructions = answerInstructions(item, params.instructions);

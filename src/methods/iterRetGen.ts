@@ -32,6 +32,7 @@ export const iterRetGenMethod: RegistryEntry<IterRetGenParams, RagMethod, void> 
     return {
       name: 'iter-retgen',
       usesRetrieval: true,
+      calls: { min: params.rounds, max: params.rounds },
       async run(context): Promise<MethodOutcome> {
         const { item } = context;
         const instructions = answerInstructions(item, params.instructions);

@@ -133,6 +133,8 @@ export function createLangChainRunnableMethod(params: LangChainRunnableParams, o
   return {
     name: 'langchain-runnable',
     usesRetrieval: false,
+    // The system's own model calls are its business: none of the run's models is called.
+    calls: { min: 0, max: 0 },
     async prepare() {
       const loaded = (await import(pathToFileURL(resolve(params.module)).href)) as Record<string, unknown>;
       let found = loaded[params.export];

@@ -65,6 +65,8 @@ export function createOutputsMethod(params: OutputsParams): RagMethod {
   return {
     name: 'outputs',
     usesRetrieval: false,
+    // The system's own model calls are its business: none of the run's models is called.
+    calls: { min: 0, max: 0 },
     async prepare(items: BenchmarkItem[]) {
       let text: string;
       try {

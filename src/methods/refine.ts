@@ -45,6 +45,7 @@ export const refineMethod: RegistryEntry<RefineParams, RagMethod, void> = {
     return {
       name: 'refine',
       usesRetrieval: true,
+      calls: params.mode === 'abstractive' ? { min: 2, max: 2 } : { min: 1, max: 1 },
       needsRelevance: params.mode === 'extractive',
       async run(context): Promise<MethodOutcome> {
         const { item } = context;

@@ -45,6 +45,8 @@ export const selfAskMethod: RegistryEntry<SelfAskParams, RagMethod, void> = {
     return {
       name: 'self-ask',
       usesRetrieval: true,
+      // No follow-up: the answer alone after the first ask; at most two calls per follow-up and the answer.
+      calls: { min: 2, max: 2 * params.maxFollowUps + 1 },
       async run(context): Promise<MethodOutcome> {
         const { item } = context;
         const known: string[] = [];

@@ -43,6 +43,8 @@ export const sureMethod: RegistryEntry<SureParams, RagMethod, void> = {
     return {
       name: 'sure',
       usesRetrieval: true,
+      // One candidate parsed: candidates, summary, validity; n candidates: 1 + 2n + n(n − 1)/2.
+      calls: { min: 3, max: 1 + 2 * params.candidates + (params.candidates * (params.candidates - 1)) / 2 },
       async run(context): Promise<MethodOutcome> {
         const { item } = context;
         const passages = await context.retrieve(item.question, 'retrieve');

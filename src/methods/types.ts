@@ -81,6 +81,11 @@ export interface RagMethod {
   readonly needsRelevance?: boolean;
   /** True when the method offers the model tools (agent): every model of the run must support tool calling. */
   readonly needsToolCalling?: boolean;
+  /**
+   * Calls of the run's model one answer makes, as the method's parameters bound them (the dry-run
+   * plan, `hisrag run --dry-run`); `singleShot`: one prompt, which the plan builds exactly as the run will.
+   */
+  readonly calls?: { min: number; max: number; singleShot?: boolean };
   /** Loads what the method needs beyond the item, once, with the run's items (longhisdoc-full reads OCR pages). */
   prepare?(items: BenchmarkItem[]): Promise<void>;
   run(context: MethodContext): Promise<MethodOutcome>;

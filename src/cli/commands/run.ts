@@ -13,6 +13,8 @@ export function registerRunCommand(program: Command): void {
     .option('--keep-failed', 'with --resume: do not answer again the items recorded as failed')
     .option('--run-id <id>', 'name of the run directory (default: <name>-<timestamp>)')
     .option('--set <path=value>', 'override a config field, value as YAML (repeatable), e.g. --set retrieval.k=[10,50]', collect, [])
+    .option('--dry-run', 'plan before spending: answers, model calls, tokens, judge calls, cached calls and price per condition; no model is called')
+    .option('--estimate-from <run-dir>', 'with --dry-run: multi-step methods take the means of an earlier run of the grid')
     .option('--no-progress', 'do not show progress')
     .option('--quiet', 'print nothing but errors')
     .addHelpText(
@@ -28,7 +30,17 @@ summary.csv and report.html. Ctrl-C stops at the next safe point (exit 130); res
 Exit codes: 0 done, 2 bad input (config, data file), 3 an endpoint unavailable or execution.maxFailures
 reached (resumable), 130 interrupted, 1 internal error.`,
     )
-    .action(async (configFile: string | undefined, opts: { resume?: string; keepFailed?: boolean; runId?: string; set: string[]; progress: boolean; quiet?: boolean }) => {
+    .action(async (configFile: string | undefined, opts: { resume?: string; keepFailed?: boolean; runId?: string; set: string[]; progress: boolean; quiet?: boolean; dryRun?: boolean; estimateFrom?: string }) => {
+      if (opts.estimateFrom && !opts.dryRun) throw new InputError('run: --estimate-from goes with --dry-run');
+      if (opts.dryRun) {
+        if (!configFile || opts.resume) throw new InputError('run: --dry-run plans a config file (not a --resume)');
+        const { loadExperimentConfig } = await import('../../config/load.js');
+        const { estimateRun } = await import('../../estimate/estimateRun.js');
+        const { planTable } = await import('../../report/planTable.js');
+        const plan = await estimateRun(await loadExperimentConfig(configFile, opts.set), { ...(opts.estimateFrom ? { estimateFrom: opts.estimateFrom } : {}) });
+        process.stdout.write(planTable(plan) + '\n');
+        return;
+      }
       if (opts.keepFailed && !opts.resume) throw new InputError('run: --keep-failed goes with --resume <run-dir>');
       if (!configFile && !opts.resume) throw new InputError('run: give a config file, or --resume <run-dir>');
       if (configFile && opts.resume) throw new InputError('run: give either a config file or --resume <run-dir>, not both');

@@ -1,0 +1,216 @@
+import type { BenchmarkItem } from '../benchmarks/types.js';
+import type { ExperimentConfig } from '../config/experiment.js';
+import { InputError } from '../errors.js';
+import { planConditions, type Condition } from '../experiment/plan.js';
+import { prepareArtefacts } from '../experiment/prepare.js';
+import { buildStages, type Stages } from '../experiment/stages.js';
+import type { MethodContext } from '../methods/types.js';
+import { estimateTokens } from '../prompting/tokenCounter.js';
+import type { ChatMessage } from '../prompting/types.js';
+import type { RetrievedChunk } from '../retrieval/types.js';
+import { loadRun } from '../results/loadRun.js';
+
+/** A figure as a range: `min` = `max` where it is exact; `max` null where nothing bounds it (no `maxTokens`, no earlier run). */
+export interface Range {
+  min: number;
+  max: number | null;
+}
+
+/** What one model × condition will cost, before any call. */
+export interface PlanCell {
+  model: string;
+  condition: string;
+  answers: number;
+  /** Calls of the run's model: exact for one-prompt conditions, the method's bounds otherwise (or an earlier run's mean). */
+  generationCalls: Range;
+  promptTokens: Range;
+  completionTokens: Range;
+  /** How the figures were obtained: `exact` (every prompt built as the run will), `bounds` (the method's parameters), `earlier-run` (--estimate-from). */
+  basis: 'exact' | 'bounds' | 'earlier-run';
+  /** Judge and answer-extractor calls (LLM judge on rubric questions, LLM extractor on LongHisDoc ones). */
+  judgeCalls: number;
+  /** Calls whose answer the response cache already holds (free); known for one-prompt conditions. */
+  cachedCalls: number;
+  /** From the model's `price`; null without one. */
+  price: Range | null;
+}
+
+export interface RunPlan {
+  experiment: string;
+  cells: PlanCell[];
+  total: Omit<PlanCell, 'model' | 'condition' | 'basis'> & { minutesAtRateLimit: number | null };
+}
+
+/** The prompt of a method's next model call, caught instead of sent. */
+class PromptCaught extends Error {
+  constructor(readonly messages: ChatMessage[]) {
+    super('dry run: prompt caught before the call');
+  }
+}
+
+const sumRange = (ranges: Range[]): Range => ({
+  min: ranges.reduce((n, r) => n + r.min, 0),
+  max: ranges.some((r) => r.max === null) ? null : ranges.reduce((n, r) => n + r.max!, 0),
+});
+
+const messageTokens = (messages: ChatMessage[]) => messages.reduce((n, m) => n + estimateTokens(m.content), 0);
+
+/**
+ * Plans a run before spending (`hisrag run --dry-run`): prepares the artefacts as a run would
+ * (corpora and indexes, built with local models only), retrieves for every question, and for every
+ * one-prompt condition builds each prompt exactly as the run will — its calls and prompt tokens are
+ * exact, and the response cache says which are free. Multi-step methods get the bounds their
+ * parameters give (`RagMethod.calls`), their tokens scaled from the first prompt they build, or the
+ * means of an earlier run of the same grid (`estimateFrom`). No model is called.
+ */
+export async function estimateRun(config: ExperimentConfig, options: { estimateFrom?: string; log?: (line: string) => void } = {}): Promise<RunPlan> {
+  await prepareArtefacts(config, { log: options.log ?? (() => {}), progress: false });
+  const stages = await buildStages(config);
+  try {
+    const conditions = planConditions(config, (spec, path) => stages.method(spec, path).usesRetrieval);
+    const earlier = options.estimateFrom ? await earlierMeans(options.estimateFrom) : undefined;
+    const retrieve = retrievalMemo(stages, conditions);
+    const judgeCallsPerItem = (item: BenchmarkItem) =>
+      (config.judge?.name === 'llm' && item.kind === 'rubric' ? 1 : 0) + (config.extractor?.name === 'llm' && item.kind === 'longhisdoc' ? 1 : 0);
+    const cells: PlanCell[] = [];
+    for (const model of stages.models) {
+      const maxTokens = typeof model.generator.describe().maxTokens === 'number' ? (model.generator.describe().maxTokens as number) : undefined;
+      for (const condition of conditions) {
+        const method = stages.method(condition.strategy, condition.strategyPath);
+        const bounds = method.calls;
+        let calls: Range = { min: 0, max: 0 };
+        let prompt: Range = { min: 0, max: 0 };
+        let cached = 0;
+        for (const item of stages.items) {
+          // A method that calls no model of the run (an external system) is not run at all: a dry run calls nothing.
+          const first = bounds?.max === 0 ? undefined : await firstPrompt(stages, condition, item, retrieve);
+          const tokens = first ? messageTokens(first) : 0;
+          if (bounds?.singleShot && first) {
+            calls = sumRange([calls, { min: 1, max: 1 }]);
+            prompt = sumRange([prompt, { min: tokens, max: tokens }]);
+            if (model.generator.isCached?.(first)) cached++;
+          } else {
+            const b = bounds ?? { min: 0, max: Number.NaN };
+            // Each later call re-reads at least the first prompt's material (the question, the passages).
+            calls = sumRange([calls, { min: b.min, max: Number.isNaN(b.max) ? null : b.max }]);
+            prompt = sumRange([prompt, { min: b.min * tokens, max: Number.isNaN(b.max) ? null : b.max * tokens }]);
+          }
+        }
+        const n = stages.items.length;
+        let basis: PlanCell['basis'] = bounds?.singleShot ? 'exact' : 'bounds';
+        const mean = earlier?.get(`${model.label}\u0000${condition.name}`);
+        if (mean && basis !== 'exact') {
+          basis = 'earlier-run';
+          calls = { min: Math.round(mean.generationCalls * n), max: Math.round(mean.generationCalls * n) };
+          prompt = { min: Math.round(mean.promptTokens * n), max: Math.round(mean.promptTokens * n) };
+        }
+        const completion: Range = mean
+          ? { min: Math.round(mean.completionTokens * n), max: Math.round(mean.completionTokens * n) }
+          : { min: 0, max: maxTokens !== undefined && calls.max !== null ? calls.max * maxTokens : null };
+        const price = model.price
+          ? {
+              min: (prompt.min * model.price.inputPerMillion + completion.min * model.price.outputPerMillion) / 1e6,
+              max: prompt.max === null || completion.max === null ? null : (prompt.max * model.price.inputPerMillion + completion.max * model.price.outputPerMillion) / 1e6,
+            }
+          : null;
+        cells.push({
+          model: model.label,
+          condition: condition.name,
+          answers: n,
+          generationCalls: calls,
+          promptTokens: prompt,
+          completionTokens: completion,
+          basis,
+          judgeCalls: stages.items.reduce((sum, item) => sum + judgeCallsPerItem(item), 0),
+          cachedCalls: cached,
+          price,
+        });
+      }
+    }
+    const rpm = Math.min(...(config.models.map((m) => (m.rateLimit as { requestsPerMinute?: number } | undefined)?.requestsPerMinute ?? Infinity)));
+    const totalCalls = sumRange(cells.map((c) => c.generationCalls));
+    return {
+      experiment: config.name,
+      cells,
+      total: {
+        answers: cells.reduce((n, c) => n + c.answers, 0),
+        generationCalls: totalCalls,
+        promptTokens: sumRange(cells.map((c) => c.promptTokens)),
+        completionTokens: sumRange(cells.map((c) => c.completionTokens)),
+        judgeCalls: cells.reduce((n, c) => n + c.judgeCalls, 0),
+        cachedCalls: cells.reduce((n, c) => n + c.cachedCalls, 0),
+        price: cells.every((c) => c.price) ? sumRange(cells.map((c) => c.price!)) : null,
+        minutesAtRateLimit: Number.isFinite(rpm) ? (totalCalls.max ?? totalCalls.min) / rpm : null,
+      },
+    };
+  } finally {
+    await stages.close();
+  }
+}
+
+type Retrieve = (condition: Condition, item: BenchmarkItem) => Promise<RetrievedChunk[]>;
+
+/** Retrieval as the run does it: each retriever once per question at its deepest k (in batches where it can), cut per condition. */
+function retrievalMemo(stages: Stages, conditions: Condition[]): Retrieve {
+  const deepest = new Map<string, number>();
+  for (const c of conditions) if (c.retrieverLabel && c.k) deepest.set(c.retrieverLabel, Math.max(c.k, deepest.get(c.retrieverLabel) ?? 0));
+  const lists = new Map<string, Promise<Map<string, RetrievedChunk[]>>>();
+  return async (condition, item) => {
+    const label = condition.retrieverLabel!;
+    const retriever = stages.retriever(label);
+    if (retriever.depthDependent) return retriever.retrieve(stages.queryFor(item), condition.k!);
+    let all = lists.get(label);
+    if (!all) {
+      const depth = deepest.get(label)!;
+      all = (async () => {
+        const queries = stages.items.map((i) => stages.queryFor(i));
+        const found = retriever.retrieveBatch ? await retriever.retrieveBatch(queries, depth) : await Promise.all(queries.map((q) => retriever.retrieve(q, depth)));
+        return new Map(stages.items.map((i, n) => [`${i.benchmark}:${i.id}`, found[n]!]));
+      })();
+      lists.set(label, all);
+    }
+    return (await all).get(`${item.benchmark}:${item.id}`)!.slice(0, condition.k!);
+  };
+}
+
+/** The prompt of the condition's first model call for the item, built by the method itself and caught before it is sent. */
+async function firstPrompt(stages: Stages, condition: Condition, item: BenchmarkItem, retrieve: Retrieve): Promise<ChatMessage[] | undefined> {
+  const method = stages.method(condition.strategy, condition.strategyPath);
+  const retriever = condition.usesRetrieval ? stages.retriever(condition.retrieverLabel!) : undefined;
+  const context: MethodContext = {
+    item,
+    k: condition.k ?? 0,
+    retrieve: (query) => (query === item.question || !retriever ? retrieve(condition, item) : retriever.retrieve({ ...stages.queryFor(item), text: query }, condition.k!)),
+    generate: async (_label, messages) => {
+      throw new PromptCaught(messages);
+    },
+    chatTurn: async (_label, messages) => {
+      const role = (type: string): ChatMessage['role'] => (type === 'system' ? 'system' : type === 'ai' ? 'assistant' : 'user');
+      throw new PromptCaught(messages.map((m) => ({ role: role(m.getType()), content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content) })));
+    },
+    relevance: async (query, texts) => {
+      if (!retriever?.relevance) throw new InputError(`${condition.name}: its retriever cannot score sentences`);
+      return retriever.relevance(query, texts);
+    },
+    record: () => {},
+    countTokens: estimateTokens,
+  };
+  try {
+    await method.run(context);
+  } catch (error) {
+    if (error instanceof PromptCaught) return error.messages;
+    // A method that cannot get as far as a prompt without a model (an external system) plans none.
+    return undefined;
+  }
+  return undefined;
+}
+
+/** Means per answer of an earlier run's cost, by model and condition. */
+async function earlierMeans(runDir: string): Promise<Map<string, { generationCalls: number; promptTokens: number; completionTokens: number }>> {
+  const run = await loadRun(runDir);
+  const out = new Map<string, { generationCalls: number; promptTokens: number; completionTokens: number }>();
+  for (const cell of run.summary.cells) {
+    if (cell.cost) out.set(`${cell.model}\u0000${cell.condition}`, { generationCalls: cell.cost.generationCalls, promptTokens: cell.cost.promptTokens, completionTokens: cell.cost.completionTokens });
+  }
+  return out;
+}
