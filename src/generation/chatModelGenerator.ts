@@ -28,6 +28,12 @@ export interface ChatModelGeneratorOptions {
   model: string;
   /** Requests to the same endpoint share one concurrency bound. */
   endpoint: string;
+  /**
+   * Replicas of the model (several servers): each attempt goes to the one with the fewest requests in
+   * flight among those not cooling down after a failure; `endpoint` then names the pool, whose health
+   * opens (exit 3) only when every replica fails.
+   */
+  replicas?: { endpoint: string; chat: BaseChatModel }[];
   concurrency: number;
   policy: RetryPolicy;
   /**
@@ -47,6 +53,15 @@ export interface ChatModelGeneratorOptions {
   hooks?: Pick<RetryHooks, 'sleep' | 'random' | 'onRetry'>;
   /** Manifest description; must not contain secrets. */
   describe: () => Record<string, unknown>;
+}
+
+/** One replica of a pool, with what routing needs to know of it. */
+interface Replica {
+  endpoint: string;
+  chat: BaseChatModel;
+  inFlight: number;
+  failures: number;
+  coolingUntil: number;
 }
 
 export function toLangChainMessage(message: ChatMessage): BaseMessage {
@@ -91,12 +106,12 @@ export class ChatModelGenerator implements Generator {
   readonly model: string;
   readonly stats: GeneratorStats = { requests: 0, retries: 0, cacheHits: 0, failures: 0, emptyAnswers: 0 };
   // True private fields (#): JSON.stringify or a dump of a generator cannot reach secrets.
-  readonly #chat: BaseChatModel;
   readonly #options: ChatModelGeneratorOptions;
   readonly #health: EndpointHealth;
+  readonly #replicas: Replica[];
 
   constructor(chat: BaseChatModel, options: ChatModelGeneratorOptions) {
-    this.#chat = chat;
+    this.#replicas = (options.replicas ?? [{ endpoint: options.endpoint, chat }]).map((r) => ({ ...r, inFlight: 0, failures: 0, coolingUntil: 0 }));
     this.#options = options;
     this.#health = new EndpointHealth(options.endpoint, { unavailableAfterMs: options.unavailableAfterMs ?? 30_000 });
     this.name = options.name;
@@ -124,7 +139,7 @@ export class ChatModelGenerator implements Generator {
   async generate(messages: ChatMessage[], options: GenerateOptions = {}): Promise<GenerationResult> {
     const key = this.#options.cache ? this.cacheKey(messages) : undefined;
     const tokens = messages.reduce((n, m) => n + estimateTokens(m.content), 0);
-    return this.#withPolicy(key, options, (signal) => this.#request(messages.map(toLangChainMessage), signal), tokens);
+    return this.#withPolicy(key, options, (signal, chat) => this.#request(chat, messages.map(toLangChainMessage), signal), tokens);
   }
 
   /**
@@ -139,11 +154,22 @@ export class ChatModelGenerator implements Generator {
       ? responseCacheKey({ model: this.model, messages: messages.map(conversationEntry), params: { ...this.#options.cacheParams, tools: options.tools } })
       : undefined;
     const tokens = messages.reduce((n, m) => n + estimateTokens(contentText(m.content)), 0);
-    return this.#withPolicy(key, options, (signal) => this.#request(messages, signal, options.tools), tokens);
+    return this.#withPolicy(key, options, (signal, chat) => this.#request(chat, messages, signal, options.tools), tokens);
   }
 
   /** The execution policy every request runs under: cache, endpoint concurrency, retries, endpoint health. */
-  async #withPolicy(key: string | undefined, options: GenerateOptions, request: (signal?: AbortSignal) => Promise<GenerationResult>, promptTokens = 0): Promise<GenerationResult> {
+  /**
+   * The replica for the next attempt: the fewest in flight among those not cooling down after a
+   * failure (ties to the first listed); when all are cooling down, the one that is back soonest.
+   */
+  #pickReplica(): Replica {
+    const now = Date.now();
+    const ready = this.#replicas.filter((r) => r.coolingUntil <= now);
+    const pool = ready.length ? ready : [...this.#replicas].sort((a, b) => a.coolingUntil - b.coolingUntil).slice(0, 1);
+    return pool.reduce((best, r) => (r.inFlight < best.inFlight ? r : best));
+  }
+
+  async #withPolicy(key: string | undefined, options: GenerateOptions, request: (signal: AbortSignal | undefined, chat: BaseChatModel) => Promise<GenerationResult>, promptTokens = 0): Promise<GenerationResult> {
     const cache = this.#options.cache;
     if (cache && key && options.cache !== 'refresh') {
       const hit = cache.get(key);
@@ -165,18 +191,30 @@ export class ChatModelGenerator implements Generator {
       health.assertAvailable();
       const reservation = pacing ? await pacing.acquire(promptTokens + (this.#options.maxTokens ?? 0), options.signal) : undefined;
       if (reservation) waitedMs += reservation.waitedMs;
+      const replica = this.#pickReplica();
+      replica.inFlight++;
       try {
-        const result = await request(options.signal);
+        const result = await request(options.signal, replica.chat);
+        replica.failures = 0;
+        replica.coolingUntil = 0;
         health.recordAnswer();
         if (reservation) pacing!.settle(reservation, result.usage?.totalTokens ?? (result.usage ? (result.usage.promptTokens ?? 0) + (result.usage.completionTokens ?? 0) : undefined));
         return result;
       } catch (error) {
-        if (classifyFailure(error).reason === 'rate-limited') rateLimited++;
+        const failure = classifyFailure(error);
+        if (failure.reason === 'rate-limited') rateLimited++;
+        // A replica that is not serving (refused connection, timeout, 5xx) is drained for a while, longer each time.
+        if (this.#replicas.length > 1 && (failure.reason === 'connection' || failure.reason === 'timeout' || (failure.reason === 'server-error' && (failure.status ?? 0) >= 500))) {
+          replica.failures++;
+          replica.coolingUntil = Date.now() + Math.min(30_000, 500 * 2 ** (replica.failures - 1));
+        }
         if (error instanceof EmptyCompletionError) health.recordAnswer();
         else health.recordFailure(classifyFailure(error), this.#redact(describeFailure(error)));
         // The failure that shows the endpoint is down stops this item too (no more retries).
         health.assertAvailable();
         throw error;
+      } finally {
+        replica.inFlight--;
       }
     };
     try {
@@ -208,7 +246,7 @@ export class ChatModelGenerator implements Generator {
     }
   }
 
-  async #request(messages: BaseMessage[], outer?: AbortSignal, tools?: ChatTurnOptions['tools']): Promise<GenerationResult> {
+  async #request(chat: BaseChatModel, messages: BaseMessage[], outer?: AbortSignal, tools?: ChatTurnOptions['tools']): Promise<GenerationResult> {
     this.stats.requests++;
     // A signal of its own per request: the client adds listeners to the signal it is given and
     // does not always remove them, so the run-wide signal gets exactly one, removed afterwards.
@@ -218,7 +256,7 @@ export class ChatModelGenerator implements Generator {
     else outer?.addEventListener('abort', forward, { once: true });
     let reply;
     try {
-      const model = tools?.length ? bindToolsTo(this.#chat, tools) : this.#chat;
+      const model = tools?.length ? bindToolsTo(chat, tools) : chat;
       reply = await model.invoke(messages, { signal: controller.signal });
     } finally {
       outer?.removeEventListener('abort', forward);

@@ -12,7 +12,12 @@ import { RateLimitSchema, endpointRateLimiter, rateObservingFetch } from './rate
 export const OpenAIParamsSchema = z
   .object({
     /** Any OpenAI-compatible endpoint: OpenAI, DeepSeek, DashScope (Qwen), vLLM, Ollama (`http://localhost:11434/v1`). */
-    baseURL: z.string().url(),
+    /**
+     * The endpoint, or a list of replicas of one model (vLLM data-parallel, several servers): each
+     * request goes to the replica with the fewest in flight; a failing replica is drained and tried
+     * again later; the run stops (exit 3) only when every replica is down.
+     */
+    baseURL: z.union([z.string().url(), z.array(z.string().url()).min(1, { error: 'expected at least one replica URL' })]),
     model: z.string().min(1),
     /** Name of the environment variable holding the API key; omit for servers that need none. */
     apiKeyEnv: z.string().min(1).optional(),
@@ -76,23 +81,29 @@ function apiKeyFrom(params: OpenAIParams, env: NodeJS.ProcessEnv): string | unde
 export class OpenAIGenerator extends ChatModelGenerator {
   constructor(params: OpenAIParams, options: OpenAIGeneratorOptions = {}) {
     const apiKey = apiKeyFrom(params, options.env ?? process.env);
-    const rateLimiter = endpointRateLimiter(params.baseURL, params.rateLimit ?? {});
-    const chat = new ChatOpenAI({
-      model: params.model,
-      temperature: params.temperature,
-      maxTokens: params.maxTokens,
-      apiKey: apiKey ?? NO_KEY,
-      timeout: params.timeoutMs,
-      maxRetries: 0,
-      modelKwargs: params.extraBody,
-      configuration: { baseURL: params.baseURL, defaultHeaders: params.headers, fetch: validatingFetch(rateObservingFetch(rateLimiter)) },
-    });
+    const urls = Array.isArray(params.baseURL) ? params.baseURL : [params.baseURL];
+    // One pool is one endpoint for pacing and concurrency: its replicas share the allowance, each holds `concurrency` in flight.
+    const endpoint = urls.join(' | ');
+    const rateLimiter = endpointRateLimiter(endpoint, params.rateLimit ?? {});
+    const chatFor = (baseURL: string) =>
+      new ChatOpenAI({
+        model: params.model,
+        temperature: params.temperature,
+        maxTokens: params.maxTokens,
+        apiKey: apiKey ?? NO_KEY,
+        timeout: params.timeoutMs,
+        maxRetries: 0,
+        modelKwargs: params.extraBody,
+        configuration: { baseURL, defaultHeaders: params.headers, fetch: validatingFetch(rateObservingFetch(rateLimiter)) },
+      });
+    const replicas = urls.map((url) => ({ endpoint: url, chat: chatFor(url) }));
     const { headers, apiKeyEnv, ...recorded } = params;
-    super(chat, {
+    super(replicas[0]!.chat, {
       name: 'openai',
       model: params.model,
-      endpoint: params.baseURL,
-      concurrency: params.concurrency,
+      endpoint,
+      ...(replicas.length > 1 ? { replicas } : {}),
+      concurrency: params.concurrency * urls.length,
       rateLimiter,
       maxTokens: params.maxTokens,
       policy: {
