@@ -114,6 +114,19 @@ async function claimsOf(context: DiagnosisContext, input: { question: string; te
   return { claims: outcome.claims };
 }
 
+/** A prefilter's selection (per claim, its passages) turned round: per passage, in order, the claims to check against it. */
+function claimsByPassage(selected: number[][]): [number, number[]][] {
+  const wanted = new Map<number, number[]>();
+  selected.forEach((columns, i) => {
+    for (const j of columns) {
+      const list = wanted.get(j);
+      if (list) list.push(i);
+      else wanted.set(j, [i]);
+    }
+  });
+  return [...wanted].sort(([a], [b]) => a - b);
+}
+
 /** The texts of a record's final-prompt passages, in `contextIds` order. */
 function passagesOf(record: RunItemRecord): string[] {
   const byId = new Map(record.retrieved.map((chunk) => [chunk.id, chunk.text]));
@@ -216,10 +229,8 @@ export async function diagnoseItem(
     const passages = usesRetrieval(record) ? passagesOf(record) : [];
     const responseSelected = await selectPairs(responseClaims, passages, { mode: context.settings.prefilter, top: context.settings.topChunks, scorer: context.scorerFor(record) });
     const responseColumns: MatrixEntry[][] = [];
-    const responseWanted = new Map<number, number[]>();
-    responseSelected.forEach((columns, i) => columns.forEach((j) => responseWanted.set(j, [...(responseWanted.get(j) ?? []), i])));
     const responseByPassage = new Map<number, Map<number, ClaimLabel | { error: string }>>();
-    for (const [j, wanted] of [...responseWanted].sort(([a], [b]) => a - b)) {
+    for (const [j, wanted] of claimsByPassage(responseSelected)) {
       if (!passages[j]) continue;
       responseByPassage.set(j, await labels.label(item.question, responseClaims, wanted, passages[j]!, cost));
     }
@@ -256,13 +267,8 @@ export async function diagnoseItem(
     };
     needBatches(responseClaims, gold.answerText ? all(responseClaims) : [], gold.answerText);
     needBatches(goldClaims, responseText ? all(goldClaims) : [], responseText);
-    const byPassage = (selected: number[][]) => {
-      const wanted = new Map<number, number[]>();
-      selected.forEach((columns, i) => columns.forEach((j) => wanted.set(j, [...(wanted.get(j) ?? []), i])));
-      return [...wanted].sort(([a], [b]) => a - b);
-    };
-    for (const [j, wanted] of byPassage(responseSelected)) needBatches(responseClaims, wanted, passages[j]!);
-    for (const [j, wanted] of byPassage(goldSelected)) needBatches(goldClaims, wanted, passages[j]!);
+    for (const [j, wanted] of claimsByPassage(responseSelected)) needBatches(responseClaims, wanted, passages[j]!);
+    for (const [j, wanted] of claimsByPassage(goldSelected)) needBatches(goldClaims, wanted, passages[j]!);
     let extractorCalls = 0;
     for (const input of [
       ...(responseText ? [{ question: item.question, text: responseText, role: 'response' as const }] : []),

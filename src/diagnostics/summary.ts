@@ -42,7 +42,9 @@ export function addDiagnosticsToSummary(summary: RunSummary, records: Diagnosed[
   const byCell = new Map<string, Diagnosed[]>();
   for (const r of [...records].sort((a, b) => (a.key < b.key ? -1 : 1))) {
     const key = `${r.model}\u0000${r.condition}`;
-    byCell.set(key, [...(byCell.get(key) ?? []), r]);
+    const list = byCell.get(key);
+    if (list) list.push(r);
+    else byCell.set(key, [r]);
   }
   const { resamples, seed } = summary.bootstrap;
   const cells = summary.cells.map((cell) => {

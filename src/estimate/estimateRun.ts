@@ -74,7 +74,8 @@ export async function estimateRun(config: ExperimentConfig, options: { estimateF
       (config.judge?.name === 'llm' && item.kind === 'rubric' ? 1 : 0) + (config.extractor?.name === 'llm' && item.kind === 'longhisdoc' ? 1 : 0);
     const cells: PlanCell[] = [];
     for (const model of stages.models) {
-      const maxTokens = typeof model.generator.describe().maxTokens === 'number' ? (model.generator.describe().maxTokens as number) : undefined;
+      const described = model.generator.describe();
+      const maxTokens = typeof described.maxTokens === 'number' ? described.maxTokens : undefined;
       for (const condition of conditions) {
         const method = stages.method(condition.strategy, condition.strategyPath);
         const bounds = method.calls;

@@ -414,7 +414,9 @@ export function failureLines(records: RunItemRecord[], shown = 5): string[] {
   for (const r of records) {
     if (r.score.status === 'scored') continue;
     const key = `${r.model} · ${r.condition}`;
-    byCell.set(key, [...(byCell.get(key) ?? []), r]);
+    const list = byCell.get(key);
+    if (list) list.push(r);
+    else byCell.set(key, [r]);
   }
   return [...byCell].map(([cell, list]) => {
     const ids = list.map((r) => r.itemId);

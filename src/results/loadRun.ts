@@ -4,7 +4,7 @@ import type { ExperimentConfig } from '../config/experiment.js';
 import { validateExperimentConfig } from '../config/load.js';
 import type { RunItemRecord } from '../experiment/records.js';
 import { assertRunDirectory, readRunRecords, runFile } from '../experiment/runDirectory.js';
-import { summarizeRun, type RunSummary } from '../experiment/summary.js';
+import { summarizeRun, type RunSummary, type SummaryOptions } from '../experiment/summary.js';
 import { attachDiagnostics, readDiagnosticsLines, readDiagnosticsState } from '../diagnostics/runFiles.js';
 import { addDiagnosticsToSummary } from '../diagnostics/summary.js';
 
@@ -22,6 +22,23 @@ export interface LoadedRun {
   conditions: string[];
 }
 
+/**
+ * How a run directory's records are summarised: its config's baseline, resamples and seed, and the
+ * models and conditions in the run's own order (the manifest's; the records' where it has none).
+ * The one place the results API, the runner's report rewrite and the viewer take them from.
+ */
+export function summaryOptionsOf(config: ExperimentConfig, manifest: Record<string, unknown>, records: RunItemRecord[]): SummaryOptions {
+  const listed = (value: unknown) => (Array.isArray(value) && value.length ? (value as string[]) : null);
+  return {
+    experiment: config.name,
+    models: listed(manifest.models) ?? [...new Set(records.map((r) => r.model))],
+    conditions: listed(manifest.conditions) ?? [...new Set(records.map((r) => r.condition))],
+    baseline: config.scoring.baseline,
+    resamples: config.scoring.bootstrapResamples,
+    seed: config.seed,
+  };
+}
+
 /** Loads one run directory (`experiments/runs/<run-id>`). */
 export async function loadRun(dir: string): Promise<LoadedRun> {
   const runDir = resolve(dir);
@@ -32,17 +49,9 @@ export async function loadRun(dir: string): Promise<LoadedRun> {
   const state = await readDiagnosticsState(runDir);
   const read = await readRunRecords(runDir);
   const records = state ? attachDiagnostics(read, state, await readDiagnosticsLines(runDir)) : read;
-  const models = Array.isArray(manifest.models) && manifest.models.length ? (manifest.models as string[]) : [...new Set(records.map((r) => r.model))];
-  const conditions =
-    Array.isArray(manifest.conditions) && manifest.conditions.length ? (manifest.conditions as string[]) : [...new Set(records.map((r) => r.condition))];
-  const plain = summarizeRun(records, {
-    experiment: config.name,
-    models,
-    conditions,
-    baseline: config.scoring.baseline,
-    resamples: config.scoring.bootstrapResamples,
-    seed: config.seed,
-  });
+  const options = summaryOptionsOf(config, manifest, records);
+  const { models, conditions } = options;
+  const plain = summarizeRun(records, options);
   const summary = state
     ? { ...addDiagnosticsToSummary(plain, records, { baseline: state.settings.baseline, delta: state.settings.delta }), diagnostics: { ...state.settings, complete: state.complete } }
     : plain;

@@ -9,6 +9,7 @@ import { isGoldChunk } from '../diagnostics/evidence.js';
 import { RunItemRecordSchema, type RunItemRecord } from '../experiment/records.js';
 import { RUN_FILES } from '../experiment/runDirectory.js';
 import { summarizeRun, type RunSummary } from '../experiment/summary.js';
+import { summaryOptionsOf } from '../results/loadRun.js';
 import { costChartSvg } from '../report/costChart.js';
 import { depthChartSvg } from '../report/depthChart.js';
 import type {
@@ -373,17 +374,7 @@ export class RunIndex {
       return stored;
     }
     const records = [...this.records.values()];
-    const listed = (value: unknown) => (Array.isArray(value) && value.length ? (value as string[]) : null);
-    const models = listed(this.manifest.models) ?? [...new Set(records.map((r) => r.model))];
-    const conditions = listed(this.manifest.conditions) ?? [...new Set(records.map((r) => r.condition))];
-    const value = summarizeRun(records, {
-      experiment: config.name,
-      models,
-      conditions,
-      baseline: config.scoring.baseline,
-      resamples: config.scoring.bootstrapResamples,
-      seed: config.seed,
-    });
+    const value = summarizeRun(records, summaryOptionsOf(config, this.manifest, records));
     this.summary = { changes: this.changes, at: now, value, detail: null };
     return value;
   }
