@@ -11,6 +11,7 @@ import { registerRunCommand } from './commands/run.js';
 import { registerReportCommands } from './commands/report.js';
 import { registerViewCommand } from './commands/view.js';
 import { registerDiagnoseCommand } from './commands/diagnose.js';
+import { registerBatchCommands } from './commands/batch.js';
 
 export { VERSION } from '../version.js';
 import { VERSION } from '../version.js';
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerScoreCommands(program);
   registerRunCommand(program);
   registerDiagnoseCommand(program);
+  registerBatchCommands(program);
   registerReportCommands(program);
   registerViewCommand(program);
   // Every subcommand shares the parent's error handling (exit 2 for usage errors).

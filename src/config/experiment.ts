@@ -38,7 +38,12 @@ const RetrievalSchema = z
 
 /** What the endpoint charges, in any one currency per million tokens: gives each answer a price. */
 const PriceSchema = z
-  .object({ inputPerMillion: z.number().nonnegative(), outputPerMillion: z.number().nonnegative() })
+  .object({
+    inputPerMillion: z.number().nonnegative(),
+    outputPerMillion: z.number().nonnegative(),
+    /** The share of the live price a batch API charges (`batch: true` on the model's spec): OpenAI's and DashScope's 50%. */
+    batchDiscount: z.number().gt(0, { error: 'expected a share of the live price in (0, 1]' }).max(1, { error: 'expected a share of the live price in (0, 1]' }).default(0.5),
+  })
   .strict();
 
 const ModelEntrySchema = componentSpec('generator').extend({

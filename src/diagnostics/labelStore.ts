@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { stableStringify } from '../generation/responseCache.js';
-import { JSON_VALUE, KeyValueStore, type KeyValueTable } from '../models/keyValueStore.js';
+import { JSON_VALUE, KeyValueStore, type KeyValueTable } from '../io/keyValueStore.js';
 import type { ClaimLabel } from './types.js';
 
 const hash = (value: unknown) => createHash('sha256').update(stableStringify(value)).digest('hex');

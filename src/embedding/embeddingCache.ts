@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { FLOAT32_VECTOR, JSON_VALUE, KeyValueStore, type KeyValueTable } from '../models/keyValueStore.js';
+import { FLOAT32_VECTOR, JSON_VALUE, KeyValueStore, type KeyValueTable } from '../io/keyValueStore.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 

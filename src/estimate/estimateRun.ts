@@ -1,6 +1,6 @@
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { ExperimentConfig } from '../config/experiment.js';
-import { InputError } from '../errors.js';
+import { InputError, InterruptedError } from '../errors.js';
 import { planConditions, type Condition } from '../experiment/plan.js';
 import { prepareArtefacts } from '../experiment/prepare.js';
 import { buildStages, type Stages } from '../experiment/stages.js';
@@ -9,37 +9,9 @@ import { estimateTokens } from '../prompting/tokenCounter.js';
 import type { ChatMessage } from '../prompting/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { loadRun } from '../results/loadRun.js';
+import type { PlanCell, Range, RunPlan } from './runPlan.js';
 
-/** A figure as a range: `min` = `max` where it is exact; `max` null where nothing bounds it (no `maxTokens`, no earlier run). */
-export interface Range {
-  min: number;
-  max: number | null;
-}
-
-/** What one model × condition will cost, before any call. */
-export interface PlanCell {
-  model: string;
-  condition: string;
-  answers: number;
-  /** Calls of the run's model: exact for one-prompt conditions, the method's bounds otherwise (or an earlier run's mean). */
-  generationCalls: Range;
-  promptTokens: Range;
-  completionTokens: Range;
-  /** How the figures were obtained: `exact` (every prompt built as the run will), `bounds` (the method's parameters), `earlier-run` (--estimate-from). */
-  basis: 'exact' | 'bounds' | 'earlier-run';
-  /** Judge and answer-extractor calls (LLM judge on rubric questions, LLM extractor on LongHisDoc ones). */
-  judgeCalls: number;
-  /** Calls whose answer the response cache already holds (free); known for one-prompt conditions. */
-  cachedCalls: number;
-  /** From the model's `price`; null without one. */
-  price: Range | null;
-}
-
-export interface RunPlan {
-  experiment: string;
-  cells: PlanCell[];
-  total: Omit<PlanCell, 'model' | 'condition' | 'basis'> & { minutesAtRateLimit: number | null };
-}
+export { PlanCellSchema, RangeSchema, RunPlanSchema, type PlanCell, type Range, type RunPlan } from './runPlan.js';
 
 /** The prompt of a method's next model call, caught instead of sent. */
 class PromptCaught extends Error {
@@ -53,100 +25,127 @@ const sumRange = (ranges: Range[]): Range => ({
   max: ranges.some((r) => r.max === null) ? null : ranges.reduce((n, r) => n + r.max!, 0),
 });
 
+const scaleRange = (r: Range, factor: number): Range => ({ min: r.min * factor, max: r.max === null ? null : r.max * factor });
+
 const messageTokens = (messages: ChatMessage[]) => messages.reduce((n, m) => n + estimateTokens(m.content), 0);
+
+/** What planning takes besides the stages: an earlier run's means (`--estimate-from`), and a stop signal. */
+export interface PlanOptions {
+  estimateFrom?: string;
+  /** Checked between cells: a plan of a large grid (every prompt built) stops at the next cell. */
+  signal?: AbortSignal;
+}
 
 /**
  * Plans a run before spending (`hisrag run --dry-run`): prepares the artefacts as a run would
- * (corpora and indexes, built with local models only), retrieves for every question, and for every
- * one-prompt condition builds each prompt exactly as the run will — its calls and prompt tokens are
- * exact, and the response cache says which are free. Multi-step methods get the bounds their
- * parameters give (`RagMethod.calls`), their tokens scaled from the first prompt they build, or the
- * means of an earlier run of the same grid (`estimateFrom`). No model is called.
+ * (corpora and indexes, built with local models only), builds the stages and plans them (`planRun`).
+ * No model is called.
  */
-export async function estimateRun(config: ExperimentConfig, options: { estimateFrom?: string; log?: (line: string) => void } = {}): Promise<RunPlan> {
+export async function estimateRun(config: ExperimentConfig, options: PlanOptions & { log?: (line: string) => void } = {}): Promise<RunPlan> {
   await prepareArtefacts(config, { log: options.log ?? (() => {}), progress: false });
   const stages = await buildStages(config);
   try {
     const conditions = planConditions(config, (spec, path) => stages.method(spec, path).usesRetrieval);
-    const earlier = options.estimateFrom ? await earlierMeans(options.estimateFrom) : undefined;
-    const retrieve = retrievalMemo(stages, conditions);
-    const judgeCallsPerItem = (item: BenchmarkItem) =>
-      (config.judge?.name === 'llm' && item.kind === 'rubric' ? 1 : 0) + (config.extractor?.name === 'llm' && item.kind === 'longhisdoc' ? 1 : 0);
-    const cells: PlanCell[] = [];
-    for (const model of stages.models) {
-      const described = model.generator.describe();
-      const maxTokens = typeof described.maxTokens === 'number' ? described.maxTokens : undefined;
-      for (const condition of conditions) {
-        const method = stages.method(condition.strategy, condition.strategyPath);
-        const bounds = method.calls;
-        let calls: Range = { min: 0, max: 0 };
-        let prompt: Range = { min: 0, max: 0 };
-        let cached = 0;
-        for (const item of stages.items) {
-          // A method that calls no model of the run (an external system) is not run at all: a dry run calls nothing.
-          const first = bounds?.max === 0 ? undefined : await firstPrompt(stages, condition, item, retrieve);
-          const tokens = first ? messageTokens(first) : 0;
-          if (bounds?.singleShot && first) {
-            calls = sumRange([calls, { min: 1, max: 1 }]);
-            prompt = sumRange([prompt, { min: tokens, max: tokens }]);
-            if (model.generator.isCached?.(first)) cached++;
-          } else {
-            const b = bounds ?? { min: 0, max: Number.NaN };
-            // Each later call re-reads at least the first prompt's material (the question, the passages).
-            calls = sumRange([calls, { min: b.min, max: Number.isNaN(b.max) ? null : b.max }]);
-            prompt = sumRange([prompt, { min: b.min * tokens, max: Number.isNaN(b.max) ? null : b.max * tokens }]);
-          }
-        }
-        const n = stages.items.length;
-        let basis: PlanCell['basis'] = bounds?.singleShot ? 'exact' : 'bounds';
-        const mean = earlier?.get(`${model.label}\u0000${condition.name}`);
-        if (mean && basis !== 'exact') {
-          basis = 'earlier-run';
-          calls = { min: Math.round(mean.generationCalls * n), max: Math.round(mean.generationCalls * n) };
-          prompt = { min: Math.round(mean.promptTokens * n), max: Math.round(mean.promptTokens * n) };
-        }
-        const completion: Range = mean
-          ? { min: Math.round(mean.completionTokens * n), max: Math.round(mean.completionTokens * n) }
-          : { min: 0, max: maxTokens !== undefined && calls.max !== null ? calls.max * maxTokens : null };
-        const price = model.price
-          ? {
-              min: (prompt.min * model.price.inputPerMillion + completion.min * model.price.outputPerMillion) / 1e6,
-              max: prompt.max === null || completion.max === null ? null : (prompt.max * model.price.inputPerMillion + completion.max * model.price.outputPerMillion) / 1e6,
-            }
-          : null;
-        cells.push({
-          model: model.label,
-          condition: condition.name,
-          answers: n,
-          generationCalls: calls,
-          promptTokens: prompt,
-          completionTokens: completion,
-          basis,
-          judgeCalls: stages.items.reduce((sum, item) => sum + judgeCallsPerItem(item), 0),
-          cachedCalls: cached,
-          price,
-        });
-      }
-    }
-    const rpm = Math.min(...(config.models.map((m) => (m.rateLimit as { requestsPerMinute?: number } | undefined)?.requestsPerMinute ?? Infinity)));
-    const totalCalls = sumRange(cells.map((c) => c.generationCalls));
-    return {
-      experiment: config.name,
-      cells,
-      total: {
-        answers: cells.reduce((n, c) => n + c.answers, 0),
-        generationCalls: totalCalls,
-        promptTokens: sumRange(cells.map((c) => c.promptTokens)),
-        completionTokens: sumRange(cells.map((c) => c.completionTokens)),
-        judgeCalls: cells.reduce((n, c) => n + c.judgeCalls, 0),
-        cachedCalls: cells.reduce((n, c) => n + c.cachedCalls, 0),
-        price: cells.every((c) => c.price) ? sumRange(cells.map((c) => c.price!)) : null,
-        minutesAtRateLimit: Number.isFinite(rpm) ? (totalCalls.max ?? totalCalls.min) / rpm : null,
-      },
-    };
+    return await planRun(config, stages, conditions, options);
   } finally {
     await stages.close();
   }
+}
+
+/**
+ * The plan of a grid on stages already built (the dry run's, or the runner's at run start, so that
+ * nothing is prepared or built twice): retrieves for every question, and for every one-prompt
+ * condition builds each prompt exactly as the run will — its calls and prompt tokens are exact, and
+ * the response cache says which are free (a lookup). Multi-step methods get the bounds their
+ * parameters give (`RagMethod.calls`), their tokens scaled from the first prompt they build, or the
+ * means of an earlier run of the same grid (`estimateFrom`). A model whose generator describes
+ * itself with `batch: true` gets its price at the batch rate too (`batchPrice`). No model is called.
+ */
+export async function planRun(config: ExperimentConfig, stages: Stages, conditions: Condition[], options: PlanOptions = {}): Promise<RunPlan> {
+  const earlier = options.estimateFrom ? await earlierMeans(options.estimateFrom) : undefined;
+  const retrieve = retrievalMemo(stages, conditions);
+  const judgeCallsPerItem = (item: BenchmarkItem) =>
+    (config.judge?.name === 'llm' && item.kind === 'rubric' ? 1 : 0) + (config.extractor?.name === 'llm' && item.kind === 'longhisdoc' ? 1 : 0);
+  const judgeCalls = stages.items.reduce((sum, item) => sum + judgeCallsPerItem(item), 0);
+  const cells: PlanCell[] = [];
+  for (const model of stages.models) {
+    const described = model.generator.describe();
+    const maxTokens = typeof described.maxTokens === 'number' ? described.maxTokens : undefined;
+    // A generator that answers through a batch API says so (`batch: true`): its calls cost the batch rate.
+    const batchDiscount = described.batch === true && model.price ? model.price.batchDiscount : undefined;
+    for (const condition of conditions) {
+      if (options.signal?.aborted) throw new InterruptedError('interrupted while planning the run');
+      const method = stages.method(condition.strategy, condition.strategyPath);
+      const bounds = method.calls;
+      let calls: Range = { min: 0, max: 0 };
+      let prompt: Range = { min: 0, max: 0 };
+      let cached = 0;
+      for (const item of stages.items) {
+        // A method that calls no model of the run (an external system) is not run at all: a dry run calls nothing.
+        const first = bounds?.max === 0 ? undefined : await firstPrompt(stages, condition, item, retrieve);
+        const tokens = first ? messageTokens(first) : 0;
+        if (bounds?.singleShot && first) {
+          calls = sumRange([calls, { min: 1, max: 1 }]);
+          prompt = sumRange([prompt, { min: tokens, max: tokens }]);
+          if (model.generator.isCached?.(first)) cached++;
+        } else {
+          const b = bounds ?? { min: 0, max: Number.NaN };
+          // Each later call re-reads at least the first prompt's material (the question, the passages).
+          calls = sumRange([calls, { min: b.min, max: Number.isNaN(b.max) ? null : b.max }]);
+          prompt = sumRange([prompt, { min: b.min * tokens, max: Number.isNaN(b.max) ? null : b.max * tokens }]);
+        }
+      }
+      const n = stages.items.length;
+      let basis: PlanCell['basis'] = bounds?.singleShot ? 'exact' : 'bounds';
+      const mean = earlier?.get(`${model.label}\u0000${condition.name}`);
+      if (mean && basis !== 'exact') {
+        basis = 'earlier-run';
+        calls = { min: Math.round(mean.generationCalls * n), max: Math.round(mean.generationCalls * n) };
+        prompt = { min: Math.round(mean.promptTokens * n), max: Math.round(mean.promptTokens * n) };
+      }
+      const completion: Range = mean
+        ? { min: Math.round(mean.completionTokens * n), max: Math.round(mean.completionTokens * n) }
+        : { min: 0, max: maxTokens !== undefined && calls.max !== null ? calls.max * maxTokens : null };
+      const price = model.price
+        ? {
+            min: (prompt.min * model.price.inputPerMillion + completion.min * model.price.outputPerMillion) / 1e6,
+            max: prompt.max === null || completion.max === null ? null : (prompt.max * model.price.inputPerMillion + completion.max * model.price.outputPerMillion) / 1e6,
+          }
+        : null;
+      cells.push({
+        model: model.label,
+        condition: condition.name,
+        answers: n,
+        generationCalls: calls,
+        promptTokens: prompt,
+        completionTokens: completion,
+        basis,
+        judgeCalls,
+        cachedCalls: cached,
+        price,
+        ...(price && batchDiscount !== undefined ? { batchPrice: scaleRange(price, batchDiscount) } : {}),
+      });
+    }
+  }
+  const rpm = Math.min(...config.models.map((m) => (m.rateLimit as { requestsPerMinute?: number } | undefined)?.requestsPerMinute ?? Infinity));
+  const totalCalls = sumRange(cells.map((c) => c.generationCalls));
+  const totalPrice = cells.every((c) => c.price) ? sumRange(cells.map((c) => c.price!)) : null;
+  return {
+    experiment: config.name,
+    cells,
+    total: {
+      answers: cells.reduce((n, c) => n + c.answers, 0),
+      generationCalls: totalCalls,
+      promptTokens: sumRange(cells.map((c) => c.promptTokens)),
+      completionTokens: sumRange(cells.map((c) => c.completionTokens)),
+      judgeCalls: cells.reduce((n, c) => n + c.judgeCalls, 0),
+      cachedCalls: cells.reduce((n, c) => n + c.cachedCalls, 0),
+      price: totalPrice,
+      // With batch models in the grid: the whole run at their batch rate (and the live rate for the others).
+      ...(totalPrice && cells.some((c) => c.batchPrice) ? { batchPrice: sumRange(cells.map((c) => c.batchPrice ?? c.price!)) } : {}),
+      minutesAtRateLimit: Number.isFinite(rpm) ? (totalCalls.max ?? totalCalls.min) / rpm : null,
+    },
+  };
 }
 
 type Retrieve = (condition: Condition, item: BenchmarkItem) => Promise<RetrievedChunk[]>;
@@ -156,10 +155,17 @@ function retrievalMemo(stages: Stages, conditions: Condition[]): Retrieve {
   const deepest = new Map<string, number>();
   for (const c of conditions) if (c.retrieverLabel && c.k) deepest.set(c.retrieverLabel, Math.max(c.k, deepest.get(c.retrieverLabel) ?? 0));
   const lists = new Map<string, Promise<Map<string, RetrievedChunk[]>>>();
+  const atDepth = new Map<string, Promise<RetrievedChunk[]>>();
   return async (condition, item) => {
     const label = condition.retrieverLabel!;
     const retriever = stages.retriever(label);
-    if (retriever.depthDependent) return retriever.retrieve(stages.queryFor(item), condition.k!);
+    if (retriever.depthDependent) {
+      // Once per question and depth, as the run asks (not once per model).
+      const key = `${label}|${condition.k}|${item.benchmark}:${item.id}`;
+      let list = atDepth.get(key);
+      if (!list) atDepth.set(key, (list = retriever.retrieve(stages.queryFor(item), condition.k!)));
+      return list;
+    }
     let all = lists.get(label);
     if (!all) {
       const depth = deepest.get(label)!;

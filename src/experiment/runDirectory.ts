@@ -8,6 +8,8 @@ import { RunItemRecordSchema, type RunItemRecord } from './records.js';
 export const RUN_FILES = {
   config: 'config.json',
   manifest: 'manifest.json',
+  /** What the run was estimated to cost, written before its first answer (the dry run's plan). */
+  plan: 'plan.json',
   items: 'items.jsonl',
   summary: 'summary.json',
   summaryCsv: 'summary.csv',

@@ -11,24 +11,23 @@ import { createProgress } from '../progress/progress.js';
 import { renderReportHtml } from '../report/html.js';
 import { summaryCsv } from '../report/csv.js';
 import { summaryTable } from '../report/table.js';
-import type { BenchmarkItem } from '../benchmarks/types.js';
-import type { RetrievedChunk } from '../retrieval/types.js';
 import { stripThink } from '../scoring/stripThink.js';
 import { buildStages, type Stages } from './stages.js';
-import { planConditions, type Condition } from './plan.js';
+import { planConditions } from './plan.js';
 import type { RunItemRecord } from './records.js';
 import { redactSecrets } from './redact.js';
 import { buildRunManifest } from './manifest.js';
 import { prepareArtefacts } from './prepare.js';
+import { writePlanAtRunStart } from '../estimate/planFile.js';
 import { assertRunDirectory, ensureFileExists, readRunRecords, runFile } from './runDirectory.js';
 import { summarizeRun, type RunSummary } from './summary.js';
 import { loadRun } from '../results/loadRun.js';
 import { itemGroups, methodRetrievalMetrics, recordedChunks } from './itemDetails.js';
-import { MethodRun } from '../methods/methodRun.js';
 import { MethodStepError } from '../methods/stepError.js';
 import type { MethodOutcome } from '../methods/types.js';
 import { withExternalCost } from '../methods/external/outcome.js';
-import { estimateTokens } from '../prompting/tokenCounter.js';
+import { answerInBatches } from '../batch/batchRounds.js';
+import { collectRound, createTaskContext, gridTasks, type Task } from './taskContext.js';
 
 export interface RunOptions {
   /** A validated config (from `loadExperimentConfig`), for a new run. */
@@ -67,10 +66,6 @@ function timestampId(date = new Date()): string {
   return date.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
 }
 
-const itemKey = (item: BenchmarkItem) => `${item.benchmark}:${item.id}`;
-
-/** Questions per `retrieveBatch` call: large enough for one matrix product, small enough to start answering soon. */
-const RETRIEVAL_BATCH = 64;
 
 /**
  * Runs (or resumes) an experiment grid: models × conditions × benchmark items. Every finished
@@ -129,6 +124,8 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
     const startedAt = new Date().toISOString();
     const manifest = await buildRunManifest({ config, configFile: options.configFile, runDir, stages, startedAt, conditions: conditionNames, previous: previousManifest });
     await atomicWriteJson(runFile(runDir, 'manifest'), { ...manifest, complete: false });
+    // plan.json: the dry run's plan on these stages, before the first answer (kept on resume; no model called).
+    const plan = await writePlanAtRunStart(runDir, config, stages, conditions, { ...(signal ? { signal } : {}), log });
 
     await ensureFileExists(runFile(runDir, 'items'));
     const existing = await readRunRecords(runDir, { repair: true });
@@ -137,16 +134,8 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
     const done = new Set(existing.filter((r) => !retryFailed || r.score.status === 'scored').map((r) => r.key));
     const retrying = existing.length - done.size;
 
-    interface Task { model: Stages['models'][number]; condition: Condition; item: BenchmarkItem; key: string }
-    const tasks: Task[] = [];
-    for (const model of stages.models) {
-      for (const condition of conditions) {
-        for (const item of items) {
-          const key = `${model.label}|${condition.name}|${itemKey(item)}`;
-          if (!done.has(key)) tasks.push({ model, condition, item, key });
-        }
-      }
-    }
+    const tasks = gridTasks(stages, conditions, done);
+    const context = createTaskContext(stages, conditions, tasks, signal);
     const total = stages.models.length * conditions.length * items.length;
     log(
       `hisrag run ${config.name}: ${items.length} questions × ${conditions.length} conditions × ${stages.models.length} models = ${total} answers` +
@@ -154,6 +143,20 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
     );
     log(`run directory: ${runDir}`);
     for (const line of stages.describeLines()) log(line);
+
+    // Batch mode (models, judge or extractor with `batch`): their calls are answered through batch
+    // APIs round by round first — each round runs every task with the queues collecting and records
+    // nothing — so the run below answers every call from the response cache.
+    const batchQueues = stages.batchQueues();
+    if (batchQueues.length > 0 && tasks.length > 0) {
+      await answerInBatches({
+        queues: batchQueues,
+        runDir,
+        log,
+        signal,
+        collect: (round) => collectRound({ stages, config, tasks, context, label: `batch round ${round}: answers gone through`, progress: options.progress ?? false }),
+      });
+    }
 
     const perCondition = new Map<string, { done: number; total: number }>();
     for (const c of conditions) perCondition.set(c.name, { done: 0, total: items.length * stages.models.length });
@@ -168,51 +171,6 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
     // Appends are serialised so lines never interleave.
     let appendChain: Promise<void> = Promise.resolve();
     const append = (record: RunItemRecord) => (appendChain = appendChain.then(() => appender.append([record])));
-
-    const retrievalMemo = new Map<string, Promise<RetrievedChunk[]>>();
-    const maxDepth = new Map<string, number>();
-    for (const c of conditions) {
-      if (c.retrieverLabel && c.k) maxDepth.set(c.retrieverLabel, Math.max(c.k, maxDepth.get(c.retrieverLabel) ?? 0));
-    }
-    // Retrievers that answer many queries at once (dense ones embed them in one batch, exact search
-    // scores them in one matrix product) get the questions still to answer in groups of
-    // RETRIEVAL_BATCH, in task order, each group fetched when its first question is reached.
-    const batchOf = new Map<string, { items: BenchmarkItem[]; result?: Promise<RetrievedChunk[][]> }>();
-    const filling = new Map<string, { items: BenchmarkItem[]; result?: Promise<RetrievedChunk[][]> }>();
-    for (const task of tasks) {
-      const label = task.condition.retrieverLabel;
-      if (!label || !task.condition.usesRetrieval) continue;
-      const retriever = stages.retriever(label);
-      if (!retriever.retrieveBatch || retriever.depthDependent) continue;
-      const key = `${label}|${itemKey(task.item)}`;
-      if (batchOf.has(key)) continue;
-      let batch = filling.get(label);
-      if (!batch || batch.items.length >= RETRIEVAL_BATCH) filling.set(label, (batch = { items: [] }));
-      batch.items.push(task.item);
-      batchOf.set(key, batch);
-    }
-    /** The item's question at the condition's depth, from the run-wide batched and memoised retrieval. */
-    const retrieve = (condition: Condition, item: BenchmarkItem): Promise<RetrievedChunk[]> => {
-      const label = condition.retrieverLabel!;
-      const retriever = stages.retriever(label);
-      // Rankings are prefix-consistent for real retrievers: retrieve once at the deepest k and
-      // cut. Control retrievers whose list depends on k (oracle+noise) are asked per depth.
-      const depth = retriever.depthDependent ? condition.k! : maxDepth.get(label)!;
-      const memoKey = `${label}|${depth}|${itemKey(item)}`;
-      let pending = retrievalMemo.get(memoKey);
-      if (!pending) {
-        const batch = batchOf.get(`${label}|${itemKey(item)}`);
-        if (batch) {
-          batch.result ??= retriever.retrieveBatch!(batch.items.map((i) => stages.queryFor(i)), depth);
-          const position = batch.items.indexOf(item);
-          pending = batch.result.then((lists) => lists[position]!);
-        } else {
-          pending = retriever.retrieve(stages.queryFor(item), depth);
-        }
-        retrievalMemo.set(memoKey, pending);
-      }
-      return pending.then((list) => list.slice(0, condition.k!));
-    };
 
     const baseRecord = ({ key, model, condition, item }: Task) => ({
       key,
@@ -250,22 +208,7 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
       // Every condition runs a method (a single-shot strategy is one); the runner only records what
       // the method's traced steps did, whatever the method.
       const method = stages.method(condition.strategy, condition.strategyPath);
-      const run = new MethodRun({
-        item,
-        k: condition.k ?? 0,
-        generator: model.generator,
-        countTokens: estimateTokens,
-        signal,
-        ...(model.price ? { price: model.price } : {}),
-        ...(retriever
-          ? {
-              // The item's own question comes from the run's batched, memoised retrieval; other queries (a
-              // reasoning step, a follow-up question) go to the retriever as they come.
-              retrieve: (text: string) => (text === item.question ? retrieve(condition, item) : retriever.retrieve({ ...stages.queryFor(item), text }, condition.k!)),
-              ...(retriever.relevance ? { relevance: (query: string, texts: string[]) => retriever.relevance!(query, texts) } : {}),
-            }
-          : {}),
-      });
+      const run = context.methodRunFor(task);
       let outcome: MethodOutcome | undefined;
       let error: string | undefined;
       let stopsRun = false;
@@ -386,7 +329,7 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
     });
     await atomicWriteJson(runFile(runDir, 'summary'), summary);
     await atomicWrite(runFile(runDir, 'summaryCsv'), summaryCsv(summary));
-    await atomicWrite(runFile(runDir, 'report'), renderReportHtml({ summary, records, manifest: finalManifest }));
+    await atomicWrite(runFile(runDir, 'report'), renderReportHtml({ summary, records, manifest: finalManifest, ...(plan ? { plan } : {}) }));
 
     log('');
     log(summaryTable(summary));
@@ -432,6 +375,6 @@ export async function regenerateReport(runDir: string): Promise<{ summary: RunSu
   await atomicWriteJson(runFile(run.dir, 'summary'), run.summary);
   await atomicWrite(runFile(run.dir, 'summaryCsv'), summaryCsv(run.summary));
   const reportPath = runFile(run.dir, 'report');
-  await atomicWrite(reportPath, renderReportHtml({ summary: run.summary, records: run.records, manifest: run.manifest }));
+  await atomicWrite(reportPath, renderReportHtml({ summary: run.summary, records: run.records, manifest: run.manifest, ...(run.plan ? { plan: run.plan } : {}) }));
   return { summary: run.summary, reportPath };
 }

@@ -14,6 +14,7 @@ import type { RagMethod } from '../methods/types.js';
 import type { ModelPrice } from '../config/experiment.js';
 import { createRetrieverContext } from '../retrieval/registry.js';
 import { createRetrieverWithRerank, parseRetrieverSpec } from '../rerank/rerankedRetriever.js';
+import { withHandOff } from '../retrieval/handOff.js';
 import type { RetrievalQuery, Retriever } from '../retrieval/types.js';
 import { extractors } from '../scoring/extractors/registry.js';
 import { judges } from '../scoring/judges/registry.js';
@@ -21,6 +22,8 @@ import { scoreItem } from '../scoring/scoreItem.js';
 import { loadTransformersTokenVectors } from '../scoring/textMetrics/transformersTokenVectors.js';
 import type { AnswerExtractor, ItemScore, Judge } from '../scoring/types.js';
 import { modelsOf, retrieversOf, strategySpecs } from './plan.js';
+import { ChatModelGenerator } from '../generation/chatModelGenerator.js';
+import type { BatchQueue } from '../batch/batchQueue.js';
 
 /** The stage objects of one experiment, built from the registries by name. */
 export interface Stages {
@@ -34,6 +37,11 @@ export interface Stages {
   score(item: BenchmarkItem, response: string): Promise<ItemScore>;
   metricFor(item: BenchmarkItem): string;
   describe(): Record<string, unknown>;
+  /**
+   * The batch API queues of the run's models, judge and answer extractor: those with `batch` on, or
+   * (`all`) every one with a response cache — what `hisrag batch export` writes out.
+   */
+  batchQueues(options?: { all?: boolean }): BatchQueue[];
   /** Human-readable lines naming each component (printed at the start of a run). */
   describeLines(): string[];
   close(): Promise<void>;
@@ -194,7 +202,8 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
   const closers: (() => Promise<void>)[] = [];
   try {
     for (const { label, spec, path } of retrieverList) {
-      const retriever = await createRetrieverWithRerank(spec, retrieverContext, path);
+      // What the run's plan retrieves ahead of the run is handed on to the run (computeAheadOfRun).
+      const retriever = withHandOff(await createRetrieverWithRerank(spec, retrieverContext, path));
       retrieverByLabel.set(label, retriever);
       closers.push(() => retriever.close());
     }
@@ -260,6 +269,12 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
       });
     },
     metricFor: metricOf,
+    batchQueues(options = {}) {
+      const queues = [...models.map((m) => m.generator), judge.generator, extractor.generator]
+        .map((g) => (g instanceof ChatModelGenerator ? g.batchQueue : undefined))
+        .filter((q): q is BatchQueue => q !== undefined && (options.all || q.enabled));
+      return [...new Set(queues)];
+    },
     describe() {
       return {
         generators: Object.fromEntries(models.map((m) => [m.label, m.generator.describe()])),

@@ -57,6 +57,8 @@ export const CellSummarySchema = z.object({
       /** Means per answer of the 429s received and the milliseconds spent waiting for the endpoint's rate limit (absent in older runs). */
       rateLimited: z.number().optional(),
       rateLimitWaitMs: z.number().optional(),
+      /** Mean per answer of the calls a batch API answered (batch mode; priced at the model's batchDiscount). */
+      batchedCalls: z.number().optional(),
     })
     .nullable()
     .default(null),
@@ -145,6 +147,7 @@ function meanCost(records: RunItemRecord[]): CellSummary['cost'] {
     ...(costs.some((c) => c.rateLimited || c.rateLimitWaitMs)
       ? { rateLimited: mean((c) => c.rateLimited ?? 0), rateLimitWaitMs: mean((c) => c.rateLimitWaitMs ?? 0) }
       : {}),
+    ...(costs.some((c) => c.batchedCalls) ? { batchedCalls: mean((c) => c.batchedCalls ?? 0) } : {}),
   };
 }
 

@@ -11,6 +11,7 @@ import { classifyFailure, describeFailure, withRetries, type RetryHooks, type Re
 import type { ChatTurnOptions, GenerateOptions, GenerationResult, Generator, TokenUsage } from './types.js';
 import type { EndpointRateLimiter } from './rateLimit.js';
 import { estimateTokens } from '../prompting/tokenCounter.js';
+import { BatchPendingError, type BatchQueue } from '../batch/batchQueue.js';
 
 export interface GeneratorStats {
   requests: number;
@@ -53,6 +54,11 @@ export interface ChatModelGeneratorOptions {
   hooks?: Pick<RetryHooks, 'sleep' | 'random' | 'onRetry'>;
   /** Manifest description; must not contain secrets. */
   describe: () => Record<string, unknown>;
+  /**
+   * Batch API mode (src/batch/): requests are answered from what the run's batches put into the
+   * response cache; `body` gives the request a live call would send, as a batch input line's body.
+   */
+  batch?: { queue: BatchQueue; body: (messages: BaseMessage[], tools?: ChatTurnOptions['tools']) => Record<string, unknown> };
 }
 
 /** One replica of a pool, with what routing needs to know of it. */
@@ -97,6 +103,28 @@ export function contentText(content: unknown): string {
 }
 
 /**
+ * A chat model's reply as a generation result: the answer with reasoning split off, tool calls,
+ * usage. A reply with nothing at all (no answer, no reasoning, no tool call) is a transport-level
+ * fault until proven otherwise (EmptyCompletionError, retried). Live replies and batch output lines
+ * go through here alike.
+ */
+export function resultFromReply(reply: Pick<AIMessage, 'content' | 'additional_kwargs' | 'tool_calls' | 'usage_metadata'>): GenerationResult {
+  const raw = contentText(reply.content);
+  const reasoningContent = reply.additional_kwargs?.reasoning_content;
+  const { text, reasoning } = splitReasoning(raw, typeof reasoningContent === 'string' ? reasoningContent : undefined);
+  const toolCalls = (reply.tool_calls ?? []).map(({ id, name, args }) => ({ ...(id ? { id } : {}), name, args: args as Record<string, unknown> }));
+  if (raw.trim() === '' && !reasoning && toolCalls.length === 0) throw new EmptyCompletionError();
+  const usage: TokenUsage | undefined = reply.usage_metadata
+    ? {
+        promptTokens: reply.usage_metadata.input_tokens,
+        completionTokens: reply.usage_metadata.output_tokens,
+        totalTokens: reply.usage_metadata.total_tokens,
+      }
+    : undefined;
+  return { text, raw, ...(reasoning ? { reasoning } : {}), ...(usage ? { usage } : {}), ...(toolCalls.length ? { toolCalls } : {}) };
+}
+
+/**
  * Any LangChain chat model as a Generator, with hisrag's execution policy around it: the retry
  * policy (the model's own retries should be off), a concurrency bound per endpoint, and the
  * response cache. Reasoning (`reasoning_content`, `<think>` blocks) is split from the answer.
@@ -136,10 +164,16 @@ export class ChatModelGenerator implements Generator {
     return Boolean(this.#options.cache?.get(this.cacheKey(messages)));
   }
 
+  /** The batch queue of a generator that can answer through a batch API (absent for one without a cache). */
+  get batchQueue(): BatchQueue | undefined {
+    return this.#options.batch?.queue;
+  }
+
   async generate(messages: ChatMessage[], options: GenerateOptions = {}): Promise<GenerationResult> {
     const key = this.#options.cache ? this.cacheKey(messages) : undefined;
     const tokens = messages.reduce((n, m) => n + estimateTokens(m.content), 0);
-    return this.#withPolicy(key, options, (signal, chat) => this.#request(chat, messages.map(toLangChainMessage), signal), tokens);
+    const conversation = messages.map(toLangChainMessage);
+    return this.#withPolicy(key, options, (signal, chat) => this.#request(chat, conversation, signal), tokens, () => this.#options.batch!.body(conversation));
   }
 
   /**
@@ -154,7 +188,7 @@ export class ChatModelGenerator implements Generator {
       ? responseCacheKey({ model: this.model, messages: messages.map(conversationEntry), params: { ...this.#options.cacheParams, tools: options.tools } })
       : undefined;
     const tokens = messages.reduce((n, m) => n + estimateTokens(contentText(m.content)), 0);
-    return this.#withPolicy(key, options, (signal, chat) => this.#request(chat, messages, signal, options.tools), tokens);
+    return this.#withPolicy(key, options, (signal, chat) => this.#request(chat, messages, signal, options.tools), tokens, () => this.#options.batch!.body(messages, options.tools));
   }
 
   /** The execution policy every request runs under: cache, endpoint concurrency, retries, endpoint health. */
@@ -169,8 +203,33 @@ export class ChatModelGenerator implements Generator {
     return pool.reduce((best, r) => (r.inFlight < best.inFlight ? r : best));
   }
 
-  async #withPolicy(key: string | undefined, options: GenerateOptions, request: (signal: AbortSignal | undefined, chat: BaseChatModel) => Promise<GenerationResult>, promptTokens = 0): Promise<GenerationResult> {
+  async #withPolicy(
+    key: string | undefined,
+    options: GenerateOptions,
+    request: (signal: AbortSignal | undefined, chat: BaseChatModel) => Promise<GenerationResult>,
+    promptTokens = 0,
+    batchBody?: () => Record<string, unknown>,
+  ): Promise<GenerationResult> {
     const cache = this.#options.cache;
+    const queue = this.#options.batch?.queue;
+    if (queue && key && batchBody && (queue.enabled || queue.mode === 'collect')) {
+      // Batch mode: answers come from the run's batches (through the cache); a live call only with `fallback: live`.
+      const served = queue.serve(key, options.cache === 'refresh', () => ({ custom_id: key, method: 'POST', url: '/v1/chat/completions', body: batchBody() }));
+      if (served.kind === 'answer') {
+        if (served.result.cached) this.stats.cacheHits++;
+        return served.result;
+      }
+      if (served.kind === 'pending') throw new BatchPendingError();
+      if (served.kind === 'failed') {
+        const times = `${served.submissions} batch submission${served.submissions === 1 ? '' : 's'}`;
+        if (served.failure.empty) {
+          this.stats.emptyAnswers++;
+          return { text: '', raw: '', emptyAfterAttempts: Math.max(1, served.submissions) };
+        }
+        this.stats.failures++;
+        throw new GenerationError(`batch: no answer after ${times}: ${served.failure.message}`, { reason: 'batch-failed', attempts: served.submissions });
+      }
+    }
     if (cache && key && options.cache !== 'refresh') {
       const hit = cache.get(key);
       if (hit) {
@@ -261,20 +320,7 @@ export class ChatModelGenerator implements Generator {
     } finally {
       outer?.removeEventListener('abort', forward);
     }
-    const raw = contentText(reply.content);
-    const reasoningContent = reply.additional_kwargs?.reasoning_content;
-    const { text, reasoning } = splitReasoning(raw, typeof reasoningContent === 'string' ? reasoningContent : undefined);
-    const toolCalls = (reply.tool_calls ?? []).map(({ id, name, args }) => ({ ...(id ? { id } : {}), name, args: args as Record<string, unknown> }));
-    // Nothing at all (no answer, no reasoning, no tool call) is a transport-level fault until proven otherwise.
-    if (raw.trim() === '' && !reasoning && toolCalls.length === 0) throw new EmptyCompletionError();
-    const usage: TokenUsage | undefined = reply.usage_metadata
-      ? {
-          promptTokens: reply.usage_metadata.input_tokens,
-          completionTokens: reply.usage_metadata.output_tokens,
-          totalTokens: reply.usage_metadata.total_tokens,
-        }
-      : undefined;
-    return { text, raw, ...(reasoning ? { reasoning } : {}), ...(usage ? { usage } : {}), ...(toolCalls.length ? { toolCalls } : {}) };
+    return resultFromReply(reply);
   }
 
   describe(): Record<string, unknown> {

@@ -10,6 +10,7 @@ export type GenerationFailureReason =
   | 'auth'
   | 'client-error'
   | 'aborted'
+  | 'batch-failed'
   | 'unknown';
 
 /** How a failed call is treated: its reason, whether another attempt may succeed, and when. */

@@ -1,15 +1,21 @@
-import { ChatOpenAI } from '@langchain/openai';
+import type { BaseMessage } from '@langchain/core/messages';
+import { ChatOpenAI, convertCompletionsMessageToBaseMessage, convertMessagesToCompletionsMessageParams } from '@langchain/openai';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import type { RegistryEntry } from '../registry.js';
-import { ChatModelGenerator } from './chatModelGenerator.js';
+import { ChatModelGenerator, resultFromReply } from './chatModelGenerator.js';
+import { MalformedResponseError } from './generationError.js';
+import { BatchQueue, BatchSettingsSchema } from '../batch/batchQueue.js';
+import { BatchClient } from '../batch/batchClient.js';
+import type { GenerationResult, ToolDefinition } from './types.js';
 import { openResponseCache } from './responseCache.js';
 import type { RetryHooks } from './retryPolicy.js';
 import type { Generator } from './types.js';
 import { validatingFetch } from './validatingFetch.js';
 import { RateLimitSchema, endpointRateLimiter, rateObservingFetch } from './rateLimit.js';
 
-export const OpenAIParamsSchema = z
+/** The params' fields (for schemas that extend them); OpenAIParamsSchema adds the checks across fields. */
+export const OpenAIParamsFields = z
   .object({
     /** Any OpenAI-compatible endpoint: OpenAI, DeepSeek, DashScope (Qwen), vLLM, Ollama (`http://localhost:11434/v1`). */
     /**
@@ -41,9 +47,47 @@ export const OpenAIParamsSchema = z
     cache: z.string().min(1).optional(),
     /** The provider's limits, paced evenly (shared by everything that uses the same baseURL); without it the endpoint's x-ratelimit-* headers set the pace. */
     rateLimit: RateLimitSchema.optional(),
+    /**
+     * Answer through the endpoint's Batch API (OpenAI, DashScope: half price) instead of live calls:
+     * `true`, or `{ retries, requestsPerFile, bytesPerFile, pollMs, completionWindow }`. Needs `cache`
+     * (the batches' results are loaded into it). See docs/batch.md.
+     */
+    batch: z.union([z.boolean(), BatchSettingsSchema]).optional(),
+    /** A batch line that failed or expired: `resubmit` it in the next round's batch (up to batch.retries), or answer it `live`. */
+    batchFallback: z.enum(['resubmit', 'live']).optional(),
   })
   .strict();
+
+export const OpenAIParamsSchema = OpenAIParamsFields.superRefine((params, ctx) => {
+    if (params.batch !== undefined && params.batch !== false && !params.cache) {
+      ctx.addIssue({ code: 'custom', path: ['batch'], message: 'batch mode needs `cache:` (a file path): the batches\' results are loaded into the response cache, keyed by their custom_id' });
+    }
+  });
 export type OpenAIParams = z.infer<typeof OpenAIParamsSchema>;
+
+const ChatCompletionSchema = z.looseObject({
+  model: z.string().optional(),
+  choices: z.array(z.looseObject({ message: z.looseObject({ role: z.literal('assistant'), content: z.string().nullable().optional() }) })).min(1),
+  usage: z.looseObject({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }).optional(),
+});
+
+/**
+ * A chat completion's JSON (a Batch API output line's `response.body`) as a generation result, read
+ * by LangChain's own converter so it equals what a live call gives; throws on an empty or malformed one.
+ */
+export function parseChatCompletion(body: unknown): GenerationResult {
+  const parsed = ChatCompletionSchema.safeParse(body);
+  if (!parsed.success) throw new MalformedResponseError(`not a chat completion: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  const completion = parsed.data;
+  const reply = convertCompletionsMessageToBaseMessage({ message: completion.choices[0]!.message as never, rawResponse: completion as never });
+  const usage = completion.usage;
+  return resultFromReply({
+    content: reply.content,
+    additional_kwargs: reply.additional_kwargs,
+    tool_calls: 'tool_calls' in reply ? (reply as { tool_calls?: [] }).tool_calls : [],
+    usage_metadata: usage ? { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens, total_tokens: usage.total_tokens } : undefined,
+  });
+}
 
 /** Test seams and run-time hooks that are not config. */
 export interface OpenAIGeneratorOptions extends Pick<RetryHooks, 'sleep' | 'random' | 'onRetry'> {
@@ -97,7 +141,26 @@ export class OpenAIGenerator extends ChatModelGenerator {
         configuration: { baseURL, defaultHeaders: params.headers, fetch: validatingFetch(rateObservingFetch(rateLimiter)) },
       });
     const replicas = urls.map((url) => ({ endpoint: url, chat: chatFor(url) }));
-    const { headers, apiKeyEnv, ...recorded } = params;
+    const { headers, apiKeyEnv, batch = false, ...recorded } = params;
+    const cache = params.cache ? openResponseCache(params.cache) : undefined;
+    // Every generator with a cache has a batch queue: `batch` turns it on for runs; `hisrag batch export` drives it either way.
+    const queue = cache
+      ? new BatchQueue(
+          params.model,
+          endpoint,
+          () => new BatchClient({ baseURL: urls[0]!, ...(apiKey ? { apiKey } : {}), headers }),
+          cache,
+          { ...BatchSettingsSchema.parse(typeof batch === 'object' ? batch : {}), fallback: params.batchFallback ?? 'resubmit' },
+          parseChatCompletion,
+          batch !== false,
+        )
+      : undefined;
+    const first = replicas[0]!.chat;
+    // The body a live call sends (ChatOpenAI's own request parameters), as a batch input line's body.
+    const batchBody = (messages: BaseMessage[], tools?: ToolDefinition[]) => ({
+      ...first.invocationParams((tools?.length ? { tools } : {}) as never),
+      messages: convertMessagesToCompletionsMessageParams({ messages, model: params.model }),
+    });
     super(replicas[0]!.chat, {
       name: 'openai',
       model: params.model,
@@ -113,12 +176,19 @@ export class OpenAIGenerator extends ChatModelGenerator {
         maxRetryAfterMs: params.retryAfterMaxMs,
       },
       unavailableAfterMs: params.unavailableAfterMs,
-      cache: params.cache ? openResponseCache(params.cache) : undefined,
+      cache,
+      ...(queue ? { batch: { queue, body: batchBody } } : {}),
       cacheParams: { temperature: params.temperature, maxTokens: params.maxTokens, extraBody: params.extraBody },
       secrets: [apiKey, ...Object.values(headers)],
       hooks: { sleep: options.sleep, random: options.random, onRetry: options.onRetry },
       // For run manifests: the variable's name, header names; never the key or header values.
-      describe: () => ({ name: 'openai', ...recorded, ...(apiKeyEnv ? { apiKeyEnv } : {}), headers: Object.keys(headers) }),
+      describe: () => ({
+        name: 'openai',
+        ...recorded,
+        ...(apiKeyEnv ? { apiKeyEnv } : {}),
+        headers: Object.keys(headers),
+        ...(batch !== false ? { batch: true, ...(typeof batch === 'object' ? { batchSettings: batch } : {}) } : {}),
+      }),
     });
   }
 }

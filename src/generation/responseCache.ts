@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import Database from 'better-sqlite3';
+import { resolve } from 'node:path';
 import { z } from 'zod';
+import { KeyValueStore, type KeyValueTable, type LegacyRow, type ValueCodec } from '../io/keyValueStore.js';
 import type { GenerationResult } from './types.js';
 
 /** JSON with object keys sorted, so equal requests hash equally whatever the key order. */
@@ -35,54 +34,94 @@ const CachedResultSchema = z.object({
   toolCalls: z.array(z.object({ id: z.string().optional(), name: z.string(), args: z.record(z.string(), z.unknown()) })).optional(),
 });
 
+/** One cached response as stored: the model that gave it and when, for people inspecting the file, and the result. */
+const CacheEntrySchema = z.object({ model: z.string().optional(), createdAt: z.string().optional(), result: CachedResultSchema });
+type CacheEntry = { model: string; createdAt: string; result: z.infer<typeof CachedResultSchema> };
+
+/** JSON text; a value that does not parse reads as `undefined` (a miss), never as an error. */
+const LENIENT_JSON: ValueCodec<unknown, string> = {
+  sqlType: 'TEXT',
+  encode: (value) => JSON.stringify(value),
+  decode: (text) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+const TABLE = 'llm_responses';
+/** The table of the cache's own SQLite layer before it moved onto the key-value store: key, model, value (the result's JSON), created_at. */
+const LEGACY_TABLE = 'responses';
+
+function entry(model: string, result: GenerationResult): CacheEntry {
+  const { text, raw, reasoning, usage, toolCalls } = result;
+  return { model, createdAt: new Date().toISOString(), result: { text, raw, reasoning, usage, toolCalls } };
+}
+
+/** A row of the legacy table as an entry of the new one; a row that does not parse stays out (it was a miss before too). */
+function fromLegacyRow(row: LegacyRow): unknown {
+  const value = typeof row.value === 'string' ? LENIENT_JSON.decode(row.value) : undefined;
+  if (value === undefined) return undefined;
+  const text = (field: unknown) => (typeof field === 'string' ? field : undefined);
+  return { model: text(row.model), createdAt: text(row.created_at), result: value };
+}
+
 /**
- * Successful responses on disk (SQLite, WAL), so re-running or extending a grid calls only what
- * is new. Only successes are stored; failures are never cached.
+ * Successful responses on disk, in the project's key-value store (table `llm_responses`, SQLite in
+ * WAL mode: several processes may share one file), so re-running or extending a grid calls only
+ * what is new. Only successes are stored; failures are never cached. A file the cache wrote before
+ * it moved onto the store (table `responses`) is converted when first opened.
  */
 export class ResponseCache {
-  private readonly getStatement;
-  private readonly putStatement;
-
   private constructor(
     readonly path: string,
-    private readonly db: Database.Database,
-  ) {
-    this.getStatement = db.prepare<[string], { value: string }>('SELECT value FROM responses WHERE key = ?');
-    this.putStatement = db.prepare<[string, string, string, string]>(
-      'INSERT OR REPLACE INTO responses (key, model, value, created_at) VALUES (?, ?, ?, ?)',
-    );
-  }
+    private readonly store: KeyValueStore,
+    private readonly entries: KeyValueTable<unknown>,
+  ) {}
 
   static open(path: string): ResponseCache {
-    mkdirSync(dirname(path), { recursive: true });
-    const db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('busy_timeout = 5000');
-    db.exec(
-      'CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT NOT NULL, value TEXT NOT NULL, created_at TEXT NOT NULL)',
-    );
-    return new ResponseCache(path, db);
+    const store = new KeyValueStore(path, 'response cache');
+    try {
+      const entries = store.table(TABLE, LENIENT_JSON);
+      store.adoptLegacyTable(LEGACY_TABLE, entries, fromLegacyRow);
+      return new ResponseCache(path, store, entries);
+    } catch (error) {
+      store.close();
+      throw error;
+    }
   }
 
   get(key: string): GenerationResult | undefined {
-    const row = this.getStatement.get(key);
-    if (!row) return undefined;
-    const parsed = CachedResultSchema.safeParse(JSON.parse(row.value));
+    const parsed = CacheEntrySchema.safeParse(this.entries.get(key));
     // A row this version cannot read is treated as a miss and overwritten by the next success.
-    return parsed.success ? { ...parsed.data, cached: true } : undefined;
+    return parsed.success ? { ...parsed.data.result, cached: true } : undefined;
+  }
+
+  /** Whether `get` would answer from the cache (a row this version cannot read is no hit). */
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
   }
 
   put(key: string, model: string, result: GenerationResult): void {
-    const { text, raw, reasoning, usage, toolCalls } = result;
-    this.putStatement.run(key, model, JSON.stringify({ text, raw, reasoning, usage, toolCalls }), new Date().toISOString());
+    this.entries.putMany([[key, entry(model, result)]]);
+  }
+
+  /** In one transaction (a batch's results, a whole round's). */
+  putMany(results: Iterable<[key: string, model: string, result: GenerationResult]>): void {
+    const entries = function* () {
+      for (const [key, model, result] of results) yield [key, entry(model, result)] as const;
+    };
+    this.entries.putMany(entries());
   }
 
   size(): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM responses').get() as { n: number }).n;
+    return this.entries.size();
   }
 
   close(): void {
-    this.db.close();
+    this.store.close();
   }
 }
 

@@ -14,8 +14,10 @@ export interface GenerationResult {
   raw: string;
   reasoning?: string;
   usage?: TokenUsage;
-  /** True when served from the response cache. */
+  /** True when served from the response cache (free). */
   cached?: boolean;
+  /** True when a batch of this run answered it (batch API mode): a paid call at the batch price. */
+  batched?: boolean;
   /**
    * Set when the endpoint returned empty completions on every attempt (this many): the answer
    * is empty, and runs count it as such.

@@ -22,8 +22,8 @@ export interface MethodRunOptions {
   retrieve?: (text: string) => Promise<RetrievedChunk[]>;
   /** The retriever's relevance scores of texts against a query; absent when it has none. */
   relevance?: (query: string, texts: string[]) => Promise<number[]>;
-  /** `{ inputPerMillion, outputPerMillion }` of the model, for the cost's price. */
-  price?: { inputPerMillion: number; outputPerMillion: number };
+  /** `{ inputPerMillion, outputPerMillion, batchDiscount }` of the model, for the cost's price. */
+  price?: { inputPerMillion: number; outputPerMillion: number; batchDiscount?: number };
   now?: () => number;
 }
 
@@ -63,6 +63,9 @@ export class MethodRun implements MethodContext {
   #completionTokens = 0;
   #estimated = false;
   #cachedCalls = 0;
+  #batchedCalls = 0;
+  /** Tokens of the calls a batch answered, priced at the batch rate. */
+  #batchedTokens = { prompt: 0, completion: 0 };
   #rateLimited = 0;
   #rateLimitWaitMs = 0;
   /** The list retrieved for the item's own question, if the method asked for it. */
@@ -173,6 +176,11 @@ export class MethodRun implements MethodContext {
     this.#completionTokens += counted.completionTokens;
     if (!usage) this.#estimated = true;
     if (result.cached) this.#cachedCalls++;
+    if (result.batched) {
+      this.#batchedCalls++;
+      this.#batchedTokens.prompt += counted.promptTokens;
+      this.#batchedTokens.completion += counted.completionTokens;
+    }
     if (result.rateLimit) {
       this.#rateLimited += result.rateLimit.rateLimited;
       this.#rateLimitWaitMs += result.rateLimit.waitedMs;
@@ -209,6 +217,13 @@ export class MethodRun implements MethodContext {
     return [...this.#union.values()];
   }
 
+  /** Live (and cached) calls at the model's price, batched ones at its batch share. */
+  #price(price: NonNullable<MethodRunOptions['price']>): number {
+    const at = (prompt: number, completion: number) => (prompt * price.inputPerMillion + completion * price.outputPerMillion) / 1e6;
+    const batched = this.#batchedTokens;
+    return at(this.#promptTokens - batched.prompt, this.#completionTokens - batched.completion) + at(batched.prompt, batched.completion) * (price.batchDiscount ?? 0.5);
+  }
+
   cost(): MethodCost {
     const price = this.#options.price;
     return {
@@ -219,9 +234,10 @@ export class MethodRun implements MethodContext {
       durationMs: this.#now() - this.#started,
       ...(this.#estimated ? { estimatedTokens: true } : {}),
       ...(this.#cachedCalls ? { cachedCalls: this.#cachedCalls } : {}),
+      ...(this.#batchedCalls ? { batchedCalls: this.#batchedCalls } : {}),
       ...(this.#rateLimited ? { rateLimited: this.#rateLimited } : {}),
       ...(this.#rateLimitWaitMs ? { rateLimitWaitMs: this.#rateLimitWaitMs } : {}),
-      ...(price ? { price: (this.#promptTokens * price.inputPerMillion + this.#completionTokens * price.outputPerMillion) / 1e6 } : {}),
+      ...(price ? { price: this.#price(price) } : {}),
     };
   }
 }

@@ -41,10 +41,12 @@ export const MethodCostSchema = z.object({
   estimatedTokens: z.boolean().optional(),
   /** Generations answered from the response cache (their tokens still count: that is what the method costs). */
   cachedCalls: z.number().int().nonnegative().optional(),
+  /** Generations a batch API answered (batch mode): priced at the model's `batchDiscount`. */
+  batchedCalls: z.number().int().nonnegative().optional(),
   /** 429 responses the answer's calls received (each retried), and milliseconds they waited for the endpoint's rate limit. */
   rateLimited: z.number().int().nonnegative().optional(),
   rateLimitWaitMs: z.number().nonnegative().optional(),
-  /** promptTokens × inputPerMillion + completionTokens × outputPerMillion, ÷ 10⁶, when the model has a `price`. */
+  /** promptTokens × inputPerMillion + completionTokens × outputPerMillion, ÷ 10⁶, when the model has a `price` (batched calls × batchDiscount). */
   price: z.number().nonnegative().optional(),
 });
 export type MethodCost = z.infer<typeof MethodCostSchema>;

@@ -7,11 +7,15 @@ import { rerankRecallChartSvg } from './rerankRecallChart.js';
 import { escapeHtml as esc } from './escape.js';
 import { renderAnswerClaims, renderWhySection } from './whySection.js';
 import { noiseStudy, noiseStudyHtml } from './noiseStudy.js';
+import { planVsActualHtml } from './planVsActual.js';
+import type { RunPlan } from '../estimate/runPlan.js';
 
 export interface ReportInput {
   summary: RunSummary;
   records: RunItemRecord[];
   manifest: Record<string, unknown>;
+  /** The run's plan.json (estimate before the first answer): a "Plan against actual" section; runs without one have none. */
+  plan?: RunPlan;
   /** Most questions shown in the drill-down (all conditions of each). */
   drillDownLimit?: number;
 }
@@ -88,6 +92,8 @@ export function renderReportHtml(input: ReportInput): string {
       out.push(`<p class="meta">Judge output lines that matched no rubric item (mean per answer; ignored when scoring): ${stray.map((c) => `${esc(c.condition)} ${num(c.extra.judgeStrayLines)}`).join(', ')}.</p>`);
     }
   }
+
+  out.push(planVsActualHtml(input.plan, records));
 
   const groupKeys = [...new Set(summary.cells.flatMap((c) => Object.keys(c.byGroup)))].sort();
   if (groupKeys.length) out.push('<h2 id="groups">By category and type</h2>');

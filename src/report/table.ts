@@ -76,6 +76,12 @@ export function summaryTable(summary: RunSummary): string {
       `rate limits (per answer): ${limited.map((c) => `${summary.models.length > 1 ? `${c.model} ` : ''}${c.condition} ${fmt(c.cost!.rateLimited!)} 429s, ${Math.round(c.cost!.rateLimitWaitMs ?? 0)} ms waiting`).join('; ')}`,
     );
   }
+  const batched = summary.cells.filter((c) => (c.cost?.batchedCalls ?? 0) > 0);
+  if (batched.length) {
+    blocks.push(
+      `batch API (calls per answer answered by batches, priced at the batch rate): ${batched.map((c) => `${summary.models.length > 1 ? `${c.model} ` : ''}${c.condition} ${fmt(c.cost!.batchedCalls!)} of ${fmt(c.cost!.generationCalls)}`).join('; ')}`,
+    );
+  }
   const figures = methodFigureLines(summary);
   if (figures.length) blocks.push(figures.join('\n'));
   const diagnostics = diagnosticsTables(summary);

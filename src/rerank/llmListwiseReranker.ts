@@ -1,3 +1,4 @@
+import { assertLiveGenerator } from '../batch/batchQueue.js';
 import { z } from 'zod';
 import { componentSpec } from '../config/fields.js';
 import { generators } from '../generation/registry.js';
@@ -39,6 +40,7 @@ export function listwisePrompt(query: string, passages: string[], maxChars: numb
  * are positions: (n − position) / n, 1 for the top candidate.
  */
 export async function createLlmReranker(params: LlmRerankerParams): Promise<Reranker> {
+  assertLiveGenerator(params.generator, 'rerank.generator', 'the listwise reranker');
   const generator: Generator = await generators.create(params.generator, undefined, 'rerank.generator');
   return {
     name: 'llm',

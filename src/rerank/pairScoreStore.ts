@@ -1,4 +1,4 @@
-import { KeyValueStore, REAL_NUMBER, type KeyValueTable } from '../models/keyValueStore.js';
+import { KeyValueStore, REAL_NUMBER, type KeyValueTable } from '../io/keyValueStore.js';
 
 /**
  * Cross-encoder logits on disk, keyed by the pair key of `PairScoreCache` (model fingerprint,

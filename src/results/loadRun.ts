@@ -7,8 +7,9 @@ import { assertRunDirectory, readRunRecords, runFile } from '../experiment/runDi
 import { summarizeRun, type RunSummary, type SummaryOptions } from '../experiment/summary.js';
 import { attachDiagnostics, readDiagnosticsLines, readDiagnosticsState } from '../diagnostics/runFiles.js';
 import { addDiagnosticsToSummary } from '../diagnostics/summary.js';
+import { readRunPlan, type RunPlan } from '../estimate/runPlan.js';
 
-/** A run directory read into memory: its config, manifest, answer records and summary. */
+/** A run directory read into memory: its config, manifest, answer records, summary and plan. */
 export interface LoadedRun {
   id: string;
   dir: string;
@@ -20,6 +21,8 @@ export interface LoadedRun {
   /** Model labels and condition names in the run's own order. */
   models: string[];
   conditions: string[];
+  /** plan.json: what the run was estimated to cost before its first answer; absent for runs from before plans. */
+  plan?: RunPlan;
 }
 
 /**
@@ -55,7 +58,8 @@ export async function loadRun(dir: string): Promise<LoadedRun> {
   const summary = state
     ? { ...addDiagnosticsToSummary(plain, records, { baseline: state.settings.baseline, delta: state.settings.delta }), diagnostics: { ...state.settings, complete: state.complete } }
     : plain;
-  return { id: basename(runDir), dir: runDir, config, manifest, records, summary, models, conditions };
+  const plan = await readRunPlan(runDir);
+  return { id: basename(runDir), dir: runDir, config, manifest, records, summary, models, conditions, ...(plan ? { plan } : {}) };
 }
 
 /** Loads several run directories (e.g. one per model or per retriever) for side-by-side analysis. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Generator } from '../generation/types.js';
 
 /** One numbered rubric item with its summed weight (negative in the deduction half). */
 export interface RubricItem {
@@ -29,12 +30,16 @@ export type JudgeOutcome =
 export interface Judge {
   readonly name: string;
   readonly model: string;
+  /** The LLM behind the judge, if any (a batch-mode run drives its batch queue). */
+  readonly generator?: Generator;
   judge(request: JudgeRequest): Promise<JudgeOutcome>;
 }
 
 /** Turns a free LongHisDoc answer into the answer type's format. */
 export interface AnswerExtractor {
   readonly name: string;
+  /** The LLM behind the extractor, if any (a batch-mode run drives its batch queue). */
+  readonly generator?: Generator;
   extract(input: { question: string; response: string; answerType: string }): Promise<string>;
 }
 

@@ -65,6 +65,35 @@ export interface StartOptions {
    * with `'none'` (DeepSeek, vLLM) the 429 carries only Retry-After.
    */
   rateLimit?: { requestsPerMinute: number; headers: 'openai' | 'none' };
+  /** How the Batch API (files, batches) behaves; it is always served. */
+  batch?: BatchServerOptions;
+}
+
+/**
+ * OpenAI's Batch API as the server plays it: files uploaded (multipart, purpose `batch`), a batch
+ * going validating → in_progress → finalizing → completed one state per `pollsPerState` status
+ * requests, its output and error files downloadable. Lines answer through the same responder as
+ * live chat completions (never counted as chat requests).
+ */
+export interface BatchServerOptions {
+  /** Status requests a batch spends in each state before the next (default 1). */
+  pollsPerState?: number;
+  /** Lines that fail (HTTP 500 in the error file): by custom_id and how often the id was seen in batches (1 = first). */
+  failLine?: (customId: string, occurrence: number) => boolean;
+  /** Batches (1-based, in creation order) that expire instead of completing, answering only this share of their lines. */
+  expire?: (batchNumber: number) => number | undefined;
+  /** Milliseconds every status request waits before answering (a slow poll). */
+  pollDelayMs?: number;
+}
+
+/** One batch the server holds, as `GET /v1/batches/{id}` returns it plus what it was asked. */
+export interface ServedBatch {
+  id: string;
+  number: number;
+  status: string;
+  input_file_id: string;
+  customIds: string[];
+  polls: number;
 }
 
 export interface RecordedRequest {
@@ -83,6 +112,10 @@ export interface OpenAIServer {
   requests: RecordedRequest[];
   /** Chat requests only. */
   chatRequests(): RecordedRequest[];
+  /** Batches created, in order. */
+  batches: ServedBatch[];
+  /** The custom_ids the server answered (or failed) in batches, one entry per line processed. */
+  batchLines: string[];
   close(): Promise<void>;
 }
 
@@ -118,10 +151,10 @@ function sendJson(res: ServerResponse, status: number, value: unknown, headers: 
   res.end(body);
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function toBase64Float32(vector: number[]): string {
@@ -205,6 +238,7 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
       default:
         break;
     }
+    if (!request.stream) return sendJson(res, 200, await completionBody(request, fault === 'empty'), rateHeaders);
     const reply = fault === 'empty' ? { content: '' } : await respond(request);
     const message = typeof reply === 'string' ? { content: reply } : reply;
     const content = message.content ?? '';
@@ -234,7 +268,24 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
       res.end('data: [DONE]\n\n');
       return;
     }
-    sendJson(res, 200, {
+  }
+
+  /** A chat completion's JSON for a request (what a live call returns and a batch output line carries). */
+  async function completionBody(request: ChatRequestBody, empty = false): Promise<Record<string, unknown>> {
+    const reply = empty ? { content: '' } : await respond(request);
+    const message = typeof reply === 'string' ? { content: reply } : reply;
+    const content = message.content ?? '';
+    const promptChars = request.messages.reduce((n, m) => n + String(m.content ?? '').length, 0);
+    const toolCalls = (typeof reply === 'string' ? [] : (reply.tool_calls ?? [])).map((call) => ({
+      id: `call_${++toolCallId}`,
+      type: 'function' as const,
+      function: { name: call.name, arguments: JSON.stringify(call.args) },
+    }));
+    const completionChars = content.length + toolCalls.reduce((n, c) => n + c.function.arguments.length, 0);
+    const usage = { prompt_tokens: promptChars, completion_tokens: completionChars, total_tokens: promptChars + completionChars };
+    const id = `chatcmpl-${++completionId}`;
+    const created = Math.floor(Date.now() / 1000);
+    return {
       id,
       object: 'chat.completion',
       created,
@@ -252,8 +303,99 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
         },
       ],
       usage,
-    }, rateHeaders);
+    };
   }
+
+  // The Batch API's state: uploaded files and batches.
+  const files = new Map<string, { bytes: Buffer; filename: string; purpose: string }>();
+  const batches = new Map<string, ServedBatch & { lines: { custom_id: string; body: ChatRequestBody }[]; output_file_id?: string; error_file_id?: string; counts: { total: number; completed: number; failed: number }; created_at: number }>();
+  const batchLines: string[] = [];
+  const lineSeen = new Map<string, number>();
+  let fileCount = 0;
+  const batchOptions = options.batch ?? {};
+
+  async function uploadFile(req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
+    const form = await new Request('http://local/v1/files', { method: 'POST', headers: req.headers as Record<string, string>, body: raw }).formData();
+    const file = form.get('file');
+    if (!(file instanceof Blob) || form.get('purpose') !== 'batch') return sendJson(res, 400, { error: { message: 'expected a file and purpose=batch', type: 'invalid_request_error' } });
+    const id = `file-${++fileCount}`;
+    const bytes = Buffer.from(await file.arrayBuffer());
+    files.set(id, { bytes, filename: (file as File).name ?? 'upload.jsonl', purpose: 'batch' });
+    sendJson(res, 200, { id, object: 'file', bytes: bytes.length, created_at: Math.floor(Date.now() / 1000), filename: (file as File).name, purpose: 'batch', status: 'processed' });
+  }
+
+  function batchJson(batch: NonNullable<ReturnType<typeof batches.get>>): Record<string, unknown> {
+    return {
+      id: batch.id,
+      object: 'batch',
+      endpoint: '/v1/chat/completions',
+      input_file_id: batch.input_file_id,
+      completion_window: '24h',
+      status: batch.status,
+      output_file_id: batch.output_file_id ?? null,
+      error_file_id: batch.error_file_id ?? null,
+      created_at: batch.created_at,
+      request_counts: batch.counts,
+      errors: null,
+      metadata: {},
+    };
+  }
+
+  function createBatch(res: ServerResponse, raw: string): void {
+    const request = JSON.parse(raw) as { input_file_id: string; endpoint: string; completion_window: string };
+    const file = files.get(request.input_file_id);
+    if (!file) return sendJson(res, 404, { error: { message: `no file ${request.input_file_id}`, type: 'invalid_request_error' } });
+    const lines = file.bytes.toString('utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as { custom_id: string; body: ChatRequestBody });
+    const number = batches.size + 1;
+    const batch = { id: `batch_${number}`, number, status: 'validating', input_file_id: request.input_file_id, customIds: lines.map((l) => l.custom_id), polls: 0, lines, counts: { total: lines.length, completed: 0, failed: 0 }, created_at: Math.floor(Date.now() / 1000) };
+    batches.set(batch.id, batch);
+    sendJson(res, 200, batchJson(batch));
+  }
+
+  /** Each status request moves the batch on; at the end its lines are answered and its files written. */
+  async function pollBatch(res: ServerResponse, id: string): Promise<void> {
+    if (batchOptions.pollDelayMs) await new Promise((r) => setTimeout(r, batchOptions.pollDelayMs));
+    const batch = batches.get(id);
+    if (!batch) return sendJson(res, 404, { error: { message: `no batch ${id}`, type: 'invalid_request_error' } });
+    const perState = batchOptions.pollsPerState ?? 1;
+    batch.polls++;
+    const order = ['validating', 'in_progress', 'finalizing', 'completed'];
+    const step = Math.min(order.length - 1, Math.floor(batch.polls / perState));
+    if (!['completed', 'expired'].includes(batch.status) && step === order.length - 1) {
+      const share = batchOptions.expire?.(batch.number);
+      const answeredCount = share === undefined ? batch.lines.length : Math.floor(batch.lines.length * share);
+      const output: unknown[] = [];
+      const errors: unknown[] = [];
+      for (const [i, line] of batch.lines.entries()) {
+        if (i >= answeredCount) {
+          errors.push({ id: `batch_req_${batch.number}_${i}`, custom_id: line.custom_id, response: null, error: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' } });
+          continue;
+        }
+        batchLines.push(line.custom_id);
+        const occurrence = (lineSeen.get(line.custom_id) ?? 0) + 1;
+        lineSeen.set(line.custom_id, occurrence);
+        if (batchOptions.failLine?.(line.custom_id, occurrence)) {
+          errors.push({ id: `batch_req_${batch.number}_${i}`, custom_id: line.custom_id, response: { status_code: 500, request_id: `req_${i}`, body: { error: { message: 'The server had an error while processing your request.', type: 'server_error' } } }, error: null });
+          continue;
+        }
+        output.push({ id: `batch_req_${batch.number}_${i}`, custom_id: line.custom_id, response: { status_code: 200, request_id: `req_${i}`, body: await completionBody(line.body) }, error: null });
+      }
+      const store = (lines: unknown[]) => {
+        if (!lines.length) return undefined;
+        const fileId = `file-${++fileCount}`;
+        files.set(fileId, { bytes: Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n') + '\n'), filename: `${batch.id}.jsonl`, purpose: 'batch_output' });
+        return fileId;
+      };
+      batch.output_file_id = store(output);
+      batch.error_file_id = store(errors);
+      batch.counts = { total: batch.lines.length, completed: output.length, failed: errors.length };
+      batch.status = share === undefined ? 'completed' : 'expired';
+    } else if (!['completed', 'expired'].includes(batch.status)) {
+      batch.status = order[step]!;
+    }
+    sendJson(res, 200, batchJson(batch));
+  }
+
 
   function embeddings(res: ServerResponse, raw: string): void {
     const request = JSON.parse(raw) as { model: string; input: string | string[]; encoding_format?: string };
@@ -273,8 +415,13 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
 
   const server = createServer((req, res) => {
     void (async () => {
-      const raw = await readBody(req);
+      const bytes = await readBody(req);
       const path = (req.url ?? '/').split('?')[0]!;
+      if (req.method === 'POST' && path === '/v1/files') {
+        requests.push({ method: 'POST', path, headers: { ...req.headers }, body: '(multipart upload)' });
+        return uploadFile(req, res, bytes);
+      }
+      const raw = bytes.toString('utf8');
       const record: RecordedRequest = { method: req.method ?? 'GET', path, headers: { ...req.headers }, body: raw ? safeJson(raw) : undefined };
       requests.push(record);
       if (options.requireKey !== undefined && req.headers.authorization !== `Bearer ${options.requireKey}`) {
@@ -283,6 +430,19 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
       }
       if (req.method === 'POST' && path === '/v1/chat/completions') return chat(req, res, raw, record);
       if (req.method === 'POST' && path === '/v1/embeddings') return embeddings(res, raw);
+      if (req.method === 'POST' && path === '/v1/batches') return createBatch(res, raw);
+      if (req.method === 'GET' && path === '/v1/batches') {
+        return sendJson(res, 200, { object: 'list', data: [...batches.values()].reverse().map(batchJson), has_more: false, first_id: null, last_id: null });
+      }
+      const batchMatch = /^\/v1\/batches\/([^/]+)$/.exec(path);
+      if (req.method === 'GET' && batchMatch) return pollBatch(res, batchMatch[1]!);
+      const fileMatch = /^\/v1\/files\/([^/]+)\/content$/.exec(path);
+      if (req.method === 'GET' && fileMatch) {
+        const file = files.get(fileMatch[1]!);
+        if (!file) return sendJson(res, 404, { error: { message: `no file ${fileMatch[1]}`, type: 'invalid_request_error' } });
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': file.bytes.length });
+        return void res.end(file.bytes);
+      }
       if (req.method === 'GET' && path === '/v1/models') {
         return sendJson(res, 200, {
           object: 'list',
@@ -302,6 +462,10 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     chatRequests: () => requests.filter((r) => r.path === '/v1/chat/completions'),
+    get batches() {
+      return [...batches.values()].map(({ id, number, status, input_file_id, customIds, polls }) => ({ id, number, status, input_file_id, customIds, polls }));
+    },
+    batchLines,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -133,6 +133,23 @@ describe('the agent method against an OpenAI-compatible server with tool calling
     const answers = async (dir: string) => (await readRunRecords(dir)).map((r) => [r.key, r.response!.text, r.trace.length]).sort();
     expect(await answers(second.runDir)).toEqual(await answers(first.runDir));
     expect((await readRunRecords(second.runDir)).every((r) => r.cost!.cachedCalls === 3)).toBe(true);
+  }, 120_000);
+
+  it('runs round by round through a batch API (batch: true): the answers and traces of a live run, no live request', async () => {
+    server = await startOpenAIServer({ respond: searchingModel });
+    const dir = mkdtempSync(join(tmpdir(), 'hisrag-agent-batch-'));
+    for (const sub of ['live', 'batch']) mkdirSync(join(dir, sub));
+    const live = await runExperiment({ config: await loadExperimentConfig(agentConfig(join(dir, 'live'), server.url)), runId: 'live' });
+    const liveRequests = server.chatRequests().length;
+    const batched = await runExperiment({
+      config: await loadExperimentConfig(agentConfig(join(dir, 'batch'), server.url, {}, { cache: join(dir, 'batch', 'responses.sqlite'), batch: { pollMs: 5 } })),
+      runId: 'batch',
+    });
+    expect(server.chatRequests().length).toBe(liveRequests);
+    // Three agent turns and the judge: at least four rounds, each batch holding the turn's tool calls and results.
+    expect(server.batches.length).toBeGreaterThanOrEqual(4);
+    const answers = async (runDir: string) => (await readRunRecords(runDir)).map((r) => [r.key, r.response!.text, r.trace.map((s) => s.label).join(','), r.score.score]).sort();
+    expect(await answers(batched.runDir)).toEqual(await answers(live.runDir));
   }, 120_000);
 
   it('fails the first agent item of a model that rejects `tools` with HTTP 400, names it, and stops the run', async () => {

@@ -1,7 +1,8 @@
+import { assertLiveGenerator } from '../../batch/batchQueue.js';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ServiceUnavailableError } from '../../errors.js';
-import { OpenAIGenerator, OpenAIParamsSchema } from '../../generation/openai.js';
+import { OpenAIGenerator, OpenAIParamsFields } from '../../generation/openai.js';
 import { generators } from '../../generation/registry.js';
 import { stableStringify } from '../../generation/responseCache.js';
 import type { GenerationResult, Generator } from '../../generation/types.js';
@@ -145,6 +146,7 @@ export const llmClaimExtractor: RegistryEntry<z.infer<typeof LlmClaimExtractorPa
   description: 'LLM claim extraction (Chinese prompt: self-contained claims, one numbered line each); unreadable replies retried then reported as failures.',
   params: LlmClaimExtractorParams,
   async create(params) {
+    assertLiveGenerator(params.generator, 'diagnostics.extractor.generator', 'the diagnostics claim extractor');
     const generator = await generators.create(params.generator, undefined, 'diagnostics.extractor.generator');
     return createLlmClaimExtractor(generator, { retries: params.retries });
   },
@@ -155,15 +157,16 @@ export const llmClaimChecker: RegistryEntry<z.infer<typeof LlmClaimCheckerParams
   description: 'LLM claim checking (Chinese prompt, 蕴含/中立/矛盾 from the given text only, up to claimsPerCall claims a call); a missing label is retried then reported, never read as neutral.',
   params: LlmClaimCheckerParams,
   async create(params) {
+    assertLiveGenerator(params.generator, 'diagnostics.checker.generator', 'the diagnostics claim checker');
     const generator = await generators.create(params.generator, undefined, 'diagnostics.checker.generator');
     return createLlmClaimChecker(generator, { retries: params.retries, claimsPerCall: params.claimsPerCall });
   },
 };
 
-// OpenAIParamsSchema's own `retries` counts HTTP retries; here `retries` counts unreadable replies
+// OpenAIParamsFields' own `retries` counts HTTP retries; here `retries` counts unreadable replies
 // (as in the 'llm' entries), so the HTTP one is `httpRetries`.
-const OpenAIClaimExtractorParams = OpenAIParamsSchema.omit({ retries: true }).extend({
-  httpRetries: OpenAIParamsSchema.shape.retries,
+const OpenAIClaimExtractorParams = OpenAIParamsFields.omit({ retries: true, batch: true, batchFallback: true }).extend({
+  httpRetries: OpenAIParamsFields.shape.retries,
   retries: Retries,
 });
 const OpenAIClaimCheckerParams = OpenAIClaimExtractorParams.extend({ claimsPerCall: ClaimsPerCall });

@@ -41,6 +41,7 @@ export function createLlmExtractor(generator: Generator, options: { retries?: nu
   const retries = options.retries ?? 2;
   return {
     name: 'llm',
+    generator,
     async extract(input) {
       let lastError: unknown;
       for (let attempt = 0; attempt <= retries; attempt++) {

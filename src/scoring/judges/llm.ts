@@ -18,6 +18,7 @@ export function createLlmJudge(generator: Generator, options: { retries?: number
   return {
     name: 'llm',
     model: generator.model,
+    generator,
     async judge(request): Promise<JudgeOutcome> {
       const keys = request.rubricItems.map(verdictKey);
       const messages = judgeMessages(request);

@@ -1,5 +1,6 @@
 /**
- * hisrag's library API. The `hisrag` CLI is a thin layer over these functions.
+ * hisrag's library API, the package's entry (`import … from 'hisrag'`; `package.json`'s `exports`). The
+ * `hisrag` CLI is a thin layer over these functions.
  */
 export { VERSION } from './version.js';
 export { InputError, ConfigError, DataFileError } from './errors.js';

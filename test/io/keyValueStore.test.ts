@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DataFileError } from '../../src/errors.js';
-import { FLOAT32_VECTOR, JSON_VALUE, KeyValueStore, REAL_NUMBER } from '../../src/models/keyValueStore.js';
+import { FLOAT32_VECTOR, JSON_VALUE, KeyValueStore, REAL_NUMBER } from '../../src/io/keyValueStore.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'hisrag-kv-'));
 
-describe('the key-value store models write their outputs to', () => {
+describe('the key-value store caches write to', () => {
   it('keeps values across opens, each table with its own codec', () => {
     const file = join(dir, 'a', 'store.sqlite');
     const first = new KeyValueStore(file, 'test cache');
@@ -22,6 +22,8 @@ describe('the key-value store models write their outputs to', () => {
     const notes = second.table('notes', JSON_VALUE);
     notes.putIfAbsent('n', { a: 2 }); // the first value stays
     expect(notes.get('n')).toEqual({ a: 1 });
+    expect([notes.has('n'), notes.has('m')]).toEqual([true, false]);
+    expect(second.table('vectors', FLOAT32_VECTOR).size()).toBe(1);
     second.close();
   });
 

@@ -1,0 +1,47 @@
+import { existsSync, statSync } from 'node:fs';
+import type { ExperimentConfig } from '../config/experiment.js';
+import { InterruptedError } from '../errors.js';
+import { atomicWriteJson } from '../io/atomicWrite.js';
+import type { Condition } from '../experiment/plan.js';
+import { runFile } from '../experiment/runDirectory.js';
+import type { Stages } from '../experiment/stages.js';
+import { computeAheadOfRun } from '../retrieval/handOff.js';
+import { planRun } from './estimateRun.js';
+import { readRunPlan, type RunPlan } from './runPlan.js';
+
+/**
+ * Writes `plan.json` at the start of a run: the dry run's plan, made on the stages the runner
+ * built (nothing prepared or built again; no model called, the response cache only looked up; what
+ * it retrieves is handed on to the run, not retrieved twice). A resumed run keeps the plan made
+ * before its first answer; a run that already has answers and no plan (from before plans) gets
+ * none, since a plan now would count its answers as cached; a plan that fails (a retriever failing
+ * on a question) is left out, and the run goes on. Returns the run's plan, for the report.
+ */
+export async function writePlanAtRunStart(
+  runDir: string,
+  config: ExperimentConfig,
+  stages: Stages,
+  conditions: Condition[],
+  options: { signal?: AbortSignal; log?: (line: string) => void } = {},
+): Promise<RunPlan | undefined> {
+  const file = runFile(runDir, 'plan');
+  if (existsSync(file)) return readRunPlan(runDir);
+  const items = runFile(runDir, 'items');
+  if (existsSync(items) && statSync(items).size > 0) return undefined;
+  const plannedAt = new Date().toISOString();
+  let plan: RunPlan;
+  try {
+    // What the plan retrieves and scores (every question, extractive refine's sentences) the run takes
+    // from it rather than computing it again.
+    const retrievers = [...new Set(conditions.flatMap((c) => (c.retrieverLabel ? [stages.retriever(c.retrieverLabel)] : [])))];
+    plan = await computeAheadOfRun(retrievers, () => planRun(config, stages, conditions, options.signal ? { signal: options.signal } : {}));
+  } catch (error) {
+    if (error instanceof InterruptedError) throw new InterruptedError(`interrupted before the first answer; finish with: hisrag run --resume ${runDir}`);
+    // The plan is an aid: a question it cannot plan (a retriever failing on it) fails in the run as it would have.
+    options.log?.(`no plan.json: planning failed (${(error as Error).message.split('\n')[0]}); the run goes on`);
+    return undefined;
+  }
+  const written = { experiment: plan.experiment, plannedAt, cells: plan.cells, total: plan.total };
+  await atomicWriteJson(file, written);
+  return written;
+}

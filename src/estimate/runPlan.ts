@@ -1,0 +1,63 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { runFile } from '../experiment/runDirectory.js';
+
+/**
+ * The plan of a run (`hisrag run --dry-run`, and `plan.json` in a run directory): per model ×
+ * condition and in total, what the run will cost before any call. Its own module so that the
+ * results loader reads `plan.json` without the planner.
+ */
+
+/** A figure as a range: `min` = `max` where it is exact; `max` null where nothing bounds it (no `maxTokens`, no earlier run). */
+export const RangeSchema = z.object({ min: z.number(), max: z.number().nullable() });
+export type Range = z.infer<typeof RangeSchema>;
+
+/** What one model × condition will cost, before any call. */
+export const PlanCellSchema = z.object({
+  model: z.string(),
+  condition: z.string(),
+  answers: z.number().int().nonnegative(),
+  /** Calls of the run's model: exact for one-prompt conditions, the method's bounds otherwise (or an earlier run's mean). */
+  generationCalls: RangeSchema,
+  promptTokens: RangeSchema,
+  completionTokens: RangeSchema,
+  /** How the figures were obtained: `exact` (every prompt built as the run will), `bounds` (the method's parameters), `earlier-run` (--estimate-from). */
+  basis: z.enum(['exact', 'bounds', 'earlier-run']),
+  /** Judge and answer-extractor calls (LLM judge on rubric questions, LLM extractor on LongHisDoc ones). */
+  judgeCalls: z.number().int().nonnegative(),
+  /** Calls whose answer the response cache already holds (free); known for one-prompt conditions. */
+  cachedCalls: z.number().int().nonnegative(),
+  /** From the model's `price` (live rates); null without one. */
+  price: RangeSchema.nullable(),
+  /** A model with `batch: true`: the price at its batch rate (`price × price.batchDiscount`). */
+  batchPrice: RangeSchema.optional(),
+});
+export type PlanCell = z.infer<typeof PlanCellSchema>;
+
+/** Read leniently: figures a later version adds are dropped, never a reason to refuse a run. */
+export const RunPlanSchema = z.object({
+  experiment: z.string(),
+  /** When the plan was made (plan.json only: before the run's first answer). */
+  plannedAt: z.string().optional(),
+  cells: z.array(PlanCellSchema),
+  total: PlanCellSchema.omit({ model: true, condition: true, basis: true }).extend({
+    /** Minutes of model calls at the models' `rateLimit.requestsPerMinute` (the slowest); null without one. */
+    minutesAtRateLimit: z.number().nullable(),
+  }),
+});
+export type RunPlan = z.infer<typeof RunPlanSchema>;
+
+/**
+ * A run directory's `plan.json` (what the run was estimated to cost before its first answer);
+ * undefined for runs from before plans, or an unreadable file (the report then has no plan section).
+ */
+export async function readRunPlan(runDir: string): Promise<RunPlan | undefined> {
+  const text = await readFile(runFile(runDir, 'plan'), 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    const parsed = RunPlanSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,147 @@
+import pLimit from 'p-limit';
+import type { BenchmarkItem } from '../benchmarks/types.js';
+import type { ExperimentConfig } from '../config/experiment.js';
+import { createProgress } from '../progress/progress.js';
+import { MethodRun } from '../methods/methodRun.js';
+import { estimateTokens } from '../prompting/tokenCounter.js';
+import type { RetrievedChunk } from '../retrieval/types.js';
+import { stripThink } from '../scoring/stripThink.js';
+import type { Condition } from './plan.js';
+import type { Stages } from './stages.js';
+
+/** One answer of the grid: a model, a condition, a question. */
+export interface Task {
+  model: Stages['models'][number];
+  condition: Condition;
+  item: BenchmarkItem;
+  /** `model|condition|benchmark:id`, the record's key. */
+  key: string;
+}
+
+export const itemKey = (item: BenchmarkItem) => `${item.benchmark}:${item.id}`;
+
+/** Questions per `retrieveBatch` call: large enough for one matrix product, small enough to start answering soon. */
+const RETRIEVAL_BATCH = 64;
+
+/** Every answer of the grid (models × conditions × questions) whose key is not in `skip`, in grid order. */
+export function gridTasks(stages: Stages, conditions: Condition[], skip: Set<string> = new Set()): Task[] {
+  const tasks: Task[] = [];
+  for (const model of stages.models) {
+    for (const condition of conditions) {
+      for (const item of stages.items) {
+        const key = `${model.label}|${condition.name}|${itemKey(item)}`;
+        if (!skip.has(key)) tasks.push({ model, condition, item, key });
+      }
+    }
+  }
+  return tasks;
+}
+
+export interface TaskContext {
+  /** The item's question at the condition's depth, from the grid-wide batched and memoised retrieval. */
+  retrieve(condition: Condition, item: BenchmarkItem): Promise<RetrievedChunk[]>;
+  /** One task's method context: its model, its depth, the memoised retrieval for the item's own question. */
+  methodRunFor(task: Task): MethodRun;
+}
+
+/**
+ * What every task of a grid shares: retrieval done once per question at each retriever's deepest k
+ * (cut per condition), in batches for retrievers that take many queries at once, and the method
+ * context each task runs in.
+ */
+export function createTaskContext(stages: Stages, conditions: Condition[], tasks: Task[], signal?: AbortSignal): TaskContext {
+  const retrievalMemo = new Map<string, Promise<RetrievedChunk[]>>();
+  const maxDepth = new Map<string, number>();
+  for (const c of conditions) {
+    if (c.retrieverLabel && c.k) maxDepth.set(c.retrieverLabel, Math.max(c.k, maxDepth.get(c.retrieverLabel) ?? 0));
+  }
+  // Retrievers that answer many queries at once (dense ones embed them in one batch, exact search
+  // scores them in one matrix product) get the questions still to answer in groups of
+  // RETRIEVAL_BATCH, in task order, each group fetched when its first question is reached.
+  const batchOf = new Map<string, { items: BenchmarkItem[]; result?: Promise<RetrievedChunk[][]> }>();
+  const filling = new Map<string, { items: BenchmarkItem[]; result?: Promise<RetrievedChunk[][]> }>();
+  for (const task of tasks) {
+    const label = task.condition.retrieverLabel;
+    if (!label || !task.condition.usesRetrieval) continue;
+    const retriever = stages.retriever(label);
+    if (!retriever.retrieveBatch || retriever.depthDependent) continue;
+    const key = `${label}|${itemKey(task.item)}`;
+    if (batchOf.has(key)) continue;
+    let batch = filling.get(label);
+    if (!batch || batch.items.length >= RETRIEVAL_BATCH) filling.set(label, (batch = { items: [] }));
+    batch.items.push(task.item);
+    batchOf.set(key, batch);
+  }
+  const retrieve = (condition: Condition, item: BenchmarkItem): Promise<RetrievedChunk[]> => {
+    const label = condition.retrieverLabel!;
+    const retriever = stages.retriever(label);
+    // Rankings are prefix-consistent for real retrievers: retrieve once at the deepest k and
+    // cut. Control retrievers whose list depends on k (oracle+noise) are asked per depth.
+    const depth = retriever.depthDependent ? condition.k! : maxDepth.get(label)!;
+    const memoKey = `${label}|${depth}|${itemKey(item)}`;
+    let pending = retrievalMemo.get(memoKey);
+    if (!pending) {
+      const batch = batchOf.get(`${label}|${itemKey(item)}`);
+      if (batch) {
+        batch.result ??= retriever.retrieveBatch!(batch.items.map((i) => stages.queryFor(i)), depth);
+        const position = batch.items.indexOf(item);
+        pending = batch.result.then((lists) => lists[position]!);
+      } else {
+        pending = retriever.retrieve(stages.queryFor(item), depth);
+      }
+      retrievalMemo.set(memoKey, pending);
+    }
+    return pending.then((list) => list.slice(0, condition.k!));
+  };
+  const methodRunFor = (task: Task): MethodRun => {
+    const { model, condition, item } = task;
+    const retriever = condition.usesRetrieval ? stages.retriever(condition.retrieverLabel!) : undefined;
+    return new MethodRun({
+      item,
+      k: condition.k ?? 0,
+      generator: model.generator,
+      countTokens: estimateTokens,
+      signal,
+      ...(model.price ? { price: model.price } : {}),
+      ...(retriever
+        ? {
+            // The item's own question comes from the batched, memoised retrieval; other queries (a
+            // reasoning step, a follow-up question) go to the retriever as they come.
+            retrieve: (text: string) => (text === item.question ? retrieve(condition, item) : retriever.retrieve({ ...stages.queryFor(item), text }, condition.k!)),
+            ...(retriever.relevance ? { relevance: (query: string, texts: string[]) => retriever.relevance!(query, texts) } : {}),
+          }
+        : {}),
+    });
+  };
+  return { retrieve, methodRunFor };
+}
+
+/**
+ * One batch round's collection (src/batch/): every task runs its method, then the shared scorer,
+ * with the batch queues collecting — a call the cache cannot answer is queued and its task stops
+ * there. Nothing is recorded; failures are met again, and recorded, by the run proper.
+ */
+export async function collectRound(options: { stages: Stages; config: ExperimentConfig; tasks: Task[]; context: TaskContext; label: string; progress: boolean }): Promise<void> {
+  const { stages, config, tasks, context } = options;
+  // Nothing waits on an endpoint here (cache lookups, retrieval): many tasks at once.
+  const limit = pLimit(Math.max(32, config.execution.concurrency));
+  const progress = createProgress({ label: options.label, total: tasks.length, silent: !options.progress });
+  try {
+    await Promise.all(
+      tasks.map((task) =>
+        limit(async () => {
+          try {
+            const outcome = await stages.method(task.condition.strategy, task.condition.strategyPath).run(context.methodRunFor(task));
+            if (!(config.scoring.emptyAnswer === 'failed' && stripThink(outcome.answer).trim() === '')) await stages.score(task.item, outcome.answer);
+          } catch {
+            // A call waiting for this round's batch, or a failure the run proper meets again and records.
+          } finally {
+            progress.tick(1);
+          }
+        }),
+      ),
+    );
+  } finally {
+    progress.stop();
+  }
+}

@@ -1,0 +1,87 @@
+import type { PlanCell, Range, RunPlan } from '../estimate/runPlan.js';
+import type { RunItemRecord } from '../experiment/records.js';
+import { escapeHtml as esc } from './escape.js';
+import { formatRange } from './planTable.js';
+
+interface Actual {
+  answers: number;
+  generationCalls: number;
+  promptTokens: number;
+  completionTokens: number;
+  /** Summed over the answers that recorded one; null when none did (no `price`). */
+  price: number | null;
+  estimatedTokens: boolean;
+}
+
+function actualOf(records: RunItemRecord[]): Actual {
+  const out: Actual = { answers: records.length, generationCalls: 0, promptTokens: 0, completionTokens: 0, price: null, estimatedTokens: false };
+  for (const r of records) {
+    if (!r.cost) continue;
+    out.generationCalls += r.cost.generationCalls;
+    out.promptTokens += r.cost.promptTokens;
+    out.completionTokens += r.cost.completionTokens;
+    if (r.cost.price !== undefined) out.price = (out.price ?? 0) + r.cost.price;
+    out.estimatedTokens ||= r.cost.estimatedTokens === true;
+  }
+  return out;
+}
+
+/** Outside the planned range, with `tolerance` (a share) for figures the plan estimates (tokens, price). */
+const outside = (actual: number, range: Range, tolerance: number) => actual < range.min * (1 - tolerance) - 1e-9 || (range.max !== null && actual > range.max * (1 + tolerance) + 1e-9);
+
+/** One `plan / actual` pair of cells; the actual marked when it falls outside the plan. */
+function pair(range: Range | null | undefined, actual: number | null, digits: number, tolerance: number, judged: boolean): string {
+  const shown = (x: number) => x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+  const planned = range ? formatRange(range, digits) : '–';
+  if (actual === null) return `<td>${planned}</td><td>–</td>`;
+  const off = judged && range ? outside(actual, range, tolerance) : false;
+  return `<td>${planned}</td><td${off ? ' class="neg" title="outside the plan"' : ''}>${shown(actual)}</td>`;
+}
+
+/**
+ * "Plan against actual": per model × condition, what `plan.json` estimated before the first answer
+ * (model calls, prompt and completion tokens, price — at the batch rate for batch models) beside
+ * what the answers recorded (their `cost`, summed). An actual outside a bound the plan claims is
+ * marked (tokens and price of exact cells with 1% allowance: the plan counts tokens with the
+ * project's estimate, the endpoint reports its own). Empty for runs without a plan.
+ */
+export function planVsActualHtml(plan: RunPlan | undefined, records: RunItemRecord[]): string {
+  if (!plan) return '';
+  const byCell = new Map<string, RunItemRecord[]>();
+  for (const r of records) {
+    const key = `${r.model}\u0000${r.condition}`;
+    const list = byCell.get(key);
+    if (list) list.push(r);
+    else byCell.set(key, [r]);
+  }
+  const priced = plan.cells.some((c) => c.price) || records.some((r) => r.cost?.price !== undefined);
+  const batched = plan.cells.some((c) => c.batchPrice);
+  const estimated = records.some((r) => r.cost?.estimatedTokens);
+  const row = (label: string, condition: string, planned: Omit<RunPlan['cells'][number], 'model' | 'condition' | 'basis'>, actual: Actual, bases: PlanCell['basis'][]) => {
+    // Judged against the plan where it claims a bound, once the cell is answered in full (not a run that
+    // stopped early): calls by the method's parameters, tokens and price where every prompt was built
+    // (tokens scaled from a multi-step method's first prompt, and an earlier run's means, are estimates).
+    const complete = actual.answers >= planned.answers;
+    const callsBound = complete && bases.every((b) => b !== 'earlier-run');
+    const exact = complete && bases.every((b) => b === 'exact');
+    return `<tr><td>${esc(label)}</td><td>${esc(condition)}</td><td>${actual.answers} / ${planned.answers}</td>` +
+      pair(planned.generationCalls, actual.generationCalls, 0, 0, callsBound) +
+      pair(planned.promptTokens, actual.promptTokens, 0, 0.01, exact) +
+      pair(planned.completionTokens, actual.completionTokens, 0, 0.01, exact) +
+      (priced ? pair(planned.batchPrice ?? planned.price, actual.price, 4, 0.01, exact) : '') +
+      `<td>${bases.length === 1 ? esc(bases[0]!) : ''}</td></tr>`;
+  };
+  const rows = plan.cells.map((cell) => row(cell.model, cell.condition, cell, actualOf(byCell.get(`${cell.model}\u0000${cell.condition}`) ?? []), [cell.basis]));
+  const planned = new Set(plan.cells.map((c) => `${c.model}\u0000${c.condition}`));
+  rows.push(row('total', '', plan.total, actualOf(records.filter((r) => planned.has(`${r.model}\u0000${r.condition}`))), plan.cells.map((c) => c.basis)));
+  return [
+    '<h2 id="plan">Plan against actual</h2>',
+    `<p class="meta">What <code>plan.json</code> estimated before the first answer${plan.plannedAt ? ` (${esc(plan.plannedAt)})` : ''}, the dry run's figures, beside what the answers recorded (their cost, summed, failed answers included). ` +
+      `Ranges are the plan's (≥ where nothing bounds it). Basis: exact = every prompt built as the run will; bounds = calls bounded by the method's parameters, tokens scaled from its first prompt (an estimate, not a bound); earlier-run = means of an earlier run. ` +
+      `Once every answer of a cell is in, an actual outside a bound of its plan is marked: calls (exact and bounds), tokens and price (exact, with 1% allowance: the plan counts tokens with the project's estimate, an endpoint reports its own).` +
+      `${batched ? ' Price: at the batch rate for models with <code>batch: true</code>.' : ''}${estimated ? ' Some tokens were estimated (the endpoint reported no usage).' : ''}</p>`,
+    `<div class="scroll"><table class="plan-vs-actual"><tr><th>model</th><th>condition</th><th>answers done / planned</th><th>model calls: plan</th><th>actual</th><th>prompt tokens: plan</th><th>actual</th><th>completion tokens: plan</th><th>actual</th>${priced ? '<th>price: plan</th><th>actual</th>' : ''}<th>basis</th></tr>`,
+    ...rows,
+    '</table></div>',
+  ].join('\n');
+}
