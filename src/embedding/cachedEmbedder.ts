@@ -42,6 +42,11 @@ export class CachedEmbedder extends Embeddings implements TextEmbedder {
     return this.inner.identity();
   }
 
+  /** A cache in front of a remote embedder is remote too (it holds no model). */
+  get remote(): { concurrency: number } | undefined {
+    return this.inner.remote;
+  }
+
   /** The wrapped embedder's fingerprint, when it has one. */
   get fingerprint(): (() => Promise<string>) | undefined {
     const inner = this.inner;

@@ -1,16 +1,22 @@
 import { Embeddings } from '@langchain/core/embeddings';
-import { OpenAIEmbeddings } from '@langchain/openai';
+import OpenAI from 'openai';
 import { z } from 'zod';
 import { ConfigError, DataFileError } from '../errors.js';
 import { formatZodIssues } from '../config/errors.js';
 import type { EmbedderIdentity, TextEmbedder } from './types.js';
 import { CachedEmbedder } from './cachedEmbedder.js';
+import { ReplicaPool, type Replica } from './replicaPool.js';
+import { RateLimitSchema, endpointRateLimiter, rateObservingFetch, type EndpointRateLimiter } from '../generation/rateLimit.js';
+import { estimateTokens } from '../prompting/tokenCounter.js';
 
 /** Config of the `openai` embedder: any OpenAI-compatible `/v1/embeddings` server (TEI, vLLM, Infinity, `hisrag serve embeddings`). */
 export const OpenAIEmbedderParamsSchema = z
   .object({
-    /** API root, e.g. `http://127.0.0.1:8080/v1`. */
-    baseURL: z.url(),
+    /**
+     * API root, e.g. `http://127.0.0.1:8080/v1`, or a list of replicas of one server (one TEI per GPU):
+     * each request goes to the replica with the fewest in flight; a failing one is drained and retried later.
+     */
+    baseURL: z.union([z.url(), z.array(z.url()).min(1, { error: 'expected at least one replica URL' })]),
     /** Model name the server serves. */
     model: z.string().min(1),
     /** Name of the environment variable holding the API key (the key itself is never in config). */
@@ -24,27 +30,56 @@ export const OpenAIEmbedderParamsSchema = z
     dimension: z.number().int().positive().optional(),
     /** Texts per request. */
     batchSize: z.number().int().positive().default(64),
-    /** Requests in flight at once. */
+    /** Requests in flight at once, on each replica. */
     maxConcurrency: z.number().int().positive().default(4),
-    /** Retries of a failed request, with exponential backoff. */
+    /** Retries of a request while every replica fails, each after the soonest replica's cooldown. */
     maxRetries: z.number().int().nonnegative().default(6),
+    /** Cooldown of a replica after a failure (connection refused, timeout, 5xx, 429), doubled with each failure in a row. */
+    retryBaseMs: z.number().int().positive().default(500),
+    retryMaxMs: z.number().int().positive().default(30_000),
     timeoutMs: z.number().int().positive().default(120_000),
-    /** Omit to use the SDK's default (base64 of little-endian float32). */
+    /** Wire format of the vectors: base64 of little-endian float32 (the default, what OpenAI's SDK asks for) or JSON floats. */
     encodingFormat: z.enum(['float', 'base64']).optional(),
     cacheFile: z.string().min(1).optional(),
+    /**
+     * The provider's limits, paced evenly over the whole pool (shared with everything on the same URLs);
+     * without it the servers' x-ratelimit-* headers and 429s set the pace. Tokens: the texts' estimate.
+     */
+    rateLimit: RateLimitSchema.optional(),
   })
   .strict();
 export type OpenAIEmbedderParams = z.output<typeof OpenAIEmbedderParamsSchema>;
 export type OpenAIEmbedderConfig = z.input<typeof OpenAIEmbedderParamsSchema>;
 
+/** A base64 embedding (little-endian float32) as numbers. */
+function decodeBase64Vector(text: string): number[] {
+  const bytes = Buffer.from(text, 'base64');
+  if (bytes.length % 4 !== 0) return [Number.NaN];
+  // Copied into an aligned buffer (a Buffer's offset into its pool need not be a multiple of 4), then
+  // into an array by a loop: Array.from of a Float32Array costs ~15× more (~40 µs for 1024 floats).
+  const floats = new Float32Array(bytes.length / 4);
+  new Uint8Array(floats.buffer).set(bytes);
+  const vector = new Array<number>(floats.length);
+  for (let i = 0; i < floats.length; i++) vector[i] = floats[i]!;
+  return vector;
+}
+
 /**
- * Embeddings from a remote OpenAI-compatible server through LangChain's `OpenAIEmbeddings`
- * (batching, bounded concurrency, retries with backoff). Newlines are kept: the vectors must
- * equal what the served model gives locally.
+ * Embeddings from a remote OpenAI-compatible server (or a pool of replicas of one) with OpenAI's SDK:
+ * texts are sent `batchSize` a request, up to `maxConcurrency` requests in flight per replica, each to
+ * the replica with the fewest in flight; failures are re-routed and retried by a ReplicaPool. Newlines
+ * are kept: the vectors must equal what the served model gives locally.
+ *
+ * The identity names the model and the first URL (`<baseURL[0]>#<model>`), whatever the number of
+ * replicas: an index built over `[a, b]` is queried with `[a]` (or `[a, c]`), and every index built
+ * over one URL keeps its identity. List the replica an index was built with first.
  */
 export class OpenAIEmbedder extends Embeddings implements TextEmbedder {
   readonly params: OpenAIEmbedderParams;
-  private readonly client: OpenAIEmbeddings;
+  /** The replicas' API roots, in config order. */
+  readonly urls: string[];
+  readonly pool: ReplicaPool<OpenAI>;
+  readonly #pacing: EndpointRateLimiter;
   private dimension?: number;
 
   constructor(config: OpenAIEmbedderConfig, env: NodeJS.ProcessEnv = process.env) {
@@ -52,25 +87,27 @@ export class OpenAIEmbedder extends Embeddings implements TextEmbedder {
     const parsed = OpenAIEmbedderParamsSchema.safeParse(config);
     if (!parsed.success) throw new ConfigError(formatZodIssues(parsed.error, 'embedder'));
     this.params = parsed.data;
-    const { apiKeyEnv } = this.params;
+    const { apiKeyEnv, baseURL, model, timeoutMs, maxConcurrency, maxRetries, retryBaseMs, retryMaxMs } = this.params;
     const apiKey = apiKeyEnv ? env[apiKeyEnv] : 'unused'; // local servers need none, the SDK wants one
     if (!apiKey) throw new ConfigError(`embedder.apiKeyEnv: environment variable ${apiKeyEnv} is not set`);
     this.dimension = this.params.dimension;
-    this.client = new OpenAIEmbeddings({
-      model: this.params.model,
-      apiKey,
-      configuration: { baseURL: this.params.baseURL },
-      batchSize: this.params.batchSize,
-      maxConcurrency: this.params.maxConcurrency,
-      maxRetries: this.params.maxRetries,
-      timeout: this.params.timeoutMs,
-      stripNewLines: false,
-      encodingFormat: this.params.encodingFormat,
-    });
+    this.urls = Array.isArray(baseURL) ? baseURL : [baseURL];
+    // One pool is one endpoint for pacing, as for chat models: its replicas share the allowance.
+    this.#pacing = endpointRateLimiter(this.urls.join(' | '), this.params.rateLimit ?? {});
+    const fetchObserved = rateObservingFetch(this.#pacing);
+    this.pool = new ReplicaPool(
+      this.urls.map((url) => ({ url, client: new OpenAI({ apiKey, baseURL: url, timeout: timeoutMs, maxRetries: 0, fetch: fetchObserved }) })),
+      { maxConcurrency, maxRetries, retryBaseMs, retryMaxMs, what: `embeddings server (model ${model})` },
+    );
   }
 
-  private checked(vectors: number[][], count: number): number[][] {
-    const where = `embeddings server ${this.params.baseURL} (model ${this.params.model})`;
+  /** Nothing of the model lives in this process; an index build keeps the pool's requests in flight while it inserts. */
+  get remote(): { concurrency: number } {
+    return { concurrency: this.pool.concurrency };
+  }
+
+  private checked(vectors: unknown[], count: number, replica: Replica<OpenAI>): number[][] {
+    const where = `embeddings server ${replica.url} (model ${this.params.model})`;
     if (vectors.length !== count) throw new DataFileError(`${where}: ${vectors.length} vectors for ${count} texts`);
     for (const [i, vector] of vectors.entries()) {
       if (!Array.isArray(vector) || vector.some((x) => typeof x !== 'number' || !Number.isFinite(x))) {
@@ -81,13 +118,25 @@ export class OpenAIEmbedder extends Embeddings implements TextEmbedder {
         throw new DataFileError(`${where}: vector ${i} has ${vector.length} dimensions, expected ${this.dimension}`);
       }
     }
-    return vectors;
+    return vectors as number[][];
+  }
+
+  /** One request: `texts` (at most `batchSize`) to one replica. */
+  private async request(client: OpenAI, replica: Replica<OpenAI>, texts: string[]): Promise<number[][]> {
+    const format = this.params.encodingFormat ?? 'base64';
+    // encoding_format given explicitly: the SDK then returns the response as sent (base64 decoded here, once).
+    const reservation = await this.#pacing.acquire(texts.reduce((n, t) => n + estimateTokens(t), 0));
+    const response = await client.embeddings.create({ model: this.params.model, input: texts, encoding_format: format });
+    this.#pacing.settle(reservation, response.usage?.total_tokens);
+    const data = [...(response.data ?? [])].sort((a, b) => a.index - b.index);
+    const vectors = data.map(({ embedding }) => (typeof embedding === 'string' ? decodeBase64Vector(embedding) : (embedding as unknown)));
+    return this.checked(vectors, texts.length, replica);
   }
 
   async identity(): Promise<EmbedderIdentity> {
     if (this.dimension === undefined) await this.embedDocuments(['维度']);
-    const { baseURL, model, pooling, normalize, queryPrefix } = this.params;
-    return { model: `${baseURL}#${model}`, dimension: this.dimension!, pooling, normalize, queryPrefix };
+    const { model, pooling, normalize, queryPrefix } = this.params;
+    return { model: `${this.urls[0]}#${model}`, dimension: this.dimension!, pooling, normalize, queryPrefix };
   }
 
   /** A remote model is known only by its served name and width (the server's weights cannot be hashed from here). */
@@ -98,7 +147,11 @@ export class OpenAIEmbedder extends Embeddings implements TextEmbedder {
 
   async embedDocuments(documents: string[]): Promise<number[][]> {
     if (documents.length === 0) return [];
-    return this.checked(await this.client.embedDocuments(documents), documents.length);
+    const { batchSize } = this.params;
+    const batches: string[][] = [];
+    for (let start = 0; start < documents.length; start += batchSize) batches.push(documents.slice(start, start + batchSize));
+    const results = await Promise.all(batches.map((batch) => this.pool.run((client, replica) => this.request(client, replica, batch))));
+    return results.flat();
   }
 
   async embedQuery(query: string): Promise<number[]> {

@@ -24,5 +24,11 @@ export interface TextEmbedder extends Embeddings {
    * Index manifests record it and refuse an embedder whose fingerprint differs.
    */
   fingerprint?(): Promise<string>;
+  /**
+   * Set by embedders whose model runs elsewhere (a server, or a pool of replicas): nothing of the model
+   * lives in this process, so an index build keeps `concurrency` batches in flight and inserts into the
+   * graph while they are embedded, instead of releasing the embedder first (see buildIndex).
+   */
+  readonly remote?: { concurrency: number };
   dispose(): Promise<void>;
 }

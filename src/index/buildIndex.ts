@@ -9,7 +9,7 @@ import { createProgress } from '../progress/progress.js';
 import { buildBm25 } from './bm25/bm25Index.js';
 import { ChunkStore } from './chunkStore.js';
 import { openCorpusInput } from './corpusInput.js';
-import type { GraphIndex, GraphLibrary } from './graphIndex.js';
+import type { GraphIndex, GraphLibrary, StreamedGraphBuild, TunableGraph } from './graphIndex.js';
 import { graphLibrary } from './graphs/graphLibraries.js';
 import { assertSameIdentity, embedderFromSpec } from './indexEmbedder.js';
 import {
@@ -25,6 +25,7 @@ import {
 import type { BuildIndexOptions } from './buildOptions.js';
 import { passageText } from './passageText.js';
 import { DEFAULT_VECTOR_ENCODING } from './defaults.js';
+import { decodeVectorInto, encodeVector } from './vectorEncoding.js';
 import { ExactSearch } from './exactSearch.js';
 import { heldOutSample, tuneEfSearch } from './tuneEfSearch.js';
 
@@ -44,6 +45,11 @@ export type { BuildIndexOptions } from './buildOptions.js';
  *      smallest efSearch reaching the target recall@k against exact search is measured and recorded;
  *      bm25: the inverted index is built from the stored chunks;
  *   4. `manifest.json` is rewritten with `complete: true` — only now is the index usable.
+ *
+ * Over a remote embedder (`embedder.remote`: a server or a pool of replicas, no model in this process)
+ * steps 1 and 3 overlap: up to twice the embedder's concurrency of batches are being embedded while the
+ * oldest is stored, and each stored batch goes on to a graph built on a thread of its own (when the graph
+ * library can be fed row by row: hnswlib) — the same vectors in the same order, so the same graph.
  */
 export async function buildIndex(options: BuildIndexOptions): Promise<IndexManifest> {
   // A lancedb index keeps chunks and vectors in a LanceDB table, not chunks.sqlite: its own build.
@@ -102,16 +108,30 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
     await writeIndexManifest(options.out, manifest);
 
     const store = ChunkStore.open(join(options.out, CHUNK_STORE_FILE));
+    // A remote embedder holds no model here: the graph is built while the batches are embedded.
+    let stream: { build: StreamedGraphBuild; heldOut: number[] } | undefined;
     try {
       if (manifest.vectorEncoding) store.setVectorEncoding(manifest.vectorEncoding);
       const timings: Record<string, number> = {};
       let phase = Date.now();
       await options.onPhase?.('store');
-      await storeChunks(store, corpus.chunks(), corpus.chunksPath, corpus.manifest.counts.chunksWritten, {
+      const planned = corpus.manifest.counts.chunksWritten;
+      const remote = dense ? embedder?.remote : undefined;
+      if (remote && hnsw && identity) {
+        const library = await graphLibrary(hnsw.library);
+        if (library.startBuild) {
+          const heldOut = heldOutSample(planned, options.tune);
+          const build = await library.startBuild(identity.dimension, hnsw, join(options.out, library.file), { capacity: planned, heldOut });
+          stream = { build, heldOut };
+        }
+      }
+      await storeChunks(store, corpus.chunks(), corpus.chunksPath, planned, {
         embedder: dense ? embedder : undefined,
         dimension: identity?.dimension,
         passage,
         batchSize: options.batchSize ?? 64,
+        window: remote ? 2 * Math.max(1, remote.concurrency) : 1,
+        graph: stream?.build,
         signal: options.signal,
         onBatchStored: options.onBatchStored,
         progress: options.progress,
@@ -132,7 +152,7 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
         // efSearch is tuned on a sample held out of the graph until measured, then added (see tuneEfSearch).
         const heldOut = heldOutSample(store.countVectors(), options.tune);
         let tuneSeconds = 0;
-        await buildGraph(library, store, identity.dimension, hnsw, join(options.out, library.file), options, heldOut, async (graph) => {
+        const tune = async (graph: TunableGraph) => {
           const tuneStarted = Date.now();
           await options.onPhase?.('tune');
           const exact = new ExactSearch(store, identity.dimension, space);
@@ -147,7 +167,19 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
             await exact.close();
           }
           tuneSeconds = (Date.now() - tuneStarted) / 1000;
-        });
+        };
+        // The streamed graph holds every stored vector in label order unless the corpus held another count
+        // of chunks than its manifest says (then another held-out sample): built again from the store.
+        if (stream && store.countVectors() === planned && JSON.stringify(stream.heldOut) === JSON.stringify(heldOut)) {
+          try {
+            await stream.build.finish(store, tune);
+          } finally {
+            stream = undefined;
+          }
+        } else {
+          await stream?.build.abort();
+          await buildGraph(library, store, identity.dimension, hnsw, join(options.out, library.file), options, heldOut, tune);
+        }
         timings.hnswSeconds = (Date.now() - phase) / 1000 - tuneSeconds;
         timings.tuneSeconds = tuneSeconds;
       }
@@ -168,6 +200,8 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
         completedAt: new Date().toISOString(),
       };
     } finally {
+      // An interrupted or failed build stops its graph thread; nothing of the graph is written.
+      await stream?.build.abort();
       store.close();
     }
     await writeIndexManifest(options.out, manifest);
@@ -222,12 +256,24 @@ interface StoreOptions {
   dimension?: number;
   passage: 'title+text' | 'text';
   batchSize: number;
+  /** Batches being embedded at once (1: each is embedded, then stored, before the next starts). */
+  window: number;
+  /** A graph fed each stored batch (and first the vectors an interrupted build stored). */
+  graph?: StreamedGraphBuild;
   signal?: AbortSignal;
   onBatchStored?: (stored: number) => void | Promise<void>;
   progress?: BuildIndexOptions['progress'];
 }
 
-/** Appends the corpus's chunks after those already stored, embedding each batch before it is stored. */
+/** Rows read from the store per block when a resumed build feeds its stored vectors to a streamed graph. */
+const CATCH_UP_ROWS = 1024;
+
+/**
+ * Appends the corpus's chunks after those already stored. Up to `window` batches are being embedded
+ * while the oldest is stored — in corpus order, one transaction each — and then handed to the graph,
+ * if one is fed. A failure or an interruption keeps every batch stored so far (the in-flight ones are
+ * embedded again on resume).
+ */
 async function storeChunks(
   store: ChunkStore,
   chunks: AsyncGenerator<Chunk>,
@@ -236,38 +282,74 @@ async function storeChunks(
   options: StoreOptions,
 ): Promise<void> {
   const already = store.count();
-  const progress = createProgress({ label: options.embedder ? 'embed+store' : 'store', total: Math.max(0, total - already), unit: 'chunks', ...options.progress });
+  const { embedder, graph, dimension } = options;
+  const label = embedder ? (graph ? 'embed+store+hnsw' : 'embed+store') : 'store';
+  const progress = createProgress({ label, total: Math.max(0, total - already), unit: 'chunks', ...options.progress });
+  // A resumed build's graph starts with the vectors stored before: fed from the store while the first batches are embedded.
+  const caughtUp = graph && dimension ? feedStored(store, graph, dimension, already) : Promise.resolve();
+  caughtUp.catch(() => {});
+  const pending: { batch: Chunk[]; vectors?: Promise<number[][]> }[] = [];
+  const embed = (batch: Chunk[]) => {
+    if (!embedder) return undefined;
+    const vectors = embedder.embedDocuments(batch.map((chunk) => passageText(chunk, options.passage)));
+    // Awaited in order below; a batch still in flight when an earlier one fails must not go unhandled.
+    vectors.catch(() => {});
+    return vectors;
+  };
+  const storeOldest = async () => {
+    const { batch, vectors: embedding } = pending.shift()!;
+    const raw = embedding ? await embedding : undefined;
+    const blobs = raw?.map((vector, i) => {
+      if (vector.length !== dimension) {
+        throw new Error(`embedder returned ${vector.length} dimensions for chunk "${batch[i]!.id}", expected ${dimension}`);
+      }
+      return encodeVector(vector, store.vectorEncoding);
+    });
+    const firstLabel = store.count();
+    store.appendEncoded(batch, blobs, (i) => `${chunksPath}: chunk ${firstLabel + 1 + i}`);
+    if (graph && blobs && dimension) {
+      // The graph gets the vectors as stored (f16 by default), as a graph built from the store would.
+      const rows = new Float32Array(blobs.length * dimension);
+      blobs.forEach((blob, i) => decodeVectorInto(blob, store.vectorEncoding, dimension, rows, i * dimension));
+      await caughtUp;
+      await graph.add(firstLabel, rows);
+    }
+    progress.tick(batch.length);
+    await options.onBatchStored?.(store.count());
+  };
   let seen = 0;
   let batch: Chunk[] = [];
-  const flush = async () => {
-    if (batch.length === 0) return;
+  const enqueue = async () => {
     options.signal?.throwIfAborted();
-    let vectors: Float32Array[] | undefined;
-    if (options.embedder) {
-      const raw = await options.embedder.embedDocuments(batch.map((chunk) => passageText(chunk, options.passage)));
-      vectors = raw.map((vector, i) => {
-        if (vector.length !== options.dimension) {
-          throw new Error(`embedder returned ${vector.length} dimensions for chunk "${batch[i]!.id}", expected ${options.dimension}`);
-        }
-        return Float32Array.from(vector);
-      });
-    }
-    const firstLine = store.count() + 1;
-    store.append(batch, vectors, (i) => `${chunksPath}: chunk ${firstLine + i}`);
-    progress.tick(batch.length);
+    pending.push({ batch, vectors: embed(batch) });
     batch = [];
-    await options.onBatchStored?.(store.count());
+    if (pending.length >= options.window) await storeOldest();
   };
   try {
     for await (const chunk of chunks) {
       // Resume: the corpus is the same (content hash checked), so the first `already` chunks are stored.
       if (seen++ < already) continue;
       batch.push(chunk);
-      if (batch.length >= options.batchSize) await flush();
+      if (batch.length >= options.batchSize) await enqueue();
     }
-    await flush();
+    if (batch.length > 0) await enqueue();
+    while (pending.length > 0) {
+      options.signal?.throwIfAborted();
+      await storeOldest();
+    }
+    await caughtUp;
   } finally {
     progress.stop();
+  }
+}
+
+/** Feeds labels [0, count) from the store to a streamed graph, a block at a time. */
+async function feedStored(store: ChunkStore, graph: StreamedGraphBuild, dimension: number, count: number): Promise<void> {
+  for (let start = 0; start < count; start += CATCH_UP_ROWS) {
+    const rows = Math.min(CATCH_UP_ROWS, count - start);
+    const block = new Float32Array(rows * dimension);
+    store.readVectorBlock(start, rows, dimension, block);
+    await graph.add(start, block);
   }
 }
 

@@ -133,7 +133,12 @@ export class ChunkStore {
   }
 
   /** Appends a batch atomically: chunks get labels `count() .. count()+n-1`; vectors (if any) go with them. */
-  append(chunks: Chunk[], vectors?: Float32Array[], where?: (i: number) => string): void {
+  append(chunks: Chunk[], vectors?: ArrayLike<number>[], where?: (i: number) => string): void {
+    this.appendEncoded(chunks, vectors?.map((vector) => encodeVector(vector, this.vectorEncoding)), where);
+  }
+
+  /** `append` with the vectors already encoded in the store's `vectorEncoding` (encodeVector). */
+  appendEncoded(chunks: Chunk[], blobs?: (Buffer | undefined)[], where?: (i: number) => string): void {
     const insertChunk = this.statements.insertChunk!;
     const insertVector = this.statements.insertVector!;
     const start = this.count();
@@ -147,8 +152,8 @@ export class ChunkStore {
           }
           throw error;
         }
-        const vector = vectors?.[i];
-        if (vector) insertVector.run(start + i, encodeVector(vector, this.vectorEncoding));
+        const blob = blobs?.[i];
+        if (blob) insertVector.run(start + i, blob);
       });
     })();
   }

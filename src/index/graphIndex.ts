@@ -10,6 +10,41 @@ export interface GraphIndex {
   search(queries: ArrayLike<number>[], k: number, efSearch: number): Scored[][];
 }
 
+/** What efSearch tuning needs of a graph: its size and a search, which another thread may answer. */
+export interface TunableGraph {
+  readonly size: number;
+  search(queries: ArrayLike<number>[], k: number, efSearch: number): Scored[][] | Promise<Scored[][]>;
+}
+
+/**
+ * A graph built while its vectors arrive (an index build over a remote embedder): rows are added as
+ * each batch is stored, on a thread of the graph's own, so embedding, storing and inserting overlap.
+ */
+export interface StreamedGraphBuild {
+  /**
+   * Adds rows (row-major, `dimension` floats a row) of labels `first`, `first + 1`, …, skipping the
+   * held-out sample; `vectors` is handed over (unusable here afterwards). Resolves once the graph can
+   * take more, so a fast producer waits for it instead of filling memory.
+   */
+  add(first: number, vectors: Float32Array): Promise<void>;
+  /**
+   * Once every row sent is in the graph: `beforeHeldOut` sees it without the held-out sample, which is
+   * then added (read from the store) and the graph written to its file atomically.
+   */
+  finish(store: ChunkStore, beforeHeldOut?: (graph: TunableGraph) => Promise<void>): Promise<void>;
+  /** Stops the build; nothing is written. */
+  abort(): Promise<void>;
+}
+
+export interface StreamedGraphOptions {
+  /** Labels planned (the corpus's chunk count); the graph grows if more come. */
+  capacity: number;
+  /** Labels added last, after `beforeHeldOut` (see GraphBuildHooks). */
+  heldOut: number[];
+  /** Vectors in the graph so far. */
+  onAdded?: (added: number) => void;
+}
+
 export interface GraphBuildHooks {
   signal?: AbortSignal;
   /**
@@ -33,6 +68,11 @@ export interface GraphLibrary {
   build(store: ChunkStore, dimension: number, params: HnswParams, path: string, hooks?: GraphBuildHooks): Promise<GraphIndex>;
   /** Opens the file for search; vectors stored after it was written (a crashed add) are added in memory. */
   open(path: string, dimension: number, params: HnswParams, store: ChunkStore): GraphIndex;
+  /**
+   * Starts a graph fed row by row (StreamedGraphBuild), written to `path` when finished; the same vectors
+   * in the same order give the same graph as `build`. Libraries without it are built after storing.
+   */
+  startBuild?(dimension: number, params: HnswParams, path: string, options: StreamedGraphOptions): Promise<StreamedGraphBuild>;
   /** Adds the stored vectors the file lacks and rewrites it atomically (incremental add). */
   catchUp(path: string, dimension: number, params: HnswParams, store: ChunkStore): Promise<number>;
 }

@@ -3,7 +3,7 @@ import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import type { ChunkStore } from './chunkStore.js';
 import { DEFAULT_TUNING } from './defaults.js';
 import type { ExactSearch } from './exactSearch.js';
-import type { GraphIndex } from './graphIndex.js';
+import type { TunableGraph } from './graphIndex.js';
 import type { EfTuning } from './manifest.js';
 
 
@@ -30,7 +30,7 @@ export interface TuneOptions {
  * efSearch values are tried from k upwards in steps of 25 %.
  */
 export async function tuneEfSearch(
-  graph: GraphIndex,
+  graph: TunableGraph,
   exact: ExactSearch,
   store: ChunkStore,
   options: TuneOptions & { heldOut?: number[] } = {},
@@ -48,10 +48,10 @@ export async function tuneEfSearch(
   const truth = truthHits.map((hits, i) => new Set(withoutSelf(hits, i).map((hit) => hit.label)));
 
   const curve: EfTuning['curve'] = [];
-  const measure = (efSearch: number) => {
+  const measure = async (efSearch: number) => {
     let sum = 0;
     let counted = 0;
-    graph.search(queries, k + extra, efSearch + extra).forEach((hits, i) => {
+    (await graph.search(queries, k + extra, efSearch + extra)).forEach((hits, i) => {
       const expected = truth[i]!;
       if (expected.size === 0) return;
       counted++;
@@ -74,13 +74,13 @@ export async function tuneEfSearch(
     measuredAt: new Date().toISOString(),
   });
   if (options.fixed !== undefined) {
-    const recall = measure(options.fixed);
+    const recall = await measure(options.fixed);
     return result(options.fixed, recall, recall >= target, false);
   }
   const maxEf = Math.max(k, Math.min(options.maxEfSearch ?? DEFAULT_TUNING.maxEfSearch, n));
   let efSearch = k;
   for (;;) {
-    const recall = measure(efSearch);
+    const recall = await measure(efSearch);
     if (recall >= target) return result(efSearch, recall, true, true);
     if (efSearch >= maxEf) {
       // Target out of reach (quantised vectors cap recall): the smallest efSearch within 0.001 of the

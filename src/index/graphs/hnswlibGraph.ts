@@ -1,6 +1,7 @@
 import type { GraphIndex, GraphLibrary } from '../graphIndex.js';
 import { catchUpGraph, createHnswGraph, loadHnswGraph, saveHnswGraph, searchGraph, type HnswGraph } from '../hnswGraph.js';
 import { HNSW_FILE } from '../manifest.js';
+import { startHnswlibStream } from './hnswlibStream.js';
 
 function asGraphIndex(graph: HnswGraph): GraphIndex {
   return {
@@ -34,6 +35,7 @@ export const hnswlibGraph: GraphLibrary = {
     await saveHnswGraph(graph, path);
     return asGraphIndex(graph);
   },
+  startBuild: startHnswlibStream,
   open(path, dimension, params, store) {
     const graph = loadHnswGraph(path, dimension, params);
     catchUpGraph(graph, store);

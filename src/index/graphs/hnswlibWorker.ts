@@ -1,0 +1,103 @@
+import { rename, rm } from 'node:fs/promises';
+import { parentPort, workerData } from 'node:worker_threads';
+import hnswlib from 'hnswlib-node';
+
+/** What the graph thread is started with (see hnswlibStream.ts). */
+export interface HnswlibWorkerData {
+  space: 'ip' | 'cosine';
+  dimension: number;
+  M: number;
+  efConstruction: number;
+  efSearch: number;
+  randomSeed: number;
+  capacity: number;
+  /** Labels an `add` of consecutive labels skips (the held-out sample, added by `force` later). */
+  heldOut: number[];
+}
+
+export type HnswlibWorkerRequest =
+  /** Rows of `vectors` are labels `first`, `first + 1`, … (held-out ones skipped), or `labels` when given (never skipped). */
+  | { type: 'add'; first: number; vectors: Float32Array; labels?: number[] }
+  | { type: 'search'; id: number; queries: Float32Array; k: number; efSearch: number }
+  | { type: 'save'; id: number; path: string }
+  | { type: 'close' };
+
+export type HnswlibWorkerReply =
+  | { type: 'ready' }
+  | { type: 'added'; rows: number; added: number }
+  | { type: 'found'; id: number; results: { label: number; score: number }[][] }
+  | { type: 'saved'; id: number }
+  | { type: 'error'; id?: number; message: string };
+
+/**
+ * The graph thread of a streamed hnswlib build: one HierarchicalNSW, fed rows as they are embedded and
+ * stored, while the main thread talks to the embedding servers and writes SQLite. hnswlib-node's
+ * `addPoint` takes a JS array: each row is copied into one reused array (Array.from of a Float32Array
+ * costs ~15× more). Messages are handled in order, so searches and the save see every row sent before.
+ */
+const data = workerData as HnswlibWorkerData;
+const graph = new hnswlib.HierarchicalNSW(data.space, data.dimension);
+graph.initIndex({ maxElements: Math.max(1, data.capacity), m: data.M, efConstruction: data.efConstruction, randomSeed: data.randomSeed });
+graph.setEf(data.efSearch);
+const skip = new Set(data.heldOut);
+const row: number[] = new Array<number>(data.dimension).fill(0);
+let added = 0;
+
+function copyRow(vectors: Float32Array, i: number): number[] {
+  const offset = i * data.dimension;
+  for (let d = 0; d < data.dimension; d++) row[d] = vectors[offset + d]!;
+  return row;
+}
+
+function add(label: number, vectors: Float32Array, i: number): void {
+  // More rows than planned (a corpus manifest that undercounts): grow rather than fail.
+  if (label >= graph.getMaxElements()) graph.resizeIndex(Math.max(label + 1, graph.getMaxElements() * 2));
+  graph.addPoint(copyRow(vectors, i), label);
+  added++;
+}
+
+const port = parentPort!;
+port.on('message', (message: HnswlibWorkerRequest) => {
+  if (message.type === 'close') return port.close();
+  void (async () => {
+    try {
+      if (message.type === 'add') {
+        const rows = message.vectors.length / data.dimension;
+        for (let i = 0; i < rows; i++) {
+          const label = message.labels ? message.labels[i]! : message.first + i;
+          if (!message.labels && skip.has(label)) continue;
+          add(label, message.vectors, i);
+        }
+        port.postMessage({ type: 'added', rows, added } satisfies HnswlibWorkerReply);
+      } else if (message.type === 'search') {
+        const count = message.queries.length / data.dimension;
+        const n = Math.min(message.k, graph.getCurrentCount());
+        const results: { label: number; score: number }[][] = [];
+        for (let q = 0; q < count; q++) {
+          if (n <= 0) {
+            results.push([]);
+            continue;
+          }
+          graph.setEf(Math.max(message.efSearch, n));
+          const { neighbors, distances } = graph.searchKnn(copyRow(message.queries, q), n);
+          results.push(neighbors.map((label, i) => ({ label, score: 1 - distances[i]! })).sort((a, b) => b.score - a.score || a.label - b.label));
+        }
+        port.postMessage({ type: 'found', id: message.id, results } satisfies HnswlibWorkerReply);
+      } else if (message.type === 'save') {
+        // Written beside the target and renamed into place: a reader never sees half a file.
+        const tmp = `${message.path}.${process.pid}.tmp`;
+        try {
+          await graph.writeIndex(tmp);
+          await rename(tmp, message.path);
+        } catch (error) {
+          await rm(tmp, { force: true });
+          throw error;
+        }
+        port.postMessage({ type: 'saved', id: message.id } satisfies HnswlibWorkerReply);
+      }
+    } catch (error) {
+      port.postMessage({ type: 'error', ...('id' in message ? { id: message.id } : {}), message: (error as Error).message ?? String(error) } satisfies HnswlibWorkerReply);
+    }
+  })();
+});
+port.postMessage({ type: 'ready' } satisfies HnswlibWorkerReply);
