@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { InterruptedError } from '../errors.js';
 import { atomicWrite } from '../io/atomicWrite.js';
+import { sleep } from '../generation/retryPolicy.js';
 import type { GenerationResult } from '../generation/types.js';
 import { TERMINAL_STATUSES, parseBatchOutput, type BatchOutputLine, type BatchStatus } from './batchClient.js';
 import { BatchLedger, type Submission } from './batchLedger.js';
@@ -38,21 +39,6 @@ interface QueueGroup {
   id: string;
   queues: BatchQueue[];
   lead: BatchQueue;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /**

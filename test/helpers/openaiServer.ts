@@ -239,19 +239,7 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
         break;
     }
     if (!request.stream) return sendJson(res, 200, await completionBody(request, fault === 'empty'), rateHeaders);
-    const reply = fault === 'empty' ? { content: '' } : await respond(request);
-    const message = typeof reply === 'string' ? { content: reply } : reply;
-    const content = message.content ?? '';
-    const promptChars = request.messages.reduce((n, m) => n + String(m.content ?? '').length, 0);
-    const toolCalls = (typeof reply === 'string' ? [] : (reply.tool_calls ?? [])).map((call) => ({
-      id: `call_${++toolCallId}`,
-      type: 'function' as const,
-      function: { name: call.name, arguments: JSON.stringify(call.args) },
-    }));
-    const completionChars = content.length + toolCalls.reduce((n, c) => n + c.function.arguments.length, 0);
-    const usage = { prompt_tokens: promptChars, completion_tokens: completionChars, total_tokens: promptChars + completionChars };
-    const id = `chatcmpl-${++completionId}`;
-    const created = Math.floor(Date.now() / 1000);
+    const { message, content, usage, id, created } = await replyOf(request, fault === 'empty');
     if (request.stream) {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) =>
@@ -270,8 +258,8 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
     }
   }
 
-  /** A chat completion's JSON for a request (what a live call returns and a batch output line carries). */
-  async function completionBody(request: ChatRequestBody, empty = false): Promise<Record<string, unknown>> {
+  /** The responder's reply to a request with what a completion reports of it: tool calls, usage, id. */
+  async function replyOf(request: ChatRequestBody, empty = false) {
     const reply = empty ? { content: '' } : await respond(request);
     const message = typeof reply === 'string' ? { content: reply } : reply;
     const content = message.content ?? '';
@@ -283,8 +271,12 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
     }));
     const completionChars = content.length + toolCalls.reduce((n, c) => n + c.function.arguments.length, 0);
     const usage = { prompt_tokens: promptChars, completion_tokens: completionChars, total_tokens: promptChars + completionChars };
-    const id = `chatcmpl-${++completionId}`;
-    const created = Math.floor(Date.now() / 1000);
+    return { message, content, toolCalls, usage, id: `chatcmpl-${++completionId}`, created: Math.floor(Date.now() / 1000) };
+  }
+
+  /** A chat completion's JSON for a request (what a live call returns and a batch output line carries). */
+  async function completionBody(request: ChatRequestBody, empty = false): Promise<Record<string, unknown>> {
+    const { message, toolCalls, usage, id, created } = await replyOf(request, empty);
     return {
       id,
       object: 'chat.completion',
