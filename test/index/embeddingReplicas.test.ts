@@ -36,37 +36,23 @@ function contents(dir: string): { chunks: unknown[]; vectors: unknown[]; graph: 
   }
 }
 
-/** A remote embedder counting the texts it is asked to embed. */
+/**
+ * A wrapper of another embedder counting the texts it is asked to embed; `remote: false` hides the inner
+ * embedder's `remote`, so a build takes the classic way (embed and store everything, then the graph from the store).
+ */
 class Counted extends Embeddings implements TextEmbedder {
   documents = 0;
-  constructor(private readonly inner: OpenAIEmbedder) {
+  constructor(
+    private readonly inner: TextEmbedder,
+    private readonly options: { remote: boolean } = { remote: true },
+  ) {
     super({});
   }
   get remote() {
-    return this.inner.remote;
+    return this.options.remote ? this.inner.remote : undefined;
   }
   embedDocuments(texts: string[]): Promise<number[][]> {
     this.documents += texts.length;
-    return this.inner.embedDocuments(texts);
-  }
-  embedQuery(text: string): Promise<number[]> {
-    return this.inner.embedQuery(text);
-  }
-  identity(): Promise<EmbedderIdentity> {
-    return this.inner.identity();
-  }
-  fingerprint(): Promise<string> {
-    return this.inner.fingerprint();
-  }
-  async dispose(): Promise<void> {}
-}
-
-/** The same vectors without `remote`: built the classic way (embed and store everything, then the graph from the store). */
-class LocalCopy extends Embeddings implements TextEmbedder {
-  constructor(private readonly inner: TextEmbedder) {
-    super({});
-  }
-  embedDocuments(texts: string[]): Promise<number[][]> {
     return this.inner.embedDocuments(texts);
   }
   embedQuery(text: string): Promise<number[]> {
@@ -178,7 +164,7 @@ describe('index builds over a pool of embedding replicas', () => {
     expect(remote.remote).toEqual({ concurrency: 2 });
     // The classic build: embed and store everything, then the graph from the store.
     const classic = join(root, 'classic');
-    await buildIndex({ corpusDir, out: classic, retriever: 'hnsw', embedderInstance: new LocalCopy(remote), M: 8, efConstruction: 40, progress: quiet });
+    await buildIndex({ corpusDir, out: classic, retriever: 'hnsw', embedderInstance: new Counted(remote, { remote: false }), M: 8, efConstruction: 40, progress: quiet });
     expect(contents(classic)).toEqual(contents(reference));
 
     // Interrupted after 100 chunks, then resumed: the graph starts with the stored vectors.
