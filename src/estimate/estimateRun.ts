@@ -7,6 +7,7 @@ import { buildStages, type Stages } from '../experiment/stages.js';
 import type { MethodContext } from '../methods/types.js';
 import { estimateTokens } from '../prompting/tokenCounter.js';
 import type { ChatMessage } from '../prompting/types.js';
+import { messageText } from '../prompting/messageContent.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { loadRun } from '../results/loadRun.js';
 import type { PlanCell, Range, RunPlan } from './runPlan.js';
@@ -27,7 +28,7 @@ const sumRange = (ranges: Range[]): Range => ({
 
 const scaleRange = (r: Range, factor: number): Range => ({ min: r.min * factor, max: r.max === null ? null : r.max * factor });
 
-const messageTokens = (messages: ChatMessage[]) => messages.reduce((n, m) => n + estimateTokens(m.content), 0);
+const messageTokens = (messages: ChatMessage[]) => messages.reduce((n, m) => n + estimateTokens(messageText(m)), 0);
 
 /** What planning takes besides the stages: an earlier run's means (`--estimate-from`), and a stop signal. */
 export interface PlanOptions {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RecordedMessageSchema } from '../prompting/pageImage.js';
 import { MethodCostSchema, MethodNotesSchema, TraceStepSchema } from '../methods/trace.js';
 import { ItemScoreSchema } from '../scoring/types.js';
 import { RecordDiagnosticsSchema } from '../diagnostics/types.js';
@@ -36,7 +37,7 @@ export const RunItemRecordSchema = z.object({
   strategy: z.string(),
   retriever: z.string().nullable(),
   k: z.number().int().positive().nullable(),
-  prompt: z.array(z.object({ role: z.string(), content: z.string() })),
+  prompt: z.array(RecordedMessageSchema),
   retrieved: z.array(RecordedChunkSchema),
   /** Chunk ids placed in the prompt after the context budget. */
   contextIds: z.array(z.string()),

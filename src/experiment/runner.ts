@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { recordedMessageOf } from '../prompting/messageContent.js';
 import { mkdir, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import pLimit from 'p-limit';
@@ -241,7 +242,7 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
       const cost = withExternalCost(run.cost(), outcome?.externalCost);
       const record: RunItemRecord = {
         ...baseRecord(task),
-        prompt: outcome?.prompt ?? [],
+        prompt: (outcome?.prompt ?? []).map(recordedMessageOf),
         retrieved: recordedChunks(retrieved),
         contextIds: outcome?.contextIds ?? [],
         truncated: outcome?.truncated ?? 0,

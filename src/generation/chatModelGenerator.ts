@@ -1,6 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import type { ChatMessage } from '../prompting/types.js';
+import { messageText } from '../prompting/messageContent.js';
 import { endpointLimiter } from './endpointConcurrency.js';
 import { splitReasoning } from './reasoning.js';
 import { responseCacheKey, type ResponseCache } from './responseCache.js';
@@ -71,6 +72,7 @@ interface Replica {
 }
 
 export function toLangChainMessage(message: ChatMessage): BaseMessage {
+  if (typeof message.content !== 'string') throw new Error('a message with image parts must be prepared for the model before it is sent');
   if (message.role === 'system') return new SystemMessage(message.content);
   if (message.role === 'assistant') return new AIMessage(message.content);
   return new HumanMessage(message.content);
@@ -171,7 +173,7 @@ export class ChatModelGenerator implements Generator {
 
   async generate(messages: ChatMessage[], options: GenerateOptions = {}): Promise<GenerationResult> {
     const key = this.#options.cache ? this.cacheKey(messages) : undefined;
-    const tokens = messages.reduce((n, m) => n + estimateTokens(m.content), 0);
+    const tokens = messages.reduce((n, m) => n + estimateTokens(messageText(m)), 0);
     const conversation = messages.map(toLangChainMessage);
     return this.#withPolicy(key, options, (signal, chat) => this.#request(chat, conversation, signal), tokens, () => this.#options.batch!.body(conversation));
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { RegistryEntry } from '../registry.js';
 import type { ChatMessage } from '../prompting/types.js';
+import { messageText } from '../prompting/messageContent.js';
 import { extractQuestion, parseContextBlock } from '../prompting/contextBlock.js';
 import { outputKindOf } from '../prompting/taskFormat.js';
 import { toSimplified } from '../text/simplify.js';
@@ -41,7 +42,8 @@ export class ExtractiveGenerator implements Generator {
   readonly model = 'extractive';
 
   answer(messages: ChatMessage[]): string {
-    const user = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+    const found = [...messages].reverse().find((m) => m.role === 'user');
+    const user = found ? messageText(found) : '';
     const kind = outputKindOf(user);
     return kind ? answerStep(kind, user, this.tools) : this.tools.answer(user);
   }

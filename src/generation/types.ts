@@ -1,5 +1,5 @@
 import type { BaseMessage } from '@langchain/core/messages';
-import type { ChatMessage } from '../prompting/types.js';
+import type { ChatMessage, PageImageRef } from '../prompting/types.js';
 
 export interface TokenUsage {
   promptTokens?: number;
@@ -68,5 +68,11 @@ export interface Generator {
   chatTurn?(messages: BaseMessage[], options: ChatTurnOptions): Promise<GenerationResult>;
   /** True when the response cache already holds the answer to these messages (a dry run counts them as free). */
   isCached?(messages: ChatMessage[]): boolean;
+  /**
+   * Tokens the model counts for a page image as this generator prepares it (its `images.tokens`
+   * formula on the prepared size). Absent for a text-only generator: a prompt with image parts is
+   * then refused before any call, naming the model.
+   */
+  imageTokens?(image: PageImageRef): number;
   describe(): Record<string, unknown>;
 }

@@ -6,6 +6,7 @@ import { contentText } from '../generation/chatModelGenerator.js';
 import type { GenerationResult, Generator, ToolDefinition } from '../generation/types.js';
 import type { TokenCounter } from '../prompting/tokenCounter.js';
 import type { ChatMessage } from '../prompting/types.js';
+import { recordedMessageOf } from '../prompting/messageContent.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { MethodStepError } from './stepError.js';
 import type { MethodCost, TraceStep } from './trace.js';
@@ -116,7 +117,7 @@ export class MethodRun implements MethodContext {
   async generate(label: string, messages: ChatMessage[], options: { final?: boolean } = {}): Promise<GenerationResult> {
     const started = this.#now();
     this.#generationCalls++;
-    const recordedMessages = messages.map(({ role, content }) => ({ role, content }));
+    const recordedMessages = messages.map(recordedMessageOf);
     let result: GenerationResult;
     try {
       result = await this.#options.generator.generate(messages, { signal: this.signal });

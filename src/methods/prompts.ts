@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
 import { messagesOf } from '../prompting/templateStrategy.js';
-import type { ChatMessage } from '../prompting/types.js';
+import type { TextChatMessage } from '../prompting/types.js';
 
 /** A built-in prompt of one method step: system text, user template, and the slots it must keep. */
 export interface MethodPrompt {
@@ -54,7 +54,7 @@ export function resolvePrompts<Step extends string>(
  * The messages of one step: `{slot}` replaced for the slots given (other braces, e.g. `\boxed{}`,
  * are left alone); blank runs left by empty values collapse.
  */
-export function stepMessages(prompt: MethodPrompt, values: Record<string, string | number>): ChatMessage[] {
+export function stepMessages(prompt: MethodPrompt, values: Record<string, string | number>): TextChatMessage[] {
   const fill = (text: string) =>
     text
       .replace(/\{(\w+)\}/g, (whole, slot: string) => (slot in values ? String(values[slot]) : whole))

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RecordedMessageSchema } from '../prompting/pageImage.js';
 
 /** One retrieved passage as a trace step names it: enough to find it in the record's `retrieved`. */
 export const TracedPassageSchema = z.object({ id: z.string(), rank: z.number().int().positive(), score: z.number() });
@@ -16,7 +17,7 @@ export const TraceStepSchema = z.object({
   label: z.string(),
   query: z.string().optional(),
   passages: z.array(TracedPassageSchema).optional(),
-  messages: z.array(z.object({ role: z.string(), content: z.string() })).optional(),
+  messages: z.array(RecordedMessageSchema).optional(),
   response: z.string().optional(),
   usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }).optional(),
   /** True when `usage` was estimated with the token counter (the endpoint reported none). */

@@ -1,7 +1,7 @@
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { BaseMessage } from '@langchain/core/messages';
 import type { GenerationResult, ToolDefinition } from '../generation/types.js';
-import type { ChatMessage } from '../prompting/types.js';
+import type { ChatMessage, ContentPart } from '../prompting/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import type { MethodNotes } from './trace.js';
 
@@ -44,7 +44,7 @@ export interface MethodOutcome {
   /** The final step's response, kept as the record's `response` (its `text` is the answer). */
   response: GenerationResult;
   /** The final prompt (the record's `prompt`; an agent's whole conversation, tool messages included). */
-  prompt: { role: string; content: string }[];
+  prompt: { role: string; content: string | ContentPart[] }[];
   /** Chunk ids that reached the final prompt, in prompt order. */
   contextIds: string[];
   /** Retrieved chunks the final prompt's context budget dropped. */

@@ -8,7 +8,7 @@ import { extractFinalAnswer } from './finalAnswer.js';
 import { fillTemplate } from './fillTemplate.js';
 import type { PromptTemplate } from './templates/promptTemplate.js';
 import type { TokenCounter } from './tokenCounter.js';
-import type { BuiltPrompt, ChatMessage, PromptInput, PromptStrategy } from './types.js';
+import type { BuiltPrompt, PromptInput, PromptStrategy, TextChatMessage } from './types.js';
 
 export interface TemplateStrategyOptions {
   name: string;
@@ -36,7 +36,7 @@ export function chunkPages(chunk: RetrievedChunk): number[] | undefined {
   return typeof chunk.meta.page === 'number' ? [chunk.meta.page] : undefined;
 }
 
-export function messagesOf(system: string, user: string): ChatMessage[] {
+export function messagesOf(system: string, user: string): TextChatMessage[] {
   return system.trim() ? [{ role: 'system', content: system }, { role: 'user', content: user }] : [{ role: 'user', content: user }];
 }
 

@@ -1,8 +1,20 @@
+import type { PageImageRef } from './pageImage.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 
+export type { PageImageRef } from './pageImage.js';
+
+/** One part of a multimodal message: text, or a page image (LangChain's and OpenAI's content parts, by reference). */
+export type ContentPart = { type: 'text'; text: string } | { type: 'image'; image: PageImageRef };
+
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
+  /** Text, or parts in order (a page image followed by its OCR text …) when the prompt shows images. */
+  content: string | ContentPart[];
+}
+
+/** A message that is text only (every method step's prompt, judges, extractors): a ChatMessage too. */
+export interface TextChatMessage extends ChatMessage {
   content: string;
 }
 
@@ -28,6 +40,11 @@ export interface PromptStrategy {
   readonly name: string;
   /** True when the strategy needs retrieved context. */
   readonly usesRetrieval: boolean;
+  /**
+   * Depths this strategy runs at when the config's `retrieval.k` gives none for it (page strategies:
+   * 1, 3, 5, 10 pages); a strategy entry's own `k:` overrides both.
+   */
+  readonly defaultDepths?: readonly number[];
   build(input: PromptInput): BuiltPrompt;
   /** See PromptStrategyHooks: await once with the run's items before build (longhisdoc-full). */
   prepare?(items: BenchmarkItem[]): Promise<void>;

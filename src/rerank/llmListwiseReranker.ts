@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { componentSpec } from '../config/fields.js';
 import { generators } from '../generation/registry.js';
 import type { Generator } from '../generation/types.js';
-import type { ChatMessage } from '../prompting/types.js';
+import type { TextChatMessage } from '../prompting/types.js';
 import { parseListwiseAnswer } from './listwiseAnswer.js';
 import type { Reranker, RerankOutcome } from './types.js';
 
@@ -18,7 +18,7 @@ export const LlmRerankerParamsSchema = z
 export type LlmRerankerParams = z.output<typeof LlmRerankerParamsSchema>;
 
 /** The listwise prompt (RankGPT-style): number the candidates, ask for their ids, best first. */
-export function listwisePrompt(query: string, passages: string[], maxChars: number): ChatMessage[] {
+export function listwisePrompt(query: string, passages: string[], maxChars: number): TextChatMessage[] {
   const listed = passages.map((p, i) => `[${i + 1}] ${p.length > maxChars ? `${p.slice(0, maxChars)}…` : p}`).join('\n');
   return [
     {

@@ -1,3 +1,4 @@
+import { contentAsText } from '../../src/prompting/messageContent.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { closeResponseCaches } from '../../src/generation/responseCache.js';
@@ -54,7 +55,7 @@ describe('refine', () => {
     const refine = run.trace[2]!.detail!;
     expect(refine.sentencesKept).toBe(2);
     expect(refine.charsAfter as number).toBeLessThan(refine.charsBefore as number);
-    const prompt = outcome.prompt.at(-1)!.content;
+    const prompt = contentAsText(outcome.prompt.at(-1)!.content);
     expect(prompt).toContain('科举始于隋朝，隋炀帝设进士科。');
     expect(prompt).not.toContain('明清进士分三甲');
     // Original order: the passage c1's sentences come before c2's.

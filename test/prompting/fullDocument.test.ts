@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { messageText } from '../../src/prompting/messageContent.js';
 import { describe, expect, it } from 'vitest';
 import { parseContextBlock } from '../../src/prompting/contextBlock.js';
 import { strategies } from '../../src/prompting/registry.js';
@@ -23,7 +24,7 @@ describe('longhisdoc-full strategy', () => {
     const strategy = await strategies.create({ name: 'longhisdoc-full', ocrDir: ocrDir() }, undefined);
     await strategy.prepare!([lhdItem()]);
     const built = strategy.build({ item: lhdItem(), context: null });
-    const entries = parseContextBlock(built.messages.at(-1)!.content);
+    const entries = parseContextBlock(messageText(built.messages.at(-1)!));
     expect(entries.map((e) => e.header)).toEqual(['《春秋》（第1页）', '《春秋》（第2页）', '《春秋》（第4页）']);
     expect(built.contextIds).toEqual(['d1-p1', 'd1-p2', 'd1-p4']);
   });

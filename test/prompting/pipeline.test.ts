@@ -1,3 +1,4 @@
+import { messageText } from '../../src/prompting/messageContent.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { benchmarks } from '../../src/benchmarks/registry.js';
 import { generators } from '../../src/generation/registry.js';
@@ -39,7 +40,7 @@ describe('benchmark → prompt → generator', () => {
     const generator = await generators.create({ name: 'extractive' }, undefined);
     const answers: { text: string; pages: string[] }[] = [];
     for (const item of items) {
-      const pages = parseContextBlock(full.build({ item, context: null }).messages.at(-1)!.content).map((p) => p.text);
+      const pages = parseContextBlock(messageText(full.build({ item, context: null }).messages.at(-1)!)).map((p) => p.text);
       const chunks = pages.map((text, i) => ({ id: `p${i}`, docId: item.docId!, title: '书', text, meta: {}, score: 1, rank: i + 1 }));
       answers.push({ text: (await generator.generate(rag.build({ item, context: chunks }).messages)).text, pages });
     }

@@ -1,13 +1,14 @@
+import { messageText } from '../../src/prompting/messageContent.js';
 import { describe, expect, it } from 'vitest';
 import { ExtractiveGenerator, ExtractiveParamsSchema } from '../../src/generation/extractive.js';
 import { parseContextBlock } from '../../src/prompting/contextBlock.js';
 import { strategies } from '../../src/prompting/registry.js';
 import { NO_CONTEXT_TEXT } from '../../src/prompting/templateStrategy.js';
-import type { PromptStrategy } from '../../src/prompting/types.js';
+import type { ChatMessage, PromptStrategy } from '../../src/prompting/types.js';
 import { chunk, item } from './fixtures.js';
 
 const rag = (params: Record<string, unknown> = {}): Promise<PromptStrategy> => strategies.create({ name: 'rag', ...params }, undefined);
-const userText = (built: { messages: { content: string }[] }) => built.messages.at(-1)!.content;
+const userText = (built: { messages: ChatMessage[] }) => messageText(built.messages.at(-1)!);
 
 describe('rag strategy', () => {
   it('places the chunks with their titles before the question, in rank order', async () => {

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../prompting/types.js';
+import type { TextChatMessage } from '../../prompting/types.js';
 
 /**
  * hisrag's own Chinese prompts for RAGChecker-style claim extraction and checking. Any change to
@@ -8,7 +8,7 @@ import type { ChatMessage } from '../../prompting/types.js';
 export const PROMPT_VERSION = 'claims-zh-1';
 
 /** Extraction input: the question only resolves what the text refers to; it is not a source of claims. */
-export function extractionMessages(input: { question: string; text: string; role: 'response' | 'reference' }): ChatMessage[] {
+export function extractionMessages(input: { question: string; text: string; role: 'response' | 'reference' }): TextChatMessage[] {
   const what = input.role === 'response' ? '回答' : '参考答案';
   return [
     {
@@ -49,7 +49,7 @@ ${input.text}
  * Checking input: claims numbered 1..n against one text. The judge is told twice to ignore what
  * it knows of history: in history its memory agrees with most claims and would read as entailment.
  */
-export function checkingMessages(input: { claims: string[]; text: string; question: string }): ChatMessage[] {
+export function checkingMessages(input: { claims: string[]; text: string; question: string }): TextChatMessage[] {
   const n = input.claims.length;
   const claims = input.claims.map((claim, i) => `${i + 1}. ${claim}`).join('\n');
   const template = input.claims.map((_, i) => `${i + 1}: 蕴含、中立或矛盾`).join('\n');

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../prompting/types.js';
+import type { TextChatMessage } from '../../prompting/types.js';
 
 /** What each LongHisDoc answer type's extraction must produce (hisrag's own wording). */
 const TARGET_FORMAT: Record<string, string> = {
@@ -11,7 +11,7 @@ const TARGET_FORMAT: Record<string, string> = {
 };
 
 /** Messages asking an LLM to turn a free answer into its type's format. */
-export function extractionMessages(input: { question: string; response: string; answerType: string }): ChatMessage[] {
+export function extractionMessages(input: { question: string; response: string; answerType: string }): TextChatMessage[] {
   const format = TARGET_FORMAT[input.answerType] ?? TARGET_FORMAT.Str!;
   return [
     {

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../prompting/types.js';
+import type { TextChatMessage } from '../../prompting/types.js';
 import { verdictKey } from '../rubric/parseRubric.js';
 import type { JudgeRequest } from '../types.js';
 
@@ -7,7 +7,7 @@ import type { JudgeRequest } from '../types.js';
  * one `加分项_N: 0|1` line each, nothing else. The expected keys are listed so the output can
  * be checked for completeness.
  */
-export function judgeMessages(request: JudgeRequest): ChatMessage[] {
+export function judgeMessages(request: JudgeRequest): TextChatMessage[] {
   const keys = request.rubricItems.map(verdictKey);
   const reference = request.referenceAnswer ? `\n\n【参考答案（仅供理解细则，不作为评判对象）】\n${request.referenceAnswer}` : '';
   return [

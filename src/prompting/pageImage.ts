@@ -1,0 +1,30 @@
+import { z } from 'zod';
+
+/**
+ * A page scan referenced where it lies: the file stays in its image folder (never copied into a
+ * corpus or a run directory); the generator that sends it prepares it for its model (resize,
+ * encode) and counts its tokens. Declared once here, since prompts, records, corpora and the
+ * viewer all carry it.
+ */
+export const PageImageRefSchema = z.object({
+  /** Absolute path of the image folder the path is relative to (the benchmark's or corpus's `imageDir`). */
+  imageDir: z.string().min(1),
+  /** Path inside `imageDir`, `/`-separated: `<doc_id>/page_<n>.jpg`. */
+  path: z.string().min(1),
+  docId: z.string(),
+  /** One-based page number. */
+  page: z.number().int().positive(),
+  /** Pixel size and file size of the original scan. */
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  bytes: z.number().int().nonnegative(),
+});
+export type PageImageRef = z.infer<typeof PageImageRefSchema>;
+
+/** A message as run records and traces keep it: its text (images as placeholders) and the images it showed, by reference. */
+export const RecordedMessageSchema = z.object({
+  role: z.string(),
+  content: z.string(),
+  images: z.array(PageImageRefSchema).optional(),
+});
+export type RecordedMessage = z.infer<typeof RecordedMessageSchema>;
