@@ -19,6 +19,11 @@ function indexManifestHashes(components: Record<string, unknown>): Record<string
   return out;
 }
 
+/** Every benchmark's `imageDir` (absolute, as its describe() gives it), each once. */
+export function imageDirsOf(benchmarks: Record<string, unknown>[]): string[] {
+  return [...new Set(benchmarks.flatMap((b) => (typeof b.imageDir === 'string' ? [b.imageDir] : [])))];
+}
+
 function gitCommit(): string | null {
   try {
     return execFileSync('git', ['rev-parse', 'HEAD'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
@@ -56,5 +61,7 @@ export async function buildRunManifest(input: {
     components,
     indexManifests: indexManifestHashes(components),
     benchmarks: stages.benchmarkDescriptions,
+    // The image folders the run's prompts may show pages from (absolute): the only folders the viewer serves images from.
+    imageDirs: imageDirsOf(stages.benchmarkDescriptions),
   });
 }
