@@ -39,7 +39,7 @@ export async function exportBatchRequests(config: ExperimentConfig, options: { o
     if (queues.length === 0) {
       throw new InputError(`${config.name}: no model, judge or extractor of this config has a response cache (cache: <file> on an openai generator); the answers of an offline batch are imported into one`);
     }
-    const conditions = planConditions(config, (spec, path) => stages.method(spec, path).usesRetrieval);
+    const conditions = planConditions(config, (spec, path) => stages.method(spec, path));
     const tasks = gridTasks(stages, conditions);
     const context = createTaskContext(stages, conditions, tasks);
     for (const queue of queues) {

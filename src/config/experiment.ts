@@ -15,13 +15,16 @@ const RetrieverEntrySchema = componentSpec('retriever').extend({
   label: z.string().regex(/^[\w.-]+$/, { error: 'expected letters, digits, ".", "_" or "-"' }).optional(),
 });
 
+/** Retrieval depths: one or a list. */
+const DepthsSchema = z.preprocess(
+  (v) => (typeof v === 'number' ? [v] : v),
+  z.array(positiveInt(), { error: 'expected a depth or a list of depths' }).min(1, { error: 'expected at least one depth' }),
+);
+
 const RetrievalSchema = z
   .object({
-    /** Retrieval depths; every strategy that uses retrieval runs once per retriever × k. */
-    k: z.preprocess(
-      (v) => (typeof v === 'number' ? [v] : v),
-      z.array(positiveInt(), { error: 'expected a depth or a list of depths' }).min(1, { error: 'expected at least one depth' }),
-    ),
+    /** Retrieval depths; every strategy that uses retrieval runs once per retriever × k (an entry's own `k:` overrides it; without either, a strategy's default depths apply). */
+    k: DepthsSchema.optional(),
     retrievers: z.array(RetrieverEntrySchema).min(1, { error: 'expected at least one retriever' }).optional(),
     /** Shorthand for a single retriever. */
     retriever: RetrieverEntrySchema.optional(),
@@ -52,10 +55,14 @@ const ModelEntrySchema = componentSpec('generator').extend({
   price: PriceSchema.optional(),
 });
 
-/** A prompting strategy (`closed-book`, `rag` …) or a RAG method (`ircot`, `refine` …), by name or `{ name, …params }`. */
+/**
+ * A prompting strategy (`closed-book`, `rag` …) or a RAG method (`ircot`, `refine` …), by name or
+ * `{ name, …params }`; `k:` gives a retrieving entry depths of its own (page retrieval at 1–10 pages
+ * beside passage retrieval at 10–100).
+ */
 const StrategyEntrySchema = z.union([
   nonEmptyString('a strategy name'),
-  componentSpec('strategy').extend({ label: z.string().min(1).optional() }),
+  componentSpec('strategy').extend({ label: z.string().min(1).optional(), k: DepthsSchema.optional() }),
 ]);
 
 const FixtureModelSchema = z
@@ -88,6 +95,8 @@ export const ExperimentConfigSchema = z
         fixtureModel: FixtureModelSchema.optional(),
         /** The generated cross-encoder (query-coverage fixture) that offline reranking demos use. */
         rerankerModel: FixtureModelSchema.optional(),
+        /** The generated CLIP-style dual encoder (text ↔ page image) that offline image-retrieval demos use. */
+        clipModel: FixtureModelSchema.extend({ imageSize: positiveInt().optional() }).strict().optional(),
         corpora: z.array(z.record(z.string(), z.unknown())).optional(),
         indexes: z.array(IndexBuildSchema).optional(),
       })
@@ -110,6 +119,8 @@ export const ExperimentConfigSchema = z
         bootstrapResamples: positiveInt().default(1000),
         /** Condition every paired difference is taken against. */
         baseline: z.string().default('closed-book'),
+        /** Further conditions every condition is also compared with (e.g. OCR input beside closed-book); an image-input condition against a text-only one gets the modality breakdown. */
+        versus: z.array(z.string().min(1)).default([]),
         /**
          * An answer that is empty after the endpoint's retries: `zero` scores it by the
          * benchmark's rule (0) and counts it as empty; `failed` records it as a failure, excluded
@@ -118,7 +129,7 @@ export const ExperimentConfigSchema = z
         emptyAnswer: z.enum(['zero', 'failed']).default('zero'),
       })
       .strict()
-      .default({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book', emptyAnswer: 'zero' }),
+      .default({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book', versus: [], emptyAnswer: 'zero' }),
     /** Why retrieval helps or hurts: help/hurt decomposition and claim-level diagnostics after scoring (`hisrag diagnose` does the same on any run directory). */
     diagnostics: DiagnosticsConfigSchema.optional(),
     execution: z

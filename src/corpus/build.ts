@@ -225,6 +225,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
       seconds: Number(((state.elapsedSeconds = elapsedBefore + (Date.now() - runStarted) / 1000)).toFixed(3)),
       runs: state.runs,
     },
+    ...builder.manifestFields?.(),
   };
   await atomicWriteJson(paths.partialManifest, manifest);
   await rm(paths.checkpoint, { force: true });

@@ -33,6 +33,8 @@ export const CorpusManifestSchema = z.object({
   contentHash: z.string(),
   toolVersion: z.string(),
   timings: z.record(z.string(), z.unknown()),
+  /** Absolute image folder the chunks' `meta.image.path` / `meta.images[].path` are relative to (page-image corpora). */
+  imageDir: z.string().optional(),
 }).catchall(z.unknown());
 export type CorpusManifest = z.infer<typeof CorpusManifestSchema>;
 
@@ -106,6 +108,8 @@ export interface CorpusBuilder {
   tuningParams?: readonly string[];
   /** Default for the config's `dedupe` (false where each document is an evidence unit, e.g. OCR pages). */
   dedupeByDefault?: boolean;
+  /** Top-level fields the builder adds to the manifest (`imageDir`: the folder page chunks' `meta.image` paths are relative to). */
+  manifestFields?(): Record<string, unknown>;
 }
 
 /** What builders receive from the runner: where relative paths in their params are resolved. */

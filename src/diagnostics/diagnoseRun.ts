@@ -9,7 +9,7 @@ import { applyOverrides, validateExperimentConfig } from '../config/load.js';
 import { formatZodIssues } from '../config/errors.js';
 import { ConfigError, InterruptedError, ServiceUnavailableError } from '../errors.js';
 import { createMethod } from '../methods/registry.js';
-import { planConditions, retrieversOf, strategySpecs } from '../experiment/plan.js';
+import { planConditions, retrieversOf, strategySpecs, type PlannedMethod } from '../experiment/plan.js';
 import type { RunItemRecord } from '../experiment/records.js';
 import type { RunSummary } from '../experiment/summary.js';
 import { assertRunDirectory, ensureFileExists, readRunRecords, runFile } from '../experiment/runDirectory.js';
@@ -70,9 +70,9 @@ export function resolveDiagnosticsConfig(config: ExperimentConfig, options: Pick
 
 /** The conditions a config's grid has, in order (no stage is built: methods are created to ask whether they retrieve). */
 export async function plannedConditionNames(config: ExperimentConfig): Promise<string[]> {
-  const retrieves = new Map<string, boolean>();
-  for (const { spec, path } of strategySpecs(config)) retrieves.set(path, (await createMethod(spec, path)).usesRetrieval);
-  return planConditions(config, (_spec, path) => retrieves.get(path) ?? false).map((c) => c.name);
+  const methods = new Map<string, PlannedMethod>();
+  for (const { spec, path } of strategySpecs(config)) methods.set(path, await createMethod(spec, path));
+  return planConditions(config, (_spec, path) => methods.get(path) ?? { usesRetrieval: false }).map((c) => c.name);
 }
 
 /**

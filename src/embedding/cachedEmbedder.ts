@@ -1,7 +1,9 @@
 import { Embeddings } from '@langchain/core/embeddings';
 import { createHash } from 'node:crypto';
-import type { EmbedderIdentity, TextEmbedder } from './types.js';
+import type { PageImageRef } from '../prompting/pageImage.js';
+import { isImageEmbedder, type EmbedderIdentity, type ImageEmbedder, type TextEmbedder } from './types.js';
 import { EmbeddingCache } from './embeddingCache.js';
+import { imageContentHash, readPageImage } from './pageImageBytes.js';
 
 /** An embedder that can say what, beyond its identity, changes its vectors (dtype, truncation…). */
 export interface VariantKeyed {
@@ -65,23 +67,49 @@ export class CachedEmbedder extends Embeddings implements TextEmbedder {
   }
 
   private async lookup(texts: string[], embed: (missing: string[]) => Promise<number[][]>): Promise<number[][]> {
+    const hashes = texts.map((text) => createHash('sha256').update(text, 'utf8').digest('hex'));
+    return this.lookupByContent(texts, hashes, embed);
+  }
+
+  /**
+   * Looks `items` up by their content keys; the missing ones (each distinct content once) are embedded
+   * and stored a slice at a time, so that an interrupted run keeps what it has embedded.
+   */
+  private async lookupByContent<T>(items: T[], contents: string[], embed: (missing: T[]) => Promise<number[][]>): Promise<number[][]> {
     const key = await this.embedderKey();
-    const found = this.cache.getMany(key, texts);
+    const found = this.cache.getManyByContent(key, contents);
     const missingIndexes = found.flatMap((vector, i) => (vector ? [] : [i]));
-    // A text repeated within one call is embedded once.
-    const missingTexts = [...new Set(missingIndexes.map((i) => texts[i]!))];
-    this.stats.hits += texts.length - missingIndexes.length;
-    this.stats.misses += missingTexts.length;
-    // Stored a slice at a time, so that an interrupted run keeps what it has embedded.
-    const byText = new Map<string, number[]>();
-    for (let start = 0; start < missingTexts.length; start += STORE_EVERY) {
-      const slice = missingTexts.slice(start, start + STORE_EVERY);
-      const vectors = await embed(slice);
-      this.cache.putMany(key, slice.map((text, i) => ({ text, vector: vectors[i]! })));
-      slice.forEach((text, i) => byText.set(text, vectors[i]!));
+    const firstOf = new Map<string, number>();
+    for (const i of missingIndexes) if (!firstOf.has(contents[i]!)) firstOf.set(contents[i]!, i);
+    const missing = [...firstOf.entries()];
+    this.stats.hits += items.length - missingIndexes.length;
+    this.stats.misses += missing.length;
+    const byContent = new Map<string, number[]>();
+    for (let start = 0; start < missing.length; start += STORE_EVERY) {
+      const slice = missing.slice(start, start + STORE_EVERY);
+      const vectors = await embed(slice.map(([, i]) => items[i]!));
+      this.cache.putManyByContent(key, slice.map(([content], i) => ({ content, vector: vectors[i]! })));
+      slice.forEach(([content], i) => byContent.set(content, vectors[i]!));
     }
-    for (const i of missingIndexes) found[i] = byText.get(texts[i]!);
+    for (const i of missingIndexes) found[i] = byContent.get(contents[i]!);
     return found as number[][];
+  }
+
+  /**
+   * Present when the wrapped embedder embeds images: page images keyed by the sha256 of their bytes (and
+   * the embedder's image variant), never their path — a page scanned again is embedded again, a folder
+   * moved is not.
+   */
+  get embedImages(): ((images: PageImageRef[]) => Promise<number[][]>) | undefined {
+    const inner = this.inner;
+    if (!isImageEmbedder(inner)) return undefined;
+    return async (images) => {
+      const variant = inner.imageVariant?.() ?? '';
+      const contents = await Promise.all(
+        images.map(async (image) => `image:${imageContentHash(await readPageImage(image))}${variant ? `:${createHash('sha256').update(variant).digest('hex').slice(0, 16)}` : ''}`),
+      );
+      return this.lookupByContent(images, contents, (missing) => inner.embedImages(missing));
+    };
   }
 
   embedDocuments(documents: string[]): Promise<number[][]> {

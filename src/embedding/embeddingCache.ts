@@ -25,11 +25,20 @@ export class EmbeddingCache {
 
   /** Cached vectors by position in `texts`; missing ones are undefined. */
   getMany(key: string, texts: string[]): Array<number[] | undefined> {
-    return this.vectors.getMany(texts.map((text) => `${key}:${sha256(text)}`));
+    return this.getManyByContent(key, texts.map(sha256));
   }
 
   putMany(key: string, entries: Array<{ text: string; vector: number[] }>): void {
-    this.vectors.putMany(entries.map(({ text, vector }) => [`${key}:${sha256(text)}`, vector] as const));
+    this.putManyByContent(key, entries.map(({ text, vector }) => ({ content: sha256(text), vector })));
+  }
+
+  /** By a content key the caller computed (an image's `image:<sha256 of its bytes>`): never equal to a text's bare sha256. */
+  getManyByContent(key: string, contents: string[]): Array<number[] | undefined> {
+    return this.vectors.getMany(contents.map((content) => `${key}:${content}`));
+  }
+
+  putManyByContent(key: string, entries: Array<{ content: string; vector: number[] }>): void {
+    this.vectors.putMany(entries.map(({ content, vector }) => [`${key}:${content}`, vector] as const));
   }
 
   close(): void {

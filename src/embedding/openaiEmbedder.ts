@@ -3,7 +3,9 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import { ConfigError, DataFileError } from '../errors.js';
 import { formatZodIssues } from '../config/errors.js';
-import type { EmbedderIdentity, TextEmbedder } from './types.js';
+import type { EmbedderIdentity, ImageEmbedder, TextEmbedder } from './types.js';
+import type { PageImageRef } from '../prompting/pageImage.js';
+import { describePageImage, pageImageDataUrl } from './pageImageBytes.js';
 import { CachedEmbedder } from './cachedEmbedder.js';
 import { ReplicaPool, type Replica } from './replicaPool.js';
 import { RateLimitSchema, endpointRateLimiter, rateObservingFetch, type EndpointRateLimiter } from '../generation/rateLimit.js';
@@ -46,6 +48,14 @@ export const OpenAIEmbedderParamsSchema = z
      * without it the servers' x-ratelimit-* headers and 429s set the pace. Tokens: the texts' estimate.
      */
     rateLimit: RateLimitSchema.optional(),
+    /**
+     * Page images (documents of an image index) go one a request as vLLM's chat-style embeddings take
+     * them (VLM2Vec, DSE-Qwen2-VL, GME): `messages: [{ role: 'user', content: [image_url, text?] }]`;
+     * `imagePrompt` is the text part beside the image (the model's document instruction), none when unset.
+     */
+    imagePrompt: z.string().optional(),
+    /** Scans above this many pixels are scaled down (aspect kept) and sent as JPEG; unset: sent as they lie. */
+    maxPixels: z.number().int().positive().optional(),
   })
   .strict();
 export type OpenAIEmbedderParams = z.output<typeof OpenAIEmbedderParamsSchema>;
@@ -74,7 +84,7 @@ function decodeBase64Vector(text: string): number[] {
  * replicas: an index built over `[a, b]` is queried with `[a]` (or `[a, c]`), and every index built
  * over one URL keeps its identity. List the replica an index was built with first.
  */
-export class OpenAIEmbedder extends Embeddings implements TextEmbedder {
+export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
   readonly params: OpenAIEmbedderParams;
   /** The replicas' API roots, in config order. */
   readonly urls: string[];
@@ -133,6 +143,42 @@ export class OpenAIEmbedder extends Embeddings implements TextEmbedder {
     return this.checked(vectors, texts.length, replica);
   }
 
+  /** One page image to one replica, as vLLM's chat-style embeddings request. */
+  private async imageRequest(client: OpenAI, replica: Replica<OpenAI>, image: PageImageRef, url: string, pixels: number): Promise<number[]> {
+    const format = this.params.encodingFormat ?? 'base64';
+    const { imagePrompt, model } = this.params;
+    const content = [{ type: 'image_url', image_url: { url } }, ...(imagePrompt !== undefined ? [{ type: 'text', text: imagePrompt }] : [])];
+    // Paced by an estimate of a Qwen-VL-style count (one token per 28×28 pixels) until the server's usage settles it.
+    const reservation = await this.#pacing.acquire(Math.ceil(pixels / 784) + (imagePrompt ? estimateTokens(imagePrompt) : 0));
+    const response = await client.post<OpenAI.CreateEmbeddingResponse>('/embeddings', {
+      body: { model, messages: [{ role: 'user', content }], encoding_format: format },
+    });
+    this.#pacing.settle(reservation, response.usage?.total_tokens);
+    const data = [...(response.data ?? [])];
+    const vectors = data.map(({ embedding }) => (typeof embedding === 'string' ? decodeBase64Vector(embedding) : (embedding as unknown)));
+    try {
+      return this.checked(vectors, 1, replica)[0]!;
+    } catch (error) {
+      throw new DataFileError(`${(error as Error).message} (for the page image of ${describePageImage(image)})`);
+    }
+  }
+
+  /** What besides the bytes changes an image's vector here: part of the cache's image keys. */
+  imageVariant(): string {
+    const { imagePrompt, maxPixels } = this.params;
+    return imagePrompt === undefined && maxPixels === undefined ? '' : JSON.stringify({ imagePrompt, maxPixels });
+  }
+
+  /** Page images, one request each, through the same pool (routing, retries, concurrency) and pacing as texts. */
+  async embedImages(images: PageImageRef[]): Promise<number[][]> {
+    return Promise.all(
+      images.map(async (image) => {
+        const { url, pixels } = await pageImageDataUrl(image, this.params.maxPixels);
+        return this.pool.run((client, replica) => this.imageRequest(client, replica, image, url, pixels));
+      }),
+    );
+  }
+
   async identity(): Promise<EmbedderIdentity> {
     if (this.dimension === undefined) await this.embedDocuments(['维度']);
     const { model, pooling, normalize, queryPrefix } = this.params;
@@ -163,7 +209,7 @@ export class OpenAIEmbedder extends Embeddings implements TextEmbedder {
 }
 
 /** Builds the embedder, wrapped in the on-disk cache when `cacheFile` is set. */
-export function createOpenAIEmbedder(config: OpenAIEmbedderConfig): TextEmbedder {
+export function createOpenAIEmbedder(config: OpenAIEmbedderConfig): ImageEmbedder {
   const embedder = new OpenAIEmbedder(config);
-  return embedder.params.cacheFile ? new CachedEmbedder(embedder, embedder.params.cacheFile) : embedder;
+  return embedder.params.cacheFile ? (new CachedEmbedder(embedder, embedder.params.cacheFile) as unknown as ImageEmbedder) : embedder;
 }

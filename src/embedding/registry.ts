@@ -3,8 +3,9 @@ import type { TextEmbedder } from './types.js';
 import { TransformersEmbedderParamsSchema } from './transformersParams.js';
 import { createTransformersEmbedder } from './transformersEmbedder.js';
 import { OpenAIEmbedderParamsSchema, createOpenAIEmbedder } from './openaiEmbedder.js';
+import { ClipEmbedderParamsSchema, createClipEmbedder } from './clipEmbedder.js';
 
-/** Embedders by name: `transformers` (local ONNX via transformers.js), `openai` (remote /v1/embeddings). */
+/** Embedders by name: `transformers` (local ONNX via transformers.js), `openai` (remote /v1/embeddings), `clip` (page images and text, one space). */
 export const embedders = new Registry<TextEmbedder, void>('embedder');
 
 embedders.register({
@@ -19,6 +20,13 @@ embedders.register({
   description: 'remote OpenAI-compatible /v1/embeddings server (TEI, vLLM, Infinity, hisrag serve embeddings)',
   params: OpenAIEmbedderParamsSchema,
   create: (params) => createOpenAIEmbedder(params),
+});
+
+embedders.register({
+  name: 'clip',
+  description: 'CLIP-family dual encoder through transformers.js (CLIP, SigLIP, jina-clip): text queries against page-image vectors',
+  params: ClipEmbedderParamsSchema,
+  create: (params) => createClipEmbedder(params),
 });
 
 /** Builds an embedder from a config spec `{ name, ...params }`; errors name `path`. */

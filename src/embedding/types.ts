@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import type { Embeddings } from '@langchain/core/embeddings';
+import type { PageImageRef } from '../prompting/pageImage.js';
 
 /** Everything that makes two embedders' vectors comparable; stored in index manifests. */
 export const EmbedderIdentitySchema = z.object({
   /** Model id (`Xenova/bge-large-zh-v1.5`), local directory, or remote `<baseURL>#<model>`. */
   model: z.string(),
   dimension: z.number().int().positive(),
-  pooling: z.enum(['cls', 'mean']),
+  /** `model`: the model pools itself (CLIP-family towers: projected end-of-text / class-token state). */
+  pooling: z.enum(['cls', 'mean', 'model']),
   normalize: z.boolean(),
   queryPrefix: z.string(),
 });
@@ -31,4 +33,20 @@ export interface TextEmbedder extends Embeddings {
    */
   readonly remote?: { concurrency: number };
   dispose(): Promise<void>;
+}
+
+/**
+ * An embedder whose documents may be page images (a CLIP-family dual encoder, or a server embedding
+ * images): queries stay text (`embedQuery`, through the text tower), documents are the pages' scans,
+ * in the same vector space. Vectors come back in input order.
+ */
+export interface ImageEmbedder extends TextEmbedder {
+  embedImages(images: PageImageRef[]): Promise<number[][]>;
+  /** What else changes an image's vector besides its bytes and the identity (a server's image prompt, a pixel bound): part of cache keys. */
+  imageVariant?(): string;
+}
+
+/** True for an embedder that can embed page images (a cache in front of one answers for it). */
+export function isImageEmbedder(embedder: TextEmbedder): embedder is ImageEmbedder {
+  return typeof (embedder as Partial<ImageEmbedder>).embedImages === 'function';
 }

@@ -7,7 +7,9 @@ import { buildStages, type Stages } from '../experiment/stages.js';
 import type { MethodContext } from '../methods/types.js';
 import { estimateTokens } from '../prompting/tokenCounter.js';
 import type { ChatMessage } from '../prompting/types.js';
-import { messageText } from '../prompting/messageContent.js';
+import { messageTokens, promptImages } from '../prompting/messageContent.js';
+import { imageCounterOf } from '../generation/imageTokens.js';
+import type { Generator } from '../generation/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { loadRun } from '../results/loadRun.js';
 import type { PlanCell, Range, RunPlan } from './runPlan.js';
@@ -28,7 +30,12 @@ const sumRange = (ranges: Range[]): Range => ({
 
 const scaleRange = (r: Range, factor: number): Range => ({ min: r.min * factor, max: r.max === null ? null : r.max * factor });
 
-const messageTokens = (messages: ChatMessage[]) => messages.reduce((n, m) => n + estimateTokens(messageText(m)), 0);
+/** Prompt tokens of a call as the run counts them: text by the estimate, each page image by the generator's formula (refused, before any call, by one that cannot see images). */
+export function planPromptTokens(messages: ChatMessage[], generator: Generator): { total: number; images: number } {
+  const countImage = imageCounterOf(generator, messages);
+  const images = promptImages(messages).reduce((n, image) => n + countImage(image), 0);
+  return { total: messages.reduce((n, m) => n + messageTokens(m, estimateTokens, () => 0), 0) + images, images };
+}
 
 /** What planning takes besides the stages: an earlier run's means (`--estimate-from`), and a stop signal. */
 export interface PlanOptions {
@@ -46,7 +53,7 @@ export async function estimateRun(config: ExperimentConfig, options: PlanOptions
   await prepareArtefacts(config, { log: options.log ?? (() => {}), progress: false });
   const stages = await buildStages(config);
   try {
-    const conditions = planConditions(config, (spec, path) => stages.method(spec, path).usesRetrieval);
+    const conditions = planConditions(config, (spec, path) => stages.method(spec, path));
     return await planRun(config, stages, conditions, options);
   } finally {
     await stages.close();
@@ -81,19 +88,23 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
       let calls: Range = { min: 0, max: 0 };
       let prompt: Range = { min: 0, max: 0 };
       let cached = 0;
+      let images: Range = { min: 0, max: 0 };
       for (const item of stages.items) {
         // A method that calls no model of the run (an external system) is not run at all: a dry run calls nothing.
         const first = bounds?.max === 0 ? undefined : await firstPrompt(stages, condition, item, retrieve);
-        const tokens = first ? messageTokens(first) : 0;
+        const counted = first ? planPromptTokens(first, model.generator) : { total: 0, images: 0 };
+        const tokens = counted.total;
         if (bounds?.singleShot && first) {
           calls = sumRange([calls, { min: 1, max: 1 }]);
           prompt = sumRange([prompt, { min: tokens, max: tokens }]);
+          images = sumRange([images, { min: counted.images, max: counted.images }]);
           if (model.generator.isCached?.(first)) cached++;
         } else {
           const b = bounds ?? { min: 0, max: Number.NaN };
           // Each later call re-reads at least the first prompt's material (the question, the passages).
           calls = sumRange([calls, { min: b.min, max: Number.isNaN(b.max) ? null : b.max }]);
           prompt = sumRange([prompt, { min: b.min * tokens, max: Number.isNaN(b.max) ? null : b.max * tokens }]);
+          images = sumRange([images, { min: b.min * counted.images, max: Number.isNaN(b.max) ? null : b.max * counted.images }]);
         }
       }
       const n = stages.items.length;
@@ -123,6 +134,7 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
         basis,
         judgeCalls,
         cachedCalls: cached,
+        ...(images.max !== 0 ? { imageTokens: images } : {}),
         price,
         ...(price && batchDiscount !== undefined ? { batchPrice: scaleRange(price, batchDiscount) } : {}),
       });
@@ -141,6 +153,7 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
       completionTokens: sumRange(cells.map((c) => c.completionTokens)),
       judgeCalls: cells.reduce((n, c) => n + c.judgeCalls, 0),
       cachedCalls: cells.reduce((n, c) => n + c.cachedCalls, 0),
+      ...(cells.some((c) => c.imageTokens) ? { imageTokens: sumRange(cells.map((c) => c.imageTokens ?? { min: 0, max: 0 })) } : {}),
       price: totalPrice,
       // With batch models in the grid: the whole run at their batch rate (and the live rate for the others).
       ...(totalPrice && cells.some((c) => c.batchPrice) ? { batchPrice: sumRange(cells.map((c) => c.batchPrice ?? c.price!)) } : {}),

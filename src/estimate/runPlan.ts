@@ -21,6 +21,8 @@ export const PlanCellSchema = z.object({
   generationCalls: RangeSchema,
   promptTokens: RangeSchema,
   completionTokens: RangeSchema,
+  /** The page images' share of `promptTokens` (by the generator's formula); absent when the prompts show none. */
+  imageTokens: RangeSchema.optional(),
   /** How the figures were obtained: `exact` (every prompt built as the run will), `bounds` (the method's parameters), `earlier-run` (--estimate-from). */
   basis: z.enum(['exact', 'bounds', 'earlier-run']),
   /** Judge and answer-extractor calls (LLM judge on rubric questions, LLM extractor on LongHisDoc ones). */

@@ -46,12 +46,21 @@ export function retrieversOf(config: ExperimentConfig): PlannedRetriever[] {
   });
 }
 
-export function strategySpecs(config: ExperimentConfig): { label: string; spec: ComponentSpec; path: string }[] {
+/** A `strategies:` entry: its label, its spec as the registries see it, and its own depths (`k:`) if it names any. */
+export function strategySpecs(config: ExperimentConfig): { label: string; spec: ComponentSpec; path: string; depths?: number[] }[] {
   return config.strategies.map((entry, i) => {
     if (typeof entry === 'string') return { label: entry, spec: { name: entry }, path: `strategies[${i}]` };
-    const { label, ...spec } = entry;
-    return { label: label ?? spec.name, spec: spec as ComponentSpec, path: `strategies[${i}]` };
+    const { label, k, ...spec } = entry;
+    const depths = k === undefined ? undefined : [...new Set(typeof k === 'number' ? [k] : k)].sort((a, b) => a - b);
+    return { label: label ?? spec.name, spec: spec as ComponentSpec, path: `strategies[${i}]`, ...(depths ? { depths } : {}) };
   });
+}
+
+/** What planning needs to know of a strategy or method. */
+export interface PlannedMethod {
+  usesRetrieval: boolean;
+  /** Its depths when neither its entry (`k:`) nor `retrieval.k` names any (page strategies: 1, 3, 5, 10). */
+  defaultDepths?: readonly number[];
 }
 
 export function modelsOf(config: ExperimentConfig): PlannedModel[] {
@@ -64,18 +73,20 @@ export function modelsOf(config: ExperimentConfig): PlannedModel[] {
 
 /**
  * Expands strategies × retrievers × depths into conditions. A strategy that needs retrieval
- * runs once per retriever and depth; one that does not runs once. With a single retriever the
+ * runs once per retriever and depth (its entry's `k:`, else `retrieval.k`, else its own default
+ * depths); one that does not runs once. With a single retriever the
  * retriever label is left out of condition names (`rag@10`), otherwise it prefixes them.
  */
 export function planConditions(
   config: ExperimentConfig,
-  usesRetrieval: (strategy: ComponentSpec, path: string) => boolean,
+  methodOf: (strategy: ComponentSpec, path: string) => PlannedMethod,
 ): Condition[] {
   const retrievers = retrieversOf(config);
-  const depths = depthsOf(config);
+  const runDepths = depthsOf(config);
   const conditions: Condition[] = [];
   for (const strategy of strategySpecs(config)) {
-    if (!usesRetrieval(strategy.spec, strategy.path)) {
+    const method = methodOf(strategy.spec, strategy.path);
+    if (!method.usesRetrieval) {
       conditions.push({
         name: strategy.label,
         strategyLabel: strategy.label,
@@ -88,6 +99,11 @@ export function planConditions(
         k: null,
       });
       continue;
+    }
+    // The entry's own `k:`, else the run's `retrieval.k`, else the strategy's own default depths.
+    const depths = strategy.depths ?? (runDepths.length ? runDepths : [...(method.defaultDepths ?? [])].sort((a, b) => a - b));
+    if (depths.length === 0) {
+      throw new ConfigError(`${strategy.path}: ${strategy.label} retrieves, but no depth is given: set \`retrieval.k\` or the entry's own \`k:\``);
     }
     for (const retriever of retrievers) {
       for (const k of depths) {

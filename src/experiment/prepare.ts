@@ -40,6 +40,15 @@ export async function prepareArtefacts(
     }
   }
 
+  if (prepare.clipModel) {
+    const dir = resolve(prepare.clipModel.out);
+    if (!existsSync(join(dir, 'onnx', 'vision_model.onnx'))) {
+      log(`generating the fixture CLIP-style encoder in ${prepare.clipModel.out} (seed ${prepare.clipModel.seed}, ${prepare.clipModel.dim} dimensions)`);
+      const { generateClipFixture } = await import('../models/fixture/clipFixture.js');
+      await generateClipFixture({ outDir: dir, seed: prepare.clipModel.seed, dim: prepare.clipModel.dim, ...(prepare.clipModel.imageSize ? { imageSize: prepare.clipModel.imageSize } : {}) });
+    }
+  }
+
   for (const [i, raw] of (prepare.corpora ?? []).entries()) {
     options.signal?.throwIfAborted();
     const corpus = parseCorpusBuildConfig(raw, `prepare.corpora[${i}]`);

@@ -57,6 +57,8 @@ export const RunItemRecordSchema = z.object({
     .nullable(),
   score: ItemScoreSchema,
   retrievalMetrics: z.record(z.string(), z.number()).optional(),
+  /** The benchmark's gold evidence pages (LongHisDoc: one-based pages of `docId`), for the viewer to mark the pages a model was shown. */
+  evidence: z.object({ docId: z.string().optional(), pages: z.array(z.number().int().positive()) }).optional(),
   /** Breakdown keys for tables (LongHisDoc type, answer type, evidence modality; ProHist task, dynasty...). */
   groups: z.record(z.string(), z.string()),
   error: z.string().optional(),

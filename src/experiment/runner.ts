@@ -117,7 +117,7 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
   const stages = await buildStages(config);
   try {
     stopIfInterrupted();
-    const conditions = planConditions(config, (spec, path) => stages.method(spec, path).usesRetrieval);
+    const conditions = planConditions(config, (spec, path) => stages.method(spec, path));
     const items = stages.items;
     const conditionNames = conditions.map((c) => c.name);
     const modelLabels = stages.models.map((m) => m.label);
@@ -187,6 +187,7 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
       retriever: condition.retrieverLabel,
       k: condition.k,
       groups: itemGroups(item),
+      ...(item.evidencePages?.length ? { evidence: { ...(item.docId ? { docId: item.docId } : {}), pages: item.evidencePages } } : {}),
     });
 
     const limit = pLimit(config.execution.concurrency);
@@ -325,6 +326,7 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
       models: modelLabels,
       conditions: conditionNames,
       baseline: config.scoring.baseline,
+      versus: config.scoring.versus,
       resamples: config.scoring.bootstrapResamples,
       seed: config.seed,
     });

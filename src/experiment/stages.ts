@@ -8,6 +8,7 @@ import { parseCorpusBuildConfig } from '../corpus/config.js';
 import { embedders } from '../embedding/registry.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { generators } from '../generation/registry.js';
+import { PAGE_READER_NOTE } from '../generation/pageReader.js';
 import type { Generator } from '../generation/types.js';
 import { createMethod, parseMethodSpec } from '../methods/registry.js';
 import type { RagMethod } from '../methods/types.js';
@@ -47,17 +48,22 @@ export interface Stages {
   close(): Promise<void>;
 }
 
-/** True for a model directory written by `hisrag model fixture` (its config.json says so). */
-function isGeneratedFixture(model: string): boolean {
+/** The `hisrag_fixture` record of a model directory written by `hisrag model fixture` (its config.json says so). */
+function generatedFixture(model: string): { kind?: string } | undefined {
   try {
-    return 'hisrag_fixture' in JSON.parse(readFileSync(join(model, 'config.json'), 'utf8'));
+    return JSON.parse(readFileSync(join(model, 'config.json'), 'utf8')).hisrag_fixture ?? undefined;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+function isGeneratedFixture(model: string): boolean {
+  return generatedFixture(model) !== undefined;
 }
 
 const OFFLINE_STAND_INS: Record<string, string> = {
   extractive: 'offline stand-in: answers with the retrieved sentences that overlap the question most',
+  'page-reader': PAGE_READER_NOTE,
   lexical: 'offline stand-in: a rubric item counts as hit when enough of its content appears in the answer',
   rules: 'offline rule-based answer extraction',
 };
@@ -290,13 +296,21 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
       for (const described of benchmarkDescriptions) {
         const skipped = described.skippedUnscorable as { count: number; ids: string[] } | undefined;
         if (skipped) lines.push(`benchmark ${described.label ?? described.name}: ${skipped.count} records without a rubric left out (onUnscorable: skip): ${skipped.ids.join(', ')}${skipped.count > skipped.ids.length ? ', …' : ''}`);
+        const images = described.images as { pages: number; problems: Record<string, number>; examples: string[] } | undefined;
+        const imageProblems = Object.entries(images?.problems ?? {});
+        if (images && imageProblems.length > 0) lines.push(`benchmark ${described.label ?? described.name}: page image problems (onImageProblem: warn), ${imageProblems.map(([kind, n]) => `${n} ${kind}`).join(', ')}; ${images.pages} page images usable; e.g. ${images.examples[0]}`);
       }
       for (const [label, r] of retrieverByLabel) {
         const described = r.describe();
         lines.push(`retriever ${label}: ${r.name}${typeof described.index === 'string' ? ` over ${described.index}` : ''}${describeEfSearch(described)}`);
         const embedder = described.embedder as { model?: string; dimension?: number; pooling?: string } | undefined;
         if (embedder?.model) {
-          const stand = isGeneratedFixture(embedder.model) ? ' (generated fixture model: an offline stand-in for bge-large-zh-v1.5)' : '';
+          const fixture = generatedFixture(embedder.model);
+          const stand = !fixture
+            ? ''
+            : fixture.kind === 'clip'
+              ? ' (generated fixture model: an offline stand-in for a CLIP-family page-image encoder, aligned on colour only)'
+              : ' (generated fixture model: an offline stand-in for bge-large-zh-v1.5)';
           lines.push(`embedder for ${label}: ${embedder.model}, ${embedder.dimension} dimensions, ${embedder.pooling} pooling${stand}`);
         }
         const rerank = described.rerank as { name?: string; model?: string; endpoint?: string; candidates?: number } | undefined;

@@ -1,16 +1,12 @@
 import { z } from 'zod';
-import { pairedBootstrap, summarizeScores } from '../scoring/bootstrap.js';
+import { pairedBootstrap } from '../scoring/bootstrap.js';
 import type { MethodCost } from '../methods/trace.js';
 import { CellDiagnosticsSchema } from '../diagnostics/types.js';
+import { MeanWithCiSchema, meanWithCi, seedFor, type MeanWithCi } from './estimates.js';
+import { compareModalities, ModalityComparisonSchema } from './modalityComparison.js';
 import type { RunItemRecord } from './records.js';
 
-export const MeanWithCiSchema = z.object({
-  n: z.number().int(),
-  mean: z.number().nullable(),
-  ciLow: z.number().nullable(),
-  ciHigh: z.number().nullable(),
-});
-export type MeanWithCi = z.infer<typeof MeanWithCiSchema>;
+export { MeanWithCiSchema, seedFor, type MeanWithCi } from './estimates.js';
 
 export const CellSummarySchema = z.object({
   model: z.string(),
@@ -99,6 +95,16 @@ export const RunSummarySchema = z.object({
   }),
   cells: z.array(CellSummarySchema),
   paired: z.array(PairedDifferenceSchema),
+  /** `scoring.versus`: the further conditions every condition is also compared with (OCR input beside closed-book …). */
+  versusConditions: z.array(z.string()).optional(),
+  /** Paired differences of every condition against each `versus` condition (`baseline` names it); absent without `versus`. */
+  versus: z.array(PairedDifferenceSchema).optional(),
+  /**
+   * Conditions whose prompts showed page images against each text-only `versus` condition (image
+   * input against OCR input), by evidence modality, type and answer type, with the help/hurt
+   * decomposition; absent when the run has no such pair.
+   */
+  byModality: z.array(ModalityComparisonSchema).optional(),
   /** How the run was diagnosed (baseline, δ, extractor, checker, prefilter; stand-ins declared), when it was. */
   diagnostics: z.record(z.string(), z.unknown()).optional(),
 });
@@ -109,6 +115,8 @@ export interface SummaryOptions {
   models: string[];
   conditions: string[];
   baseline: string;
+  /** Further conditions to take paired differences against (and, for image conditions, the modality breakdown); default none. */
+  versus?: string[];
   resamples: number;
   seed: number;
 }
@@ -117,18 +125,7 @@ function meanOf(values: number[]): number | null {
   return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
 }
 
-function withCi(values: number[], options: SummaryOptions, salt: string): MeanWithCi {
-  if (values.length === 0) return { n: 0, mean: null, ciLow: null, ciHigh: null };
-  const s = summarizeScores(values, { resamples: options.resamples, seed: seedFor(options.seed, salt) });
-  return { n: values.length, mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh };
-}
-
-/** A per-cell seed so each CI is reproducible on its own, whatever else the run contains. */
-export function seedFor(seed: number, salt: string): number {
-  let h = seed >>> 0;
-  for (let i = 0; i < salt.length; i++) h = Math.imul(h ^ salt.charCodeAt(i), 16777619) >>> 0;
-  return h;
-}
+const withCi = (values: number[], options: SummaryOptions, salt: string): MeanWithCi => meanWithCi(values, options, salt);
 
 /** Mean cost per answer over the records that have one (runs from before methods have none). */
 function meanCost(records: RunItemRecord[]): CellSummary['cost'] {
@@ -195,6 +192,7 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
 
   const cells: CellSummary[] = [];
   const paired: PairedDifference[] = [];
+  const versus: PairedDifference[] = [];
   for (const model of options.models) {
     for (const condition of options.conditions) {
       const list = byCell.get(`${model}\u0000${condition}`);
@@ -250,28 +248,8 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
       });
     }
 
-    const baseline = byCell.get(`${model}\u0000${options.baseline}`);
-    if (!baseline) continue;
-    const baselineScores = new Map(baseline.filter(isScored).map((r) => [`${r.benchmark}:${r.itemId}`, r.score.score!]));
-    for (const condition of options.conditions) {
-      if (condition === options.baseline) continue;
-      const list = byCell.get(`${model}\u0000${condition}`);
-      if (!list) continue;
-      const a: number[] = [];
-      const b: number[] = [];
-      for (const r of list.filter(isScored)) {
-        const base = baselineScores.get(`${r.benchmark}:${r.itemId}`);
-        if (base === undefined) continue;
-        a.push(r.score.score!);
-        b.push(base);
-      }
-      if (a.length === 0) {
-        paired.push({ model, condition, baseline: options.baseline, n: 0, meanDiff: null, ciLow: null, ciHigh: null, sharePositive: null });
-        continue;
-      }
-      const d = pairedBootstrap(a, b, { resamples: options.resamples, seed: seedFor(options.seed, `${model}|${condition}|paired`) });
-      paired.push({ model, condition, baseline: options.baseline, n: a.length, meanDiff: d.meanDiff, ciLow: d.ciLow, ciHigh: d.ciHigh, sharePositive: d.sharePositive });
-    }
+    paired.push(...pairedAgainst(byCell, model, options.baseline, options));
+    for (const reference of options.versus ?? []) versus.push(...pairedAgainst(byCell, model, reference, options));
   }
 
   return {
@@ -289,5 +267,39 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
     },
     cells,
     paired,
+    ...(options.versus?.length ? { versusConditions: options.versus, versus } : {}),
+    ...withModalities(compareModalities(sorted, { ...options, versus: options.versus ?? [] })),
   };
+}
+
+const withModalities = (list: ReturnType<typeof compareModalities>) => (list.length ? { byModality: list } : {});
+
+/** Every condition of one model against a reference condition, on the questions both scored (paired bootstrap). */
+function pairedAgainst(byCell: Map<string, RunItemRecord[]>, model: string, reference: string, options: SummaryOptions): PairedDifference[] {
+  const baseline = byCell.get(`${model}\u0000${reference}`);
+  if (!baseline) return [];
+  const out: PairedDifference[] = [];
+  const baselineScores = new Map(baseline.filter(isScored).map((r) => [`${r.benchmark}:${r.itemId}`, r.score.score!]));
+  for (const condition of options.conditions) {
+    if (condition === reference) continue;
+    const list = byCell.get(`${model}\u0000${condition}`);
+    if (!list) continue;
+    const a: number[] = [];
+    const b: number[] = [];
+    for (const r of list.filter(isScored)) {
+      const base = baselineScores.get(`${r.benchmark}:${r.itemId}`);
+      if (base === undefined) continue;
+      a.push(r.score.score!);
+      b.push(base);
+    }
+    if (a.length === 0) {
+      out.push({ model, condition, baseline: reference, n: 0, meanDiff: null, ciLow: null, ciHigh: null, sharePositive: null });
+      continue;
+    }
+    // The baseline's salt is the one runs have always used, so their intervals do not move.
+    const salt = reference === options.baseline ? `${model}|${condition}|paired` : `${model}|${condition}|paired|${reference}`;
+    const d = pairedBootstrap(a, b, { resamples: options.resamples, seed: seedFor(options.seed, salt) });
+    out.push({ model, condition, baseline: reference, n: a.length, meanDiff: d.meanDiff, ciLow: d.ciLow, ciHigh: d.ciHigh, sharePositive: d.sharePositive });
+  }
+  return out;
 }

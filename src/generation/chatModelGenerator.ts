@@ -1,7 +1,9 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import type { ChatMessage } from '../prompting/types.js';
-import { messageText } from '../prompting/messageContent.js';
+import type { ChatMessage, ContentPart, PageImageRef } from '../prompting/types.js';
+import { contentAsText, messageText, messageTokens, promptImages } from '../prompting/messageContent.js';
+import { ImagePreparer } from './imagePreparation.js';
+import { imagesRefused } from './imageTokens.js';
 import { endpointLimiter } from './endpointConcurrency.js';
 import { splitReasoning } from './reasoning.js';
 import { responseCacheKey, type ResponseCache } from './responseCache.js';
@@ -60,6 +62,11 @@ export interface ChatModelGeneratorOptions {
    * response cache; `body` gives the request a live call would send, as a batch input line's body.
    */
   batch?: { queue: BatchQueue; body: (messages: BaseMessage[], tools?: ChatTurnOptions['tools']) => Record<string, unknown> };
+  /**
+   * How page images are prepared (resized, encoded, cached by content) and counted for this model;
+   * without it a prompt with image parts is refused before any call.
+   */
+  images?: { preparer: ImagePreparer; tokens: (image: PageImageRef) => number };
 }
 
 /** One replica of a pool, with what routing needs to know of it. */
@@ -71,11 +78,20 @@ interface Replica {
   coolingUntil: number;
 }
 
-export function toLangChainMessage(message: ChatMessage): BaseMessage {
-  if (typeof message.content !== 'string') throw new Error('a message with image parts must be prepared for the model before it is sent');
-  if (message.role === 'system') return new SystemMessage(message.content);
-  if (message.role === 'assistant') return new AIMessage(message.content);
-  return new HumanMessage(message.content);
+/** A message's content as LangChain takes it: text, or OpenAI content parts (`text`, `image_url`) in the message's order. */
+type LangChainContent = string | ({ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } })[];
+
+export function toLangChainMessage(message: ChatMessage, imageUrl?: (image: PageImageRef) => string): BaseMessage {
+  let content: LangChainContent;
+  if (typeof message.content === 'string') content = message.content;
+  else if (!message.content.some((part) => part.type === 'image')) content = contentAsText(message.content);
+  else {
+    if (!imageUrl) throw new Error('a message with image parts must be prepared for the model before it is sent');
+    content = message.content.map((part) => (part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: 'image_url' as const, image_url: { url: imageUrl(part.image) } }));
+  }
+  if (message.role === 'system') return new SystemMessage({ content });
+  if (message.role === 'assistant') return new AIMessage({ content });
+  return new HumanMessage({ content });
 }
 
 /** What identifies one message of a conversation for the cache: role, text, tool calls (with ids), tool result id. */
@@ -146,6 +162,7 @@ export class ChatModelGenerator implements Generator {
     this.#health = new EndpointHealth(options.endpoint, { unavailableAfterMs: options.unavailableAfterMs ?? 30_000 });
     this.name = options.name;
     this.model = options.model;
+    if (options.images) this.imageTokens = options.images.tokens;
   }
 
   #redact = (text: string): string => {
@@ -154,17 +171,32 @@ export class ChatModelGenerator implements Generator {
     return out;
   };
 
-  cacheKey(messages: ChatMessage[]): string {
+  /**
+   * The response cache key: model, messages, parameters. An image stands in it by the sha256 of its
+   * source bytes and the preparation settings (`hashes` in prompt order; never its path), so a
+   * changed scan is asked again and a moved folder is not; a text-only prompt's key is unchanged.
+   */
+  cacheKey(messages: ChatMessage[], hashes: string[] = []): string {
+    let next = 0;
+    const part = (p: ContentPart) => (p.type === 'text' ? p : { type: 'image', sha256: hashes[next++], prepared: this.#options.images?.preparer.settingsKey });
+    const hasImages = hashes.length > 0;
     return responseCacheKey({
       model: this.model,
-      messages: messages.map(({ role, content }) => ({ role, content })),
+      messages: messages.map(({ role, content }) => ({ role, content: typeof content === 'string' || !hasImages ? contentAsText(content) : content.map(part) })),
       params: this.#options.cacheParams,
     });
   }
 
   isCached(messages: ChatMessage[]): boolean {
-    return Boolean(this.#options.cache?.get(this.cacheKey(messages)));
+    const cache = this.#options.cache;
+    if (!cache) return false;
+    const images = promptImages(messages);
+    if (images.length && !this.#options.images) return false;
+    return Boolean(cache.get(this.cacheKey(messages, images.map((image) => this.#options.images!.preparer.sourceHashSync(image)))));
   }
+
+  /** Tokens of a page image for this model (its `images.tokens` formula on the prepared size); absent without image settings. */
+  readonly imageTokens?: (image: PageImageRef) => number;
 
   /** The batch queue of a generator that can answer through a batch API (absent for one without a cache). */
   get batchQueue(): BatchQueue | undefined {
@@ -172,9 +204,34 @@ export class ChatModelGenerator implements Generator {
   }
 
   async generate(messages: ChatMessage[], options: GenerateOptions = {}): Promise<GenerationResult> {
+    const images = promptImages(messages);
+    if (images.length) return this.#generateWithImages(messages, images, options);
     const key = this.#options.cache ? this.cacheKey(messages) : undefined;
     const tokens = messages.reduce((n, m) => n + estimateTokens(messageText(m)), 0);
-    const conversation = messages.map(toLangChainMessage);
+    const conversation = messages.map((m) => toLangChainMessage(m));
+    return this.#withPolicy(key, options, (signal, chat) => this.#request(chat, conversation, signal), tokens, () => this.#options.batch!.body(conversation));
+  }
+
+  /**
+   * A prompt with page images: refused at once without image settings; otherwise keyed by the
+   * images' content, prepared (only when the answer is not already cached) and sent as `image_url`
+   * parts with data URLs, in the message's order. Pacing counts the images' tokens.
+   */
+  async #generateWithImages(messages: ChatMessage[], images: PageImageRef[], options: GenerateOptions): Promise<GenerationResult> {
+    const settings = this.#options.images;
+    if (!settings) throw imagesRefused(this, images.length);
+    const identified = await Promise.all(images.map((image) => settings.preparer.identify(image)));
+    const cache = this.#options.cache;
+    const key = cache ? this.cacheKey(messages, identified.map((i) => i.hash)) : undefined;
+    const tokens = messages.reduce((n, m) => n + messageTokens(m, estimateTokens, settings.tokens), 0);
+    // A cached answer needs no prepared image (the policy answers it from the cache before any request).
+    const answered = key !== undefined && options.cache !== 'refresh' && cache!.has(key);
+    let conversation: BaseMessage[] = [];
+    if (!answered) {
+      const prepared = await Promise.all(images.map((image, i) => settings.preparer.prepare(image, identified[i])));
+      const urls = new Map(images.map((image, i) => [image, ImagePreparer.dataUrl(prepared[i]!)]));
+      conversation = messages.map((m) => toLangChainMessage(m, (image) => urls.get(image)!));
+    }
     return this.#withPolicy(key, options, (signal, chat) => this.#request(chat, conversation, signal), tokens, () => this.#options.batch!.body(conversation));
   }
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { RegistryEntry } from '../registry.js';
 import type { ChatMessage } from '../prompting/types.js';
-import { messageText } from '../prompting/messageContent.js';
+import { messageText, promptImages } from '../prompting/messageContent.js';
+import { imagesRefused } from './imageTokens.js';
 import { extractQuestion, parseContextBlock } from '../prompting/contextBlock.js';
 import { outputKindOf } from '../prompting/taskFormat.js';
 import { toSimplified } from '../text/simplify.js';
@@ -93,6 +94,9 @@ export class ExtractiveGenerator implements Generator {
   }
 
   async generate(messages: ChatMessage[]): Promise<GenerationResult> {
+    // It reads text only: answering an image prompt from its placeholders would hide that it saw nothing.
+    const images = promptImages(messages).length;
+    if (images) throw imagesRefused(this, images);
     const text = this.answer(messages);
     return { text, raw: text };
   }

@@ -13,6 +13,8 @@ import type { RetryHooks } from './retryPolicy.js';
 import type { Generator } from './types.js';
 import { validatingFetch } from './validatingFetch.js';
 import { RateLimitSchema, endpointRateLimiter, rateObservingFetch } from './rateLimit.js';
+import { ImageSettingsSchema, imageTokensOf } from './imageTokens.js';
+import { imagePreparer } from './imagePreparation.js';
 
 /** The params' fields (for schemas that extend them); OpenAIParamsSchema adds the checks across fields. */
 export const OpenAIParamsFields = z
@@ -55,6 +57,12 @@ export const OpenAIParamsFields = z
     batch: z.union([z.boolean(), BatchSettingsSchema]).optional(),
     /** A batch line that failed or expired: `resubmit` it in the next round's batch (up to batch.retries), or answer it `live`. */
     batchFallback: z.enum(['resubmit', 'live']).optional(),
+    /**
+     * A vision-language model: how page images are prepared for it (`maxPixels`, `maxSide`, format,
+     * quality; cached by content in `cache`) and counted (`tokens`: `qwen-vl`, `openai-tiles` or
+     * `fixed`). Without it, a prompt with page images is refused before any call.
+     */
+    images: ImageSettingsSchema.optional(),
   })
   .strict();
 
@@ -141,7 +149,8 @@ export class OpenAIGenerator extends ChatModelGenerator {
         configuration: { baseURL, defaultHeaders: params.headers, fetch: validatingFetch(rateObservingFetch(rateLimiter)) },
       });
     const replicas = urls.map((url) => ({ endpoint: url, chat: chatFor(url) }));
-    const { headers, apiKeyEnv, batch = false, ...recorded } = params;
+    const { headers, apiKeyEnv, batch = false, images, ...recorded } = params;
+    const preparer = images ? imagePreparer(images) : undefined;
     const cache = params.cache ? openResponseCache(params.cache) : undefined;
     // Every generator with a cache has a batch queue: `batch` turns it on for runs; `hisrag batch export` drives it either way.
     const queue = cache
@@ -179,6 +188,7 @@ export class OpenAIGenerator extends ChatModelGenerator {
       cache,
       ...(queue ? { batch: { queue, body: batchBody } } : {}),
       cacheParams: { temperature: params.temperature, maxTokens: params.maxTokens, extraBody: params.extraBody },
+      ...(images && preparer ? { images: { preparer, tokens: (image) => imageTokensOf(image, images) } } : {}),
       secrets: [apiKey, ...Object.values(headers)],
       hooks: { sleep: options.sleep, random: options.random, onRetry: options.onRetry },
       // For run manifests: the variable's name, header names; never the key or header values.
@@ -187,6 +197,7 @@ export class OpenAIGenerator extends ChatModelGenerator {
         ...recorded,
         ...(apiKeyEnv ? { apiKeyEnv } : {}),
         headers: Object.keys(headers),
+        ...(images && preparer ? { images: { ...images, cache: preparer.cacheFile } } : {}),
         ...(batch !== false ? { batch: true, ...(typeof batch === 'object' ? { batchSettings: batch } : {}) } : {}),
       }),
     });

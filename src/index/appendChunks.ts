@@ -29,6 +29,9 @@ export async function appendChunks(dir: string, chunks: Chunk[], options: Append
   const recorded = manifest.embedder;
   if (recorded) {
     let raw = options.vectors;
+    if (!raw && recorded.documents === 'image') {
+      throw new InputError(`${dir}: an index of page images takes added chunks with their vectors (embed their images with the index's embedder and pass vectors)`);
+    }
     if (!raw) {
       let embedder = options.embedder;
       const owns = !embedder;

@@ -3,7 +3,9 @@ import { DEFAULT_BM25, DEFAULT_HNSW, graphDefaults } from './defaults.js';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Chunk } from '../chunking/types.js';
-import type { TextEmbedder } from '../embedding/types.js';
+import { isImageEmbedder, type ImageEmbedder, type TextEmbedder } from '../embedding/types.js';
+import type { PageImageRef } from '../prompting/pageImage.js';
+import { chunkPageImage, corpusImageDir } from './chunkImage.js';
 import { InputError } from '../errors.js';
 import { createProgress } from '../progress/progress.js';
 import { buildBm25 } from './bm25/bm25Index.js';
@@ -53,6 +55,7 @@ export type { BuildIndexOptions } from './buildOptions.js';
  */
 export async function buildIndex(options: BuildIndexOptions): Promise<IndexManifest> {
   // A lancedb index keeps chunks and vectors in a LanceDB table, not chunks.sqlite: its own build.
+  if (options.retriever === 'lancedb' && options.documents === 'image') throw new InputError('index build: documents "image" is built for hnsw and exact indexes, not lancedb');
   if (options.retriever === 'lancedb') return (await import('./lancedb/buildLanceDbIndex.js')).buildLanceDbIndex(options);
   const started = Date.now();
   const corpus = await openCorpusInput(options.corpusDir);
@@ -65,6 +68,15 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
     ownsEmbedder = true;
   }
   try {
+    const documents = options.documents ?? 'text';
+    let imageDir: string | undefined;
+    if (documents === 'image') {
+      if (!dense) throw new InputError(`index build: documents "image" needs a dense index (hnsw or exact), not ${options.retriever}`);
+      if (!isImageEmbedder(embedder!)) {
+        throw new InputError(`index build: documents "image" needs an embedder that embeds images (clip, or openai against an image embedding server); ${options.embedder?.name ?? 'the given embedder'} embeds text only`);
+      }
+      imageDir = corpusImageDir(corpus);
+    }
     const identity = embedder && dense ? await embedder.identity() : undefined;
     const fingerprint = embedder && dense ? await embedder.fingerprint?.() : undefined;
     const space = identity?.normalize ? 'ip' : 'cosine';
@@ -90,7 +102,14 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
       complete: false,
       corpus: { dir: corpus.dir, name: corpus.name, contentHash: corpus.manifest.contentHash },
       ...(identity && {
-        embedder: { identity, ...(fingerprint && { fingerprint }), ...(options.embedder && { spec: options.embedder }), space, passage },
+        embedder: {
+          identity,
+          ...(fingerprint && { fingerprint }),
+          ...(options.embedder && { spec: options.embedder }),
+          space,
+          passage,
+          ...(imageDir && { documents, imageDir }),
+        },
       }),
       ...(hnsw && { hnsw }),
       ...(bm25 && { bm25 }),
@@ -129,6 +148,7 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
         embedder: dense ? embedder : undefined,
         dimension: identity?.dimension,
         passage,
+        imageDir,
         batchSize: options.batchSize ?? 64,
         window: remote ? 2 * Math.max(1, remote.concurrency) : 1,
         graph: stream?.build,
@@ -214,7 +234,18 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
 /** The settings that must agree between an interrupted build and its resumption. */
 function buildSettings(manifest: IndexManifest): unknown {
   const { kind, corpus, embedder, hnsw, bm25, vectorEncoding } = manifest;
-  return { kind, contentHash: corpus.contentHash, identity: embedder?.identity, fingerprint: embedder?.fingerprint, space: embedder?.space, passage: embedder?.passage, hnsw, bm25, vectorEncoding };
+  return {
+    kind,
+    contentHash: corpus.contentHash,
+    identity: embedder?.identity,
+    fingerprint: embedder?.fingerprint,
+    space: embedder?.space,
+    passage: embedder?.passage,
+    ...(embedder?.documents && { documents: embedder.documents }),
+    hnsw,
+    bm25,
+    vectorEncoding,
+  };
 }
 
 async function prepareOutDir(out: string, planned: IndexManifest, resume: boolean): Promise<void> {
@@ -255,6 +286,8 @@ interface StoreOptions {
   embedder?: TextEmbedder;
   dimension?: number;
   passage: 'title+text' | 'text';
+  /** Set for documents "image": the folder the chunks' page images are in; each chunk's image is embedded instead of its text. */
+  imageDir?: string;
   batchSize: number;
   /** Batches being embedded at once (1: each is embedded, then stored, before the next starts). */
   window: number;
@@ -289,9 +322,18 @@ async function storeChunks(
   const caughtUp = graph && dimension ? feedStored(store, graph, dimension, already) : Promise.resolve();
   caughtUp.catch(() => {});
   const pending: { batch: Chunk[]; vectors?: Promise<number[][]> }[] = [];
+  let position = already;
   const embed = (batch: Chunk[]) => {
     if (!embedder) return undefined;
-    const vectors = embedder.embedDocuments(batch.map((chunk) => passageText(chunk, options.passage)));
+    const first = position;
+    position += batch.length;
+    const { imageDir } = options;
+    const vectors = imageDir
+      ? (async () => {
+          const images: PageImageRef[] = batch.map((chunk, i) => chunkPageImage(chunk, imageDir, `${chunksPath}: line ${first + 1 + i}`));
+          return (embedder as ImageEmbedder).embedImages(images);
+        })()
+      : embedder.embedDocuments(batch.map((chunk) => passageText(chunk, options.passage)));
     // Awaited in order below; a batch still in flight when an earlier one fails must not go unhandled.
     vectors.catch(() => {});
     return vectors;

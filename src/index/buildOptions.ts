@@ -29,6 +29,12 @@ export interface BuildIndexOptions {
   lancedb?: LanceDbBuildOptions;
   /** Embed `title\ntext` (default) or the text alone. */
   passage?: 'title+text' | 'text';
+  /**
+   * `image`: embed each chunk's page image (`<corpus imageDir>/<meta.image.path>`) instead of its text,
+   * with an image-capable embedder (`clip`, or `openai` against a server that embeds images); queries
+   * stay text. hnsw and exact only.
+   */
+  documents?: 'text' | 'image';
   /** Chunks per embedding call and per stored transaction (the checkpoint unit). */
   batchSize?: number;
   /** Continue an interrupted build of the same settings instead of refusing the existing directory. */

@@ -91,6 +91,10 @@ export const IndexManifestSchema = z.object({
       space: z.enum(['ip', 'cosine']),
       /** What was embedded per chunk: `title\ntext` or the text alone. */
       passage: z.enum(['title+text', 'text']),
+      /** `image`: each chunk's page image was embedded (queries are text, through the text tower); absent: text. */
+      documents: z.enum(['text', 'image']).optional(),
+      /** The page images' folder of an image index (the corpus's `imageDir`, absolute). */
+      imageDir: z.string().optional(),
     })
     .optional(),
   hnsw: HnswParamsSchema.optional(),

@@ -6,7 +6,8 @@ import { contentText } from '../generation/chatModelGenerator.js';
 import type { GenerationResult, Generator, ToolDefinition } from '../generation/types.js';
 import type { TokenCounter } from '../prompting/tokenCounter.js';
 import type { ChatMessage } from '../prompting/types.js';
-import { recordedMessageOf } from '../prompting/messageContent.js';
+import { messageTokens, promptImages, recordedMessageOf } from '../prompting/messageContent.js';
+import { imagesRefused } from '../generation/imageTokens.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { MethodStepError } from './stepError.js';
 import type { MethodCost, TraceStep } from './trace.js';
@@ -69,6 +70,8 @@ export class MethodRun implements MethodContext {
   #batchedTokens = { prompt: 0, completion: 0 };
   #rateLimited = 0;
   #rateLimitWaitMs = 0;
+  #images = 0;
+  #imageTokens = 0;
   /** The list retrieved for the item's own question, if the method asked for it. */
   questionList?: RetrievedChunk[];
 
@@ -118,13 +121,19 @@ export class MethodRun implements MethodContext {
     const started = this.#now();
     this.#generationCalls++;
     const recordedMessages = messages.map(recordedMessageOf);
+    const generator = this.#options.generator;
+    const images = promptImages(messages);
+    // A model that cannot see images is refused before its first call (ConfigError: the run stops).
+    if (images.length && !generator.imageTokens) throw imagesRefused(generator, images.length);
     let result: GenerationResult;
     try {
-      result = await this.#options.generator.generate(messages, { signal: this.signal });
+      result = await generator.generate(messages, { signal: this.signal });
     } catch (error) {
       this.#fail('generate', label, started, { messages: recordedMessages }, error);
     }
-    const fields = this.#account(result, recordedMessages);
+    const imageTokens = images.reduce((n, image) => n + generator.imageTokens!(image), 0);
+    const textTokens = () => messages.reduce((n, m) => n + messageTokens(m, (text) => this.countTokens(text), () => 0), 0);
+    const fields = this.#account(result, recordedMessages, { images: images.length, imageTokens, textTokens });
     if (!options.final && result.emptyAfterAttempts) {
       // An intermediate step with nothing to go on: the method cannot continue honestly.
       this.#fail('generate', label, started, fields, new Error(`empty completion on all ${result.emptyAfterAttempts} attempts`));
@@ -163,16 +172,28 @@ export class MethodRun implements MethodContext {
     return result;
   }
 
-  /** Counts a generation's calls and tokens (the endpoint's usage, or estimated); the trace fields it gets. */
-  #account(result: GenerationResult, messages: { role: string; content: string }[]): Partial<TraceStep> {
+  /**
+   * Counts a generation's calls and tokens (the endpoint's usage, or estimated: text tokens plus the
+   * images' tokens by the generator's formula); the trace fields it gets.
+   */
+  #account(
+    result: GenerationResult,
+    messages: { role: string; content: string }[],
+    shown?: { images: number; imageTokens: number; textTokens: () => number },
+  ): Partial<TraceStep> {
     const reported = result.usage;
     // Some servers leave out a zero completion count (a reply that is only tool calls): the total says it.
     const completion = reported?.completionTokens ?? (reported?.totalTokens !== undefined && reported.promptTokens !== undefined ? reported.totalTokens - reported.promptTokens : undefined);
     const usage = reported && typeof reported.promptTokens === 'number' && typeof completion === 'number' ? { promptTokens: reported.promptTokens, completionTokens: completion } : undefined;
-    const counted = usage ?? {
-      promptTokens: messages.reduce((sum, m) => sum + this.countTokens(m.content), 0),
+    const estimated = {
+      promptTokens: shown?.images ? shown.textTokens() + shown.imageTokens : messages.reduce((sum, m) => sum + this.countTokens(m.content), 0),
       completionTokens: this.countTokens(result.raw),
     };
+    const counted = usage ?? estimated;
+    if (shown?.images) {
+      this.#images += shown.images;
+      this.#imageTokens += shown.imageTokens;
+    }
     this.#promptTokens += counted.promptTokens;
     this.#completionTokens += counted.completionTokens;
     if (!usage) this.#estimated = true;
@@ -189,7 +210,7 @@ export class MethodRun implements MethodContext {
     return {
       messages,
       response: result.raw,
-      usage: counted,
+      usage: shown?.images ? { ...counted, images: shown.images, imageTokens: shown.imageTokens } : counted,
       ...(usage ? {} : { usageEstimated: true }),
       ...(result.cached ? { cached: true } : {}),
     };
@@ -238,6 +259,7 @@ export class MethodRun implements MethodContext {
       ...(this.#batchedCalls ? { batchedCalls: this.#batchedCalls } : {}),
       ...(this.#rateLimited ? { rateLimited: this.#rateLimited } : {}),
       ...(this.#rateLimitWaitMs ? { rateLimitWaitMs: this.#rateLimitWaitMs } : {}),
+      ...(this.#images ? { images: this.#images, imageTokens: this.#imageTokens } : {}),
       ...(price ? { price: this.#price(price) } : {}),
     };
   }

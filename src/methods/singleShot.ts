@@ -11,6 +11,7 @@ export function singleShotMethod(strategy: PromptStrategy, name = strategy.name)
   return {
     name,
     usesRetrieval: strategy.usesRetrieval,
+    ...(strategy.defaultDepths ? { defaultDepths: strategy.defaultDepths } : {}),
     calls: { min: 1, max: 1, singleShot: true },
     ...(strategy.prepare ? { prepare: (items) => strategy.prepare!(items) } : {}),
     async run(context: MethodContext): Promise<MethodOutcome> {

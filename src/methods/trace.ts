@@ -19,7 +19,10 @@ export const TraceStepSchema = z.object({
   passages: z.array(TracedPassageSchema).optional(),
   messages: z.array(RecordedMessageSchema).optional(),
   response: z.string().optional(),
-  usage: z.object({ promptTokens: z.number(), completionTokens: z.number() }).optional(),
+  /** `images`, `imageTokens`: page images the prompt showed and their tokens by the generator's formula (part of `promptTokens`). */
+  usage: z
+    .object({ promptTokens: z.number(), completionTokens: z.number(), images: z.number().int().nonnegative().optional(), imageTokens: z.number().nonnegative().optional() })
+    .optional(),
   /** True when `usage` was estimated with the token counter (the endpoint reported none). */
   usageEstimated: z.boolean().optional(),
   cached: z.boolean().optional(),
@@ -47,6 +50,9 @@ export const MethodCostSchema = z.object({
   /** 429 responses the answer's calls received (each retried), and milliseconds they waited for the endpoint's rate limit. */
   rateLimited: z.number().int().nonnegative().optional(),
   rateLimitWaitMs: z.number().nonnegative().optional(),
+  /** Page images the answer's prompts showed, and their tokens by the generator's formula (counted in `promptTokens`, so the price follows). */
+  images: z.number().int().nonnegative().optional(),
+  imageTokens: z.number().nonnegative().optional(),
   /** promptTokens × inputPerMillion + completionTokens × outputPerMillion, ÷ 10⁶, when the model has a `price` (batched calls × batchDiscount). */
   price: z.number().nonnegative().optional(),
 });

@@ -77,6 +77,8 @@ export interface RagMethod {
   readonly name: string;
   /** True when the method retrieves: it then runs once per retriever × k. */
   readonly usesRetrieval: boolean;
+  /** Depths it runs at when neither its entry's `k:` nor `retrieval.k` names any (page strategies). */
+  readonly defaultDepths?: readonly number[];
   /** True when it scores sentences with the retriever's relevance (extractive refine): the retriever must offer it. */
   readonly needsRelevance?: boolean;
   /** True when the method offers the model tools (agent): every model of the run must support tool calling. */

@@ -56,17 +56,28 @@ export function locateModel(model: string): ModelLocation {
 /** The ONNX file a dtype loads, relative to the model directory. */
 export const onnxFileOf = (dtype: ModelLoadParams['dtype']) => join('onnx', dtype === 'q8' ? 'model_quantized.onnx' : 'model.onnx');
 
-function checkLocalModel(dir: string, dtype: ModelLoadParams['dtype'], role: ModelRole): string {
-  const onnxFile = join(dir, onnxFileOf(dtype));
-  for (const path of [join(dir, 'config.json'), join(dir, 'tokenizer.json'), join(dir, 'tokenizer_config.json'), onnxFile]) {
+/** The ONNX file of a named part (`text_model`, `vision_model`: a dual encoder's towers) a dtype loads. */
+export const onnxPartFileOf = (part: string, dtype: ModelLoadParams['dtype']) => join('onnx', `${part}${dtype === 'q8' ? '_quantized' : ''}.onnx`);
+
+/**
+ * What a model directory must hold beyond the tokenizer: the ONNX files a dtype loads (default
+ * `onnx/model.onnx`) and other files its loader reads (a dual encoder's `preprocessor_config.json`).
+ */
+export interface ModelLayout {
+  onnxFiles: string[];
+  extraFiles?: string[];
+}
+
+function checkLocalModel(dir: string, dtype: ModelLoadParams['dtype'], role: ModelRole, layout?: ModelLayout): string[] {
+  const onnxFiles = (layout?.onnxFiles ?? [onnxFileOf(dtype)]).map((file) => join(dir, file));
+  const required = ['config.json', 'tokenizer.json', 'tokenizer_config.json', ...(layout?.extraFiles ?? [])];
+  for (const path of [...required.map((file) => join(dir, file)), ...onnxFiles]) {
     if (!existsSync(path)) {
-      throw new ConfigError(
-        `${role.configPath}: ${path} is missing (a ${role.directory} holds config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx` +
-          `${dtype === 'q8' ? ' and onnx/model_quantized.onnx for dtype q8' : ''}; \`${role.fixtureCommand}\` generates one)`,
-      );
+      const holds = layout ? [...required, ...layout.onnxFiles].join(', ') : `config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx${dtype === 'q8' ? ' and onnx/model_quantized.onnx for dtype q8' : ''}`;
+      throw new ConfigError(`${role.configPath}: ${path} is missing (a ${role.directory} holds ${holds}; \`${role.fixtureCommand}\` generates one)`);
     }
   }
-  return onnxFile;
+  return onnxFiles;
 }
 
 /**
@@ -74,12 +85,14 @@ function checkLocalModel(dir: string, dtype: ModelLoadParams['dtype'], role: Mod
  * fingerprint: name, dtype, `variant` (what else changes the outputs, e.g. `maxTokens=512`), and
  * the ONNX file's size and mtime — part of cache keys.
  */
-export function prepareModel(params: ModelLoadParams, role: ModelRole, variant?: string): { location: ModelLocation; fingerprint: string } {
+export function prepareModel(params: ModelLoadParams, role: ModelRole, variant?: string, layout?: ModelLayout): { location: ModelLocation; fingerprint: string } {
   const location = locateModel(params.model);
   let fingerprint = [location.displayName, params.dtype, ...(variant ? [variant] : [])].join('|');
   if (location.localDir) {
-    const stat = statSync(checkLocalModel(location.localDir, params.dtype, role));
-    fingerprint += `|${stat.size}|${stat.mtimeMs}`;
+    for (const file of checkLocalModel(location.localDir, params.dtype, role, layout)) {
+      const stat = statSync(file);
+      fingerprint += `|${stat.size}|${stat.mtimeMs}`;
+    }
   }
   return { location, fingerprint };
 }

@@ -9,7 +9,9 @@ import { fillTemplate } from './fillTemplate.js';
 import { messagesOf } from './templateStrategy.js';
 import type { PromptTemplate } from './templates/promptTemplate.js';
 import type { TokenCounter } from './tokenCounter.js';
-import type { BuiltPrompt, PromptInput, PromptStrategy } from './types.js';
+import { fillTemplateWithParts, fitImageLimit, imageContextParts, multimodalMessagesOf, type PageInput } from './imageContext.js';
+import { PageImageLookup } from './pageImageLookup.js';
+import type { BuiltPrompt, PageImageRef, PromptInput, PromptStrategy } from './types.js';
 
 export interface FullDocumentOptions {
   name: string;
@@ -21,10 +23,17 @@ export interface FullDocumentOptions {
   pages: 'input' | 'all';
   budget: number | null;
   counter: TokenCounter;
+  /** What each page shows: its OCR text (default), its image, or the image followed by its text. */
+  input?: PageInput;
+  /** Image folder (`LongHisDoc_IMG/`); without it each item's `meta.imageDir` (the longhisdoc loader's `imageDir`). */
+  imageDir?: string;
+  /** Most images one prompt may hold (the model's limit); later pages are cut first. Null: no limit. */
+  maxImages?: number | null;
 }
 
 interface PageEntry extends ContextEntry {
   page: number;
+  images: PageImageRef[];
 }
 
 /**
@@ -36,9 +45,11 @@ export class FullDocumentStrategy implements PromptStrategy {
   readonly name: string;
   readonly usesRetrieval = false;
   private readonly pagesByFile = new Map<string, OcrPage[]>();
+  private readonly images?: PageImageLookup;
 
   constructor(private readonly options: FullDocumentOptions) {
     this.name = options.name;
+    if ((options.input ?? 'text') !== 'text') this.images = new PageImageLookup(options.name, options.imageDir);
   }
 
   private fileFor(item: BenchmarkItem): string {
@@ -52,6 +63,7 @@ export class FullDocumentStrategy implements PromptStrategy {
   async prepare(items: BenchmarkItem[]): Promise<void> {
     const files = new Set(items.filter((item) => item.kind === 'longhisdoc').map((item) => this.fileFor(item)));
     for (const file of files) if (!this.pagesByFile.has(file)) this.pagesByFile.set(file, await readOcrPages(file));
+    await this.images?.prepare(items);
   }
 
   build({ item }: PromptInput): BuiltPrompt {
@@ -60,18 +72,41 @@ export class FullDocumentStrategy implements PromptStrategy {
     if (!ocr) throw new Error(`strategy "${this.name}": OCR file ${file} was not loaded; await strategy.prepare(items) before build`);
     const wanted = this.options.pages === 'input' && item.inputPages?.length ? new Set(item.inputPages) : undefined;
     const title = typeof item.meta.book_name === 'string' ? item.meta.book_name : (item.docId ?? '');
-    const entries: PageEntry[] = ocr
-      .filter((p) => !p.missing && p.text.trim() && (!wanted || wanted.has(p.page)))
-      .map((p) => ({ title, page: p.page, pages: [p.page], text: p.text }));
-    const fitted = fitContextBudget(entries, (e) => e, (e, text) => ({ ...e, text }), this.options.budget, this.options.counter);
-    const block = formatContextBlock(fitted.kept);
+    const input = this.options.input ?? 'text';
     const instructions = answerInstructions(item, this.options.instructions);
-    const user = fillTemplate(this.options.template.user, { question: item.question, context: block, instructions });
+    if (input === 'text') {
+      const entries: PageEntry[] = ocr
+        .filter((p) => !p.missing && p.text.trim() && (!wanted || wanted.has(p.page)))
+        .map((p) => ({ title, page: p.page, pages: [p.page], text: p.text, images: [] }));
+      const fitted = fitContextBudget(entries, (e) => e, (e, text) => ({ ...e, text }), this.options.budget, this.options.counter);
+      const user = fillTemplate(this.options.template.user, { question: item.question, context: formatContextBlock(fitted.kept), instructions });
+      return {
+        messages: messagesOf(this.options.template.system, user),
+        contextIds: fitted.kept.map((e) => `${item.docId}-p${e.page}`),
+        truncated: fitted.dropped,
+        contextTokens: fitted.tokens,
+        ...(fitted.clipped ? { clipped: true } : {}),
+      };
+    }
+    // Image input: every wanted page that has a scan, blank OCR or not (the image may hold what the OCR lost).
+    const shown: PageEntry[] = ocr
+      .filter((p) => !wanted || wanted.has(p.page))
+      .flatMap((p) => {
+        const image = this.images!.image(item, item.docId!, p.page);
+        return image ? [{ title, page: p.page, pages: [p.page], text: p.text, images: [image] }] : [];
+      });
+    const limited = fitImageLimit(shown, (e) => e.images.length, this.options.maxImages ?? null);
+    const withText = input === 'image+text';
+    // With OCR text beside the images, the text budget applies to the text (an image is never cut for text).
+    const fitted = withText
+      ? fitContextBudget(limited.kept, (e) => e, (e, text) => ({ ...e, text }), this.options.budget, this.options.counter)
+      : { kept: limited.kept, dropped: 0, tokens: 0, clipped: false };
+    const user = fillTemplateWithParts(this.options.template.user, { question: item.question, instructions }, imageContextParts(fitted.kept, withText));
     return {
-      messages: messagesOf(this.options.template.system, user),
+      messages: multimodalMessagesOf(this.options.template.system, user),
       contextIds: fitted.kept.map((e) => `${item.docId}-p${e.page}`),
-      truncated: fitted.dropped,
-      contextTokens: fitted.tokens,
+      truncated: limited.dropped + fitted.dropped,
+      ...(withText ? { contextTokens: fitted.tokens } : {}),
       ...(fitted.clipped ? { clipped: true } : {}),
     };
   }

@@ -3,7 +3,7 @@ import { closedBookStrategy } from './strategies/closedBook.js';
 import { cotStrategy } from './strategies/cot.js';
 import { longHisDocFullStrategy } from './strategies/longhisdocFull.js';
 import { profStrategy } from './strategies/prof.js';
-import { ragStrategy } from './strategies/rag.js';
+import { pageRagStrategy, ragStrategy } from './strategies/rag.js';
 import { roleStrategy } from './strategies/role.js';
 import type { PromptStrategy } from './types.js';
 
@@ -16,4 +16,5 @@ strategies
   .register(profStrategy)
   .register(cotStrategy)
   .register(ragStrategy)
+  .register(pageRagStrategy)
   .register(longHisDocFullStrategy);

@@ -8,7 +8,9 @@ import { extractFinalAnswer } from './finalAnswer.js';
 import { fillTemplate } from './fillTemplate.js';
 import type { PromptTemplate } from './templates/promptTemplate.js';
 import type { TokenCounter } from './tokenCounter.js';
-import type { BuiltPrompt, PromptInput, PromptStrategy, TextChatMessage } from './types.js';
+import { fillTemplateWithParts, fitImageLimit, imageContextParts, multimodalMessagesOf, type PageInput } from './imageContext.js';
+import { PageImageLookup } from './pageImageLookup.js';
+import type { BuiltPrompt, PageImageRef, PromptInput, PromptStrategy, TextChatMessage } from './types.js';
 
 export interface TemplateStrategyOptions {
   name: string;
@@ -24,7 +26,14 @@ export interface TemplateStrategyOptions {
     counter: TokenCounter;
     ordering: ContextOrdering;
     showPages: boolean;
+    /** What each retrieved page shows: its text (default), its page image(s), or both (LongHisDoc pages). */
+    input?: PageInput;
+    imageDir?: string;
+    /** Most page images in one prompt; the lowest-ranked passages are dropped first. Null: no limit. */
+    maxImages?: number | null;
   };
+  /** Depths when the config gives none (page retrieval: 1, 3, 5, 10). */
+  defaultDepths?: readonly number[];
 }
 
 /** What an empty retrieval result looks like in the prompt. */
@@ -48,12 +57,28 @@ export class TemplateStrategy implements PromptStrategy {
   readonly name: string;
   readonly usesRetrieval: boolean;
   readonly finalAnswer?: (text: string) => string;
+  readonly defaultDepths?: readonly number[];
+  private readonly images?: PageImageLookup;
 
   constructor(private readonly options: TemplateStrategyOptions) {
     this.name = options.name;
     this.usesRetrieval = options.retrieval !== undefined;
+    if (options.defaultDepths) this.defaultDepths = options.defaultDepths;
+    if ((options.retrieval?.input ?? 'text') !== 'text') this.images = new PageImageLookup(options.name, options.retrieval!.imageDir);
     const marker = options.finalAnswerMarker;
     if (marker) this.finalAnswer = (text) => extractFinalAnswer(text, marker);
+  }
+
+  async prepare(items: BenchmarkItem[]): Promise<void> {
+    await this.images?.prepare(items);
+  }
+
+  /** The page images of a retrieved passage (its page, or every page of a window), in page order. */
+  private imagesOf(item: BenchmarkItem, chunk: RetrievedChunk): PageImageRef[] {
+    return (chunkPages(chunk) ?? []).flatMap((page) => {
+      const image = this.images!.image(item, chunk.docId, page);
+      return image ? [image] : [];
+    });
   }
 
   instructionsFor(item: BenchmarkItem): string {
@@ -68,6 +93,7 @@ export class TemplateStrategy implements PromptStrategy {
       return { messages: messagesOf(template.system, user), contextIds: [], truncated: 0 };
     }
     const ranked = [...(context ?? [])].sort((a, b) => a.rank - b.rank);
+    if ((retrieval.input ?? 'text') !== 'text') return this.buildWithImages(item, ranked, instructions);
     const toEntry = (chunk: RetrievedChunk): ContextEntry => ({
       title: chunk.title,
       text: chunk.text,
@@ -82,6 +108,30 @@ export class TemplateStrategy implements PromptStrategy {
       contextIds: ordered.map((chunk) => chunk.id),
       truncated: fitted.dropped,
       contextTokens: fitted.tokens,
+      ...(fitted.clipped ? { clipped: true } : {}),
+    };
+  }
+
+  /** Retrieved pages shown as images (and, with `image+text`, each followed by its text). */
+  private buildWithImages(item: BenchmarkItem, ranked: RetrievedChunk[], instructions: string): BuiltPrompt {
+    const { template, retrieval } = this.options;
+    const withText = retrieval!.input === 'image+text';
+    const entries = ranked.map((chunk) => ({
+      chunk,
+      entry: { title: chunk.title, text: chunk.text, images: this.imagesOf(item, chunk), ...(chunkPages(chunk) ? { pages: chunkPages(chunk) } : {}) },
+    }));
+    const limited = fitImageLimit(entries, (e) => e.entry.images.length, retrieval!.maxImages ?? null);
+    const fitted = withText
+      ? fitContextBudget(limited.kept, (e) => e.entry, (e, text) => ({ ...e, entry: { ...e.entry, text } }), retrieval!.budget, retrieval!.counter)
+      : { kept: limited.kept, dropped: 0, tokens: 0, clipped: false };
+    const ordered = orderContext(fitted.kept.map((e) => ({ ...e.chunk, entry: e.entry })), retrieval!.ordering, (chunk) => isGoldChunk(item, chunk));
+    const parts = ordered.length > 0 ? imageContextParts(ordered.map((c) => c.entry), withText) : [{ type: 'text' as const, text: NO_CONTEXT_TEXT }];
+    const user = fillTemplateWithParts(template.user, { question: item.question, instructions }, parts);
+    return {
+      messages: multimodalMessagesOf(template.system, user),
+      contextIds: ordered.map((chunk) => chunk.id),
+      truncated: limited.dropped + fitted.dropped,
+      ...(withText ? { contextTokens: fitted.tokens } : {}),
       ...(fitted.clipped ? { clipped: true } : {}),
     };
   }

@@ -8,6 +8,7 @@ import { escapeHtml as esc } from './escape.js';
 import { renderAnswerClaims, renderWhySection } from './whySection.js';
 import { noiseStudy, noiseStudyHtml } from './noiseStudy.js';
 import { planVsActualHtml } from './planVsActual.js';
+import { modalitySectionHtml } from './modalitySection.js';
 import type { RunPlan } from '../estimate/runPlan.js';
 
 export interface ReportInput {
@@ -76,14 +77,15 @@ export function renderReportHtml(input: ReportInput): string {
   const priced = summary.cells.some((c) => c.cost?.price != null);
   const noted = summary.cells.some((c) => Object.keys(c.method ?? {}).length > 0);
   const limited = summary.cells.some((c) => c.cost?.rateLimited !== undefined);
+  const versusConditions = summary.versusConditions ?? [];
   for (const model of summary.models) {
-    out.push(`<h3>${esc(model)}</h3><div class="scroll"><table class="conditions"><tr><th>condition</th><th>mean [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th><th>P(Δ&gt;0)</th><th>scored / items</th><th>failed (gen / judge)</th><th>empty</th><th>truncated</th><th>retrievals / answer</th><th>generations / answer</th><th>tokens / answer</th><th>ms / answer</th>${priced ? '<th>price / answer</th>' : ''}${limited ? '<th>429s / answer</th><th>rate-limit wait ms / answer</th>' : ''}${noted ? '<th>method figures</th>' : ''}</tr>`);
+    out.push(`<h3>${esc(model)}</h3><div class="scroll"><table class="conditions"><tr><th>condition</th><th>mean [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th><th>P(Δ&gt;0)</th>${versusConditions.map((v) => `<th>Δ vs ${esc(v)} [95% CI]</th>`).join('')}<th>scored / items</th><th>failed (gen / judge)</th><th>empty</th><th>truncated</th><th>retrievals / answer</th><th>generations / answer</th><th>tokens / answer</th><th>ms / answer</th>${priced ? '<th>price / answer</th>' : ''}${limited ? '<th>429s / answer</th><th>rate-limit wait ms / answer</th>' : ''}${noted ? '<th>method figures</th>' : ''}</tr>`);
     for (const cell of summary.cells.filter((c) => c.model === model)) {
       const d = summary.paired.find((p) => p.model === model && p.condition === cell.condition);
       const cls = d?.meanDiff === null || d === undefined ? '' : d.meanDiff > 0 ? 'pos' : d.meanDiff < 0 ? 'neg' : '';
       out.push(
         `<tr><td>${esc(cell.condition)}</td><td>${ci(cell.score)}</td><td class="${cls}">${d && d.meanDiff !== null ? `${d.meanDiff >= 0 ? '+' : ''}${num(d.meanDiff)} <span class="ci">[${num(d.ciLow)}, ${num(d.ciHigh)}]</span>` : '–'}</td>` +
-          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td>${costCells(cell, priced)}${limited ? `<td>${num(cell.cost?.rateLimited ?? 0)}</td><td>${Math.round(cell.cost?.rateLimitWaitMs ?? 0)}</td>` : ''}${noted ? `<td>${esc(methodFigures(cell))}</td>` : ''}</tr>`,
+          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td>${versusConditions.map((v) => `<td>${diffText(summary.versus?.find((p) => p.model === model && p.condition === cell.condition && p.baseline === v))}</td>`).join('')}<td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td>${costCells(cell, priced)}${limited ? `<td>${num(cell.cost?.rateLimited ?? 0)}</td><td>${Math.round(cell.cost?.rateLimitWaitMs ?? 0)}</td>` : ''}${noted ? `<td>${esc(methodFigures(cell))}</td>` : ''}</tr>`,
       );
     }
     out.push('</table></div>');
@@ -110,6 +112,8 @@ export function renderReportHtml(input: ReportInput): string {
     }
   }
 
+  out.push(modalitySectionHtml(summary));
+
   const withRetrieval = summary.cells.filter((c) => c.retrieval);
   if (withRetrieval.length) {
     const metrics = [...new Set(withRetrieval.flatMap((c) => Object.keys(c.retrieval!)))].sort();
@@ -134,6 +138,12 @@ export function renderReportHtml(input: ReportInput): string {
   out.push(renderDrillDown(records, summary, input.drillDownLimit ?? 300));
   out.push('</body></html>');
   return out.join('\n');
+}
+
+/** A paired difference with its CI, or – (none: the condition is the reference itself, or nothing paired). */
+function diffText(d: RunSummary['paired'][number] | undefined): string {
+  if (!d || d.meanDiff === null) return '–';
+  return `<span class="${d.meanDiff > 0 ? 'pos' : d.meanDiff < 0 ? 'neg' : ''}">${d.meanDiff >= 0 ? '+' : ''}${num(d.meanDiff)}</span> <span class="ci">[${num(d.ciLow)}, ${num(d.ciHigh)}]</span>`;
 }
 
 /** The cost columns of a condition row: means per scored answer (`*` marks estimated tokens). */

@@ -1,4 +1,5 @@
 import type { RunSummary } from '../experiment/summary.js';
+import { modalityLines } from './modalitySection.js';
 
 const fmt = (x: number | null, digits = 2) => (x === null ? '–' : x.toFixed(digits));
 
@@ -35,6 +36,8 @@ function methodFigureLines(summary: RunSummary): string[] {
   return lines;
 }
 
+const diffText = (d: RunSummary['paired'][number] | undefined) => (d && d.meanDiff !== null ? `${d.meanDiff >= 0 ? '+' : ''}${fmt(d.meanDiff)} [${fmt(d.ciLow)}, ${fmt(d.ciHigh)}]` : '–');
+
 /**
  * The run's headline table: one row per condition, per model the mean score with its 95% CI,
  * the paired difference against the baseline, and how many items were scored / failed / empty.
@@ -52,7 +55,8 @@ export function summaryTable(summary: RunSummary): string {
         condition,
         fmt(cell.score.mean),
         cell.score.mean === null ? '–' : `[${fmt(cell.score.ciLow)}, ${fmt(cell.score.ciHigh)}]`,
-        diff && diff.meanDiff !== null ? `${diff.meanDiff >= 0 ? '+' : ''}${fmt(diff.meanDiff)} [${fmt(diff.ciLow)}, ${fmt(diff.ciHigh)}]` : '–',
+        diffText(diff),
+        ...(summary.versusConditions ?? []).map((v) => diffText(summary.versus?.find((p) => p.model === model && p.condition === condition && p.baseline === v))),
         cell.retrieval?.recall !== undefined ? fmt(cell.retrieval.recall, 3) : '–',
         cell.cost ? fmt(cell.cost.retrievalCalls, 1) : '–',
         cell.cost ? `${Math.round(cell.cost.promptTokens + cell.cost.completionTokens)}${cell.cost.estimatedTokens ? '*' : ''}` : '–',
@@ -64,7 +68,7 @@ export function summaryTable(summary: RunSummary): string {
     }
     blocks.push(
       `model: ${model}\n` +
-        renderTextTable(['condition', 'mean', '95% CI', `Δ vs ${summary.baseline} [95% CI]`, 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], rows),
+        renderTextTable(['condition', 'mean', '95% CI', `Δ vs ${summary.baseline} [95% CI]`, ...(summary.versusConditions ?? []).map((v) => `Δ vs ${v} [95% CI]`), 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], rows),
     );
   }
   if (summary.cells.some((c) => c.cost?.estimatedTokens)) {
@@ -82,6 +86,8 @@ export function summaryTable(summary: RunSummary): string {
       `batch API (calls per answer answered by batches, priced at the batch rate): ${batched.map((c) => `${summary.models.length > 1 ? `${c.model} ` : ''}${c.condition} ${fmt(c.cost!.batchedCalls!)} of ${fmt(c.cost!.generationCalls)}`).join('; ')}`,
     );
   }
+  const modalities = modalityLines(summary);
+  if (modalities.length) blocks.push(`image input against OCR input (paired Δ [95% CI]):\n${modalities.join('\n')}`);
   const figures = methodFigureLines(summary);
   if (figures.length) blocks.push(figures.join('\n'));
   const diagnostics = diagnosticsTables(summary);

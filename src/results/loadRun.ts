@@ -37,6 +37,7 @@ export function summaryOptionsOf(config: ExperimentConfig, manifest: Record<stri
     models: listed(manifest.models) ?? [...new Set(records.map((r) => r.model))],
     conditions: listed(manifest.conditions) ?? [...new Set(records.map((r) => r.condition))],
     baseline: config.scoring.baseline,
+    versus: config.scoring.versus,
     resamples: config.scoring.bootstrapResamples,
     seed: config.seed,
   };

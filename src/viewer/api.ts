@@ -5,6 +5,7 @@
  * the query-string codec both sides use, so that server, bundle and client cannot drift apart.
  */
 import type { CellSummary, PairedDifference } from '../experiment/summary.js';
+import type { ModalityComparison } from '../experiment/modalityComparison.js';
 import type { RunItemRecord } from '../experiment/records.js';
 
 export type RunStatus = 'in progress' | 'done' | 'interrupted' | 'failed';
@@ -61,6 +62,8 @@ export interface RunDetail {
   /** Values of each group key, for the answer filters. */
   groupValues: Record<string, string[]>;
   charts: ChartView[];
+  /** Image conditions against the text-only `scoring.versus` conditions, by evidence modality, type and answer type (summary.json's `byModality`); empty without such a pair. */
+  byModality: ModalityComparison[];
   /** Whether the run has a report.html the server can serve (`/runs/<id>/report.html`). */
   report: boolean;
 }
@@ -147,11 +150,32 @@ export interface OtherAnswer {
   answer: string;
 }
 
+/** A page image the model was shown (`prompt[].images`), in prompt order. */
+export interface ImageView {
+  /** Index of the image's folder in the run manifest's `imageDirs` (the only folders served); null when the run does not list it. */
+  dir: number | null;
+  /** Path inside that folder (`<doc_id>/page_<n>.jpg`). */
+  path: string;
+  docId: string;
+  page: number;
+  width: number;
+  height: number;
+  bytes: number;
+  /** The prompt message (index) that showed it. */
+  message: number;
+  /** One of the item's gold evidence pages (same document). */
+  evidence: boolean;
+  /** A bundle's copy of the thumbnail, relative to its index.html (bundles carry no full-size images). */
+  thumbFile?: string;
+}
+
 export interface AnswerDetail {
   run: string;
   record: Omit<RunItemRecord, 'diagnostics'> & { diagnostics?: unknown };
   item: ItemInfo | null;
   passages: PassageView[];
+  /** The page images the prompt showed, in prompt order; empty for text prompts. */
+  images: ImageView[];
   /** The same question's answers in the run's other conditions (and models). */
   others: OtherAnswer[];
 }
@@ -224,6 +248,8 @@ export interface ViewerApi {
   compare(query: CompareQuery): Promise<CompareResult>;
   /** Link to the run's report.html, or null. */
   reportUrl(run: string): string | null;
+  /** Where a page image (`thumb`: its thumbnail) is served, or null where it is not (a folder the run does not list; full size in a bundle). */
+  imageUrl(run: string, image: ImageView, size: 'thumb' | 'full'): string | null;
 }
 
 /** The answer query as URL parameters (and back): the server's query string and the client's view state share it. */

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AnswerDetail, RunListEntry } from './api.js';
 import { clientAssets, indexHtml } from './clientBuild.js';
+import { pageImageFile, thumbnailOf } from './pageImages.js';
 import { cellFileKey, chunkOf, type BundleRunFile } from './queries.js';
 import { RunStore } from './runStore.js';
 
@@ -20,9 +21,11 @@ export function scriptJson(value: unknown): string {
  * `hisrag view --bundle`: the same viewer as a static site — index.html, the client, and the runs'
  * data split per run and condition (`data/r<run>/c<condition>.js`: the table rows) and per group
  * of answers (`data/r<run>/i<n>.js`: answer pages), loaded on demand as scripts, so that it opens
- * from `file://` (no server, no fetch) or from any static host.
+ * from `file://` (no server, no fetch) or from any static host. Of the page images the answers
+ * showed, only the thumbnails go in (`data/r<run>/thumbs/<n>.jpg`, once each), their answer pages
+ * pointing at them; full-size scans stay in their folders.
  */
-export async function writeBundle(paths: string[], outDir: string): Promise<{ runs: number; answers: number; index: string }> {
+export async function writeBundle(paths: string[], outDir: string): Promise<{ runs: number; answers: number; thumbnails: number; index: string }> {
   const out = resolve(outDir);
   const store = new RunStore(paths);
   try {
@@ -35,9 +38,10 @@ export async function writeBundle(paths: string[], outDir: string): Promise<{ ru
     const runs: RunListEntry[] = [];
     const folders: Record<string, string> = {};
     let answers = 0;
+    let thumbnails = 0;
     const data = (folder: string, name: string, value: unknown) =>
       writeFileSync(join(out, 'data', folder, `${name}.js`), `__hisragData(${scriptJson(`${folder}/${name}`)},${scriptJson(value)});\n`);
-    store.ids().forEach((id, i) => {
+    for (const [i, id] of store.ids().entries()) {
       const run = store.get(id)!;
       const folder = `r${i}`;
       mkdirSync(join(out, 'data', folder), { recursive: true });
@@ -51,22 +55,42 @@ export async function writeBundle(paths: string[], outDir: string): Promise<{ ru
       const chunks = Math.max(1, Math.ceil(keys.length / ANSWERS_PER_FILE));
       const byChunk: string[][] = Array.from({ length: chunks }, () => []);
       for (const key of keys) byChunk[chunkOf(key, chunks)]!.push(key);
-      byChunk.forEach((list, n) => {
+      const imageDirs = run.imageDirs();
+      const thumbFiles = new Map<string, string | null>();
+      for (const [n, list] of byChunk.entries()) {
         const pages: Record<string, AnswerDetail> = {};
         for (const key of list) {
           const page = run.answer(key);
-          if (page) pages[key] = page;
+          if (!page) continue;
+          for (const image of page.images) {
+            if (image.dir === null) continue;
+            const imageKey = `${image.dir}\u0000${image.path}`;
+            if (!thumbFiles.has(imageKey)) {
+              const source = pageImageFile(imageDirs[image.dir]!, image.path);
+              let name: string | null = null;
+              if (source) {
+                mkdirSync(join(out, 'data', folder, 'thumbs'), { recursive: true });
+                name = `data/${folder}/thumbs/${thumbFiles.size}.jpg`;
+                writeFileSync(join(out, name), await thumbnailOf(source.file));
+                thumbnails++;
+              }
+              thumbFiles.set(imageKey, name);
+            }
+            const thumbFile = thumbFiles.get(imageKey);
+            if (thumbFile) image.thumbFile = thumbFile;
+          }
+          pages[key] = page;
         }
         data(folder, `i${n}`, pages);
-      });
+      }
       const file: BundleRunFile = { detail: { ...detail, report: false }, cellFiles, chunks };
       data(folder, 'run', file);
       runs.push(detail.run);
       folders[id] = folder;
       answers += keys.length;
-    });
+    }
     writeFileSync(join(out, 'data', 'runs.js'), `window.__HISRAG_BUNDLE__=${scriptJson({ runs, folders })};\n`);
-    return { runs: runs.length, answers, index: join(out, 'index.html') };
+    return { runs: runs.length, answers, thumbnails, index: join(out, 'index.html') };
   } finally {
     store.close();
   }

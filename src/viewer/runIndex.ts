@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { isAbsolute, join, sep } from 'node:path';
 import Database from 'better-sqlite3';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { benchmarks } from '../benchmarks/registry.js';
@@ -18,6 +18,7 @@ import type {
   AnswerQuery,
   AnswerRow,
   CellView,
+  ImageView,
   ItemInfo,
   OtherAnswer,
   PassageView,
@@ -86,7 +87,8 @@ function slim(record: RunItemRecord): RunItemRecord {
   const out: RunItemRecord = {
     ...record,
     question: '',
-    prompt: [],
+    // One image reference of the prompt is kept: the summary tells image conditions by it (`byModality`).
+    prompt: keptImage(record),
     retrieved: record.retrieved.filter((c) => c.rerankFallback !== undefined).map((c) => ({ ...c, title: '', text: '' })),
     contextIds: [],
     response: record.response ? { text: record.response.text ? ' ' : '', raw: '' } : null,
@@ -96,6 +98,11 @@ function slim(record: RunItemRecord): RunItemRecord {
   // Claims and labels: the cells' diagnostics come from summary.json, not from here.
   delete (out as { diagnostics?: unknown }).diagnostics;
   return out;
+}
+
+function keptImage(record: RunItemRecord): RunItemRecord['prompt'] {
+  const message = record.prompt.find((m) => m.images?.length);
+  return message ? [{ role: message.role, content: '', images: [message.images![0]!] }] : [];
 }
 
 /** A record as the answer page shows it: `diagnostics` as the file has it, whatever the record schema knows. */
@@ -472,6 +479,7 @@ export class RunIndex {
       groupKeys: Object.keys(groupValues).sort(),
       groupValues,
       charts: summary.models.map((model) => ({ model, depth: depthChartSvg(summary, model), cost: costChartSvg(summary, model) })),
+      byModality: summary.byModality ?? [],
       report: insideFile(this.dir, RUN_FILES.report) !== null,
     };
     if (this.summary) this.summary.detail = detail;
@@ -560,8 +568,36 @@ export class RunIndex {
     const others = (
       this.db.prepare('SELECT key, model, condition, score, status, answer FROM answers WHERE itemKey = ? AND key != ? ORDER BY id').all(row.itemKey, key) as Omit<OtherAnswer, 'run'>[]
     ).map((o) => ({ ...o, run: this.id }));
-    return { run: this.id, record, item: stored ? itemInfo(stored) : null, passages: passagesOf(record, stored), others };
+    return { run: this.id, record, item: stored ? itemInfo(stored) : null, passages: passagesOf(record, stored), images: imagesOf(record, stored, this.imageDirs()), others };
   }
+
+  /** The manifest's `imageDirs`: the absolute folders this run's prompts may show pages from, and the only ones served. */
+  imageDirs(): string[] {
+    const dirs = this.manifest.imageDirs;
+    return Array.isArray(dirs) ? dirs.filter((d): d is string => typeof d === 'string' && isAbsolute(d)) : [];
+  }
+}
+
+/** The page images of a record's prompt, in prompt order, with the folder each is served from and whether it is gold evidence. */
+export function imagesOf(record: ViewedRecord, stored: StoredItem | null, imageDirs: string[]): ImageView[] {
+  // The record's own evidence (runs that carry it); else the benchmark's, when its file could be read.
+  const evidence = record.evidence ?? (stored?.evidencePages ? { docId: stored.docId, pages: stored.evidencePages } : null);
+  return record.prompt.flatMap((message, index) =>
+    (message.images ?? []).map((image) => {
+      const dir = imageDirs.indexOf(image.imageDir);
+      return {
+        dir: dir === -1 ? null : dir,
+        path: image.path,
+        docId: image.docId,
+        page: image.page,
+        width: image.width,
+        height: image.height,
+        bytes: image.bytes,
+        message: index,
+        evidence: Boolean(evidence && (evidence.docId ?? image.docId) === image.docId && evidence.pages.includes(image.page)),
+      };
+    }),
+  );
 }
 
 function itemInfo(stored: StoredItem): ItemInfo {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { RUN_FILES } from '../experiment/runDirectory.js';
 import { answerQueryFromParams, compareQueryFromParams } from './api.js';
 import { clientAssets, indexHtml } from './clientBuild.js';
+import { pageImageFile, thumbnailOf } from './pageImages.js';
 import { insideFile } from './runIndex.js';
 import { RunStore } from './runStore.js';
 
@@ -27,15 +28,21 @@ function send(res: ServerResponse, status: number, type: string, body: string | 
   res.end(head ? undefined : body);
 }
 
+const sendImage = (res: ServerResponse, type: string, body: Buffer, head: boolean) => {
+  res.writeHead(200, { 'Content-Type': type, 'Cache-Control': 'private, max-age=300', ...SECURITY_HEADERS });
+  res.end(head ? undefined : body);
+};
+
 const notFound = (res: ServerResponse, head: boolean) => send(res, 404, 'text/plain; charset=utf-8', 'not found\n', head);
 const json = (res: ServerResponse, value: unknown, head: boolean) =>
   value === null ? notFound(res, head) : send(res, 200, 'application/json; charset=utf-8', JSON.stringify(value), head);
 
 /**
- * `hisrag view`'s server (Node's `http`): the client's three files and a read-only JSON API over
- * the runs of a `RunStore`. Every route is matched whole; a run is named by its id, never by a
- * path, so `..`, encoded traversal, absolute paths and links lead nowhere but to 404. Only GET and
- * HEAD; nothing is written.
+ * `hisrag view`'s server (Node's `http`): the client's three files, a read-only JSON API over
+ * the runs of a `RunStore`, and the page images their prompts showed (from the folders each run's
+ * manifest lists, full size or as thumbnails). Every route is matched whole; a run is named by its
+ * id and an image folder by its index, never by a path, so `..`, encoded traversal, absolute paths
+ * and links leading outside lead nowhere but to 404. Only GET and HEAD; nothing is written.
  */
 export async function startViewer(paths: string[], options: { port?: number; host?: string } = {}): Promise<ViewerServer> {
   const store = new RunStore(paths);
@@ -77,6 +84,17 @@ export async function startViewer(paths: string[], options: { port?: number; hos
       if (segments.length === 3) return json(res, store.run(id), head);
       if (segments.length === 4 && segments[3] === 'answers') return json(res, store.answers(answerQueryFromParams(id, q)), head);
       if (segments.length === 4 && segments[3] === 'answer') return json(res, store.answer(id, q.get('key') ?? ''), head);
+      // A page image the run's prompts may show: `images/<i>/<path>` (full size) or `thumbs/<i>/<path>`, i indexing the manifest's imageDirs.
+      if (segments.length >= 6 && (segments[3] === 'images' || segments[3] === 'thumbs') && /^\d+$/.test(segments[4]!)) {
+        const imageDir = store.get(id)?.imageDirs()[Number(segments[4])];
+        const image = imageDir ? pageImageFile(imageDir, segments.slice(5).join('/')) : null;
+        if (!image) return notFound(res, head);
+        if (segments[3] === 'thumbs') return sendImage(res, 'image/jpeg', await thumbnailOf(image.file), head);
+        res.writeHead(200, { 'Content-Type': image.type, 'Cache-Control': 'private, max-age=300', ...SECURITY_HEADERS });
+        if (head) return res.end();
+        createReadStream(image.file).pipe(res);
+        return;
+      }
       return notFound(res, head);
     }
     if (segments.length === 3 && segments[0] === 'runs' && segments[2] === RUN_FILES.report) {

@@ -23,7 +23,7 @@ describe('bundled experiment configs', () => {
 
   it('the demo expands to closed-book and rag at k = 10, 20, 50, 100', async () => {
     const config = await loadExperimentConfig(join(dir, 'demo.yaml'));
-    expect(planConditions(config, (spec) => spec.name === 'rag').map((c) => c.name)).toEqual(['closed-book', 'rag@10', 'rag@20', 'rag@50', 'rag@100']);
+    expect(planConditions(config, (spec) => ({ usesRetrieval: spec.name === 'rag' })).map((c) => c.name)).toEqual(['closed-book', 'rag@10', 'rag@20', 'rag@50', 'rag@100']);
   });
 
   it('a component with a bad parameter is reported with its config path', async () => {

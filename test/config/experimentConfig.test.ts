@@ -28,7 +28,7 @@ describe('experiment config validation', () => {
     const config = validateExperimentConfig(valid(), 'exp.yaml');
     expect(config.seed).toBe(42);
     expect(config.output).toBe('experiments/runs');
-    expect(config.scoring).toEqual({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book', emptyAnswer: 'zero' });
+    expect(config.scoring).toEqual({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book', versus: [], emptyAnswer: 'zero' });
     expect(config.execution.concurrency).toBe(4);
     expect(config.retrieval?.scope).toBe('corpus');
   });

@@ -119,8 +119,27 @@ export interface OpenAIServer {
   close(): Promise<void>;
 }
 
+/** One content part of a multimodal message, as OpenAI's protocol carries it. */
+export type RequestContentPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } };
+
+/** A request message's content parts: a string content is one text part; `null` none. */
+export function contentParts(content: unknown): RequestContentPart[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return Array.isArray(content) ? (content as RequestContentPart[]) : [];
+}
+
+/** A request message's text (its text parts joined; images left out). */
+export function contentText(content: unknown): string {
+  return contentParts(content).map((part) => (part.type === 'text' ? part.text : '')).join('');
+}
+
+/** The `image_url` URLs of a request, in message and part order (what a vision model was shown). */
+export function requestImageUrls(request: ChatRequestBody): string[] {
+  return request.messages.flatMap((m) => contentParts(m.content).flatMap((part) => (part.type === 'image_url' ? [part.image_url.url] : [])));
+}
+
 function lastUserMessage(request: ChatRequestBody): string {
-  return [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+  return contentText([...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '');
 }
 
 let toolCallId = 0;
@@ -263,7 +282,8 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
     const reply = empty ? { content: '' } : await respond(request);
     const message = typeof reply === 'string' ? { content: reply } : reply;
     const content = message.content ?? '';
-    const promptChars = request.messages.reduce((n, m) => n + String(m.content ?? '').length, 0);
+    // Text characters, and a flat 100 per image: a usage figure a test can tell from hisrag's own estimate.
+    const promptChars = request.messages.reduce((n, m) => n + (typeof m.content === 'string' || m.content === null ? String(m.content ?? '').length : contentText(m.content).length + 100 * contentParts(m.content).filter((p) => p.type === 'image_url').length), 0);
     const toolCalls = (typeof reply === 'string' ? [] : (reply.tool_calls ?? [])).map((call) => ({
       id: `call_${++toolCallId}`,
       type: 'function' as const,

@@ -4,6 +4,16 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { DataFileError } from '../../errors.js';
+import {
+  openPageImageCatalog,
+  pageImageProblemsError,
+  pageImagePath,
+  summarisePageImages,
+  type PageImageDocument,
+  type PageImageProblem,
+  type PageImageSummary,
+} from '../../corpus/longhisdoc/pageImages.js';
+import { readOcrPages } from '../../corpus/longhisdoc/ocrFile.js';
 import type { RegistryEntry } from '../../registry.js';
 import { loadLongHisDocQa, parsePageList, type LongHisDocRecord } from '../../scoring/longhisdoc/schema.js';
 import { applyBenchmarkFilter, BenchmarkFilterSchema, describeFilter } from '../filters.js';
@@ -14,6 +24,14 @@ export const LongHisDocParamsSchema = BenchmarkFilterSchema.extend({
   file: z.string().min(1),
   /** `OCR_res/` of the release: `<doc_id>.json` per document; needed by `longhisdoc-full` and page corpora. */
   ocrDir: z.string().min(1).optional(),
+  /**
+   * `LongHisDoc_IMG/` of the release: `<doc_id>/page_<n>.jpg` (n one-based). Checked on load,
+   * before any model call, against the OCR's page counts (or, without `ocrDir`, the highest page an
+   * item names) and every item's input and evidence pages.
+   */
+  imageDir: z.string().min(1).optional(),
+  /** `error`: a missing, truncated or unreadable page image, or a folder that does not match the OCR, stops the run; `warn`: counted in describe(). */
+  onImageProblem: z.enum(['error', 'warn']).default('error'),
   label: z.string().min(1).default('longhisdoc'),
 }).strict();
 export type LongHisDocParams = z.infer<typeof LongHisDocParamsSchema>;
@@ -48,7 +66,15 @@ export function longHisDocItem(record: LongHisDocRecord, benchmark: string, ocrD
   };
 }
 
-export async function loadLongHisDoc(params: LongHisDocParams): Promise<{ items: BenchmarkItem[]; sha256: string; total: number }> {
+export interface LoadedLongHisDoc {
+  items: BenchmarkItem[];
+  sha256: string;
+  total: number;
+  /** With `imageDir`: what the image check found (problems counted by kind). */
+  images?: PageImageSummary;
+}
+
+export async function loadLongHisDoc(params: LongHisDocParams): Promise<LoadedLongHisDoc> {
   const qa = await loadLongHisDocQa(params.file);
   if (params.ocrDir) {
     const missing = Object.keys(qa).filter((docId) => !existsSync(ocrFileFor(params.ocrDir!, docId)));
@@ -60,7 +86,53 @@ export async function loadLongHisDoc(params: LongHisDocParams): Promise<{ items:
   }
   const sha256 = createHash('sha256').update(await readFile(params.file)).digest('hex');
   const items = Object.values(qa).flatMap((records) => records.map((record) => longHisDocItem(record, params.label, params.ocrDir)));
-  return { items: applyBenchmarkFilter(items, params), sha256, total: items.length };
+  const kept = applyBenchmarkFilter(items, params);
+  if (!params.imageDir) return { items: kept, sha256, total: items.length };
+  const images = await checkItemImages(kept, params.imageDir, params.onImageProblem, params.ocrDir);
+  return { items: kept, sha256, total: items.length, images };
+}
+
+/**
+ * Opens the page-image catalog for the documents of the loaded items and checks that every page an
+ * item shows or cites has its image; items get `meta.imageDir` (absolute) and `meta.imageDocument`
+ * (the `{docId, pages, exact}` the catalog was opened with: a strategy that opens the catalog with
+ * it shares this scan instead of reading the folder again).
+ */
+async function checkItemImages(items: BenchmarkItem[], imageDir: string, onProblem: 'error' | 'warn', ocrDir?: string): Promise<PageImageSummary> {
+  const absolute = resolve(imageDir);
+  const docIds = [...new Set(items.map((item) => item.docId!))];
+  const documents: PageImageDocument[] = [];
+  for (const docId of docIds) {
+    const pages = ocrDir
+      ? (await readOcrPages(ocrFileFor(ocrDir, docId))).length
+      : Math.max(0, ...items.filter((item) => item.docId === docId).flatMap((item) => [...(item.inputPages ?? []), ...(item.evidencePages ?? [])]));
+    documents.push({ docId, pages, exact: ocrDir !== undefined });
+  }
+  const byDocId = new Map(documents.map((doc) => [doc.docId, doc]));
+  const catalog = await openPageImageCatalog({ imageDir: absolute, documents, onProblem: 'warn' });
+  const itemProblems: PageImageProblem[] = [];
+  for (const item of items) {
+    const docId = item.docId!;
+    const pages = [...new Set([...(item.inputPages ?? []), ...(item.evidencePages ?? [])])].sort((a, b) => a - b);
+    // Pages inside the OCR's count are the catalog's to report; a page beyond it has no image by construction.
+    const document = byDocId.get(docId)!;
+    const beyond = pages.filter((page) => page > document.pages);
+    for (const page of beyond) {
+      const file = resolve(absolute, pageImagePath(docId, page));
+      itemProblems.push({
+        kind: 'missing-page',
+        docId,
+        page,
+        file,
+        message: `item ${item.id} names page ${page} of document ${docId}, beyond its ${document.pages} OCR pages: no page image (${file})`,
+      });
+    }
+    item.meta.imageDir = absolute;
+    item.meta.imageDocument = document;
+  }
+  const problems = [...catalog.problems, ...itemProblems];
+  if (onProblem === 'error' && problems.length > 0) throw pageImageProblemsError(absolute, problems);
+  return summarisePageImages(catalog, itemProblems);
 }
 
 export const longHisDocBenchmark: RegistryEntry<LongHisDocParams, Benchmark, void> = {
@@ -68,21 +140,22 @@ export const longHisDocBenchmark: RegistryEntry<LongHisDocParams, Benchmark, voi
   description: 'LongHisDoc QA file ({doc_id: [records]}) with an optional OCR directory.',
   params: LongHisDocParamsSchema,
   create(params) {
-    let loaded: { sha256: string; total: number; count: number } | undefined;
+    let loaded: { sha256: string; total: number; count: number; images?: PageImageSummary } | undefined;
     return {
       name: 'longhisdoc',
       async load() {
-        const { items, sha256, total } = await loadLongHisDoc(params);
-        loaded = { sha256, total, count: items.length };
+        const { items, sha256, total, images } = await loadLongHisDoc(params);
+        loaded = { sha256, total, count: items.length, ...(images ? { images } : {}) };
         return items;
       },
       describe() {
-        const { file, ocrDir, label, ...filter } = params;
+        const { file, ocrDir, imageDir, onImageProblem, label, ...filter } = params;
         return {
           name: 'longhisdoc',
           label,
           file: resolve(file),
           ...(ocrDir ? { ocrDir: resolve(ocrDir) } : {}),
+          ...(imageDir ? { imageDir: resolve(imageDir), onImageProblem } : {}),
           ...(loaded ?? {}),
           filter: describeFilter({ ...filter }),
         };

@@ -71,6 +71,7 @@ export function registerIndexCommands(program: Command): void {
     .option('--no-bigrams', 'BM25: jieba words only, no CJK character bigrams')
     .option('--no-simplify', 'BM25: keep traditional characters as they are')
     .option('--passage <mode>', 'what is embedded per chunk: title+text (default) or text')
+    .option('--documents <kind>', 'text (default) or image: embed each chunk\'s page image (corpus imageDir + meta.image.path) with an image embedder (clip, openai); hnsw and exact')
     .option('--lancedb-uri <uri>', `lancedb: database folder (relative to --out) or object-store URI such as s3://bucket/path (default ${DEFAULT_LANCEDB.uri})`)
     .option('--lancedb-table <name>', `lancedb: table name (default ${DEFAULT_LANCEDB.table})`)
     .option('--vector-index <kind>', `lancedb: auto (IVF-PQ from ${LANCEDB_IVF_PQ_MIN_ROWS} chunks, default) | ivf-pq | none (exact search)`)
@@ -86,6 +87,9 @@ export function registerIndexCommands(program: Command): void {
       }
       if (opts.passage !== undefined && opts.passage !== 'title+text' && opts.passage !== 'text') {
         throw new InputError(`--passage: expected title+text or text, got "${opts.passage}"`);
+      }
+      if (opts.documents !== undefined && opts.documents !== 'text' && opts.documents !== 'image') {
+        throw new InputError(`--documents: expected text or image, got "${opts.documents}"`);
       }
       if (opts.b !== undefined && opts.b > 1) throw new InputError('--b: must be between 0 and 1');
       if (opts.graph !== undefined && opts.graph !== 'hnswlib' && opts.graph !== 'usearch') {
@@ -119,6 +123,7 @@ export function registerIndexCommands(program: Command): void {
         batchSize: opts.batchSize,
         resume: opts.resume ?? false,
         passage: opts.passage,
+        documents: opts.documents,
         tune: { k: opts.tuneK, target: opts.targetRecall, sample: opts.tuneSample },
         bm25: {
           ...(opts.k1 !== undefined && { k1: opts.k1 }),

@@ -22,6 +22,8 @@ interface FixtureCommandOptions {
   maxTokens?: number;
   quantized: boolean;
   reranker?: boolean;
+  kind?: string;
+  imageSize?: number;
 }
 
 export function registerModelCommands(program: Command): void {
@@ -56,6 +58,12 @@ export function registerModelCommands(program: Command): void {
     )
     .option('--max-tokens <n>', 'model_max_length and position embeddings (default 512)', positiveInt('--max-tokens'))
     .option('--no-quantized', 'with --encoder: skip onnx/model_quantized.onnx')
+    .option(
+      '--kind <kind>',
+      'clip: a CLIP-style dual encoder (onnx/text_model.onnx, onnx/vision_model.onnx, preprocessor_config.json) for the clip embedder and image indexes — ' +
+        'a stand-in whose towers share only colour (红/绿/蓝 ↔ a page\'s tint); --dim, --seed, --vocab, --max-tokens (default 77) apply',
+    )
+    .option('--image-size <n>', 'with --kind clip: side of the square pages are resized to (default 64)', positiveInt('--image-size'))
     .addHelpText(
       'after',
       '\nExample (bge-large-zh shape, ~1.3 GB):\n  hisrag model fixture --out models/bge-large-shape --encoder --layers 24 --hidden 1024 --heads 16 --intermediate 4096 --vocab 21128' +
@@ -64,6 +72,22 @@ export function registerModelCommands(program: Command): void {
     .action(async (options: FixtureCommandOptions) => {
       if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) throw new InputError('--seed: expected a non-negative integer');
       if (options.dim && options.hidden && options.dim !== options.hidden) throw new InputError('--dim and --hidden disagree');
+      if (options.kind !== undefined) {
+        if (options.kind !== 'clip') throw new InputError(`--kind: expected clip, got "${options.kind}"`);
+        if (options.encoder || options.reranker) throw new InputError('--kind clip: not with --encoder or --reranker');
+        const { generateClipFixture } = await import('../../models/fixture/clipFixture.js');
+        const info = await generateClipFixture({
+          outDir: options.out,
+          seed: options.seed,
+          dim: options.hidden ?? options.dim,
+          imageSize: options.imageSize,
+          vocabSize: options.vocab,
+          maxTokens: options.maxTokens,
+        });
+        process.stdout.write(`clip fixture model (generated stand-in), dimension ${info.dim}, images ${info.imageSize}×${info.imageSize}, vocabulary ${info.vocabSize}: ${info.dir}\n`);
+        for (const file of info.files) process.stdout.write(`  ${file}\n`);
+        return;
+      }
       // Loaded on use so that the CLI starts fast.
       const { generateFixtureModel } = await import('../../embedding/fixture/generateFixtureModel.js');
       const { generateRerankerFixture } = await import('../../rerank/fixture/generateRerankerFixture.js');

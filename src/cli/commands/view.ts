@@ -14,7 +14,7 @@ export function registerViewCommand(program: Command): void {
       if (opts.bundle) {
         const { writeBundle } = await import('../../viewer/bundle.js');
         const result = await writeBundle(paths, opts.bundle);
-        process.stdout.write(`bundle: ${result.runs} runs, ${result.answers} answers → ${result.index}\n`);
+        process.stdout.write(`bundle: ${result.runs} runs, ${result.answers} answers${result.thumbnails ? `, ${result.thumbnails} page thumbnails` : ''} → ${result.index}\n`);
         return;
       }
       const port = opts.port === undefined ? 0 : Number(opts.port);

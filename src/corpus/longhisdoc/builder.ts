@@ -8,6 +8,7 @@ import { toSimplified } from '../../text/simplify.js';
 import { listInputFiles } from '../inputFiles.js';
 import type { BuilderContext, CorpusBuilder, SourceDocument } from '../types.js';
 import { readOcrPages } from './ocrFile.js';
+import { describePageImageProblems, openPageImageCatalog, pageImageProblemsError, type PageImageCatalog } from './pageImages.js';
 
 export const LonghisdocOcrParamsSchema = z.strictObject({
   /** The `OCR_res` directory (one `<doc_id>.json` per document), or OCR files. */
@@ -19,6 +20,14 @@ export const LonghisdocOcrParamsSchema = z.strictObject({
   /** Also emit windows of `size` consecutive pages every `stride` pages (cross-page evidence). */
   windows: z.strictObject({ size: z.number().int().min(2), stride: z.number().int().positive().default(1) }).optional(),
   simplify: z.boolean().default(false),
+  /**
+   * `LongHisDoc_IMG/` (relative to the build's base directory, like `input`): page documents then
+   * record their scan as `meta.image` ({path, width, height, bytes}, path inside this folder),
+   * windows as `meta.images`; the files are referenced, never copied.
+   */
+  imageDir: z.string().min(1).optional(),
+  /** `error`: any page without a usable image stops the build before a chunk is written; `warn`: such pages are counted (`pagesWithoutImage`). */
+  onImageProblem: z.enum(['error', 'warn']).default('error'),
 });
 export type LonghisdocOcrParams = z.output<typeof LonghisdocOcrParamsSchema>;
 
@@ -43,6 +52,7 @@ export const longhisdocOcrBuilder: RegistryEntry<LonghisdocOcrParams, CorpusBuil
   params: LonghisdocOcrParamsSchema,
   create(params, context) {
     const filesPromise = listInputFiles(context.baseDir, params.input, /\.json$/i);
+    const imageDir = params.imageDir ? resolve(context.baseDir, params.imageDir) : undefined;
     return {
       // Pages are the evidence units of LongHisDoc retrieval: two pages with the same text stay two pages.
       dedupeByDefault: false,
@@ -50,9 +60,14 @@ export const longhisdocOcrBuilder: RegistryEntry<LonghisdocOcrParams, CorpusBuil
         const files = await filesPromise;
         return { path: files.length === 1 ? files[0]!.path : resolve(context.baseDir, String(params.input)), bytes: files.reduce((s, f) => s + f.bytes, 0) };
       },
+      manifestFields() {
+        return imageDir ? { imageDir } : {};
+      },
       async *items(run) {
         const bookMeta = params.qaFile ? await readBookMeta(resolve(context.baseDir, params.qaFile)) : new Map<string, Record<string, string>>();
         const wanted = params.docIds ? new Set(params.docIds) : undefined;
+        // Every image is checked before the first document is yielded, so a broken folder stops the build before it writes anything.
+        const images = imageDir ? await openImages(imageDir, await filesPromise, wanted, params.onImageProblem) : undefined;
         let index = 0;
         let bytesDone = 0;
         for (const file of await filesPromise) {
@@ -62,9 +77,26 @@ export const longhisdocOcrBuilder: RegistryEntry<LonghisdocOcrParams, CorpusBuil
           const pages = await readOcrPages(file.path);
           const base: Record<string, string> = { doc_id: docId, ...bookMeta.get(docId) };
           const clean = (text: string) => (params.simplify ? toSimplified(text) : text);
+          const imageOf = (page: number) => {
+            const ref = images?.image(docId, page);
+            return ref ? { path: ref.path, width: ref.width, height: ref.height, bytes: ref.bytes } : undefined;
+          };
+          const windowImages = (span: typeof pages) =>
+            span.flatMap((p) => {
+              const image = imageOf(p.page);
+              return image ? [{ page: p.page, ...image }] : [];
+            });
           const documents: (() => SourceDocument)[] = pages.map((p) => () => {
             if (p.missing) run.count?.('emptyPages');
-            return { docId, idKey: `${docId}-p${p.page}`, title: base.book_name ?? docId, text: clean(p.text), meta: { ...base, page: p.page, pages: [p.page] } };
+            const image = imageOf(p.page);
+            if (images && !image) run.count?.('pagesWithoutImage');
+            return {
+              docId,
+              idKey: `${docId}-p${p.page}`,
+              title: base.book_name ?? docId,
+              text: clean(p.text),
+              meta: { ...base, page: p.page, pages: [p.page], ...(image ? { image } : {}) },
+            };
           });
           if (params.windows) {
             const { size, stride } = params.windows;
@@ -75,7 +107,14 @@ export const longhisdocOcrBuilder: RegistryEntry<LonghisdocOcrParams, CorpusBuil
                 idKey: `${docId}-p${span[0]!.page}-${span[span.length - 1]!.page}`,
                 title: base.book_name ?? docId,
                 text: span.map((p) => clean(p.text)).filter(Boolean).join('\n'),
-                meta: { ...base, page: span[0]!.page, pages: span.map((p) => p.page), window: size },
+                meta: {
+                  ...base,
+                  page: span[0]!.page,
+                  pages: span.map((p) => p.page),
+                  window: size,
+                  // The usable images of the window's pages (a page without one is counted once, as a page document).
+                  ...(images ? { images: windowImages(span) } : {}),
+                },
               }));
             }
           }
@@ -90,6 +129,22 @@ export const longhisdocOcrBuilder: RegistryEntry<LonghisdocOcrParams, CorpusBuil
     };
   },
 };
+
+/** The catalog of the wanted documents' page images, page counts from their OCR files. */
+async function openImages(imageDir: string, files: { path: string }[], wanted: Set<string> | undefined, onProblem: 'error' | 'warn'): Promise<PageImageCatalog> {
+  const documents = [];
+  for (const file of files) {
+    const docId = basename(file.path).replace(/\.json$/i, '');
+    if (wanted && !wanted.has(docId)) continue;
+    documents.push({ docId, pages: (await readOcrPages(file.path)).length });
+  }
+  const catalog = await openPageImageCatalog({ imageDir, documents, onProblem: 'warn' });
+  if (onProblem === 'error' && catalog.problems.length > 0) throw pageImageProblemsError(imageDir, catalog.problems);
+  if (catalog.problems.length > 0) {
+    process.stderr.write(`longhisdoc-ocr: ${describePageImageProblems(imageDir, catalog.problems)}; those pages have no meta.image\n`);
+  }
+  return catalog;
+}
 
 async function readBookMeta(path: string): Promise<Map<string, Record<string, string>>> {
   let value: unknown;

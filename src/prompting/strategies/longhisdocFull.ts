@@ -2,7 +2,9 @@ import { z } from 'zod';
 import type { RegistryEntry } from '../../registry.js';
 import { FullDocumentStrategy } from '../fullDocumentStrategy.js';
 import { resolveTemplate, TemplateOverrideSchema } from '../templateOverrides.js';
+import { PageInputSchema } from '../imageContext.js';
 import { longHisDocFullTemplate } from '../templates/longhisdocFull.js';
+import { longHisDocImagesTemplate, longHisDocImagesTextTemplate } from '../templates/pageImages.js';
 import { tokenCounters } from '../tokenCounter.js';
 import type { PromptStrategy } from '../types.js';
 
@@ -14,15 +16,25 @@ export const LongHisDocFullParamsSchema = TemplateOverrideSchema.extend({
   /** Tokens of OCR text (null: no limit); later pages are cut first. */
   contextBudget: z.number().int().positive().nullable().default(60_000),
   tokenCounter: z.enum(Object.keys(tokenCounters) as [keyof typeof tokenCounters]).default('cjk-estimate'),
+  /**
+   * What each page shows: `text` (its OCR: the benchmark's text setting), `image` (its scan: the
+   * image-input setting, for a vision-language model), `image+text` (the scan followed by its OCR).
+   */
+  input: PageInputSchema.default('text'),
+  /** `LongHisDoc_IMG/` folder; defaults to the one given to the longhisdoc benchmark. */
+  imageDir: z.string().min(1).optional(),
+  /** Most page images in one prompt (the model's limit, e.g. vLLM's --limit-mm-per-prompt); later pages are cut first. */
+  maxImages: z.number().int().positive().nullable().default(null),
 }).strict();
 export type LongHisDocFullParams = z.infer<typeof LongHisDocFullParamsSchema>;
 
 export const longHisDocFullStrategy: RegistryEntry<LongHisDocFullParams, PromptStrategy, void> = {
   name: 'longhisdoc-full',
-  description: "LongHisDoc text setting: the document's OCR pages as context, cut to a budget (needs prepare()).",
+  description: "LongHisDoc's settings: the document's pages (input pages or the whole book) as OCR text, page images, or both, cut to the budget and image limit (needs prepare()).",
   params: LongHisDocFullParamsSchema,
   async create(params) {
-    const template = await resolveTemplate(longHisDocFullTemplate, params, 'longhisdoc-full', ['question', 'context']);
+    const builtIn = { text: longHisDocFullTemplate, image: longHisDocImagesTemplate, 'image+text': longHisDocImagesTextTemplate }[params.input];
+    const template = await resolveTemplate(builtIn, params, 'longhisdoc-full', ['question', 'context']);
     return new FullDocumentStrategy({
       name: 'longhisdoc-full',
       template,
@@ -31,6 +43,9 @@ export const longHisDocFullStrategy: RegistryEntry<LongHisDocFullParams, PromptS
       pages: params.pages,
       budget: params.contextBudget,
       counter: tokenCounters[params.tokenCounter],
+      input: params.input,
+      imageDir: params.imageDir,
+      maxImages: params.maxImages,
     });
   },
 };

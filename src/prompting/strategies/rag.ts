@@ -6,6 +6,9 @@ import { TemplateStrategy } from '../templateStrategy.js';
 import { COT_INSTRUCTION, cotTemplate, FINAL_ANSWER_MARKER } from '../templates/cot.js';
 import { profTemplate } from '../templates/prof.js';
 import { ragTemplate } from '../templates/rag.js';
+import { pageRagImagesTemplate, pageRagImagesTextTemplate, pageRagTextTemplate } from '../templates/pageImages.js';
+import type { PromptTemplate } from '../templates/promptTemplate.js';
+import { PageInputSchema } from '../imageContext.js';
 import { roleTemplate } from '../templates/role.js';
 import { tokenCounters } from '../tokenCounter.js';
 import type { PromptStrategy } from '../types.js';
@@ -19,8 +22,23 @@ export const RagParamsSchema = TemplateOverrideSchema.extend({
   showPages: z.boolean().default(true),
   /** System message style: plain RAG, or combined with historian role, professional or chain-of-thought prompting. */
   persona: z.enum(['plain', 'role', 'prof', 'cot']).default('plain'),
+  /**
+   * What each retrieved passage shows: its `text`, its page `image`(s) (LongHisDoc pages, for a
+   * vision-language model), or `image+text` (each image followed by the page's OCR text).
+   */
+  input: PageInputSchema.default('text'),
+  /** `LongHisDoc_IMG/` folder for image input; defaults to the one given to the longhisdoc benchmark. */
+  imageDir: z.string().min(1).optional(),
+  /** Most page images in one prompt (the model's limit); the lowest-ranked passages are dropped first. */
+  maxImages: z.number().int().positive().nullable().default(null),
 }).strict();
 export type RagParams = z.infer<typeof RagParamsSchema>;
+
+/** `page-rag`: `rag` over a page corpus, shown as page images by default, at 1–10 pages unless the config says otherwise. */
+export const PageRagParamsSchema = RagParamsSchema.extend({ input: PageInputSchema.default('image') }).strict();
+
+/** The depths page retrieval runs at when neither the entry nor `retrieval.k` names any. */
+export const PAGE_DEPTHS = [1, 3, 5, 10] as const;
 
 const SYSTEMS = { role: roleTemplate.system, prof: profTemplate.system, cot: cotTemplate.system } as const;
 
@@ -28,21 +46,36 @@ export const ragStrategy: RegistryEntry<RagParams, PromptStrategy, void> = {
   name: 'rag',
   description: 'RAG@k: retrieved chunks with source titles (and pages) before the question, within a token budget.',
   params: RagParamsSchema,
-  async create(params) {
-    const builtIn = params.persona === 'plain' ? ragTemplate : { ...ragTemplate, system: SYSTEMS[params.persona] };
-    const template = await resolveTemplate(builtIn, params, 'rag', ['question', 'context']);
-    const cot = params.persona === 'cot';
-    return new TemplateStrategy({
-      name: 'rag',
-      template,
-      instructions: params.instructions,
-      ...(cot ? { instructionPrefix: COT_INSTRUCTION, finalAnswerMarker: FINAL_ANSWER_MARKER } : {}),
-      retrieval: {
-        budget: params.contextBudget,
-        counter: tokenCounters[params.tokenCounter],
-        ordering: params.ordering,
-        showPages: params.showPages,
-      },
-    });
-  },
+  create: (params) => createRag('rag', params, ragTemplate),
 };
+
+export const pageRagStrategy: RegistryEntry<RagParams, PromptStrategy, void> = {
+  name: 'page-rag',
+  description: 'RAG over pages: k retrieved pages (1, 3, 5, 10 by default) shown as page images, OCR text, or both.',
+  params: PageRagParamsSchema,
+  create: (params) => createRag('page-rag', params, { text: pageRagTextTemplate, image: pageRagImagesTemplate, 'image+text': pageRagImagesTextTemplate }[params.input], PAGE_DEPTHS),
+};
+
+async function createRag(name: string, params: RagParams, base: PromptTemplate, defaultDepths?: readonly number[]): Promise<PromptStrategy> {
+  // A plain `rag` with image input takes the page-image wording; personas replace the system message either way.
+  const chosen = name === 'rag' && params.input !== 'text' ? (params.input === 'image' ? pageRagImagesTemplate : pageRagImagesTextTemplate) : base;
+  const builtIn = params.persona === 'plain' ? chosen : { ...chosen, system: SYSTEMS[params.persona] };
+  const template = await resolveTemplate(builtIn, params, name, ['question', 'context']);
+  const cot = params.persona === 'cot';
+  return new TemplateStrategy({
+    name,
+    template,
+    instructions: params.instructions,
+    ...(cot ? { instructionPrefix: COT_INSTRUCTION, finalAnswerMarker: FINAL_ANSWER_MARKER } : {}),
+    retrieval: {
+      budget: params.contextBudget,
+      counter: tokenCounters[params.tokenCounter],
+      ordering: params.ordering,
+      showPages: params.showPages,
+      input: params.input,
+      imageDir: params.imageDir,
+      maxImages: params.maxImages,
+    },
+    ...(defaultDepths ? { defaultDepths } : {}),
+  });
+}

@@ -1,4 +1,4 @@
-import type { AnswerDetail, AnswerPage, AnswerQuery, CompareQuery, CompareResult, RunDetail, RunListEntry, ViewerApi } from '../../api.js';
+import type { AnswerDetail, AnswerPage, AnswerQuery, CompareQuery, CompareResult, ImageView, RunDetail, RunListEntry, ViewerApi } from '../../api.js';
 import { cellFileKey, chunkOf, compareRows, decompositionOf, filterAnswerRows, type BundleRow, type BundleRunFile } from '../../queries.js';
 
 /** What a bundle's `data/runs.js` sets before the client loads. */
@@ -102,5 +102,9 @@ export class BundleApi implements ViewerApi {
   }
   reportUrl(): string | null {
     return null;
+  }
+  /** A bundle carries the thumbnails its answers show, and no full-size image. */
+  imageUrl(_run: string, image: ImageView, size: 'thumb' | 'full'): string | null {
+    return size === 'thumb' ? (image.thumbFile ?? null) : null;
   }
 }

@@ -6,6 +6,7 @@ import {
   type AnswerQuery,
   type CompareQuery,
   type CompareResult,
+  type ImageView,
   type RunDetail,
   type RunListEntry,
   type ViewerApi,
@@ -38,5 +39,9 @@ export class HttpApi implements ViewerApi {
   }
   reportUrl(run: string): string | null {
     return `runs/${encodeURIComponent(run)}/report.html`;
+  }
+  imageUrl(run: string, image: ImageView, size: 'thumb' | 'full'): string | null {
+    if (image.dir === null) return null;
+    return `api/runs/${encodeURIComponent(run)}/${size === 'thumb' ? 'thumbs' : 'images'}/${image.dir}/${image.path.split('/').map(encodeURIComponent).join('/')}`;
   }
 }

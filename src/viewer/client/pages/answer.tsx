@@ -1,6 +1,7 @@
 import { Link, useSearchParams } from '../router.js';
 import type { AnswerDetail, PassageView } from '../../api.js';
 import { Failure, fmt, to, useApi, useLoad } from '../util.js';
+import { PageImages } from './pageImages.js';
 
 /** One answer — or two side by side (`vsRun`, `vsKey`) — with the question, reference, verdicts, passages, trace and cost. */
 export function AnswerView({ run }: { run: string }) {
@@ -132,6 +133,7 @@ function AnswerBody({ detail, side }: { detail: AnswerDetail; side?: string }) {
         </>
       ) : null}
       <Diagnostics value={(r as { diagnostics?: unknown }).diagnostics} />
+      <PageImages run={detail.run} images={detail.images ?? []} />
       <Passages passages={detail.passages} truncated={r.truncated} />
       {r.trace.length ? (
         <>

@@ -2,6 +2,7 @@ import { Link, useLocation, useSearchParams } from '../router.js';
 import type { CellView, RunDetail } from '../../api.js';
 import { decompositionOf, FACTORS, factorValue, pivotCells, type Factor } from '../../queries.js';
 import { ci, Failure, fmt, signed, Status, to, useApi, useLoad, when } from '../util.js';
+import { ModalityTable } from './modality.js';
 
 const tokensOf = (c: CellView) => (c.cost ? c.cost.promptTokens + c.cost.completionTokens : null);
 
@@ -69,6 +70,7 @@ export function RunView({ id }: { id: string }) {
         <CompareForm detail={d} />
       </div>
       {rows && cols && rows !== cols ? <PivotTable detail={d} rows={rows} cols={cols} /> : <ConditionsTable detail={d} />}
+      <ModalityTable detail={d} />
       {d.charts.map((chart) => (
         <div class="charts">
           {d.charts.length > 1 ? <h3>{chart.model}</h3> : null}

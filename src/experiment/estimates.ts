@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { summarizeScores } from '../scoring/bootstrap.js';
+
+/**
+ * The estimates a run's summary is made of, shared by the per-condition summary and the comparisons
+ * built on it (image input against OCR input, …): a mean with its percentile-bootstrap CI, seeded
+ * per estimate so each interval is reproducible on its own, whatever else the run contains.
+ */
+export const MeanWithCiSchema = z.object({
+  n: z.number().int(),
+  mean: z.number().nullable(),
+  ciLow: z.number().nullable(),
+  ciHigh: z.number().nullable(),
+});
+export type MeanWithCi = z.infer<typeof MeanWithCiSchema>;
+
+/** A per-estimate seed: the run's seed hashed (FNV-1a) with a salt naming the estimate. */
+export function seedFor(seed: number, salt: string): number {
+  let h = seed >>> 0;
+  for (let i = 0; i < salt.length; i++) h = Math.imul(h ^ salt.charCodeAt(i), 16777619) >>> 0;
+  return h;
+}
+
+/** Mean with its 95% bootstrap CI; all null when there are no values. */
+export function meanWithCi(values: number[], options: { resamples: number; seed: number }, salt: string): MeanWithCi {
+  if (values.length === 0) return { n: 0, mean: null, ciLow: null, ciHigh: null };
+  const s = summarizeScores(values, { resamples: options.resamples, seed: seedFor(options.seed, salt) });
+  return { n: values.length, mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh };
+}

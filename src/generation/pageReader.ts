@@ -1,0 +1,93 @@
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { readOcrPages, type OcrPage } from '../corpus/longhisdoc/ocrFile.js';
+import { DataFileError } from '../errors.js';
+import type { RegistryEntry } from '../registry.js';
+import { messageText, placeholderPages } from '../prompting/messageContent.js';
+import type { ChatMessage, PageImageRef } from '../prompting/types.js';
+import { ExtractiveGenerator, ExtractiveParamsSchema } from './extractive.js';
+import { ImageSizeFields, ImageTokensSchema, imageTokensOf } from './imageTokens.js';
+import type { GenerationResult, Generator } from './types.js';
+
+export const PageReaderParamsSchema = ExtractiveParamsSchema.extend({
+  /** The LongHisDoc `OCR_res` folder: `<ocrDir>/<doc_id>.json` holds the text of every page of a volume. */
+  ocrDir: z.string().min(1),
+  /** The model it stands in for, for counting: the size pages would be sent at and the token formula (a Qwen2.5-VL at 1,003,520 pixels by default). */
+  images: z.strictObject({ ...ImageSizeFields, tokens: ImageTokensSchema }).prefault({ maxPixels: 1_003_520, tokens: { formula: 'qwen-vl', maxPixels: 1_003_520 } }),
+});
+export type PageReaderParams = z.infer<typeof PageReaderParamsSchema>;
+
+export const PAGE_READER_NOTE = 'offline stand-in for a vision-language model: reads the OCR text of the page images it was shown (it sees no pixels)';
+
+// A line that starts a marker of the prompt layout (`【资料2】…`, `【资料结束】`, `【问题】`): where an entry's text ends.
+const MARKER_LINE = /^【[^】]+】/m;
+const PLACEHOLDER = /［图像：(\S+) 第(\d+)页］/g;
+
+/**
+ * The offline stand-in for a vision-language model. It "sees" only which pages it was shown: each
+ * image placeholder of the prompt (`［图像：<doc> 第<p>页］`) is replaced by that page's OCR text —
+ * except where the context entry already carries text after the image (image + OCR prompts, where
+ * the page would otherwise be read twice) — and the prompt is answered exactly as the `extractive`
+ * generator answers text. It counts image tokens with the configured formula, so offline runs
+ * account for images as a VLM run would.
+ */
+export class PageReaderGenerator implements Generator {
+  readonly name = 'page-reader';
+  readonly model = 'page-reader';
+  readonly #reader: ExtractiveGenerator;
+  readonly #ocrDir: string;
+  readonly #volumes = new Map<string, Promise<OcrPage[]>>();
+
+  constructor(private readonly params: PageReaderParams) {
+    const { ocrDir, images, ...extractive } = params;
+    this.#reader = new ExtractiveGenerator(ExtractiveParamsSchema.parse(extractive));
+    this.#ocrDir = resolve(ocrDir);
+  }
+
+  imageTokens(image: PageImageRef): number {
+    return imageTokensOf(image, this.params.images);
+  }
+
+  #volume(docId: string): Promise<OcrPage[]> {
+    let pages = this.#volumes.get(docId);
+    if (!pages) this.#volumes.set(docId, (pages = readOcrPages(join(this.#ocrDir, `${docId}.json`))));
+    return pages;
+  }
+
+  async #pageText(docId: string, page: number): Promise<string> {
+    const pages = await this.#volume(docId);
+    const found = pages[page - 1];
+    if (!found) throw new DataFileError(`${join(this.#ocrDir, `${docId}.json`)}: document ${docId} has no OCR for page ${page} (it has ${pages.length} pages), but the prompt showed its image`);
+    return found.text;
+  }
+
+  /** The message's text with each image read as its page's OCR text (or dropped where the entry already has the text). */
+  async read(text: string): Promise<string> {
+    const shown = placeholderPages(text);
+    if (shown.length === 0) return text;
+    const texts = new Map<string, string>();
+    for (const { docId, page } of shown) texts.set(`${docId}\u0000${page}`, await this.#pageText(docId, page));
+    return text.replace(PLACEHOLDER, (placeholder: string, docId: string, page: string, offset: number) => {
+      const after = text.slice(offset + placeholder.length);
+      const marker = MARKER_LINE.exec(after);
+      const rest = (marker ? after.slice(0, marker.index) : after).replace(PLACEHOLDER, '');
+      return rest.trim() ? '' : texts.get(`${docId}\u0000${Number(page)}`)!;
+    });
+  }
+
+  async generate(messages: ChatMessage[]): Promise<GenerationResult> {
+    const read = await Promise.all(messages.map(async (m) => ({ role: m.role, content: await this.read(messageText(m)) })));
+    return this.#reader.generate(read);
+  }
+
+  describe(): Record<string, unknown> {
+    return { ...this.#reader.describe(), name: this.name, model: this.model, ocrDir: this.#ocrDir, images: this.params.images, note: PAGE_READER_NOTE };
+  }
+}
+
+export const pageReaderGenerator: RegistryEntry<PageReaderParams, Generator, void> = {
+  name: 'page-reader',
+  description: 'Offline stand-in for a vision-language model: answers as `extractive` from the OCR text of the page images it was shown.',
+  params: PageReaderParamsSchema,
+  create: (params) => new PageReaderGenerator(params),
+};
