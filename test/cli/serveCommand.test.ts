@@ -1,7 +1,11 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateClipFixture } from '../../src/models/fixture/clipFixture.js';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/runCli.js';
+import { REPO_ROOT, runCli } from '../helpers/runCli.js';
 import { temporaryFixtureModel } from '../embedding/fixtureModelDir.js';
 
 describe('hisrag serve embeddings', () => {
@@ -40,5 +44,30 @@ describe('hisrag serve embeddings', () => {
     expect(serving).toBe(true);
     expect(result.code).toBe(130);
     expect(result.stderr).not.toContain('internal error');
+  }, 60_000);
+
+  it('serves page images too when the model is a CLIP-family dual encoder (chat-style messages with an image_url part)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hisrag-serve-clip-'));
+    await generateClipFixture({ outDir: dir, seed: 5, dim: 16 });
+    const page = join(REPO_ROOT, 'corpora/sources/demo-longhisdoc/LongHisDoc_IMG/90001/page_1.jpg');
+    const url = `data:image/jpeg;base64,${readFileSync(page).toString('base64')}`;
+    let vectors: { text?: number; image?: number } = {};
+    const result = await runCli(['serve', 'embeddings', '--model', dir, '--port', '0'], {
+      onSpawn: (child) => {
+        let asked = false;
+        child.stderr!.on('data', async (d) => {
+          const served = /serving .*page images too.* at (http:\/\/\S+)/.exec(String(d));
+          if (!served || asked) return;
+          asked = true;
+          const post = (body: unknown) => fetch(`${served[1]}/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: dir, encoding_format: 'float', ...(body as object) }) }).then((r) => r.json() as Promise<{ data: { embedding: number[] }[] }>);
+          const image = await post({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url } }] }] });
+          const text = await post({ input: ['红色'] });
+          vectors = { image: image.data[0]!.embedding.length, text: text.data[0]!.embedding.length };
+          child.kill('SIGINT');
+        });
+      },
+    });
+    expect(result.code).toBe(130);
+    expect(vectors).toEqual({ image: 16, text: 16 });
   }, 60_000);
 });

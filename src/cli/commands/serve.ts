@@ -86,7 +86,14 @@ export function registerServeCommands(program: Command): void {
       // Loaded on use so that the CLI starts fast.
       const { TransformersEmbedder } = await import('../../embedding/transformersEmbedder.js');
       const { startEmbeddingServer } = await import('../../embedding/embeddingServer.js');
-      const embedder = new TransformersEmbedder({
+      // A CLIP-family model (a vision tower beside the text tower) also serves page images: vLLM's chat-style requests.
+      const { ClipEmbedder } = await import('../../embedding/clipEmbedder.js');
+      const { existsSync } = await import('node:fs');
+      const { join } = await import('node:path');
+      const dual = existsSync(join(options.model, 'onnx', 'vision_model.onnx'));
+      const embedder = dual
+        ? new ClipEmbedder({ model: options.model, cacheDir: options.cacheDir, allowRemote: options.allowRemote ?? false, dtype: options.dtype as 'fp32', normalize: options.normalize, maxTokens: options.maxTokens, batchSize: options.batchSize, threads: options.threads })
+        : new TransformersEmbedder({
         model: options.model,
         cacheDir: options.cacheDir,
         allowRemote: options.allowRemote ?? false,
@@ -106,7 +113,7 @@ export function registerServeCommands(program: Command): void {
           host: options.host,
           port: options.port,
         });
-        process.stderr.write(`serving ${server.modelName} (${identity.dimension} dimensions, ${identity.pooling} pooling) at ${server.url}\n`);
+        process.stderr.write(`serving ${server.modelName} (${identity.dimension} dimensions, ${identity.pooling} pooling${dual ? '; page images too, as chat-style messages' : ''}) at ${server.url}\n`);
         return server;
       }, () => embedder.dispose());
     });
