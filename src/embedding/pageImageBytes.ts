@@ -1,17 +1,10 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { DataFileError } from '../errors.js';
-import type { PageImageRef } from '../prompting/pageImage.js';
+import { describePageImage, pageImageFile as pageImagePath, type PageImageRef } from '../prompting/pageImage.js';
+import { preparedSize } from '../generation/imageTokens.js';
 
-/** `document 90001 page 12 (/data/img/90001/page_12.jpg)`: how errors name a page image. */
-export function describePageImage(image: PageImageRef): string {
-  return `document ${image.docId} page ${image.page} (${pageImagePath(image)})`;
-}
-
-export function pageImagePath(image: PageImageRef): string {
-  return join(image.imageDir, ...image.path.split('/'));
-}
+export { describePageImage, pageImageFile as pageImagePath } from '../prompting/pageImage.js';
 
 /** The file of a page image as it lies; a missing or unreadable one is a DataFileError naming document and page. */
 export async function readPageImage(image: PageImageRef): Promise<Buffer> {
@@ -41,8 +34,8 @@ export async function pageImageDataUrl(image: PageImageRef, maxPixels?: number):
     try {
       const { width = 0, height = 0 } = await sharp(bytes).metadata();
       if (width * height > maxPixels) {
-        const scale = Math.sqrt(maxPixels / (width * height));
-        const [w, h] = [Math.max(1, Math.floor(width * scale)), Math.max(1, Math.floor(height * scale))];
+        // The size a generator would send the page at (the same rule: scaled down, never up, each side floored).
+        const { width: w, height: h } = preparedSize({ ...image, width, height }, { maxPixels });
         const scaled = await sharp(bytes).resize(w, h, { fit: 'fill' }).jpeg({ quality: 90 }).toBuffer();
         return { url: `data:image/jpeg;base64,${scaled.toString('base64')}`, pixels: w * h };
       }

@@ -7,6 +7,7 @@ import pLimit from 'p-limit';
 import sharp from 'sharp';
 import { DataFileError } from '../errors.js';
 import { KeyValueStore, type KeyValueTable, type ValueCodec } from '../io/keyValueStore.js';
+import { describePageImage, pageImageFile } from '../prompting/pageImage.js';
 import type { PageImageRef } from '../prompting/types.js';
 import { preparedSize, type ImageSettings } from './imageTokens.js';
 import { stableStringify } from './responseCache.js';
@@ -38,8 +39,7 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 
 /** Where a page lies on disk; its document, page and file named in every error about it. */
 function sourceOf(image: PageImageRef): { file: string; what: string } {
-  const file = join(image.imageDir, ...image.path.split('/'));
-  return { file, what: `document ${image.docId} page ${image.page} (${file})` };
+  return { file: pageImageFile(image), what: describePageImage(image) };
 }
 
 /**

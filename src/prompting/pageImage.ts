@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -28,3 +29,13 @@ export const RecordedMessageSchema = z.object({
   images: z.array(PageImageRefSchema).optional(),
 });
 export type RecordedMessage = z.infer<typeof RecordedMessageSchema>;
+
+/** Where a referenced page image lies on disk. */
+export function pageImageFile(image: Pick<PageImageRef, 'imageDir' | 'path'>): string {
+  return join(image.imageDir, ...image.path.split('/'));
+}
+
+/** `document 90001 page 12 (/data/img/90001/page_12.jpg)`: how every error names a page image. */
+export function describePageImage(image: PageImageRef): string {
+  return `document ${image.docId} page ${image.page} (${pageImageFile(image)})`;
+}
