@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -175,6 +175,31 @@ describe('an image-input run against a local OpenAI-compatible vision-language s
       expect(summaryOf(runDir)).toEqual(summaryOf(plainRun));
     } finally {
       await slow.close();
+    }
+  }, 240_000);
+
+  it('refuses a broken image folder before any model call: exit 2 naming the document and page', async () => {
+    const server2 = await startOpenAIServer({ respond: visionResponder });
+    try {
+      const cases: [(folder: string) => void, RegExp][] = [
+        [(folder) => rmSync(join(folder, '90002', 'page_4.jpg')), /missing.*90002 page 4/],
+        [(folder) => truncateSync(join(folder, '90001', 'page_3.jpg'), 2000), /truncated.*90001 page 3/],
+        [(folder) => copyFileSync(join(folder, '90001', 'page_1.jpg'), join(folder, '90001', 'page_11.jpg')), /90001.*page_11\.jpg|90001.*11 page images/],
+      ];
+      for (const [breakIt, named] of cases) {
+        const folder = mkdtempSync(join(tmpdir(), 'hisrag-broken-images-'));
+        cpSync(join(SAMPLE, 'LongHisDoc_IMG'), folder, { recursive: true });
+        breakIt(folder);
+        const config = imageConfig(mkdtempSync(join(tmpdir(), 'hisrag-broken-run-')), server2.url, {});
+        writeFileSync(config, readFileSync(config, 'utf8').split(join(SAMPLE, 'LongHisDoc_IMG')).join(folder));
+        const result = await runCli(['run', config, '--no-progress']);
+        expect(result.code, result.stderr).toBe(2);
+        expect(result.stderr).toMatch(named);
+        expect(result.stderr).not.toContain('internal error');
+      }
+      expect(server2.chatRequests()).toHaveLength(0);
+    } finally {
+      await server2.close();
     }
   }, 240_000);
 });
