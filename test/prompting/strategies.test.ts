@@ -12,8 +12,8 @@ const userOf = (strategy: PromptStrategy, over = {}) => strategy.build({ item: i
 const systemOf = (strategy: PromptStrategy) => strategy.build({ item: item(), context: null }).messages[0]!.content;
 
 describe('prompting strategies', () => {
-  it('registers the six strategies', () => {
-    expect(strategies.names()).toEqual(['closed-book', 'cot', 'longhisdoc-full', 'prof', 'rag', 'role']);
+  it('registers the seven strategies', () => {
+    expect(strategies.names()).toEqual(['closed-book', 'cot', 'longhisdoc-full', 'page-rag', 'prof', 'rag', 'role']);
   });
 
   it('closed book asks the question with its instructions and no context', async () => {
