@@ -3,7 +3,6 @@ import { basename } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { z } from 'zod';
 import { formatZodIssues } from '../config/errors.js';
-import { DataFileError } from '../errors.js';
 
 /** The Batch API endpoint a queue submits to. */
 export interface BatchEndpoint {
@@ -27,6 +26,33 @@ export interface BatchStatus {
 
 export const TERMINAL_STATUSES: ReadonlySet<BatchStatus['status']> = new Set(['failed', 'completed', 'expired', 'cancelled']);
 
+/**
+ * A failed line's `error`, as each producer writes it, read into one `{ code, message }`:
+ *   OpenAI, DashScope       `{ code: "batch_expired", message: "…" }`;
+ *   vllm run-batch, a request that raised (`make_error_request_output(request, str(e))`)
+ *                           a plain string, beside `response: { status_code: 400, body: null }`;
+ *   vllm run-batch, the server's ErrorResponse
+ *                           `{ object: "error", message, type, param, code: 400 }` (older releases) or
+ *                           `{ error: { message, type, param, code: 400 } }` (newer), codes integers.
+ * Anything else there is still a failure, its JSON the message: a line that says it failed is never an answer.
+ */
+const ErrorFieldsSchema = z.looseObject({
+  code: z.union([z.string(), z.number()]).nullable().optional(),
+  message: z.string().nullable().optional(),
+  type: z.string().nullable().optional(),
+});
+export const BatchLineErrorSchema = z.unknown().transform((value): { code?: string; message: string } | null => {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return { message: value || 'an empty error' };
+  // vLLM's newer ErrorResponse nests the fields under `error`; the others carry them at the top.
+  const nested = ErrorFieldsSchema.safeParse((value as { error?: unknown }).error);
+  const outer = ErrorFieldsSchema.safeParse(value);
+  const fields = nested.success ? nested.data : outer.success ? outer.data : undefined;
+  if (!fields || (fields.message == null && fields.code == null)) return { message: JSON.stringify(value) };
+  const message = fields.message ?? fields.type ?? 'no message';
+  return fields.code != null ? { code: String(fields.code), message } : { message };
+});
+
 /** One line of a Batch API output or error file. */
 export const BatchOutputLineSchema = z.looseObject({
   custom_id: z.string().min(1),
@@ -34,27 +60,55 @@ export const BatchOutputLineSchema = z.looseObject({
     .looseObject({ status_code: z.number().int(), body: z.unknown() })
     .nullable()
     .optional(),
-  error: z.looseObject({ code: z.string().nullable().optional(), message: z.string().nullable().optional() }).nullable().optional(),
+  error: BatchLineErrorSchema.optional(),
 });
-export type BatchOutputLine = z.infer<typeof BatchOutputLineSchema>;
+export type BatchOutputLine = z.output<typeof BatchOutputLineSchema>;
 
-/** Parses a Batch API output (or `vllm run-batch` output) file's text; errors name the file and line. */
-export function parseBatchOutput(text: string, source: string): BatchOutputLine[] {
-  const lines: BatchOutputLine[] = [];
+/** A line of an output file that could not be read (not JSON, no custom_id …): named, never in the way of the others. */
+export interface UnreadableLine {
+  /** 1-based line number in the file. */
+  line: number;
+  message: string;
+}
+
+export interface ParsedBatchOutput {
+  /** Each readable line, with its 1-based line number in the file. */
+  lines: (BatchOutputLine & { lineNumber: number })[];
+  unreadable: UnreadableLine[];
+}
+
+/**
+ * Parses a Batch API output (or `vllm run-batch` output) file's text. Every line that parses is kept;
+ * one that does not is listed with its number and why, so a single bad line (a truncated copy, a
+ * producer's new shape) never keeps the file's good answers out.
+ */
+export function parseBatchOutput(text: string): ParsedBatchOutput {
+  const parsed: ParsedBatchOutput = { lines: [], unreadable: [] };
   for (const [i, line] of text.split('\n').entries()) {
     if (!line.trim()) continue;
     let value: unknown;
     try {
       value = JSON.parse(line);
     } catch (error) {
-      throw new DataFileError(`${source}:${i + 1}: not valid JSON (${(error as Error).message})`);
+      parsed.unreadable.push({ line: i + 1, message: `not valid JSON (${(error as Error).message})` });
+      continue;
     }
-    const parsed = BatchOutputLineSchema.safeParse(value);
-    if (!parsed.success) throw new DataFileError(`${source}:${i + 1}: ${formatZodIssues(parsed.error)}`);
-    lines.push(parsed.data);
+    const result = BatchOutputLineSchema.safeParse(value);
+    if (result.success) parsed.lines.push({ ...result.data, lineNumber: i + 1 });
+    else parsed.unreadable.push({ line: i + 1, message: formatZodIssues(result.error) });
   }
-  return lines;
+  return parsed;
 }
+
+/** Why a line gave no answer: its error (any producer's shape), else the error in its response body, else its HTTP status. */
+export function lineFailureMessage(line: BatchOutputLine): string {
+  const bodyError = (line.response?.body as { error?: { message?: string } } | null | undefined)?.error?.message;
+  const message = line.error?.message ?? bodyError ?? (line.response ? `HTTP ${line.response.status_code}` : 'no response');
+  return line.error?.code ? `${line.error.code}: ${message}` : message;
+}
+
+/** True when a line holds an answer to read: HTTP 200 and no error. */
+export const isAnsweredLine = (line: BatchOutputLine) => line.response?.status_code === 200 && !line.error;
 
 /**
  * OpenAI's Batch API (also DashScope's OpenAI-compatible mode) through the official `openai` SDK:

@@ -97,6 +97,8 @@ export class BatchQueue {
     readonly parseCompletion: (body: unknown) => GenerationResult,
     /** True when the model's spec says `batch: true`; an export (`hisrag batch export`) also drives queues that are not. */
     readonly enabled: boolean,
+    /** True when the spec named no `cache:` and batch mode chose the cache (the run's banner says where it is). */
+    readonly cacheChosen = false,
   ) {
     this.id = createHash('sha256').update(`${endpointLabel}\u0000${model}\u0000${resolve(cache.path)}`).digest('hex').slice(0, 12);
   }

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { InterruptedError } from '../errors.js';
 import { atomicWrite } from '../io/atomicWrite.js';
 import { sleep } from '../generation/retryPolicy.js';
 import type { GenerationResult } from '../generation/types.js';
-import { TERMINAL_STATUSES, parseBatchOutput, type BatchOutputLine, type BatchStatus } from './batchClient.js';
+import { TERMINAL_STATUSES, isAnsweredLine, lineFailureMessage, parseBatchOutput, type BatchOutputLine, type BatchStatus } from './batchClient.js';
 import { BatchLedger, type Submission } from './batchLedger.js';
 import type { BatchClient } from './batchClient.js';
 import type { BatchFailure, BatchQueue, BatchRequestLine } from './batchQueue.js';
@@ -66,6 +66,10 @@ export async function answerInBatches(options: BatchRoundsOptions): Promise<Batc
     if (!client) clients.set(group.id, (client = options.clientFor?.(group.lead) ?? group.lead.connect()));
     return client;
   };
+  for (const group of groups.values()) {
+    const chosen = group.queues.some((q) => q.cacheChosen) ? ' (no cache: given; batch mode chose it)' : '';
+    log(`batch: ${group.lead.model} answers go into the response cache ${resolve(group.lead.cache.path)}${chosen}`);
+  }
   const result: BatchRoundsResult = { rounds: 0, submitted: 0, answered: 0, failed: 0 };
   const ledger = await BatchLedger.open(options.runDir);
   const stopIfAborted = () => {
@@ -181,9 +185,16 @@ export async function answerInBatches(options: BatchRoundsOptions): Promise<Batc
         stopIfAborted();
       }
     }
-    const output = batch.outputFileId ? parseBatchOutput(await client.download(batch.outputFileId), `batch ${batch.id} output file ${batch.outputFileId}`) : [];
-    const errors = batch.errorFileId ? parseBatchOutput(await client.download(batch.errorFileId), `batch ${batch.id} error file ${batch.errorFileId}`) : [];
-    if (output.length) await atomicWrite(join(ledger.dir, submission.file.replace(/\.jsonl$/, '-output.jsonl')), output.map((l) => JSON.stringify(l)).join('\n') + '\n');
+    // A line the provider's file holds but that cannot be read is named; its request is then "not in the output" and asked again.
+    const readFileOf = async (fileId: string | undefined, kind: string) => {
+      if (!fileId) return [];
+      const parsed = parseBatchOutput(await client.download(fileId));
+      for (const bad of parsed.unreadable) log(`batch ${batch!.id} ${kind} file ${fileId}:${bad.line}: unreadable, left for the next round (${bad.message})`);
+      return parsed.lines;
+    };
+    const output = await readFileOf(batch.outputFileId, 'output');
+    const errors = await readFileOf(batch.errorFileId, 'error');
+    if (output.length) await atomicWrite(join(ledger.dir, submission.file.replace(/\.jsonl$/, '-output.jsonl')), output.map(({ lineNumber: _, ...l }) => JSON.stringify(l)).join('\n') + '\n');
     const loaded = loadOutput(queue, submission.customIds, output, errors, batch);
     queue.cache.putMany(loaded.results.map(([key, res]) => [key, queue.model, res] as [string, string, GenerationResult]));
     await ledger.record({
@@ -213,14 +224,10 @@ export function loadOutput(
   const results: [string, GenerationResult][] = [];
   const answered = new Set<string>();
   const failed = new Map<string, BatchFailure>();
-  const lineFailure = (line: BatchOutputLine): BatchFailure => {
-    const bodyError = (line.response?.body as { error?: { message?: string } } | undefined)?.error?.message;
-    const message = line.error?.message ?? bodyError ?? (line.response ? `HTTP ${line.response.status_code}` : 'no response');
-    return { message: line.error?.code ? `${line.error.code}: ${message}` : message };
-  };
+  const lineFailure = (line: BatchOutputLine): BatchFailure => ({ message: lineFailureMessage(line) });
   for (const line of output) {
     if (!wanted.has(line.custom_id) || answered.has(line.custom_id)) continue;
-    if (line.response && line.response.status_code === 200 && !line.error) {
+    if (line.response && isAnsweredLine(line)) {
       try {
         results.push([line.custom_id, queue.parseCompletion(line.response.body)]);
         answered.add(line.custom_id);

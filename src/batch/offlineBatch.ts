@@ -10,7 +10,7 @@ import { collectRound, createTaskContext, gridTasks } from '../experiment/taskCo
 import { parseChatCompletion } from '../generation/openai.js';
 import { openResponseCache } from '../generation/responseCache.js';
 import type { GenerationResult } from '../generation/types.js';
-import { parseBatchOutput } from './batchClient.js';
+import { isAnsweredLine, lineFailureMessage, parseBatchOutput, type UnreadableLine } from './batchClient.js';
 
 /** One requests file `hisrag batch export` wrote. */
 export interface ExportedFile {
@@ -37,7 +37,7 @@ export async function exportBatchRequests(config: ExperimentConfig, options: { o
   try {
     const queues = stages.batchQueues({ all: true });
     if (queues.length === 0) {
-      throw new InputError(`${config.name}: no model, judge or extractor of this config has a response cache (cache: <file> on an openai generator); the answers of an offline batch are imported into one`);
+      throw new InputError(`${config.name}: no model, judge or extractor of this config has a response cache (cache: <file>, or batch: true, on an openai generator); the answers of an offline batch are imported into one`);
     }
     const conditions = planConditions(config, (spec, path) => stages.method(spec, path));
     const tasks = gridTasks(stages, conditions);
@@ -73,32 +73,37 @@ export async function exportBatchRequests(config: ExperimentConfig, options: { o
 
 export interface ImportResult {
   imported: number;
-  failed: { customId: string; message: string }[];
+  /** Lines that say their request failed (any producer's error shape): not stored, so the next export asks them again. */
+  failed: { customId: string; line: number; message: string }[];
+  /** Lines that could not be read at all (not JSON, no custom_id …): named, and left for the next export. */
+  unreadable: UnreadableLine[];
 }
 
 /**
  * Loads a Batch API output file (from `vllm run-batch`, or downloaded from a provider) into a
  * response cache: each answered line under its custom_id (the request's cache key), read as a live
- * reply is. Failed lines are reported, not stored: the next export asks them again.
+ * reply is. Failed lines — OpenAI's and DashScope's `{code, message}`, vLLM's plain-string error and
+ * its ErrorResponse — and unreadable lines are reported, not stored: the next export asks them again.
+ * One bad line never keeps the others out.
  */
 export async function importBatchOutput(file: string, cachePath: string): Promise<ImportResult> {
-  const lines = parseBatchOutput(await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+  const { lines, unreadable } = parseBatchOutput(await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     throw new InputError(`${file}: cannot read (${error.code ?? error.message})`);
-  }), file);
+  }));
   const results: [string, string, GenerationResult][] = [];
   const failed: ImportResult['failed'] = [];
   for (const line of lines) {
-    if (line.response?.status_code === 200 && !line.error) {
+    if (isAnsweredLine(line)) {
       try {
-        const body = line.response.body as { model?: string };
+        const body = line.response!.body as { model?: string };
         results.push([line.custom_id, body?.model ?? 'unknown', parseChatCompletion(body)]);
       } catch (error) {
-        failed.push({ customId: line.custom_id, message: (error as Error).message });
+        failed.push({ customId: line.custom_id, line: line.lineNumber, message: (error as Error).message });
       }
     } else {
-      failed.push({ customId: line.custom_id, message: line.error?.message ?? (line.response ? `HTTP ${line.response.status_code}` : 'no response') });
+      failed.push({ customId: line.custom_id, line: line.lineNumber, message: lineFailureMessage(line) });
     }
   }
   openResponseCache(cachePath).putMany(results);
-  return { imported: results.length, failed };
+  return { imported: results.length, failed, unreadable };
 }

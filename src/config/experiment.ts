@@ -122,6 +122,12 @@ export const ExperimentConfigSchema = z
         /** Further conditions every condition is also compared with (e.g. OCR input beside closed-book); an image-input condition against a text-only one gets the modality breakdown. */
         versus: z.array(z.string().min(1)).default([]),
         /**
+         * The group field whose values are clusters of related questions: intervals, paired
+         * differences and tests resample whole clusters and report the design effect. Default: the
+         * LongHisDoc volume (`doc_id`) where records carry one, else none; `none` for questions.
+         */
+        cluster: z.string().min(1).optional(),
+        /**
          * An answer that is empty after the endpoint's retries: `zero` scores it by the
          * benchmark's rule (0) and counts it as empty; `failed` records it as a failure, excluded
          * from means (and answered again on resume). Either way the "empty" column counts it.

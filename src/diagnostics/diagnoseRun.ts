@@ -13,6 +13,7 @@ import { planConditions, retrieversOf, strategySpecs, type PlannedMethod } from 
 import type { RunItemRecord } from '../experiment/records.js';
 import type { RunSummary } from '../experiment/summary.js';
 import { assertRunDirectory, ensureFileExists, readRunRecords, runFile } from '../experiment/runDirectory.js';
+import { withRunLock } from '../experiment/runLock.js';
 import { atomicWrite, atomicWriteJson, removeStaleTempFiles } from '../io/atomicWrite.js';
 import { JsonlAppender } from '../io/jsonl.js';
 import { createProgress } from '../progress/progress.js';
@@ -173,9 +174,14 @@ const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(valu
  * failed checks are diagnosed again on the next call (the successful labels come from the cache).
  */
 export async function diagnoseRun(runDirInput: string, options: DiagnoseOptions = {}): Promise<DiagnoseResult> {
-  const log = options.log ?? (() => {});
   const runDir = resolve(runDirInput);
   assertRunDirectory(runDir);
+  // It rewrites items.jsonl and the summary: one writer per run directory, as a run.
+  return withRunLock(runDir, options.log, () => diagnoseLockedRun(runDir, options));
+}
+
+async function diagnoseLockedRun(runDir: string, options: DiagnoseOptions): Promise<DiagnoseResult> {
+  const log = options.log ?? (() => {});
   await removeStaleTempFiles(runDir);
   const config = validateExperimentConfig(JSON.parse(await readFile(runFile(runDir, 'config'), 'utf8')), runFile(runDir, 'config'));
   const manifest = JSON.parse(await readFile(runFile(runDir, 'manifest'), 'utf8').catch(() => '{}')) as Record<string, unknown>;

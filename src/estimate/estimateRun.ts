@@ -1,7 +1,7 @@
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { InputError, InterruptedError } from '../errors.js';
-import { planConditions, type Condition } from '../experiment/plan.js';
+import { modelsOf, planConditions, type Condition } from '../experiment/plan.js';
 import { prepareArtefacts } from '../experiment/prepare.js';
 import { buildStages, type Stages } from '../experiment/stages.js';
 import type { MethodContext } from '../methods/types.js';
@@ -12,6 +12,8 @@ import { imageCounterOf } from '../generation/imageTokens.js';
 import type { Generator } from '../generation/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { loadRun } from '../results/loadRun.js';
+import { addBounds, answerBounds, type Bound, type BoundInputs } from './callBounds.js';
+import { passageLimits } from './passageBounds.js';
 import type { PlanCell, Range, RunPlan } from './runPlan.js';
 
 export { PlanCellSchema, RangeSchema, RunPlanSchema, type PlanCell, type Range, type RunPlan } from './runPlan.js';
@@ -64,14 +66,20 @@ export async function estimateRun(config: ExperimentConfig, options: PlanOptions
  * The plan of a grid on stages already built (the dry run's, or the runner's at run start, so that
  * nothing is prepared or built twice): retrieves for every question, and for every one-prompt
  * condition builds each prompt exactly as the run will — its calls and prompt tokens are exact, and
- * the response cache says which are free (a lookup). Multi-step methods get the bounds their
- * parameters give (`RagMethod.calls`), their tokens scaled from the first prompt they build, or the
- * means of an earlier run of the same grid (`estimateFrom`). A model whose generator describes
- * itself with `batch: true` gets its price at the batch rate too (`batchPrice`). No model is called.
+ * the response cache says which are free (a lookup). A multi-step method gets bounds no run can
+ * leave, from the calls it declares (`RagMethod.planCalls`): each call at most its template, the
+ * question, the most passages it can see at k (each at most the index's longest chunk, together at
+ * most the context budget) and every earlier output it re-reads (each at most the model's
+ * `maxTokens`; without one, max is null and `unbounded` says what bounds it). The means of an
+ * earlier run of the same grid (`estimateFrom`) come as a separate `estimate`. A model whose
+ * generator describes itself with `batch: true` gets its price at the batch rate too
+ * (`batchPrice`). No model is called.
  */
 export async function planRun(config: ExperimentConfig, stages: Stages, conditions: Condition[], options: PlanOptions = {}): Promise<RunPlan> {
   const earlier = options.estimateFrom ? await earlierMeans(options.estimateFrom) : undefined;
   const retrieve = retrievalMemo(stages, conditions);
+  const passageLimitOf = passageLimits();
+  const settings = new Map(modelsOf(config).map((m) => [m.label, m.path]));
   const judgeCallsPerItem = (item: BenchmarkItem) =>
     (config.judge?.name === 'llm' && item.kind === 'rubric' ? 1 : 0) + (config.extractor?.name === 'llm' && item.kind === 'longhisdoc' ? 1 : 0);
   const judgeCalls = stages.items.reduce((sum, item) => sum + judgeCallsPerItem(item), 0);
@@ -79,59 +87,84 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
   for (const model of stages.models) {
     const described = model.generator.describe();
     const maxTokens = typeof described.maxTokens === 'number' ? described.maxTokens : undefined;
+    const maxTokensSetting = `${settings.get(model.label) ?? 'models[i]'}.maxTokens`;
     // A generator that answers through a batch API says so (`batch: true`): its calls cost the batch rate.
     const batchDiscount = described.batch === true && model.price ? model.price.batchDiscount : undefined;
     for (const condition of conditions) {
       if (options.signal?.aborted) throw new InterruptedError('interrupted while planning the run');
       const method = stages.method(condition.strategy, condition.strategyPath);
-      const bounds = method.calls;
-      let calls: Range = { min: 0, max: 0 };
-      let prompt: Range = { min: 0, max: 0 };
+      const declared = method.calls;
+      const inputs: BoundInputs = {
+        k: condition.k ?? 0,
+        passages: condition.retrieverLabel && condition.retriever ? passageLimitOf(condition.retrieverLabel, condition.retriever) : null,
+        maxTokens,
+        maxTokensSetting,
+        countPrompt: (messages) => planPromptTokens(messages, model.generator).total,
+      };
+      let calls: Bound = { min: 0, max: 0 };
+      let prompt: Bound = { min: 0, max: 0 };
       let cached = 0;
       let images: Range = { min: 0, max: 0 };
       for (const item of stages.items) {
-        // A method that calls no model of the run (an external system) is not run at all: a dry run calls nothing.
-        const first = bounds?.max === 0 ? undefined : await firstPrompt(stages, condition, item, retrieve);
-        const counted = first ? planPromptTokens(first, model.generator) : { total: 0, images: 0 };
-        const tokens = counted.total;
-        if (bounds?.singleShot && first) {
-          calls = sumRange([calls, { min: 1, max: 1 }]);
-          prompt = sumRange([prompt, { min: tokens, max: tokens }]);
+        if (declared?.external) {
+          // An external system is not run at all (a dry run calls nothing): one request an answer, at the tokens it reports.
+          calls = addBounds(calls, { min: declared.min, max: declared.max });
+          prompt = addBounds(prompt, { min: 0, max: null, unbounded: [`${condition.strategyPath}: an external system reports its own tokens`] });
+          continue;
+        }
+        if (declared?.singleShot) {
+          const first = await firstPrompt(stages, condition, item, retrieve);
+          if (!first) throw new InputError(`${condition.name}: the plan could not build the prompt of question ${item.id}`);
+          const counted = planPromptTokens(first, model.generator);
+          calls = addBounds(calls, { min: 1, max: 1 });
+          prompt = addBounds(prompt, { min: counted.total, max: counted.total });
           images = sumRange([images, { min: counted.images, max: counted.images }]);
           if (model.generator.isCached?.(first)) cached++;
-        } else {
-          const b = bounds ?? { min: 0, max: Number.NaN };
-          // Each later call re-reads at least the first prompt's material (the question, the passages).
-          calls = sumRange([calls, { min: b.min, max: Number.isNaN(b.max) ? null : b.max }]);
-          prompt = sumRange([prompt, { min: b.min * tokens, max: Number.isNaN(b.max) ? null : b.max * tokens }]);
-          images = sumRange([images, { min: b.min * counted.images, max: Number.isNaN(b.max) ? null : b.max * counted.images }]);
+          continue;
         }
+        if (!method.planCalls) {
+          calls = addBounds(calls, declared ? { min: declared.min, max: declared.max } : { min: 0, max: null, unbounded: [`method ${method.name} declares no calls`] });
+          prompt = addBounds(prompt, { min: 0, max: null, unbounded: [`method ${method.name} declares no planCalls`] });
+          continue;
+        }
+        const questionPassages = condition.usesRetrieval ? await retrieve(condition, item) : null;
+        const answer = answerBounds(await method.planCalls({ item, k: condition.k ?? 0, questionPassages }), inputs);
+        calls = addBounds(calls, answer.calls);
+        prompt = addBounds(prompt, answer.promptTokens);
       }
       const n = stages.items.length;
-      let basis: PlanCell['basis'] = bounds?.singleShot ? 'exact' : 'bounds';
-      const mean = earlier?.get(`${model.label}\u0000${condition.name}`);
-      if (mean && basis !== 'exact') {
-        basis = 'earlier-run';
-        calls = { min: Math.round(mean.generationCalls * n), max: Math.round(mean.generationCalls * n) };
-        prompt = { min: Math.round(mean.promptTokens * n), max: Math.round(mean.promptTokens * n) };
-      }
-      const completion: Range = mean
-        ? { min: Math.round(mean.completionTokens * n), max: Math.round(mean.completionTokens * n) }
-        : { min: 0, max: maxTokens !== undefined && calls.max !== null ? calls.max * maxTokens : null };
+      const basis: PlanCell['basis'] = declared?.singleShot ? 'exact' : 'bounds';
+      const completion: Bound = declared?.external
+        ? { min: 0, max: null, unbounded: prompt.unbounded ?? [] }
+        : maxTokens !== undefined && calls.max !== null
+          ? { min: 0, max: calls.max * maxTokens }
+          : { min: 0, max: null, unbounded: [`set ${maxTokensSetting} to bound it`] };
+      const priceOf = (p: number, c: number) => (model.price ? (p * model.price.inputPerMillion + c * model.price.outputPerMillion) / 1e6 : 0);
       const price = model.price
-        ? {
-            min: (prompt.min * model.price.inputPerMillion + completion.min * model.price.outputPerMillion) / 1e6,
-            max: prompt.max === null || completion.max === null ? null : (prompt.max * model.price.inputPerMillion + completion.max * model.price.outputPerMillion) / 1e6,
-          }
+        ? { min: priceOf(prompt.min, completion.min), max: prompt.max === null || completion.max === null ? null : priceOf(prompt.max, completion.max) }
         : null;
+      const mean = earlier?.get(`${model.label}\u0000${condition.name}`);
+      const reasons = [...new Set([...(calls.unbounded ?? []), ...(prompt.unbounded ?? []), ...(completion.unbounded ?? [])])];
       cells.push({
         model: model.label,
         condition: condition.name,
         answers: n,
-        generationCalls: calls,
-        promptTokens: prompt,
-        completionTokens: completion,
+        generationCalls: rangeOf(calls),
+        promptTokens: rangeOf(prompt),
+        completionTokens: rangeOf(completion),
         basis,
+        ...(reasons.length ? { unbounded: reasons } : {}),
+        ...(mean
+          ? {
+              estimate: {
+                from: options.estimateFrom!,
+                generationCalls: Math.round(mean.generationCalls * n),
+                promptTokens: Math.round(mean.promptTokens * n),
+                completionTokens: Math.round(mean.completionTokens * n),
+                ...(model.price ? { price: priceOf(mean.promptTokens * n, mean.completionTokens * n) } : {}),
+              },
+            }
+          : {}),
         judgeCalls,
         cachedCalls: cached,
         ...(images.max !== 0 ? { imageTokens: images } : {}),
@@ -143,6 +176,7 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
   const rpm = Math.min(...config.models.map((m) => (m.rateLimit as { requestsPerMinute?: number } | undefined)?.requestsPerMinute ?? Infinity));
   const totalCalls = sumRange(cells.map((c) => c.generationCalls));
   const totalPrice = cells.every((c) => c.price) ? sumRange(cells.map((c) => c.price!)) : null;
+  const reasons = [...new Set(cells.flatMap((c) => c.unbounded ?? []))];
   return {
     experiment: config.name,
     cells,
@@ -151,6 +185,7 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
       generationCalls: totalCalls,
       promptTokens: sumRange(cells.map((c) => c.promptTokens)),
       completionTokens: sumRange(cells.map((c) => c.completionTokens)),
+      ...(reasons.length ? { unbounded: reasons } : {}),
       judgeCalls: cells.reduce((n, c) => n + c.judgeCalls, 0),
       cachedCalls: cells.reduce((n, c) => n + c.cachedCalls, 0),
       ...(cells.some((c) => c.imageTokens) ? { imageTokens: sumRange(cells.map((c) => c.imageTokens ?? { min: 0, max: 0 })) } : {}),
@@ -161,6 +196,8 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
     },
   };
 }
+
+const rangeOf = (b: Bound): Range => ({ min: b.min, max: b.max });
 
 type Retrieve = (condition: Condition, item: BenchmarkItem) => Promise<RetrievedChunk[]>;
 

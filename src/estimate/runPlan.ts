@@ -23,8 +23,18 @@ export const PlanCellSchema = z.object({
   completionTokens: RangeSchema,
   /** The page images' share of `promptTokens` (by the generator's formula); absent when the prompts show none. */
   imageTokens: RangeSchema.optional(),
-  /** How the figures were obtained: `exact` (every prompt built as the run will), `bounds` (the method's parameters), `earlier-run` (--estimate-from). */
+  /**
+   * How the figures were obtained: `exact` (every prompt built as the run will), `bounds` (each of
+   * the method's calls at most its template, question, passages and earlier outputs); `earlier-run`
+   * only in plans written before the earlier run's means became a separate `estimate`.
+   */
   basis: z.enum(['exact', 'bounds', 'earlier-run']),
+  /** Why a null `max` is unbounded, each with what would bound it (`set models[0].maxTokens to bound it`). */
+  unbounded: z.array(z.string()).optional(),
+  /** `--estimate-from`: the means of an earlier run of the grid, times the answers: an estimate, never a bound. */
+  estimate: z
+    .object({ from: z.string(), generationCalls: z.number(), promptTokens: z.number(), completionTokens: z.number(), price: z.number().optional() })
+    .optional(),
   /** Judge and answer-extractor calls (LLM judge on rubric questions, LLM extractor on LongHisDoc ones). */
   judgeCalls: z.number().int().nonnegative(),
   /** Calls whose answer the response cache already holds (free); known for one-prompt conditions. */
@@ -42,7 +52,7 @@ export const RunPlanSchema = z.object({
   /** When the plan was made (plan.json only: before the run's first answer). */
   plannedAt: z.string().optional(),
   cells: z.array(PlanCellSchema),
-  total: PlanCellSchema.omit({ model: true, condition: true, basis: true }).extend({
+  total: PlanCellSchema.omit({ model: true, condition: true, basis: true, estimate: true }).extend({
     /** Minutes of model calls at the models' `rateLimit.requestsPerMinute` (the slowest); null without one. */
     minutesAtRateLimit: z.number().nullable(),
   }),

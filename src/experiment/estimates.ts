@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { summarizeScores } from '../scoring/bootstrap.js';
+import { clusteredBootstrap } from '../scoring/estimators/clusteredBootstrap.js';
 
 /**
  * The estimates a run's summary is made of, shared by the per-condition summary and the comparisons
@@ -11,6 +12,10 @@ export const MeanWithCiSchema = z.object({
   mean: z.number().nullable(),
   ciLow: z.number().nullable(),
   ciHigh: z.number().nullable(),
+  /** Clusters the interval was bootstrapped over (`scoring.cluster`); absent when over questions. */
+  clusters: z.number().int().optional(),
+  /** Clustered variance ÷ variance over questions of the mean (Miller 2024, Appendix A); absent when not clustered. */
+  designEffect: z.number().nullable().optional(),
 });
 export type MeanWithCi = z.infer<typeof MeanWithCiSchema>;
 
@@ -21,9 +26,16 @@ export function seedFor(seed: number, salt: string): number {
   return h;
 }
 
-/** Mean with its 95% bootstrap CI; all null when there are no values. */
-export function meanWithCi(values: number[], options: { resamples: number; seed: number }, salt: string): MeanWithCi {
+/**
+ * Mean with its 95% bootstrap CI; all null when there are no values. With `clusters` (one key per
+ * value) the bootstrap resamples clusters and the design effect is reported beside the interval.
+ */
+export function meanWithCi(values: number[], options: { resamples: number; seed: number }, salt: string, clusters?: readonly string[]): MeanWithCi {
   if (values.length === 0) return { n: 0, mean: null, ciLow: null, ciHigh: null };
+  if (clusters) {
+    const c = clusteredBootstrap(values, clusters, { resamples: options.resamples, seed: seedFor(options.seed, salt) });
+    return { n: values.length, mean: c.mean, ciLow: c.ciLow, ciHigh: c.ciHigh, clusters: c.clusters, designEffect: c.designEffect };
+  }
   const s = summarizeScores(values, { resamples: options.resamples, seed: seedFor(options.seed, salt) });
   return { n: values.length, mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pairedBootstrap } from '../scoring/bootstrap.js';
+import { clusteredBootstrap } from '../scoring/estimators/clusteredBootstrap.js';
 import { decompose, defaultDelta, pairedItems } from '../diagnostics/decomposition.js';
 import { DecompositionSchema } from '../diagnostics/types.js';
 import { MeanWithCiSchema, meanWithCi, seedFor } from './estimates.js';
@@ -51,16 +52,23 @@ interface Pair {
   against: number;
 }
 
-function pairedCell(pairs: Pair[], options: { resamples: number; seed: number }, salt: string): PairedCell {
+function pairedCell(pairs: Pair[], options: { resamples: number; seed: number; cluster?: ((record: RunItemRecord) => string) | null }, salt: string): PairedCell {
   const a = pairs.map((p) => p.condition);
   const b = pairs.map((p) => p.against);
   const empty = { meanDiff: null, ciLow: null, ciHigh: null, sharePositive: null };
-  const d = a.length ? pairedBootstrap(a, b, { resamples: options.resamples, seed: seedFor(options.seed, `${salt}|diff`) }) : null;
+  const seed = seedFor(options.seed, `${salt}|diff`);
+  // Clustered runs (LongHisDoc volumes) resample whole clusters, as every other interval of the summary does.
+  const clusters = options.cluster ? pairs.map((p) => options.cluster!(p.record)) : undefined;
+  const d = !a.length
+    ? null
+    : clusters
+      ? clusteredBootstrap(a.map((x, i) => x - b[i]!), clusters, { resamples: options.resamples, seed })
+      : pairedBootstrap(a, b, { resamples: options.resamples, seed });
   return {
     n: a.length,
-    condition: meanWithCi(a, options, `${salt}|condition`),
-    against: meanWithCi(b, options, `${salt}|against`),
-    ...(d ? { meanDiff: d.meanDiff, ciLow: d.ciLow, ciHigh: d.ciHigh, sharePositive: d.sharePositive } : empty),
+    condition: meanWithCi(a, options, `${salt}|condition`, clusters),
+    against: meanWithCi(b, options, `${salt}|against`, clusters),
+    ...(d ? { meanDiff: 'meanDiff' in d ? d.meanDiff : d.mean, ciLow: d.ciLow, ciHigh: d.ciHigh, sharePositive: d.sharePositive } : empty),
   };
 }
 
@@ -72,7 +80,7 @@ function pairedCell(pairs: Pair[], options: { resamples: number; seed: number },
  */
 export function compareModalities(
   sortedRecords: RunItemRecord[],
-  options: { models: string[]; conditions: string[]; versus: string[]; resamples: number; seed: number },
+  options: { models: string[]; conditions: string[]; versus: string[]; resamples: number; seed: number; cluster?: ((record: RunItemRecord) => string) | null },
 ): ModalityComparison[] {
   const byCell = new Map<string, RunItemRecord[]>();
   for (const r of sortedRecords) {

@@ -14,6 +14,8 @@ export const RUN_FILES = {
   summary: 'summary.json',
   summaryCsv: 'summary.csv',
   report: 'report.html',
+  /** Present while a process writes the run (one writer at a time; src/experiment/runLock.ts). Readers ignore it. */
+  lock: 'writer.lock',
 } as const;
 
 export function runFile(runDir: string, name: keyof typeof RUN_FILES): string {

@@ -21,6 +21,9 @@ import { buildRunManifest } from './manifest.js';
 import { prepareArtefacts } from './prepare.js';
 import { writePlanAtRunStart } from '../estimate/planFile.js';
 import { assertRunDirectory, ensureFileExists, readRunRecords, runFile } from './runDirectory.js';
+import { acquireRunLock } from './runLock.js';
+import { methodsByStrategy } from './cellMethod.js';
+import type { HeldLock } from '../io/lockFile.js';
 import { summarizeRun, type RunSummary } from './summary.js';
 import { loadRun } from '../results/loadRun.js';
 import { itemGroups, methodRetrievalMetrics, recordedChunks } from './itemDetails.js';
@@ -76,6 +79,16 @@ function timestampId(date = new Date()): string {
  * their reason and excluded from means, never scored 0.
  */
 export async function runExperiment(options: RunOptions): Promise<RunResult> {
+  // One writer per run directory: held from before the run's first file is read to its last write.
+  let lock: HeldLock | undefined;
+  try {
+    return await runHoldingLock(options, (held) => (lock = held));
+  } finally {
+    await lock?.release();
+  }
+}
+
+async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) => void): Promise<RunResult> {
   const log = options.log ?? (() => {});
   const signal = options.signal;
   let config: ExperimentConfig;
@@ -84,6 +97,7 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
   if (options.resumeDir) {
     runDir = resolve(options.resumeDir);
     assertRunDirectory(runDir);
+    holdLock(await acquireRunLock(runDir, log));
     const stored = JSON.parse(await readFile(runFile(runDir, 'config'), 'utf8'));
     config = validateExperimentConfig(stored, runFile(runDir, 'config'));
     previousManifest = JSON.parse(await readFile(runFile(runDir, 'manifest'), 'utf8').catch(() => '{}'));
@@ -93,13 +107,15 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
     if (!options.config) throw new InputError('runExperiment needs a config or a run directory to resume');
     config = options.config;
     runDir = resolve(config.output, options.runId ?? `${config.name}-${timestampId()}`);
+    // Locked before the check, so a run still writing this directory is named as its holder.
+    await mkdir(runDir, { recursive: true });
+    holdLock(await acquireRunLock(runDir, log));
     if (existsSync(runFile(runDir, 'items')) || existsSync(runFile(runDir, 'config'))) {
       throw new InputError(`${runDir} already holds a run; use --resume ${runDir} to finish it`);
     }
     // The run directory and its config exist from the first moment, so a run interrupted
     // while preparing its artefacts is resumed like any other. Secrets are redacted (keys
     // come from the environment).
-    await mkdir(runDir, { recursive: true });
     await atomicWriteJson(runFile(runDir, 'config'), redactSecrets(config));
   }
   // Before the first answer there is nothing to count yet; the run directory already resumes.
@@ -329,6 +345,8 @@ export async function runExperiment(options: RunOptions): Promise<RunResult> {
       versus: config.scoring.versus,
       resamples: config.scoring.bootstrapResamples,
       seed: config.seed,
+      ...(config.scoring.cluster !== undefined ? { cluster: config.scoring.cluster } : {}),
+      methods: methodsByStrategy(config),
     });
     await atomicWriteJson(runFile(runDir, 'summary'), summary);
     await atomicWrite(runFile(runDir, 'summaryCsv'), summaryCsv(summary));

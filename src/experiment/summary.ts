@@ -1,10 +1,16 @@
 import { z } from 'zod';
 import { pairedBootstrap } from '../scoring/bootstrap.js';
+import { clusteredBootstrap } from '../scoring/estimators/clusteredBootstrap.js';
+import { signFlipTest } from '../scoring/estimators/pairedTest.js';
+import { benjaminiHochbergAdjust, holmAdjust } from '../scoring/estimators/multipleComparisons.js';
+import { depthCurve } from '../scoring/estimators/depthCurve.js';
+import { clusterFieldOf, clusterKeyOf } from './clusterKey.js';
 import type { MethodCost } from '../methods/trace.js';
 import { CellDiagnosticsSchema } from '../diagnostics/types.js';
 import { MeanWithCiSchema, meanWithCi, seedFor, type MeanWithCi } from './estimates.js';
 import { compareModalities, ModalityComparisonSchema } from './modalityComparison.js';
 import type { RunItemRecord } from './records.js';
+import { CellMethodSchema, type CellMethod } from './cellMethod.js';
 
 export { MeanWithCiSchema, seedFor, type MeanWithCi } from './estimates.js';
 
@@ -12,6 +18,8 @@ export const CellSummarySchema = z.object({
   model: z.string(),
   condition: z.string(),
   strategy: z.string(),
+  /** The method that produced the cell (registry name and its entry's params; external systems included); absent without a config. */
+  methodSpec: CellMethodSchema.optional(),
   retriever: z.string().nullable(),
   k: z.number().nullable(),
   items: z.number().int(),
@@ -77,6 +85,17 @@ export const PairedDifferenceSchema = z.object({
   ciHigh: z.number().nullable(),
   /** Share of bootstrap resamples in which condition − baseline > 0. */
   sharePositive: z.number().nullable(),
+  /** Clusters the difference was bootstrapped and tested over; absent when over questions. */
+  clusters: z.number().int().optional(),
+  /** Clustered ÷ plain variance of the mean difference; absent when not clustered. */
+  designEffect: z.number().nullable().optional(),
+  /** Two-sided p of "no difference": paired sign-flip permutation test (whole clusters flipped together). */
+  p: z.number().nullable().optional(),
+  /** p adjusted over `family` by Holm (family-wise error) and by Benjamini–Hochberg (false discoveries). */
+  pHolm: z.number().nullable().optional(),
+  pBH: z.number().nullable().optional(),
+  /** The family of comparisons the adjustment ran over (a `families[].name`). */
+  family: z.string().optional(),
 });
 export type PairedDifference = z.infer<typeof PairedDifferenceSchema>;
 
@@ -107,8 +126,49 @@ export const RunSummarySchema = z.object({
   byModality: z.array(ModalityComparisonSchema).optional(),
   /** How the run was diagnosed (baseline, δ, extractor, checker, prefilter; stand-ins declared), when it was. */
   diagnostics: z.record(z.string(), z.unknown()).optional(),
+  /** The field intervals and tests were clustered over (`scoring.cluster`; LongHisDoc: `doc_id`); null: over questions. */
+  cluster: z.string().nullable().optional(),
+  /** The families of comparisons whose p-values were adjusted together (Holm, Benjamini–Hochberg). */
+  families: z.array(z.lazy(() => ComparisonFamilySchema)).optional(),
+  /** The shape of each score-vs-depth curve (slope over ln k, best k, deepest − best). */
+  depthCurves: z.array(z.lazy(() => DepthCurveSchema)).optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
+
+/** A family of comparisons whose p-values are adjusted together. */
+export const ComparisonFamilySchema = z.object({
+  name: z.string(),
+  /** The condition every difference of the family is taken against. */
+  reference: z.string(),
+  /** Comparisons with data (those without have no p). */
+  size: z.number().int(),
+});
+
+const IntervalSchema = z.object({ estimate: z.number(), ciLow: z.number(), ciHigh: z.number() });
+
+/** Score against depth for one model × strategy × retriever measured at two depths or more. */
+export const DepthCurveSchema = z.object({
+  model: z.string(),
+  strategy: z.string(),
+  retriever: z.string().nullable(),
+  /** The conditions, one per depth, in the order of `depths`. */
+  conditions: z.array(z.string()),
+  depths: z.array(z.number()),
+  /** Means over the questions scored at every depth (paired), in the order of `depths`. */
+  means: z.array(z.number()),
+  n: z.number().int(),
+  clusters: z.number().int().optional(),
+  /** Least-squares slope of the score against ln k (points per e-fold of k), with its interval and design effect. */
+  slope: IntervalSchema.extend({ designEffect: z.number().nullable() }),
+  bestK: z.number(),
+  /** Bootstrap probability that each depth is the best, in the order of `depths`. */
+  probabilityBest: z.array(z.number()),
+  /** Mean at the deepest k − mean at the best k, paired, with its interval. */
+  deepestMinusBest: IntervalSchema,
+  /** The deepest k is below the best and the interval of (deepest − best) excludes 0. */
+  deepestBelowBest: z.boolean(),
+});
+export type DepthCurve = z.infer<typeof DepthCurveSchema>;
 
 export interface SummaryOptions {
   experiment: string;
@@ -119,13 +179,21 @@ export interface SummaryOptions {
   versus?: string[];
   resamples: number;
   seed: number;
+  /** `scoring.cluster`: the group field to bootstrap over (`none`: questions); default the LongHisDoc volume where records carry one. */
+  cluster?: string;
+  /** Each strategy label's method (`methodsByStrategy`), named in its cells. */
+  methods?: Record<string, CellMethod>;
 }
 
 function meanOf(values: number[]): number | null {
   return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
 }
 
-const withCi = (values: number[], options: SummaryOptions, salt: string): MeanWithCi => meanWithCi(values, options, salt);
+/** The cluster key of a record, or none when the run is not clustered. */
+type ClusterKey = ((record: RunItemRecord) => string) | null;
+
+const withCi = (records: RunItemRecord[], options: SummaryOptions, salt: string, cluster: ClusterKey): MeanWithCi =>
+  meanWithCi(records.map((r) => r.score.score!), options, salt, cluster ? records.map(cluster) : undefined);
 
 /** Mean cost per answer over the records that have one (runs from before methods have none). */
 function meanCost(records: RunItemRecord[]): CellSummary['cost'] {
@@ -190,6 +258,8 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
     byCell.set(key, list);
   }
 
+  const clusterField = clusterFieldOf(sorted, options.cluster);
+  const cluster: ClusterKey = clusterField ? clusterKeyOf(clusterField) : null;
   const cells: CellSummary[] = [];
   const paired: PairedDifference[] = [];
   const versus: PairedDifference[] = [];
@@ -199,17 +269,17 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
       if (!list?.length) continue;
       const first = list[0]!;
       const scored = list.filter(isScored);
-      const groups: Record<string, Record<string, number[]>> = {};
+      const groups: Record<string, Record<string, RunItemRecord[]>> = {};
       for (const r of scored) {
         for (const [groupKey, value] of Object.entries(r.groups)) {
-          ((groups[groupKey] ??= {})[value] ??= []).push(r.score.score!);
+          ((groups[groupKey] ??= {})[value] ??= []).push(r);
         }
       }
       const byGroup: CellSummary['byGroup'] = {};
       for (const groupKey of Object.keys(groups).sort()) {
         byGroup[groupKey] = {};
         for (const value of Object.keys(groups[groupKey]!).sort()) {
-          byGroup[groupKey]![value] = withCi(groups[groupKey]![value]!, options, `${model}|${condition}|${groupKey}|${value}`);
+          byGroup[groupKey]![value] = withCi(groups[groupKey]![value]!, options, `${model}|${condition}|${groupKey}|${value}`, cluster);
         }
       }
       const metricSums: Record<string, number[]> = {};
@@ -226,6 +296,7 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
         model,
         condition,
         strategy: first.strategy,
+        ...(options.methods?.[first.strategy] ? { methodSpec: options.methods[first.strategy] } : {}),
         retriever: first.retriever,
         k: first.k,
         items: list.length,
@@ -237,7 +308,7 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
         empty: list.filter(isEmptyAnswer).length,
         rerankFallbacks: list.filter((r) => r.retrieved.some((chunk) => chunk.rerankFallback !== undefined)).length,
         metric: [...new Set(list.map((r) => r.score.metric))].sort().join('+'),
-        score: withCi(scored.map((r) => r.score.score!), options, `${model}|${condition}`),
+        score: withCi(scored, options, `${model}|${condition}`, cluster),
         scoreRaw: meanOf(scored.map((r) => r.score.scoreRaw ?? r.score.score!)),
         byGroup,
         retrieval: Object.keys(metricSums).length ? meanRecord(metricSums) : null,
@@ -248,9 +319,11 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
       });
     }
 
-    paired.push(...pairedAgainst(byCell, model, options.baseline, options));
-    for (const reference of options.versus ?? []) versus.push(...pairedAgainst(byCell, model, reference, options));
+    paired.push(...pairedAgainst(byCell, model, options.baseline, options, cluster));
+    for (const reference of options.versus ?? []) versus.push(...pairedAgainst(byCell, model, reference, options, cluster));
   }
+  const families = [adjustFamily(paired, options.baseline, options.models.length), ...(options.versus ?? []).map((v) => adjustFamily(versus, v, options.models.length))];
+  const curves = depthCurves(cells, byCell, options, cluster);
 
   return {
     experiment: options.experiment,
@@ -268,14 +341,79 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
     cells,
     paired,
     ...(options.versus?.length ? { versusConditions: options.versus, versus } : {}),
-    ...withModalities(compareModalities(sorted, { ...options, versus: options.versus ?? [] })),
+    ...withModalities(compareModalities(sorted, { ...options, versus: options.versus ?? [], cluster })),
+    cluster: clusterField,
+    families,
+    ...(curves.length ? { depthCurves: curves } : {}),
   };
+}
+
+/**
+ * Holm- and Benjamini–Hochberg-adjusted p-values over every difference against `reference` in the
+ * run (all models, all conditions): the family a reader scans for "what beats closed-book". Sets
+ * `pHolm`, `pBH` and `family` on the differences in place; returns the family.
+ */
+function adjustFamily(differences: PairedDifference[], reference: string, models: number): z.infer<typeof ComparisonFamilySchema> {
+  const members = differences.filter((d) => d.baseline === reference && d.p !== undefined && d.p !== null);
+  const name = `${members.length} differences vs ${reference} (${models > 1 ? `${models} models × ` : ''}conditions)`;
+  const p = members.map((d) => d.p!);
+  const holm = holmAdjust(p);
+  const bh = benjaminiHochbergAdjust(p);
+  members.forEach((d, i) => Object.assign(d, { pHolm: holm[i]!, pBH: bh[i]!, family: name }));
+  return { name, reference, size: members.length };
+}
+
+/**
+ * Per model × strategy × retriever measured at two depths or more: the depth curve's shape on the
+ * questions scored at every depth (`depthCurve`: slope over ln k, best k and its probability,
+ * deepest − best), bootstrapped over the run's clusters.
+ */
+function depthCurves(cells: CellSummary[], byCell: Map<string, RunItemRecord[]>, options: SummaryOptions, cluster: ClusterKey): DepthCurve[] {
+  const series = new Map<string, CellSummary[]>();
+  for (const cell of cells) {
+    if (cell.k === null) continue;
+    const key = `${cell.model}\u0000${cell.strategy}\u0000${cell.retriever ?? ''}`;
+    (series.get(key) ?? series.set(key, []).get(key)!).push(cell);
+  }
+  const out: DepthCurve[] = [];
+  for (const list of series.values()) {
+    const depths = [...new Set(list.map((c) => c.k!))].sort((a, b) => a - b);
+    // Two conditions at one depth (e.g. two rerankers over one retriever) are not one curve.
+    if (depths.length < 2 || depths.length !== list.length) continue;
+    const ordered = depths.map((k) => list.find((c) => c.k === k)!);
+    const scoresByDepth = ordered.map((c) => new Map(byCell.get(`${c.model}\u0000${c.condition}`)!.filter(isScored).map((r) => [`${r.benchmark}:${r.itemId}`, r])));
+    const keys = [...scoresByDepth[0]!.keys()].filter((key) => scoresByDepth.every((m) => m.has(key)));
+    if (!keys.length) continue;
+    const first = ordered[0]!;
+    const curve = depthCurve(
+      depths,
+      keys.map((key) => scoresByDepth.map((m) => m.get(key)!.score.score!)),
+      cluster ? keys.map((key) => cluster(scoresByDepth[0]!.get(key)!)) : undefined,
+      { resamples: options.resamples, seed: seedFor(options.seed, `${first.model}|${first.strategy}|${first.retriever ?? ''}|depth`) },
+    );
+    out.push({
+      model: first.model,
+      strategy: first.strategy,
+      retriever: first.retriever,
+      conditions: ordered.map((c) => c.condition),
+      depths: curve.depths,
+      means: curve.means,
+      n: curve.n,
+      ...(cluster ? { clusters: curve.clusters } : {}),
+      slope: curve.slope,
+      bestK: curve.bestK,
+      probabilityBest: curve.probabilityBest,
+      deepestMinusBest: curve.deepestMinusBest,
+      deepestBelowBest: curve.deepestBelowBest,
+    });
+  }
+  return out;
 }
 
 const withModalities = (list: ReturnType<typeof compareModalities>) => (list.length ? { byModality: list } : {});
 
 /** Every condition of one model against a reference condition, on the questions both scored (paired bootstrap). */
-function pairedAgainst(byCell: Map<string, RunItemRecord[]>, model: string, reference: string, options: SummaryOptions): PairedDifference[] {
+function pairedAgainst(byCell: Map<string, RunItemRecord[]>, model: string, reference: string, options: SummaryOptions, cluster: ClusterKey): PairedDifference[] {
   const baseline = byCell.get(`${model}\u0000${reference}`);
   if (!baseline) return [];
   const out: PairedDifference[] = [];
@@ -286,11 +424,13 @@ function pairedAgainst(byCell: Map<string, RunItemRecord[]>, model: string, refe
     if (!list) continue;
     const a: number[] = [];
     const b: number[] = [];
+    const keys: string[] = [];
     for (const r of list.filter(isScored)) {
       const base = baselineScores.get(`${r.benchmark}:${r.itemId}`);
       if (base === undefined) continue;
       a.push(r.score.score!);
       b.push(base);
+      if (cluster) keys.push(cluster(r));
     }
     if (a.length === 0) {
       out.push({ model, condition, baseline: reference, n: 0, meanDiff: null, ciLow: null, ciHigh: null, sharePositive: null });
@@ -298,8 +438,16 @@ function pairedAgainst(byCell: Map<string, RunItemRecord[]>, model: string, refe
     }
     // The baseline's salt is the one runs have always used, so their intervals do not move.
     const salt = reference === options.baseline ? `${model}|${condition}|paired` : `${model}|${condition}|paired|${reference}`;
-    const d = pairedBootstrap(a, b, { resamples: options.resamples, seed: seedFor(options.seed, salt) });
-    out.push({ model, condition, baseline: reference, n: a.length, meanDiff: d.meanDiff, ciLow: d.ciLow, ciHigh: d.ciHigh, sharePositive: d.sharePositive });
+    const bootstrap = { resamples: options.resamples, seed: seedFor(options.seed, salt) };
+    const diffs = a.map((x, i) => x - b[i]!);
+    const test = signFlipTest(diffs, cluster ? keys : undefined, { seed: seedFor(options.seed, `${salt}|test`) });
+    if (cluster) {
+      const d = clusteredBootstrap(diffs, keys, bootstrap);
+      out.push({ model, condition, baseline: reference, n: a.length, meanDiff: d.mean, ciLow: d.ciLow, ciHigh: d.ciHigh, sharePositive: d.sharePositive, clusters: d.clusters, designEffect: d.designEffect, p: test.p });
+      continue;
+    }
+    const d = pairedBootstrap(a, b, bootstrap);
+    out.push({ model, condition, baseline: reference, n: a.length, meanDiff: d.meanDiff, ciLow: d.ciLow, ciHigh: d.ciHigh, sharePositive: d.sharePositive, p: test.p });
   }
   return out;
 }

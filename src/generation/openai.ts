@@ -1,5 +1,6 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import { ChatOpenAI, convertCompletionsMessageToBaseMessage, convertMessagesToCompletionsMessageParams } from '@langchain/openai';
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import type { RegistryEntry } from '../registry.js';
@@ -51,8 +52,9 @@ export const OpenAIParamsFields = z
     rateLimit: RateLimitSchema.optional(),
     /**
      * Answer through the endpoint's Batch API (OpenAI, DashScope: half price) instead of live calls:
-     * `true`, or `{ retries, requestsPerFile, bytesPerFile, pollMs, completionWindow }`. Needs `cache`
-     * (the batches' results are loaded into it). See docs/batch.md.
+     * `true`, or `{ retries, requestsPerFile, bytesPerFile, pollMs, completionWindow }`. The batches'
+     * results are loaded into `cache`; without one, `.cache/responses-<model>.sqlite` (defaultBatchCache).
+     * See docs/batch.md.
      */
     batch: z.union([z.boolean(), BatchSettingsSchema]).optional(),
     /** A batch line that failed or expired: `resubmit` it in the next round's batch (up to batch.retries), or answer it `live`. */
@@ -66,12 +68,17 @@ export const OpenAIParamsFields = z
   })
   .strict();
 
-export const OpenAIParamsSchema = OpenAIParamsFields.superRefine((params, ctx) => {
-    if (params.batch !== undefined && params.batch !== false && !params.cache) {
-      ctx.addIssue({ code: 'custom', path: ['batch'], message: 'batch mode needs `cache:` (a file path): the batches\' results are loaded into the response cache, keyed by their custom_id' });
-    }
-  });
+export const OpenAIParamsSchema = OpenAIParamsFields;
 export type OpenAIParams = z.infer<typeof OpenAIParamsSchema>;
+
+/**
+ * The response cache of a model in batch mode whose spec names no `cache:` (its batches' results are
+ * loaded into one, keyed by custom_id): beside the project's other caches, one file per model, so a
+ * resumed run finds what its batches returned.
+ */
+export function defaultBatchCache(model: string): string {
+  return resolve('.cache', `responses-${model.replace(/[^\w.-]+/g, '-').replace(/^-+|-+$/g, '') || 'model'}.sqlite`);
+}
 
 const ChatCompletionSchema = z.looseObject({
   model: z.string().optional(),
@@ -151,7 +158,9 @@ export class OpenAIGenerator extends ChatModelGenerator {
     const replicas = urls.map((url) => ({ endpoint: url, chat: chatFor(url) }));
     const { headers, apiKeyEnv, batch = false, images, ...recorded } = params;
     const preparer = images ? imagePreparer(images) : undefined;
-    const cache = params.cache ? openResponseCache(params.cache) : undefined;
+    const chosenCache = !params.cache && batch !== false ? defaultBatchCache(params.model) : undefined;
+    const cachePath = params.cache ?? chosenCache;
+    const cache = cachePath ? openResponseCache(cachePath) : undefined;
     // Every generator with a cache has a batch queue: `batch` turns it on for runs; `hisrag batch export` drives it either way.
     const queue = cache
       ? new BatchQueue(
@@ -162,6 +171,7 @@ export class OpenAIGenerator extends ChatModelGenerator {
           { ...BatchSettingsSchema.parse(typeof batch === 'object' ? batch : {}), fallback: params.batchFallback ?? 'resubmit' },
           parseChatCompletion,
           batch !== false,
+          chosenCache !== undefined,
         )
       : undefined;
     const first = replicas[0]!.chat;
@@ -199,6 +209,8 @@ export class OpenAIGenerator extends ChatModelGenerator {
         headers: Object.keys(headers),
         ...(images && preparer ? { images: { ...images, cache: preparer.cacheFile } } : {}),
         ...(batch !== false ? { batch: true, ...(typeof batch === 'object' ? { batchSettings: batch } : {}) } : {}),
+        // The cache batch mode chose (no `cache:` given), named in the manifest so a reader finds the batches' results.
+        ...(chosenCache ? { cache: chosenCache, cacheChosen: 'batch mode without cache: (the default, .cache/responses-<model>.sqlite)' } : {}),
       }),
     });
   }

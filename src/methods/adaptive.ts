@@ -5,7 +5,7 @@ import type { RegistryEntry } from '../registry.js';
 import { PromptOverrideSchema, resolvePrompts, stepMessages } from './prompts.js';
 import { parseDecision } from './replies.js';
 import { decidePrompt } from './templates/adaptive.js';
-import type { MethodOutcome, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
 
 export const AdaptiveParamsSchema = RagParamsSchema.extend({
   prompts: z.object({ decide: PromptOverrideSchema.optional(), closedBook: PromptOverrideSchema.optional() }).strict().default({}),
@@ -31,6 +31,11 @@ export const adaptiveMethod: RegistryEntry<AdaptiveParams, RagMethod, void> = {
       name: 'adaptive',
       usesRetrieval: true,
       calls: { min: 2, max: 2 },
+      // Both prompts are known before any call: the decision, then the RAG prompt (the question's passages) or the closed-book one.
+      planCalls: ({ item, questionPassages }: PlanInput): CallBound[] => [
+        { label: 'decide', always: true, prompts: [{ messages: stepMessages(prompts.decide, { question: item.question }) }] },
+        { label: 'answer', always: true, prompts: [{ messages: rag.build({ item, context: questionPassages }).messages }, { messages: closedBook.build({ item, context: null }).messages }] },
+      ],
       async run(context): Promise<MethodOutcome> {
         const { item } = context;
         const decision = await context.generate('decide', stepMessages(prompts.decide, { question: item.question }));

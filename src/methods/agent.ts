@@ -10,7 +10,10 @@ import { recordedMessage } from './methodRun.js';
 import { PromptOverrideSchema, resolvePrompts, stepMessages } from './prompts.js';
 import { MethodStepError } from './stepError.js';
 import { agentSystemPrompt, NOTHING_FOUND, SEARCH_FAILED, SEARCH_QUERY_DESCRIPTION, SEARCH_TOOL_DESCRIPTION } from './templates/agent.js';
-import type { MethodOutcome, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
+
+/** What LangChain's toolCallLimitMiddleware answers a search past maxSearches (its tool message). */
+const TOOL_CALL_LIMIT_REPLY = "Tool call limit exceeded. Do not call 'search' again.";
 
 export const AgentParamsSchema = z
   .object({
@@ -55,6 +58,16 @@ export const agentMethod: RegistryEntry<AgentParams, RagMethod, void> = {
       usesRetrieval: true,
       // LangGraph counts model turns and tool rounds against maxSteps together.
       calls: { min: 1, max: params.maxSteps },
+      // Turn t re-reads the question and every earlier turn with its tool replies.
+      planCalls: ({ item }: PlanInput): CallBound[] => {
+        const fixed = stepMessages(prompts.agent, { question: item.question, instructions: answerInstructions(item, params.instructions) });
+        const otherReplies = [TOOL_CALL_LIMIT_REPLY, NOTHING_FOUND];
+        return Array.from({ length: params.maxSteps }, (_, i) => ({
+          label: `turn[${i + 1}]`,
+          always: i === 0,
+          prompts: [i === 0 ? { messages: fixed } : { conversation: { fixed, turns: i, callText: 'search()', searches: params.maxSearches, otherReplies } }],
+        }));
+      },
       needsToolCalling: true,
       async run(context): Promise<MethodOutcome> {
         const { item } = context;

@@ -106,7 +106,8 @@ export function createHttpMethod(params: HttpParams, options: HttpMethodOptions 
     name: 'http',
     usesRetrieval: false,
     // The system's own model calls are its business: none of the run's models is called.
-    calls: { min: 0, max: 0 },
+    // One request to the system per answer (none when it fails), at the tokens it reports.
+    calls: { min: 0, max: 1, external: true },
     async prepare() {
       if (params.serve) await startLocalService(params.serve, params.url);
     },

@@ -7,7 +7,7 @@ import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock, PassageParamsShape } from './passages.js';
 import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
 import { concludePrompt, NO_REASONING_YET, reasonPrompt } from './templates/ircot.js';
-import type { MethodOutcome, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
 
 export const IrcotParamsSchema = z
   .object({
@@ -42,6 +42,23 @@ export const ircotMethod: RegistryEntry<IrcotParams, RagMethod, void> = {
       usesRetrieval: true,
       // A final answer in the first reasoning step ends it; otherwise maxSteps steps and a conclusion.
       calls: { min: 1, max: params.maxSteps + 1 },
+      // Step s sees the union of s retrievals (capped) and s − 1 reasoning sentences (each at most an output); the conclusion all of them.
+      planCalls: ({ item, k, questionPassages }: PlanInput): CallBound[] => {
+        const instructions = answerInstructions(item, params.instructions);
+        const cap = params.maxPassages ?? 3 * k;
+        const firstPassages = passageBlock((questionPassages ?? []).filter((c, i, all) => all.findIndex((o) => o.id === c.id) === i).slice(0, cap), params).block;
+        const bound = (retrievals: number, sentences: number) => ({
+          context: { passages: Math.min(cap, retrievals * k), params },
+          question: item.question,
+          reasoning: { outputs: sentences, around: '\n', none: NO_REASONING_YET },
+          instructions,
+        });
+        return [
+          { label: 'reason[1]', always: true, prompts: [{ messages: stepMessages(prompts.reason, { context: firstPassages, question: item.question, reasoning: NO_REASONING_YET, instructions }) }] },
+          ...Array.from({ length: params.maxSteps - 1 }, (_, i) => ({ label: `reason[${i + 2}]`, always: false, prompts: [{ prompt: prompts.reason, slots: bound(i + 2, i + 1) }] })),
+          { label: 'conclude', always: false, prompts: [{ prompt: prompts.conclude, slots: bound(params.maxSteps + 1, params.maxSteps) }] },
+        ];
+      },
       async run(context): Promise<MethodOutcome> {
         const { item } = context;
         const instructions = answerInstructions(item, params.instructions);

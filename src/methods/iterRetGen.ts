@@ -4,7 +4,7 @@ import type { RegistryEntry } from '../registry.js';
 import { passageBlock, PassageParamsShape } from './passages.js';
 import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
 import { answerPrompt } from './templates/answer.js';
-import type { MethodOutcome, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
 
 export const IterRetGenParamsSchema = z
   .object({
@@ -33,6 +33,19 @@ export const iterRetGenMethod: RegistryEntry<IterRetGenParams, RagMethod, void> 
       name: 'iter-retgen',
       usesRetrieval: true,
       calls: { min: params.rounds, max: params.rounds },
+      // Round 1 answers from the question's passages; later rounds from k passages of a query the model steered.
+      planCalls: ({ item, k, questionPassages }: PlanInput): CallBound[] => {
+        const instructions = answerInstructions(item, params.instructions);
+        return Array.from({ length: params.rounds }, (_, i) => ({
+          label: `answer[${i + 1}]`,
+          always: true,
+          prompts: [
+            i === 0
+              ? { messages: stepMessages(prompts.answer, { context: passageBlock(questionPassages ?? [], params).block, question: item.question, instructions }) }
+              : { prompt: prompts.answer, slots: { context: { passages: k, params }, question: item.question, instructions } },
+          ],
+        }));
+      },
       async run(context): Promise<MethodOutcome> {
         const { item } = context;
         const instructions = answerInstructions(item, params.instructions);

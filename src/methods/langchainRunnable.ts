@@ -134,7 +134,8 @@ export function createLangChainRunnableMethod(params: LangChainRunnableParams, o
     name: 'langchain-runnable',
     usesRetrieval: false,
     // The system's own model calls are its business: none of the run's models is called.
-    calls: { min: 0, max: 0 },
+    // One request to the system per answer (none when it fails), at the tokens it reports.
+    calls: { min: 0, max: 1, external: true },
     async prepare() {
       const loaded = (await import(pathToFileURL(resolve(params.module)).href)) as Record<string, unknown>;
       let found = loaded[params.export];

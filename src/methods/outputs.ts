@@ -66,7 +66,8 @@ export function createOutputsMethod(params: OutputsParams): RagMethod {
     name: 'outputs',
     usesRetrieval: false,
     // The system's own model calls are its business: none of the run's models is called.
-    calls: { min: 0, max: 0 },
+    // One request to the system per answer (none when it fails), at the tokens it reports.
+    calls: { min: 0, max: 1, external: true },
     async prepare(items: BenchmarkItem[]) {
       let text: string;
       try {

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { splitSentences } from '../chunking/sentences.js';
 import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
+import { formatContextBlock } from '../prompting/contextBlock.js';
 import type { RegistryEntry } from '../registry.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock, PassageParamsShape, textBlock } from './passages.js';
 import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
 import { answerPrompt } from './templates/answer.js';
 import { CONDENSED_TITLE, condensePrompt } from './templates/refine.js';
-import type { MethodOutcome, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
 
 export const RefineParamsSchema = z
   .object({
@@ -45,7 +46,20 @@ export const refineMethod: RegistryEntry<RefineParams, RagMethod, void> = {
     return {
       name: 'refine',
       usesRetrieval: true,
-      calls: params.mode === 'abstractive' ? { min: 2, max: 2 } : { min: 1, max: 1 },
+      // Extractive: one prompt, built by the plan exactly as the run will (the sentences' scores are the retriever's).
+      calls: params.mode === 'abstractive' ? { min: 2, max: 2 } : { min: 1, max: 1, singleShot: true },
+      ...(params.mode === 'abstractive'
+        ? {
+            planCalls: ({ item, questionPassages }: PlanInput): CallBound[] => [
+              { label: 'condense', always: true, prompts: [{ prompt: prompts.condense, slots: { context: passageBlock(questionPassages ?? [], params).block, question: item.question } }] },
+              {
+                label: 'answer',
+                always: true,
+                prompts: [{ prompt: prompts.answer, slots: { context: { outputs: 1, around: formatContextBlock([{ title: CONDENSED_TITLE, text: '' }]), none: textBlock(CONDENSED_TITLE, '') }, question: item.question, instructions: answerInstructions(item, params.instructions) } }],
+              },
+            ],
+          }
+        : {}),
       needsRelevance: params.mode === 'extractive',
       async run(context): Promise<MethodOutcome> {
         const { item } = context;

@@ -6,7 +6,7 @@ import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock, PassageParamsShape } from './passages.js';
 import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
 import { finalPrompt, followUpPrompt, intermediatePrompt, NOTHING_KNOWN_YET } from './templates/selfAsk.js';
-import type { MethodOutcome, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
 
 export const SelfAskParamsSchema = z
   .object({
@@ -47,6 +47,26 @@ export const selfAskMethod: RegistryEntry<SelfAskParams, RagMethod, void> = {
       usesRetrieval: true,
       // No follow-up: the answer alone after the first ask; at most two calls per follow-up and the answer.
       calls: { min: 2, max: 2 * params.maxFollowUps + 1 },
+      // What the model wrote comes back in later prompts: each follow-up and its answer (each at most an output).
+      planCalls: ({ item, k }: PlanInput): CallBound[] => {
+        const m = params.maxFollowUps;
+        const known = (entries: number) => ({ outputs: entries, around: `${FOLLOW_UP_PREFIX}中间答案：\n`, none: NOTHING_KNOWN_YET });
+        const calls: CallBound[] = [];
+        for (let turn = 1; turn <= m; turn++) {
+          calls.push({
+            label: `follow-up[${turn}]`,
+            always: turn === 1,
+            prompts: [turn === 1 ? { messages: stepMessages(prompts.followUp, { question: item.question, known: NOTHING_KNOWN_YET }) } : { prompt: prompts.followUp, slots: { question: item.question, known: known(2 * (turn - 1)) } }],
+          });
+          calls.push({ label: `intermediate[${turn}]`, always: false, prompts: [{ prompt: prompts.intermediate, slots: { context: { passages: k, params }, question: { outputs: 1 } } }] });
+        }
+        calls.push({
+          label: 'answer',
+          always: true,
+          prompts: [{ prompt: prompts.answer, slots: { context: { passages: m * k, params }, known: known(2 * m), question: item.question, instructions: answerInstructions(item, params.instructions) } }],
+        });
+        return calls;
+      },
       async run(context): Promise<MethodOutcome> {
         const { item } = context;
         const known: string[] = [];

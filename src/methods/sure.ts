@@ -5,7 +5,7 @@ import { passageBlock, PassageParamsShape } from './passages.js';
 import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
 import { parseChoice, parseDecision } from './replies.js';
 import { candidatesPrompt, rankPrompt, summaryPrompt, validityPrompt } from './templates/sure.js';
-import type { MethodOutcome, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
 
 export const SureParamsSchema = z
   .object({
@@ -45,6 +45,23 @@ export const sureMethod: RegistryEntry<SureParams, RagMethod, void> = {
       usesRetrieval: true,
       // One candidate parsed: candidates, summary, validity; n candidates: 1 + 2n + n(n − 1)/2.
       calls: { min: 3, max: 1 + 2 * params.candidates + (params.candidates * (params.candidates - 1)) / 2 },
+      // Every prompt holds the question's own passage block (known before any call) and candidates or summaries (each at most an output).
+      planCalls: ({ item, questionPassages }: PlanInput): CallBound[] => {
+        const n = params.candidates;
+        const block = passageBlock(questionPassages ?? [], params).block;
+        const output = { outputs: 1 };
+        const calls: CallBound[] = [
+          { label: 'candidates', always: true, prompts: [{ messages: stepMessages(prompts.candidates, { context: block, question: item.question, instructions: answerInstructions(item, params.instructions), n }) }] },
+        ];
+        for (let i = 1; i <= n; i++) {
+          calls.push({ label: `summary[${i}]`, always: i === 1, prompts: [{ prompt: prompts.summary, slots: { context: block, question: item.question, candidate: output } }] });
+          calls.push({ label: `validity[${i}]`, always: i === 1, prompts: [{ prompt: prompts.validity, slots: { question: item.question, candidate: output, summary: output } }] });
+        }
+        for (let a = 1; a <= n; a++) {
+          for (let b = a + 1; b <= n; b++) calls.push({ label: `rank[${a},${b}]`, always: false, prompts: [{ prompt: prompts.rank, slots: { question: item.question, summary1: output, summary2: output } }] });
+        }
+        return calls;
+      },
       async run(context): Promise<MethodOutcome> {
         const { item } = context;
         const passages = await context.retrieve(item.question, 'retrieve');

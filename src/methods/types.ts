@@ -4,6 +4,8 @@ import type { GenerationResult, ToolDefinition } from '../generation/types.js';
 import type { ChatMessage, ContentPart } from '../prompting/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import type { MethodNotes } from './trace.js';
+import type { MethodPrompt } from './prompts.js';
+import type { PassageParams } from './passages.js';
 
 /**
  * What a method may do for one item. Every call is a traced step: the runner records the trace,
@@ -87,8 +89,53 @@ export interface RagMethod {
    * Calls of the run's model one answer makes, as the method's parameters bound them (the dry-run
    * plan, `hisrag run --dry-run`); `singleShot`: one prompt, which the plan builds exactly as the run will.
    */
-  readonly calls?: { min: number; max: number; singleShot?: boolean };
+  readonly calls?: { min: number; max: number; singleShot?: boolean; /** An external system: one request of its own per answer, at the tokens it reports. */ external?: boolean };
+  /**
+   * Every model call one answer may make, each with the prompts it may have (the dry-run plan's
+   * bounds): a call an answer always makes counts toward the minimum, every call toward the maximum.
+   * Methods of more than one call declare it; `calls` must agree (its min: the calls made always).
+   */
+  planCalls?(input: PlanInput): CallBound[] | Promise<CallBound[]>;
   /** Loads what the method needs beyond the item, once, with the run's items (longhisdoc-full reads OCR pages). */
   prepare?(items: BenchmarkItem[]): Promise<void>;
   run(context: MethodContext): Promise<MethodOutcome>;
+}
+
+/** What the plan knows of one answer before any call: the item, k, and the list retrieved for its question (null without retrieval). */
+export interface PlanInput {
+  item: BenchmarkItem;
+  k: number;
+  questionPassages: RetrievedChunk[] | null;
+}
+
+/**
+ * What may fill a placeholder of a step's prompt, as the plan bounds it: a text known before any
+ * call (the question, a passage block built from the question's own retrieval), at most `passages`
+ * retrieved passages as a context block (each at most the index's longest chunk, together at most
+ * the context budget), or at most `outputs` earlier model outputs (each at most the model's
+ * `maxTokens`), each with `around` fixed text, or `none` where there are none yet.
+ */
+export type SlotBound =
+  | string
+  | { passages: number; params: PassageParams; /** Titles carry the chunk id (the agent's search results): no budget, no pages. */ ids?: boolean }
+  | { outputs: number; around?: string; none?: string };
+
+/** One prompt a call may have: built exactly as the run will (`messages`), or a step's template with bounded slots. */
+export type PromptBound = { messages: ChatMessage[] } | { prompt: MethodPrompt; slots: Record<string, SlotBound> };
+
+/**
+ * A turn of a tool-calling conversation (the agent): the messages it starts with, then every earlier
+ * turn's output (at most `maxTokens`, its text and its tool calls' arguments; each call written with
+ * `callText` around them) and one tool reply per call: at most `searches` search results in all (k
+ * passages with ids each), the others one of `otherReplies` (a refused call).
+ */
+export interface ConversationBound {
+  conversation: { fixed: ChatMessage[]; turns: number; callText: string; searches: number; otherReplies: string[] };
+}
+
+/** One model call of an answer, for the plan: its label, whether every answer makes it, and the prompts it may have (alternatives). */
+export interface CallBound {
+  label: string;
+  always: boolean;
+  prompts: (PromptBound | ConversationBound)[];
 }

@@ -14,6 +14,8 @@ export interface ChartPoint {
   /** 95% CI bounds; drawn as a band around the line when given. */
   lo?: number | null;
   hi?: number | null;
+  /** A note that rings the point (the depth curve's best k and its probability). */
+  mark?: string;
 }
 
 export interface ChartSeries {
@@ -166,6 +168,7 @@ export function lineChartSvg(spec: LineChartSpec): string {
     for (const p of s.points) {
       const ci = p.lo != null && p.hi != null ? ` [${fmt(p.lo)}, ${fmt(p.hi)}]` : '';
       parts.push(`<circle cx="${px(x(p.x))}" cy="${px(y(p.y))}" r="3.5" fill="${color}"><title>${escapeHtml(`${s.label} @ ${fmt(p.x)}: ${fmt(p.y)}${ci}`)}</title></circle>`);
+      if (p.mark) parts.push(`<circle class="point-mark" cx="${px(x(p.x))}" cy="${px(y(p.y))}" r="7.5" fill="none" stroke="${color}" stroke-width="2"><title>${escapeHtml(`${s.label} @ ${fmt(p.x)}: ${p.mark}`)}</title></circle>`);
     }
     legend(color, s.label, false);
   });

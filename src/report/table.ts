@@ -36,6 +36,14 @@ function methodFigureLines(summary: RunSummary): string[] {
   return lines;
 }
 
+/** A p-value in three decimals (below 0.001: `<0.001`). */
+export const pText = (p: number | null | undefined) => (p === null || p === undefined || Number.isNaN(p) ? '–' : p < 0.001 ? '<0.001' : p.toFixed(3));
+
+/** The test of a difference: p, then Holm- and BH-adjusted over its family. */
+const testText = (d: RunSummary['paired'][number] | undefined) => (d?.p == null ? '–' : `${pText(d.p)} (${pText(d.pHolm)}, ${pText(d.pBH)})`);
+
+const deffText = (x: number | null | undefined) => (x === null || x === undefined ? '–' : x.toFixed(1));
+
 const diffText = (d: RunSummary['paired'][number] | undefined) => (d && d.meanDiff !== null ? `${d.meanDiff >= 0 ? '+' : ''}${fmt(d.meanDiff)} [${fmt(d.ciLow)}, ${fmt(d.ciHigh)}]` : '–');
 
 /**
@@ -45,6 +53,8 @@ const diffText = (d: RunSummary['paired'][number] | undefined) => (d && d.meanDi
 export function summaryTable(summary: RunSummary): string {
   const blocks: string[] = [];
   const priced = summary.cells.some((c) => c.cost?.price != null);
+  const clustered = Boolean(summary.cluster);
+  const tested = summary.paired.some((d) => d.p != null);
   for (const model of summary.models) {
     const rows: string[][] = [];
     for (const condition of summary.conditions) {
@@ -55,7 +65,9 @@ export function summaryTable(summary: RunSummary): string {
         condition,
         fmt(cell.score.mean),
         cell.score.mean === null ? '–' : `[${fmt(cell.score.ciLow)}, ${fmt(cell.score.ciHigh)}]`,
+        ...(clustered ? [`${deffText(cell.score.designEffect)} / ${deffText(diff?.designEffect)}`] : []),
         diffText(diff),
+        ...(tested ? [testText(diff)] : []),
         ...(summary.versusConditions ?? []).map((v) => diffText(summary.versus?.find((p) => p.model === model && p.condition === condition && p.baseline === v))),
         cell.retrieval?.recall !== undefined ? fmt(cell.retrieval.recall, 3) : '–',
         cell.cost ? fmt(cell.cost.retrievalCalls, 1) : '–',
@@ -68,9 +80,13 @@ export function summaryTable(summary: RunSummary): string {
     }
     blocks.push(
       `model: ${model}\n` +
-        renderTextTable(['condition', 'mean', '95% CI', `Δ vs ${summary.baseline} [95% CI]`, ...(summary.versusConditions ?? []).map((v) => `Δ vs ${v} [95% CI]`), 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], rows),
+        renderTextTable(['condition', 'mean', '95% CI', ...(clustered ? ['deff'] : []), `Δ vs ${summary.baseline} [95% CI]`, ...(tested ? ['p (Holm, BH)'] : []), ...(summary.versusConditions ?? []).map((v) => `Δ vs ${v} [95% CI]`), 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], rows),
     );
   }
+  const notes = statisticsNotes(summary);
+  if (notes.length) blocks.push(notes.join('\n'));
+  const curves = depthCurveLines(summary);
+  if (curves.length) blocks.push(curves.join('\n'));
   if (summary.cells.some((c) => c.cost?.estimatedTokens)) {
     blocks.push('retrievals, tokens (prompt + completion) and price: means per scored answer; * tokens estimated (cjk-estimate) where the endpoint reported no usage');
   }
@@ -93,6 +109,36 @@ export function summaryTable(summary: RunSummary): string {
   const diagnostics = diagnosticsTables(summary);
   if (diagnostics) blocks.push(diagnostics);
   return blocks.join('\n\n');
+}
+
+/** What the CI, deff and p columns are: the clusters, the test, the family the adjustment ran over. */
+function statisticsNotes(summary: RunSummary): string[] {
+  const lines: string[] = [];
+  const clusters = Math.max(0, ...summary.cells.map((c) => c.score.clusters ?? 0));
+  if (summary.cluster) {
+    lines.push(`95% CIs and tests resample clusters (${summary.cluster}: up to ${clusters} per condition); deff: design effect of the mean / of Δ (clustered ÷ per-question variance)`);
+  }
+  const family = summary.families?.find((f) => f.reference === summary.baseline && f.size > 0);
+  if (family) lines.push(`p: paired sign-flip permutation test of Δ vs ${summary.baseline}${summary.cluster ? ' (clusters flipped whole)' : ''}; Holm and BH adjusted over the family: ${family.name}`);
+  return lines;
+}
+
+/** One line per depth curve: slope over ln k, best k with its probability, deepest − best. */
+function depthCurveLines(summary: RunSummary): string[] {
+  const curves = summary.depthCurves ?? [];
+  if (!curves.length) return [];
+  const lines = [`depth curves (paired over the questions scored at every depth${summary.cluster ? `, clustered by ${summary.cluster}` : ''}): slope per ln k [95% CI]; best k (bootstrap P(best) per k); deepest − best [95% CI]`];
+  for (const c of curves) {
+    const name = `${summary.models.length > 1 ? `${c.model} ` : ''}${c.strategy}${c.retriever ? `·${c.retriever}` : ''}`;
+    const probabilities = c.depths.map((k, i) => `${k}:${c.probabilityBest[i]!.toFixed(2)}`).join(' ');
+    const gap = c.deepestMinusBest;
+    const verdict = c.deepestBelowBest ? 'deepest below best' : c.bestK === c.depths[c.depths.length - 1] ? 'deepest is best' : 'deepest not clearly below best';
+    lines.push(
+      `  ${name}: slope ${signed(c.slope.estimate)} [${fmt(c.slope.ciLow)}, ${fmt(c.slope.ciHigh)}]; best k=${c.bestK} (${probabilities}); ` +
+        `k=${c.depths[c.depths.length - 1]} − k=${c.bestK}: ${signed(gap.estimate)} [${fmt(gap.ciLow)}, ${fmt(gap.ciHigh)}], ${verdict} (n=${c.n})`,
+    );
+  }
+  return lines;
 }
 
 const signed = (x: number | null | undefined) => (x === null || x === undefined ? '–' : `${x >= 0 ? '+' : ''}${x.toFixed(2)}`);

@@ -5,6 +5,7 @@ import { validateExperimentConfig } from '../config/load.js';
 import type { RunItemRecord } from '../experiment/records.js';
 import { assertRunDirectory, readRunRecords, runFile } from '../experiment/runDirectory.js';
 import { summarizeRun, type RunSummary, type SummaryOptions } from '../experiment/summary.js';
+import { methodsByStrategy } from '../experiment/cellMethod.js';
 import { attachDiagnostics, readDiagnosticsLines, readDiagnosticsState } from '../diagnostics/runFiles.js';
 import { addDiagnosticsToSummary } from '../diagnostics/summary.js';
 import { readRunPlan, type RunPlan } from '../estimate/runPlan.js';
@@ -40,6 +41,8 @@ export function summaryOptionsOf(config: ExperimentConfig, manifest: Record<stri
     versus: config.scoring.versus,
     resamples: config.scoring.bootstrapResamples,
     seed: config.seed,
+    ...(config.scoring.cluster !== undefined ? { cluster: config.scoring.cluster } : {}),
+    methods: methodsByStrategy(config),
   };
 }
 

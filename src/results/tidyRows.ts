@@ -1,5 +1,6 @@
 import type { RunItemRecord } from '../experiment/records.js';
 import type { LoadedRun } from './loadRun.js';
+import { methodsByStrategy, type CellMethod } from '../experiment/cellMethod.js';
 
 /** One answer as a flat row: easy to filter, group and plot. */
 export interface TidyRow {
@@ -12,6 +13,9 @@ export interface TidyRow {
   model: string;
   condition: string;
   strategy: string;
+  /** The method that produced the answer (`rag`, `ircot`, `http` …) and its entry's params: group or filter by them. */
+  method: string | null;
+  methodParams: Record<string, unknown> | null;
   retriever: string | null;
   /** Retrieval depth; null for closed-book conditions. */
   k: number | null;
@@ -70,7 +74,7 @@ function verdictCounts(verdicts: Record<string, 0 | 1> | undefined, prefix: stri
   return [keys.filter((k) => verdicts[k] === 1).length, keys.length];
 }
 
-export function tidyRow(run: string, r: RunItemRecord): TidyRow {
+export function tidyRow(run: string, r: RunItemRecord, method?: CellMethod): TidyRow {
   const [bonusHits, bonusItems] = verdictCounts(r.score.verdicts, '加分项');
   const [deductionHits, deductionItems] = verdictCounts(r.score.verdicts, '减分项');
   const m = r.retrievalMetrics ?? {};
@@ -84,6 +88,8 @@ export function tidyRow(run: string, r: RunItemRecord): TidyRow {
     model: r.model,
     condition: r.condition,
     strategy: r.strategy,
+    method: method?.name ?? null,
+    methodParams: method?.params ?? null,
     retriever: r.retriever,
     k: r.k,
     status: r.score.status,
@@ -127,13 +133,14 @@ export function tidyRows(runs: LoadedRun | LoadedRun[]): TidyRow[] {
   const list = Array.isArray(runs) ? runs : [runs];
   const rows: TidyRow[] = [];
   for (const run of list) {
+    const methods = methodsByStrategy(run.config);
     const order = (r: RunItemRecord) => [run.models.indexOf(r.model), run.conditions.indexOf(r.condition)];
     const sorted = [...run.records].sort((a, b) => {
       const [am, ac] = order(a);
       const [bm, bc] = order(b);
       return am! - bm! || ac! - bc! || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
     });
-    for (const r of sorted) rows.push(tidyRow(run.id, r));
+    for (const r of sorted) rows.push(tidyRow(run.id, r, methods[r.strategy]));
   }
   return rows;
 }

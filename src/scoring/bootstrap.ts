@@ -32,7 +32,7 @@ function mean(values: readonly number[]): number {
 }
 
 /** Linear-interpolated quantile of sorted values (numpy's default). */
-function quantile(sorted: readonly number[], q: number): number {
+export function quantile(sorted: ArrayLike<number>, q: number): number {
   const position = (sorted.length - 1) * q;
   const lower = Math.floor(position);
   const upper = Math.ceil(position);

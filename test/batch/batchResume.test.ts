@@ -71,8 +71,4 @@ describe('batch rounds, driven directly', () => {
     expect(events.map((e) => e.event)).toEqual(['prepared', 'uploaded', 'created', 'finished']);
     expect(events[3].answered).toHaveLength(12);
   });
-
-  it('refuses batch mode without a response cache, naming the field', () => {
-    expect(() => OpenAIParamsSchema.parse({ baseURL: 'http://127.0.0.1:1/v1', model: 'm', batch: true })).toThrow(/batch mode needs `cache:`/);
-  });
 });

@@ -62,12 +62,16 @@ describe('hisrag run --dry-run experiments/demo-methods.yaml', () => {
     }
   });
 
-  it('with --estimate-from an earlier run, multi-step methods take its means', async () => {
+  it('with --estimate-from an earlier run, its means come as a separate, labelled estimate beside the bounds', async () => {
     const estimated = await estimateRun(await loadExperimentConfig(file), { estimateFrom: join(dir, 'runs', 'real') });
     const ircot = estimated.cells.find((c) => c.condition === 'ircot@20')!;
     const actual = records.filter((r) => r.condition === 'ircot@20').reduce((n, r) => n + r.cost!.generationCalls, 0);
-    expect(ircot.basis).toBe('earlier-run');
-    expect(ircot.generationCalls).toEqual({ min: actual, max: actual });
+    expect(ircot.basis).toBe('bounds');
+    expect(ircot.generationCalls).toEqual(plan.cells.find((c) => c.condition === 'ircot@20')!.generationCalls);
+    expect(ircot.estimate).toMatchObject({ from: join(dir, 'runs', 'real'), generationCalls: actual });
+    const table = planTable(estimated);
+    expect(table).toMatch(/estimate: calls \/ prompt \/ completion$/m);
+    expect(table).toContain('(--estimate-from) times the answers: an estimate, not a bound');
   });
 
   it('counts the calls the response cache already holds as free', async () => {
@@ -92,6 +96,8 @@ describe('hisrag run --dry-run experiments/demo-methods.yaml', () => {
   it('writes the plan into the run directory at the start of the run (plan.json), in the documented shape', () => {
     const written = JSON.parse(readFileSync(join(dir, 'runs', 'real', 'plan.json'), 'utf8'));
     const range = { min: expect.any(Number), max: expect.any(Number) };
+    // Methods that re-read an earlier output: no maxTokens on the stand-in, so nothing bounds their prompts.
+    const dependent = (condition: string) => ['refine-abstractive', 'ircot', 'self-ask', 'sure'].some((name) => condition.startsWith(`${name}@`));
     expect(written).toMatchObject({ experiment: 'demo-methods', plannedAt: expect.any(String), total: { answers: 6 * plan.cells.length } });
     // Made at the start of the run, before its first answer.
     const manifest = JSON.parse(readFileSync(join(dir, 'runs', 'real', 'manifest.json'), 'utf8'));
@@ -99,7 +105,8 @@ describe('hisrag run --dry-run experiments/demo-methods.yaml', () => {
     expect(Date.parse(written.plannedAt)).toBeLessThanOrEqual(Date.parse(manifest.finishedAt));
     expect(written.cells.map((c: { condition: string }) => c.condition)).toEqual(plan.cells.map((c) => c.condition));
     for (const cell of written.cells) {
-      expect(cell).toMatchObject({ model: 'extractive-baseline', answers: 6, generationCalls: range, promptTokens: range, judgeCalls: 0, cachedCalls: 0, price: null });
+      expect(cell).toMatchObject({ model: 'extractive-baseline', answers: 6, generationCalls: range, judgeCalls: 0, cachedCalls: 0, price: null });
+      expect(cell.promptTokens).toEqual(dependent(cell.condition) ? { min: expect.any(Number), max: null } : range);
       // No maxTokens on the stand-in: nothing bounds completion tokens.
       expect(cell.completionTokens).toEqual({ min: 0, max: null });
     }

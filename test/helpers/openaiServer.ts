@@ -58,6 +58,8 @@ export interface StartOptions {
   port?: number;
   /** Answer a request that offers `tools` with HTTP 400, as servers of models without tool calling do. */
   rejectTools?: boolean;
+  /** How usage counts a text: characters by default (a figure a test can tell from hisrag's estimate); a test of the plan's bounds counts as hisrag does. */
+  countTokens?: (text: string) => number;
   /**
    * Enforce a request rate as providers do: a per-minute limit taken over one-second windows (600 a
    * minute = at most 10 in any second); a request beyond it gets 429 with `retry-after-ms`. With
@@ -283,13 +285,14 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
     const message = typeof reply === 'string' ? { content: reply } : reply;
     const content = message.content ?? '';
     // Text characters, and a flat 100 per image: a usage figure a test can tell from hisrag's own estimate.
-    const promptChars = request.messages.reduce((n, m) => n + (typeof m.content === 'string' || m.content === null ? String(m.content ?? '').length : contentText(m.content).length + 100 * contentParts(m.content).filter((p) => p.type === 'image_url').length), 0);
+    const count = options.countTokens ?? ((text: string) => text.length);
+    const promptChars = request.messages.reduce((n, m) => n + (typeof m.content === 'string' || m.content === null ? count(String(m.content ?? '')) : count(contentText(m.content)) + 100 * contentParts(m.content).filter((p) => p.type === 'image_url').length), 0);
     const toolCalls = (typeof reply === 'string' ? [] : (reply.tool_calls ?? [])).map((call) => ({
       id: `call_${++toolCallId}`,
       type: 'function' as const,
       function: { name: call.name, arguments: JSON.stringify(call.args) },
     }));
-    const completionChars = content.length + toolCalls.reduce((n, c) => n + c.function.arguments.length, 0);
+    const completionChars = count(content) + toolCalls.reduce((n, c) => n + count(c.function.arguments), 0);
     const usage = { prompt_tokens: promptChars, completion_tokens: completionChars, total_tokens: promptChars + completionChars };
     return { message, content, toolCalls, usage, id: `chatcmpl-${++completionId}`, created: Math.floor(Date.now() / 1000) };
   }

@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
+import { EXIT_CODES } from '../../errors.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
+/** Failed lines listed one by one; beyond this, counted. */
+const SHOWN = 20;
 
 export function registerBatchCommands(program: Command): void {
   const batch = program.command('batch').description('Answer a grid offline in Batch API JSONL (vllm run-batch): export the requests, import the answers');
@@ -19,10 +22,13 @@ Examples:
   vllm run-batch -i /data/batch/qwen-….jsonl -o /data/batch/qwen-….output.jsonl --model Qwen/Qwen2.5-7B-Instruct
   hisrag batch import /data/batch/qwen-….output.jsonl --cache cache/qwen.sqlite
 
-Every model, judge and extractor needs cache: <file> (the answers are imported into it). A file holds
+Every model, judge and extractor needs a response cache the answers are imported into: its cache:
+<file>, or with batch: true and no cache:, .cache/responses-<model>.sqlite. A file holds
 the next round: the answers first, then (after an import) multi-step methods' next calls and the
 judge's. Repeat export → run-batch → import until an export writes nothing; hisrag run then answers
-every call from the caches. Exit codes: 0 done, 2 bad input.`,
+every call from the caches. An import takes every line it can read: failed lines (any producer's error
+shape) and unreadable ones are named and asked again by the next export. Exit codes: 0 done, 2 bad
+input (also after importing the good lines of a file with unreadable ones).`,
     )
     .action(async (configFile: string, opts: { out: string; set: string[]; progress: boolean }) => {
       const { loadExperimentConfig } = await import('../../config/load.js');
@@ -47,9 +53,18 @@ every call from the caches. Exit codes: 0 done, 2 bad input.`,
     .action(async (file: string, opts: { cache: string }) => {
       const { importBatchOutput } = await import('../../batch/offlineBatch.js');
       const result = await importBatchOutput(file, opts.cache);
-      process.stdout.write(`${file}: ${result.imported} answers imported into ${opts.cache}\n`);
+      const out = (line: string) => process.stdout.write(line + '\n');
+      out(`${file}: ${result.imported} answers imported into ${opts.cache}`);
       if (result.failed.length) {
-        process.stdout.write(`${result.failed.length} lines failed and were not imported (the next export asks them again); first: ${result.failed[0]!.customId}: ${result.failed[0]!.message}\n`);
+        out(`${result.failed.length} lines failed and were not imported (the next export asks them again):`);
+        for (const f of result.failed.slice(0, SHOWN)) out(`  ${file}:${f.line}: ${f.customId}: ${f.message.split('\n')[0]}`);
+        if (result.failed.length > SHOWN) out(`  … ${result.failed.length - SHOWN} more`);
+      }
+      if (result.unreadable.length) {
+        // The good lines are in; the unreadable ones are bad input worth a look (exit 2), and asked again by the next export.
+        process.stderr.write(`hisrag: ${result.unreadable.length} lines could not be read and were not imported (the next export asks them again):\n`);
+        for (const u of result.unreadable) process.stderr.write(`  ${file}:${u.line}: ${u.message}\n`);
+        process.exitCode = EXIT_CODES.input;
       }
     });
 }

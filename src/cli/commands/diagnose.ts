@@ -25,6 +25,8 @@ delta 10, extractor and checker = the run's judge endpoint, or the offline stand
 offline judge; prefilter hybrid, topChunks 3). No answer is generated again; every extraction
 and label is cached (diagnostics-cache.sqlite); Ctrl-C or kill -9 and a second call resumes.
 summary.json, summary.csv, report.html and items.jsonl are rewritten with the diagnostics.
+It holds the run directory's writer.lock as a run does: refused (exit 2, the holder named) while
+another process writes the run.
 Exit codes: 0 done, 2 bad input, 3 an endpoint unavailable (resumable), 130 interrupted.`,
     )
     .action(async (runDir: string, opts: { set: string[]; progress: boolean; quiet?: boolean }) => {

@@ -14,7 +14,7 @@ export function registerRunCommand(program: Command): void {
     .option('--run-id <id>', 'name of the run directory (default: <name>-<timestamp>)')
     .option('--set <path=value>', 'override a config field, value as YAML (repeatable), e.g. --set retrieval.k=[10,50]', collect, [])
     .option('--dry-run', 'plan before spending: answers, model calls, tokens, judge calls, cached calls and price per condition; no model is called')
-    .option('--estimate-from <run-dir>', 'with --dry-run: multi-step methods take the means of an earlier run of the grid')
+    .option('--estimate-from <run-dir>', 'with --dry-run: the means of an earlier run of the grid, shown as a separate estimate beside the bounds')
     .option('--no-progress', 'do not show progress')
     .option('--quiet', 'print nothing but errors')
     .addHelpText(
@@ -27,6 +27,8 @@ Examples:
 
 A run directory holds config.json, manifest.json, items.jsonl (one line per answer), summary.json,
 summary.csv and report.html. Ctrl-C stops at the next safe point (exit 130); resume with --resume.
+One writer per run directory: a run or diagnosis still writing it (writer.lock) is named and this one
+refused (exit 2); a lock left by a process that died is taken over.
 Exit codes: 0 done, 2 bad input (config, data file), 3 an endpoint unavailable or execution.maxFailures
 reached (resumable), 130 interrupted, 1 internal error.`,
     )
