@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { DataFileError } from '../errors.js';
-import { describePageImage, pageImageFile as pageImagePath, type PageImageRef } from '../prompting/pageImage.js';
+import { describePageImage, pageImageFile as pageImagePath } from '../prompting/pageImageFile.js';
+import type { PageImageRef } from '../prompting/pageImage.js';
 import { preparedSize } from '../generation/imageTokens.js';
 
-export { describePageImage, pageImageFile as pageImagePath } from '../prompting/pageImage.js';
+export { describePageImage, pageImageFile as pageImagePath } from '../prompting/pageImageFile.js';
 
 /** The file of a page image as it lies; a missing or unreadable one is a DataFileError naming document and page. */
 export async function readPageImage(image: PageImageRef): Promise<Buffer> {

@@ -10,9 +10,21 @@ import { CellDiagnosticsSchema } from '../diagnostics/types.js';
 import { MeanWithCiSchema, meanWithCi, seedFor, type MeanWithCi } from './estimates.js';
 import { compareModalities, ModalityComparisonSchema } from './modalityComparison.js';
 import type { RunItemRecord } from './records.js';
-import { CellMethodSchema, type CellMethod } from './cellMethod.js';
 
 export { MeanWithCiSchema, seedFor, type MeanWithCi } from './estimates.js';
+
+/**
+ * The method that produced a summary cell: its registry name (`rag`, `ircot`, `http`,
+ * `langchain-runnable`, `outputs` …) and the parameters of its `strategies:` entry (label and
+ * depths left out, secrets redacted), so cells can be grouped and filtered by method whatever
+ * their labels.
+ */
+// Declared here, not in cellMethod.ts (which reads configs): the viewer's browser client imports this module's schemas.
+export const CellMethodSchema = z.object({
+  name: z.string(),
+  params: z.record(z.string(), z.unknown()),
+});
+export type CellMethod = z.infer<typeof CellMethodSchema>;
 
 export const CellSummarySchema = z.object({
   model: z.string(),

@@ -7,7 +7,7 @@ import pLimit from 'p-limit';
 import sharp from 'sharp';
 import { DataFileError } from '../errors.js';
 import { KeyValueStore, type KeyValueTable, type ValueCodec } from '../io/keyValueStore.js';
-import { describePageImage, pageImageFile } from '../prompting/pageImage.js';
+import { describePageImage, pageImageFile } from '../prompting/pageImageFile.js';
 import type { PageImageRef } from '../prompting/types.js';
 import { preparedSize, type ImageSettings } from './imageTokens.js';
 import { stableStringify } from './responseCache.js';

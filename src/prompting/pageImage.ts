@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -30,12 +29,3 @@ export const RecordedMessageSchema = z.object({
 });
 export type RecordedMessage = z.infer<typeof RecordedMessageSchema>;
 
-/** Where a referenced page image lies on disk. */
-export function pageImageFile(image: Pick<PageImageRef, 'imageDir' | 'path'>): string {
-  return join(image.imageDir, ...image.path.split('/'));
-}
-
-/** `document 90001 page 12 (/data/img/90001/page_12.jpg)`: how every error names a page image. */
-export function describePageImage(image: PageImageRef): string {
-  return `document ${image.docId} page ${image.page} (${pageImageFile(image)})`;
-}
