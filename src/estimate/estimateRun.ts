@@ -52,11 +52,15 @@ export interface PlanOptions {
  * No model is called.
  */
 export async function estimateRun(config: ExperimentConfig, options: PlanOptions & { log?: (line: string) => void } = {}): Promise<RunPlan> {
-  await prepareArtefacts(config, { log: options.log ?? (() => {}), progress: false });
+  return withPlannedStages(config, options.log, (stages, conditions) => planRun(config, stages, conditions, options));
+}
+
+/** Prepares the artefacts and builds the stages as a run would, hands them and the grid's conditions to `use`, and closes them (the dry run's plan and its power figures share one build). */
+export async function withPlannedStages<T>(config: ExperimentConfig, log: ((line: string) => void) | undefined, use: (stages: Stages, conditions: Condition[]) => Promise<T>): Promise<T> {
+  await prepareArtefacts(config, { log: log ?? (() => {}), progress: false });
   const stages = await buildStages(config);
   try {
-    const conditions = planConditions(config, (spec, path) => stages.method(spec, path));
-    return await planRun(config, stages, conditions, options);
+    return await use(stages, planConditions(config, (spec, path) => stages.method(spec, path)));
   } finally {
     await stages.close();
   }

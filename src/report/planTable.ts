@@ -1,3 +1,4 @@
+import type { PowerPlan } from '../estimate/power.js';
 import type { Range, RunPlan } from '../estimate/runPlan.js';
 import { renderTextTable } from './table.js';
 
@@ -53,5 +54,45 @@ export function planTable(plan: RunPlan): string {
   if (estimated) lines.push(`estimate: the means of the earlier run ${plan.cells.find((c) => c.estimate)!.estimate!.from} (--estimate-from) times the answers: an estimate, not a bound.`);
   if (batched) lines.push('batch price: models with batch: true at their price.batchDiscount (default 0.5) of the live price; the others at the live price.');
   if (t.minutesAtRateLimit !== null) lines.push(`at the configured rate limit: at least ${t.minutesAtRateLimit.toFixed(1)} minutes of model calls`);
+  return lines.join('\n');
+}
+
+/**
+ * Power before the run: per comparison, n, clusters, σ_d, design effect, the minimum detectable
+ * difference at the test's level and at the Bonferroni level of its family (Holm's strictest step),
+ * and the questions a `--difference` needs at both.
+ */
+export function powerTable(power: PowerPlan): string {
+  const num = (x: number | null, digits: number) => (x === null || !Number.isFinite(x) ? '–' : x.toFixed(digits));
+  const count = (x: number | null) => (x === null ? '–' : x.toLocaleString('en-US'));
+  const asked = power.difference !== undefined;
+  const pct = `${Math.round(power.power * 100)}%`;
+  const header = ['model', 'condition', 'vs', 'n', 'clusters', 'σ_d', 'design effect', `MDD`, `MDD (Bonferroni)`, ...(asked ? [`n for Δ ${power.difference}`, `n for Δ ${power.difference} (Bonferroni)`] : [])];
+  const rows = power.comparisons.map((c) => [
+    c.model,
+    c.condition,
+    c.reference,
+    String(c.n),
+    String(c.clusters),
+    num(c.sd, 1),
+    num(c.designEffect, 2),
+    num(c.mdd, 1),
+    num(c.mddBonferroni, 1),
+    ...(asked ? [count(c.questionsNeeded), count(c.questionsNeededBonferroni)] : []),
+  ]);
+  const source =
+    power.source.kind === 'earlier-run'
+      ? `σ_d and design effect: the paired differences of the earlier run ${power.source.from} (--estimate-from), the design effect carried to ${(power.questions / Math.max(1, power.clusters)).toFixed(1)} questions per cluster through its intra-cluster correlation`
+      : `σ_d and design effect: assumed, σ_d ${power.source.sd} points, intra-cluster correlation ${power.source.icc}${power.source.clusterSize !== undefined ? ` at ${power.source.clusterSize} questions per cluster` : ''} (design effect 1 + (m − 1)·ρ)` +
+        (power.source.icc === 0 && power.clusterField ? `; the questions are clustered by ${power.clusterField}, so an ICC of 0 flatters the MDD: give --estimate-from <run-dir>, or hisrag power --sd --icc` : '');
+  const lines = [
+    `power before the run: minimum detectable difference (MDD, points) at ${pct} power, two-sided α = ${power.alpha}: (z₁₋α/₂ + z_power) · sqrt(design effect · σ_d² / n)`,
+    renderTextTable(header, rows),
+    source + '.',
+    `families: ${power.families.map((f) => `${f.size} comparisons vs ${f.reference}`).join('; ')}; with Holm over a family each test faces a smaller α (at most α ÷ family size: the Bonferroni column bounds it).` +
+      (power.clusterField ? ` Clusters: ${power.clusterField}.` : ''),
+  ];
+  if (power.comparisons.some((c) => c.mdd === null)) lines.push('–: the earlier run has no paired differences for that comparison.');
+  if (asked) lines.push(`n for Δ: questions needed to detect a difference of ${power.difference} points at ${pct} power, at the same questions per cluster.`);
   return lines.join('\n');
 }

@@ -28,11 +28,11 @@ describe('experiments/demo-methods.yaml, offline through the CLI', () => {
   it('exits 0 and prints, per condition, the mean with its CI, the difference against closed-book, retrieval calls and tokens', () => {
     expect(result.stderr).not.toContain('internal error');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/condition\s+mean\s+95% CI\s+Δ vs closed-book \[95% CI\]\s+recall\s+retrievals\s+tokens\s+scored/);
+    expect(result.stdout).toMatch(/condition\s+mean\s+95% CI\s+Δ vs closed-book \[95% CI\]\s+p \(Holm, BH\)\s+recall\s+retrievals\s+tokens\s+scored/);
     for (const method of CONDITIONS.slice(1)) {
       for (const k of [5, 20]) {
         // name, mean, [lo, hi], +diff [lo, hi], recall, retrievals, tokens (estimated: *), scored
-        expect(result.stdout).toMatch(new RegExp(`^${method}@${k}\\s+\\d+\\.\\d\\d\\s+\\[[\\d.]+, [\\d.]+\\]\\s+[+-][\\d.]+ \\[[-\\d.]+, [-\\d.]+\\]\\s+–\\s+\\d+\\.\\d\\s+\\d+\\*\\s+\\d+/\\d+`, 'm'));
+        expect(result.stdout).toMatch(new RegExp(`^${method}@${k}\\s+\\d+\\.\\d\\d\\s+\\[[\\d.]+, [\\d.]+\\]\\s+[+-][\\d.]+ \\[[-\\d.]+, [-\\d.]+\\]\\s+[\\d.]+ \\([\\d.]+, [\\d.]+\\)\\s+–\\s+\\d+\\.\\d\\s+\\d+\\*\\s+\\d+/\\d+`, 'm'));
       }
     }
     expect(result.stdout).toMatch(/adaptive@5: .*retrieved \d+% \(\d+\/6\)/);

@@ -43,10 +43,11 @@ describe('experiments/demo-external.yaml: three external systems beside closed-b
     expect(result.code).toBe(0);
     expect(summary.conditions).toEqual(['closed-book', 'standard@3', ...EXTERNAL]);
     for (const condition of ['standard@3', ...EXTERNAL]) {
-      const row = new RegExp(`^${condition.replace('@', '@')}\\s+[\\d.]+\\s+\\[[\\d.]+, [\\d.]+\\]\\s+[-+][\\d.]+ \\[-?[\\d.]+, -?[\\d.]+\\]\\s+0\\.\\d{3}\\s`, 'm');
+      // mean [CI], design effects (the questions are clustered by volume), Δ [CI], p (Holm, BH), recall.
+      const row = new RegExp(`^${condition}\\s+[\\d.]+\\s+\\[[\\d.]+, [\\d.]+\\]\\s+[\\d.]+ / (?:[\\d.]+|–)\\s+[-+][\\d.]+ \\[-?[\\d.]+, -?[\\d.]+\\]\\s+[\\d.]+ \\([\\d.]+, [\\d.]+\\)\\s+0\\.\\d{3}\\s`, 'm');
       expect(result.stdout, condition).toMatch(row);
     }
-    expect(result.stdout).toMatch(/^closed-book\s+[\d.]+\s+\[[\d.]+, [\d.]+\]\s+–\s+–\s/m);
+    expect(result.stdout).toMatch(/^closed-book\s+[\d.]+\s+\[[\d.]+, [\d.]+\]\s+[\d.]+ \/ –\s+–\s+–\s+–\s/m);
   });
 
   it('is diagnosed like hisrag’s own conditions: help/hurt by gold evidence among the contexts, claim metrics on them', () => {

@@ -14,7 +14,7 @@ export function registerRunCommand(program: Command): void {
     .option('--run-id <id>', 'name of the run directory (default: <name>-<timestamp>)')
     .option('--set <path=value>', 'override a config field, value as YAML (repeatable), e.g. --set retrieval.k=[10,50]', collect, [])
     .option('--dry-run', 'plan before spending: answers, model calls, tokens, judge calls, cached calls and price per condition; no model is called')
-    .option('--estimate-from <run-dir>', 'with --dry-run: the means of an earlier run of the grid, shown as a separate estimate beside the bounds')
+    .option('--estimate-from <run-dir>', 'with --dry-run: the means of an earlier run of the grid, shown as a separate estimate beside the bounds, and its paired variances for the power figures')
     .option('--no-progress', 'do not show progress')
     .option('--quiet', 'print nothing but errors')
     .addHelpText(
@@ -37,10 +37,10 @@ reached (resumable), 130 interrupted, 1 internal error.`,
       if (opts.dryRun) {
         if (!configFile || opts.resume) throw new InputError('run: --dry-run plans a config file (not a --resume)');
         const { loadExperimentConfig } = await import('../../config/load.js');
-        const { estimateRun } = await import('../../estimate/estimateRun.js');
-        const { planTable } = await import('../../report/planTable.js');
-        const plan = await estimateRun(await loadExperimentConfig(configFile, opts.set), { ...(opts.estimateFrom ? { estimateFrom: opts.estimateFrom } : {}) });
-        process.stdout.write(planTable(plan) + '\n');
+        const { planWithPower } = await import('../../estimate/power.js');
+        const { planTable, powerTable } = await import('../../report/planTable.js');
+        const { plan, power } = await planWithPower(await loadExperimentConfig(configFile, opts.set), { ...(opts.estimateFrom ? { estimateFrom: opts.estimateFrom } : {}) });
+        process.stdout.write(planTable(plan) + '\n\n' + powerTable(power) + '\n');
         return;
       }
       if (opts.keepFailed && !opts.resume) throw new InputError('run: --keep-failed goes with --resume <run-dir>');

@@ -1,0 +1,239 @@
+import { z } from 'zod';
+import type { BenchmarkItem } from '../benchmarks/types.js';
+import type { ExperimentConfig } from '../config/experiment.js';
+import { InputError } from '../errors.js';
+import { clusterFieldOf, clusterKeyOf } from '../experiment/clusterKey.js';
+import { itemGroups } from '../experiment/itemDetails.js';
+import type { Condition } from '../experiment/plan.js';
+import type { RunItemRecord } from '../experiment/records.js';
+import type { Stages } from '../experiment/stages.js';
+import { loadRun } from '../results/loadRun.js';
+import {
+  minimumDetectableDifference,
+  pairedVarianceOf,
+  projectDesignEffect,
+  designEffectOf,
+  questionsNeeded,
+  type PairedVariance,
+} from '../scoring/estimators/power.js';
+import { planRun, withPlannedStages, type PlanOptions, type RunPlan } from './estimateRun.js';
+
+/**
+ * Power before the run (`hisrag power`, and `hisrag run --dry-run`): per comparison of the grid —
+ * every condition against the baseline and against each `scoring.versus` condition, per model — the
+ * minimum detectable difference at the configured number of questions and clusters, and the
+ * questions a given difference needs. σ_d and the design effect come from an earlier run's paired
+ * differences (`--estimate-from`, clustered as the summary clusters them) or from a stated
+ * assumption (`--sd`, `--icc`, `--cluster-size`).
+ */
+
+/** The stated assumption: σ_d, and an intra-cluster correlation with the questions per cluster it applies to. */
+export const PowerAssumptionSchema = z.object({
+  sd: z.number({ message: '--sd: a number (points)' }).positive('--sd: the standard deviation of a paired difference must be > 0'),
+  icc: z.number({ message: '--icc: a number' }).min(0, '--icc: must be in [0, 1]').max(1, '--icc: must be in [0, 1]').default(0),
+  /** Questions per cluster; default: the configured questions ÷ clusters. */
+  clusterSize: z.number({ message: '--cluster-size: a number' }).min(1, '--cluster-size: must be ≥ 1').optional(),
+});
+export type PowerAssumption = z.infer<typeof PowerAssumptionSchema>;
+
+/** What the dry run assumes without `--estimate-from`: a 0–100 score whose two conditions disagree on a quarter of the questions (σ_d = 50), unclustered. */
+export const DEFAULT_ASSUMPTION: PowerAssumption = { sd: 50, icc: 0 };
+
+export const PowerOptionsSchema = z.object({
+  alpha: z.number({ message: '--alpha: a number' }).gt(0, '--alpha: must be in (0, 1)').lt(1, '--alpha: must be in (0, 1)').default(0.05),
+  power: z.number({ message: '--power: a number' }).gt(0, '--power: must be in (0, 1)').lt(1, '--power: must be in (0, 1)').default(0.8),
+  /** The difference (points) whose needed questions are shown. */
+  difference: z.number({ message: '--difference: a number (points)' }).positive('--difference: must be > 0 (points)').optional(),
+});
+export type PowerOptions = z.input<typeof PowerOptionsSchema>;
+
+/** The grid the power figures are for. */
+export interface PowerDesign {
+  experiment: string;
+  models: string[];
+  conditions: string[];
+  baseline: string;
+  versus: string[];
+  questions: number;
+  clusters: number;
+  /** The field questions are clustered over (`scoring.cluster`; LongHisDoc: `doc_id`); null: none. */
+  clusterField: string | null;
+}
+
+/** Per comparison (`model\0condition\0reference`), the earlier run's paired variance. */
+export type MeasuredVariances = Map<string, PairedVariance & { n: number; clusters: number }>;
+
+export type VarianceSource = { kind: 'earlier-run'; from: string; variances: MeasuredVariances } | ({ kind: 'assumed' } & PowerAssumption);
+
+export interface PowerComparison {
+  model: string;
+  condition: string;
+  reference: string;
+  n: number;
+  clusters: number;
+  /** σ_d and the design effect at the configured cluster size; null when the earlier run has no such pair. */
+  sd: number | null;
+  designEffect: number | null;
+  /** Minimum detectable difference at α, and at α ÷ family size (Bonferroni: a bound on Holm's, whose smallest p faces exactly that). */
+  mdd: number | null;
+  mddBonferroni: number | null;
+  /** Questions needed for `difference` at α (and at the Bonferroni level), at the same questions per cluster. */
+  questionsNeeded: number | null;
+  questionsNeededBonferroni: number | null;
+  /** The earlier run's paired questions the variance was measured on. */
+  measuredOn?: number;
+}
+
+export interface PowerPlan {
+  experiment: string;
+  alpha: number;
+  power: number;
+  difference?: number;
+  source: { kind: 'earlier-run'; from: string } | ({ kind: 'assumed' } & PowerAssumption);
+  questions: number;
+  clusters: number;
+  clusterField: string | null;
+  /** Per reference condition, the comparisons adjusted together (as the summary's families). */
+  families: { reference: string; size: number }[];
+  comparisons: PowerComparison[];
+}
+
+const comparisonKey = (model: string, condition: string, reference: string) => `${model}\u0000${condition}\u0000${reference}`;
+
+/** The record fields clusterKey.ts reads, built from a benchmark item so the plan clusters questions as the run's summary will. */
+function clusterView(item: BenchmarkItem): RunItemRecord {
+  // Only kind, itemId, benchmark, evidence and groups are read by clusterFieldOf / clusterKeyOf.
+  return { kind: item.kind, itemId: item.id, benchmark: item.benchmark, groups: itemGroups(item), ...(item.docId ? { evidence: { docId: item.docId, pages: [] } } : {}) } as unknown as RunItemRecord;
+}
+
+/** The configured grid: its questions and their clusters, the models, conditions, baseline and `versus`. */
+export function designOf(config: ExperimentConfig, items: BenchmarkItem[], models: string[], conditions: string[]): PowerDesign {
+  const views = items.map(clusterView);
+  const clusterField = clusterFieldOf(views, config.scoring.cluster);
+  const clusters = clusterField ? new Set(views.map(clusterKeyOf(clusterField))).size : items.length;
+  return { experiment: config.name, models, conditions, baseline: config.scoring.baseline, versus: config.scoring.versus, questions: items.length, clusters, clusterField };
+}
+
+/** Each comparison's σ_d and design effect in an earlier run, from its items.jsonl, clustered over `clusterSetting` as its summary would be. */
+export async function measuredVariances(runDir: string, clusterSetting: string | undefined): Promise<MeasuredVariances> {
+  const run = await loadRun(runDir);
+  const scored = run.records.filter((r) => r.score.status === 'scored' && r.score.score !== null);
+  const field = clusterFieldOf(scored, clusterSetting ?? run.config.scoring.cluster);
+  const cluster = field ? clusterKeyOf(field) : null;
+  const byCell = new Map<string, Map<string, RunItemRecord>>();
+  for (const r of scored) {
+    const cell = `${r.model}\u0000${r.condition}`;
+    (byCell.get(cell) ?? byCell.set(cell, new Map()).get(cell)!).set(`${r.benchmark}:${r.itemId}`, r);
+  }
+  const references = [run.config.scoring.baseline, ...run.config.scoring.versus];
+  const out: MeasuredVariances = new Map();
+  for (const model of run.models) {
+    for (const reference of references) {
+      const base = byCell.get(`${model}\u0000${reference}`);
+      if (!base) continue;
+      for (const condition of run.conditions) {
+        const list = condition === reference ? undefined : byCell.get(`${model}\u0000${condition}`);
+        if (!list) continue;
+        const diffs: number[] = [];
+        const keys: string[] = [];
+        for (const [key, r] of list) {
+          const b = base.get(key);
+          if (!b) continue;
+          diffs.push(r.score.score! - b.score.score!);
+          if (cluster) keys.push(cluster(r));
+        }
+        const variance = pairedVarianceOf(diffs, cluster ? keys : undefined);
+        if (variance) out.set(comparisonKey(model, condition, reference), variance);
+      }
+    }
+  }
+  if (out.size === 0) throw new InputError(`--estimate-from ${runDir}: the run has no paired differences that vary (no condition scored beside ${references.join(' / ')} on the same questions)`);
+  return out;
+}
+
+/** The power figures of every comparison of the design. */
+export function planPower(design: PowerDesign, source: VarianceSource, options: PowerOptions = {}): PowerPlan {
+  const { alpha, power, difference } = parseOrThrow(PowerOptionsSchema, options);
+  const references = [design.baseline, ...design.versus.filter((v) => v !== design.baseline)].filter((r) => design.conditions.includes(r));
+  const n = design.questions;
+  const clusterSize = source.kind === 'assumed' && source.clusterSize !== undefined ? source.clusterSize : n / Math.max(1, design.clusters);
+  const clusters = source.kind === 'assumed' && source.clusterSize !== undefined ? Math.max(1, Math.round(n / source.clusterSize)) : design.clusters;
+  const comparisons: PowerComparison[] = [];
+  const families: PowerPlan['families'] = [];
+  for (const reference of references) {
+    const members = design.models.flatMap((model) => design.conditions.filter((c) => c !== reference).map((condition) => ({ model, condition })));
+    families.push({ reference, size: members.length });
+    const bonferroni = { alpha: alpha / Math.max(1, members.length), power };
+    for (const { model, condition } of members) {
+      const measured = source.kind === 'earlier-run' ? source.variances.get(comparisonKey(model, condition, reference)) : undefined;
+      const sd = source.kind === 'assumed' ? source.sd : (measured?.sd ?? null);
+      const deff = source.kind === 'assumed' ? designEffectOf(source.icc, clusterSize) : measured ? projectDesignEffect(measured, clusterSize) : null;
+      const known = sd !== null && deff !== null;
+      comparisons.push({
+        model,
+        condition,
+        reference,
+        n,
+        clusters,
+        sd,
+        designEffect: deff,
+        mdd: known ? minimumDetectableDifference(sd, n, deff, { alpha, power }) : null,
+        mddBonferroni: known ? minimumDetectableDifference(sd, n, deff, bonferroni) : null,
+        questionsNeeded: known && difference !== undefined ? questionsNeeded(sd, difference, deff, { alpha, power }) : null,
+        questionsNeededBonferroni: known && difference !== undefined ? questionsNeeded(sd, difference, deff, bonferroni) : null,
+        ...(measured ? { measuredOn: measured.n } : {}),
+      });
+    }
+  }
+  return {
+    experiment: design.experiment,
+    alpha,
+    power,
+    ...(difference !== undefined ? { difference } : {}),
+    source: source.kind === 'earlier-run' ? { kind: 'earlier-run', from: source.from } : source,
+    questions: n,
+    clusters,
+    clusterField: design.clusterField,
+    families,
+    comparisons,
+  };
+}
+
+export interface PowerRequest extends PowerOptions {
+  /** An earlier run directory whose paired variances are used. */
+  estimateFrom?: string;
+  /** Otherwise: the stated assumption (default `DEFAULT_ASSUMPTION`). */
+  assume?: z.input<typeof PowerAssumptionSchema>;
+}
+
+/** The power plan of a grid on stages already built. */
+export async function powerOfStages(config: ExperimentConfig, stages: Stages, conditions: Condition[], request: PowerRequest): Promise<PowerPlan> {
+  const design = designOf(config, stages.items, stages.models.map((m) => m.label), conditions.map((c) => c.name));
+  const source: VarianceSource = request.estimateFrom
+    ? { kind: 'earlier-run', from: request.estimateFrom, variances: await measuredVariances(request.estimateFrom, config.scoring.cluster) }
+    : { kind: 'assumed', ...parseOrThrow(PowerAssumptionSchema, request.assume ?? DEFAULT_ASSUMPTION) };
+  return planPower(design, source, request);
+}
+
+/** Options as given on the command line, or a readable InputError naming each bad flag. */
+function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.infer<S> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw new InputError(`power: ${parsed.error.issues.map((i) => i.message).join('; ')}`);
+  return parsed.data;
+}
+
+/** `hisrag power`: the grid's power figures, from the stages a run would build (no model is called). */
+export async function estimatePower(config: ExperimentConfig, request: PowerRequest): Promise<PowerPlan> {
+  // Bad flags are refused before the artefacts are prepared (which can take minutes).
+  parseOrThrow(PowerOptionsSchema, request);
+  if (!request.estimateFrom) parseOrThrow(PowerAssumptionSchema, request.assume ?? DEFAULT_ASSUMPTION);
+  return withPlannedStages(config, undefined, (stages, conditions) => powerOfStages(config, stages, conditions, request));
+}
+
+/** `hisrag run --dry-run`: the plan and the power figures from one build of the stages. */
+export async function planWithPower(config: ExperimentConfig, options: PlanOptions): Promise<{ plan: RunPlan; power: PowerPlan }> {
+  return withPlannedStages(config, undefined, async (stages, conditions) => ({
+    plan: await planRun(config, stages, conditions, options),
+    power: await powerOfStages(config, stages, conditions, options.estimateFrom ? { estimateFrom: options.estimateFrom } : {}),
+  }));
+}
