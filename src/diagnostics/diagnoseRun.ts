@@ -176,19 +176,26 @@ const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(valu
 export async function diagnoseRun(runDirInput: string, options: DiagnoseOptions = {}): Promise<DiagnoseResult> {
   const runDir = resolve(runDirInput);
   assertRunDirectory(runDir);
-  // It rewrites items.jsonl and the summary: one writer per run directory, as a run.
-  return withRunLock(runDir, options.log, () => diagnoseLockedRun(runDir, options));
-}
-
-async function diagnoseLockedRun(runDir: string, options: DiagnoseOptions): Promise<DiagnoseResult> {
-  const log = options.log ?? (() => {});
-  await removeStaleTempFiles(runDir);
+  // Settings that cannot work are reported before anything else, also while another process writes the run.
   const config = validateExperimentConfig(JSON.parse(await readFile(runFile(runDir, 'config'), 'utf8')), runFile(runDir, 'config'));
   const manifest = JSON.parse(await readFile(runFile(runDir, 'manifest'), 'utf8').catch(() => '{}')) as Record<string, unknown>;
-  const records = await readRunRecords(runDir);
   const conditions = Array.isArray(manifest.conditions) && manifest.conditions.length ? (manifest.conditions as string[]) : await plannedConditionNames(config);
   const settings = resolveDiagnosticsConfig(config, options);
-  const { extractor, checker, baseline } = await prepareDiagnostics(config, settings, conditions);
+  const prepared = await prepareDiagnostics(config, settings, conditions);
+  // It rewrites items.jsonl and the summary: one writer per run directory, as a run.
+  return withRunLock(runDir, options.log, () => diagnoseLockedRun(runDir, options, config, settings, prepared));
+}
+
+async function diagnoseLockedRun(
+  runDir: string,
+  options: DiagnoseOptions,
+  config: ExperimentConfig,
+  settings: DiagnosticsConfig,
+  { extractor, checker, baseline }: Awaited<ReturnType<typeof prepareDiagnostics>>,
+): Promise<DiagnoseResult> {
+  const log = options.log ?? (() => {});
+  await removeStaleTempFiles(runDir);
+  const records = await readRunRecords(runDir);
 
   const wanted = settings.conditions ? new Set(settings.conditions) : undefined;
   const scored = records.filter((r) => r.score.status === 'scored' && r.response !== null && (!wanted || wanted.has(r.condition) || r.condition === baseline));
