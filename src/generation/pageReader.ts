@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { readOcrPages, type OcrPage } from '../corpus/longhisdoc/ocrFile.js';
 import { DataFileError } from '../errors.js';
 import type { RegistryEntry } from '../registry.js';
-import { messageText, placeholderPages } from '../prompting/messageContent.js';
+import { IMAGE_PLACEHOLDER, messageText, placeholderPages } from '../prompting/messageContent.js';
 import type { ChatMessage, PageImageRef } from '../prompting/types.js';
 import { ExtractiveGenerator, ExtractiveParamsSchema } from './extractive.js';
 import { ImageSizeFields, ImageTokensSchema, imageTokensOf } from './imageTokens.js';
@@ -21,7 +21,6 @@ export const PAGE_READER_NOTE = 'offline stand-in for a vision-language model: r
 
 // A line that starts a marker of the prompt layout (`【资料2】…`, `【资料结束】`, `【问题】`): where an entry's text ends.
 const MARKER_LINE = /^【[^】]+】/m;
-const PLACEHOLDER = /［图像：(\S+) 第(\d+)页］/g;
 
 /**
  * The offline stand-in for a vision-language model. It "sees" only which pages it was shown: each
@@ -67,10 +66,10 @@ export class PageReaderGenerator implements Generator {
     if (shown.length === 0) return text;
     const texts = new Map<string, string>();
     for (const { docId, page } of shown) texts.set(`${docId}\u0000${page}`, await this.#pageText(docId, page));
-    return text.replace(PLACEHOLDER, (placeholder: string, docId: string, page: string, offset: number) => {
+    return text.replace(IMAGE_PLACEHOLDER, (placeholder: string, docId: string, page: string, offset: number) => {
       const after = text.slice(offset + placeholder.length);
       const marker = MARKER_LINE.exec(after);
-      const rest = (marker ? after.slice(0, marker.index) : after).replace(PLACEHOLDER, '');
+      const rest = (marker ? after.slice(0, marker.index) : after).replace(IMAGE_PLACEHOLDER, '');
       return rest.trim() ? '' : texts.get(`${docId}\u0000${Number(page)}`)!;
     });
   }

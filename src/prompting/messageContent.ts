@@ -12,11 +12,12 @@ export function imagePlaceholder(image: Pick<PageImageRef, 'docId' | 'page'>): s
   return `［图像：${image.docId} 第${image.page}页］`;
 }
 
-const PLACEHOLDER = /［图像：(\S+) 第(\d+)页］/g;
+/** An image placeholder in a message's text: document and page in groups 1 and 2. */
+export const IMAGE_PLACEHOLDER = /［图像：(\S+) 第(\d+)页］/g;
 
 /** The pages whose placeholders a text holds, in order (what a stand-in "sees"). */
 export function placeholderPages(text: string): { docId: string; page: number }[] {
-  return [...text.matchAll(PLACEHOLDER)].map((m) => ({ docId: m[1]!, page: Number(m[2]) }));
+  return [...text.matchAll(IMAGE_PLACEHOLDER)].map((m) => ({ docId: m[1]!, page: Number(m[2]) }));
 }
 
 export function partsOf(content: string | ContentPart[]): ContentPart[] {
