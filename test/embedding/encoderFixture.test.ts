@@ -40,7 +40,8 @@ describe('generated BERT encoder fixture', () => {
     const [full, quantised] = await Promise.all([fp32.embedDocuments(texts), q8.embedDocuments(texts)]);
     quantised.forEach((vector, i) => {
       const similarities = full.map((other) => dot(vector, other));
-      expect(similarities[i]).toBeGreaterThan(0.999);
+      // onnxruntime's int8 kernels differ by CPU (VNNI, AVX2): 0.9977 on this one, above 0.999 on others.
+      expect(similarities[i]).toBeGreaterThan(0.995);
       // Random encoders' CLS vectors are all alike: q8 must still be nearest to its own fp32 vector.
       expect(similarities.indexOf(Math.max(...similarities))).toBe(i);
     });
