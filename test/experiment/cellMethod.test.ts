@@ -8,9 +8,8 @@ import { methodsByStrategy } from '../../src/experiment/cellMethod.js';
 import { RunSummarySchema, summarizeRun } from '../../src/experiment/summary.js';
 import { summaryCsv } from '../../src/report/csv.js';
 import { groupMeans, loadRun, tidyRows } from '../../src/results/index.js';
-import { multiIndexDemoConfigIn } from '../helpers/demoConfig.js';
 import { REPO_ROOT, runCli } from '../helpers/runCli.js';
-import { freePort } from '../methods/externalFixtures.js';
+import { demoExternalIn, freePort } from '../methods/externalFixtures.js';
 import { makeRecord, scored } from './fixtures.js';
 
 /** RFC 4180 CSV (quoted fields may hold commas and doubled quotes) as rows keyed by the header. */
@@ -39,22 +38,6 @@ function parseCsv(text: string): Record<string, string>[] {
   }
   const [header, ...body] = rows;
   return body.map((r) => Object.fromEntries(header!.map((h, i) => [h, r[i] ?? ''])));
-}
-
-/** experiments/demo-external.yaml with its artefacts, runs and the service's port inside `dir`. */
-function demoExternalIn(dir: string, port: number): string {
-  const { config, indexes } = multiIndexDemoConfigIn(dir, 'demo-external.yaml');
-  for (const strategy of config.strategies) {
-    if (strategy.name === 'http') {
-      strategy.url = strategy.url.replace(/:\d+\//, `:${port}/`);
-      strategy.serve.options.index = indexes[strategy.serve.options.index];
-    }
-    if (strategy.name === 'langchain-runnable') strategy.options.index = indexes[strategy.options.index];
-  }
-  delete config.diagnostics;
-  const file = join(dir, 'demo-external.yaml');
-  writeFileSync(file, stringify(config));
-  return file;
 }
 
 describe('every summary cell names the method that produced it', () => {
@@ -98,7 +81,7 @@ describe('every summary cell names the method that produced it', () => {
 
   it("demo-external: external systems' cells say http, langchain-runnable and outputs; the results API groups by method", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hisrag-cell-method-demo-'));
-    const result = await runCli(['run', demoExternalIn(dir, await freePort()), '--run-id', 'ext', '--no-progress', '--quiet']);
+    const result = await runCli(['run', demoExternalIn(dir, await freePort(), (config) => delete config.diagnostics), '--run-id', 'ext', '--no-progress', '--quiet']);
     expect(result.code, result.stderr).toBe(0);
     const runDir = join(dir, 'runs', 'ext');
     const summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')));

@@ -1,29 +1,13 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
+import { parse } from 'yaml';
 import { readRunRecords } from '../../src/experiment/runDirectory.js';
 import { RunSummarySchema, type RunSummary } from '../../src/experiment/summary.js';
 import type { RunItemRecord } from '../../src/experiment/records.js';
 import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
-import { freePort } from './externalFixtures.js';
-import { multiIndexDemoConfigIn } from '../helpers/demoConfig.js';
-
-/** experiments/demo-external.yaml with its artefacts, runs and the service's port inside `dir`. */
-function demoExternalIn(dir: string, port: number): string {
-  const { config, indexes } = multiIndexDemoConfigIn(dir, 'demo-external.yaml');
-  for (const strategy of config.strategies) {
-    if (strategy.name === 'http') {
-      strategy.url = strategy.url.replace(/:\d+\//, `:${port}/`);
-      strategy.serve.options.index = indexes[strategy.serve.options.index];
-    }
-    if (strategy.name === 'langchain-runnable') strategy.options.index = indexes[strategy.options.index];
-  }
-  const file = join(dir, 'demo-external.yaml');
-  writeFileSync(file, stringify(config));
-  return file;
-}
+import { demoExternalIn, freePort } from './externalFixtures.js';
 
 const EXTERNAL = ['rag-service', 'lcel-chain', 'saved'];
 

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { REPO_ROOT } from '../helpers/runCli.js';
+import { multiIndexDemoConfigIn } from '../helpers/demoConfig.js';
 
 export const QA_FILE = join(REPO_ROOT, 'corpora/sources/demo-longhisdoc/qa.json');
 export const OCR_DIR = join(REPO_ROOT, 'corpora/sources/demo-longhisdoc/OCR_res');
@@ -142,6 +143,22 @@ export function externalConfig(dir: string, strategies: unknown[], extra: Record
     ...extra,
   };
   const file = join(dir, 'external.yaml');
+  writeFileSync(file, stringify(config));
+  return file;
+}
+
+/** experiments/demo-external.yaml with its artefacts, runs and the service's port inside `dir`. */
+export function demoExternalIn(dir: string, port: number, edit: (config: any) => void = () => {}): string {
+  const { config, indexes } = multiIndexDemoConfigIn(dir, 'demo-external.yaml');
+  for (const strategy of config.strategies) {
+    if (strategy.name === 'http') {
+      strategy.url = strategy.url.replace(/:\d+\//, `:${port}/`);
+      strategy.serve.options.index = indexes[strategy.serve.options.index];
+    }
+    if (strategy.name === 'langchain-runnable') strategy.options.index = indexes[strategy.options.index];
+  }
+  edit(config);
+  const file = join(dir, 'demo-external.yaml');
   writeFileSync(file, stringify(config));
   return file;
 }
