@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ReducerSchema } from '../scoring/estimators/samples.js';
 import { IndexKindSchema } from '../index/manifest.js';
 import { componentSpec, nonEmptyString, positiveInt } from './fields.js';
 import { DiagnosticsConfigSchema } from '../diagnostics/config.js';
@@ -53,6 +54,8 @@ const ModelEntrySchema = componentSpec('generator').extend({
   /** Name of the model in tables; defaults to the generator's own model name. */
   label: z.string().min(1).optional(),
   price: PriceSchema.optional(),
+  /** Answers per question and condition (repeated samples; the run's `samples` when omitted, else 1). */
+  samples: positiveInt().optional(),
 });
 
 /**
@@ -97,6 +100,8 @@ export const ExperimentConfigSchema = z
         rerankerModel: FixtureModelSchema.optional(),
         /** The generated CLIP-style dual encoder (text ↔ page image) that offline image-retrieval demos use. */
         clipModel: FixtureModelSchema.extend({ imageSize: positiveInt().optional() }).strict().optional(),
+        /** The generated causal LM (GPT-2-shaped bigram stand-in) that offline context-compression demos score tokens with. */
+        causalLmModel: FixtureModelSchema.optional(),
         corpora: z.array(z.record(z.string(), z.unknown())).optional(),
         indexes: z.array(IndexBuildSchema).optional(),
       })
@@ -107,6 +112,11 @@ export const ExperimentConfigSchema = z
     retrieval: RetrievalSchema.optional(),
     strategies: z.array(StrategyEntrySchema).min(1, { error: 'expected at least one strategy' }),
     models: z.array(ModelEntrySchema).min(1, { error: 'expected at least one model' }),
+    /**
+     * Answers per question and condition for every model without its own `samples` (default 1):
+     * repeated samples of a model at temperature > 0, reduced per question by `scoring.reducer`.
+     */
+    samples: positiveInt().optional(),
     judge: componentSpec('judge').optional(),
     extractor: componentSpec('extractor').optional(),
     scoring: z
@@ -127,6 +137,8 @@ export const ExperimentConfigSchema = z
          * LongHisDoc volume (`doc_id`) where records carry one, else none; `none` for questions.
          */
         cluster: z.string().min(1).optional(),
+        /** How a question's repeated samples become its score (`samples` > 1): mean (default), median, mode (majority), max (pass@n-like). */
+        reducer: ReducerSchema.optional(),
         /**
          * An answer that is empty after the endpoint's retries: `zero` scores it by the
          * benchmark's rule (0) and counts it as empty; `failed` records it as a failure, excluded

@@ -62,6 +62,8 @@ function passageBlockBound(count: number, budget: number | null, ids: boolean, i
 
 function slotBound(slot: SlotBound, inputs: BoundInputs): Bound {
   if (typeof slot === 'string') return { min: hanCount(slot), max: estimateTokens(slot) + CUT };
+  // Parts written one after another: at most the sum of their bounds, one cut each.
+  if ('sum' in slot) return slot.sum.reduce<Bound>((bound, part) => addBounds(bound, addBounds(slotBound(part, inputs), { min: 0, max: CUT })), { min: 0, max: 0 });
   if ('passages' in slot) return passageBlockBound(slot.passages, slot.ids ? null : slot.params.contextBudget, slot.ids === true, inputs);
   const none = estimateTokens(slot.none ?? '');
   if (slot.outputs === 0) return { min: 0, max: none + CUT };

@@ -123,7 +123,8 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
           calls = addBounds(calls, { min: 1, max: 1 });
           prompt = addBounds(prompt, { min: counted.total, max: counted.total });
           images = sumRange([images, { min: counted.images, max: counted.images }]);
-          if (model.generator.isCached?.(first)) cached++;
+          // Each repeated sample has a cache key of its own: some may be cached, others not.
+          for (let sample = 0; sample < model.samples; sample++) if (model.generator.isCached?.(first, { sample })) cached++;
           continue;
         }
         if (!method.planCalls) {
@@ -136,7 +137,12 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
         calls = addBounds(calls, answer.calls);
         prompt = addBounds(prompt, answer.promptTokens);
       }
-      const n = stages.items.length;
+      // Repeated samples (`samples: n`): every question answered n times, each answer costing what one does.
+      const samples = model.samples;
+      calls = scaleBound(calls, samples);
+      prompt = scaleBound(prompt, samples);
+      images = scaleRange(images, samples);
+      const n = stages.items.length * samples;
       const basis: PlanCell['basis'] = declared?.singleShot ? 'exact' : 'bounds';
       const completion: Bound = declared?.external
         ? { min: 0, max: null, unbounded: prompt.unbounded ?? [] }
@@ -169,7 +175,7 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
               },
             }
           : {}),
-        judgeCalls,
+        judgeCalls: judgeCalls * samples,
         cachedCalls: cached,
         ...(images.max !== 0 ? { imageTokens: images } : {}),
         price,
@@ -202,6 +208,7 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
 }
 
 const rangeOf = (b: Bound): Range => ({ min: b.min, max: b.max });
+const scaleBound = (b: Bound, factor: number): Bound => ({ ...b, min: b.min * factor, max: b.max === null ? null : b.max * factor });
 
 type Retrieve = (condition: Condition, item: BenchmarkItem) => Promise<RetrievedChunk[]>;
 
@@ -245,6 +252,9 @@ async function firstPrompt(stages: Stages, condition: Condition, item: Benchmark
     retrieve: (query) => (query === item.question || !retriever ? retrieve(condition, item) : retriever.retrieve({ ...stages.queryFor(item), text: query }, condition.k!)),
     generate: async (_label, messages) => {
       throw new PromptCaught(messages);
+    },
+    complete: async (_label, prompt) => {
+      throw new PromptCaught([{ role: 'user', content: prompt }]);
     },
     chatTurn: async (_label, messages) => {
       const role = (type: string): ChatMessage['role'] => (type === 'system' ? 'system' : type === 'ai' ? 'assistant' : 'user');

@@ -8,6 +8,8 @@ import type { Condition } from '../experiment/plan.js';
 import type { RunItemRecord } from '../experiment/records.js';
 import type { Stages } from '../experiment/stages.js';
 import { loadRun } from '../results/loadRun.js';
+import { scoredQuestions } from '../experiment/summary.js';
+import { reduceSamples } from '../scoring/estimators/samples.js';
 import {
   minimumDetectableDifference,
   pairedVarianceOf,
@@ -58,10 +60,17 @@ export interface PowerDesign {
   clusters: number;
   /** The field questions are clustered over (`scoring.cluster`; LongHisDoc: `doc_id`); null: none. */
   clusterField: string | null;
+  /** Repeated samples per question, by model label (absent: 1). */
+  samples?: Record<string, number>;
 }
 
-/** Per comparison (`model\0condition\0reference`), the earlier run's paired variance. */
-export type MeasuredVariances = Map<string, PairedVariance & { n: number; clusters: number }>;
+/**
+ * Per comparison (`model\0condition\0reference`), the earlier run's paired variance of the
+ * per-question difference (samples reduced), and — when it had repeated samples — the sampling
+ * variance of one answer pair's difference within a question and the samples it was measured at,
+ * so that σ_d can be carried to another number of samples: σ²_d(n) = σ²_d(n₀) − v/n₀ + v/n.
+ */
+export type MeasuredVariances = Map<string, PairedVariance & { n: number; clusters: number; sampling?: { variance: number; samples: number } }>;
 
 export type VarianceSource = { kind: 'earlier-run'; from: string; variances: MeasuredVariances } | ({ kind: 'assumed' } & PowerAssumption);
 
@@ -120,11 +129,9 @@ export async function measuredVariances(runDir: string, clusterSetting: string |
   const scored = run.records.filter((r) => r.score.status === 'scored' && r.score.score !== null);
   const field = clusterFieldOf(scored, clusterSetting ?? run.config.scoring.cluster);
   const cluster = field ? clusterKeyOf(field) : null;
-  const byCell = new Map<string, Map<string, RunItemRecord>>();
-  for (const r of scored) {
-    const cell = `${r.model}\u0000${r.condition}`;
-    (byCell.get(cell) ?? byCell.set(cell, new Map()).get(cell)!).set(`${r.benchmark}:${r.itemId}`, r);
-  }
+  // A question's repeated samples are reduced first, as the summary reduces them.
+  const reducer = run.config.scoring.reducer ?? 'mean';
+  const byCell = scoredQuestions(scored);
   const references = [run.config.scoring.baseline, ...run.config.scoring.versus];
   const out: MeasuredVariances = new Map();
   for (const model of run.models) {
@@ -136,19 +143,47 @@ export async function measuredVariances(runDir: string, clusterSetting: string |
         if (!list) continue;
         const diffs: number[] = [];
         const keys: string[] = [];
+        let sampling = 0;
+        let sampledQuestions = 0;
+        let samplesSeen = 0;
         for (const [key, r] of list) {
           const b = base.get(key);
           if (!b) continue;
-          diffs.push(r.score.score! - b.score.score!);
-          if (cluster) keys.push(cluster(r));
+          diffs.push(reduceSamples(r.scores, reducer) - reduceSamples(b.scores, reducer));
+          if (cluster) keys.push(cluster(r.record));
+          if (r.scores.length > 1 && b.scores.length > 1) {
+            sampling += sampleVariance(r.scores) + sampleVariance(b.scores);
+            sampledQuestions++;
+            samplesSeen += (r.scores.length + b.scores.length) / 2;
+          }
         }
         const variance = pairedVarianceOf(diffs, cluster ? keys : undefined);
-        if (variance) out.set(comparisonKey(model, condition, reference), variance);
+        if (variance) {
+          out.set(comparisonKey(model, condition, reference), {
+            ...variance,
+            ...(sampledQuestions && reducer === 'mean' ? { sampling: { variance: sampling / sampledQuestions, samples: samplesSeen / sampledQuestions } } : {}),
+          });
+        }
       }
     }
   }
   if (out.size === 0) throw new InputError(`--estimate-from ${runDir}: the run has no paired differences that vary (no condition scored beside ${references.join(' / ')} on the same questions)`);
   return out;
+}
+
+function sampleVariance(values: readonly number[]): number {
+  const mean = values.reduce((a, b) => a + b, 0) / values.length;
+  return values.reduce((a, x) => a + (x - mean) ** 2, 0) / (values.length - 1);
+}
+
+/**
+ * σ_d at the design's samples per question: the earlier run's, with its sampling part (v/n₀, the
+ * mean reducer's) replaced by v/n; a between-question part below 0 (noise) is taken as 0.
+ */
+function sdAtSamples(measured: NonNullable<ReturnType<MeasuredVariances['get']>>, samples: number): number {
+  if (!measured.sampling) return measured.sd;
+  const { variance, samples: measuredAt } = measured.sampling;
+  return Math.sqrt(Math.max(0, measured.sd ** 2 - variance / measuredAt) + variance / samples);
 }
 
 /** The power figures of every comparison of the design. */
@@ -166,7 +201,7 @@ export function planPower(design: PowerDesign, source: VarianceSource, options: 
     const bonferroni = { alpha: alpha / Math.max(1, members.length), power };
     for (const { model, condition } of members) {
       const measured = source.kind === 'earlier-run' ? source.variances.get(comparisonKey(model, condition, reference)) : undefined;
-      const sd = source.kind === 'assumed' ? source.sd : (measured?.sd ?? null);
+      const sd = source.kind === 'assumed' ? source.sd : measured ? sdAtSamples(measured, design.samples?.[model] ?? 1) : null;
       const deff = source.kind === 'assumed' ? designEffectOf(source.icc, clusterSize) : measured ? projectDesignEffect(measured, clusterSize) : null;
       const known = sd !== null && deff !== null;
       comparisons.push({
@@ -208,7 +243,7 @@ export interface PowerRequest extends PowerOptions {
 
 /** The power plan of a grid on stages already built. */
 export async function powerOfStages(config: ExperimentConfig, stages: Stages, conditions: Condition[], request: PowerRequest): Promise<PowerPlan> {
-  const design = designOf(config, stages.items, stages.models.map((m) => m.label), conditions.map((c) => c.name));
+  const design = { ...designOf(config, stages.items, stages.models.map((m) => m.label), conditions.map((c) => c.name)), samples: Object.fromEntries(stages.models.map((m) => [m.label, m.samples])) };
   const source: VarianceSource = request.estimateFrom
     ? { kind: 'earlier-run', from: request.estimateFrom, variances: await measuredVariances(request.estimateFrom, config.scoring.cluster) }
     : { kind: 'assumed', ...parseOrThrow(PowerAssumptionSchema, request.assume ?? DEFAULT_ASSUMPTION) };

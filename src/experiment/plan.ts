@@ -21,6 +21,8 @@ export interface PlannedModel {
   spec: ComponentSpec;
   path: string;
   price?: ModelPrice;
+  /** Answers per question and condition (the entry's `samples`, else the run's, else 1). */
+  samples: number;
 }
 
 export function depthsOf(config: ExperimentConfig): number[] {
@@ -65,9 +67,9 @@ export interface PlannedMethod {
 
 export function modelsOf(config: ExperimentConfig): PlannedModel[] {
   return config.models.map((entry, i) => {
-    const { label, price, ...spec } = entry;
+    const { label, price, samples, ...spec } = entry;
     const model = typeof spec.model === 'string' ? spec.model : spec.name;
-    return { label: label ?? model, spec: spec as ComponentSpec, path: `models[${i}]`, ...(price ? { price } : {}) };
+    return { label: label ?? model, spec: spec as ComponentSpec, path: `models[${i}]`, ...(price ? { price } : {}), samples: samples ?? config.samples ?? 1 };
   });
 }
 

@@ -49,6 +49,15 @@ export async function prepareArtefacts(
     }
   }
 
+  if (prepare.causalLmModel) {
+    const dir = resolve(prepare.causalLmModel.out);
+    if (!existsSync(join(dir, 'onnx', 'model.onnx'))) {
+      log(`generating the fixture causal LM in ${prepare.causalLmModel.out} (seed ${prepare.causalLmModel.seed}, ${prepare.causalLmModel.dim} dimensions)`);
+      const { generateCausalLmFixture } = await import('../models/fixture/causalLmFixture.js');
+      await generateCausalLmFixture({ outDir: dir, seed: prepare.causalLmModel.seed, dim: prepare.causalLmModel.dim });
+    }
+  }
+
   for (const [i, raw] of (prepare.corpora ?? []).entries()) {
     options.signal?.throwIfAborted();
     const corpus = parseCorpusBuildConfig(raw, `prepare.corpora[${i}]`);

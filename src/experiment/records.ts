@@ -24,8 +24,10 @@ export const RecordedChunkSchema = z.object({
  * method retrieved; `prompt` and `response` are its final step's.
  */
 export const RunItemRecordSchema = z.object({
-  /** `<model>|<condition>|<benchmark>:<itemId>`, unique within a run; resume skips keys already present. */
+  /** `<model>|<condition>|<benchmark>:<itemId>` (`#<sample>` after the first sample), unique within a run; resume skips keys already present. */
   key: z.string(),
+  /** Which of the question's repeated samples this answer is (`samples: n`; 0-based; runs from before samples: 0). */
+  sample: z.number().int().nonnegative().optional(),
   itemId: z.string(),
   benchmark: z.string(),
   kind: z.string(),

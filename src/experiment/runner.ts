@@ -153,9 +153,11 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
 
     const tasks = gridTasks(stages, conditions, done);
     const context = createTaskContext(stages, conditions, tasks, signal);
-    const total = stages.models.length * conditions.length * items.length;
+    const samplesOf = stages.models.map((m) => m.samples);
+    const total = samplesOf.reduce((n, s) => n + s, 0) * conditions.length * items.length;
+    const sampleNote = samplesOf.some((s) => s > 1) ? ` × ${new Set(samplesOf).size === 1 ? samplesOf[0] : samplesOf.join('/')} samples` : '';
     log(
-      `hisrag run ${config.name}: ${items.length} questions × ${conditions.length} conditions × ${stages.models.length} models = ${total} answers` +
+      `hisrag run ${config.name}: ${items.length} questions × ${conditions.length} conditions × ${stages.models.length} models${sampleNote} = ${total} answers` +
         (existing.length ? ` (${done.size} already done, ${tasks.length} to go${retrying ? `, of which ${retrying} failed before and are retried` : ''})` : ''),
     );
     log(`run directory: ${runDir}`);
@@ -176,7 +178,7 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
     }
 
     const perCondition = new Map<string, { done: number; total: number }>();
-    for (const c of conditions) perCondition.set(c.name, { done: 0, total: items.length * stages.models.length });
+    for (const c of conditions) perCondition.set(c.name, { done: 0, total: items.length * samplesOf.reduce((n, s) => n + s, 0) });
     for (const r of existing) {
       const pc = perCondition.get(r.condition);
       if (pc && done.has(r.key)) pc.done++;
@@ -189,8 +191,9 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
     let appendChain: Promise<void> = Promise.resolve();
     const append = (record: RunItemRecord) => (appendChain = appendChain.then(() => appender.append([record])));
 
-    const baseRecord = ({ key, model, condition, item }: Task) => ({
+    const baseRecord = ({ key, model, condition, item, sample }: Task) => ({
       key,
+      ...(model.samples > 1 ? { sample } : {}),
       itemId: item.id,
       benchmark: item.benchmark,
       kind: item.kind,
@@ -346,6 +349,7 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
       resamples: config.scoring.bootstrapResamples,
       seed: config.seed,
       ...(config.scoring.cluster !== undefined ? { cluster: config.scoring.cluster } : {}),
+      ...(config.scoring.reducer ? { reducer: config.scoring.reducer } : {}),
       methods: methodsByStrategy(config),
     });
     await atomicWriteJson(runFile(runDir, 'summary'), summary);

@@ -30,7 +30,8 @@ import type { BatchQueue } from '../batch/batchQueue.js';
 export interface Stages {
   items: BenchmarkItem[];
   benchmarkDescriptions: Record<string, unknown>[];
-  models: { label: string; generator: Generator; price?: ModelPrice }[];
+  /** `samples`: answers per question and condition (repeated samples). */
+  models: { label: string; generator: Generator; price?: ModelPrice; samples: number }[];
   /** The method (or single-shot strategy) of a `strategies:` entry, by its config path. */
   method(spec: ComponentSpec, path: string): RagMethod;
   retriever(label: string): Retriever;
@@ -220,7 +221,7 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
   }
 
   const models: Stages['models'] = [];
-  for (const { label, spec, path, price } of modelList) models.push({ label, generator: await generators.create(spec, undefined, path), ...(price ? { price } : {}) });
+  for (const { label, spec, path, price, samples } of modelList) models.push({ label, generator: await generators.create(spec, undefined, path), ...(price ? { price } : {}), samples });
   for (const { spec, path } of strategyList) {
     if (!methodByPath.get(path)?.needsToolCalling) continue;
     for (const [i, model] of models.entries()) {
@@ -320,7 +321,13 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
           lines.push(`reranker for ${label}: ${rerank.name}${what ? ` ${what}` : ''}, top ${rerank.candidates} first-stage candidates reranked once per question${stand}`);
         }
       }
-      for (const m of models) lines.push(`generator ${m.label}: ${m.generator.name}${OFFLINE_STAND_INS[m.generator.name] ? ` (${OFFLINE_STAND_INS[m.generator.name]})` : ''}`);
+      for (const method of new Set(methodByPath.values())) lines.push(...(method.describe?.() ?? []));
+      for (const m of models) {
+        // A sampling stand-in (the extractive one at temperature > 0) says how its samples differ.
+        const sampling = m.generator.describe().sampling;
+        const samples = m.samples > 1 ? `; ${m.samples} samples per question and condition` : '';
+        lines.push(`generator ${m.label}: ${m.generator.name}${OFFLINE_STAND_INS[m.generator.name] ? ` (${OFFLINE_STAND_INS[m.generator.name]})` : ''}${typeof sampling === 'string' ? ` (${sampling})` : ''}${samples}`);
+      }
       lines.push(`judge: ${judge.name}${OFFLINE_STAND_INS[judge.name] ? ` (${OFFLINE_STAND_INS[judge.name]})` : ` (${judge.model})`}`);
       lines.push(`answer extractor: ${extractor.name}${OFFLINE_STAND_INS[extractor.name] ? ` (${OFFLINE_STAND_INS[extractor.name]})` : ''}`);
       return lines;

@@ -4,6 +4,7 @@ import { clusteredBootstrap } from '../scoring/estimators/clusteredBootstrap.js'
 import { signFlipTest } from '../scoring/estimators/pairedTest.js';
 import { benjaminiHochbergAdjust, holmAdjust } from '../scoring/estimators/multipleComparisons.js';
 import { depthCurve } from '../scoring/estimators/depthCurve.js';
+import { reduceSamples, twoStageBootstrap, varianceSplit, type Reducer } from '../scoring/estimators/samples.js';
 import { clusterFieldOf, clusterKeyOf } from './clusterKey.js';
 import type { MethodCost } from '../methods/trace.js';
 import { CellDiagnosticsSchema } from '../diagnostics/types.js';
@@ -84,6 +85,21 @@ export const CellSummarySchema = z.object({
     .default({}),
   /** The diagnostics stage's figures (`hisrag diagnose`, or a config's `diagnostics:`): absent until a run is diagnosed. */
   diagnostics: CellDiagnosticsSchema.optional(),
+  /**
+   * Repeated samples (`samples: n`): how the questions' samples were reduced, and the variance of
+   * one answer's score split into between-question and within-question (the model's sampling)
+   * parts, with the effective number of questions; absent with one sample per question.
+   */
+  sampling: z
+    .object({
+      reducer: z.string(),
+      samplesPerQuestion: z.number(),
+      between: z.number(),
+      within: z.number(),
+      samplingShare: z.number(),
+      effectiveQuestions: z.number(),
+    })
+    .optional(),
 });
 export type CellSummary = z.infer<typeof CellSummarySchema>;
 
@@ -195,6 +211,8 @@ export interface SummaryOptions {
   cluster?: string;
   /** Each strategy label's method (`methodsByStrategy`), named in its cells. */
   methods?: Record<string, CellMethod>;
+  /** `scoring.reducer`: how a question's repeated samples become its score (default mean). */
+  reducer?: Reducer;
 }
 
 function meanOf(values: number[]): number | null {
@@ -204,8 +222,71 @@ function meanOf(values: number[]): number | null {
 /** The cluster key of a record, or none when the run is not clustered. */
 type ClusterKey = ((record: RunItemRecord) => string) | null;
 
-const withCi = (records: RunItemRecord[], options: SummaryOptions, salt: string, cluster: ClusterKey): MeanWithCi =>
-  meanWithCi(records.map((r) => r.score.score!), options, salt, cluster ? records.map(cluster) : undefined);
+/**
+ * Repeated samples reduced to one record per model × condition × question (its first sample's,
+ * scored by the reducer over its scored samples), and each such record's samples' scores — what
+ * the statistics run on; absent in a run with one sample per question.
+ */
+interface SampleSet {
+  reducer: Reducer;
+  /** Scores of the scored samples of a reduced record. */
+  scoresOf: Map<RunItemRecord, number[]>;
+}
+
+const withCi = (records: RunItemRecord[], options: SummaryOptions, salt: string, cluster: ClusterKey, samples?: SampleSet): MeanWithCi => {
+  if (!samples || records.length === 0) return meanWithCi(records.map((r) => r.score.score!), options, salt, cluster ? records.map(cluster) : undefined);
+  const c = twoStageBootstrap(
+    { samples: records.map((r) => samples.scoresOf.get(r)!), ...(cluster ? { clusters: records.map(cluster) } : {}), reducer: samples.reducer },
+    { resamples: options.resamples, seed: seedFor(options.seed, salt) },
+  );
+  return { n: c.n, mean: c.mean, ciLow: c.ciLow, ciHigh: c.ciHigh, ...(cluster ? { clusters: c.clusters, designEffect: c.designEffect } : {}) };
+};
+
+/**
+ * Per model × condition, each scored question's record (its first scored sample's) and the scores of
+ * its scored samples (one without repeated samples): what comparisons across runs pair on
+ * (`hisrag compare`).
+ */
+export function scoredQuestions(records: RunItemRecord[]): Map<string, Map<string, { record: RunItemRecord; scores: number[] }>> {
+  const out = new Map<string, Map<string, { record: RunItemRecord; scores: number[] }>>();
+  const ordered = [...records].sort((a, b) => (a.sample ?? 0) - (b.sample ?? 0));
+  for (const r of ordered) {
+    if (!isScored(r)) continue;
+    const cell = `${r.model}\u0000${r.condition}`;
+    const questions = out.get(cell) ?? out.set(cell, new Map()).get(cell)!;
+    const key = `${r.benchmark}:${r.itemId}`;
+    const found = questions.get(key);
+    if (found) found.scores.push(r.score.score!);
+    else questions.set(key, { record: r, scores: [r.score.score!] });
+  }
+  return out;
+}
+
+/** A question's samples (records sorted by key: sample 0 first) reduced to one record; null when the run has one sample per question. */
+function reduceSampledRecords(sorted: RunItemRecord[], reducer: Reducer): { records: RunItemRecord[]; samples: SampleSet } | null {
+  if (!sorted.some((r) => (r.sample ?? 0) > 0)) return null;
+  const byQuestion = new Map<string, RunItemRecord[]>();
+  for (const r of sorted) {
+    const key = `${r.model}\u0000${r.condition}\u0000${r.benchmark}:${r.itemId}`;
+    (byQuestion.get(key) ?? byQuestion.set(key, []).get(key)!).push(r);
+  }
+  const scoresOf = new Map<RunItemRecord, number[]>();
+  const records: RunItemRecord[] = [];
+  for (const answers of byQuestion.values()) {
+    answers.sort((a, b) => (a.sample ?? 0) - (b.sample ?? 0));
+    const scored = answers.filter(isScored);
+    const first = scored[0] ?? answers[0]!;
+    if (!scored.length) {
+      records.push(first);
+      continue;
+    }
+    const scores = scored.map((r) => r.score.score!);
+    const reduced: RunItemRecord = { ...first, key: `${first.model}|${first.condition}|${first.benchmark}:${first.itemId}`, score: { ...first.score, score: reduceSamples(scores, reducer) } };
+    scoresOf.set(reduced, scores);
+    records.push(reduced);
+  }
+  return { records, samples: { reducer, scoresOf } };
+}
 
 /** Mean cost per answer over the records that have one (runs from before methods have none). */
 function meanCost(records: RunItemRecord[]): CellSummary['cost'] {
@@ -262,13 +343,20 @@ export const isEmptyAnswer = (r: RunItemRecord) => r.score.rule === 'empty-answe
  */
 export function summarizeRun(records: RunItemRecord[], options: SummaryOptions): RunSummary {
   const sorted = [...records].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const byCell = new Map<string, RunItemRecord[]>();
-  for (const record of sorted) {
-    const key = `${record.model}\u0000${record.condition}`;
-    const list = byCell.get(key) ?? [];
-    list.push(record);
-    byCell.set(key, list);
-  }
+  const byCellOf = (list: RunItemRecord[]) => {
+    const out = new Map<string, RunItemRecord[]>();
+    for (const record of list) {
+      const key = `${record.model}\u0000${record.condition}`;
+      (out.get(key) ?? out.set(key, []).get(key)!).push(record);
+    }
+    return out;
+  };
+  // Counts, costs and answer figures are over answers; the statistics over questions (samples reduced).
+  const byCell = byCellOf(sorted);
+  const reducedRun = reduceSampledRecords(sorted, options.reducer ?? 'mean');
+  const questions = reducedRun?.records ?? sorted;
+  const samples = reducedRun?.samples;
+  const byQuestionCell = reducedRun ? byCellOf(questions) : byCell;
 
   const clusterField = clusterFieldOf(sorted, options.cluster);
   const cluster: ClusterKey = clusterField ? clusterKeyOf(clusterField) : null;
@@ -281,8 +369,9 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
       if (!list?.length) continue;
       const first = list[0]!;
       const scored = list.filter(isScored);
+      const scoredQuestions = reducedRun ? byQuestionCell.get(`${model}\u0000${condition}`)!.filter(isScored) : scored;
       const groups: Record<string, Record<string, RunItemRecord[]>> = {};
-      for (const r of scored) {
+      for (const r of scoredQuestions) {
         for (const [groupKey, value] of Object.entries(r.groups)) {
           ((groups[groupKey] ??= {})[value] ??= []).push(r);
         }
@@ -291,7 +380,7 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
       for (const groupKey of Object.keys(groups).sort()) {
         byGroup[groupKey] = {};
         for (const value of Object.keys(groups[groupKey]!).sort()) {
-          byGroup[groupKey]![value] = withCi(groups[groupKey]![value]!, options, `${model}|${condition}|${groupKey}|${value}`, cluster);
+          byGroup[groupKey]![value] = withCi(groups[groupKey]![value]!, options, `${model}|${condition}|${groupKey}|${value}`, cluster, samples);
         }
       }
       const metricSums: Record<string, number[]> = {};
@@ -320,7 +409,7 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
         empty: list.filter(isEmptyAnswer).length,
         rerankFallbacks: list.filter((r) => r.retrieved.some((chunk) => chunk.rerankFallback !== undefined)).length,
         metric: [...new Set(list.map((r) => r.score.metric))].sort().join('+'),
-        score: withCi(scored, options, `${model}|${condition}`, cluster),
+        score: withCi(scoredQuestions, options, `${model}|${condition}`, cluster, samples),
         scoreRaw: meanOf(scored.map((r) => r.score.scoreRaw ?? r.score.score!)),
         byGroup,
         retrieval: Object.keys(metricSums).length ? meanRecord(metricSums) : null,
@@ -328,14 +417,15 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
         truncatedItems: list.filter((r) => r.truncated > 0).length,
         cost: meanCost(scored),
         method: methodFigures(list),
+        ...(samples && scoredQuestions.length ? { sampling: samplingOf(scoredQuestions, samples, cluster) } : {}),
       });
     }
 
-    paired.push(...pairedAgainst(byCell, model, options.baseline, options, cluster));
-    for (const reference of options.versus ?? []) versus.push(...pairedAgainst(byCell, model, reference, options, cluster));
+    paired.push(...pairedAgainst(byQuestionCell, model, options.baseline, options, cluster, samples));
+    for (const reference of options.versus ?? []) versus.push(...pairedAgainst(byQuestionCell, model, reference, options, cluster, samples));
   }
   const families = [adjustFamily(paired, options.baseline, options.models.length), ...(options.versus ?? []).map((v) => adjustFamily(versus, v, options.models.length))];
-  const curves = depthCurves(cells, byCell, options, cluster);
+  const curves = depthCurves(cells, byQuestionCell, options, cluster);
 
   return {
     experiment: options.experiment,
@@ -353,7 +443,7 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
     cells,
     paired,
     ...(options.versus?.length ? { versusConditions: options.versus, versus } : {}),
-    ...withModalities(compareModalities(sorted, { ...options, versus: options.versus ?? [], cluster })),
+    ...withModalities(compareModalities(questions, { ...options, versus: options.versus ?? [], cluster })),
     cluster: clusterField,
     families,
     ...(curves.length ? { depthCurves: curves } : {}),
@@ -424,12 +514,21 @@ function depthCurves(cells: CellSummary[], byCell: Map<string, RunItemRecord[]>,
 
 const withModalities = (list: ReturnType<typeof compareModalities>) => (list.length ? { byModality: list } : {});
 
-/** Every condition of one model against a reference condition, on the questions both scored (paired bootstrap). */
-function pairedAgainst(byCell: Map<string, RunItemRecord[]>, model: string, reference: string, options: SummaryOptions, cluster: ClusterKey): PairedDifference[] {
+/** A cell's variance split (between questions, within: the model's sampling) and its effective number of questions. */
+function samplingOf(questions: RunItemRecord[], samples: SampleSet, cluster: ClusterKey): NonNullable<CellSummary['sampling']> {
+  const split = varianceSplit(questions.map((r) => samples.scoresOf.get(r)!), samples.reducer, cluster ? questions.map(cluster) : undefined);
+  return { reducer: samples.reducer, ...split };
+}
+
+/**
+ * Every condition of one model against a reference condition, on the questions both scored (paired
+ * bootstrap; with repeated samples the two-stage one, each side's samples redrawn within its question).
+ */
+function pairedAgainst(byCell: Map<string, RunItemRecord[]>, model: string, reference: string, options: SummaryOptions, cluster: ClusterKey, samples?: SampleSet): PairedDifference[] {
   const baseline = byCell.get(`${model}\u0000${reference}`);
   if (!baseline) return [];
   const out: PairedDifference[] = [];
-  const baselineScores = new Map(baseline.filter(isScored).map((r) => [`${r.benchmark}:${r.itemId}`, r.score.score!]));
+  const baselineRecords = new Map(baseline.filter(isScored).map((r) => [`${r.benchmark}:${r.itemId}`, r]));
   for (const condition of options.conditions) {
     if (condition === reference) continue;
     const list = byCell.get(`${model}\u0000${condition}`);
@@ -437,11 +536,17 @@ function pairedAgainst(byCell: Map<string, RunItemRecord[]>, model: string, refe
     const a: number[] = [];
     const b: number[] = [];
     const keys: string[] = [];
+    const aSamples: number[][] = [];
+    const bSamples: number[][] = [];
     for (const r of list.filter(isScored)) {
-      const base = baselineScores.get(`${r.benchmark}:${r.itemId}`);
+      const base = baselineRecords.get(`${r.benchmark}:${r.itemId}`);
       if (base === undefined) continue;
       a.push(r.score.score!);
-      b.push(base);
+      b.push(base.score.score!);
+      if (samples) {
+        aSamples.push(samples.scoresOf.get(r)!);
+        bSamples.push(samples.scoresOf.get(base)!);
+      }
       if (cluster) keys.push(cluster(r));
     }
     if (a.length === 0) {
@@ -452,7 +557,13 @@ function pairedAgainst(byCell: Map<string, RunItemRecord[]>, model: string, refe
     const salt = reference === options.baseline ? `${model}|${condition}|paired` : `${model}|${condition}|paired|${reference}`;
     const bootstrap = { resamples: options.resamples, seed: seedFor(options.seed, salt) };
     const diffs = a.map((x, i) => x - b[i]!);
+    // With samples the test flips each question's reduced difference: its samples move together.
     const test = signFlipTest(diffs, cluster ? keys : undefined, { seed: seedFor(options.seed, `${salt}|test`) });
+    if (samples) {
+      const d = twoStageBootstrap({ samples: aSamples, minus: bSamples, ...(cluster ? { clusters: keys } : {}), reducer: samples.reducer }, bootstrap);
+      out.push({ model, condition, baseline: reference, n: a.length, meanDiff: d.mean, ciLow: d.ciLow, ciHigh: d.ciHigh, sharePositive: d.sharePositive, ...(cluster ? { clusters: d.clusters, designEffect: d.designEffect } : {}), p: test.p });
+      continue;
+    }
     if (cluster) {
       const d = clusteredBootstrap(diffs, keys, bootstrap);
       out.push({ model, condition, baseline: reference, n: a.length, meanDiff: d.mean, ciLow: d.ciLow, ciHigh: d.ciHigh, sharePositive: d.sharePositive, clusters: d.clusters, designEffect: d.designEffect, p: test.p });

@@ -8,29 +8,37 @@ import type { RetrievedChunk } from '../retrieval/types.js';
 import { stripThink } from '../scoring/stripThink.js';
 import type { Condition } from './plan.js';
 import type { Stages } from './stages.js';
+import { forSample } from './sampledGenerator.js';
 
 /** One answer of the grid: a model, a condition, a question. */
 export interface Task {
   model: Stages['models'][number];
   condition: Condition;
   item: BenchmarkItem;
-  /** `model|condition|benchmark:id`, the record's key. */
+  /** Which of the model's repeated samples this answer is (0-based; 0 without `samples`). */
+  sample: number;
+  /** `model|condition|benchmark:id` (and `#sample` after sample 0), the record's key. */
   key: string;
 }
 
 export const itemKey = (item: BenchmarkItem) => `${item.benchmark}:${item.id}`;
 
+/** A record's key: sample 0 keeps the key runs always had, so a run given more samples later reuses its first answers. */
+export const recordKey = (model: string, condition: string, item: BenchmarkItem, sample = 0) => `${model}|${condition}|${itemKey(item)}${sample ? `#${sample}` : ''}`;
+
 /** Questions per `retrieveBatch` call: large enough for one matrix product, small enough to start answering soon. */
 const RETRIEVAL_BATCH = 64;
 
-/** Every answer of the grid (models × conditions × questions) whose key is not in `skip`, in grid order. */
+/** Every answer of the grid (models × conditions × questions × the model's samples) whose key is not in `skip`, in grid order. */
 export function gridTasks(stages: Stages, conditions: Condition[], skip: Set<string> = new Set()): Task[] {
   const tasks: Task[] = [];
   for (const model of stages.models) {
     for (const condition of conditions) {
       for (const item of stages.items) {
-        const key = `${model.label}|${condition.name}|${itemKey(item)}`;
-        if (!skip.has(key)) tasks.push({ model, condition, item, key });
+        for (let sample = 0; sample < model.samples; sample++) {
+          const key = recordKey(model.label, condition.name, item, sample);
+          if (!skip.has(key)) tasks.push({ model, condition, item, sample, key });
+        }
       }
     }
   }
@@ -99,7 +107,7 @@ export function createTaskContext(stages: Stages, conditions: Condition[], tasks
     return new MethodRun({
       item,
       k: condition.k ?? 0,
-      generator: model.generator,
+      generator: forSample(model.generator, task.sample),
       countTokens: estimateTokens,
       signal,
       ...(model.price ? { price: model.price } : {}),

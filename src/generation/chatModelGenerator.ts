@@ -11,7 +11,7 @@ import { ServiceUnavailableError } from '../errors.js';
 import { EndpointHealth } from './endpointHealth.js';
 import { EmptyCompletionError, GenerationError } from './generationError.js';
 import { classifyFailure, describeFailure, withRetries, type RetryHooks, type RetryPolicy } from './retryPolicy.js';
-import type { ChatTurnOptions, GenerateOptions, GenerationResult, Generator, TokenUsage } from './types.js';
+import type { CallSettings, ChatTurnOptions, GenerateOptions, GenerationResult, Generator, TokenUsage } from './types.js';
 import type { EndpointRateLimiter } from './rateLimit.js';
 import { estimateTokens } from '../prompting/tokenCounter.js';
 import { BatchPendingError, type BatchQueue } from '../batch/batchQueue.js';
@@ -67,7 +67,26 @@ export interface ChatModelGeneratorOptions {
    * without it a prompt with image parts is refused before any call.
    */
   images?: { preparer: ImagePreparer; tokens: (image: PageImageRef) => number };
+  /**
+   * Requests that carry per-call settings (stop sequences, logprobs, a call's maxTokens) or continue a
+   * text through the completions API, sent to one replica's endpoint as the protocol has them (see
+   * openaiProtocol.ts); absent for a chat model without them. `batchBody` gives such a chat request as
+   * a batch input line's body.
+   */
+  protocol?: {
+    send(endpoint: string, request: ProtocolRequest, signal: AbortSignal | undefined): Promise<GenerationResult>;
+    batchBody(request: ProtocolRequest & { kind: 'chat' }): Record<string, unknown>;
+  };
 }
+
+/** A request of the protocol path: chat messages or a text to continue, with its per-call settings. */
+export type ProtocolRequest = ({ kind: 'chat'; messages: ChatMessage[] } | { kind: 'completions'; prompt: string }) & { call: CallSettings };
+
+/** True when a call sets anything beyond the plain request. */
+const hasCallSettings = (call: CallSettings | undefined): call is CallSettings => Boolean(call && (call.stop?.length || call.logprobs || call.maxTokens !== undefined));
+
+/** The settings as the cache key takes them (absent ones left out, so equal settings key equally). */
+const callKeyOf = (call: CallSettings) => ({ ...(call.stop?.length ? { stop: call.stop } : {}), ...(call.logprobs ? { logprobs: true } : {}), ...(call.maxTokens !== undefined ? { callMaxTokens: call.maxTokens } : {}) });
 
 /** One replica of a pool, with what routing needs to know of it. */
 interface Replica {
@@ -175,24 +194,30 @@ export class ChatModelGenerator implements Generator {
    * The response cache key: model, messages, parameters. An image stands in it by the sha256 of its
    * source bytes and the preparation settings (`hashes` in prompt order; never its path), so a
    * changed scan is asked again and a moved folder is not; a text-only prompt's key is unchanged.
+   * A repeated sample after the first (`sample` ≥ 1) adds its index to the parameters: sample 0 keeps
+   * the key every cache and run already has.
    */
-  cacheKey(messages: ChatMessage[], hashes: string[] = []): string {
+  cacheKey(messages: ChatMessage[], hashes: string[] = [], sample = 0): string {
     let next = 0;
     const part = (p: ContentPart) => (p.type === 'text' ? p : { type: 'image', sha256: hashes[next++], prepared: this.#options.images?.preparer.settingsKey });
     const hasImages = hashes.length > 0;
     return responseCacheKey({
       model: this.model,
       messages: messages.map(({ role, content }) => ({ role, content: typeof content === 'string' || !hasImages ? contentAsText(content) : content.map(part) })),
-      params: this.#options.cacheParams,
+      params: this.#paramsFor(sample),
     });
   }
 
-  isCached(messages: ChatMessage[]): boolean {
+  #paramsFor(sample: number | undefined): Record<string, unknown> {
+    return sample ? { ...this.#options.cacheParams, sample } : this.#options.cacheParams;
+  }
+
+  isCached(messages: ChatMessage[], options: Pick<GenerateOptions, 'sample'> = {}): boolean {
     const cache = this.#options.cache;
     if (!cache) return false;
     const images = promptImages(messages);
     if (images.length && !this.#options.images) return false;
-    return Boolean(cache.get(this.cacheKey(messages, images.map((image) => this.#options.images!.preparer.sourceHashSync(image)))));
+    return Boolean(cache.get(this.cacheKey(messages, images.map((image) => this.#options.images!.preparer.sourceHashSync(image)), options.sample)));
   }
 
   /** Tokens of a page image for this model (its `images.tokens` formula on the prepared size); absent without image settings. */
@@ -205,11 +230,42 @@ export class ChatModelGenerator implements Generator {
 
   async generate(messages: ChatMessage[], options: GenerateOptions = {}): Promise<GenerationResult> {
     const images = promptImages(messages);
+    if (hasCallSettings(options.call) && this.#options.protocol) {
+      if (images.length) throw new Error('a request with stop sequences or logprobs cannot carry page images');
+      return this.#protocolCall({ kind: 'chat', messages, call: options.call }, options);
+    }
     if (images.length) return this.#generateWithImages(messages, images, options);
-    const key = this.#options.cache ? this.cacheKey(messages) : undefined;
+    const key = this.#options.cache ? this.cacheKey(messages, [], options.sample) : undefined;
     const tokens = messages.reduce((n, m) => n + estimateTokens(messageText(m)), 0);
     const conversation = messages.map((m) => toLangChainMessage(m));
-    return this.#withPolicy(key, options, (signal, chat) => this.#request(chat, conversation, signal), tokens, () => this.#options.batch!.body(conversation));
+    return this.#withPolicy(key, options, (signal, { chat }) => this.#request(chat, conversation, signal), tokens, () => this.#options.batch!.body(conversation));
+  }
+
+  /** Continues `prompt` through the completions API (`/v1/completions`), under the same policy; absent for a model without it. */
+  get complete(): ((prompt: string, options?: GenerateOptions) => Promise<GenerationResult>) | undefined {
+    if (!this.#options.protocol) return undefined;
+    return (prompt, options = {}) => this.#protocolCall({ kind: 'completions', prompt, call: options.call ?? {} }, options);
+  }
+
+  /**
+   * A request with per-call settings, or a completion: keyed by what it sends (the settings and the
+   * API included, so a stop-sequence call never answers a plain one), under the same policy. A chat
+   * request may go into a batch; a completion is always live (the Batch API here takes chat requests).
+   */
+  #protocolCall(request: ProtocolRequest, options: GenerateOptions): Promise<GenerationResult> {
+    const protocol = this.#options.protocol!;
+    const params = { ...this.#paramsFor(options.sample), ...callKeyOf(request.call) };
+    const key = !this.#options.cache
+      ? undefined
+      : request.kind === 'chat'
+        ? responseCacheKey({ model: this.model, messages: request.messages.map(({ role, content }) => ({ role, content: contentAsText(content) })), params })
+        : responseCacheKey({ model: this.model, messages: { completionsPrompt: request.prompt }, params });
+    const tokens = request.kind === 'chat' ? request.messages.reduce((n, m) => n + estimateTokens(messageText(m)), 0) : estimateTokens(request.prompt);
+    const batchBody = request.kind === 'chat' ? () => protocol.batchBody(request) : undefined;
+    return this.#withPolicy(key, options, (signal, replica) => {
+      this.stats.requests++;
+      return protocol.send(replica.endpoint, request, signal);
+    }, tokens, batchBody);
   }
 
   /**
@@ -222,7 +278,7 @@ export class ChatModelGenerator implements Generator {
     if (!settings) throw imagesRefused(this, images.length);
     const identified = await Promise.all(images.map((image) => settings.preparer.identify(image)));
     const cache = this.#options.cache;
-    const key = cache ? this.cacheKey(messages, identified.map((i) => i.hash)) : undefined;
+    const key = cache ? this.cacheKey(messages, identified.map((i) => i.hash), options.sample) : undefined;
     const tokens = messages.reduce((n, m) => n + messageTokens(m, estimateTokens, settings.tokens), 0);
     // A cached answer needs no prepared image (the policy answers it from the cache before any request).
     const answered = key !== undefined && options.cache !== 'refresh' && cache!.has(key);
@@ -232,7 +288,7 @@ export class ChatModelGenerator implements Generator {
       const urls = new Map(images.map((image, i) => [image, ImagePreparer.dataUrl(prepared[i]!)]));
       conversation = messages.map((m) => toLangChainMessage(m, (image) => urls.get(image)!));
     }
-    return this.#withPolicy(key, options, (signal, chat) => this.#request(chat, conversation, signal), tokens, () => this.#options.batch!.body(conversation));
+    return this.#withPolicy(key, options, (signal, { chat }) => this.#request(chat, conversation, signal), tokens, () => this.#options.batch!.body(conversation));
   }
 
   /**
@@ -244,10 +300,10 @@ export class ChatModelGenerator implements Generator {
    */
   async chatTurn(messages: BaseMessage[], options: ChatTurnOptions): Promise<GenerationResult> {
     const key = this.#options.cache
-      ? responseCacheKey({ model: this.model, messages: messages.map(conversationEntry), params: { ...this.#options.cacheParams, tools: options.tools } })
+      ? responseCacheKey({ model: this.model, messages: messages.map(conversationEntry), params: { ...this.#paramsFor(options.sample), tools: options.tools } })
       : undefined;
     const tokens = messages.reduce((n, m) => n + estimateTokens(contentText(m.content)), 0);
-    return this.#withPolicy(key, options, (signal, chat) => this.#request(chat, messages, signal, options.tools), tokens, () => this.#options.batch!.body(messages, options.tools));
+    return this.#withPolicy(key, options, (signal, { chat }) => this.#request(chat, messages, signal, options.tools), tokens, () => this.#options.batch!.body(messages, options.tools));
   }
 
   /** The execution policy every request runs under: cache, endpoint concurrency, retries, endpoint health. */
@@ -265,7 +321,7 @@ export class ChatModelGenerator implements Generator {
   async #withPolicy(
     key: string | undefined,
     options: GenerateOptions,
-    request: (signal: AbortSignal | undefined, chat: BaseChatModel) => Promise<GenerationResult>,
+    request: (signal: AbortSignal | undefined, replica: Replica) => Promise<GenerationResult>,
     promptTokens = 0,
     batchBody?: () => Record<string, unknown>,
   ): Promise<GenerationResult> {
@@ -312,7 +368,7 @@ export class ChatModelGenerator implements Generator {
       const replica = this.#pickReplica();
       replica.inFlight++;
       try {
-        const result = await request(options.signal, replica.chat);
+        const result = await request(options.signal, replica);
         replica.failures = 0;
         replica.coolingUntil = 0;
         health.recordAnswer();

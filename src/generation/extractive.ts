@@ -8,7 +8,9 @@ import { outputKindOf } from '../prompting/taskFormat.js';
 import { toSimplified } from '../text/simplify.js';
 import { answerStep, type StandInTools } from './extractiveSteps.js';
 import { characterBigrams, parseOptions, pickWithin, rankSentences, splitIntoSentences } from './lexicalOverlap.js';
-import type { GenerationResult, Generator } from './types.js';
+import type { GenerateOptions, GenerationResult, Generator } from './types.js';
+import { createHash } from 'node:crypto';
+import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 
 export const ExtractiveParamsSchema = z
   .object({
@@ -20,6 +22,15 @@ export const ExtractiveParamsSchema = z
     simplify: z.boolean().default(true),
     /** Length budget of a condensed context or summary (method steps that ask for one), in characters. */
     condenseChars: z.number().int().positive().default(400),
+    /**
+     * A sampling stand-in (repeated samples, `samples: n`): above 0, each answer ranks the context
+     * sentences by their overlap plus Gumbel noise of this scale — sampling sentences from
+     * softmax(overlap / temperature), the Gumbel-max trick — so answers vary between samples as a
+     * model's do at temperature > 0. Omitted or 0: the deterministic stand-in.
+     */
+    temperature: z.number().min(0).max(2).optional(),
+    /** With `temperature`: the noise is seeded by (seed, sample index, prompt), so a run repeats exactly. */
+    seed: z.number().int().optional(),
   })
   .strict();
 export type ExtractiveParams = z.infer<typeof ExtractiveParamsSchema>;
@@ -41,6 +52,12 @@ export { characterBigrams, parseOptions } from './lexicalOverlap.js';
 export class ExtractiveGenerator implements Generator {
   readonly name = 'extractive';
   readonly model = 'extractive';
+
+  /**
+   * The sampling noise of the answer being built (temperature > 0), set by `generate` for its
+   * synchronous `answer` call only, so every rule that ranks sentences draws from the same seeded stream.
+   */
+  private noise: (() => number) | undefined;
 
   answer(messages: ChatMessage[]): string {
     const found = [...messages].reverse().find((m) => m.role === 'user');
@@ -65,7 +82,7 @@ export class ExtractiveGenerator implements Generator {
         if (entries.length === 0) return decline;
         const options = parseOptions(question);
         if (options.length >= 2 && user.includes('\\boxed')) return this.chooseOptions(options, entries.map((e) => normalise(e.text)));
-        const ranked = rankSentences(entries.map((e) => e.text), characterBigrams(normalise(question)), this.params.minOverlap, normalise);
+        const ranked = this.sampled(rankSentences(entries.map((e) => e.text), characterBigrams(normalise(question)), this.params.minOverlap, normalise));
         const chosen = pickWithin(ranked, this.params.maxChars);
         return chosen.length > 0 ? chosen.map((c) => c.sentence).join('') : decline;
       },
@@ -93,16 +110,45 @@ export class ExtractiveGenerator implements Generator {
     return `\\boxed{${chosen.join('')}}`;
   }
 
-  async generate(messages: ChatMessage[]): Promise<GenerationResult> {
+  /** Ranked sentences re-ranked by overlap + temperature × Gumbel noise (sampling without replacement from softmax(overlap / T)). */
+  private sampled<T extends { overlap: number }>(ranked: T[]): T[] {
+    const noise = this.noise;
+    const temperature = this.params.temperature ?? 0;
+    if (!noise || temperature <= 0 || ranked.length < 2) return ranked;
+    return ranked
+      .map((r) => ({ r, key: r.overlap - temperature * Math.log(-Math.log(noise())) }))
+      .sort((a, b) => b.key - a.key)
+      .map(({ r }) => r);
+  }
+
+  async generate(messages: ChatMessage[], options: GenerateOptions = {}): Promise<GenerationResult> {
     // It reads text only: answering an image prompt from its placeholders would hide that it saw nothing.
     const images = promptImages(messages).length;
     if (images) throw imagesRefused(this, images);
-    const text = this.answer(messages);
-    return { text, raw: text };
+    if ((this.params.temperature ?? 0) > 0) {
+      // Seeded by (seed, sample, prompt): the same sample of the same prompt always gets the same answer.
+      const digest = createHash('sha256').update(`${this.params.seed ?? 0}\u0000${options.sample ?? 0}\u0000${messages.map(messageText).join('\u0000')}`).digest();
+      const rng = xoroshiro128plus(digest.readInt32LE(0));
+      this.noise = () => ((rng.next() >>> 0) + 0.5) / 4294967296;
+    }
+    try {
+      const text = this.answer(messages);
+      return { text, raw: text };
+    } finally {
+      this.noise = undefined;
+    }
   }
 
   describe(): Record<string, unknown> {
-    return { name: this.name, model: this.model, ...this.params };
+    const temperature = this.params.temperature ?? 0;
+    return {
+      name: this.name,
+      model: this.model,
+      ...this.params,
+      ...(temperature > 0
+        ? { sampling: `sampling stand-in: at temperature ${temperature} each answer ranks the context sentences by overlap plus Gumbel noise seeded by (seed ${this.params.seed ?? 0}, sample index, prompt), so repeated samples differ deterministically` }
+        : {}),
+    };
   }
 }
 

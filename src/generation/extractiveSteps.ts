@@ -11,7 +11,7 @@ import {
   YES,
   type OutputKind,
 } from '../prompting/taskFormat.js';
-import { characterBigrams, isOptionLine, parseOptions, pickWithin, rankSentences, sharedBigrams } from './lexicalOverlap.js';
+import { characterBigrams, isOptionLine, parseOptions, pickWithin, rankSentences, sharedBigrams, splitIntoSentences } from './lexicalOverlap.js';
 
 /** What the stand-in's step rules share with its plain answer rule. */
 export interface StandInTools {
@@ -91,14 +91,56 @@ function followUp(user: string, _tools: StandInTools): string {
   const question = extractQuestion(user);
   const known = sectionText(user, SECTIONS.known);
   const asked = new Set(known.split('\n').filter((l) => l.startsWith(FOLLOW_UP_PREFIX)).map((l) => l.slice(FOLLOW_UP_PREFIX.length).trim()));
-  const clauses = question
+  const clauses = questionClauses(question);
+  const next = clauses.find((c) => !asked.has(c));
+  return next ? `${FOLLOW_UP_PREFIX}${next}` : NO_FOLLOW_UP;
+}
+
+/** The question's clauses (options excluded), each with at least two bigrams. */
+function questionClauses(question: string): string[] {
+  return question
     .split('\n')
     .filter((line) => !isOptionLine(line))
     .flatMap((line) => line.split(/[，。；？！、,;?!：:（）()]/))
     .map((c) => c.trim())
     .filter((c) => characterBigrams(c).size >= 2);
-  const next = clauses.find((c) => !asked.has(c));
-  return next ? `${FOLLOW_UP_PREFIX}${next}` : NO_FOLLOW_UP;
+}
+
+/** Interrogative words and particles, dropped when a question becomes a statement or a query. */
+const INTERROGATIVES = /(请解释|为什么|为何|如何|怎样|怎么|什么|哪些|哪个|哪里|哪一|何时|何人|何地|何种|多少|是否|谁|吗|呢|请问|试述|试论|简述)/g;
+
+const withoutInterrogatives = (clause: string) => clause.replace(INTERROGATIVES, '').trim();
+
+/**
+ * Hypothesis: the stand-in knows nothing, so its "hypothetical passage" is the question restated
+ * as a statement (its clauses without interrogatives) — what a passage answering it would share.
+ */
+function hypothesis(user: string, tools: StandInTools): string {
+  const clauses = questionClauses(extractQuestion(user)).map(withoutInterrogatives).filter((c) => characterBigrams(c).size >= 1);
+  return clauses.length ? `${clauses.join('，')}。` : tools.declineFor(extractQuestion(user));
+}
+
+/** Rewrite: the question's clauses without interrogatives, as one space-separated query. */
+function rewrite(user: string, _tools: StandInTools): string {
+  const question = extractQuestion(user);
+  const terms = questionClauses(question).map(withoutInterrogatives).filter(Boolean);
+  return terms.length ? terms.join(' ') : question.trim();
+}
+
+/** Queries: the whole rewritten query, then each clause on its own, distinct, at most n, numbered. */
+function queries(user: string, tools: StandInTools): string {
+  const limit = candidateLimitOf(user);
+  const clauses = questionClauses(extractQuestion(user)).map(withoutInterrogatives).filter((c) => characterBigrams(c).size >= 2);
+  const list = [...new Set([rewrite(user, tools), ...clauses])].slice(0, limit);
+  return list.map((q, i) => `（${i + 1}）${q}`).join('\n');
+}
+
+/** Grade: 0–10, the share of the question's bigrams that the material's best sentence holds. */
+function grade(user: string, tools: StandInTools): string {
+  const grams = characterBigrams(tools.normalise(questionClauses(extractQuestion(user)).map(withoutInterrogatives).join('')));
+  if (grams.size === 0) return '0';
+  const best = Math.max(0, ...materialOf(user).flatMap((text) => splitIntoSentences(text)).map((s) => sharedBigrams(tools.normalise(s), grams)));
+  return String(Math.round((10 * best) / grams.size));
 }
 
 const RULES: Record<OutputKind, (user: string, tools: StandInTools) => string> = {
@@ -108,6 +150,10 @@ const RULES: Record<OutputKind, (user: string, tools: StandInTools) => string> =
   choose,
   'next-step': nextStep,
   'follow-up': followUp,
+  hypothesis,
+  rewrite,
+  queries,
+  grade,
 };
 
 /** The stand-in's reply to a method step's prompt, by the kind of output it asks for. */

@@ -16,6 +16,7 @@ import { validatingFetch } from './validatingFetch.js';
 import { RateLimitSchema, endpointRateLimiter, rateObservingFetch } from './rateLimit.js';
 import { ImageSettingsSchema, imageTokensOf } from './imageTokens.js';
 import { imagePreparer } from './imagePreparation.js';
+import { protocolSender } from './openaiProtocol.js';
 
 /** The params' fields (for schemas that extend them); OpenAIParamsSchema adds the checks across fields. */
 export const OpenAIParamsFields = z
@@ -96,6 +97,14 @@ export function parseChatCompletion(body: unknown): GenerationResult {
   const completion = parsed.data;
   const reply = convertCompletionsMessageToBaseMessage({ message: completion.choices[0]!.message as never, rawResponse: completion as never });
   const usage = completion.usage;
+  // A batch line of a call with logprobs or stop sequences carries them as a live call's protocol path reads them.
+  const choice = completion.choices[0] as { finish_reason?: string | null; logprobs?: { content?: { token: string; logprob: number }[] | null } | null };
+  const logprobs = choice.logprobs?.content?.map(({ token, logprob }) => ({ token, logprob }));
+  const extra = { ...(logprobs ? { logprobs } : {}), ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}) };
+  return { ...resultFromReplyOf(reply, usage), ...extra };
+}
+
+function resultFromReplyOf(reply: ReturnType<typeof convertCompletionsMessageToBaseMessage>, usage: z.infer<typeof ChatCompletionSchema>['usage']): GenerationResult {
   return resultFromReply({
     content: reply.content,
     additional_kwargs: reply.additional_kwargs,
@@ -198,6 +207,16 @@ export class OpenAIGenerator extends ChatModelGenerator {
       cache,
       ...(queue ? { batch: { queue, body: batchBody } } : {}),
       cacheParams: { temperature: params.temperature, maxTokens: params.maxTokens, extraBody: params.extraBody },
+      protocol: protocolSender({
+        model: params.model,
+        temperature: params.temperature,
+        maxTokens: params.maxTokens,
+        extraBody: params.extraBody,
+        apiKey: apiKey ?? NO_KEY,
+        headers,
+        timeoutMs: params.timeoutMs,
+        fetch: rateObservingFetch(rateLimiter),
+      }),
       ...(images && preparer ? { images: { preparer, tokens: (image) => imageTokensOf(image, images) } } : {}),
       secrets: [apiKey, ...Object.values(headers)],
       hooks: { sleep: options.sleep, random: options.random, onRetry: options.onRetry },

@@ -32,6 +32,8 @@ const CachedResultSchema = z.object({
     .object({ promptTokens: z.number().optional(), completionTokens: z.number().optional(), totalTokens: z.number().optional() })
     .optional(),
   toolCalls: z.array(z.object({ id: z.string().optional(), name: z.string(), args: z.record(z.string(), z.unknown()) })).optional(),
+  logprobs: z.array(z.object({ token: z.string(), logprob: z.number() })).optional(),
+  finishReason: z.string().optional(),
 });
 
 /** One cached response as stored: the model that gave it and when, for people inspecting the file, and the result. */
@@ -56,8 +58,8 @@ const TABLE = 'llm_responses';
 const LEGACY_TABLE = 'responses';
 
 function entry(model: string, result: GenerationResult): CacheEntry {
-  const { text, raw, reasoning, usage, toolCalls } = result;
-  return { model, createdAt: new Date().toISOString(), result: { text, raw, reasoning, usage, toolCalls } };
+  const { text, raw, reasoning, usage, toolCalls, logprobs, finishReason } = result;
+  return { model, createdAt: new Date().toISOString(), result: { text, raw, reasoning, usage, toolCalls, logprobs, finishReason } };
 }
 
 /** A row of the legacy table as an entry of the new one; a row that does not parse stays out (it was a miss before too). */

@@ -3,7 +3,7 @@ import { InputError, ServiceUnavailableError } from '../errors.js';
 import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { GenerationError } from '../generation/generationError.js';
 import { contentText } from '../generation/chatModelGenerator.js';
-import type { GenerationResult, Generator, ToolDefinition } from '../generation/types.js';
+import type { CallSettings, GenerationResult, Generator, ToolDefinition } from '../generation/types.js';
 import type { TokenCounter } from '../prompting/tokenCounter.js';
 import type { ChatMessage } from '../prompting/types.js';
 import { messageTokens, promptImages, recordedMessageOf } from '../prompting/messageContent.js';
@@ -84,6 +84,11 @@ export class MethodRun implements MethodContext {
     this.#started = this.#now();
   }
 
+  get model(): string {
+    const generator = this.#options.generator;
+    return `"${generator.model}" (generator ${generator.name})`;
+  }
+
   countTokens(text: string): number {
     return this.#options.countTokens(text);
   }
@@ -117,7 +122,7 @@ export class MethodRun implements MethodContext {
     return list;
   }
 
-  async generate(label: string, messages: ChatMessage[], options: { final?: boolean } = {}): Promise<GenerationResult> {
+  async generate(label: string, messages: ChatMessage[], options: { final?: boolean; call?: CallSettings } = {}): Promise<GenerationResult> {
     const started = this.#now();
     this.#generationCalls++;
     const recordedMessages = messages.map(recordedMessageOf);
@@ -127,7 +132,7 @@ export class MethodRun implements MethodContext {
     if (images.length && !generator.imageTokens) throw imagesRefused(generator, images.length);
     let result: GenerationResult;
     try {
-      result = await generator.generate(messages, { signal: this.signal });
+      result = await generator.generate(messages, { signal: this.signal, ...(options.call ? { call: options.call } : {}) });
     } catch (error) {
       this.#fail('generate', label, started, { messages: recordedMessages }, error);
     }
@@ -138,6 +143,26 @@ export class MethodRun implements MethodContext {
       // An intermediate step with nothing to go on: the method cannot continue honestly.
       this.#fail('generate', label, started, fields, new Error(`empty completion on all ${result.emptyAfterAttempts} attempts`));
     }
+    this.#push({ kind: 'generate', label, ...fields, ms: this.#now() - started });
+    return result;
+  }
+
+  async complete(label: string, prompt: string, options: { final?: boolean; call?: CallSettings } = {}): Promise<GenerationResult> {
+    const generator = this.#options.generator;
+    const started = this.#now();
+    this.#generationCalls++;
+    const recordedMessages = [{ role: 'prompt', content: prompt }];
+    if (!generator.complete) {
+      this.#fail('generate', label, started, { messages: recordedMessages }, new Error(`generator ${generator.name} (${generator.model}) has no completions API (api: completions needs one)`), true);
+    }
+    let result: GenerationResult;
+    try {
+      result = await generator.complete(prompt, { signal: this.signal, ...(options.call ? { call: options.call } : {}) });
+    } catch (error) {
+      this.#fail('generate', label, started, { messages: recordedMessages }, error);
+    }
+    const fields = this.#account(result, recordedMessages);
+    if (!options.final && result.emptyAfterAttempts) this.#fail('generate', label, started, fields, new Error(`empty completion on all ${result.emptyAfterAttempts} attempts`));
     this.#push({ kind: 'generate', label, ...fields, ms: this.#now() - started });
     return result;
   }
@@ -187,7 +212,8 @@ export class MethodRun implements MethodContext {
     const usage = reported && typeof reported.promptTokens === 'number' && typeof completion === 'number' ? { promptTokens: reported.promptTokens, completionTokens: completion } : undefined;
     const estimated = {
       promptTokens: shown?.images ? shown.textTokens() + shown.imageTokens : messages.reduce((sum, m) => sum + this.countTokens(m.content), 0),
-      completionTokens: this.countTokens(result.raw),
+      // Reasoning returned apart from the content (`reasoning_content`) was generated too.
+      completionTokens: this.countTokens(result.reasoning && !result.raw.includes(result.reasoning) ? `${result.reasoning}\n${result.raw}` : result.raw),
     };
     const counted = usage ?? estimated;
     if (shown?.images) {
@@ -209,7 +235,7 @@ export class MethodRun implements MethodContext {
     }
     return {
       messages,
-      response: result.raw,
+      response: result.reasoning && !result.raw.includes(result.reasoning) ? `<think>${result.reasoning}</think>${result.raw}` : result.raw,
       usage: shown?.images ? { ...counted, images: shown.images, imageTokens: shown.imageTokens } : counted,
       ...(usage ? {} : { usageEstimated: true }),
       ...(result.cached ? { cached: true } : {}),

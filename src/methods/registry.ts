@@ -3,12 +3,20 @@ import { Registry } from '../registry.js';
 import { strategies } from '../prompting/registry.js';
 import { adaptiveMethod } from './adaptive.js';
 import { agentMethod } from './agent.js';
+import { compressMethod } from './compress.js';
+import { cragMethod } from './crag.js';
+import { hydeMethod } from './hyde.js';
 import { httpMethod } from './http.js';
+import { flareMethod } from './flare.js';
 import { ircotMethod } from './ircot.js';
 import { iterRetGenMethod } from './iterRetGen.js';
 import { langchainRunnableMethod } from './langchainRunnable.js';
 import { outputsMethod } from './outputs.js';
+import { queryRewriteMethod } from './queryRewrite.js';
+import { ragFusionMethod } from './ragFusion.js';
 import { refineMethod } from './refine.js';
+import { searcherMethod } from './searcher.js';
+import { searchO1Method } from './searchO1.js';
 import { selfAskMethod } from './selfAsk.js';
 import { singleShotMethod } from './singleShot.js';
 import { standardMethod } from './standard.js';
@@ -26,7 +34,17 @@ methods
   .register(ircotMethod)
   .register(selfAskMethod)
   .register(sureMethod)
+  // Query-side methods, corrective retrieval, context compression.
+  .register(hydeMethod)
+  .register(queryRewriteMethod)
+  .register(ragFusionMethod)
+  .register(cragMethod)
+  .register(compressMethod)
   .register(agentMethod)
+  // Reasoning with search, and active retrieval (issue 34).
+  .register(searchO1Method)
+  .register(searcherMethod)
+  .register(flareMethod)
   // External systems: a deployed service, a LangChain chain, saved outputs.
   .register(httpMethod)
   .register(langchainRunnableMethod)

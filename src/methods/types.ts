@@ -1,6 +1,6 @@
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { BaseMessage } from '@langchain/core/messages';
-import type { GenerationResult, ToolDefinition } from '../generation/types.js';
+import type { CallSettings, GenerationResult, ToolDefinition } from '../generation/types.js';
 import type { ChatMessage, ContentPart } from '../prompting/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import type { MethodNotes } from './trace.js';
@@ -18,6 +18,8 @@ export interface MethodContext {
   /** Passages one retrieval call returns (the condition's k); 0 when the condition does not retrieve. */
   readonly k: number;
   readonly signal?: AbortSignal;
+  /** The run's model as its generator names it (for a refusal's message); absent where there is none (the dry-run plan). */
+  readonly model?: string;
   /** Retrieves k passages for `query` (the item's own question is answered from the run's batched retrieval). */
   retrieve(query: string, label: string): Promise<RetrievedChunk[]>;
   /**
@@ -25,7 +27,13 @@ export interface MethodContext {
    * follows the benchmark's empty-answer rule; an intermediate step left empty after the
    * endpoint's retries fails the item.
    */
-  generate(label: string, messages: ChatMessage[], options?: { final?: boolean }): Promise<GenerationResult>;
+  generate(label: string, messages: ChatMessage[], options?: { final?: boolean; call?: CallSettings }): Promise<GenerationResult>;
+  /**
+   * Continues a text through the model's completions API (`/v1/completions`; no chat template is
+   * applied), traced like `generate` (its prompt recorded as one `prompt` message). A generator
+   * without that API fails the item and stops the run, naming the model.
+   */
+  complete(label: string, prompt: string, options?: { final?: boolean; call?: CallSettings }): Promise<GenerationResult>;
   /**
    * One turn of a tool-calling conversation with the model (the agent method): traced like
    * `generate`; an endpoint that rejects the tools fails the item and stops the run.
@@ -98,6 +106,8 @@ export interface RagMethod {
   planCalls?(input: PlanInput): CallBound[] | Promise<CallBound[]>;
   /** Loads what the method needs beyond the item, once, with the run's items (longhisdoc-full reads OCR pages). */
   prepare?(items: BenchmarkItem[]): Promise<void>;
+  /** Lines the run's log and description carry about what the method loaded (after `prepare`): a stand-in model declares itself here. */
+  describe?(): string[];
   run(context: MethodContext): Promise<MethodOutcome>;
 }
 
@@ -118,7 +128,9 @@ export interface PlanInput {
 export type SlotBound =
   | string
   | { passages: number; params: PassageParams; /** Titles carry the chunk id (the agent's search results): no budget, no pages. */ ids?: boolean }
-  | { outputs: number; around?: string; none?: string };
+  | { outputs: number; around?: string; none?: string }
+  /** Several of the above written one after another into one placeholder (a reasoning transcript: outputs and results interleaved). */
+  | { sum: SlotBound[] };
 
 /** One prompt a call may have: built exactly as the run will (`messages`), or a step's template with bounded slots. */
 export type PromptBound = { messages: ChatMessage[] } | { prompt: MethodPrompt; slots: Record<string, SlotBound> };

@@ -26,6 +26,14 @@ export const OUTPUT_FORMATS = {
   'next-step': '【输出】下一句推理：只写一句；若已能作答，写“所以答案是：”后接最终答案',
   /** One follow-up question after FOLLOW_UP_PREFIX, or NO_FOLLOW_UP. */
   'follow-up': '【输出】追问：写“追问：”后接一个子问题；若无需追问，只写“无需追问”',
+  /** A hypothetical passage that would answer the question (HyDE). */
+  hypothesis: '【输出】假设段落：写一段可能回答问题的史料式段落，不加说明',
+  /** One search query for the question (query rewriting). */
+  rewrite: '【输出】检索式：只写一个检索查询，不作回答',
+  /** Up to N search queries, one per line, numbered （1）（2）… (multi-query / RAG-Fusion). */
+  queries: '【输出】多个检索式：至多{n}个，每行一个，以（1）（2）……编号',
+  /** A 0–10 relevance grade of one passage to the question (CRAG's retrieval evaluator). */
+  grade: '【输出】相关度：只写0到10之间的一个整数，10为直接相关，0为无关',
 } as const;
 export type OutputKind = keyof typeof OUTPUT_FORMATS;
 

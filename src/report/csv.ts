@@ -31,14 +31,22 @@ const methodColumns = (cell: RunSummary['cells'][number]): unknown[] => (cell.me
 /** `summary.csv`: one row per model × condition (× group), tidy for spreadsheets and pandas. */
 export function summaryCsv(summary: RunSummary): string {
   const header = ['model', 'condition', 'strategy', 'retriever', 'k', 'group', 'group_value', 'n', 'mean', 'ci_low', 'ci_high', 'diff_vs_baseline', 'diff_ci_low', 'diff_ci_high', 'share_positive', 'scored', 'generation_failed', 'judge_failed', 'empty', 'metric', 'recall', 'precision', 'ap', 'retrieval_calls', 'generation_calls', 'prompt_tokens', 'completion_tokens', 'tokens_estimated', 'ms_per_answer', 'price', ...DIAGNOSTIC_HEADER, 'clusters', 'design_effect', 'diff_design_effect', 'p', 'p_holm', 'p_bh', 'family', 'method', 'method_params'];
+  // Repeated samples add their columns at the end (runs with one sample per question keep their CSV as it was).
+  const sampled = summary.cells.some((c) => c.sampling);
+  if (sampled) header.push('samples_per_question', 'reducer', 'variance_between', 'variance_within', 'sampling_share', 'effective_questions');
+  const samplingColumns = (cell: RunSummary['cells'][number]): unknown[] => {
+    if (!sampled) return [];
+    const s = cell.sampling;
+    return s ? [s.samplesPerQuestion, s.reducer, s.between, s.within, s.samplingShare, s.effectiveQuestions] : ['', '', '', '', '', ''];
+  };
   const rows: unknown[][] = [];
   for (const cell of summary.cells) {
     const diff = summary.paired.find((p) => p.model === cell.model && p.condition === cell.condition);
     const r = cell.retrieval ?? {};
-    rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, 'all', 'all', cell.score.n, cell.score.mean, cell.score.ciLow, cell.score.ciHigh, diff?.meanDiff, diff?.ciLow, diff?.ciHigh, diff?.sharePositive, cell.scored, cell.failed.generation, cell.failed.judge, cell.empty, cell.metric, r.recall, r.precision, r.ap, ...costColumns(cell), ...diagnosticColumns(cell), cell.score.clusters, cell.score.designEffect, diff?.designEffect, diff?.p, diff?.pHolm, diff?.pBH, diff?.family, ...methodColumns(cell)]);
+    rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, 'all', 'all', cell.score.n, cell.score.mean, cell.score.ciLow, cell.score.ciHigh, diff?.meanDiff, diff?.ciLow, diff?.ciHigh, diff?.sharePositive, cell.scored, cell.failed.generation, cell.failed.judge, cell.empty, cell.metric, r.recall, r.precision, r.ap, ...costColumns(cell), ...diagnosticColumns(cell), cell.score.clusters, cell.score.designEffect, diff?.designEffect, diff?.p, diff?.pHolm, diff?.pBH, diff?.family, ...methodColumns(cell), ...samplingColumns(cell)]);
     for (const [group, values] of Object.entries(cell.byGroup)) {
       for (const [value, stats] of Object.entries(values)) {
-        rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, group, value, stats.n, stats.mean, stats.ciLow, stats.ciHigh, '', '', '', '', '', '', '', '', '', cell.metric, '', '', '', '', '', '', '', '', '', '', ...DIAGNOSTIC_HEADER.map(() => ''), stats.clusters, stats.designEffect, '', '', '', '', '', ...methodColumns(cell)]);
+        rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, group, value, stats.n, stats.mean, stats.ciLow, stats.ciHigh, '', '', '', '', '', '', '', '', '', cell.metric, '', '', '', '', '', '', '', '', '', '', ...DIAGNOSTIC_HEADER.map(() => ''), stats.clusters, stats.designEffect, '', '', '', '', '', ...methodColumns(cell), ...(sampled ? ['', '', '', '', '', ''] : [])]);
       }
     }
   }

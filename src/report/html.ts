@@ -80,19 +80,29 @@ export function renderReportHtml(input: ReportInput): string {
   const noted = summary.cells.some((c) => Object.keys(c.method ?? {}).length > 0);
   const limited = summary.cells.some((c) => c.cost?.rateLimited !== undefined);
   const versusConditions = summary.versusConditions ?? [];
+  // Repeated samples: the variance split and effective number of questions per cell.
+  const sampled = summary.cells.some((c) => c.sampling);
+  const samplingCells = (s: (typeof summary.cells)[number]['sampling']) =>
+    s ? `<td>${num(s.between, 1)} / ${num(s.within, 1)} <span class="ci">(${(100 * s.samplingShare).toFixed(0)}% sampling)</span></td><td>${num(s.effectiveQuestions, 1)}</td>` : '<td>–</td><td>–</td>';
   for (const model of summary.models) {
-    out.push(`<h3>${esc(model)}</h3><div class="scroll"><table class="conditions"><tr><th>condition</th><th>mean [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th><th>P(Δ&gt;0)</th><th>p (Holm, BH)</th>${summary.cluster ? '<th>design effect (mean / Δ)</th>' : ''}${versusConditions.map((v) => `<th>Δ vs ${esc(v)} [95% CI]</th>`).join('')}<th>scored / items</th><th>failed (gen / judge)</th><th>empty</th><th>truncated</th><th>retrievals / answer</th><th>generations / answer</th><th>tokens / answer</th><th>ms / answer</th>${priced ? '<th>price / answer</th>' : ''}${limited ? '<th>429s / answer</th><th>rate-limit wait ms / answer</th>' : ''}${noted ? '<th>method figures</th>' : ''}</tr>`);
+    out.push(`<h3>${esc(model)}</h3><div class="scroll"><table class="conditions"><tr><th>condition</th><th>mean [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th><th>P(Δ&gt;0)</th><th>p (Holm, BH)</th>${summary.cluster ? '<th>design effect (mean / Δ)</th>' : ''}${sampled ? '<th>variance between / within questions</th><th>effective questions</th>' : ''}${versusConditions.map((v) => `<th>Δ vs ${esc(v)} [95% CI]</th>`).join('')}<th>scored / items</th><th>failed (gen / judge)</th><th>empty</th><th>truncated</th><th>retrievals / answer</th><th>generations / answer</th><th>tokens / answer</th><th>ms / answer</th>${priced ? '<th>price / answer</th>' : ''}${limited ? '<th>429s / answer</th><th>rate-limit wait ms / answer</th>' : ''}${noted ? '<th>method figures</th>' : ''}</tr>`);
     for (const cell of summary.cells.filter((c) => c.model === model)) {
       const d = summary.paired.find((p) => p.model === model && p.condition === cell.condition);
       const cls = d?.meanDiff === null || d === undefined ? '' : d.meanDiff > 0 ? 'pos' : d.meanDiff < 0 ? 'neg' : '';
       out.push(
         `<tr><td>${esc(cell.condition)}</td><td>${ci(cell.score)}</td><td class="${cls}">${d && d.meanDiff !== null ? `${d.meanDiff >= 0 ? '+' : ''}${num(d.meanDiff)} <span class="ci">[${num(d.ciLow)}, ${num(d.ciHigh)}]</span>` : '–'}</td>` +
-          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${d?.p == null ? '–' : `${pText(d.p)} <span class="ci">(${pText(d.pHolm)}, ${pText(d.pBH)})</span>`}</td>${summary.cluster ? `<td>${cell.score.designEffect == null ? '–' : num(cell.score.designEffect, 1)} / ${d?.designEffect == null ? '–' : num(d.designEffect, 1)}</td>` : ''}${versusConditions.map((v) => `<td>${diffText(summary.versus?.find((p) => p.model === model && p.condition === cell.condition && p.baseline === v))}</td>`).join('')}<td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td>${costCells(cell, priced)}${limited ? `<td>${num(cell.cost?.rateLimited ?? 0)}</td><td>${Math.round(cell.cost?.rateLimitWaitMs ?? 0)}</td>` : ''}${noted ? `<td>${esc(methodFigures(cell))}</td>` : ''}</tr>`,
+          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${d?.p == null ? '–' : `${pText(d.p)} <span class="ci">(${pText(d.pHolm)}, ${pText(d.pBH)})</span>`}</td>${summary.cluster ? `<td>${cell.score.designEffect == null ? '–' : num(cell.score.designEffect, 1)} / ${d?.designEffect == null ? '–' : num(d.designEffect, 1)}</td>` : ''}${sampled ? samplingCells(cell.sampling) : ''}${versusConditions.map((v) => `<td>${diffText(summary.versus?.find((p) => p.model === model && p.condition === cell.condition && p.baseline === v))}</td>`).join('')}<td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td>${costCells(cell, priced)}${limited ? `<td>${num(cell.cost?.rateLimited ?? 0)}</td><td>${Math.round(cell.cost?.rateLimitWaitMs ?? 0)}</td>` : ''}${noted ? `<td>${esc(methodFigures(cell))}</td>` : ''}</tr>`,
       );
     }
     out.push('</table></div>');
     const family = summary.families?.find((f) => f.reference === summary.baseline && f.size > 0);
     if (family) out.push(`<p class="meta">p: paired sign-flip permutation test of Δ${summary.cluster ? `, whole clusters (${esc(summary.cluster)}) flipped together` : ''}; adjusted by Holm (family-wise error) and Benjamini–Hochberg (false discoveries) over the family: ${esc(family.name)}.</p>`);
+    const sampling = summary.cells.find((c) => c.model === model && c.sampling)?.sampling;
+    if (sampling) {
+      out.push(
+        `<p class="meta">Repeated samples (${num(sampling.samplesPerQuestion, sampling.samplesPerQuestion % 1 ? 1 : 0)} per question), reduced per question by their ${esc(sampling.reducer)}; intervals are two-stage bootstraps (${summary.cluster ? 'clusters' : 'questions'}, then samples within a question). Variance between / within: of one answer's score, between questions and within a question (the model's sampling); effective questions: independent, noise-free questions that would give the mean's variance.</p>`,
+      );
+    }
     const stray = summary.cells.filter((c) => c.model === model && (c.extra.judgeStrayLines ?? 0) > 0);
     if (stray.length) {
       out.push(`<p class="meta">Judge output lines that matched no rubric item (mean per answer; ignored when scoring): ${stray.map((c) => `${esc(c.condition)} ${num(c.extra.judgeStrayLines)}`).join(', ')}.</p>`);

@@ -55,6 +55,7 @@ export function summaryTable(summary: RunSummary): string {
   const priced = summary.cells.some((c) => c.cost?.price != null);
   const clustered = Boolean(summary.cluster);
   const tested = summary.paired.some((d) => d.p != null);
+  const sampled = summary.cells.some((c) => c.sampling);
   for (const model of summary.models) {
     const rows: string[][] = [];
     for (const condition of summary.conditions) {
@@ -68,6 +69,7 @@ export function summaryTable(summary: RunSummary): string {
         ...(clustered ? [`${deffText(cell.score.designEffect)} / ${deffText(diff?.designEffect)}`] : []),
         diffText(diff),
         ...(tested ? [testText(diff)] : []),
+        ...(sampled ? samplingColumns(cell.sampling) : []),
         ...(summary.versusConditions ?? []).map((v) => diffText(summary.versus?.find((p) => p.model === model && p.condition === condition && p.baseline === v))),
         cell.retrieval?.recall !== undefined ? fmt(cell.retrieval.recall, 3) : '–',
         cell.cost ? fmt(cell.cost.retrievalCalls, 1) : '–',
@@ -80,7 +82,7 @@ export function summaryTable(summary: RunSummary): string {
     }
     blocks.push(
       `model: ${model}\n` +
-        renderTextTable(['condition', 'mean', '95% CI', ...(clustered ? ['deff'] : []), `Δ vs ${summary.baseline} [95% CI]`, ...(tested ? ['p (Holm, BH)'] : []), ...(summary.versusConditions ?? []).map((v) => `Δ vs ${v} [95% CI]`), 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], rows),
+        renderTextTable(['condition', 'mean', '95% CI', ...(clustered ? ['deff'] : []), `Δ vs ${summary.baseline} [95% CI]`, ...(tested ? ['p (Holm, BH)'] : []), ...(sampled ? ['var between / within (sampling share)', 'n_eff'] : []), ...(summary.versusConditions ?? []).map((v) => `Δ vs ${v} [95% CI]`), 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], rows),
     );
   }
   const notes = statisticsNotes(summary);
@@ -111,9 +113,24 @@ export function summaryTable(summary: RunSummary): string {
   return blocks.join('\n\n');
 }
 
+/** A cell's variance split and effective number of questions (repeated samples). */
+function samplingColumns(sampling: RunSummary['cells'][number]['sampling']): string[] {
+  if (!sampling) return ['–', '–'];
+  return [`${fmt(sampling.between, 1)} / ${fmt(sampling.within, 1)} (${(100 * sampling.samplingShare).toFixed(0)}%)`, fmt(sampling.effectiveQuestions, 1)];
+}
+
 /** What the CI, deff and p columns are: the clusters, the test, the family the adjustment ran over. */
 function statisticsNotes(summary: RunSummary): string[] {
   const lines: string[] = [];
+  const sampling = summary.cells.find((c) => c.sampling)?.sampling;
+  if (sampling) {
+    const counts = [...new Set(summary.cells.map((c) => c.sampling?.samplesPerQuestion).filter((n) => n !== undefined).map((n) => fmt(n!, n! % 1 ? 1 : 0)))];
+    lines.push(
+      `repeated samples: ${counts.join('/')} per question, reduced by their ${sampling.reducer}; CIs are two-stage bootstraps (${summary.cluster ? 'clusters' : 'questions'}, then samples within a question); ` +
+        `var between / within: variance of one answer's score between questions and within a question (the model's sampling), with the sampling share of a question's score; ` +
+        `n_eff: independent noise-free questions giving the same variance of the mean`,
+    );
+  }
   const clusters = Math.max(0, ...summary.cells.map((c) => c.score.clusters ?? 0));
   if (summary.cluster) {
     lines.push(`95% CIs and tests resample clusters (${summary.cluster}: up to ${clusters} per condition); deff: design effect of the mean / of Δ (clustered ÷ per-question variance)`);

@@ -42,6 +42,7 @@ export function summaryOptionsOf(config: ExperimentConfig, manifest: Record<stri
     resamples: config.scoring.bootstrapResamples,
     seed: config.seed,
     ...(config.scoring.cluster !== undefined ? { cluster: config.scoring.cluster } : {}),
+    ...(config.scoring.reducer ? { reducer: config.scoring.reducer } : {}),
     methods: methodsByStrategy(config),
   };
 }

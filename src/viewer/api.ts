@@ -10,6 +10,29 @@ import type { RunItemRecord } from '../experiment/records.js';
 
 export type RunStatus = 'in progress' | 'done' | 'interrupted' | 'failed';
 
+/** Where the live server's background indexing of a run's answers (items.jsonl) stands. */
+export interface IndexState {
+  /** `ready` once every complete line of items.jsonl is in the index (answers, search, compare need it). */
+  state: 'indexing' | 'ready';
+  /** Bytes of items.jsonl in the index, and the file's size. */
+  bytes: number;
+  totalBytes: number;
+  /** Answers in the index so far. */
+  answers: number;
+}
+
+/** `/api/indexing`: the server's index cache and what this start has indexed (a second start of unchanged runs: nothing). */
+export interface IndexingStatus {
+  cacheDir: string;
+  runs: number;
+  /** Runs whose answers are all indexed. */
+  ready: number;
+  bytes: number;
+  totalBytes: number;
+  /** Since the server started: lines and bytes read into an index, indexes started over (file truncated or replaced), indexes extended. */
+  indexed: { lines: number; bytes: number; rebuilds: number; extended: number };
+}
+
 /** One line of the run list. */
 export interface RunListEntry {
   id: string;
@@ -36,6 +59,8 @@ export interface RunListEntry {
   empty: number;
   /** Bumped whenever the run's answers or manifest change: the client refetches what it shows. */
   version: number;
+  /** The live server's indexing of the run's answers (absent in a bundle, whose answers are all there). */
+  index?: IndexState;
 }
 
 /** A summary cell with its paired difference against the baseline and, where present, its diagnostics. */
@@ -111,6 +136,8 @@ export interface AnswerPage {
   total: number;
   offset: number;
   rows: AnswerRow[];
+  /** Present while the run's answers are still being indexed (rows empty then): ask again. */
+  indexing?: IndexState;
 }
 
 /** One passage of an answer, in rank order, with what became of it. */

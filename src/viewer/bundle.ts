@@ -25,11 +25,12 @@ export function scriptJson(value: unknown): string {
  * showed, only the thumbnails go in (`data/r<run>/thumbs/<n>.jpg`, once each), their answer pages
  * pointing at them; full-size scans stay in their folders.
  */
-export async function writeBundle(paths: string[], outDir: string): Promise<{ runs: number; answers: number; thumbnails: number; index: string }> {
+export async function writeBundle(paths: string[], outDir: string, options: { cacheDir?: string } = {}): Promise<{ runs: number; answers: number; thumbnails: number; index: string }> {
   const out = resolve(outDir);
-  const store = new RunStore(paths);
+  const store = new RunStore(paths, { cacheDir: options.cacheDir });
   try {
     await store.scan(true);
+    await store.whenAllIndexed();
     const assets = await clientAssets();
     mkdirSync(join(out, 'data'), { recursive: true });
     writeFileSync(join(out, 'index.html'), indexHtml({ bundle: true, title: 'hisrag view (bundle)' }));

@@ -1,4 +1,5 @@
-import { closeSync, fstatSync, openSync, readFileSync, readSync, realpathSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
 import Database from 'better-sqlite3';
 import type { BenchmarkItem } from '../benchmarks/types.js';
@@ -8,7 +9,7 @@ import { validateExperimentConfig } from '../config/load.js';
 import { isGoldChunk } from '../diagnostics/evidence.js';
 import { RunItemRecordSchema, type RunItemRecord } from '../experiment/records.js';
 import { RUN_FILES } from '../experiment/runDirectory.js';
-import { summarizeRun, type RunSummary } from '../experiment/summary.js';
+import { RunSummarySchema, summarizeRun, type RunSummary } from '../experiment/summary.js';
 import { summaryOptionsOf } from '../results/loadRun.js';
 import { costChartSvg } from '../report/costChart.js';
 import { depthChartSvg } from '../report/depthChart.js';
@@ -19,6 +20,7 @@ import type {
   AnswerRow,
   CellView,
   ImageView,
+  IndexState,
   ItemInfo,
   OtherAnswer,
   PassageView,
@@ -30,8 +32,12 @@ import { haystackOf, splitGroup, type BundleRow, type ScoreRow } from './queries
 
 /** Characters of question and answer kept in a table row (the answer page reads the record whole). */
 const SNIPPET = 160;
-/** items.jsonl is read in pieces of this size: memory stays bounded whatever the file's size. */
-const READ_CHUNK = 4 * 1024 * 1024;
+/** items.jsonl is indexed in steps of about this many bytes (one transaction each): memory stays bounded whatever the file's size, and requests are answered between steps. */
+const STEP_BYTES = 1024 * 1024;
+/** An append up to this size is indexed within the request that sees it (a run in progress); more is left to the background. */
+const INLINE_BYTES = 8 * 1024 * 1024;
+/** Bytes before the indexed offset whose hash tells a file rewritten in place from one appended to. */
+const TAIL = 4096;
 /** A large run in progress (more answers than this) recomputes its summary (bootstrap CIs) at most every SUMMARY_EVERY_MS. */
 const SUMMARY_THROTTLE_ABOVE = 5000;
 const SUMMARY_EVERY_MS = 1500;
@@ -117,93 +123,269 @@ export interface StoredItem {
   docId?: string;
 }
 
+/** What this process has indexed since it started (a second start of unchanged runs: all zero). */
+export interface IndexCounters {
+  /** Lines of items.jsonl read into an index. */
+  lines: number;
+  bytes: number;
+  /** Indexes started over because their items.jsonl was truncated or replaced (or the cache was unusable). */
+  rebuilds: number;
+  /** Indexes extended from where an earlier start (or request) stopped. */
+  extended: number;
+}
+
+export const newCounters = (): IndexCounters => ({ lines: 0, bytes: 0, rebuilds: 0, extended: 0 });
+
+/** The cache file's layout; another value starts the cache over. */
+const CACHE_SCHEMA = '1';
+
+interface Meta {
+  /** Bytes of items.jsonl indexed (always up to a newline). */
+  offset: number;
+  dev: number;
+  ino: number;
+  /** sha1 of the TAIL bytes before `offset`: a file rewritten in place (truncated, then grown past it) no longer matches. */
+  tail: string;
+  badLines: number;
+  itemsLoaded: boolean;
+  /**
+   * Answers, distinct questions and benchmark names in the index, kept with each step: the run
+   * list counts fifty runs without scanning their tables ('' in a cache from before: counted once).
+   */
+  counts: string;
+}
+
+/** A run's summary.json, read when it changed (mtime, size), or null when absent or unreadable. */
+interface StoredSummary {
+  stamp: string;
+  value: RunSummary | null;
+  raw: Record<string, unknown> | null;
+  mtimeMs: number;
+}
+
 /**
- * One run directory, indexed: its answers in an SQLite file (one row per answer: the fields the
- * tables filter and sort on, the searchable text, and where the record lies in items.jsonl), read
- * incrementally — each refresh reads only the bytes appended since the last one — so the answers
- * of a run in progress appear as they are written. Read-only towards the run directory.
+ * One run directory, indexed. What each run already summarises is read at once — config,
+ * manifest, summary.json — so the run list and a finished run's conditions need no answer. The
+ * answers go into an SQLite file in the viewer's cache folder (outside the run directory, which is
+ * only ever read): one row per answer with the fields the tables filter and sort on, the searchable
+ * text, what the summary needs (`slim`) and where the record lies in items.jsonl. The index is
+ * filled in steps (`indexStep`, a few MB each, by the store's background loop) and kept between
+ * starts, keyed by the file's identity (device, inode) and the bytes indexed: an append extends it,
+ * a truncated or replaced file starts it over. No per-answer object stays in the process.
  */
 export class RunIndex {
   private db: Database.Database;
-  private offset = 0;
-  private inode = -1;
-  private records = new Map<string, RunItemRecord>();
+  private meta: Meta;
   private config: ExperimentConfig | null = null;
   private manifest: Record<string, unknown> = {};
-  private itemsLoaded = false;
+  private manifestText = '';
   private changes = 0;
-  private summary: { changes: number; at: number; value: RunSummary; detail: RunDetail | null } | null = null;
-  /** Lines that were not valid records (left out; the run's own tools report them). */
-  badLines = 0;
+  /** The file as last seen: a change of size, mtime or inode is checked against the index. */
+  private seen = { size: -1, mtimeMs: -1, ino: -1 };
+  private answerCount: { changes: number; n: number; items: number; benchmarks: string[] } | null = null;
+  private stored: StoredSummary | null = null;
+  private summary: { changes: number; at: number; value: RunSummary } | null = null;
+  private statements: { upsert: Database.Statement; reference: Database.Statement; setMeta: Database.Statement } | null = null;
 
   constructor(
     readonly id: string,
     readonly dir: string,
-    dbFile: string,
+    private readonly cacheFile: string,
+    private readonly counters: IndexCounters = newCounters(),
   ) {
-    this.db = new Database(dbFile);
-    this.db.pragma('journal_mode = OFF');
-    this.db.pragma('synchronous = OFF');
-    this.db.pragma('cache_size = -16000');
-    this.db.exec(`
-      CREATE TABLE answers (
-        id INTEGER PRIMARY KEY, key TEXT UNIQUE NOT NULL, model TEXT NOT NULL, condition TEXT NOT NULL,
-        benchmark TEXT NOT NULL, itemId TEXT NOT NULL, itemKey TEXT NOT NULL, category TEXT NOT NULL, groups TEXT NOT NULL,
-        question TEXT NOT NULL, answer TEXT NOT NULL, score REAL, status TEXT NOT NULL, empty INTEGER NOT NULL,
-        tokens REAL, price REAL, rcalls REAL, gcalls REAL, ms REAL, offset INTEGER NOT NULL, length INTEGER NOT NULL, haystack TEXT NOT NULL
-      );
-      CREATE INDEX answers_cell ON answers (model, condition, itemKey);
-      CREATE INDEX answers_item ON answers (itemKey);
-      CREATE TABLE items (itemKey TEXT PRIMARY KEY, info TEXT NOT NULL);
-    `);
+    this.readConfig();
+    this.readManifest();
+    this.db = this.openCache();
+    this.meta = this.readMeta();
+    this.checkFile();
   }
 
   close(): void {
-    this.db.close();
+    if (this.db.open) this.db.close();
   }
 
-  /** Reads what was appended to items.jsonl and re-reads the manifest; true when something changed. */
-  refresh(): boolean {
-    const before = this.changes;
-    const manifest = readJson(this.dir, RUN_FILES.manifest) ?? {};
-    if (JSON.stringify(manifest) !== JSON.stringify(this.manifest)) {
-      this.manifest = manifest;
-      this.changes++;
+  /** Opens the cache file, starting it over when it is of another layout or another run directory. */
+  private openCache(): Database.Database {
+    let db = new Database(this.cacheFile);
+    const schema = (() => {
+      try {
+        return (db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined)?.value;
+      } catch {
+        return undefined;
+      }
+    })();
+    const dirOf = (() => {
+      try {
+        return (db.prepare("SELECT value FROM meta WHERE key = 'dir'").get() as { value: string } | undefined)?.value;
+      } catch {
+        return undefined;
+      }
+    })();
+    if (schema !== CACHE_SCHEMA || dirOf !== this.dir) {
+      const fresh = schema === undefined && dirOf === undefined;
+      db.close();
+      for (const suffix of ['', '-wal', '-shm']) rmSync(this.cacheFile + suffix, { force: true });
+      if (!fresh) this.counters.rebuilds++;
+      db = new Database(this.cacheFile);
     }
-    this.readConfig();
-    this.readAppended();
-    return this.changes !== before;
+    // WAL: one viewer indexing while another (or this one) reads; a step is one transaction, so a
+    // viewer killed mid-step leaves the index as of its last step, and the next start goes on from there.
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 10000');
+    // The page cache per run stays small (the OS caches the file): fifty runs open must not add up.
+    db.pragma('cache_size = -512');
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS answers (
+        id INTEGER PRIMARY KEY, key TEXT UNIQUE NOT NULL, model TEXT NOT NULL, condition TEXT NOT NULL,
+        benchmark TEXT NOT NULL, itemId TEXT NOT NULL, itemKey TEXT NOT NULL, category TEXT NOT NULL, groups TEXT NOT NULL,
+        question TEXT NOT NULL, answer TEXT NOT NULL, score REAL, status TEXT NOT NULL, empty INTEGER NOT NULL,
+        tokens REAL, price REAL, rcalls REAL, gcalls REAL, ms REAL, offset INTEGER NOT NULL, length INTEGER NOT NULL,
+        haystack TEXT NOT NULL, slim TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS answers_cell ON answers (model, condition, itemKey);
+      CREATE INDEX IF NOT EXISTS answers_item ON answers (itemKey);
+      CREATE TABLE IF NOT EXISTS items (itemKey TEXT PRIMARY KEY, info TEXT NOT NULL);
+    `);
+    const set = db.prepare('INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)');
+    set.run('schema', CACHE_SCHEMA);
+    set.run('dir', this.dir);
+    return db;
   }
 
-  /**
-   * Reads the config, loads the benchmark's items (references, rubrics, gold evidence: a benchmark
-   * file that moved leaves them out) before the first answers, so references are searchable, then
-   * indexes what items.jsonl holds.
-   */
-  async open(): Promise<void> {
-    this.readConfig();
-    await this.loadItems();
-    this.refresh();
-    // The summary (bootstrap CIs: seconds on a large run) is ready before the first page asks.
-    this.currentSummary();
+  private readMeta(): Meta {
+    const rows = this.db.prepare('SELECT key, value FROM meta').all() as { key: string; value: string }[];
+    const m = new Map(rows.map((r) => [r.key, r.value]));
+    const num = (key: string) => Number(m.get(key) ?? 0) || 0;
+    return { offset: num('offset'), dev: num('dev'), ino: num('ino'), tail: m.get('tail') ?? '', badLines: num('badLines'), itemsLoaded: m.get('itemsLoaded') === '1', counts: m.get('counts') ?? '' };
+  }
+
+  private writeMeta(patch: Partial<Meta>): void {
+    Object.assign(this.meta, patch);
+    this.statements ??= this.prepareStatements();
+    for (const [key, value] of Object.entries(patch)) this.statements.setMeta.run(key, typeof value === 'boolean' ? (value ? '1' : '0') : String(value));
+  }
+
+  private prepareStatements() {
+    return {
+      upsert: this.db.prepare(`
+        INSERT INTO answers (key, model, condition, benchmark, itemId, itemKey, category, groups, question, answer, score, status, empty, tokens, price, rcalls, gcalls, ms, offset, length, haystack, slim)
+        VALUES (@key, @model, @condition, @benchmark, @itemId, @itemKey, @category, @groups, @question, @answer, @score, @status, @empty, @tokens, @price, @rcalls, @gcalls, @ms, @offset, @length, @haystack, @slim)
+        ON CONFLICT(key) DO UPDATE SET score = excluded.score, status = excluded.status, empty = excluded.empty, answer = excluded.answer,
+          tokens = excluded.tokens, price = excluded.price, rcalls = excluded.rcalls, gcalls = excluded.gcalls, ms = excluded.ms,
+          offset = excluded.offset, length = excluded.length, haystack = excluded.haystack, groups = excluded.groups, slim = excluded.slim`),
+      reference: this.db.prepare('SELECT info FROM items WHERE itemKey = ?'),
+      setMeta: this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
+    };
   }
 
   private readConfig(): void {
-    if (this.config) return;
     const raw = readJson(this.dir, RUN_FILES.config);
     if (!raw) throw new Error(`${this.dir}: no readable ${RUN_FILES.config}`);
     this.config = validateExperimentConfig(raw, join(this.dir, RUN_FILES.config));
   }
 
-  private async loadItems(): Promise<void> {
-    if (this.itemsLoaded || !this.config) return;
-    this.itemsLoaded = true;
+  private readManifest(): void {
+    const file = insideFile(this.dir, RUN_FILES.manifest);
+    let text = '';
+    try {
+      text = file ? readFileSync(file, 'utf8') : '';
+    } catch {
+      text = '';
+    }
+    if (text === this.manifestText) return;
+    this.manifestText = text;
+    try {
+      const value = JSON.parse(text) as unknown;
+      this.manifest = value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
+    } catch {
+      this.manifest = {};
+    }
+    this.changes++;
+  }
+
+  /** The index, started over: its items.jsonl was truncated or replaced. */
+  private rebuild(): void {
+    this.db.transaction(() => {
+      this.db.exec('DELETE FROM answers');
+      this.writeMeta({ offset: 0, tail: '', badLines: 0, dev: 0, ino: 0, counts: '' });
+    })();
+    this.tornTail = -1;
+    this.counters.rebuilds++;
+    this.changes++;
+  }
+
+  private tailHash(fd: number, offset: number): string {
+    const start = Math.max(0, offset - TAIL);
+    const buffer = Buffer.alloc(offset - start);
+    const read = readSync(fd, buffer, 0, buffer.length, start);
+    return createHash('sha1').update(buffer.subarray(0, read)).digest('hex');
+  }
+
+  /**
+   * Stats items.jsonl; when it changed since last seen, checks that the indexed bytes are still the
+   * file's first bytes (same device and inode, not shorter, same bytes before the offset), else
+   * starts the index over. Returns the file's size (0 when there is none).
+   */
+  private checkFile(): number {
+    const file = insideFile(this.dir, RUN_FILES.items);
+    if (!file) {
+      if (this.meta.offset > 0) this.rebuild();
+      this.seen = { size: 0, mtimeMs: -1, ino: -1 };
+      return 0;
+    }
+    const fd = openSync(file, 'r');
+    try {
+      const st = fstatSync(fd);
+      if (st.size === this.seen.size && st.mtimeMs === this.seen.mtimeMs && st.ino === this.seen.ino) return st.size;
+      if (this.meta.offset > 0) {
+        const same = st.dev === this.meta.dev && st.ino === this.meta.ino && st.size >= this.meta.offset && this.tailHash(fd, this.meta.offset) === this.meta.tail;
+        if (!same) this.rebuild();
+      }
+      this.seen = { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
+      return st.size;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Bytes of items.jsonl not indexed yet (a last line without its newline counts until it is read). */
+  get pending(): number {
+    return Math.max(0, this.seen.size - this.meta.offset);
+  }
+
+  /** Every complete line indexed: what is left, if anything, is a line still being written. */
+  get ready(): boolean {
+    return this.pending === 0 || this.tornTail === this.seen.size;
+  }
+
+  /** The file size at which the last step found only an unfinished line after the offset. */
+  private tornTail = -1;
+
+  get indexState(): IndexState {
+    return { state: this.ready ? 'ready' : 'indexing', bytes: this.meta.offset, totalBytes: Math.max(this.seen.size, 0), answers: this.counts().n };
+  }
+
+  /** Whether the benchmark's items (references, for search) still have to be loaded before the first answers. */
+  get needsItems(): boolean {
+    return !this.meta.itemsLoaded;
+  }
+
+  /**
+   * Loads the benchmark's items (references, rubrics, gold evidence: a benchmark file that moved
+   * leaves them out) into the index, once per cache, before the first answers, so that references
+   * are searchable.
+   */
+  async loadItems(): Promise<void> {
+    if (this.meta.itemsLoaded || !this.config) return;
     const specs = this.config.benchmarks ?? (this.config.benchmark ? [this.config.benchmark] : []);
     const insert = this.db.prepare('INSERT OR REPLACE INTO items (itemKey, info) VALUES (?, ?)');
     for (const spec of specs) {
       try {
         const benchmark = await benchmarks.create(spec as { name: string } & Record<string, unknown>, undefined);
         const items = await benchmark.load();
+        if (!this.db.open) return;
         this.db.transaction(() => {
           for (const item of items) {
             const stored: StoredItem = {
@@ -221,119 +403,148 @@ export class RunIndex {
         // The run directory is what the viewer shows; a benchmark file elsewhere is a bonus.
       }
     }
+    if (this.db.open) this.writeMeta({ itemsLoaded: true });
   }
 
-  private reset(): void {
-    this.db.exec('DELETE FROM answers');
-    this.records.clear();
-    this.offset = 0;
-    this.changes++;
-  }
-
-  private readAppended(): void {
-    const file = insideFile(this.dir, RUN_FILES.items);
-    if (!file) {
-      if (this.offset > 0) this.reset();
-      return;
+  /**
+   * Re-reads the manifest and looks at items.jsonl; appends of at most `inlineBytes` are indexed
+   * at once (a run in progress shows its new answers on the next request), larger ones are left to
+   * the background. Returns whether something is left to index.
+   */
+  refresh(inlineBytes = INLINE_BYTES): boolean {
+    this.readManifest();
+    this.checkFile();
+    if (this.ready) return false;
+    if (this.meta.itemsLoaded && this.pending <= inlineBytes) {
+      while (!this.ready && this.indexStep(STEP_BYTES)) {
+        // a few MB at most
+      }
     }
+    return !this.ready;
+  }
+
+  /**
+   * Indexes the next complete lines of items.jsonl, about `maxBytes` of them, in one transaction
+   * with the new offset; returns whether more is left.
+   */
+  indexStep(maxBytes = STEP_BYTES): boolean {
+    const size = this.checkFile();
+    if (this.ready) return false;
+    const file = insideFile(this.dir, RUN_FILES.items);
+    if (!file) return false;
     const fd = openSync(file, 'r');
     try {
       const st = fstatSync(fd);
-      // A resume that cut a torn last line, or a file replaced: read it again from the start.
-      if (st.size < this.offset || (this.inode !== -1 && st.ino !== this.inode)) this.reset();
-      this.inode = st.ino;
-      if (st.size === this.offset) return;
-      const upsert = this.db.prepare(`
-        INSERT INTO answers (key, model, condition, benchmark, itemId, itemKey, category, groups, question, answer, score, status, empty, tokens, price, rcalls, gcalls, ms, offset, length, haystack)
-        VALUES (@key, @model, @condition, @benchmark, @itemId, @itemKey, @category, @groups, @question, @answer, @score, @status, @empty, @tokens, @price, @rcalls, @gcalls, @ms, @offset, @length, @haystack)
-        ON CONFLICT(key) DO UPDATE SET score = excluded.score, status = excluded.status, empty = excluded.empty, answer = excluded.answer,
-          tokens = excluded.tokens, price = excluded.price, rcalls = excluded.rcalls, gcalls = excluded.gcalls, ms = excluded.ms,
-          offset = excluded.offset, length = excluded.length, haystack = excluded.haystack, groups = excluded.groups`);
-      const reference = this.db.prepare('SELECT info FROM items WHERE itemKey = ?');
-      const insertLines = this.db.transaction((lines: { text: string; offset: number; length: number }[]) => {
-        for (const line of lines) {
-          let value: unknown;
-          try {
-            value = JSON.parse(line.text);
-          } catch {
-            this.badLines++;
-            continue;
-          }
-          const parsed = RunItemRecordSchema.safeParse(value);
-          if (!parsed.success) {
-            this.badLines++;
-            continue;
-          }
-          const r = parsed.data;
-          const itemKey = `${r.benchmark}:${r.itemId}`;
-          const info = reference.get(itemKey) as { info: string } | undefined;
-          const answer = r.response?.text ?? '';
-          upsert.run({
-            key: r.key,
-            model: r.model,
-            condition: r.condition,
-            benchmark: r.benchmark,
-            itemId: r.itemId,
-            itemKey,
-            category: r.category,
-            groups: JSON.stringify(r.groups),
-            question: r.question.slice(0, SNIPPET),
-            answer: answer.slice(0, SNIPPET),
-            score: r.score.status === 'scored' ? r.score.score : null,
-            status: r.score.status,
-            empty: r.score.rule === 'empty-answer' ? 1 : 0,
-            tokens: r.cost ? r.cost.promptTokens + r.cost.completionTokens : null,
-            price: r.cost?.price ?? null,
-            rcalls: r.cost?.retrievalCalls ?? null,
-            gcalls: r.cost?.generationCalls ?? null,
-            ms: r.cost?.durationMs ?? r.durationMs,
-            offset: line.offset,
-            length: line.length,
-            haystack: haystackOf(r.question, answer, info ? ((JSON.parse(info.info) as StoredItem).referenceAnswer ?? null) : null),
-          });
-          this.records.set(r.key, slim(r));
-        }
-      });
-      // One buffer, reused: a piece is read after the previous piece's unfinished line.
-      let buffer = Buffer.allocUnsafe(READ_CHUNK);
-      let carried = 0;
-      let position = this.offset;
+      const start = this.meta.offset;
+      let buffer = Buffer.allocUnsafe(Math.min(maxBytes, Math.max(1, st.size - start)));
+      let filled = 0;
+      let lastNewline = -1;
+      // Read a piece; a line longer than it grows the buffer until the line's newline is in.
       for (;;) {
-        if (carried === buffer.length) {
-          // A line longer than the buffer: grow it.
-          const bigger = Buffer.allocUnsafe(buffer.length * 2);
-          buffer.copy(bigger, 0, 0, carried);
-          buffer = bigger;
-        }
-        const read = readSync(fd, buffer, carried, buffer.length - carried, position);
+        const read = readSync(fd, buffer, filled, buffer.length - filled, start + filled);
         if (read <= 0) break;
-        position += read;
-        const end = carried + read;
-        const lastNewline = buffer.lastIndexOf(0x0a, end - 1);
-        if (lastNewline === -1) {
-          carried = end;
-          continue;
-        }
-        const lines: { text: string; offset: number; length: number }[] = [];
-        let start = 0;
-        while (start <= lastNewline) {
-          const nl = buffer.indexOf(0x0a, start);
-          if (nl - start > 0) {
-            const text = buffer.toString('utf8', start, nl);
-            if (text.trim()) lines.push({ text, offset: this.offset + start, length: nl - start });
-          }
-          start = nl + 1;
-        }
-        insertLines(lines);
-        this.offset += lastNewline + 1;
-        carried = end - (lastNewline + 1);
-        buffer.copy(buffer, 0, lastNewline + 1, end);
-        if (lines.length) this.changes++;
+        filled += read;
+        lastNewline = buffer.lastIndexOf(0x0a, filled - 1);
+        if (lastNewline !== -1 || start + filled >= st.size) break;
+        const bigger = Buffer.allocUnsafe(buffer.length * 2);
+        buffer.copy(bigger, 0, 0, filled);
+        buffer = bigger;
       }
-      // A last line without its newline is an append in progress: read again on the next refresh.
+      if (lastNewline === -1) {
+        // Only a line being written is left: ready until the file grows.
+        this.tornTail = size;
+        return false;
+      }
+      if (start === 0 || this.meta.dev !== st.dev || this.meta.ino !== st.ino) this.writeMeta({ dev: st.dev, ino: st.ino });
+      const end = start + lastNewline + 1;
+      let lines = 0;
+      let bad = 0;
+      this.statements ??= this.prepareStatements();
+      const { upsert, reference } = this.statements;
+      const step = this.db.transaction(() => {
+        // Another viewer on the same cache may have indexed these bytes meanwhile: take its state.
+        const offset = Number((this.db.prepare("SELECT value FROM meta WHERE key = 'offset'").get() as { value: string } | undefined)?.value ?? 0);
+        if (offset !== start) return false;
+        // One decoding of the piece, split at its newlines (a newline byte never occurs inside a
+        // UTF-8 sequence, so the n-th text line is the n-th byte line); byte offsets from the buffer.
+        const texts = buffer.toString('utf8', 0, lastNewline).split('\n');
+        let from = 0;
+        const benchmarkNames = new Set(this.storedCounts()?.benchmarks ?? []);
+        for (const text of texts) {
+          const nl = buffer.indexOf(0x0a, from);
+          if (nl - from > 0 && text.trim()) {
+            lines++;
+            const benchmark = this.insertLine(upsert, reference, text, start + from, nl - from);
+            if (benchmark === null) bad++;
+            else benchmarkNames.add(benchmark);
+          }
+          from = nl + 1;
+        }
+        this.writeMeta({ offset: end, tail: this.tailHash(fd, end), badLines: this.meta.badLines + bad, counts: JSON.stringify(this.countNow([...benchmarkNames])) });
+        return true;
+      });
+      if (!step.immediate()) {
+        this.meta = this.readMeta();
+        this.changes++;
+        return !this.ready;
+      }
+      if (start > 0 && !this.extendedOnce) this.counters.extended++;
+      this.extendedOnce = true;
+      this.counters.lines += lines;
+      this.counters.bytes += end - start;
+      this.changes++;
+      return !this.ready;
     } finally {
       closeSync(fd);
     }
+  }
+
+  private extendedOnce = false;
+
+  /** One line of items.jsonl into the index: its benchmark, or null when it is not a valid record (left out, counted). */
+  private insertLine(upsert: Database.Statement, reference: Database.Statement, text: string, offset: number, length: number): string | null {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return null;
+    }
+    const parsed = RunItemRecordSchema.safeParse(value);
+    if (!parsed.success) return null;
+    const r = parsed.data;
+    const itemKey = `${r.benchmark}:${r.itemId}`;
+    const info = reference.get(itemKey) as { info: string } | undefined;
+    const answer = r.response?.text ?? '';
+    upsert.run({
+      key: r.key,
+      model: r.model,
+      condition: r.condition,
+      benchmark: r.benchmark,
+      itemId: r.itemId,
+      itemKey,
+      category: r.category,
+      groups: JSON.stringify(r.groups),
+      question: r.question.slice(0, SNIPPET),
+      answer: answer.slice(0, SNIPPET),
+      score: r.score.status === 'scored' ? r.score.score : null,
+      status: r.score.status,
+      empty: r.score.rule === 'empty-answer' ? 1 : 0,
+      tokens: r.cost ? r.cost.promptTokens + r.cost.completionTokens : null,
+      price: r.cost?.price ?? null,
+      rcalls: r.cost?.retrievalCalls ?? null,
+      gcalls: r.cost?.generationCalls ?? null,
+      ms: r.cost?.durationMs ?? r.durationMs,
+      offset,
+      length,
+      haystack: haystackOf(r.question, answer, info ? ((JSON.parse(info.info) as StoredItem).referenceAnswer ?? null) : null),
+      slim: JSON.stringify(slim(r)),
+    });
+    return r.benchmark;
+  }
+
+  /** Lines that were not valid records (left out; the run's own tools report them). */
+  get badLines(): number {
+    return this.meta.badLines;
   }
 
   private readRecordAt(offset: number, length: number): ViewedRecord | null {
@@ -359,6 +570,34 @@ export class RunIndex {
     return this.changes;
   }
 
+  /** Counted in the step's transaction, over the indexes (the table's rows are not read). */
+  private countNow(benchmarks: string[]): { n: number; items: number; benchmarks: string[] } {
+    const n = (this.db.prepare('SELECT COUNT(*) AS n FROM answers').get() as { n: number }).n;
+    const items = (this.db.prepare('SELECT COUNT(DISTINCT itemKey) AS n FROM answers').get() as { n: number }).n;
+    return { n, items, benchmarks: [...benchmarks].sort() };
+  }
+
+  private storedCounts(): { n: number; items: number; benchmarks: string[] } | null {
+    try {
+      return this.meta.counts ? (JSON.parse(this.meta.counts) as { n: number; items: number; benchmarks: string[] }) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private counts(): { n: number; items: number; benchmarks: string[] } {
+    if (this.answerCount?.changes === this.changes) return this.answerCount;
+    let counted = this.storedCounts();
+    if (!counted) {
+      // An empty index, or a cache without its counts: counted once (the benchmark names scan the table).
+      const names = (this.db.prepare('SELECT DISTINCT benchmark FROM answers').all() as { benchmark: string }[]).map((r) => r.benchmark);
+      counted = this.countNow(names);
+      if (counted.n > 0) this.writeMeta({ counts: JSON.stringify(counted) });
+    }
+    this.answerCount = { changes: this.changes, ...counted };
+    return this.answerCount;
+  }
+
   private status(): RunStatus {
     const m = this.manifest;
     if (m.complete === true) return 'done';
@@ -370,62 +609,120 @@ export class RunIndex {
     return 'interrupted';
   }
 
-  private currentSummary(): RunSummary {
-    const now = Date.now();
-    const live = this.records.size > SUMMARY_THROTTLE_ABOVE && this.status() === 'in progress';
-    if (this.summary && (this.summary.changes === this.changes || (live && now - this.summary.at < SUMMARY_EVERY_MS))) return this.summary.value;
-    const config = this.config!;
-    const stored = this.storedSummary();
-    if (stored) {
-      this.summary = { changes: this.changes, at: now, value: stored, detail: null };
-      return stored;
+  /** summary.json, re-read when its mtime or size changed. */
+  private readStored(): StoredSummary {
+    const file = insideFile(this.dir, RUN_FILES.summary);
+    let st: { mtimeMs: number; size: number } | null = null;
+    try {
+      st = file ? statSync(file) : null;
+    } catch {
+      st = null;
     }
-    const records = [...this.records.values()];
-    const value = summarizeRun(records, summaryOptionsOf(config, this.manifest, records));
-    this.summary = { changes: this.changes, at: now, value, detail: null };
-    return value;
+    const stamp = st ? `${st.mtimeMs} ${st.size}` : '';
+    if (this.stored?.stamp === stamp) return this.stored;
+    let raw: Record<string, unknown> | null = null;
+    let value: RunSummary | null = null;
+    if (file) {
+      try {
+        raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+        const parsed = RunSummarySchema.safeParse(raw);
+        value = parsed.success ? parsed.data : null;
+      } catch {
+        raw = null;
+      }
+    }
+    this.stored = { stamp, value, raw, mtimeMs: st?.mtimeMs ?? 0 };
+    this.changes++;
+    return this.stored;
   }
 
   /**
-   * summary.json as the run wrote it, when it covers exactly the answers read (a finished run whose
-   * summary was written after its last answer): the same `summarizeRun` figures without recomputing
-   * the bootstrap.
+   * summary.json as the run wrote it, when it is the finished run's own (written after its last
+   * answer; once the answers are indexed, covering exactly them): the run's conditions without
+   * reading an answer.
    */
   private storedSummary(): RunSummary | null {
     if (this.manifest.complete !== true) return null;
-    const summaryFile = insideFile(this.dir, RUN_FILES.summary);
+    const stored = this.readStored();
+    if (!stored.value) return null;
     const itemsFile = insideFile(this.dir, RUN_FILES.items);
-    if (!summaryFile || !itemsFile || statSync(summaryFile).mtimeMs < statSync(itemsFile).mtimeMs) return null;
-    const stored = readJson(this.dir, RUN_FILES.summary) as RunSummary | null;
-    if (!stored || !Array.isArray(stored.cells) || stored.totals?.items !== this.records.size) return null;
-    return stored;
+    try {
+      if (itemsFile && stored.mtimeMs < statSync(itemsFile).mtimeMs) return null;
+    } catch {
+      return null;
+    }
+    if (this.ready && stored.value.totals.items !== this.counts().n) return null;
+    return stored.value;
+  }
+
+  /**
+   * The run's summary: summary.json when it is the run's own, else the project's `summarizeRun`
+   * over the indexed answers once they are all in (null before: still indexing). A large run in
+   * progress recomputes it at most every SUMMARY_EVERY_MS.
+   */
+  private currentSummary(): RunSummary | null {
+    const now = Date.now();
+    const stored = this.storedSummary();
+    if (stored) {
+      if (this.summary?.value !== stored) this.summary = { changes: this.changes, at: now, value: stored };
+      return stored;
+    }
+    if (!this.ready) return null;
+    const live = this.counts().n > SUMMARY_THROTTLE_ABOVE && this.status() === 'in progress';
+    if (this.summary && (this.summary.changes === this.changes || (live && now - this.summary.at < SUMMARY_EVERY_MS))) return this.summary.value;
+    // The answers' slim records, for this computation only: nothing per answer is kept afterwards.
+    const records = (this.db.prepare('SELECT slim FROM answers').all() as { slim: string }[]).map((r) => JSON.parse(r.slim) as RunItemRecord);
+    const value = summarizeRun(records, summaryOptionsOf(this.config!, this.manifest, records));
+    this.summary = { changes: this.changes, at: now, value };
+    return value;
+  }
+
+  /** Whether the summary has to be computed from the answers (no summary.json of the run's own). */
+  get needsComputedSummary(): boolean {
+    return this.storedSummary() === null;
+  }
+
+  /** Hands back the SQLite page cache of a run just indexed (its steps filled it). */
+  releaseMemory(): void {
+    if (this.db.open) this.db.pragma('shrink_memory');
+  }
+
+  /** Computes the summary now (the store's background loop calls it once a run is indexed). */
+  warmSummary(): void {
+    this.currentSummary();
   }
 
   private entry: { key: string; value: RunListEntry } | null = null;
 
   listEntry(): RunListEntry {
     const summary = this.currentSummary();
-    const cacheKey = `${this.changes} ${this.status()}`;
+    const state = this.indexState;
+    const cacheKey = `${this.changes} ${this.status()} ${state.state} ${summary === null}`;
     if (this.entry?.key === cacheKey) return this.entry.value;
-    this.entry = { key: cacheKey, value: this.computeEntry(summary) };
+    this.entry = { key: cacheKey, value: this.computeEntry(summary, state) };
     return this.entry.value;
   }
 
-  private computeEntry(summary: RunSummary): RunListEntry {
+  private computeEntry(summary: RunSummary | null, index: IndexState): RunListEntry {
     const config = this.config!;
     let best: RunListEntry['best'] = null;
-    for (const cell of summary.cells) {
+    for (const cell of summary?.cells ?? []) {
       if (cell.score.mean !== null && (best === null || cell.score.mean > best.mean)) {
         best = { model: cell.model, condition: cell.condition, mean: cell.score.mean, ciLow: cell.score.ciLow, ciHigh: cell.score.ciHigh };
       }
     }
-    const costed = summary.cells.filter((c) => c.cost && c.cost.n > 0);
+    const cells = summary?.cells ?? [];
+    const costed = cells.filter((c) => c.cost && c.cost.n > 0);
     const weight = costed.reduce((n, c) => n + c.cost!.n, 0);
     const tokens = weight ? costed.reduce((s, c) => s + (c.cost!.promptTokens + c.cost!.completionTokens) * c.cost!.n, 0) / weight : null;
     const price = weight && costed.every((c) => c.cost!.price !== null) ? costed.reduce((s, c) => s + c.cost!.price! * c.cost!.n, 0) / weight : null;
-    const answers = this.manifest.answers as { total?: unknown } | undefined;
-    const benchmarkNames = (this.db.prepare('SELECT DISTINCT benchmark FROM answers').all() as { benchmark: string }[]).map((r) => r.benchmark);
-    const items = (this.db.prepare('SELECT COUNT(DISTINCT itemKey) AS n FROM answers').get() as { n: number }).n;
+    const planned = this.manifest.answers as { total?: unknown; done?: unknown } | undefined;
+    const options = summaryOptionsOf(config, this.manifest, []);
+    const configBenchmarks = (config.benchmarks ?? (config.benchmark ? [config.benchmark] : [])).map((b) => String((b as { name?: unknown }).name ?? '')).filter(Boolean);
+    // Before the answers are indexed, what the run says of itself: its summary, else its manifest.
+    const counted = index.state === 'ready' ? this.counts() : null;
+    const answers = counted?.n ?? summary?.totals.items ?? (typeof planned?.done === 'number' ? planned.done : index.answers);
+    const items = counted?.items ?? Math.max(0, ...cells.map((c) => c.items));
     return {
       id: this.id,
       experiment: typeof this.manifest.experiment === 'string' ? this.manifest.experiment : config.name,
@@ -433,56 +730,67 @@ export class RunIndex {
       finishedAt: typeof this.manifest.finishedAt === 'string' ? this.manifest.finishedAt : null,
       status: this.status(),
       stoppedBecause: typeof this.manifest.stoppedBecause === 'string' ? this.manifest.stoppedBecause : null,
-      models: summary.models,
-      conditions: summary.conditions,
-      benchmarks: benchmarkNames.length ? benchmarkNames : [String((config.benchmark as { name?: unknown } | undefined)?.name ?? '')].filter(Boolean),
-      answers: this.records.size,
-      total: typeof answers?.total === 'number' ? answers.total : null,
+      models: summary?.models ?? options.models,
+      conditions: summary?.conditions ?? options.conditions,
+      benchmarks: counted?.benchmarks.length ? counted.benchmarks : configBenchmarks,
+      answers,
+      total: typeof planned?.total === 'number' ? planned.total : null,
       items,
-      baseline: summary.baseline,
+      baseline: summary?.baseline ?? config.scoring.baseline,
       best,
       cost: { tokens, price, estimated: costed.some((c) => c.cost!.estimatedTokens) },
-      failures: summary.totals.generationFailed + summary.totals.judgeFailed,
-      empty: summary.totals.empty,
+      failures: summary ? summary.totals.generationFailed + summary.totals.judgeFailed : 0,
+      empty: summary?.totals.empty ?? 0,
       version: this.changes,
+      index,
     };
   }
 
+  private detailCache: { key: string; value: RunDetail } | null = null;
+
   detail(): RunDetail {
     const summary = this.currentSummary();
-    if (this.summary?.detail && this.summary.value === summary) return this.summary.detail;
+    const cacheKey = `${this.changes} ${this.ready} ${this.status()}`;
+    if (this.detailCache?.key === cacheKey && this.detailCache.value.cells.length === (summary?.cells.length ?? 0)) return this.detailCache.value;
     // Cell diagnostics: from the recomputed summary when it carries them, else from summary.json.
-    const stored = readJson(this.dir, RUN_FILES.summary);
+    const stored = this.readStored().raw;
     const storedCells = Array.isArray(stored?.cells) ? (stored!.cells as Record<string, unknown>[]) : [];
     const storedDiagnostics = new Map(storedCells.filter((c) => c.diagnostics !== undefined).map((c) => [`${c.model}\u0000${c.condition}`, c.diagnostics]));
-    const cells: CellView[] = summary.cells.map((cell) => {
+    const cells: CellView[] = (summary?.cells ?? []).map((cell) => {
       const diagnostics = (cell as { diagnostics?: unknown }).diagnostics ?? storedDiagnostics.get(`${cell.model}\u0000${cell.condition}`);
       return {
         ...cell,
-        paired: summary.paired.find((p) => p.model === cell.model && p.condition === cell.condition) ?? null,
+        paired: summary!.paired.find((p) => p.model === cell.model && p.condition === cell.condition) ?? null,
         ...(diagnostics !== undefined ? { diagnostics } : {}),
       };
     });
     const groupValues: Record<string, string[]> = {};
-    for (const row of this.db.prepare('SELECT DISTINCT groups FROM answers').all() as { groups: string }[]) {
-      for (const [key, value] of Object.entries(JSON.parse(row.groups) as Record<string, string>)) {
-        const list = (groupValues[key] ??= []);
-        if (!list.includes(value)) list.push(value);
+    const addGroup = (key: string, value: string) => {
+      const list = (groupValues[key] ??= []);
+      if (!list.includes(value)) list.push(value);
+    };
+    if (this.ready) {
+      for (const row of this.db.prepare('SELECT DISTINCT groups FROM answers').all() as { groups: string }[]) {
+        for (const [key, value] of Object.entries(JSON.parse(row.groups) as Record<string, string>)) addGroup(key, value);
       }
+    } else {
+      // Still indexing: the groups the summary's breakdowns name.
+      for (const cell of summary?.cells ?? []) for (const [key, values] of Object.entries(cell.byGroup)) for (const value of Object.keys(values)) addGroup(key, value);
     }
     for (const list of Object.values(groupValues)) list.sort();
+    const config = this.config!;
     const detail: RunDetail = {
       run: this.listEntry(),
-      baseline: summary.baseline,
-      bootstrap: summary.bootstrap,
+      baseline: summary?.baseline ?? config.scoring.baseline,
+      bootstrap: summary?.bootstrap ?? { resamples: config.scoring.bootstrapResamples, seed: config.seed, confidence: 0.95 },
       cells,
       groupKeys: Object.keys(groupValues).sort(),
       groupValues,
-      charts: summary.models.map((model) => ({ model, depth: depthChartSvg(summary, model), cost: costChartSvg(summary, model) })),
-      byModality: summary.byModality ?? [],
+      charts: summary ? summary.models.map((model) => ({ model, depth: depthChartSvg(summary, model), cost: costChartSvg(summary, model) })) : [],
+      byModality: summary?.byModality ?? [],
       report: insideFile(this.dir, RUN_FILES.report) !== null,
     };
-    if (this.summary) this.summary.detail = detail;
+    this.detailCache = { key: cacheKey, value: detail };
     return detail;
   }
 

@@ -1,44 +1,87 @@
-import { existsSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, join, resolve, sep } from 'node:path';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { InputError } from '../errors.js';
 import { RUN_FILES } from '../experiment/runDirectory.js';
-import type { AnswerDetail, AnswerPage, AnswerQuery, CompareQuery, CompareResult, RunDetail, RunListEntry } from './api.js';
+import type { AnswerDetail, AnswerPage, AnswerQuery, CompareQuery, CompareResult, IndexingStatus, RunDetail, RunListEntry } from './api.js';
 import { compareRows, decompositionOf } from './queries.js';
-import { insideFile, RunIndex } from './runIndex.js';
+import { VIEW_CACHE_ENV, viewCacheDir } from './cacheDir.js';
+import { insideFile, newCounters, RunIndex } from './runIndex.js';
 
 /** New runs in the given folders are looked for at most this often. */
 const RESCAN_MS = 1000;
+/** Background indexing waits for this long without a request between its steps. */
+const QUIET_MS = 15;
 
 const isRunDir = (dir: string) => insideFile(dir, RUN_FILES.config) !== null;
 
-/** Stores not closed yet: their index folders are removed when the process exits, however it exits. */
+/** Stores not closed yet: their indexes are closed (SQLite's WAL checkpointed) when the process exits, however it exits. */
 const open = new Set<RunStore>();
 let exitHook = false;
+
+/** A path with its existing part's links resolved (the rest may not exist yet). */
+function realOf(path: string): string {
+  const rest: string[] = [];
+  let head = resolve(path);
+  for (;;) {
+    try {
+      return join(realpathSync(head), ...rest.reverse());
+    } catch {
+      const parent = dirname(head);
+      if (parent === head) return resolve(path);
+      rest.push(basename(head));
+      head = parent;
+    }
+  }
+}
+
+const within = (dir: string, path: string) => {
+  const rel = relative(dir, path);
+  return rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep) && rel !== '..');
+};
 
 /**
  * The runs a viewer serves: the run directories given, and the run directories directly inside
  * the folders given (new ones are picked up as they appear). Only those: a link inside a folder
- * that leads outside it is not followed. Each run has an index (`RunIndex`) in a temporary folder
- * that is removed on close.
+ * that leads outside it is not followed. A run is listed from what it summarises (manifest,
+ * summary.json) as soon as it is found; its answers are indexed in the background (`RunIndex`,
+ * a few MB a step, the event loop free between steps) into the cache folder, which is never inside
+ * a run directory and is kept between starts.
  */
 export class RunStore {
   private runs = new Map<string, RunIndex>();
   private byDir = new Map<string, string>();
   private scannedAt = 0;
   private scanning: Promise<void> | null = null;
-  private readonly indexDir: string;
   private readonly roots: { path: string; real: string; kind: 'run' | 'folder' }[];
+  readonly cacheDir: string;
+  /** What this store indexed since it started. */
+  readonly counters = newCounters();
   /** Run directories that could not be read (a bad config), with why. */
   readonly skipped = new Map<string, string>();
+  private indexing: Promise<void> | null = null;
+  /** Runs asked for before they were indexed: indexed first. */
+  private wanted: string[] = [];
+  private waiters: { id: string | null; resolve: () => void }[] = [];
+  private closed = false;
+  /** The last error of a run's indexing (a file that cannot be read): shown, not retried in a loop. */
+  readonly indexErrors = new Map<string, string>();
 
-  constructor(paths: string[]) {
+  constructor(paths: string[], options: { cacheDir?: string } = {}) {
     this.roots = paths.map((p) => {
       const path = resolve(p);
       if (!existsSync(path) || !statSync(path).isDirectory()) throw new InputError(`${p}: no such folder (give run directories or folders that hold them)`);
       return { path, real: realpathSync(path), kind: isRunDir(path) ? 'run' : 'folder' };
     });
-    this.indexDir = mkdtempSync(join(tmpdir(), 'hisrag-view-'));
+    // The viewer never writes a run directory: a cache folder inside one is refused before it is made.
+    const cacheDir = realOf(viewCacheDir(options.cacheDir));
+    for (const root of this.roots) {
+      const inside =
+        root.kind === 'run' ? within(root.real, cacheDir) : within(root.real, cacheDir) && cacheDir !== root.real && isRunDir(join(root.real, relative(root.real, cacheDir).split(sep)[0]!));
+      if (inside) throw new InputError(`cache folder ${cacheDir} is inside a run directory (${root.path}): the viewer never writes a run directory; give --cache-dir (or ${VIEW_CACHE_ENV}) elsewhere`);
+    }
+    mkdirSync(cacheDir, { recursive: true });
+    this.cacheDir = cacheDir;
     open.add(this);
     if (!exitHook) {
       exitHook = true;
@@ -49,13 +92,20 @@ export class RunStore {
   }
 
   close(): void {
+    this.closed = true;
     for (const run of this.runs.values()) run.close();
     this.runs.clear();
-    rmSync(this.indexDir, { recursive: true, force: true });
+    for (const waiter of this.waiters.splice(0)) waiter.resolve();
     open.delete(this);
   }
 
-  /** Looks for new run directories (throttled) and indexes them. */
+  /** The cache file of a run directory: named by its path, so that each run keeps one index. */
+  private cacheFileOf(dir: string): string {
+    const name = basename(dir).replace(/[^\w.\-@+]/g, '_').slice(0, 60) || 'run';
+    return join(this.cacheDir, `${name}-${createHash('sha256').update(dir).digest('hex').slice(0, 16)}.sqlite`);
+  }
+
+  /** Looks for new run directories (throttled) and reads what they summarise; their answers are indexed in the background. */
   async scan(force = false): Promise<void> {
     if (!force && Date.now() - this.scannedAt < RESCAN_MS) return;
     if (this.scanning) return this.scanning;
@@ -80,6 +130,7 @@ export class RunStore {
             continue;
           }
           if (!real.startsWith(root.real + sep)) continue; // a link that leads outside the folder
+          if (real === this.cacheDir) continue;
           try {
             if (statSync(real).isDirectory() && isRunDir(real)) found.push(real);
           } catch {
@@ -91,17 +142,16 @@ export class RunStore {
         if (this.byDir.has(dir) || this.skipped.has(dir)) continue;
         let id = basename(dir).replace(/[^\w.\-@+]/g, '_') || 'run';
         for (let n = 2; this.runs.has(id); n++) id = `${basename(dir)}~${n}`;
-        const index = new RunIndex(id, dir, join(this.indexDir, `${this.runs.size}.sqlite`));
         try {
-          await index.open();
+          const index = new RunIndex(id, dir, this.cacheFileOf(dir), this.counters);
           this.runs.set(id, index);
           this.byDir.set(dir, id);
         } catch (error) {
-          index.close();
           this.skipped.set(dir, (error as Error).message);
         }
       }
       this.scannedAt = Date.now();
+      if (this.background) this.startIndexing();
     })();
     try {
       await this.scanning;
@@ -110,12 +160,125 @@ export class RunStore {
     }
   }
 
+  /** Whether the background indexing was started (the server starts it once it listens). */
+  private background = false;
+  /** Requests being answered, and when the last one ended: the background steps wait for a quiet moment. */
+  private inFlight = 0;
+  private lastRequestEnd = 0;
+
+  /** Marks a request being answered (until the returned function is called): indexing steps wait meanwhile. */
+  request(): () => void {
+    this.inFlight++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.inFlight--;
+      this.lastRequestEnd = performance.now();
+    };
+  }
+
+  /** Starts the background indexing (from now on, also of runs found later) when something is left to index and it is not running. */
+  startIndexing(): void {
+    this.background = true;
+    if (this.indexing || this.closed) return;
+    this.indexing = this.indexLoop().finally(() => {
+      this.indexing = null;
+      // Something arrived after the loop's last look (an append, a new run): go on.
+      if (!this.closed && this.nextToIndex()) this.startIndexing();
+    });
+  }
+
+  private nextToIndex(): RunIndex | null {
+    while (this.wanted.length) {
+      const run = this.runs.get(this.wanted[0]!);
+      if (run && !run.ready && !this.indexErrors.has(run.id)) return run;
+      this.wanted.shift();
+    }
+    for (const run of this.runs.values()) if (!run.ready && !this.indexErrors.has(run.id)) return run;
+    return null;
+  }
+
+  /**
+   * The background loop: one step of one run at a time (the runs asked for first, then in order),
+   * yielding to the event loop between steps so that requests are answered meanwhile. A run
+   * without a summary of its own gets it computed once its answers are in.
+   */
+  private async indexLoop(): Promise<void> {
+    const yieldNow = () => new Promise<void>((done) => setImmediate(done));
+    const pause = () => new Promise<void>((done) => setTimeout(done, QUIET_MS));
+    for (;;) {
+      await yieldNow();
+      // Requests first: a step waits until none is being answered and none ended just now (a client's next request follows soon).
+      while (!this.closed && (this.inFlight > 0 || performance.now() - this.lastRequestEnd < QUIET_MS) && this.wanted.length === 0) await pause();
+      if (this.closed) return;
+      const run = this.nextToIndex();
+      this.wake();
+      if (!run) return;
+      try {
+        if (run.needsItems) {
+          await run.loadItems();
+          if (this.closed) return;
+        }
+        if (!run.indexStep() && run.ready) {
+          run.releaseMemory();
+          if (run.needsComputedSummary) run.warmSummary();
+        }
+      } catch (error) {
+        this.indexErrors.set(run.id, (error as Error).message);
+      }
+    }
+  }
+
+  /** Resolves the waiters whose run (or, for null, every run) is indexed. */
+  private wake(): void {
+    this.waiters = this.waiters.filter((w) => {
+      const done = this.closed || (w.id === null ? [...this.runs.values()].every((r) => r.ready || this.indexErrors.has(r.id)) : (this.runs.get(w.id)?.ready ?? true) || this.indexErrors.has(w.id));
+      if (done) w.resolve();
+      return !done;
+    });
+  }
+
+  /** Resolves once the run's answers are indexed (it is indexed next); at once for an unknown id. */
+  whenIndexed(id: string): Promise<void> {
+    const run = this.runs.get(id);
+    if (!run || run.ready || this.indexErrors.has(id)) return Promise.resolve();
+    if (!this.wanted.includes(id)) this.wanted.unshift(id);
+    return new Promise((resolvePromise) => {
+      this.waiters.push({ id, resolve: resolvePromise });
+      this.startIndexing();
+    });
+  }
+
+  /** Resolves once every run's answers are indexed. */
+  whenAllIndexed(): Promise<void> {
+    return new Promise((resolvePromise) => {
+      this.waiters.push({ id: null, resolve: resolvePromise });
+      this.wake();
+      this.startIndexing();
+    });
+  }
+
+  /** The cache folder and how far indexing is: for `/api/indexing`. */
+  indexingStatus(): IndexingStatus {
+    const states = [...this.runs.values()].map((r) => r.indexState);
+    return {
+      cacheDir: this.cacheDir,
+      runs: states.length,
+      ready: states.filter((s) => s.state === 'ready').length,
+      bytes: states.reduce((n, s) => n + s.bytes, 0),
+      totalBytes: states.reduce((n, s) => n + s.totalBytes, 0),
+      indexed: { ...this.counters },
+    };
+  }
+
   /** The run with this id, its new answers read; null for any other id. */
   get(id: string): RunIndex | null {
     const run = this.runs.get(id) ?? null;
     if (run) {
       try {
-        run.refresh();
+        // Before the run list has been served, nothing is indexed within a request (the list first).
+        if (run.refresh(this.background ? undefined : 0) && this.background) this.startIndexing();
       } catch {
         // a run directory removed meanwhile keeps what was read
       }
@@ -136,15 +299,25 @@ export class RunStore {
     return this.get(id)?.detail() ?? null;
   }
 
+  /** A page of answers; while the run is still being indexed, no rows but where indexing stands (and the run is indexed next). */
   answers(query: AnswerQuery): AnswerPage | null {
-    return this.get(query.run)?.answers(query) ?? null;
+    const run = this.get(query.run);
+    if (!run) return null;
+    if (!run.ready) {
+      void this.whenIndexed(run.id);
+      return { total: 0, offset: query.offset ?? 0, rows: [], indexing: run.indexState };
+    }
+    return run.answers(query);
   }
 
-  answer(run: string, key: string): AnswerDetail | null {
+  /** An answer's page, once its run is indexed (it is indexed next). */
+  async answer(run: string, key: string): Promise<AnswerDetail | null> {
+    await this.whenIndexed(run);
     return this.get(run)?.answer(key) ?? null;
   }
 
-  compare(query: CompareQuery): CompareResult | null {
+  async compare(query: CompareQuery): Promise<CompareResult | null> {
+    await Promise.all([this.whenIndexed(query.a.run), this.whenIndexed(query.b.run)]);
     const runA = this.get(query.a.run);
     const runB = query.b.run === query.a.run ? runA : this.get(query.b.run);
     if (!runA || !runB) return null;

@@ -33,6 +33,9 @@ const sendImage = (res: ServerResponse, type: string, body: Buffer, head: boolea
   res.end(head ? undefined : body);
 };
 
+/** Without a request for the run list, background indexing starts this long after the server listens. */
+const LIST_FIRST_MS = 1500;
+
 const notFound = (res: ServerResponse, head: boolean) => send(res, 404, 'text/plain; charset=utf-8', 'not found\n', head);
 const json = (res: ServerResponse, value: unknown, head: boolean) =>
   value === null ? notFound(res, head) : send(res, 200, 'application/json; charset=utf-8', JSON.stringify(value), head);
@@ -42,11 +45,14 @@ const json = (res: ServerResponse, value: unknown, head: boolean) =>
  * the runs of a `RunStore`, and the page images their prompts showed (from the folders each run's
  * manifest lists, full size or as thumbnails). Every route is matched whole; a run is named by its
  * id and an image folder by its index, never by a path, so `..`, encoded traversal, absolute paths
- * and links leading outside lead nowhere but to 404. Only GET and HEAD; nothing is written.
+ * and links leading outside lead nowhere but to 404. Only GET and HEAD; nothing is written in a run
+ * directory (the answers' indexes live in the cache folder, `RunStore`).
  */
-export async function startViewer(paths: string[], options: { port?: number; host?: string } = {}): Promise<ViewerServer> {
-  const store = new RunStore(paths);
+export async function startViewer(paths: string[], options: { port?: number; host?: string; cacheDir?: string } = {}): Promise<ViewerServer> {
+  // The runs are found and read from what they summarise; their answers are indexed in the background.
+  const store = new RunStore(paths, { cacheDir: options.cacheDir });
   await store.scan(true);
+  let listServed = () => {};
   const assets = await clientAssets();
   const html = indexHtml();
 
@@ -66,10 +72,15 @@ export async function startViewer(paths: string[], options: { port?: number; hos
     if (path === '/' || path === '/index.html') return send(res, 200, 'text/html; charset=utf-8', html, head);
     if (path === '/app.js') return send(res, 200, 'text/javascript; charset=utf-8', assets.js, head);
     if (path === '/app.css') return send(res, 200, 'text/css; charset=utf-8', assets.css, head);
-    if (path === '/api/runs') return json(res, await store.list(), head);
+    if (path === '/api/runs') {
+      json(res, await store.list(), head);
+      listServed();
+      return;
+    }
+    if (path === '/api/indexing') return json(res, store.indexingStatus(), head);
     if (path === '/api/compare') {
       const query = compareQueryFromParams(q);
-      return json(res, query ? store.compare(query) : null, head);
+      return json(res, query ? await store.compare(query) : null, head);
     }
     let segments: string[];
     try {
@@ -83,7 +94,7 @@ export async function startViewer(paths: string[], options: { port?: number; hos
       await store.scan(!store.ids().includes(id));
       if (segments.length === 3) return json(res, store.run(id), head);
       if (segments.length === 4 && segments[3] === 'answers') return json(res, store.answers(answerQueryFromParams(id, q)), head);
-      if (segments.length === 4 && segments[3] === 'answer') return json(res, store.answer(id, q.get('key') ?? ''), head);
+      if (segments.length === 4 && segments[3] === 'answer') return json(res, await store.answer(id, q.get('key') ?? ''), head);
       // A page image the run's prompts may show: `images/<i>/<path>` (full size) or `thumbs/<i>/<path>`, i indexing the manifest's imageDirs.
       if (segments.length >= 6 && (segments[3] === 'images' || segments[3] === 'thumbs') && /^\d+$/.test(segments[4]!)) {
         const imageDir = store.get(id)?.imageDirs()[Number(segments[4])];
@@ -110,6 +121,8 @@ export async function startViewer(paths: string[], options: { port?: number; hos
   };
 
   const server = createServer((req, res) => {
+    const done = store.request();
+    res.once('close', done);
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) send(res, 500, 'text/plain; charset=utf-8', `internal error: ${(error as Error).message}\n`);
       else res.destroy();
@@ -120,6 +133,14 @@ export async function startViewer(paths: string[], options: { port?: number; hos
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolvePromise());
   });
+  // The run list first: the answers are indexed in the background once it has been served (or
+  // after LIST_FIRST_MS without a request), between requests.
+  const startIndexing = setTimeout(() => store.startIndexing(), LIST_FIRST_MS);
+  startIndexing.unref();
+  listServed = () => {
+    clearTimeout(startIndexing);
+    store.startIndexing();
+  };
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {

@@ -15,7 +15,13 @@ const SPECS = [
   { name: 'self-ask', maxFollowUps: 2 },
   { name: 'sure', candidates: 4 },
   { name: 'agent', maxSteps: 5 },
+  { name: 'hyde', hypotheses: 3 },
+  { name: 'query-rewrite' },
+  { name: 'rag-fusion', queries: 5 },
+  { name: 'compress', ratio: 0.5, scorer: { model: 'models/not-loaded-when-planning' } },
 ];
+/** Methods whose calls grow with k (CRAG grades each passage: k + 1), planned per answer from its passages. */
+const K_DEPENDENT = [{ name: 'crag', fallback: { name: 'bm25', index: 'indexes/not-opened-when-planning' } }];
 
 describe('the calls a method declares for the plan', () => {
   it('agree with its call bounds: the calls every answer makes are its minimum, all of them its maximum', async () => {
@@ -28,10 +34,16 @@ describe('the calls a method declares for the plan', () => {
     }
   });
 
+  it('CRAG plans one grade a retrieved passage, and the answer', async () => {
+    const method = await methods.create(K_DEPENDENT[0]!, undefined, 'crag');
+    const calls = await method.planCalls!({ item, k: 3, questionPassages: passages });
+    expect(calls.map((c) => [c.label, c.always])).toEqual([['grade[1]', true], ['grade[2]', true], ['grade[3]', true], ['answer', true]]);
+  });
+
   it('every method of the registry is planned: exactly (one prompt), by its declared calls, or as an external system', async () => {
     const external = new Set(['http', 'langchain-runnable', 'outputs']);
     for (const name of methods.names().filter((n) => !external.has(n))) {
-      const spec = SPECS.find((s) => s.name === name) ?? { name };
+      const spec = [...SPECS, ...K_DEPENDENT].find((s) => s.name === name) ?? { name };
       const method = await methods.create(spec, undefined, name);
       expect(Boolean(method.calls?.singleShot) || typeof method.planCalls === 'function', name).toBe(true);
     }

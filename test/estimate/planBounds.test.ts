@@ -7,6 +7,7 @@ import { loadExperimentConfig } from '../../src/config/load.js';
 import { estimateRun, RunPlanSchema, type PlanCell, type RunPlan } from '../../src/estimate/estimateRun.js';
 import { RunItemRecordSchema, type RunItemRecord } from '../../src/experiment/records.js';
 import { ExtractiveGenerator, ExtractiveParamsSchema } from '../../src/generation/extractive.js';
+import { SearchReasonerGenerator, SearchReasonerParamsSchema } from '../../src/generation/searchReasoner.js';
 import { methods } from '../../src/methods/registry.js';
 import { strategies } from '../../src/prompting/registry.js';
 import { estimateTokens } from '../../src/prompting/tokenCounter.js';
@@ -15,6 +16,7 @@ import { demoConfigIn, multiIndexDemoConfigIn } from '../helpers/demoConfig.js';
 import { contentText, startOpenAIServer, type ChatReply, type ChatRequestBody, type OpenAIServer } from '../helpers/openaiServer.js';
 import { REPO_ROOT, runCli } from '../helpers/runCli.js';
 import { freePort } from '../methods/externalFixtures.js';
+import { queryMethodsConfigIn } from '../methods/queryMethodsConfig.js';
 
 /**
  * The dry-run plan's `[min, max]` holds for every run: each method of the registry (and each
@@ -37,6 +39,17 @@ const PROHIST_METHODS = [
 const PROHIST_STRATEGIES = ['closed-book', 'role', 'prof', 'cot', 'rag'];
 const ENDPOINT_ONLY = [{ name: 'agent', maxSearches: 1, maxSteps: 6 }];
 const EXTERNAL_AND_PAGES = ['http', 'langchain-runnable', 'outputs', 'page-rag', 'longhisdoc-full'];
+/** Reasoning with search and FLARE (issue 34): run by the search-reasoner stand-in, which emits query tags and returns logprobs. */
+const REASONING = [
+  { name: 'search-o1', maxSearches: 2 },
+  { name: 'search-o1', maxSearches: 1, api: 'completions', label: 'search-o1-completions' },
+  { name: 'searcher', protocol: 'r1-searcher', maxSearches: 2, label: 'r1-searcher' },
+  { name: 'searcher', protocol: 'research', maxSearches: 1, api: 'completions', label: 'research' },
+  { name: 'flare', maxSentences: 3 },
+  { name: 'flare', query: 'question', maxSentences: 2, label: 'flare-question' },
+];
+/** The query-side, corrective and compression methods: run from experiments/demo-query-methods.yaml (they need its fallback index and fixture LM). */
+const QUERY_METHODS = ['hyde', 'query-rewrite', 'rag-fusion', 'crag', 'compress'];
 
 const nameOf = (spec: string | { name: string }) => (typeof spec === 'string' ? spec : spec.name);
 const OUTPUT_DEPENDENT = ['refine-abstractive', 'ircot', 'self-ask', 'sure', 'agent'];
@@ -104,7 +117,7 @@ describe('the dry-run plan bounds every run', () => {
   });
 
   it('covers every method and strategy of the registries (a new one needs a case here)', () => {
-    const covered = new Set([...PROHIST_METHODS, ...PROHIST_STRATEGIES, ...ENDPOINT_ONLY, ...EXTERNAL_AND_PAGES].map(nameOf));
+    const covered = new Set([...PROHIST_METHODS, ...PROHIST_STRATEGIES, ...ENDPOINT_ONLY, ...EXTERNAL_AND_PAGES, ...QUERY_METHODS, ...REASONING].map(nameOf));
     expect([...methods.names(), ...strategies.names()].filter((name) => !covered.has(name))).toEqual([]);
   });
 
@@ -160,6 +173,79 @@ describe('the dry-run plan bounds every run', () => {
     const report = readFileSync(join(dir, 'runs', 'endpoint', 'report.html'), 'utf8');
     expect(report).toContain('Plan against actual');
     expect(report).not.toContain('outside the plan');
+  }, 300_000);
+
+  it('HyDE, query rewriting, RAG-Fusion, CRAG and compression (demo-query-methods) against an endpoint with maxTokens: bounded, and every run inside', async () => {
+    const dir = temp('hisrag-bounds-query-');
+    const file = queryMethodsConfigIn(dir, (config) => {
+      config.benchmark.limit = 3;
+      config.strategies = config.strategies.filter((s: string | { name: string }) => QUERY_METHODS.includes(nameOf(s)));
+      config.models = [{ name: 'openai', baseURL: server.url, model: 'stand-in', label: 'bounded', maxTokens: 48, retries: 1, retryBaseMs: 1, price: { inputPerMillion: 1, outputPerMillion: 2 } }];
+    });
+    const plan = await estimateRun(await loadExperimentConfig(file));
+    expect(new Set(plan.cells.map((c) => c.condition.split('@')[0]))).toEqual(new Set(['hyde', 'query-rewrite', 'rag-fusion', 'crag', 'crag-ce', 'compress-0.5', 'compress-100to20']));
+    for (const cell of plan.cells) {
+      expect(cell.promptTokens.max, cell.condition).not.toBeNull();
+      expect(cell.completionTokens.max, cell.condition).toBe(cell.generationCalls.max! * 48);
+    }
+    const run = await runCli(['run', file, '--run-id', 'query', '--no-progress', '--quiet']);
+    expect(run.code, run.stderr).toBe(0);
+    const recorded = records(join(dir, 'runs', 'query'));
+    expect(recorded.every((r) => !r.cost!.estimatedTokens)).toBe(true);
+    expectInside(plan, recorded);
+  }, 300_000);
+
+  it('reasoning with search and FLARE, offline and against an endpoint with maxTokens: every run inside its plan', async () => {
+    const dir = temp('hisrag-bounds-reasoning-');
+    const offline = demoConfigIn(dir, (config) => {
+      config.benchmark.limit = 4;
+      config.strategies = REASONING;
+    }, 'reasoning.yaml', 'demo-reasoning.yaml');
+    const offlinePlan = await estimateRun(await loadExperimentConfig(offline));
+    const run = await runCli(['run', offline, '--run-id', 'offline', '--no-progress', '--quiet']);
+    expect(run.code, run.stderr).toBe(0);
+    expectInside(offlinePlan, records(join(dir, 'runs', 'offline')));
+    // Every later step reads earlier outputs: unbounded without maxTokens.
+    for (const cell of offlinePlan.cells) expect(cell.promptTokens.max, cell.condition).toBeNull();
+
+    // The stand-in behind an endpoint, each reply cut to the request's max_tokens as hisrag counts tokens.
+    const reasoner = new SearchReasonerGenerator(SearchReasonerParamsSchema.parse({}));
+    const cut = (text: string, budget: number) => {
+      let out = text;
+      while (out && estimateTokens(out) > budget) out = out.slice(0, -1);
+      return out;
+    };
+    const stops = (stop: unknown) => (Array.isArray(stop) ? (stop as string[]) : typeof stop === 'string' ? [stop] : []);
+    const bounded = await startOpenAIServer({
+      countTokens: estimateTokens,
+      respond: async (request) => {
+        const limit = request.max_tokens ?? Infinity;
+        const messages = request.messages.map((m) => ({ role: m.role as 'user', content: contentText(m.content) }));
+        const reply = await reasoner.generate(messages, { call: { stop: stops(request.stop), ...(request.logprobs ? { logprobs: true } : {}), ...(request.max_tokens ? { maxTokens: request.max_tokens } : {}) } });
+        return { content: cut(reply.raw, limit), ...(reply.logprobs ? { logprobs: reply.logprobs } : {}) };
+      },
+      complete: async (request) => {
+        const reply = await reasoner.complete(request.prompt, { call: { stop: stops(request.stop) } });
+        return cut(reply.raw, request.max_tokens ?? Infinity);
+      },
+    });
+    try {
+      const endpoint = demoConfigIn(dir, (config) => {
+        config.benchmark.limit = 3;
+        config.strategies = REASONING;
+        config.models = [{ name: 'openai', baseURL: bounded.url, model: 'stand-in', label: 'bounded', maxTokens: 48, retries: 1, retryBaseMs: 1 }];
+      }, 'reasoning-endpoint.yaml', 'demo-reasoning.yaml');
+      const plan = await estimateRun(await loadExperimentConfig(endpoint));
+      for (const cell of plan.cells) expect(cell.promptTokens.max, cell.condition).not.toBeNull();
+      const served = await runCli(['run', endpoint, '--run-id', 'endpoint', '--no-progress', '--quiet']);
+      expect(served.code, served.stderr).toBe(0);
+      expect(bounded.completionRequests().length).toBeGreaterThan(0);
+      const recorded = records(join(dir, 'runs', 'endpoint'));
+      expect(recorded.every((r) => !r.cost!.estimatedTokens)).toBe(true);
+      expectInside(plan, recorded);
+    } finally {
+      await bounded.close();
+    }
   }, 300_000);
 
   it('external systems and LongHisDoc page strategies: one request an answer, tokens as the system reports them', async () => {

@@ -47,6 +47,20 @@ describe('planPower', () => {
     expect(power.comparisons.filter((c) => c.mdd === null)).toHaveLength(11);
   });
 
+  it('carries a measured σ_d to the configured samples per question: its sampling part v/n₀ becomes v/n', () => {
+    // Measured at 3 samples: σ²_d = 900, of which 300/3 = 100 is sampling; the design asks 1 sample of model a, 6 of model b.
+    const measured = { sd: 30, designEffect: 1, clusterSize: 1, n: 200, clusters: 200, sampling: { variance: 300, samples: 3 } };
+    const variances = new Map([
+      [`a\u0000rag@10\u0000closed-book`, measured],
+      [`b\u0000rag@10\u0000closed-book`, measured],
+    ]);
+    const power = planPower({ ...design, samples: { a: 1, b: 6 } }, { kind: 'earlier-run', from: 'runs/x', variances });
+    const of = (model: string) => power.comparisons.find((c) => c.model === model && c.condition === 'rag@10' && c.reference === 'closed-book')!;
+    expect(of('a').sd).toBeCloseTo(Math.sqrt(800 + 300), 10);
+    expect(of('b').sd).toBeCloseTo(Math.sqrt(800 + 50), 10);
+    expect(of('b').mdd!).toBeLessThan(of('a').mdd!);
+  });
+
   it('refuses bad settings naming the flag', () => {
     expect(() => planPower(design, { kind: 'assumed', sd: 40, icc: 0 }, { difference: -1 })).toThrow(/--difference/);
     expect(() => planPower(design, { kind: 'assumed', sd: 40, icc: 0 }, { alpha: 2 })).toThrow(/--alpha/);

@@ -208,7 +208,7 @@ describe('openai generator', () => {
   });
 
   it('is registered as "openai" with validated params', async () => {
-    expect(generators.names()).toEqual(['extractive', 'openai', 'page-reader']);
+    expect(generators.names()).toEqual(['extractive', 'logprob-writer', 'openai', 'page-reader', 'search-reasoner']);
     expect(() => generators.parse({ name: 'openai', model: 'x' }, 'models[0]')).toThrow(/models\[0\]\.baseURL/);
   });
 });

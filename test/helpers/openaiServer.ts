@@ -27,8 +27,33 @@ export interface ToolCallReply {
   name: string;
   args: Record<string, unknown>;
 }
-export type ChatReply = string | { content: string | null; reasoning_content?: string; tool_calls?: ToolCallReply[] };
+/**
+ * A reply: text, or content with reasoning apart (`reasoning_content`, as DeepSeek and vLLM's
+ * reasoning parsers return it), tool calls, and the content's tokens with their log probabilities
+ * (returned when the request asks for `logprobs`; without them, one token per character at p ≈ 0.99).
+ */
+export type ChatReply = string | { content: string | null; reasoning_content?: string; tool_calls?: ToolCallReply[]; logprobs?: TokenLogprobReply[] };
 export type Responder = (request: ChatRequestBody) => ChatReply | Promise<ChatReply>;
+
+/** One generated token and its natural-log probability. */
+export interface TokenLogprobReply {
+  token: string;
+  logprob: number;
+}
+
+/** A `/v1/completions` request: a text to continue, as written. */
+export interface CompletionRequestBody {
+  model: string;
+  prompt: string;
+  max_tokens?: number;
+  stop?: string | string[];
+  /** The completions API's logprobs: how many alternatives per token (any number asks for the tokens' own). */
+  logprobs?: number;
+  temperature?: number;
+  [key: string]: unknown;
+}
+export type CompletionReply = string | { text: string; logprobs?: TokenLogprobReply[] };
+export type CompletionResponder = (request: CompletionRequestBody) => CompletionReply | Promise<CompletionReply>;
 
 export type FaultKind = '429' | '500' | 'timeout' | 'malformed' | 'empty' | 'reset';
 
@@ -69,6 +94,13 @@ export interface StartOptions {
   rateLimit?: { requestsPerMinute: number; headers: 'openai' | 'none' };
   /** How the Batch API (files, batches) behaves; it is always served. */
   batch?: BatchServerOptions;
+  /**
+   * `/v1/completions`: the continuation of a prompt. Default: the chat responder's content for one
+   * user message holding the prompt. Faults are drawn for it as for chat requests.
+   */
+  complete?: CompletionResponder;
+  /** Ignore `logprobs` in requests (as endpoints without them do: DeepSeek's reasoner): replies carry none. */
+  noLogprobs?: boolean;
 }
 
 /**
@@ -114,6 +146,8 @@ export interface OpenAIServer {
   requests: RecordedRequest[];
   /** Chat requests only. */
   chatRequests(): RecordedRequest[];
+  /** `/v1/completions` requests only. */
+  completionRequests(): RecordedRequest[];
   /** Batches created, in order. */
   batches: ServedBatch[];
   /** The custom_ids the server answered (or failed) in batches, one entry per line processed. */
@@ -184,6 +218,35 @@ function toBase64Float32(vector: number[]): string {
   return buffer.toString('base64');
 }
 
+/** A request's stop sequences as a list. */
+function stopsOf(stop: unknown): string[] {
+  if (typeof stop === 'string') return [stop];
+  return Array.isArray(stop) ? stop.filter((s): s is string => typeof s === 'string' && s !== '') : [];
+}
+
+/** The text before the first stop sequence (left out, as OpenAI and vLLM do), and whether one was met. */
+export function cutAtStop(text: string, stop: string[]): { text: string; stopped: boolean } {
+  let end = -1;
+  for (const s of stop) {
+    const at = text.indexOf(s);
+    if (at >= 0 && (end < 0 || at < end)) end = at;
+  }
+  return end < 0 ? { text, stopped: false } : { text: text.slice(0, end), stopped: true };
+}
+
+/** The tokens of a reply's text: the responder's own (kept while they fit the text), or one per character at p ≈ 0.99. */
+function tokensOf(text: string, given: TokenLogprobReply[] | undefined): TokenLogprobReply[] {
+  if (!given) return [...text].map((token) => ({ token, logprob: -0.01 }));
+  const out: TokenLogprobReply[] = [];
+  let used = 0;
+  for (const t of given) {
+    if (used + t.token.length > text.length) break;
+    out.push(t);
+    used += t.token.length;
+  }
+  return out;
+}
+
 export async function startOpenAIServer(options: StartOptions = {}): Promise<OpenAIServer> {
   const respond = options.respond ?? defaultResponder;
   const embed = options.embeddings ?? defaultEmbeddings;
@@ -234,31 +297,7 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
     }
     const fault = pickFault('/v1/chat/completions', raw);
     record.fault = fault;
-    switch (fault) {
-      case '429': {
-        const seconds = options.faults?.retryAfterSeconds ?? 1;
-        sendJson(res, 429, { error: { message: 'Rate limit reached', type: 'rate_limit_error' } }, {
-          'retry-after': String(Math.ceil(seconds)),
-          'retry-after-ms': String(Math.round(seconds * 1000)),
-        });
-        return;
-      }
-      case '500':
-        sendJson(res, 500, { error: { message: 'Internal server error', type: 'server_error' } });
-        return;
-      case 'timeout':
-        // Never answer: the client's timeout must fire. close() destroys the socket.
-        return;
-      case 'reset':
-        req.socket.destroy();
-        return;
-      case 'malformed':
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"id": "chatcmpl-broken", "choices": [{"index": 0, "message": {"role": "assist');
-        return;
-      default:
-        break;
-    }
+    if (sendFault(fault, req, res)) return;
     if (!request.stream) return sendJson(res, 200, await completionBody(request, fault === 'empty'), rateHeaders);
     const { message, content, usage, id, created } = await replyOf(request, fault === 'empty');
     if (request.stream) {
@@ -279,10 +318,68 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
     }
   }
 
+  /** `/v1/completions`: the responder's continuation, cut at the first stop sequence, with the API's logprobs format. */
+  async function textCompletion(req: IncomingMessage, res: ServerResponse, raw: string, record: RecordedRequest): Promise<void> {
+    const request = JSON.parse(raw) as CompletionRequestBody;
+    const fault = pickFault('/v1/completions', raw);
+    record.fault = fault;
+    if (sendFault(fault, req, res)) return;
+    let reply: CompletionReply;
+    if (fault === 'empty') reply = '';
+    else if (options.complete) reply = await options.complete(request);
+    else {
+      const chatReply = await respond({ model: request.model, messages: [{ role: 'user', content: request.prompt }] });
+      reply = typeof chatReply === 'string' ? chatReply : { text: chatReply.content ?? '', ...(chatReply.logprobs ? { logprobs: chatReply.logprobs } : {}) };
+    }
+    const full = typeof reply === 'string' ? reply : reply.text;
+    const { text } = cutAtStop(full, stopsOf(request.stop));
+    const count = options.countTokens ?? ((t: string) => t.length);
+    const tokens = tokensOf(text, typeof reply === 'string' ? undefined : reply.logprobs);
+    const offsets = tokens.reduce<number[]>((acc, t, i) => [...acc, i === 0 ? 0 : acc[i - 1]! + tokens[i - 1]!.token.length], []);
+    const logprobs = request.logprobs !== undefined && request.logprobs !== null && !options.noLogprobs
+      ? { tokens: tokens.map((t) => t.token), token_logprobs: tokens.map((t) => t.logprob), top_logprobs: tokens.map((t) => ({ [t.token]: t.logprob })), text_offset: offsets }
+      : null;
+    const usage = { prompt_tokens: count(request.prompt), completion_tokens: count(text), total_tokens: count(request.prompt) + count(text) };
+    sendJson(res, 200, { id: `cmpl-${++completionId}`, object: 'text_completion', created: Math.floor(Date.now() / 1000), model: request.model, choices: [{ index: 0, text, logprobs, finish_reason: 'stop' }], usage });
+  }
+
+  /** Sends the injected fault (true), or nothing (false: answer normally). */
+  function sendFault(fault: FaultKind | undefined, req: IncomingMessage, res: ServerResponse): boolean {
+    switch (fault) {
+      case '429': {
+        const seconds = options.faults?.retryAfterSeconds ?? 1;
+        sendJson(res, 429, { error: { message: 'Rate limit reached', type: 'rate_limit_error' } }, {
+          'retry-after': String(Math.ceil(seconds)),
+          'retry-after-ms': String(Math.round(seconds * 1000)),
+        });
+        return true;
+      }
+      case '500':
+        sendJson(res, 500, { error: { message: 'Internal server error', type: 'server_error' } });
+        return true;
+      case 'timeout':
+        // Never answer: the client's timeout must fire. close() destroys the socket.
+        return true;
+      case 'reset':
+        req.socket.destroy();
+        return true;
+      case 'malformed':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"id": "chatcmpl-broken", "choices": [{"index": 0, "message": {"role": "assist');
+        return true;
+      default:
+        return false;
+    }
+  }
+
   /** The responder's reply to a request with what a completion reports of it: tool calls, usage, id. */
   async function replyOf(request: ChatRequestBody, empty = false) {
     const reply = empty ? { content: '' } : await respond(request);
-    const message = typeof reply === 'string' ? { content: reply } : reply;
+    const given = typeof reply === 'string' ? { content: reply } : reply;
+    // Stop sequences end the whole output, reasoning included (vLLM matches them before its reasoning parser splits the text).
+    const stop = stopsOf(request.stop);
+    const reasoning = given.reasoning_content !== undefined ? cutAtStop(given.reasoning_content, stop) : undefined;
+    const message = reasoning?.stopped ? { ...given, reasoning_content: reasoning.text, content: '' } : { ...given, content: given.content === null ? null : cutAtStop(given.content ?? '', stop).text };
     const content = message.content ?? '';
     // Text characters, and a flat 100 per image: a usage figure a test can tell from hisrag's own estimate.
     const count = options.countTokens ?? ((text: string) => text.length);
@@ -299,7 +396,10 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
 
   /** A chat completion's JSON for a request (what a live call returns and a batch output line carries). */
   async function completionBody(request: ChatRequestBody, empty = false): Promise<Record<string, unknown>> {
-    const { message, toolCalls, usage, id, created } = await replyOf(request, empty);
+    const { message, content, toolCalls, usage, id, created } = await replyOf(request, empty);
+    const logprobs = request.logprobs === true && !options.noLogprobs
+      ? { content: tokensOf(content, message.logprobs).map((t) => ({ token: t.token, logprob: t.logprob, bytes: [...Buffer.from(t.token)], top_logprobs: [{ token: t.token, logprob: t.logprob, bytes: [...Buffer.from(t.token)] }] })) }
+      : undefined;
     return {
       id,
       object: 'chat.completion',
@@ -315,6 +415,7 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
             ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
           },
           finish_reason: toolCalls.length ? 'tool_calls' : 'stop',
+          ...(logprobs ? { logprobs } : {}),
         },
       ],
       usage,
@@ -444,6 +545,7 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
         return;
       }
       if (req.method === 'POST' && path === '/v1/chat/completions') return chat(req, res, raw, record);
+      if (req.method === 'POST' && path === '/v1/completions') return textCompletion(req, res, raw, record);
       if (req.method === 'POST' && path === '/v1/embeddings') return embeddings(res, raw);
       if (req.method === 'POST' && path === '/v1/batches') return createBatch(res, raw);
       if (req.method === 'GET' && path === '/v1/batches') {
@@ -477,6 +579,7 @@ export async function startOpenAIServer(options: StartOptions = {}): Promise<Ope
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     chatRequests: () => requests.filter((r) => r.path === '/v1/chat/completions'),
+    completionRequests: () => requests.filter((r) => r.path === '/v1/completions'),
     get batches() {
       return [...batches.values()].map(({ id, number, status, input_file_id, customIds, polls }) => ({ id, number, status, input_file_id, customIds, polls }));
     },

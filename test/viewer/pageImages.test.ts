@@ -43,7 +43,7 @@ describe('hisrag view: the page images an answer showed', () => {
     writeFileSync(join(run.root, 'secret.jpg'), secretJpeg);
     symlinkSync(join(run.root, 'secret.jpg'), join(run.imageDir, DOC_ID, 'page_9.jpg'));
     writeFileSync(join(run.imageDir, DOC_ID, 'notes.txt'), 'notes');
-    viewer = await startViewer([join(run.root, 'runs')]);
+    viewer = await startViewer([join(run.root, 'runs')], { cacheDir: join(run.root, 'view-cache') });
   }, 60_000);
   afterAll(async () => {
     await viewer?.close();
@@ -133,7 +133,7 @@ describe('hisrag view: the page images an answer showed', () => {
   it('bundles exactly the thumbnails its answers show, and no full-size image; the answer pages point at them', async () => {
     const out = mkdtempSync(join(tmpdir(), 'hisrag-image-bundle-'));
     try {
-      const result = await writeBundle([join(run.root, 'runs')], out);
+      const result = await writeBundle([join(run.root, 'runs')], out, { cacheDir: join(run.root, 'view-cache') });
       // Pages 1, 2 and 3 are shown (page 4 is in the folder but in no prompt): three thumbnails, once each.
       expect(result.thumbnails).toBe(3);
       const thumbDir = join(out, 'data', 'r0', 'thumbs');

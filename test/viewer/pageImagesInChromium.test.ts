@@ -25,8 +25,8 @@ describe.runIf(hasChromium)('hisrag view in Chromium: the page images an answer 
     run = await writeImageRun();
     shots = join(run.root, 'shots');
     mkdirSync(shots);
-    viewer = await startViewer([join(run.root, 'runs')]);
-    bundleIndex = (await writeBundle([join(run.root, 'runs')], join(run.root, 'bundle'))).index;
+    viewer = await startViewer([join(run.root, 'runs')], { cacheDir: join(run.root, 'view-cache') });
+    bundleIndex = (await writeBundle([join(run.root, 'runs')], join(run.root, 'bundle'), { cacheDir: join(run.root, 'view-cache') })).index;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
   }, 120_000);
   afterAll(async () => {

@@ -61,7 +61,7 @@ describe('hisrag view: the server and its JSON API', () => {
     rmSync(report);
     symlinkSync(join(dir, 'secret.txt'), report);
     before = snapshot(demo.runs);
-    viewer = await startViewer([demo.runs]);
+    viewer = await startViewer([demo.runs], { cacheDir: join(dir, 'view-cache') });
   }, 240_000);
   afterAll(async () => {
     await viewer?.close();
@@ -186,7 +186,11 @@ describe('hisrag view: the server and its JSON API', () => {
     appendFileSync(join(live, 'items.jsonl'), lines.slice(0, 10).join('\n') + '\n');
     await new Promise((r) => setTimeout(r, 1100)); // the folder is rescanned at most once a second
     let entry = (await get<RunListEntry[]>('api/runs')).find((r) => r.id === 'live')!;
-    expect(entry).toMatchObject({ status: 'in progress', answers: 10 });
+    expect(entry.status).toBe('in progress');
+    // A new run is indexed in the background; afterwards, appends are read by the request that sees them.
+    await viewer.store.whenIndexed('live');
+    entry = (await get<RunListEntry[]>('api/runs')).find((r) => r.id === 'live')!;
+    expect(entry).toMatchObject({ status: 'in progress', answers: 10, index: { state: 'ready' } });
     appendFileSync(join(live, 'items.jsonl'), lines.slice(10, 30).join('\n') + '\n' + lines[30]!.slice(0, 50));
     entry = (await get<RunDetail>('api/runs/live')).run;
     expect(entry.answers).toBe(30);

@@ -31,34 +31,43 @@ describe('hisrag view (the command)', () => {
     expect(result.code).toBe(0);
   }, 120_000);
 
-  it('serves the runs of a folder on 127.0.0.1 at a free port, prints its URL, and stops on Ctrl-C (exit 130) leaving no index behind', async () => {
+  it('serves the runs of a folder on 127.0.0.1 at a free port, prints its URL, stops on Ctrl-C (exit 130), and keeps its index in the cache folder (HISRAG_VIEW_CACHE), not in the run', async () => {
     // Its own temporary folder, so that what it leaves there can be seen.
     const tmp = join(dir, 'tmp');
+    const cache = join(dir, 'view-cache');
     mkdirSync(tmp);
-    const view = await startView([join(dir, 'runs')], { TMPDIR: tmp });
-    expect(readdirSync(tmp).filter((n) => n.startsWith('hisrag-view-'))).toHaveLength(1);
+    const runFiles = () => readdirSync(join(dir, 'runs', 'demo')).sort();
+    const before = runFiles();
+    const view = await startView([join(dir, 'runs')], { TMPDIR: tmp, HISRAG_VIEW_CACHE: cache });
     expect(view.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     const runs = (await (await fetch(`${view.url}api/runs`)).json()) as { id: string }[];
     expect(runs.map((r) => r.id)).toEqual(['demo']);
     expect(await (await fetch(view.url)).text()).toContain('<script src="app.js">');
+    expect(view.stderr()).toContain(`answers indexed in the background into ${cache}`);
     expect(await view.stop()).toBe(130);
-    expect(readdirSync(tmp).filter((n) => n.startsWith('hisrag-view-'))).toEqual([]);
+    expect(readdirSync(tmp).filter((n) => n.startsWith('hisrag-view'))).toEqual([]);
+    expect(readdirSync(cache).filter((n) => n.endsWith('.sqlite'))).toHaveLength(1);
+    expect(runFiles()).toEqual(before);
   });
 
   it('says loudly when it binds another address than 127.0.0.1', async () => {
-    const view = await startView([join(dir, 'runs'), '--host', '0.0.0.0', '--port', '0']);
+    const view = await startView([join(dir, 'runs'), '--host', '0.0.0.0', '--port', '0', '--cache-dir', join(dir, 'view-cache')]);
     expect(view.stderr()).toMatch(/WARNING: listening on 0\.0\.0\.0: anyone who can reach this machine/);
     await view.stop();
   });
 
-  it('refuses a folder that does not exist and a bad port (exit 2)', async () => {
+  it('refuses a folder that does not exist, a bad port and a cache folder inside a run directory (exit 2)', async () => {
     expect((await runCli(['view', join(dir, 'nope')])).code).toBe(2);
     expect((await runCli(['view', join(dir, 'runs'), '--port', 'x'])).code).toBe(2);
+    const inside = await runCli(['view', join(dir, 'runs'), '--cache-dir', join(dir, 'runs', 'demo', 'cache')]);
+    expect(inside.code).toBe(2);
+    expect(inside.stderr).toMatch(/inside a run directory/);
+    expect(existsSync(join(dir, 'runs', 'demo', 'cache'))).toBe(false);
   });
 
   it('--bundle writes a static site: index.html, the client and the data split per run and condition', async () => {
     const out = join(dir, 'bundle');
-    const result = await runCli(['view', '--bundle', out, join(dir, 'runs', 'demo')]);
+    const result = await runCli(['view', '--bundle', out, '--cache-dir', join(dir, 'view-cache'), join(dir, 'runs', 'demo')]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('bundle: 1 runs, 70 answers');
     for (const file of ['index.html', 'app.js', 'app.css', 'data/runs.js', 'data/r0/run.js', 'data/r0/c0.js', 'data/r0/c4.js', 'data/r0/i0.js']) expect(existsSync(join(out, file)), file).toBe(true);

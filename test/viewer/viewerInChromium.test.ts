@@ -45,8 +45,8 @@ describe.runIf(hasChromium)('hisrag view in Chromium', () => {
       cpSync(join(dir, 'diagnosed-noise'), join(demo.runs, 'diagnosed-noise'), { recursive: true });
     }
     else console.warn('viewer diagnostics test skipped: `hisrag diagnose` did not run on the demo');
-    viewer = await startViewer([demo.runs]);
-    bundleIndex = (await writeBundle([demo.runs], join(dir, 'bundle'))).index;
+    viewer = await startViewer([demo.runs], { cacheDir: join(dir, 'view-cache') });
+    bundleIndex = (await writeBundle([demo.runs], join(dir, 'bundle'), { cacheDir: join(dir, 'view-cache') })).index;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

@@ -61,7 +61,8 @@ export function registerModelCommands(program: Command): void {
     .option(
       '--kind <kind>',
       'clip: a CLIP-style dual encoder (onnx/text_model.onnx, onnx/vision_model.onnx, preprocessor_config.json) for the clip embedder and image indexes — ' +
-        'a stand-in whose towers share only colour (红/绿/蓝 ↔ a page\'s tint); --dim, --seed, --vocab, --max-tokens (default 77) apply',
+        'a stand-in whose towers share only colour (红/绿/蓝 ↔ a page\'s tint); --dim, --seed, --vocab, --max-tokens (default 77) apply. ' +
+        'causal-lm: a GPT-2-shaped causal LM (onnx/model.onnx with logits) for the compress method\'s token scorer — a seeded bigram stand-in whose function characters are predictable; --dim (default 32), --seed, --vocab, --max-tokens (default 2048) apply',
     )
     .option('--image-size <n>', 'with --kind clip: side of the square pages are resized to (default 64)', positiveInt('--image-size'))
     .addHelpText(
@@ -73,8 +74,16 @@ export function registerModelCommands(program: Command): void {
       if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) throw new InputError('--seed: expected a non-negative integer');
       if (options.dim && options.hidden && options.dim !== options.hidden) throw new InputError('--dim and --hidden disagree');
       if (options.kind !== undefined) {
-        if (options.kind !== 'clip') throw new InputError(`--kind: expected clip, got "${options.kind}"`);
-        if (options.encoder || options.reranker) throw new InputError('--kind clip: not with --encoder or --reranker');
+        if (options.kind !== 'clip' && options.kind !== 'causal-lm') throw new InputError(`--kind: expected clip or causal-lm, got "${options.kind}"`);
+        if (options.encoder || options.reranker) throw new InputError(`--kind ${options.kind}: not with --encoder or --reranker`);
+        if (options.kind === 'causal-lm') {
+          if (options.imageSize !== undefined) throw new InputError('--image-size: only with --kind clip');
+          const { generateCausalLmFixture } = await import('../../models/fixture/causalLmFixture.js');
+          const info = await generateCausalLmFixture({ outDir: options.out, seed: options.seed, dim: options.hidden ?? options.dim, vocabSize: options.vocab, maxTokens: options.maxTokens });
+          process.stdout.write(`causal-lm fixture model (generated stand-in: seeded bigram logits), dimension ${info.dim}, vocabulary ${info.vocabSize}: ${info.dir}\n`);
+          for (const file of info.files) process.stdout.write(`  ${file}\n`);
+          return;
+        }
         const { generateClipFixture } = await import('../../models/fixture/clipFixture.js');
         const info = await generateClipFixture({
           outDir: options.out,

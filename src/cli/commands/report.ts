@@ -16,7 +16,7 @@ export function registerReportCommands(program: Command): void {
 
   program
     .command('compare')
-    .description('Put two runs side by side: mean score per model × condition and the difference B − A')
+    .description('Put two runs side by side: mean score per model × condition, the difference B − A paired over the questions both scored (interval, sign-flip p, Holm and BH over the named family)')
     .argument('<run-a>', 'first run directory')
     .argument('<run-b>', 'second run directory')
     .option('--json', 'print the comparison as JSON')

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { InputError } from '../../errors.js';
+import { DEFAULT_VIEW_CACHE, VIEW_CACHE_ENV } from '../../viewer/cacheDir.js';
 
 export function registerViewCommand(program: Command): void {
   program
@@ -9,25 +10,28 @@ export function registerViewCommand(program: Command): void {
     .option('--port <port>', 'port to listen on (default: a free one)')
     .option('--host <host>', 'address to bind (default 127.0.0.1; anything else lets other machines read the runs)', '127.0.0.1')
     .option('--bundle <out-dir>', 'write the viewer with the runs as a static site (opens from file://) instead of serving')
-    .action(async (runs: string[], opts: { port?: string; host: string; bundle?: string }) => {
+    .option('--cache-dir <dir>', `where the answers' indexes are kept between starts, never inside a run directory (default $${VIEW_CACHE_ENV}, else ${DEFAULT_VIEW_CACHE} under the working directory)`)
+    .action(async (runs: string[], opts: { port?: string; host: string; bundle?: string; cacheDir?: string }) => {
       const paths = runs.length ? runs : ['experiments/runs'];
       if (opts.bundle) {
         const { writeBundle } = await import('../../viewer/bundle.js');
-        const result = await writeBundle(paths, opts.bundle);
+        const result = await writeBundle(paths, opts.bundle, { cacheDir: opts.cacheDir });
         process.stdout.write(`bundle: ${result.runs} runs, ${result.answers} answers${result.thumbnails ? `, ${result.thumbnails} page thumbnails` : ''} → ${result.index}\n`);
         return;
       }
       const port = opts.port === undefined ? 0 : Number(opts.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InputError(`--port ${opts.port}: expected a port number (0–65535)`);
       const { startViewer } = await import('../../viewer/server.js');
-      const viewer = await startViewer(paths, { port, host: opts.host });
+      const viewer = await startViewer(paths, { port, host: opts.host, cacheDir: opts.cacheDir });
       if (!['127.0.0.1', 'localhost', '::1'].includes(opts.host)) {
         process.stderr.write(`hisrag view: WARNING: listening on ${opts.host}: anyone who can reach this machine on port ${new URL(viewer.url).port} can read these runs (prompts, answers, configs)\n`);
       }
       const ids = viewer.store.ids();
       for (const [dir, why] of viewer.store.skipped) process.stderr.write(`hisrag view: skipped ${dir}: ${why}\n`);
       process.stdout.write(`hisrag view: ${viewer.url}  (${ids.length} run${ids.length === 1 ? '' : 's'} from ${paths.join(', ')}; new runs and answers appear as they are written; Ctrl-C to stop)\n`);
-      // Ctrl-C stops the server and removes its indexes (exit 130, as every command).
+      // Answers are indexed in the background; the index stays in the cache folder for the next start.
+      process.stderr.write(`hisrag view: answers indexed in the background into ${viewer.store.cacheDir} (kept between starts; --cache-dir or ${VIEW_CACHE_ENV} to move it)\n`);
+      // Ctrl-C stops the server (exit 130, as every command); the indexes stay in the cache folder.
       const { gracefulStop } = await import('../interrupts.js');
       const stop = gracefulStop();
       await new Promise<void>((resolve) => stop.signal.addEventListener('abort', () => resolve(), { once: true }));

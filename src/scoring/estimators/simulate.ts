@@ -2,6 +2,7 @@ import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 import { clusteredBootstrap } from './clusteredBootstrap.js';
 import { holmAdjust, benjaminiHochbergAdjust } from './multipleComparisons.js';
 import { signFlipTest } from './pairedTest.js';
+import { twoStageBootstrap } from './samples.js';
 
 /**
  * Synthetic clustered data with a known truth, to check the estimators by simulation
@@ -116,4 +117,58 @@ export function nullFamilyStudy(design: Omit<ClusteredDesign, 'truth'>, options:
   }
   const r = options.runs;
   return { runs: r, comparisons: options.comparisons, holm: holm / r, benjaminiHochberg: bh / r, unadjusted: unadjusted / r, perComparison: single / (r * options.comparisons) };
+}
+
+/** A clustered design whose questions are each answered `samples` times, a sample's score = question's score + sampling noise. */
+export interface SampledDesign extends ClusteredDesign {
+  samples: number;
+  /** Standard deviation of the sampling noise of one answer (the model's dice at temperature > 0). */
+  samplingSd: number;
+}
+
+/** Per question its samples' scores, and its cluster. */
+export function simulateSampled(design: SampledDesign, normal: () => number): { samples: number[][]; clusters: Int32Array } {
+  const questions = simulateClustered(design, normal);
+  const samples: number[][] = [];
+  for (let i = 0; i < questions.values.length; i++) {
+    const row: number[] = [];
+    for (let s = 0; s < design.samples; s++) row.push(questions.values[i]! + design.samplingSd * normal());
+    samples.push(row);
+  }
+  return { samples, clusters: questions.clusters };
+}
+
+export interface SampledCoverageResult {
+  runs: number;
+  /** Clustered two-stage bootstrap (clusters, then samples within a question). */
+  twoStage: number;
+  /** Plain bootstrap over questions (their samples' mean), ignoring the clusters. */
+  plain: number;
+  /** Every answer taken as an independent question (what a table that ignores both shows). */
+  answers: number;
+  twoStageWidth: number;
+  plainWidth: number;
+  answersWidth: number;
+}
+
+/** Coverage of the 95% intervals of the mean with repeated samples. */
+export function sampledCoverageStudy(design: SampledDesign, options: { runs: number; resamples: number; seed: number }): SampledCoverageResult {
+  const normal = normalDrawer(options.seed);
+  const hits = { twoStage: 0, plain: 0, answers: 0 };
+  const widths = { twoStage: 0, plain: 0, answers: 0 };
+  const covers = (s: { ciLow: number; ciHigh: number }) => s.ciLow <= design.truth && design.truth <= s.ciHigh;
+  for (let run = 0; run < options.runs; run++) {
+    const data = simulateSampled(design, normal);
+    const estimates = {
+      twoStage: twoStageBootstrap({ samples: data.samples, clusters: data.clusters }, { resamples: options.resamples, seed: 3 * run + 1 }),
+      plain: clusteredBootstrap(data.samples.map((s) => s.reduce((a, b) => a + b, 0) / s.length), undefined, { resamples: options.resamples, seed: 3 * run + 2 }),
+      answers: clusteredBootstrap(data.samples.flat(), undefined, { resamples: options.resamples, seed: 3 * run + 3 }),
+    };
+    for (const name of ['twoStage', 'plain', 'answers'] as const) {
+      if (covers(estimates[name])) hits[name]++;
+      widths[name] += estimates[name].ciHigh - estimates[name].ciLow;
+    }
+  }
+  const r = options.runs;
+  return { runs: r, twoStage: hits.twoStage / r, plain: hits.plain / r, answers: hits.answers / r, twoStageWidth: widths.twoStage / r, plainWidth: widths.plain / r, answersWidth: widths.answers / r };
 }

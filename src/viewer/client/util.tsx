@@ -1,4 +1,5 @@
 import { useEffect, useReducer, useState } from 'preact/hooks';
+import type { IndexState, RunListEntry } from '../api.js';
 
 export { ApiContext, useApi } from './context.js';
 export { useVirtualizer } from './virtual.js';
@@ -63,4 +64,18 @@ export function useDebounced<T>(value: T, ms: number): T {
     return () => clearTimeout(timer);
   }, [value, ms]);
   return shown;
+}
+
+/** How far the live server's background indexing of a run's answers is, e.g. "45%". */
+export const indexedShare = (index: IndexState): string => `${index.totalBytes ? Math.floor((100 * index.bytes) / index.totalBytes) : 100}%`;
+
+/** A note while the server is still indexing a run's answers (its conditions come from summary.json meanwhile; answers and search wait). */
+export function Indexing({ run, index }: { run?: RunListEntry; index?: IndexState }) {
+  const state = index ?? run?.index;
+  if (!state || state.state !== 'indexing') return null;
+  return (
+    <p class="meta indexing" role="status">
+      Indexing this run's answers: {indexedShare(state)} ({state.answers} answers so far). Answers, search and compare are ready when it is done.
+    </p>
+  );
 }

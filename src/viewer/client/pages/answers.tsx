@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Link, useSearchParams } from '../router.js';
 import { answerQueryFromParams, answerQueryToParams, type AnswerQuery, type AnswerRow, type RunDetail } from '../../api.js';
-import { Failure, fmt, to, useApi, useDebounced, useLoad, useVirtualizer } from '../util.js';
+import { Failure, fmt, Indexing, to, useApi, useDebounced, useLoad, useVirtualizer } from '../util.js';
+import type { IndexState } from '../../api.js';
 
 const PAGE = 100;
 const ROW_HEIGHT = 34;
@@ -9,7 +10,7 @@ const ROW_HEIGHT = 34;
 /** A condition's answers: filters and search in the URL, rows fetched page by page as they scroll into view. */
 export function AnswersView({ run }: { run: string }) {
   const api = useApi();
-  const detail = useLoad(() => api.run(run), [run], (d) => (api.live && d.run.status === 'in progress' ? 1500 : null));
+  const detail = useLoad(() => api.run(run), [run], (d) => (api.live && (d.run.status === 'in progress' || d.run.index?.state === 'indexing') ? 1500 : null));
   const [params, setParams] = useSearchParams();
   if (detail.error) return <Failure error={detail.error} />;
   if (!detail.data) return <p class="loading">Loading run…</p>;
@@ -101,16 +102,22 @@ function Filters({ detail, query, set }: { detail: RunDetail; query: AnswerQuery
 function AnswerTable({ query, version }: { query: AnswerQuery; version: number }) {
   const api = useApi();
   const key = answerQueryToParams({ ...query, offset: 0, limit: undefined }).toString();
-  const [state, setState] = useState<{ key: string; total: number | null; pages: Map<number, AnswerRow[]>; error: string | null }>({ key, total: null, pages: new Map(), error: null });
+  const [state, setState] = useState<{ key: string; total: number | null; pages: Map<number, AnswerRow[]>; error: string | null; indexing?: IndexState }>({ key, total: null, pages: new Map(), error: null });
+  // While the server is still indexing the run's answers: ask again shortly.
+  const [retry, bumpRetry] = useState(0);
   const loading = useRef(new Set<string>());
   const fetchPage = (page: number, forKey: string, replace: boolean) => {
-    const id = `${forKey}#${page}#${version}`;
+    const id = `${forKey}#${page}#${version}#${retry}`;
     if (loading.current.has(id)) return;
     loading.current.add(id);
     api.answers({ ...query, offset: page * PAGE, limit: PAGE }).finally(() => loading.current.delete(id)).then(
       (result) =>
         setState((s) => {
           if (s.key !== forKey) return s;
+          if (result.indexing) {
+            setTimeout(() => bumpRetry((n) => n + 1), 700);
+            return { key: forKey, total: null, pages: new Map(), error: null, indexing: result.indexing };
+          }
           const pages = replace ? new Map<number, AnswerRow[]>() : new Map(s.pages);
           pages.set(page, result.rows);
           return { key: forKey, total: result.total, pages, error: null };
@@ -122,7 +129,7 @@ function AnswerTable({ query, version }: { query: AnswerQuery; version: number }
   useEffect(() => {
     if (state.key !== key) setState({ key, total: null, pages: new Map(), error: null });
     fetchPage(0, key, true);
-  }, [key, version]);
+  }, [key, version, retry]);
   const scroller = useRef<HTMLDivElement>(null);
   const total = state.key === key ? (state.total ?? 0) : 0;
   const virtualizer = useVirtualizer({ count: total, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
@@ -136,6 +143,7 @@ function AnswerTable({ query, version }: { query: AnswerQuery; version: number }
   if (state.error) return <Failure error={state.error} />;
   return (
     <>
+      {state.key === key && state.indexing ? <Indexing index={state.indexing} /> : null}
       <p class="meta answers-total" aria-live="polite">
         {state.key === key && state.total !== null ? `${state.total} answers` : 'searching…'}
       </p>

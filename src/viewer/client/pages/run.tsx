@@ -1,7 +1,7 @@
 import { Link, useLocation, useSearchParams } from '../router.js';
 import type { CellView, RunDetail } from '../../api.js';
 import { decompositionOf, FACTORS, factorValue, pivotCells, type Factor } from '../../queries.js';
-import { ci, Failure, fmt, signed, Status, to, useApi, useLoad, when } from '../util.js';
+import { ci, Failure, fmt, Indexing, signed, Status, to, useApi, useLoad, when } from '../util.js';
 import { ModalityTable } from './modality.js';
 
 const tokensOf = (c: CellView) => (c.cost ? c.cost.promptTokens + c.cost.completionTokens : null);
@@ -14,7 +14,7 @@ export function compareLink(run: string, model: string, a: string, b: string): s
 export function RunView({ id }: { id: string }) {
   const api = useApi();
   const [params, setParams] = useSearchParams();
-  const detail = useLoad(() => api.run(id), [id], (d) => (api.live && d.run.status === 'in progress' ? 1500 : null));
+  const detail = useLoad(() => api.run(id), [id], (d) => (api.live && (d.run.status === 'in progress' || d.run.index?.state === 'indexing') ? 1500 : null));
   if (detail.error) return <Failure error={detail.error} />;
   if (!detail.data) return <p class="loading">Loading run…</p>;
   const d = detail.data;
@@ -46,6 +46,7 @@ export function RunView({ id }: { id: string }) {
         ) : null}
       </p>
       {d.run.stoppedBecause ? <p class="error">stopped because: {d.run.stoppedBecause}</p> : null}
+      <Indexing run={d.run} />
       <Previous detail={d} />
       <h2>Conditions</h2>
       <div class="filters">
@@ -155,9 +156,15 @@ function CompareForm({ detail }: { detail: RunDetail }) {
   );
 }
 
+/** A p-value in three decimals (below 0.001: `<0.001`), as the terminal table writes it. */
+const pValue = (p: number | null | undefined) => (p == null || Number.isNaN(p) ? '–' : p < 0.001 ? '<0.001' : p.toFixed(3));
+
 function ConditionsTable({ detail }: { detail: RunDetail }) {
   const many = detail.run.models.length > 1;
   const diagnosed = detail.cells.some((c) => decompositionOf(c.diagnostics));
+  // Runs from before tests have no p; the column appears when the summary carries one.
+  const tested = detail.cells.some((c) => c.paired?.p != null);
+  const family = detail.cells.find((c) => c.paired?.family)?.paired?.family;
   return (
     <div class="scroll">
       <table class="conditions">
@@ -171,6 +178,7 @@ function ConditionsTable({ detail }: { detail: RunDetail }) {
             <th>mean</th>
             <th>95% CI</th>
             <th>Δ vs {detail.baseline} [95% CI]</th>
+            {tested ? <th title={family ? `paired sign-flip test; Holm and BH adjusted over the family: ${family}` : 'paired sign-flip test'}>p (Holm, BH)</th> : null}
             {diagnosed ? <th>helped / hurt / same</th> : null}
             <th>tokens</th>
             <th>price</th>
@@ -197,6 +205,7 @@ function ConditionsTable({ detail }: { detail: RunDetail }) {
                 </td>
                 <td class="num meta">{ci(c.score.ciLow, c.score.ciHigh)}</td>
                 <td class="num">{c.paired ? `${signed(c.paired.meanDiff)} ${ci(c.paired.ciLow, c.paired.ciHigh)}` : '–'}</td>
+                {tested ? <td class="num">{c.paired?.p != null ? `${pValue(c.paired.p)} (${pValue(c.paired.pHolm)}, ${pValue(c.paired.pBH)})` : '–'}</td> : null}
                 {diagnosed ? <td class="num">{dec ? `${dec.helped.n} / ${dec.hurt.n} / ${dec.unchanged.n}` : '–'}</td> : null}
                 <td class="num">
                   {fmt(tokensOf(c), 0)}
@@ -214,6 +223,7 @@ function ConditionsTable({ detail }: { detail: RunDetail }) {
           })}
         </tbody>
       </table>
+      {family ? <p class="meta">p: paired sign-flip permutation test of Δ vs {detail.baseline}; Holm (family-wise error) and Benjamini–Hochberg (false discoveries) adjusted over the family: {family}</p> : null}
     </div>
   );
 }

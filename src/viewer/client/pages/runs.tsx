@@ -1,6 +1,6 @@
 import { Link, useSearchParams } from '../router.js';
 import type { RunListEntry } from '../../api.js';
-import { ci, Failure, fmt, Status, to, useApi, useLoad, when } from '../util.js';
+import { ci, Failure, fmt, indexedShare, Status, to, useApi, useLoad, when } from '../util.js';
 
 type Column = { key: string; label: string; value: (r: RunListEntry) => string | number | null };
 
@@ -114,6 +114,7 @@ export function RunsView() {
                     {' '}
                     ({r.answers}
                     {r.total !== null && r.total !== r.answers ? ` / ${r.total}` : ''} answers)
+                    {r.index?.state === 'indexing' ? <span class="indexing"> · indexing {indexedShare(r.index)}</span> : null}
                   </span>
                 </td>
                 <td>

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
+import type { RegistryEntry } from '../registry.js';
+import { passageBlock, PassageParamsShape } from './passages.js';
+import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { answerPrompt } from './templates/answer.js';
+import { rewritePrompt } from './templates/queryRewrite.js';
+import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
+
+export const QueryRewriteParamsSchema = z
+  .object({
+    ...PassageParamsShape,
+    instructions: AnswerInstructionsSchema.optional(),
+    prompts: promptOverridesSchema(['rewrite', 'answer']),
+  })
+  .strict();
+export type QueryRewriteParams = z.infer<typeof QueryRewriteParamsSchema>;
+
+/** The search query of a rewriter's reply: its first non-empty line, a `检索式：` label or list number dropped. */
+export function parseQuery(text: string): string {
+  const line = text
+    .replace(/<think>[\s\S]*?<\/think>/g, '')
+    .split('\n')
+    .map((l) => l.trim())
+    .find(Boolean);
+  return (line ?? '').replace(/^(?:检索式|查询|检索查询|query)\s*[:：]\s*/i, '').replace(/^[（(]?\d+[)）.、]\s*/, '').trim();
+}
+
+/**
+ * Rewrite–retrieve–read (Ma et al. 2023, "Query Rewriting for Retrieval-Augmented Large Language
+ * Models"), with the LLM as the rewriter (the paper's first setting, before a small rewriter is
+ * trained): the model rewrites the question into a search query, the retriever searches with it,
+ * and the reader answers the original question from the k passages found. 1 retrieval, 2 generations.
+ */
+export const queryRewriteMethod: RegistryEntry<QueryRewriteParams, RagMethod, void> = {
+  name: 'query-rewrite',
+  description: 'rewrite–retrieve–read: the model rewrites the question into a search query, retrieve k with it, answer; 1 retrieval, 2 generations',
+  params: QueryRewriteParamsSchema,
+  create(params) {
+    const prompts = resolvePrompts('query-rewrite', { rewrite: rewritePrompt, answer: answerPrompt }, params.prompts);
+    return {
+      name: 'query-rewrite',
+      usesRetrieval: true,
+      calls: { min: 2, max: 2 },
+      planCalls: ({ item, k }: PlanInput): CallBound[] => [
+        { label: 'rewrite', always: true, prompts: [{ messages: stepMessages(prompts.rewrite, { question: item.question }) }] },
+        { label: 'answer', always: true, prompts: [{ prompt: prompts.answer, slots: { context: { passages: k, params }, question: item.question, instructions: answerInstructions(item, params.instructions) } }] },
+      ],
+      async run(context): Promise<MethodOutcome> {
+        const { item } = context;
+        const reply = await context.generate('rewrite', stepMessages(prompts.rewrite, { question: item.question }));
+        // A reply with no query line (only reasoning) searches with the question, and the notes count it.
+        const rewritten = parseQuery(reply.text);
+        const passages = await context.retrieve(rewritten || item.question, 'retrieve');
+        const placed = passageBlock(passages, params);
+        const messages = stepMessages(prompts.answer, { context: placed.block, question: item.question, instructions: answerInstructions(item, params.instructions) });
+        const response = await context.generate('answer', messages, { final: true });
+        return {
+          answer: response.text,
+          response,
+          prompt: messages,
+          contextIds: placed.ids,
+          truncated: placed.dropped,
+          notes: { rewritten: Boolean(rewritten), queryChars: rewritten.length },
+        };
+      },
+    };
+  },
+};

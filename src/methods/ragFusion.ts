@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
+import type { RegistryEntry } from '../registry.js';
+import { reciprocalRankFusion, RRF_K } from '../retrieval/fusion.js';
+import type { RetrievedChunk } from '../retrieval/types.js';
+import { passageBlock, PassageParamsShape } from './passages.js';
+import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { parseQuery } from './queryRewrite.js';
+import { parseCandidates } from './sure.js';
+import { answerPrompt } from './templates/answer.js';
+import { queriesPrompt } from './templates/ragFusion.js';
+import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
+
+export const RagFusionParamsSchema = z
+  .object({
+    /** Queries the model is asked for (at most; RAG-Fusion's default is 4, MultiQueryRetriever's 3). */
+    queries: z.number().int().min(1).max(10).default(4),
+    /** Search with the original question too (RAG-Fusion does; MultiQueryRetriever's `include_original`). */
+    includeQuestion: z.boolean().default(true),
+    /** The constant c of reciprocal-rank fusion, Σ 1 / (c + rank). */
+    rrfK: z.number().positive().default(RRF_K),
+    ...PassageParamsShape,
+    instructions: AnswerInstructionsSchema.optional(),
+    prompts: promptOverridesSchema(['queries', 'answer']),
+  })
+  .strict();
+export type RagFusionParams = z.infer<typeof RagFusionParamsSchema>;
+
+/**
+ * Multi-query retrieval / RAG-Fusion (Rackauckas 2024, "RAG-Fusion: a New Take on
+ * Retrieval-Augmented Generation"; LangChain's MultiQueryRetriever): the model writes n search
+ * queries for the question; each (and the question) retrieves k passages; the lists are fused by
+ * reciprocal-rank fusion (the same RRF as the `hybrid` retriever) and the top k fused passages are
+ * read. The trace has every query's list and the fused ranks. Up to n + 1 retrievals, 2 generations.
+ */
+export const ragFusionMethod: RegistryEntry<RagFusionParams, RagMethod, void> = {
+  name: 'rag-fusion',
+  description: 'multi-query / RAG-Fusion: n model-written queries (and the question) each retrieve k, lists fused by reciprocal rank, top k read; up to n + 1 retrievals, 2 generations',
+  params: RagFusionParamsSchema,
+  create(params) {
+    const prompts = resolvePrompts('rag-fusion', { queries: queriesPrompt, answer: answerPrompt }, params.prompts);
+    const queriesMessages = (question: string) => stepMessages(prompts.queries, { question, n: params.queries });
+    return {
+      name: 'rag-fusion',
+      usesRetrieval: true,
+      calls: { min: 2, max: 2 },
+      planCalls: ({ item, k }: PlanInput): CallBound[] => [
+        { label: 'queries', always: true, prompts: [{ messages: queriesMessages(item.question) }] },
+        { label: 'answer', always: true, prompts: [{ prompt: prompts.answer, slots: { context: { passages: k, params }, question: item.question, instructions: answerInstructions(item, params.instructions) } }] },
+      ],
+      async run(context): Promise<MethodOutcome> {
+        const { item } = context;
+        const reply = await context.generate('queries', queriesMessages(item.question));
+        const written = parseCandidates(reply.text, params.queries).map(parseQuery).filter(Boolean);
+        // The question is searched first (its list is the run's batched one); a query equal to it is not searched twice.
+        const queries = [...new Set([...(params.includeQuestion ? [item.question] : []), ...written])];
+        if (queries.length === 0) queries.push(item.question);
+        const lists: RetrievedChunk[][] = [];
+        for (const [i, query] of queries.entries()) lists.push(await context.retrieve(query, query === item.question ? 'retrieve[question]' : `retrieve[${i + (params.includeQuestion ? 0 : 1)}]`));
+        const fused = reciprocalRankFusion(lists, lists.map(() => 1), params.rrfK)
+          .slice(0, context.k)
+          .map((chunk, i): RetrievedChunk => ({ ...chunk, rank: i + 1 }));
+        context.record('fuse', 'reciprocal-rank', {
+          queries: queries.length,
+          written: written.length,
+          candidates: new Set(lists.flat().map((c) => c.id)).size,
+          kept: fused.length,
+          rrfK: params.rrfK,
+          // Each kept passage: fused rank, id, RRF score and its rank in every list (– where absent).
+          ranks: fused.map((c) => `${c.rank}. ${c.id} ${c.score.toFixed(5)} [${lists.map((l) => l.find((o) => o.id === c.id)?.rank ?? '–').join(',')}]`).join('; '),
+        });
+        const placed = passageBlock(fused, params);
+        const messages = stepMessages(prompts.answer, { context: placed.block, question: item.question, instructions: answerInstructions(item, params.instructions) });
+        const response = await context.generate('answer', messages, { final: true });
+        return {
+          answer: response.text,
+          response,
+          prompt: messages,
+          contextIds: placed.ids,
+          truncated: placed.dropped,
+          notes: { queries: queries.length, fusedCandidates: new Set(lists.flat().map((c) => c.id)).size },
+        };
+      },
+    };
+  },
+};

@@ -1,0 +1,47 @@
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadExperimentConfig } from '../../src/config/load.js';
+import { readRunRecords } from '../../src/experiment/runDirectory.js';
+import { runExperiment } from '../../src/experiment/runner.js';
+import { closeResponseCaches } from '../../src/generation/responseCache.js';
+import { startOpenAIServer, type OpenAIServer } from '../helpers/openaiServer.js';
+import { queryMethodResponder, queryMethodsEndpointConfig } from './queryMethodsEndpoint.js';
+
+describe('the query-side, corrective and compression methods in batch mode (batch: true)', () => {
+  const servers: OpenAIServer[] = [];
+  afterAll(async () => {
+    closeResponseCaches();
+    for (const server of servers) await server.close().catch(() => {});
+  });
+
+  it('go round by round through the Batch API and give exactly the answers of the same grid run live', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'hisrag-query-batch-'));
+    const extra = { benchmark: { name: 'prohist', file: join(process.cwd(), 'experiments/data/demo-prohist.json'), limit: 3 } };
+    const configIn = (dir: string, url: string, batch: boolean) => {
+      mkdirSync(dir, { recursive: true });
+      return queryMethodsEndpointConfig(dir, url, { retries: 2, retryBaseMs: 5, timeoutMs: 5000, cache: join(dir, 'responses.sqlite'), ...(batch ? { batch: { pollMs: 10 } } : {}) }, extra);
+    };
+    const liveServer = await startOpenAIServer({ respond: queryMethodResponder });
+    const batchServer = await startOpenAIServer({ respond: queryMethodResponder, batch: { pollsPerState: 2 } });
+    servers.push(liveServer, batchServer);
+    const liveRun = await runExperiment({ config: await loadExperimentConfig(configIn(join(root, 'live'), liveServer.url, false)), runId: 'live' });
+    const live = new Map((await readRunRecords(liveRun.runDir)).map((r) => [r.key, r]));
+    const run = await runExperiment({ config: await loadExperimentConfig(configIn(join(root, 'batch'), batchServer.url, true)), runId: 'batch' });
+    expect(batchServer.chatRequests()).toHaveLength(0);
+    const records = await readRunRecords(run.runDir);
+    expect(records).toHaveLength(live.size);
+    for (const r of records) {
+      const twin = live.get(r.key)!;
+      expect(r.score.status, r.key).toBe('scored');
+      expect(r.response!.text, r.key).toBe(twin.response!.text);
+      expect(r.trace.map((s) => s.label), r.key).toEqual(twin.trace.map((s) => s.label));
+      expect(r.cost!.batchedCalls, r.key).toBe(r.cost!.generationCalls);
+    }
+    // A step waits for the one before it: CRAG's k = 4 grades and its answer, then the judge, are rounds of their own.
+    expect(batchServer.batches.length).toBeGreaterThanOrEqual(6);
+    const submitted = batchServer.batches.flatMap((b) => b.customIds);
+    expect(new Set(submitted).size).toBe(submitted.length);
+  }, 300_000);
+});

@@ -1,0 +1,186 @@
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { InputError } from '../../src/errors.js';
+import type { AnswerPage, IndexingStatus, RunDetail, RunListEntry } from '../../src/viewer/api.js';
+import { VIEW_CACHE_ENV, viewCacheDir } from '../../src/viewer/cacheDir.js';
+import { RunStore } from '../../src/viewer/runStore.js';
+import { startViewer, type ViewerServer } from '../../src/viewer/server.js';
+import { demoConfigIn } from '../helpers/demoConfig.js';
+import { runCli } from '../helpers/runCli.js';
+
+/** Every file under a folder with its size and mtime: what "never written" is checked against. */
+function snapshot(dir: string): string {
+  return readdirSync(dir, { recursive: true })
+    .map(String)
+    .sort()
+    .map((name) => {
+      const st = statSync(join(dir, name));
+      return `${name} ${st.size} ${st.mtimeMs} ${st.ino}`;
+    })
+    .join('\n');
+}
+
+describe('hisrag view: answers indexed in the background into a cache kept between starts', () => {
+  let dir: string;
+  let demo: string;
+  let lines: string[];
+  let viewer: ViewerServer | null = null;
+  const get = async <T>(path: string): Promise<T> => {
+    const response = await fetch(new URL(path, viewer!.url));
+    expect(response.status, path).toBe(200);
+    return (await response.json()) as T;
+  };
+  /** A folder of runs holding a copy of the demo run (mtimes kept: its summary.json is newer than its items.jsonl, as the runner leaves them). */
+  const runsWithDemo = (name: string, id = 'demo') => {
+    const runs = join(dir, name);
+    mkdirSync(runs, { recursive: true });
+    cpSync(demo, join(runs, id), { recursive: true, preserveTimestamps: true });
+    return runs;
+  };
+  const start = async (runs: string, cacheDir: string) => {
+    viewer = await startViewer([runs], { cacheDir });
+    return viewer;
+  };
+  afterEach(async () => {
+    await viewer?.close();
+    viewer = null;
+  });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'hisrag-viewer-cache-'));
+    const result = await runCli(['run', demoConfigIn(dir), '--run-id', 'demo', '--no-progress']);
+    expect(result.code, result.stderr).toBe(0);
+    demo = join(dir, 'runs', 'demo');
+    lines = readFileSync(join(demo, 'items.jsonl'), 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(70);
+  }, 120_000);
+
+  it('lists a run and its conditions from its summary before any answer is indexed; search works once indexed; a second start indexes nothing', async () => {
+    const runs = runsWithDemo('first');
+    const cacheDir = join(dir, 'cache-first');
+    const before = snapshot(runs);
+    const summary = JSON.parse(readFileSync(join(demo, 'summary.json'), 'utf8')) as { cells: { condition: string; score: { mean: number } }[] };
+    const best = [...summary.cells].sort((a, b) => b.score.mean - a.score.mean)[0]!;
+
+    await start(runs, cacheDir);
+    // The run list is served first: nothing is indexed yet, and the list has what the run summarised.
+    const [entry] = await get<RunListEntry[]>('api/runs');
+    expect(entry!.index).toEqual({ state: 'indexing', bytes: 0, totalBytes: statSync(join(demo, 'items.jsonl')).size, answers: 0 });
+    expect(entry).toMatchObject({ id: 'demo', status: 'done', answers: 70, items: 14, best: { condition: best.condition, mean: best.score.mean } });
+    const detail = await get<RunDetail>('api/runs/demo');
+    expect(detail.cells.map((c) => c.condition)).toEqual(summary.cells.map((c) => c.condition));
+    expect(detail.groupKeys).toContain('category');
+
+    // Answers asked for while indexing: no rows but the progress (and the run is indexed next).
+    const early = await get<AnswerPage>('api/runs/demo/answers?model=extractive-baseline&condition=closed-book');
+    if (early.indexing) expect(early.rows).toEqual([]);
+    await viewer!.store.whenAllIndexed();
+    const search = await get<AnswerPage>(`api/runs/demo/answers?model=extractive-baseline&condition=closed-book&q=${encodeURIComponent('商辂')}`);
+    expect(search.indexing).toBeUndefined();
+    expect(search.rows.map((r) => r.itemId)).toContain('demo-prohist-001');
+    const status = await get<IndexingStatus>('api/indexing');
+    expect(status).toMatchObject({ cacheDir, runs: 1, ready: 1, indexed: { lines: 70, bytes: statSync(join(demo, 'items.jsonl')).size, rebuilds: 0, extended: 0 } });
+    expect((await get<RunListEntry[]>('api/runs'))[0]!.index!.state).toBe('ready');
+    await viewer!.close();
+    viewer = null;
+    // The index is in the cache folder, outside the run; the run directory is as it was.
+    expect(readdirSync(cacheDir).filter((n) => n.endsWith('.sqlite'))).toHaveLength(1);
+    expect(snapshot(runs)).toBe(before);
+
+    // Second start, nothing changed: ready at once, nothing read into the index.
+    await start(runs, cacheDir);
+    const [again] = await get<RunListEntry[]>('api/runs');
+    expect(again!.index).toMatchObject({ state: 'ready', answers: 70 });
+    const page = await get<AnswerPage>(`api/runs/demo/answers?model=extractive-baseline&condition=closed-book&q=${encodeURIComponent('商辂')}`);
+    expect(page.rows.map((r) => r.key)).toEqual(search.rows.map((r) => r.key));
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await get<IndexingStatus>('api/indexing')).indexed).toEqual({ lines: 0, bytes: 0, rebuilds: 0, extended: 0 });
+    await viewer!.close();
+    viewer = null;
+    expect(snapshot(runs)).toBe(before);
+  });
+
+  it('indexes only the lines appended since the last start, and starts over when items.jsonl was truncated, rewritten or replaced', async () => {
+    const runs = join(dir, 'live');
+    const run = join(runs, 'live');
+    mkdirSync(run, { recursive: true });
+    cpSync(join(demo, 'config.json'), join(run, 'config.json'));
+    const manifest = JSON.parse(readFileSync(join(demo, 'manifest.json'), 'utf8'));
+    writeFileSync(join(run, 'manifest.json'), JSON.stringify({ ...manifest, complete: false, finishedAt: null, answers: { ...manifest.answers, done: 40 } }));
+    const items = join(run, 'items.jsonl');
+    writeFileSync(items, lines.slice(0, 40).join('\n') + '\n');
+    const cacheDir = join(dir, 'cache-live');
+    const indexed = async () => {
+      await viewer!.store.whenAllIndexed();
+      return (await get<IndexingStatus>('api/indexing')).indexed;
+    };
+    const answers = async () => (await get<RunListEntry[]>('api/runs'))[0]!.answers;
+
+    await start(runs, cacheDir);
+    expect(await indexed()).toEqual({ lines: 40, bytes: statSync(items).size, rebuilds: 0, extended: 0 });
+    expect(await answers()).toBe(40);
+    await viewer!.close();
+
+    // Appended while no viewer ran: the next start reads only the new bytes.
+    const sizeBefore = statSync(items).size;
+    appendFileSync(items, lines.slice(40, 70).join('\n') + '\n');
+    await start(runs, cacheDir);
+    expect(await indexed()).toEqual({ lines: 30, bytes: statSync(items).size - sizeBefore, rebuilds: 0, extended: 1 });
+    expect(await answers()).toBe(70);
+    // Appended while it runs (a run in progress): the next request reads them, and only them.
+    writeFileSync(items, lines.slice(0, 40).join('\n') + '\n' + lines.slice(40, 70).join('\n') + '\n' + lines.slice(0, 5).join('\n') + '\n');
+    expect(await answers()).toBe(70); // the same 5 answers again (a record replaced by its key)
+    expect(await indexed()).toMatchObject({ lines: 35, rebuilds: 0 });
+    await viewer!.close();
+
+    // Truncated (a resume that cut the file): started over.
+    writeFileSync(items, lines.slice(0, 20).join('\n') + '\n');
+    await start(runs, cacheDir);
+    expect(await indexed()).toMatchObject({ lines: 20, rebuilds: 1 });
+    expect(await answers()).toBe(20);
+    await viewer!.close();
+
+    // Rewritten in place with other answers, longer than what was indexed: its bytes before the old end differ, so started over.
+    writeFileSync(items, lines.slice(30, 70).join('\n') + '\n');
+    await start(runs, cacheDir);
+    expect(await indexed()).toMatchObject({ lines: 40, rebuilds: 1 });
+    const keys = (await get<AnswerPage>('api/runs/live/answers?model=extractive-baseline&condition=closed-book&limit=100')).rows.map((r) => r.key);
+    const expected = lines.slice(30, 70).map((l) => JSON.parse(l) as { key: string; condition: string }).filter((r) => r.condition === 'closed-book').map((r) => r.key).sort();
+    expect([...keys].sort()).toEqual(expected);
+    await viewer!.close();
+
+    // Replaced by another file (another inode): started over.
+    writeFileSync(`${items}.new`, lines.slice(30, 70).join('\n') + '\n');
+    renameSync(`${items}.new`, items);
+    await start(runs, cacheDir);
+    expect(await indexed()).toMatchObject({ lines: 40, rebuilds: 1 });
+    expect(await answers()).toBe(40);
+  });
+
+  it('keeps its cache outside the run directories: HISRAG_VIEW_CACHE or --cache-dir, and a cache folder inside a run directory is refused', async () => {
+    const runs = runsWithDemo('placement');
+    const before = snapshot(runs);
+    const previous = process.env[VIEW_CACHE_ENV];
+    try {
+      process.env[VIEW_CACHE_ENV] = join(dir, 'from-env');
+      expect(viewCacheDir()).toBe(join(dir, 'from-env'));
+      expect(viewCacheDir(join(dir, 'option'))).toBe(join(dir, 'option'));
+      delete process.env[VIEW_CACHE_ENV];
+      expect(viewCacheDir()).toBe(join(process.cwd(), '.cache', 'viewer'));
+    } finally {
+      if (previous === undefined) delete process.env[VIEW_CACHE_ENV];
+      else process.env[VIEW_CACHE_ENV] = previous;
+    }
+    expect(() => new RunStore([join(runs, 'demo')], { cacheDir: join(runs, 'demo', 'cache') })).toThrow(InputError);
+    expect(() => new RunStore([runs], { cacheDir: join(runs, 'demo', '.cache', 'viewer') })).toThrow(/inside a run directory/);
+    expect(snapshot(runs)).toBe(before);
+    // A cache beside the runs, in their folder, is no run directory: allowed, and not listed as a run.
+    await start(runs, join(runs, '.viewer-cache'));
+    expect((await get<RunListEntry[]>('api/runs')).map((r) => r.id)).toEqual(['demo']);
+    await viewer!.store.whenAllIndexed();
+    expect(existsSync(join(runs, '.viewer-cache'))).toBe(true);
+    expect(snapshot(join(runs, 'demo'))).toBe(before.split('\n').filter((l) => l.startsWith('demo/')).map((l) => l.slice('demo/'.length)).join('\n'));
+  });
+});
