@@ -3,7 +3,7 @@
  * its spawn through the HTTP API, its memory sampled throughout (VmRSS of the server process, from
  * /proc, every 50 ms: the peak is reported).
  *
- *   node --import tsx scripts/bench-viewer.ts [--runs 50] [--answers 20000] [--conditions closed-book,rag@10] [--dir /tmp/hisrag-scale]
+ *   node --import tsx scripts/bench-viewer.ts [--runs 50] [--answers 20000] [--conditions closed-book,rag@10] [--dir /tmp/hisrag-scale] [--drop-caches]
  *
  * Generates the runs first when they are not there (scripts/generate-large-run.ts: `--runs` runs of
  * `--answers` answers each, in <dir>/runs), starts with an empty cache (<dir>/cache), and prints:
@@ -18,8 +18,8 @@
  * With --browser: the earlier measurement of one 20,000-answer run in headless Chromium (run list,
  * conditions, answers table, search, filters, scroll, compare; --bundle: the same from file://).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -41,6 +41,7 @@ const { values } = parseArgs({
     items: { type: 'string', default: '4000' },
     chromium: { type: 'string', default: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' },
     bundle: { type: 'string' },
+    'drop-caches': { type: 'boolean', default: false },
   },
 });
 
@@ -141,6 +142,17 @@ async function scaleBench(): Promise<void> {
   row(`cold start: every answer indexed in the background (${status.indexed.lines} lines, ${(status.indexed.bytes / 1e9).toFixed(2)} GB)`, `${(indexMs / 1000).toFixed(1)} s`, `${(status.indexed.bytes / 1e6 / (indexMs / 1000)).toFixed(0)} MB/s`);
   void t;
   const search = async (label: string, url: string) => {
+    // --drop-caches (root): the OS page cache emptied first, so each search reads its index from disk
+    // as it would after a pause long enough for the OS to reclaim the cache (this machine keeps little).
+    if (values['drop-caches']) {
+      try {
+        execSync('sync', { stdio: 'ignore' });
+        writeFileSync('/proc/sys/vm/drop_caches', '3\n');
+        label += ' (OS page cache dropped)';
+      } catch (error) {
+        label += ` (page cache not dropped: ${(error as Error).message.split('\n')[0]})`;
+      }
+    }
     const times: number[] = [];
     let total = 0;
     for (const [i, needle] of ['商辂', '第285份', '三元及第', '殿试', '第700份'].entries()) {

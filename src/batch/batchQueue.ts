@@ -80,7 +80,7 @@ export class BatchQueue {
   readonly answered = new Set<string>();
   /** The last failure of each request that no batch has answered yet. */
   readonly failures = new Map<string, BatchFailure>();
-  /** Requests a batch failed and `fallback: live` answered live (this process). */
+  /** Requests answered live in this process: a batch failed them and `fallback: live` applied, or the Batch API cannot take them (completions). */
   readonly answeredLive = new Set<string>();
   /** Times each request was put into a batch. */
   readonly submissions = new Map<string, number>();

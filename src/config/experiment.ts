@@ -1,8 +1,11 @@
 import { z } from 'zod';
-import { ReducerSchema } from '../scoring/estimators/samples.js';
+import { REDUCERS } from '../scoring/estimators/samples.js';
 import { IndexKindSchema } from '../index/manifest.js';
 import { componentSpec, nonEmptyString, positiveInt } from './fields.js';
 import { DiagnosticsConfigSchema } from '../diagnostics/config.js';
+
+/** How a question's repeated samples are reduced to one score (scoring.reducer). */
+export const ReducerSchema = z.enum(REDUCERS);
 
 /**
  * An experiment: benchmarks × retrievers × depths × prompting strategies × models, scored by

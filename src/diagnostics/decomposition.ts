@@ -1,4 +1,5 @@
 import type { RunItemRecord } from '../experiment/records.js';
+import { reduceSamples, type Reducer } from '../scoring/estimators/samples.js';
 import { goldRankBucket } from './evidence.js';
 import { EVIDENCE_STATUSES, GOLD_RANK_BUCKETS, type Decomposition, type Evidence } from './types.js';
 
@@ -21,17 +22,30 @@ export interface PairedItem {
   evidence?: Evidence;
 }
 
-/** The items both the condition and the baseline scored, with the condition's evidence for each. */
-export function pairedItems(condition: RunItemRecord[], baseline: RunItemRecord[], evidenceOf: (record: RunItemRecord) => Evidence | undefined): PairedItem[] {
+/**
+ * The items both the condition and the baseline scored, with the condition's evidence for each.
+ * Repeated samples (`samples: n`): an item's scored samples are reduced to its score on each side
+ * by the run's reducer (each item counts once, as in the summary), and its evidence is its first
+ * sample's (retrieval does not change between samples).
+ */
+export function pairedItems(condition: RunItemRecord[], baseline: RunItemRecord[], evidenceOf: (record: RunItemRecord) => Evidence | undefined, reducer: Reducer = 'mean'): PairedItem[] {
   const scored = (r: RunItemRecord) => r.score.status === 'scored' && r.score.score !== null;
-  const base = new Map(baseline.filter(scored).map((r) => [`${r.benchmark}:${r.itemId}`, r.score.score!]));
+  const byItem = (records: RunItemRecord[]) => {
+    const out = new Map<string, RunItemRecord[]>();
+    for (const r of [...records].filter(scored).sort((a, b) => (a.sample ?? 0) - (b.sample ?? 0) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
+      const key = `${r.benchmark}:${r.itemId}`;
+      (out.get(key) ?? out.set(key, []).get(key)!).push(r);
+    }
+    return out;
+  };
+  const base = byItem(baseline);
   const out: PairedItem[] = [];
-  for (const r of [...condition].sort((a, b) => (a.key < b.key ? -1 : 1))) {
-    if (!scored(r)) continue;
-    const b = base.get(`${r.benchmark}:${r.itemId}`);
-    if (b === undefined) continue;
-    const evidence = evidenceOf(r);
-    out.push({ itemKey: `${r.benchmark}:${r.itemId}`, diff: r.score.score! - b, ...(evidence ? { evidence } : {}) });
+  for (const [itemKey, samples] of [...byItem(condition)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const against = base.get(itemKey);
+    if (!against) continue;
+    const diff = reduceSamples(samples.map((r) => r.score.score!), reducer) - reduceSamples(against.map((r) => r.score.score!), reducer);
+    const evidence = evidenceOf(samples[0]!);
+    out.push({ itemKey, diff, ...(evidence ? { evidence } : {}) });
   }
   return out;
 }

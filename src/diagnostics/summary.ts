@@ -1,6 +1,7 @@
 import type { RunItemRecord } from '../experiment/records.js';
 import { seedFor, type RunSummary } from '../experiment/summary.js';
 import { summarizeScores } from '../scoring/bootstrap.js';
+import type { Reducer } from '../scoring/estimators/samples.js';
 import { decompose, defaultDelta, pairedItems } from './decomposition.js';
 import { CLAIM_METRICS, type CellDiagnostics, type ClaimMetric, type MetricMean, type RecordDiagnostics } from './types.js';
 
@@ -53,7 +54,7 @@ export function addDiagnosticsToSummary(summary: RunSummary, records: Diagnosed[
     const decomposition =
       cell.condition === settings.baseline || !baseline
         ? null
-        : decompose(pairedItems(list, baseline, (r) => r.diagnostics?.evidence), { baseline: settings.baseline, delta: settings.delta ?? defaultDelta(cell.metric) });
+        : decompose(pairedItems(list, baseline, (r) => r.diagnostics?.evidence, (cell.sampling?.reducer as Reducer | undefined) ?? 'mean'), { baseline: settings.baseline, delta: settings.delta ?? defaultDelta(cell.metric) });
     const diagnosed = list.filter((r) => r.diagnostics);
     const claims: CellDiagnostics['claims'] = {};
     for (const metric of CLAIM_METRICS) {

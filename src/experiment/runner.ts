@@ -368,6 +368,7 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
     if (!complete) log(`run incomplete: ${resumeHint(runDir, records.length, total)}`);
     return { runDir, summary, newItems: answered, interrupted: userStopped() || records.length < total };
   } finally {
+    // Methods, retrievers and scorers release what they hold (a method's own: see buildStages), also after an interrupt or an error.
     await stages.close();
   }
 }

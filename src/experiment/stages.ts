@@ -207,6 +207,9 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
   const retrieverByLabel = new Map<string, Retriever>();
   const retrieverContext = createRetrieverContext({ seed: config.seed });
   const closers: (() => Promise<void>)[] = [];
+  // Methods release what they opened themselves (CRAG's fallback retriever and evaluator), whoever
+  // built the stages (a run, a dry run, a batch export) and however it ended.
+  for (const method of new Set(methodByPath.values())) if (method.close) closers.push(() => method.close!());
   try {
     for (const { label, spec, path } of retrieverList) {
       // What the run's plan retrieves ahead of the run is handed on to the run (computeAheadOfRun).

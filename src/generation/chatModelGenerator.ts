@@ -345,9 +345,13 @@ export class ChatModelGenerator implements Generator {
         throw new GenerationError(`batch: no answer after ${times}: ${served.failure.message}`, { reason: 'batch-failed', attempts: served.submissions });
       }
     }
+    // A call the Batch API cannot take (a completion) goes live in a batch run, in the round that
+    // first asks it; the item's later rounds replay it from the cache, and it was still paid for.
+    const liveInBatchRun = queue !== undefined && key !== undefined && !batchBody && (queue.enabled || queue.mode === 'collect');
     if (cache && key && options.cache !== 'refresh') {
       const hit = cache.get(key);
       if (hit) {
+        if (liveInBatchRun && queue.answeredLive.has(key)) return { ...hit, cached: false };
         this.stats.cacheHits++;
         return hit;
       }
@@ -404,6 +408,7 @@ export class ChatModelGenerator implements Generator {
         }),
       );
       if (cache && key) cache.put(key, this.model, result);
+      if (liveInBatchRun) queue.answeredLive.add(key);
       return rateLimited || waitedMs >= 1 ? { ...result, rateLimit: { rateLimited, waitedMs: Math.round(waitedMs) } } : result;
     } catch (error) {
       if (error instanceof GenerationError && error.reason === 'empty-completion') {

@@ -1,5 +1,6 @@
 import type { BaseMessage } from '@langchain/core/messages';
-import { ChatOpenAI, convertCompletionsMessageToBaseMessage, convertMessagesToCompletionsMessageParams } from '@langchain/openai';
+import { ChatOpenAI, ChatOpenAICompletions, convertCompletionsMessageToBaseMessage, convertMessagesToCompletionsMessageParams, type ChatOpenAIFields } from '@langchain/openai';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
@@ -8,7 +9,8 @@ import { ChatModelGenerator, resultFromReply } from './chatModelGenerator.js';
 import { MalformedResponseError } from './generationError.js';
 import { BatchQueue, BatchSettingsSchema } from '../batch/batchQueue.js';
 import { BatchClient } from '../batch/batchClient.js';
-import type { GenerationResult, ToolDefinition } from './types.js';
+import type { ChatMessage } from '../prompting/types.js';
+import type { ChatTurnOptions, GenerateOptions, GenerationResult, ToolDefinition } from './types.js';
 import { openResponseCache } from './responseCache.js';
 import type { RetryHooks } from './retryPolicy.js';
 import type { Generator } from './types.js';
@@ -32,6 +34,12 @@ export const OpenAIParamsFields = z
     /** Name of the environment variable holding the API key; omit for servers that need none. */
     apiKeyEnv: z.string().min(1).optional(),
     temperature: z.number().min(0).max(2).default(0),
+    /**
+     * Seeds the endpoint's sampling (vLLM and OpenAI honour `seed`): every request of sample i
+     * carries `seed + i`, so repeated samples at temperature > 0 are distinct and reproducible.
+     * Omitted: no `seed` is sent. Part of the cache key.
+     */
+    seed: z.number({ error: 'expected an integer (sample i sends seed + i)' }).int({ error: 'expected an integer (sample i sends seed + i)' }).optional(),
     maxTokens: z.number().int().positive().optional(),
     /** Extra HTTP headers (not part of the cache key; never recorded in describe()). */
     headers: z.record(z.string(), z.string()).default({}),
@@ -69,7 +77,15 @@ export const OpenAIParamsFields = z
   })
   .strict();
 
-export const OpenAIParamsSchema = OpenAIParamsFields;
+/** With both, which seed is sent would depend on spread order (LangChain puts extraBody last, the protocol path the seed): one only. */
+function seedConflict(params: { seed?: number; extraBody?: Record<string, unknown> }): string | undefined {
+  return params.seed !== undefined && params.extraBody?.seed !== undefined ? 'set either seed (sent as seed + sample index) or extraBody.seed (the same for every sample), not both' : undefined;
+}
+
+export const OpenAIParamsSchema = OpenAIParamsFields.superRefine((params, ctx) => {
+  const conflict = seedConflict(params);
+  if (conflict) ctx.addIssue({ code: 'custom', path: ['seed'], message: conflict });
+});
 export type OpenAIParams = z.infer<typeof OpenAIParamsSchema>;
 
 /**
@@ -119,6 +135,33 @@ export interface OpenAIGeneratorOptions extends Pick<RetryHooks, 'sleep' | 'rand
   env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * The sample index (`options.sample`) of the call in progress, for the request bodies built under
+ * it: the shared policy (ChatModelGenerator) passes request builders no sample, and LangChain builds
+ * the body deep inside `invoke`. Every entry point of OpenAIGenerator sets it.
+ */
+const callSample = new AsyncLocalStorage<number>();
+
+/**
+ * ChatOpenAI's chat-completions half with the call's seed in every body it builds: live and streamed
+ * requests, and the batch body (built from the same `invocationParams`). Handed to ChatOpenAI as its
+ * `completions`, which it also reuses for the models `bindTools` derives (tool-calling turns).
+ */
+class SeededCompletions extends ChatOpenAICompletions {
+  readonly #seed: () => number | undefined;
+
+  constructor(fields: ChatOpenAIFields, seed: () => number | undefined) {
+    super(fields);
+    this.#seed = seed;
+  }
+
+  override invocationParams(options?: this['ParsedCallOptions'], extra?: { streaming?: boolean }) {
+    const params = super.invocationParams(options, extra);
+    const seed = this.#seed();
+    return seed === undefined ? params : { ...params, seed };
+  }
+}
+
 // Sent when no key is configured: the SDK insists on one, and a keyless server ignores it.
 // Never falling back to OPENAI_API_KEY keeps a real key from reaching an arbitrary server.
 const NO_KEY = 'no-key';
@@ -149,12 +192,18 @@ function apiKeyFrom(params: OpenAIParams, env: NodeJS.ProcessEnv): string | unde
 export class OpenAIGenerator extends ChatModelGenerator {
   constructor(params: OpenAIParams, options: OpenAIGeneratorOptions = {}) {
     const apiKey = apiKeyFrom(params, options.env ?? process.env);
+    // Checked here too: schemas built from OpenAIParamsFields (the claim extractor's) lack the schema's check.
+    const conflict = seedConflict(params);
+    if (conflict) throw new ConfigError(`generator "${params.model}": ${conflict}`);
+    const seed = params.seed;
+    // The seed the call in progress sends: sample 0 the configured seed itself.
+    const seedOfCall = seed === undefined ? () => undefined : () => seed + (callSample.getStore() ?? 0);
     const urls = Array.isArray(params.baseURL) ? params.baseURL : [params.baseURL];
     // One pool is one endpoint for pacing and concurrency: its replicas share the allowance, each holds `concurrency` in flight.
     const endpoint = urls.join(' | ');
     const rateLimiter = endpointRateLimiter(endpoint, params.rateLimit ?? {});
-    const chatFor = (baseURL: string) =>
-      new ChatOpenAI({
+    const chatFor = (baseURL: string) => {
+      const fields: ChatOpenAIFields = {
         model: params.model,
         temperature: params.temperature,
         maxTokens: params.maxTokens,
@@ -163,7 +212,9 @@ export class OpenAIGenerator extends ChatModelGenerator {
         maxRetries: 0,
         modelKwargs: params.extraBody,
         configuration: { baseURL, defaultHeaders: params.headers, fetch: validatingFetch(rateObservingFetch(rateLimiter)) },
-      });
+      };
+      return new ChatOpenAI({ ...fields, completions: new SeededCompletions(fields, seedOfCall) });
+    };
     const replicas = urls.map((url) => ({ endpoint: url, chat: chatFor(url) }));
     const { headers, apiKeyEnv, batch = false, images, ...recorded } = params;
     const preparer = images ? imagePreparer(images) : undefined;
@@ -206,12 +257,15 @@ export class OpenAIGenerator extends ChatModelGenerator {
       unavailableAfterMs: params.unavailableAfterMs,
       cache,
       ...(queue ? { batch: { queue, body: batchBody } } : {}),
-      cacheParams: { temperature: params.temperature, maxTokens: params.maxTokens, extraBody: params.extraBody },
+      // The seed only when set: an unseeded model keeps the keys its caches already hold; a seeded one
+      // never reuses answers cached unseeded or under another seed (the sample index is added apart).
+      cacheParams: { temperature: params.temperature, maxTokens: params.maxTokens, extraBody: params.extraBody, ...(seed !== undefined ? { seed } : {}) },
       protocol: protocolSender({
         model: params.model,
         temperature: params.temperature,
         maxTokens: params.maxTokens,
         extraBody: params.extraBody,
+        seed: seedOfCall,
         apiKey: apiKey ?? NO_KEY,
         headers,
         timeoutMs: params.timeoutMs,
@@ -226,12 +280,27 @@ export class OpenAIGenerator extends ChatModelGenerator {
         ...recorded,
         ...(apiKeyEnv ? { apiKeyEnv } : {}),
         headers: Object.keys(headers),
+        ...(seed !== undefined ? { seeding: `every request of sample i sends seed ${seed} + i (sample 0: ${seed}, sample 1: ${seed + 1}, …)` } : {}),
         ...(images && preparer ? { images: { ...images, cache: preparer.cacheFile } } : {}),
         ...(batch !== false ? { batch: true, ...(typeof batch === 'object' ? { batchSettings: batch } : {}) } : {}),
         // The cache batch mode chose (no `cache:` given), named in the manifest so a reader finds the batches' results.
         ...(chosenCache ? { cache: chosenCache, cacheChosen: 'batch mode without cache: (the default, .cache/responses-<model>.sqlite)' } : {}),
       }),
     });
+  }
+
+  // Each entry point runs the call under its sample index, for the seed its request bodies carry.
+  override generate(messages: ChatMessage[], options: GenerateOptions = {}): Promise<GenerationResult> {
+    return callSample.run(options.sample ?? 0, () => super.generate(messages, options));
+  }
+
+  override chatTurn(messages: BaseMessage[], options: ChatTurnOptions): Promise<GenerationResult> {
+    return callSample.run(options.sample ?? 0, () => super.chatTurn(messages, options));
+  }
+
+  override get complete(): ((prompt: string, options?: GenerateOptions) => Promise<GenerationResult>) | undefined {
+    const complete = super.complete;
+    return complete && ((prompt, options = {}) => callSample.run(options.sample ?? 0, () => complete(prompt, options)));
   }
 }
 

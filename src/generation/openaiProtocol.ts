@@ -83,6 +83,8 @@ export interface ProtocolSettings {
   temperature: number;
   maxTokens?: number;
   extraBody: Record<string, unknown>;
+  /** The seed the call in progress sends (the model's seed plus the sample index); undefined: none is sent. */
+  seed?: () => number | undefined;
   apiKey: string;
   headers: Record<string, string>;
   timeoutMs: number;
@@ -93,12 +95,14 @@ export interface ProtocolSettings {
 export function protocolBody(settings: ProtocolSettings, request: ProtocolRequest): Record<string, unknown> {
   // A call's own maxTokens can only lower the model's (the plan bounds every output by the model's).
   const maxTokens = request.call.maxTokens !== undefined && settings.maxTokens !== undefined ? Math.min(request.call.maxTokens, settings.maxTokens) : (request.call.maxTokens ?? settings.maxTokens);
+  const seed = settings.seed?.();
   const common = {
     model: settings.model,
     temperature: settings.temperature,
     ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
     ...(request.call.stop?.length ? { stop: request.call.stop } : {}),
     ...settings.extraBody,
+    ...(seed !== undefined ? { seed } : {}),
   };
   if (request.kind === 'completions') return { ...common, prompt: request.prompt, ...(request.call.logprobs ? { logprobs: 1 } : {}) };
   return {

@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
-import type { RegistryEntry } from '../registry.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { CausalLmParamsSchema, loadCausalLmScorer, type CausalLmScorer, type ScoredTokens } from './compression/causalLmScorer.js';
 import { keptRuns, selectTokens } from './compression/selectTokens.js';
-import { passageBlock, PassageParamsShape } from './passages.js';
-import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { passageBlock } from './passages.js';
+import { promptOverridesSchema } from './prompts.js';
+import { answerCall, readerMethod, readPassages, ReaderParamsShape } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
-import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 
 export const CompressParamsSchema = z
   .object({
@@ -17,8 +16,7 @@ export const CompressParamsSchema = z
     ratio: z.number().gt(0).max(1).optional(),
     /** Or: keep as many tokens as the first `budgetK` passages hold — "RAG@100 compressed to the budget of RAG@20". */
     budgetK: z.number().int().positive().optional(),
-    ...PassageParamsShape,
-    instructions: AnswerInstructionsSchema.optional(),
+    ...ReaderParamsShape,
     prompts: promptOverridesSchema(['answer']),
   })
   .strict()
@@ -38,23 +36,21 @@ export type CompressParams = z.infer<typeof CompressParamsSchema>;
  * token leaves the prompt. Tokens are the scorer's; the trace records them before, targeted and
  * after, and the run's token counts of the block. 1 retrieval, 1 generation (and one LM pass a passage).
  */
-export const compressMethod: RegistryEntry<CompressParams, RagMethod, void> = {
+export const compressMethod = readerMethod({
   name: 'compress',
   description: 'context compression (Selective-Context / LongLLMLingua): a small causal LM keeps the most informative tokens of the k passages, to a ratio or to the budget of the first budgetK; 1 retrieval, 1 generation',
   params: CompressParamsSchema,
-  create(params) {
-    const prompts = resolvePrompts('compress', { answer: answerPrompt }, params.prompts);
+  prompts: { answer: answerPrompt },
+  create(params, prompts) {
     let scorer: Promise<CausalLmScorer> | undefined;
     const openScorer = () => (scorer ??= loadCausalLmScorer(params.scorer));
     let description: string | undefined;
     const target = params.ratio !== undefined ? `ratio ${params.ratio}` : `budget of the first ${params.budgetK} passages`;
     return {
-      name: 'compress',
-      usesRetrieval: true,
       calls: { min: 1, max: 1 },
       // The compressed passages are at most the k retrieved ones.
       planCalls: ({ item, k }: PlanInput): CallBound[] => [
-        { label: 'answer', always: true, prompts: [{ prompt: prompts.answer, slots: { context: { passages: k, params }, question: item.question, instructions: answerInstructions(item, params.instructions) } }] },
+        answerCall(prompts.answer, item, k, params),
       ],
       async prepare() {
         description = (await openScorer()).description;
@@ -93,17 +89,8 @@ export const compressMethod: RegistryEntry<CompressParams, RagMethod, void> = {
           promptTokensAfter: placed.tokens,
           ms: Date.now() - started,
         });
-        const messages = stepMessages(prompts.answer, { context: placed.block, question: item.question, instructions: answerInstructions(item, params.instructions) });
-        const response = await context.generate('answer', messages, { final: true });
-        return {
-          answer: response.text,
-          response,
-          prompt: messages,
-          contextIds: placed.ids,
-          truncated: placed.dropped,
-          notes: { tokensBefore: before, tokensAfter: after, compression: before ? after / before : 1 },
-        };
+        return readPassages(context, prompts.answer, placed, params, { tokensBefore: before, tokensAfter: after, compression: before ? after / before : 1 });
       },
     };
   },
-};
+});

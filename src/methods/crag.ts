@@ -1,18 +1,17 @@
 import { z } from 'zod';
 import { splitSentences } from '../chunking/sentences.js';
-import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
-import type { RegistryEntry } from '../registry.js';
 import { createRetriever } from '../retrieval/createRetriever.js';
 import type { HisragLangChainRetriever } from '../retrieval/langchain/langchainRetriever.js';
 import { createRetrieverContext, RetrieverSpecSchema } from '../retrieval/registry.js';
 import { rerankers } from '../rerank/registry.js';
 import type { Reranker } from '../rerank/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
-import { passageBlock, PassageParamsShape } from './passages.js';
-import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { passageBlock } from './passages.js';
+import { promptOverridesSchema, stepMessages } from './prompts.js';
+import { answerCall, readerMethod, readPassages, ReaderParamsShape } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
 import { gradePrompt } from './templates/crag.js';
-import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 
 export const CragParamsSchema = z
   .object({
@@ -32,8 +31,7 @@ export const CragParamsSchema = z
     fallbackK: z.number().int().positive().optional(),
     /** Knowledge refinement: strips (sentences) kept, the best by the retriever's relevance to the question, in their order. */
     keepStrips: z.number().int().positive().default(8),
-    ...PassageParamsShape,
-    instructions: AnswerInstructionsSchema.optional(),
+    ...ReaderParamsShape,
     prompts: promptOverridesSchema(['grade', 'answer']),
   })
   .strict()
@@ -65,14 +63,14 @@ export function cragLabel(grades: number[], upper: number, lower: number): CragL
  * best kept, recomposed in order. Incorrect → the retrieval is discarded and the fallback retriever
  * named in the config searches instead (the paper's web search; e.g. zhwiki when the primary corpus
  * is one book). Ambiguous → both. The trace records every grade, the label and the branch run.
- * 1–2 retrievals, k + 1 generations (1 with a cross-encoder evaluator).
+ * 1–2 retrievals, k + 1 generations (1 with a cross-encoder evaluator), the k grades asked at once.
  */
-export const cragMethod: RegistryEntry<CragParams, RagMethod, void> = {
+export const cragMethod = readerMethod({
   name: 'crag',
   description: 'CRAG: an LLM (or a cross-encoder) grades each passage; correct → refine strips, incorrect → fallback retriever, ambiguous → both; 1–2 retrievals, k + 1 generations',
   params: CragParamsSchema,
-  create(params) {
-    const prompts = resolvePrompts('crag', { grade: gradePrompt, answer: answerPrompt }, params.prompts);
+  prompts: { grade: gradePrompt, answer: answerPrompt },
+  create(params, prompts) {
     const gradeMessages = (question: string, passage: RetrievedChunk) => stepMessages(prompts.grade, { context: passageBlock([passage], params).block, question });
     let fallback: Promise<HisragLangChainRetriever> | undefined;
     const openFallback = () => (fallback ??= createRetriever(params.fallback, createRetrieverContext(), 'crag.fallback'));
@@ -82,24 +80,24 @@ export const cragMethod: RegistryEntry<CragParams, RagMethod, void> = {
     const openEvaluator = (spec: NonNullable<CragParams['evaluator']>) => (evaluator ??= rerankers.create(spec, undefined, 'crag.evaluator'));
     const logistic = (x: number) => 1 / (1 + Math.exp(-x));
     return {
-      name: 'crag',
-      usesRetrieval: true,
       needsRelevance: true,
       // The model grades every retrieved passage (k calls, known only with k; a reranker evaluator: none), then answers.
       calls: params.evaluator ? { min: 1, max: 1 } : { min: 1, max: Number.POSITIVE_INFINITY },
       planCalls: ({ item, k, questionPassages }: PlanInput): CallBound[] => [
         ...(params.evaluator ? [] : (questionPassages ?? [])).map((passage, i) => ({ label: `grade[${i + 1}]`, always: true, prompts: [{ messages: gradeMessages(item.question, passage) }] })),
-        {
-          label: 'answer',
-          always: true,
-          // Refined strips of at most k passages, then at most fallbackK fallback passages.
-          prompts: [{ prompt: prompts.answer, slots: { context: { passages: k + (params.fallbackK ?? k), params }, question: item.question, instructions: answerInstructions(item, params.instructions) } }],
-        },
+        // Refined strips of at most k passages, then at most fallbackK fallback passages.
+        answerCall(prompts.answer, item, k + (params.fallbackK ?? k), params),
       ],
       async prepare() {
         // Opened before the first question, so that a wrong index fails the run at once.
         await openFallback();
         if (params.evaluator) await openEvaluator(params.evaluator);
+      },
+      async close() {
+        // What prepare or a question opened; a second close finds nothing left.
+        const opened = [fallback, evaluator];
+        fallback = evaluator = undefined;
+        await Promise.all(opened.map(async (opening) => (await opening?.catch(() => undefined))?.close()));
       },
       describe: () => [`crag: fallback retriever ${params.fallback.name}${typeof params.fallback.index === 'string' ? ` over ${params.fallback.index}` : ''} for incorrect and ambiguous retrievals; evaluator ${params.evaluator ? `${params.evaluator.name}${typeof params.evaluator.model === 'string' ? ` ${params.evaluator.model}` : ''}` : 'the model (one grade a passage)'} (upper ${params.upper}, lower ${params.lower})`],
       async run(context): Promise<MethodOutcome> {
@@ -115,9 +113,13 @@ export const cragMethod: RegistryEntry<CragParams, RagMethod, void> = {
           grades.push(...scored.scores.map(logistic));
           context.record('grade', params.evaluator.name, { passages: passages.length, scores: scored.scores.map((x) => x.toFixed(3)).join(','), ms: Date.now() - started });
         } else {
-          for (const [i, passage] of passages.entries()) {
-            const reply = await context.generate(`grade[${i + 1}]`, gradeMessages(item.question, passage));
-            const grade = parseGrade(reply.text);
+          // The k grades are independent: asked at once (the endpoint's limiter bounds how many are in
+          // flight; a batch round takes all k), traced in passage order by the method context.
+          const replies = await Promise.allSettled(passages.map((passage, i) => context.generate(`grade[${i + 1}]`, gradeMessages(item.question, passage))));
+          for (const reply of replies) {
+            // Every call is settled (and traced) first; the item fails with the first failed grade.
+            if (reply.status === 'rejected') throw reply.reason;
+            const grade = parseGrade(reply.value.text);
             if (grade === null) unparsed++;
             grades.push(grade ?? 0);
           }
@@ -170,19 +172,11 @@ export const cragMethod: RegistryEntry<CragParams, RagMethod, void> = {
         // A fallback passage the primary list also had is read once.
         const primaryIds = new Set(knowledge.map((c) => c.id));
         const placed = passageBlock([...knowledge, ...external.filter((c) => !primaryIds.has(c.id))], params);
-        const messages = stepMessages(prompts.answer, { context: placed.block, question: item.question, instructions: answerInstructions(item, params.instructions) });
-        const response = await context.generate('answer', messages, { final: true });
+        const outcome = await readPassages(context, prompts.answer, placed, params, { correct: label === 'correct', ambiguous: label === 'ambiguous', incorrect: label === 'incorrect', bestGrade: grades.length ? Math.max(...grades) : 0 });
+        // Fallback passages the primary retrieval did not return join the item's retrieved set.
         const seen = new Set(passages.map((c) => c.id));
-        return {
-          answer: response.text,
-          response,
-          prompt: messages,
-          contextIds: placed.ids,
-          truncated: placed.dropped,
-          passages: external.filter((c) => !seen.has(c.id)),
-          notes: { correct: label === 'correct', ambiguous: label === 'ambiguous', incorrect: label === 'incorrect', bestGrade: grades.length ? Math.max(...grades) : 0 },
-        };
+        return { ...outcome, passages: external.filter((c) => !seen.has(c.id)) };
       },
     };
   },
-};
+});

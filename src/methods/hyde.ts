@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
-import type { RegistryEntry } from '../registry.js';
-import { passageBlock, PassageParamsShape } from './passages.js';
-import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { passageBlock } from './passages.js';
+import { promptOverridesSchema, stepMessages } from './prompts.js';
+import { answerCall, readerMethod, readPassages, ReaderParamsShape } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
 import { hypothesisPrompt } from './templates/hyde.js';
-import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 
 export const HydeParamsSchema = z
   .object({
@@ -13,8 +12,7 @@ export const HydeParamsSchema = z
     hypotheses: z.number().int().min(1).max(8).default(1),
     /** Search with the question too (the paper averages the question's encoding with the hypotheses'). */
     includeQuestion: z.boolean().default(true),
-    ...PassageParamsShape,
-    instructions: AnswerInstructionsSchema.optional(),
+    ...ReaderParamsShape,
     prompts: promptOverridesSchema(['hypothesis', 'answer']),
   })
   .strict();
@@ -33,21 +31,19 @@ export const hypothesisVariant = (index: number) => (index === 1 ? '' : `（这�
  * embedding of a concatenation is the token-weighted average of its parts', and for BM25 it is
  * their joint vocabulary. One retrieval, `hypotheses` + 1 generations.
  */
-export const hydeMethod: RegistryEntry<HydeParams, RagMethod, void> = {
+export const hydeMethod = readerMethod({
   name: 'hyde',
   description: 'HyDE: write a hypothetical answer passage, retrieve k with it (and the question), answer; 1 retrieval, hypotheses + 1 generations',
   params: HydeParamsSchema,
-  create(params) {
-    const prompts = resolvePrompts('hyde', { hypothesis: hypothesisPrompt, answer: answerPrompt }, params.prompts);
+  prompts: { hypothesis: hypothesisPrompt, answer: answerPrompt },
+  create(params, prompts) {
     const hypothesisMessages = (question: string, index: number) => stepMessages(prompts.hypothesis, { question, variant: hypothesisVariant(index) });
     return {
-      name: 'hyde',
-      usesRetrieval: true,
       calls: { min: params.hypotheses + 1, max: params.hypotheses + 1 },
       // The hypothesis prompts hold only the question (built exactly); the answer at most k passages.
       planCalls: ({ item, k }: PlanInput): CallBound[] => [
         ...Array.from({ length: params.hypotheses }, (_, i) => ({ label: `hypothesis[${i + 1}]`, always: true, prompts: [{ messages: hypothesisMessages(item.question, i + 1) }] })),
-        { label: 'answer', always: true, prompts: [{ prompt: prompts.answer, slots: { context: { passages: k, params }, question: item.question, instructions: answerInstructions(item, params.instructions) } }] },
+        answerCall(prompts.answer, item, k, params),
       ],
       async run(context): Promise<MethodOutcome> {
         const { item } = context;
@@ -58,18 +54,8 @@ export const hydeMethod: RegistryEntry<HydeParams, RagMethod, void> = {
         }
         const query = [...(params.includeQuestion ? [item.question] : []), ...hypotheses].join('\n');
         const passages = await context.retrieve(query, 'retrieve');
-        const placed = passageBlock(passages, params);
-        const messages = stepMessages(prompts.answer, { context: placed.block, question: item.question, instructions: answerInstructions(item, params.instructions) });
-        const response = await context.generate('answer', messages, { final: true });
-        return {
-          answer: response.text,
-          response,
-          prompt: messages,
-          contextIds: placed.ids,
-          truncated: placed.dropped,
-          notes: { hypotheses: hypotheses.length, hypothesisChars: hypotheses.reduce((n, h) => n + h.length, 0) },
-        };
+        return readPassages(context, prompts.answer, passageBlock(passages, params), params, { hypotheses: hypotheses.length, hypothesisChars: hypotheses.reduce((n, h) => n + h.length, 0) });
       },
     };
   },
-};
+});

@@ -46,9 +46,10 @@ const stopsTheRun = (error: unknown) => error instanceof InputError || error ins
 
 /**
  * The context one method run gets for one item, and its bookkeeping: each call becomes a trace
- * step (in order, with its query or messages, passages, response, usage and milliseconds), the
- * cost is counted as it goes, and the passages of every retrieval are unioned (first appearance
- * first) for the record's `retrieved` and the retrieval metrics.
+ * step (in the order the method asked for them, also for calls made at once, with its query or
+ * messages, passages, response, usage and milliseconds), the cost is counted as it goes, and the
+ * passages of every retrieval are unioned (first appearance first) for the record's `retrieved`
+ * and the retrieval metrics.
  */
 export class MethodRun implements MethodContext {
   readonly item: BenchmarkItem;
@@ -72,6 +73,10 @@ export class MethodRun implements MethodContext {
   #rateLimitWaitMs = 0;
   #images = 0;
   #imageTokens = 0;
+  /** Settles when every step asked so far is in the trace (see #step). */
+  #lastStep: Promise<void> = Promise.resolve();
+  /** Steps asked whose trace entry is not written yet. */
+  #unsettled = 0;
   /** The list retrieved for the item's own question, if the method asked for it. */
   questionList?: RetrievedChunk[];
 
@@ -99,102 +104,130 @@ export class MethodRun implements MethodContext {
     return entry;
   }
 
-  #fail(kind: string, label: string, started: number, fields: Partial<TraceStep>, cause: unknown, stopsRun = false): never {
+  #fail(kind: string, label: string, ms: number, fields: Partial<TraceStep>, cause: unknown, stopsRun = false): never {
     if (stopsTheRun(cause) || this.signal?.aborted) throw cause;
-    const step = this.#push({ kind, label, ...fields, ms: this.#now() - started, error: cause instanceof Error ? cause.message : String(cause) });
+    const step = this.#push({ kind, label, ...fields, ms, error: cause instanceof Error ? cause.message : String(cause) });
     throw new MethodStepError(step.step, label, kind, cause, stopsRun);
+  }
+
+  /**
+   * One traced step: `ask` starts at once, so steps a method starts together run together (CRAG's
+   * grades); `settle` writes what it gave to the trace and the cost only after every step asked
+   * before it, so the trace keeps the order the method asked in, whatever order the replies come in.
+   * A method that awaits each step before the next never waits here.
+   */
+  async #step<R, T>(ask: () => Promise<R>, settle: (reply: { value: R } | { error: unknown }, ms: number) => T): Promise<T> {
+    const turn = this.#lastStep;
+    let done!: () => void;
+    this.#lastStep = new Promise<void>((resolve) => (done = resolve));
+    this.#unsettled++;
+    const started = this.#now();
+    try {
+      let reply: { value: R } | { error: unknown };
+      try {
+        reply = { value: await ask() };
+      } catch (error) {
+        reply = { error };
+      }
+      const ms = this.#now() - started;
+      await turn;
+      return settle(reply, ms);
+    } finally {
+      this.#unsettled--;
+      done();
+    }
   }
 
   async retrieve(query: string, label: string): Promise<RetrievedChunk[]> {
     const retrieve = this.#options.retrieve;
     if (!retrieve) throw new Error(`method step "${label}" retrieves, but this condition has no retriever`);
-    const started = this.#now();
     this.#retrievalCalls++;
-    let list: RetrievedChunk[];
-    try {
-      list = await retrieve(query);
-    } catch (error) {
-      this.#fail('retrieve', label, started, { query }, error);
-    }
-    if (query === this.item.question && !this.questionList) this.questionList = list;
-    for (const chunk of list) if (!this.#union.has(chunk.id)) this.#union.set(chunk.id, chunk);
-    this.#push({ kind: 'retrieve', label, query, passages: list.map((c) => ({ id: c.id, rank: c.rank, score: c.score })), ms: this.#now() - started });
-    return list;
+    return this.#step(
+      () => retrieve(query),
+      (reply, ms) => {
+        if ('error' in reply) this.#fail('retrieve', label, ms, { query }, reply.error);
+        const list = reply.value;
+        // In turn: the union's first-appearance order is the order the retrievals were asked in.
+        if (query === this.item.question && !this.questionList) this.questionList = list;
+        for (const chunk of list) if (!this.#union.has(chunk.id)) this.#union.set(chunk.id, chunk);
+        this.#push({ kind: 'retrieve', label, query, passages: list.map((c) => ({ id: c.id, rank: c.rank, score: c.score })), ms });
+        return list;
+      },
+    );
   }
 
   async generate(label: string, messages: ChatMessage[], options: { final?: boolean; call?: CallSettings } = {}): Promise<GenerationResult> {
-    const started = this.#now();
     this.#generationCalls++;
     const recordedMessages = messages.map(recordedMessageOf);
     const generator = this.#options.generator;
     const images = promptImages(messages);
     // A model that cannot see images is refused before its first call (ConfigError: the run stops).
     if (images.length && !generator.imageTokens) throw imagesRefused(generator, images.length);
-    let result: GenerationResult;
-    try {
-      result = await generator.generate(messages, { signal: this.signal, ...(options.call ? { call: options.call } : {}) });
-    } catch (error) {
-      this.#fail('generate', label, started, { messages: recordedMessages }, error);
-    }
-    const imageTokens = images.reduce((n, image) => n + generator.imageTokens!(image), 0);
-    const textTokens = () => messages.reduce((n, m) => n + messageTokens(m, (text) => this.countTokens(text), () => 0), 0);
-    const fields = this.#account(result, recordedMessages, { images: images.length, imageTokens, textTokens });
-    if (!options.final && result.emptyAfterAttempts) {
-      // An intermediate step with nothing to go on: the method cannot continue honestly.
-      this.#fail('generate', label, started, fields, new Error(`empty completion on all ${result.emptyAfterAttempts} attempts`));
-    }
-    this.#push({ kind: 'generate', label, ...fields, ms: this.#now() - started });
-    return result;
+    return this.#step(
+      () => generator.generate(messages, { signal: this.signal, ...(options.call ? { call: options.call } : {}) }),
+      (reply, ms) => {
+        if ('error' in reply) this.#fail('generate', label, ms, { messages: recordedMessages }, reply.error);
+        const result = reply.value;
+        const imageTokens = images.reduce((n, image) => n + generator.imageTokens!(image), 0);
+        const textTokens = () => messages.reduce((n, m) => n + messageTokens(m, (text) => this.countTokens(text), () => 0), 0);
+        const fields = this.#account(result, recordedMessages, { images: images.length, imageTokens, textTokens });
+        if (!options.final && result.emptyAfterAttempts) {
+          // An intermediate step with nothing to go on: the method cannot continue honestly.
+          this.#fail('generate', label, ms, fields, new Error(`empty completion on all ${result.emptyAfterAttempts} attempts`));
+        }
+        this.#push({ kind: 'generate', label, ...fields, ms });
+        return result;
+      },
+    );
   }
 
   async complete(label: string, prompt: string, options: { final?: boolean; call?: CallSettings } = {}): Promise<GenerationResult> {
     const generator = this.#options.generator;
-    const started = this.#now();
     this.#generationCalls++;
     const recordedMessages = [{ role: 'prompt', content: prompt }];
-    if (!generator.complete) {
-      this.#fail('generate', label, started, { messages: recordedMessages }, new Error(`generator ${generator.name} (${generator.model}) has no completions API (api: completions needs one)`), true);
-    }
-    let result: GenerationResult;
-    try {
-      result = await generator.complete(prompt, { signal: this.signal, ...(options.call ? { call: options.call } : {}) });
-    } catch (error) {
-      this.#fail('generate', label, started, { messages: recordedMessages }, error);
-    }
-    const fields = this.#account(result, recordedMessages);
-    if (!options.final && result.emptyAfterAttempts) this.#fail('generate', label, started, fields, new Error(`empty completion on all ${result.emptyAfterAttempts} attempts`));
-    this.#push({ kind: 'generate', label, ...fields, ms: this.#now() - started });
-    return result;
+    const missing = generator.complete ? undefined : new Error(`generator ${generator.name} (${generator.model}) has no completions API (api: completions needs one)`);
+    return this.#step(
+      () => (missing ? Promise.reject(missing) : generator.complete!(prompt, { signal: this.signal, ...(options.call ? { call: options.call } : {}) })),
+      (reply, ms) => {
+        if ('error' in reply) this.#fail('generate', label, ms, { messages: recordedMessages }, reply.error, missing !== undefined && reply.error === missing);
+        const result = reply.value;
+        const fields = this.#account(result, recordedMessages);
+        if (!options.final && result.emptyAfterAttempts) this.#fail('generate', label, ms, fields, new Error(`empty completion on all ${result.emptyAfterAttempts} attempts`));
+        this.#push({ kind: 'generate', label, ...fields, ms });
+        return result;
+      },
+    );
   }
 
   async chatTurn(label: string, messages: BaseMessage[], tools: ToolDefinition[]): Promise<GenerationResult> {
     const generator = this.#options.generator;
-    const started = this.#now();
     this.#generationCalls++;
     const recordedMessages = messages.map(recordedMessage);
-    if (!generator.chatTurn) {
-      this.#fail('generate', label, started, { messages: recordedMessages }, new Error(`generator ${generator.name} (${generator.model}) cannot call tools`), true);
-    }
-    let result: GenerationResult;
-    try {
-      result = await generator.chatTurn(messages, { tools, signal: this.signal });
-    } catch (error) {
-      // A 400 to a request that offers tools: the model (or its server) does not do tool calling,
-      // and every other item would fail the same way.
-      const rejected = tools.length > 0 && error instanceof GenerationError && error.status === 400;
-      const cause = rejected
-        ? new Error(`model "${generator.model}" rejected a request offering tools (HTTP 400: ${error.message}): it does not support tool calling, which this method needs; use a model with tool calling`)
-        : error;
-      this.#fail('generate', label, started, { messages: recordedMessages }, cause, rejected);
-    }
-    const fields = this.#account(result, recordedMessages);
-    if (result.emptyAfterAttempts) {
-      // Neither text nor a tool call after every retry: the conversation cannot go on honestly.
-      this.#fail('generate', label, started, fields, new Error(`empty completion on all ${result.emptyAfterAttempts} attempts`));
-    }
-    const calls = (result.toolCalls ?? []).map((c) => `${c.name}(${JSON.stringify(c.args)})`);
-    this.#push({ kind: 'generate', label, ...fields, response: [result.raw, ...calls].filter(Boolean).join('\n'), ms: this.#now() - started });
-    return result;
+    const missing = generator.chatTurn ? undefined : new Error(`generator ${generator.name} (${generator.model}) cannot call tools`);
+    return this.#step(
+      () => (missing ? Promise.reject(missing) : generator.chatTurn!(messages, { tools, signal: this.signal })),
+      (reply, ms) => {
+        if ('error' in reply) {
+          const error = reply.error;
+          // A 400 to a request that offers tools: the model (or its server) does not do tool calling,
+          // and every other item would fail the same way.
+          const rejected = tools.length > 0 && error instanceof GenerationError && error.status === 400;
+          const cause = rejected
+            ? new Error(`model "${generator.model}" rejected a request offering tools (HTTP 400: ${error.message}): it does not support tool calling, which this method needs; use a model with tool calling`)
+            : error;
+          this.#fail('generate', label, ms, { messages: recordedMessages }, cause, rejected || (missing !== undefined && error === missing));
+        }
+        const result = reply.value;
+        const fields = this.#account(result, recordedMessages);
+        if (result.emptyAfterAttempts) {
+          // Neither text nor a tool call after every retry: the conversation cannot go on honestly.
+          this.#fail('generate', label, ms, fields, new Error(`empty completion on all ${result.emptyAfterAttempts} attempts`));
+        }
+        const calls = (result.toolCalls ?? []).map((c) => `${c.name}(${JSON.stringify(c.args)})`);
+        this.#push({ kind: 'generate', label, ...fields, response: [result.raw, ...calls].filter(Boolean).join('\n'), ms });
+        return result;
+      },
+    );
   }
 
   /**
@@ -245,19 +278,20 @@ export class MethodRun implements MethodContext {
   async relevance(query: string, texts: string[], label: string): Promise<number[]> {
     const relevance = this.#options.relevance;
     if (!relevance) throw new Error(`method step "${label}" scores sentences, but this condition's retriever cannot`);
-    const started = this.#now();
-    let scores: number[];
-    try {
-      scores = await relevance(query, texts);
-    } catch (error) {
-      this.#fail('score', label, started, { query }, error);
-    }
-    this.#push({ kind: 'score', label, query, detail: { texts: texts.length }, ms: this.#now() - started });
-    return scores;
+    return this.#step(
+      () => relevance(query, texts),
+      (reply, ms) => {
+        if ('error' in reply) this.#fail('score', label, ms, { query }, reply.error);
+        this.#push({ kind: 'score', label, query, detail: { texts: texts.length }, ms });
+        return reply.value;
+      },
+    );
   }
 
   record(kind: string, label: string, detail: Record<string, number | string | boolean>): void {
-    this.#push({ kind, label, detail, ms: 0 });
+    // After the steps asked before it, like every step (at once when none is outstanding).
+    if (this.#unsettled === 0) this.#push({ kind, label, detail, ms: 0 });
+    else void this.#step(() => Promise.resolve(), () => this.#push({ kind, label, detail, ms: 0 }));
   }
 
   /** Every passage the method retrieved, each once, in order of first retrieval. */

@@ -1,16 +1,14 @@
 import { z } from 'zod';
-import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
-import type { RegistryEntry } from '../registry.js';
-import { passageBlock, PassageParamsShape } from './passages.js';
-import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { passageBlock } from './passages.js';
+import { promptOverridesSchema, stepMessages } from './prompts.js';
+import { answerCall, readerMethod, readPassages, ReaderParamsShape } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
 import { rewritePrompt } from './templates/queryRewrite.js';
-import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 
 export const QueryRewriteParamsSchema = z
   .object({
-    ...PassageParamsShape,
-    instructions: AnswerInstructionsSchema.optional(),
+    ...ReaderParamsShape,
     prompts: promptOverridesSchema(['rewrite', 'answer']),
   })
   .strict();
@@ -32,19 +30,17 @@ export function parseQuery(text: string): string {
  * trained): the model rewrites the question into a search query, the retriever searches with it,
  * and the reader answers the original question from the k passages found. 1 retrieval, 2 generations.
  */
-export const queryRewriteMethod: RegistryEntry<QueryRewriteParams, RagMethod, void> = {
+export const queryRewriteMethod = readerMethod({
   name: 'query-rewrite',
   description: 'rewrite–retrieve–read: the model rewrites the question into a search query, retrieve k with it, answer; 1 retrieval, 2 generations',
   params: QueryRewriteParamsSchema,
-  create(params) {
-    const prompts = resolvePrompts('query-rewrite', { rewrite: rewritePrompt, answer: answerPrompt }, params.prompts);
+  prompts: { rewrite: rewritePrompt, answer: answerPrompt },
+  create(params, prompts) {
     return {
-      name: 'query-rewrite',
-      usesRetrieval: true,
       calls: { min: 2, max: 2 },
       planCalls: ({ item, k }: PlanInput): CallBound[] => [
         { label: 'rewrite', always: true, prompts: [{ messages: stepMessages(prompts.rewrite, { question: item.question }) }] },
-        { label: 'answer', always: true, prompts: [{ prompt: prompts.answer, slots: { context: { passages: k, params }, question: item.question, instructions: answerInstructions(item, params.instructions) } }] },
+        answerCall(prompts.answer, item, k, params),
       ],
       async run(context): Promise<MethodOutcome> {
         const { item } = context;
@@ -52,18 +48,8 @@ export const queryRewriteMethod: RegistryEntry<QueryRewriteParams, RagMethod, vo
         // A reply with no query line (only reasoning) searches with the question, and the notes count it.
         const rewritten = parseQuery(reply.text);
         const passages = await context.retrieve(rewritten || item.question, 'retrieve');
-        const placed = passageBlock(passages, params);
-        const messages = stepMessages(prompts.answer, { context: placed.block, question: item.question, instructions: answerInstructions(item, params.instructions) });
-        const response = await context.generate('answer', messages, { final: true });
-        return {
-          answer: response.text,
-          response,
-          prompt: messages,
-          contextIds: placed.ids,
-          truncated: placed.dropped,
-          notes: { rewritten: Boolean(rewritten), queryChars: rewritten.length },
-        };
+        return readPassages(context, prompts.answer, passageBlock(passages, params), params, { rewritten: Boolean(rewritten), queryChars: rewritten.length });
       },
     };
   },
-};
+});

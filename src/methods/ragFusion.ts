@@ -1,15 +1,14 @@
 import { z } from 'zod';
-import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
-import type { RegistryEntry } from '../registry.js';
 import { reciprocalRankFusion, RRF_K } from '../retrieval/fusion.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
-import { passageBlock, PassageParamsShape } from './passages.js';
-import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { passageBlock } from './passages.js';
+import { promptOverridesSchema, stepMessages } from './prompts.js';
 import { parseQuery } from './queryRewrite.js';
+import { answerCall, readerMethod, readPassages, ReaderParamsShape } from './reader.js';
 import { parseCandidates } from './sure.js';
 import { answerPrompt } from './templates/answer.js';
 import { queriesPrompt } from './templates/ragFusion.js';
-import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 
 export const RagFusionParamsSchema = z
   .object({
@@ -19,8 +18,7 @@ export const RagFusionParamsSchema = z
     includeQuestion: z.boolean().default(true),
     /** The constant c of reciprocal-rank fusion, Σ 1 / (c + rank). */
     rrfK: z.number().positive().default(RRF_K),
-    ...PassageParamsShape,
-    instructions: AnswerInstructionsSchema.optional(),
+    ...ReaderParamsShape,
     prompts: promptOverridesSchema(['queries', 'answer']),
   })
   .strict();
@@ -33,20 +31,18 @@ export type RagFusionParams = z.infer<typeof RagFusionParamsSchema>;
  * reciprocal-rank fusion (the same RRF as the `hybrid` retriever) and the top k fused passages are
  * read. The trace has every query's list and the fused ranks. Up to n + 1 retrievals, 2 generations.
  */
-export const ragFusionMethod: RegistryEntry<RagFusionParams, RagMethod, void> = {
+export const ragFusionMethod = readerMethod({
   name: 'rag-fusion',
   description: 'multi-query / RAG-Fusion: n model-written queries (and the question) each retrieve k, lists fused by reciprocal rank, top k read; up to n + 1 retrievals, 2 generations',
   params: RagFusionParamsSchema,
-  create(params) {
-    const prompts = resolvePrompts('rag-fusion', { queries: queriesPrompt, answer: answerPrompt }, params.prompts);
+  prompts: { queries: queriesPrompt, answer: answerPrompt },
+  create(params, prompts) {
     const queriesMessages = (question: string) => stepMessages(prompts.queries, { question, n: params.queries });
     return {
-      name: 'rag-fusion',
-      usesRetrieval: true,
       calls: { min: 2, max: 2 },
       planCalls: ({ item, k }: PlanInput): CallBound[] => [
         { label: 'queries', always: true, prompts: [{ messages: queriesMessages(item.question) }] },
-        { label: 'answer', always: true, prompts: [{ prompt: prompts.answer, slots: { context: { passages: k, params }, question: item.question, instructions: answerInstructions(item, params.instructions) } }] },
+        answerCall(prompts.answer, item, k, params),
       ],
       async run(context): Promise<MethodOutcome> {
         const { item } = context;
@@ -69,18 +65,8 @@ export const ragFusionMethod: RegistryEntry<RagFusionParams, RagMethod, void> = 
           // Each kept passage: fused rank, id, RRF score and its rank in every list (– where absent).
           ranks: fused.map((c) => `${c.rank}. ${c.id} ${c.score.toFixed(5)} [${lists.map((l) => l.find((o) => o.id === c.id)?.rank ?? '–').join(',')}]`).join('; '),
         });
-        const placed = passageBlock(fused, params);
-        const messages = stepMessages(prompts.answer, { context: placed.block, question: item.question, instructions: answerInstructions(item, params.instructions) });
-        const response = await context.generate('answer', messages, { final: true });
-        return {
-          answer: response.text,
-          response,
-          prompt: messages,
-          contextIds: placed.ids,
-          truncated: placed.dropped,
-          notes: { queries: queries.length, fusedCandidates: new Set(lists.flat().map((c) => c.id)).size },
-        };
+        return readPassages(context, prompts.answer, passageBlock(fused, params), params, { queries: queries.length, fusedCandidates: new Set(lists.flat().map((c) => c.id)).size });
       },
     };
   },
-};
+});

@@ -29,7 +29,7 @@ export const TraceStepSchema = z.object({
   /** Method-specific figures of the step (refine: characters and tokens before and after). */
   detail: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).optional(),
   ms: z.number().nonnegative(),
-  /** Set on the step that failed the item (the last one in its trace). */
+  /** Set on the step that failed the item: the last one in its trace, but for steps asked at the same time as it (CRAG's grades), which are traced after it in asking order. */
   error: z.string().optional(),
 });
 export type TraceStep = z.infer<typeof TraceStepSchema>;

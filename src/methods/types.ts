@@ -10,6 +10,7 @@ import type { PassageParams } from './passages.js';
 /**
  * What a method may do for one item. Every call is a traced step: the runner records the trace,
  * counts the cost and unions the retrieved passages, so a method only states its control flow.
+ * Calls that do not depend on each other may be made at once: they are traced in the order asked.
  * A step that fails (after the endpoint's retries) throws a MethodStepError naming it, and the
  * item fails as a whole: no partial answer is ever scored.
  */
@@ -109,6 +110,8 @@ export interface RagMethod {
   /** Lines the run's log and description carry about what the method loaded (after `prepare`): a stand-in model declares itself here. */
   describe?(): string[];
   run(context: MethodContext): Promise<MethodOutcome>;
+  /** Releases what the method opened itself (CRAG's fallback retriever and evaluator): called once when the run ends, however it ends. */
+  close?(): Promise<void>;
 }
 
 /** What the plan knows of one answer before any call: the item, k, and the list retrieved for its question (null without retrieval). */

@@ -7,6 +7,7 @@
 import type { CellSummary, PairedDifference } from '../experiment/summary.js';
 import type { ModalityComparison } from '../experiment/modalityComparison.js';
 import type { RunItemRecord } from '../experiment/records.js';
+import type { Reducer } from '../scoring/estimators/samples.js';
 
 export type RunStatus = 'in progress' | 'done' | 'interrupted' | 'failed';
 
@@ -80,7 +81,8 @@ export interface ChartView {
 export interface RunDetail {
   run: RunListEntry;
   baseline: string;
-  bootstrap: { resamples: number; seed: number; confidence: number };
+  /** The run's bootstrap settings, and how it reduces an item's repeated samples to one score (`scoring.reducer`). */
+  bootstrap: { resamples: number; seed: number; confidence: number; reducer?: Reducer };
   cells: CellView[];
   /** Breakdown keys the answers carry (category, task, dynasty …). */
   groupKeys: string[];
@@ -258,6 +260,8 @@ export interface CompareResult {
   counts: Record<Outcome, number>;
   /** Items only one side scored (failed, or not in the other run). */
   unpaired: { a: number; b: number };
+  /** Repeated samples (`samples: n`): the most answers an item has on each side, and how they were reduced to its score; null with one answer an item. */
+  samples: { a: number; b: number; reducer: Reducer } | null;
   cost: { a: CostSide; b: CostSide };
   /** The diagnostics' help/hurt decomposition of b against a, when b's cell was diagnosed against a. */
   decomposition: unknown;

@@ -4,6 +4,7 @@
  * pivot the conditions table. No I/O here.
  */
 import { pairedBootstrap } from '../scoring/bootstrap.js';
+import { reduceSamples, twoStageBootstrap, type Reducer } from '../scoring/estimators/samples.js';
 import type { AnswerQuery, AnswerRow, CellView, CompareItem, CompareResult, CostSide, Outcome } from './api.js';
 
 /** What Compare needs of one answer. */
@@ -46,53 +47,90 @@ export function outcomeOf(diff: number): Outcome {
   return diff > 0 ? 'better' : diff < 0 ? 'worse' : 'same';
 }
 
+/** One item's scored answers: its first answer (the row Compare links to) and every sample's score. */
+interface ItemScores {
+  first: ScoreRow;
+  scores: number[];
+}
+
+function scoresByItem(rows: ScoreRow[]): Map<string, ItemScores> {
+  const byItem = new Map<string, ItemScores>();
+  for (const r of rows) {
+    if (!isScored(r)) continue;
+    const seen = byItem.get(r.itemKey);
+    if (seen) seen.scores.push(r.score!);
+    else byItem.set(r.itemKey, { first: r, scores: [r.score!] });
+  }
+  return byItem;
+}
+
 /**
  * Condition B against condition A on the items both scored (paired by `benchmark:itemId`): the
  * paired mean difference B − A with its bootstrap CI (the project's `pairedBootstrap`), how many
  * items got better, worse or stayed, the cost of each side, and the items (filtered by outcome;
  * the worst first for `worse`, the best first for `better`, the largest changes first otherwise).
+ * Repeated samples (`samples: n`): an item's samples are reduced to its score by the run's reducer
+ * first, and the CI is the two-stage bootstrap's (items, then each item's samples), as in
+ * `hisrag compare`; pairing samples as if they were items would count each item n times.
  */
 export function compareRows(
   rowsA: ScoreRow[],
   rowsB: ScoreRow[],
-  options: { outcome?: Outcome | 'all'; offset?: number; limit?: number; resamples?: number; seed?: number } = {},
-): Pick<CompareResult, 'n' | 'meanDiff' | 'ciLow' | 'ciHigh' | 'sharePositive' | 'counts' | 'unpaired' | 'cost' | 'items'> {
-  const byItemA = new Map(rowsA.filter(isScored).map((r) => [r.itemKey, r]));
+  options: { outcome?: Outcome | 'all'; offset?: number; limit?: number; resamples?: number; seed?: number; reducer?: Reducer } = {},
+): Pick<CompareResult, 'n' | 'meanDiff' | 'ciLow' | 'ciHigh' | 'sharePositive' | 'counts' | 'unpaired' | 'samples' | 'cost' | 'items'> {
+  const reducer = options.reducer ?? 'mean';
+  const byItemA = scoresByItem(rowsA);
+  const byItemB = scoresByItem(rowsB);
   const pairs: CompareItem[] = [];
+  const samplesA: number[][] = [];
+  const samplesB: number[][] = [];
   let unpairedB = 0;
-  for (const b of rowsB.filter(isScored)) {
-    const a = byItemA.get(b.itemKey);
+  for (const [itemKey, b] of byItemB) {
+    const a = byItemA.get(itemKey);
     if (!a) {
       unpairedB++;
       continue;
     }
-    pairs.push({ itemKey: b.itemKey, itemId: b.itemId, category: b.category, question: b.question, keyA: a.key, keyB: b.key, scoreA: a.score!, scoreB: b.score!, diff: b.score! - a.score! });
+    const scoreA = reduceSamples(a.scores, reducer);
+    const scoreB = reduceSamples(b.scores, reducer);
+    pairs.push({ itemKey, itemId: b.first.itemId, category: b.first.category, question: b.first.question, keyA: a.first.key, keyB: b.first.key, scoreA, scoreB, diff: scoreB - scoreA });
+    samplesA.push(a.scores);
+    samplesB.push(b.scores);
   }
-  pairs.sort((x, y) => (x.itemKey < y.itemKey ? -1 : x.itemKey > y.itemKey ? 1 : 0));
+  const maxSamples = (list: number[][]) => list.reduce((m, s) => Math.max(m, s.length), 0);
+  const repeated = maxSamples(samplesA) > 1 || maxSamples(samplesB) > 1;
+  const order = pairs.map((_, i) => i).sort((x, y) => (pairs[x]!.itemKey < pairs[y]!.itemKey ? -1 : pairs[x]!.itemKey > pairs[y]!.itemKey ? 1 : 0));
+  const sorted = order.map((i) => pairs[i]!);
   const counts: Record<Outcome, number> = { better: 0, worse: 0, same: 0 };
-  for (const p of pairs) counts[outcomeOf(p.diff)]++;
-  const paired = pairs.length
-    ? pairedBootstrap(
-        pairs.map((p) => p.scoreB),
-        pairs.map((p) => p.scoreA),
-        { resamples: options.resamples ?? 1000, seed: options.seed ?? 0 },
-      )
-    : null;
+  for (const p of sorted) counts[outcomeOf(p.diff)]++;
+  const bootstrap = { resamples: options.resamples ?? 1000, seed: options.seed ?? 0 };
+  let paired: { meanDiff: number; ciLow: number; ciHigh: number; sharePositive: number } | null = null;
+  if (sorted.length && repeated) {
+    const d = twoStageBootstrap({ samples: order.map((i) => samplesB[i]!), minus: order.map((i) => samplesA[i]!), reducer }, bootstrap);
+    paired = { meanDiff: d.mean, ciLow: d.ciLow, ciHigh: d.ciHigh, sharePositive: d.sharePositive };
+  } else if (sorted.length) {
+    paired = pairedBootstrap(
+      sorted.map((p) => p.scoreB),
+      sorted.map((p) => p.scoreA),
+      bootstrap,
+    );
+  }
   const outcome = options.outcome ?? 'all';
-  const listed = outcome === 'all' ? [...pairs] : pairs.filter((p) => outcomeOf(p.diff) === outcome);
+  const listed = outcome === 'all' ? [...sorted] : sorted.filter((p) => outcomeOf(p.diff) === outcome);
   if (outcome === 'worse') listed.sort((x, y) => x.diff - y.diff);
   else if (outcome === 'better') listed.sort((x, y) => y.diff - x.diff);
   else listed.sort((x, y) => Math.abs(y.diff) - Math.abs(x.diff));
   const offset = options.offset ?? 0;
   const limit = options.limit ?? 100;
   return {
-    n: pairs.length,
+    n: sorted.length,
     meanDiff: paired?.meanDiff ?? null,
     ciLow: paired?.ciLow ?? null,
     ciHigh: paired?.ciHigh ?? null,
     sharePositive: paired?.sharePositive ?? null,
     counts,
-    unpaired: { a: byItemA.size - pairs.length, b: unpairedB },
+    unpaired: { a: byItemA.size - sorted.length, b: unpairedB },
+    samples: repeated ? { a: maxSamples(samplesA), b: maxSamples(samplesB), reducer } : null,
     cost: { a: costOf(rowsA), b: costOf(rowsB) },
     items: { total: listed.length, offset, rows: listed.slice(offset, offset + limit) },
   };

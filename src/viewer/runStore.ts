@@ -6,12 +6,15 @@ import { RUN_FILES } from '../experiment/runDirectory.js';
 import type { AnswerDetail, AnswerPage, AnswerQuery, CompareQuery, CompareResult, IndexingStatus, RunDetail, RunListEntry } from './api.js';
 import { compareRows, decompositionOf } from './queries.js';
 import { VIEW_CACHE_ENV, viewCacheDir } from './cacheDir.js';
+import { fullGc } from './fullGc.js';
 import { insideFile, newCounters, RunIndex } from './runIndex.js';
 
 /** New runs in the given folders are looked for at most this often. */
 const RESCAN_MS = 1000;
 /** Background indexing waits for this long without a request between its steps. */
 const QUIET_MS = 15;
+/** The background indexing asks for a full GC after about this many bytes indexed (see fullGc). */
+const GC_EVERY_BYTES = 16 * 1024 * 1024;
 
 const isRunDir = (dir: string) => insideFile(dir, RUN_FILES.config) !== null;
 
@@ -204,6 +207,8 @@ export class RunStore {
    * yielding to the event loop between steps so that requests are answered meanwhile. A run
    * without a summary of its own gets it computed once its answers are in.
    */
+  private bytesSinceGc = 0;
+
   private async indexLoop(): Promise<void> {
     const yieldNow = () => new Promise<void>((done) => setImmediate(done));
     const pause = () => new Promise<void>((done) => setTimeout(done, QUIET_MS));
@@ -218,9 +223,17 @@ export class RunStore {
       try {
         if (run.needsItems) {
           await run.loadItems();
+          fullGc();
           if (this.closed) return;
         }
-        if (!run.indexStep() && run.ready) {
+        const before = this.counters.bytes;
+        const more = run.indexStep();
+        this.bytesSinceGc += this.counters.bytes - before;
+        if (this.bytesSinceGc >= GC_EVERY_BYTES) {
+          this.bytesSinceGc = 0;
+          fullGc();
+        }
+        if (!more && run.ready) {
           run.releaseMemory();
           if (run.needsComputedSummary) run.warmSummary();
         }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { answerMetrics } from '../../src/diagnostics/claimMetrics.js';
-import type { LabelMatrices, MatrixEntry } from '../../src/diagnostics/types.js';
+import { CHUNKLESS_METRICS, CLAIM_METRICS, type ClaimMetric, type LabelMatrices, type MatrixEntry } from '../../src/diagnostics/types.js';
 import { loadRun } from '../../src/results/loadRun.js';
 import { demoConfigIn } from '../helpers/demoConfig.js';
 import { startOpenAIServer, type OpenAIServer } from '../helpers/openaiServer.js';
@@ -21,23 +21,12 @@ import { answerResponder, delayedClaimResponder } from './claimServer.js';
 
 // ---------------------------------------------------------------------------------------------
 // RAGChecker's per-answer metrics, written from the definitions (only entailment counts; null — a
-// pair the prefilter did not send — counts as not entailed; empty inputs give 0, not NaN).
+// pair the prefilter did not send — counts as not entailed; empty inputs give 0, not NaN). The
+// metric names are the source's list; the formulas are this file's own.
 
-const METRICS = [
-  'precision',
-  'recall',
-  'f1',
-  'claimRecall',
-  'contextPrecision',
-  'contextUtilization',
-  'noiseSensitivityRelevant',
-  'noiseSensitivityIrrelevant',
-  'hallucination',
-  'selfKnowledge',
-  'faithfulness',
-] as const;
-type Metric = (typeof METRICS)[number];
-const CLOSED_BOOK_METRICS: Metric[] = ['precision', 'recall', 'f1'];
+const METRICS = CLAIM_METRICS;
+type Metric = ClaimMetric;
+const CLOSED_BOOK_METRICS = CHUNKLESS_METRICS;
 
 const yes = (entry: MatrixEntry | undefined) => entry === 'entailment';
 /** Share of `n` things for which `pred` holds; 0 when there are none. */
@@ -66,11 +55,6 @@ function referenceMetrics(labels: LabelMatrices, k: number): Record<Metric, numb
   };
   const supported = (i: number) => anyChunk((j) => responseInChunk(i, j));
 
-  const precision = share(R, correct);
-  const recall = share(G, goldInResponse);
-  const f1 = precision > 0 && recall > 0 ? (2 * precision * recall) / (precision + recall) : 0;
-  const claimRecall = k > 0 ? share(G, recalled) : 0;
-  const contextPrecision = G > 0 ? share(k, relevantChunk) : 0;
   let recalledCount = 0;
   let used = 0;
   for (let g = 0; g < G; g++) {
@@ -78,28 +62,25 @@ function referenceMetrics(labels: LabelMatrices, k: number): Record<Metric, numb
     recalledCount++;
     if (goldInResponse(g)) used++;
   }
-  const contextUtilization = recalledCount > 0 ? used / recalledCount : 0;
-  const withChunks = k > 0 && R > 0;
-  const faithfulness = withChunks ? share(R, supported) : 0;
-  const hallucination = withChunks ? share(R, (i) => !supported(i) && !correct(i)) : 0;
-  const selfKnowledge = withChunks ? share(R, (i) => !supported(i) && correct(i)) : 0;
   const fromRelevant = (i: number) => anyChunk((j) => relevantChunk(j) && responseInChunk(i, j));
   const fromIrrelevantOnly = (i: number) => !fromRelevant(i) && anyChunk((j) => !relevantChunk(j) && responseInChunk(i, j));
+  const precision = share(R, correct);
+  const recall = share(G, goldInResponse);
+  const withChunks = k > 0 && R > 0;
   const noise = withChunks && G > 0;
-  const noiseSensitivityRelevant = noise ? share(R, (i) => fromRelevant(i) && !correct(i)) : 0;
-  const noiseSensitivityIrrelevant = noise ? share(R, (i) => fromIrrelevantOnly(i) && !correct(i)) : 0;
+  // Each metric's formula where it is named.
   return {
     precision,
     recall,
-    f1,
-    claimRecall,
-    contextPrecision,
-    contextUtilization,
-    noiseSensitivityRelevant,
-    noiseSensitivityIrrelevant,
-    hallucination,
-    selfKnowledge,
-    faithfulness,
+    f1: precision > 0 && recall > 0 ? (2 * precision * recall) / (precision + recall) : 0,
+    claimRecall: k > 0 ? share(G, recalled) : 0,
+    contextPrecision: G > 0 ? share(k, relevantChunk) : 0,
+    contextUtilization: recalledCount > 0 ? used / recalledCount : 0,
+    noiseSensitivityRelevant: noise ? share(R, (i) => fromRelevant(i) && !correct(i)) : 0,
+    noiseSensitivityIrrelevant: noise ? share(R, (i) => fromIrrelevantOnly(i) && !correct(i)) : 0,
+    hallucination: withChunks ? share(R, (i) => !supported(i) && !correct(i)) : 0,
+    selfKnowledge: withChunks ? share(R, (i) => !supported(i) && correct(i)) : 0,
+    faithfulness: withChunks ? share(R, supported) : 0,
   };
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BenchmarkItem } from '../../src/benchmarks/types.js';
 import { sentenceClaims, createLexicalClaimChecker } from '../../src/diagnostics/claims/standIns.js';
-import { decompose, defaultDelta, outcomeOf } from '../../src/diagnostics/decomposition.js';
+import { decompose, defaultDelta, outcomeOf, pairedItems } from '../../src/diagnostics/decomposition.js';
 import { evidenceOf, goldRankBucket } from '../../src/diagnostics/evidence.js';
 import { benchmarkGold, rubricItemClaim } from '../../src/diagnostics/goldClaims.js';
 import { hybridPairScorer, lexicalPairScorer, relevancePairScorer, selectPairs } from '../../src/diagnostics/prefilter.js';
@@ -47,6 +47,28 @@ describe('help/hurt decomposition', () => {
     expect(d.hurt.n).toBe(4);
     expect(d.byGoldRank!.hurt).toMatchObject({ '1': { n: 1 }, '21-50': { n: 1 }, 'not retrieved': { n: 1 } });
     expect(d.byGoldRank!.helped!['2-5']!.n).toBe(1);
+  });
+
+  it('pairs each item once with repeated samples: its samples reduced by the reducer, its evidence the first sample\'s', async () => {
+    const { RunItemRecordSchema } = await import('../../src/experiment/records.js');
+    const answer = (condition: string, itemId: string, sample: number, score: number | null) =>
+      RunItemRecordSchema.parse({
+        key: `m|${condition}|b:${itemId}${sample ? `#${sample}` : ''}`, itemId, benchmark: 'b', kind: 'rubric', category: 'c', question: '问？', model: 'm', condition, strategy: 'rag',
+        retriever: 'hnsw', k: 10, prompt: [], retrieved: [], contextIds: [], truncated: 0, response: { text: '答', raw: '' }, sample,
+        score: score === null ? { status: 'generation_failed', score: null, scoreRaw: null, metric: 'rs' } : { status: 'scored', score, scoreRaw: score, metric: 'rs' }, groups: {}, durationMs: 1,
+      });
+    const rag = [answer('rag', 'q1', 0, 60), answer('rag', 'q1', 1, 20), answer('rag', 'q1', 2, 40), answer('rag', 'q2', 1, 10), answer('rag', 'q2', 0, 30), answer('rag', 'q2', 2, null)];
+    const closed = [answer('cb', 'q1', 0, 10), answer('cb', 'q1', 1, 30), answer('cb', 'q2', 0, 50), answer('cb', 'q3', 0, 50)];
+    const evidence = (r: { sample?: number }) => ({ gold: ['x'], status: 'inPrompt' as const, bestRank: (r.sample ?? 0) + 1 });
+    const items = pairedItems(rag, closed, evidence);
+    // q1: mean(60, 20, 40) − mean(10, 30) = 20; q2: mean(30, 10) (the failed sample left out) − 50 = −30; q3 only in the baseline.
+    expect(items).toEqual([
+      { itemKey: 'b:q1', diff: 20, evidence: { gold: ['x'], status: 'inPrompt', bestRank: 1 } },
+      { itemKey: 'b:q2', diff: -30, evidence: { gold: ['x'], status: 'inPrompt', bestRank: 1 } },
+    ]);
+    expect(pairedItems(rag, closed, evidence, 'max').map((i) => i.diff)).toEqual([30, -20]);
+    const d = decompose(items, { baseline: 'cb', delta: 10 });
+    expect(d).toMatchObject({ n: 2, meanDiff: -5, helped: { n: 1 }, hurt: { n: 1 } });
   });
 
   it('rank buckets follow the issue’s edges', () => {

@@ -50,6 +50,28 @@ describe('experiments/demo-samples.yaml: 3 samples per question at the sampling 
     expect(summary.cells.some((c) => c.sampling!.within > 0)).toBe(true);
   });
 
+  it('the viewer\'s Compare counts each question once: its samples reduced, the two-stage CI', async () => {
+    const { startViewer } = await import('../../src/viewer/server.js');
+    const viewer = await startViewer([join(dir, 'runs')], { cacheDir: join(dir, 'view-cache') });
+    try {
+      const ref = (condition: string) => ({ run: 'samples', model: summary.cells[0]!.model, condition });
+      const { compareQueryToParams } = await import('../../src/viewer/api.js');
+      const response = await fetch(new URL(`api/compare?${compareQueryToParams({ a: ref('closed-book'), b: ref('dense/rag@10') }).toString()}`, viewer.url));
+      expect(response.status).toBe(200);
+      const compare = (await response.json()) as { n: number; meanDiff: number; ciLow: number; ciHigh: number; samples: unknown; items: { total: number } };
+      expect(compare.n).toBe(20);
+      expect(compare.items.total).toBe(20);
+      expect(compare.samples).toEqual({ a: 3, b: 3, reducer: 'mean' });
+      const cell = (condition: string) => summary.cells.find((c) => c.condition === condition)!;
+      // Every question has its 3 samples on both sides: the mean of the questions' reduced differences is the difference of the means.
+      expect(compare.meanDiff).toBeCloseTo(cell('dense/rag@10').score.mean! - cell('closed-book').score.mean!, 9);
+      expect(compare.ciLow).toBeLessThanOrEqual(compare.meanDiff);
+      expect(compare.ciHigh).toBeGreaterThanOrEqual(compare.meanDiff);
+    } finally {
+      await viewer.close();
+    }
+  });
+
   it('prints per method the slope over ln k and the best k with its probability', () => {
     expect(result.stdout).toMatch(/^ {2}rag·dense: slope [-+][\d.]+ \[[-\d.]+, [-\d.]+\]; best k=\d+ \(1:[\d.]+ 3:[\d.]+ 10:[\d.]+\)/m);
     expect(result.stdout).toMatch(/^ {2}rag·bm25: slope /m);

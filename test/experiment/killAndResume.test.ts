@@ -1,18 +1,13 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunItemRecordSchema } from '../../src/experiment/records.js';
+import { delayed, expectSameAsUninterrupted, killUntilFinished, lineCount, onceLines } from '../helpers/killRun.js';
 import { startOpenAIServer, type OpenAIServer } from '../helpers/openaiServer.js';
-import { runCli, summaryWithoutTiming } from '../helpers/runCli.js';
+import { runCli } from '../helpers/runCli.js';
 import { deterministicResponder, endpointExperimentConfig } from './endpointFixtures.js';
 
 const TOTAL = 8 * 3;
-
-function lineCount(file: string): number {
-  if (!existsSync(file)) return 0;
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).length;
-}
 
 /** Seeded so a failure is reproducible; the points at which the run is killed vary with it. */
 function mulberry32(seed: number) {
@@ -32,10 +27,7 @@ describe('kill -9 at random moments, then --resume', () => {
   beforeAll(async () => {
     server = await startOpenAIServer({
       // Slow enough that kills land mid-run, with 30% transient faults that retries absorb.
-      respond: async (request) => {
-        await new Promise((r) => setTimeout(r, 40));
-        return deterministicResponder(request);
-      },
+      respond: delayed(40, deterministicResponder),
       faults: { rate: 0.3, kinds: ['429', '500', 'reset', 'malformed'], seed: 5, retryAfterSeconds: 0.02 },
     });
     dir = mkdtempSync(join(tmpdir(), 'hisrag-kill-'));
@@ -52,44 +44,22 @@ describe('kill -9 at random moments, then --resume', () => {
     expect(full.code).toBe(0);
 
     const runDir = join(dir, 'runs', 'interrupted');
-    const items = join(runDir, 'items.jsonl');
     const random = mulberry32(Number(process.env.HISRAG_KILL_SEED ?? 20261130));
-    let kills = 0;
-    let finished = false;
-    for (let attempt = 0; attempt < 8 && !finished; attempt++) {
-      const before = lineCount(items);
-      // Kill after a random number of further answers (and a random extra delay), while some remain.
-      const target = before + 1 + Math.floor(random() * Math.max(1, (TOTAL - before) / 2));
-      const extraDelay = Math.floor(random() * 60);
-      const args = attempt === 0 ? ['run', config, '--run-id', 'interrupted', '--no-progress'] : ['run', '--resume', runDir, '--no-progress'];
-      let killed = false;
-      const result = await runCli(args, {
-        onSpawn: (child) => {
-          const timer = setInterval(() => {
-            if (lineCount(items) >= target && attempt < 3) {
-              clearInterval(timer);
-              setTimeout(() => {
-                killed = child.kill('SIGKILL');
-              }, extraDelay);
-            }
-          }, 5);
-          child.on('exit', () => clearInterval(timer));
-        },
-      });
-      if (killed && result.signal === 'SIGKILL') kills++;
-      else {
-        expect(result.stderr).not.toContain('internal error');
-        finished = result.code === 0;
-      }
-    }
+    const { kills, finished } = await killUntilFinished({
+      first: ['run', config, '--run-id', 'interrupted', '--no-progress'],
+      runDir,
+      attempts: 8,
+      plan: (attempt, saved) => {
+        // Kill the first three sessions after a random number of further answers (and a random extra delay), while some remain.
+        const at = saved + 1 + Math.floor(random() * Math.max(1, (TOTAL - saved) / 2));
+        const delayMs = Math.floor(random() * 60);
+        return attempt < 3 ? { at, delayMs } : undefined;
+      },
+    });
     expect(kills).toBeGreaterThanOrEqual(1);
     expect(finished).toBe(true);
 
-    const lines = readFileSync(items, 'utf8').trim().split('\n');
-    const keys = lines.map((l) => RunItemRecordSchema.parse(JSON.parse(l)).key);
-    expect(keys).toHaveLength(TOTAL);
-    expect(new Set(keys).size).toBe(TOTAL);
-    expect(summaryWithoutTiming(readFileSync(join(runDir, 'summary.json'), 'utf8'))).toBe(summaryWithoutTiming(readFileSync(join(dir, 'runs', 'uninterrupted', 'summary.json'), 'utf8')));
+    expectSameAsUninterrupted(runDir, join(dir, 'runs', 'uninterrupted'), TOTAL);
     const manifest = JSON.parse(readFileSync(join(runDir, 'manifest.json'), 'utf8'));
     expect(manifest.complete).toBe(true);
     expect(manifest.sessions.length).toBe(kills + 1);
@@ -100,16 +70,11 @@ describe('kill -9 at random moments, then --resume', () => {
     const items = join(runDir, 'items.jsonl');
     let interrupted = false;
     const first = await runCli(['run', config, '--run-id', 'ctrl-c', '--no-progress'], {
-      onSpawn: (child) => {
-        const timer = setInterval(() => {
-          if (lineCount(items) >= 3 && !interrupted) {
-            interrupted = true;
-            clearInterval(timer);
-            child.kill('SIGINT');
-          }
-        }, 5);
-        child.on('exit', () => clearInterval(timer));
-      },
+      onSpawn: (child) =>
+        onceLines(child, items, 3, () => {
+          interrupted = true;
+          child.kill('SIGINT');
+        }),
     });
     expect(interrupted).toBe(true);
     expect(first.code).toBe(130);

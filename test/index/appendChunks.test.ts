@@ -1,14 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEmbedder } from '../../src/embedding/registry.js';
+import { describe, expect, it } from 'vitest';
 import type { TextEmbedder } from '../../src/embedding/types.js';
 import { appendChunks } from '../../src/index/appendChunks.js';
 import { buildIndex } from '../../src/index/buildIndex.js';
 import { ChunkStore } from '../../src/index/chunkStore.js';
 import { openIndex } from '../../src/index/openIndex.js';
-import { fixtureModel, writeTestCorpus } from './testCorpus.js';
+import { indexFixture } from './indexFixture.js';
 
 const extra = [
   { id: 'added:0', docId: 'added', title: '三国志', text: '诸葛亮躬耕于南阳，刘备三顾茅庐。', meta: {} },
@@ -20,17 +17,7 @@ describe('appendChunks (incremental add)', () => {
   let corpusDir: string;
   let embedder: TextEmbedder;
   let spec: { name: string; model: string };
-
-  beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), 'hisrag-append-'));
-    corpusDir = await writeTestCorpus(join(root, 'corpus'));
-    spec = { name: 'transformers', model: await fixtureModel(join(root, 'model')) };
-    embedder = await createEmbedder(spec);
-  });
-  afterAll(async () => {
-    await embedder.dispose();
-    rmSync(root, { recursive: true, force: true });
-  });
+  indexFixture('hisrag-append-', (fixture) => ({ root, corpusDir, spec, embedder } = fixture));
 
   it('adds chunks to an hnsw index so the graph finds them, and counts them as appended', async () => {
     const out = join(root, 'hnsw');

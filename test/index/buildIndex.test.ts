@@ -1,7 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createEmbedder, embedders } from '../../src/embedding/registry.js';
 import type { TextEmbedder } from '../../src/embedding/types.js';
@@ -12,7 +10,8 @@ import { ChunkStore } from '../../src/index/chunkStore.js';
 import { readIndexManifest } from '../../src/index/manifest.js';
 import { openIndex } from '../../src/index/openIndex.js';
 import { CountingEmbedder } from './countingEmbedder.js';
-import { fixtureModel, sampleChunks, writeTestCorpus } from './testCorpus.js';
+import { indexFixture, interruptedBuild } from './indexFixture.js';
+import { sampleChunks, writeTestCorpus } from './testCorpus.js';
 
 describe('buildIndex / openIndex', () => {
   let root: string;
@@ -20,17 +19,7 @@ describe('buildIndex / openIndex', () => {
   let spec: { name: string; model: string };
   let embedder: TextEmbedder;
   const quiet = { silent: true };
-
-  beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), 'hisrag-build-'));
-    corpusDir = await writeTestCorpus(join(root, 'corpus'));
-    spec = { name: 'transformers', model: await fixtureModel(join(root, 'model')) };
-    embedder = await createEmbedder(spec);
-  });
-  afterAll(async () => {
-    await embedder.dispose();
-    rmSync(root, { recursive: true, force: true });
-  });
+  indexFixture('hisrag-build-', (fixture) => ({ root, corpusDir, spec, embedder } = fixture));
 
   it('writes a complete manifest recording the embedder identity, its spec, the corpus hash and HNSW parameters', async () => {
     const out = join(root, 'hnsw');
@@ -80,18 +69,7 @@ describe('buildIndex / openIndex', () => {
     await buildIndex({ corpusDir, out: reference, retriever: 'hnsw', embedder: spec, embedderInstance: embedder, batchSize: 5, progress: quiet });
 
     const out = join(root, 'interrupted');
-    const controller = new AbortController();
-    const first = new CountingEmbedder(embedder);
-    await expect(
-      buildIndex({
-        corpusDir, out, retriever: 'hnsw', embedder: spec, embedderInstance: first, batchSize: 5, progress: quiet,
-        signal: controller.signal,
-        onBatchStored: (stored) => {
-          if (stored >= 5) controller.abort();
-        },
-      }),
-    ).rejects.toThrow();
-    expect((await readIndexManifest(out))?.complete).toBe(false);
+    const first = await interruptedBuild({ corpusDir, out, retriever: 'hnsw', embedder: spec, embedderInstance: embedder, batchSize: 5, progress: quiet }, 5);
     await expect(openIndex(out)).rejects.toThrow(/incomplete/);
 
     const second = new CountingEmbedder(embedder);

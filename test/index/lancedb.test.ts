@@ -1,9 +1,7 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Chunk } from '../../src/chunking/types.js';
-import { createEmbedder } from '../../src/embedding/registry.js';
 import type { TextEmbedder } from '../../src/embedding/types.js';
 import { InputError } from '../../src/errors.js';
 import { buildIndex } from '../../src/index/buildIndex.js';
@@ -14,7 +12,8 @@ import { createRetrieverContext } from '../../src/retrieval/registry.js';
 import { createRetriever } from '../../src/retrieval/createRetriever.js';
 import { runCli } from '../helpers/runCli.js';
 import { CountingEmbedder } from './countingEmbedder.js';
-import { fixtureModel, sampleChunks, writeTestCorpus } from './testCorpus.js';
+import { indexFixture, interruptedBuild } from './indexFixture.js';
+import { sampleChunks, writeTestCorpus } from './testCorpus.js';
 
 describe('lancedb index', () => {
   let root: string;
@@ -24,18 +23,10 @@ describe('lancedb index', () => {
   let exactIndex: string;
   const quiet = { silent: true };
   const queries = ['科举考试', '殿试由谁主持', '匈奴', '西域诸国', '项羽'];
-
+  indexFixture('hisrag-lancedb-', (fixture) => ({ root, corpusDir, spec, embedder } = fixture));
   beforeAll(async () => {
-    root = mkdtempSync(join(tmpdir(), 'hisrag-lancedb-'));
-    corpusDir = await writeTestCorpus(join(root, 'corpus'));
-    spec = { name: 'transformers', model: await fixtureModel(join(root, 'model')) };
-    embedder = await createEmbedder(spec);
     exactIndex = join(root, 'exact');
     await buildIndex({ corpusDir, out: exactIndex, retriever: 'exact', embedder: spec, embedderInstance: embedder, vectorEncoding: 'f32', progress: quiet });
-  });
-  afterAll(async () => {
-    await embedder.dispose();
-    rmSync(root, { recursive: true, force: true });
   });
 
   it('stores chunks and vectors in a LanceDB table inside the index directory, with a complete manifest', async () => {
@@ -84,18 +75,7 @@ describe('lancedb index', () => {
 
   it('resumes an interrupted build without re-embedding stored chunks, giving the same rows', async () => {
     const out = join(root, 'interrupted');
-    const controller = new AbortController();
-    const first = new CountingEmbedder(embedder);
-    await expect(
-      buildIndex({
-        corpusDir, out, retriever: 'lancedb', embedder: spec, embedderInstance: first, batchSize: 5, progress: quiet,
-        signal: controller.signal,
-        onBatchStored: (stored) => {
-          if (stored >= 5) controller.abort();
-        },
-      }),
-    ).rejects.toThrow();
-    expect((await readIndexManifest(out))?.complete).toBe(false);
+    const first = await interruptedBuild({ corpusDir, out, retriever: 'lancedb', embedder: spec, embedderInstance: embedder, batchSize: 5, progress: quiet }, 5);
     await expect(createRetriever({ name: 'lancedb', index: out })).rejects.toThrow(/incomplete/);
 
     const second = new CountingEmbedder(embedder);

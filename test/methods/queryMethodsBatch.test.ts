@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -39,8 +39,22 @@ describe('the query-side, corrective and compression methods in batch mode (batc
       expect(r.trace.map((s) => s.label), r.key).toEqual(twin.trace.map((s) => s.label));
       expect(r.cost!.batchedCalls, r.key).toBe(r.cost!.generationCalls);
     }
-    // A step waits for the one before it: CRAG's k = 4 grades and its answer, then the judge, are rounds of their own.
+    // A step waits for the one before it: a method's steps, then the judge, are rounds of their own.
     expect(batchServer.batches.length).toBeGreaterThanOrEqual(6);
+    // CRAG's k = 4 grades of a question are asked at once: all four go out in one round.
+    const batchDir = join(run.runDir, 'batches');
+    const gradeRounds = new Map<string, Set<string>>();
+    for (const file of readdirSync(batchDir).filter((f) => /^r\d+-.*\d\.jsonl$/.test(f))) {
+      for (const line of readFileSync(join(batchDir, file), 'utf8').trim().split('\n')) {
+        const prompt = (JSON.parse(line) as { body: { messages: { content: string }[] } }).body.messages.map((m) => m.content).join('\n');
+        if (!prompt.includes('请判断这条资料与问题的相关程度')) continue;
+        const question = /【问题】(.+)/.exec(prompt)![1]!;
+        const rounds = gradeRounds.get(question) ?? new Set<string>();
+        gradeRounds.set(question, rounds.add(file.split('-')[0]!));
+      }
+    }
+    expect(gradeRounds.size).toBe(3);
+    for (const [question, rounds] of gradeRounds) expect([...rounds], question).toHaveLength(1);
     const submitted = batchServer.batches.flatMap((b) => b.customIds);
     expect(new Set(submitted).size).toBe(submitted.length);
   }, 300_000);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ReducerSchema, reduceSamples, twoStageBootstrap, varianceSplit } from '../../src/scoring/estimators/samples.js';
+import { ReducerSchema } from '../../src/config/experiment.js';
+import { reduceSamples, twoStageBootstrap, varianceSplit } from '../../src/scoring/estimators/samples.js';
 import { clusteredBootstrap } from '../../src/scoring/estimators/clusteredBootstrap.js';
 import { normalDrawer, sampledCoverageStudy, simulateSampled } from '../../src/scoring/estimators/simulate.js';
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { answerQueryFromParams, answerQueryToParams, compareQueryFromParams, compareQueryToParams, type CellView } from '../../src/viewer/api.js';
 import { chunkOf, compareRows, decompositionOf, filterAnswerRows, haystackOf, pivotCells, type ScoreRow, type SearchableRow } from '../../src/viewer/queries.js';
 import { pairedBootstrap } from '../../src/scoring/bootstrap.js';
+import { twoStageBootstrap } from '../../src/scoring/estimators/samples.js';
 
 const score = (itemKey: string, value: number | null, extra: Partial<ScoreRow> = {}): ScoreRow => ({
   key: `m|c|${itemKey}`,
@@ -44,6 +45,29 @@ describe('compareRows', () => {
     expect(all.items.total).toBe(3);
     expect(all.items.rows.map((r) => Math.abs(r.diff))).toEqual([30, 30]);
     expect(all.items.rows[0]!.keyA).toBe('m|c|b:1');
+  });
+
+  it('reduces an item\'s repeated samples to its score before pairing, and takes the two-stage bootstrap\'s CI (items, then samples)', () => {
+    // Three items answered three times in B and twice in A (keys #1, #2 after the first sample).
+    const sampled = (side: number[][]) => side.flatMap((scores, i) => scores.map((v, s) => score(`b:${i + 1}`, v, { key: `m|c|b:${i + 1}${s ? `#${s}` : ''}` })));
+    const sA = [[10, 30], [50, 50], [0, 20]];
+    const sB = [[40, 20, 60], [20, 20, 50], [30, 30, 30]];
+    const result = compareRows(sampled(sA), sampled(sB), { resamples: 400, seed: 5, reducer: 'mean' });
+    // Each item once: n is the items, not the 9 answers of B.
+    expect(result.n).toBe(3);
+    expect(result.samples).toEqual({ a: 2, b: 3, reducer: 'mean' });
+    const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
+    const diffs = sB.map((b, i) => mean(b) - mean(sA[i]!));
+    expect(result.meanDiff).toBeCloseTo(mean(diffs), 10);
+    const expected = twoStageBootstrap({ samples: sB, minus: sA, reducer: 'mean' }, { resamples: 400, seed: 5 });
+    expect([result.ciLow, result.ciHigh]).toEqual([expected.ciLow, expected.ciHigh]);
+    expect(result.items.rows.map((r) => [r.itemKey, r.keyA, r.keyB, r.scoreA, r.scoreB])).toContainEqual(['b:3', 'm|c|b:3', 'm|c|b:3', 10, 30]);
+    expect(result.counts).toEqual({ better: 2, worse: 1, same: 0 });
+    // The run's reducer decides the item's score: max (best of n) here.
+    const best = compareRows(sampled(sA), sampled(sB), { reducer: 'max' });
+    expect(best.items.rows.find((r) => r.itemKey === 'b:1')).toMatchObject({ scoreA: 30, scoreB: 60, diff: 30 });
+    // One answer an item: no samples note, and the plain paired bootstrap as before.
+    expect(compareRows(a, b).samples).toBeNull();
   });
 
   it('says nothing rather than NaN when no item is paired', () => {

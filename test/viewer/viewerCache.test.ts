@@ -1,6 +1,7 @@
 import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import type { AnswerPage, IndexingStatus, RunDetail, RunListEntry } from '../../src/viewer/api.js';
@@ -86,8 +87,23 @@ describe('hisrag view: answers indexed in the background into a cache kept betwe
     await viewer!.close();
     viewer = null;
     // The index is in the cache folder, outside the run; the run directory is as it was.
-    expect(readdirSync(cacheDir).filter((n) => n.endsWith('.sqlite'))).toHaveLength(1);
+    const cacheFiles = readdirSync(cacheDir).filter((n) => n.endsWith('.sqlite'));
+    expect(cacheFiles).toHaveLength(1);
     expect(snapshot(runs)).toBe(before);
+    // The search index (each condition's texts packed together) was built once the answers were in,
+    // and a search's query (as the server writes it) reads it: the count from it alone.
+    const db = new Database(join(cacheDir, cacheFiles[0]!), { readonly: true });
+    try {
+      expect(db.pragma('page_size', { simple: true })).toBe(8192);
+      const plan = db
+        .prepare("EXPLAIN QUERY PLAN SELECT a.key FROM answers a INDEXED BY answers_search WHERE a.model = 'm' AND a.condition = 'c' AND instr(a.haystack, 'x') > 0 ORDER BY a.itemKey LIMIT 100")
+        .all() as { detail: string }[];
+      expect(plan.map((p) => p.detail).join(' | ')).toMatch(/USING INDEX answers_search/);
+      const count = db.prepare("EXPLAIN QUERY PLAN SELECT COUNT(*) FROM answers a INDEXED BY answers_search WHERE a.model = 'm' AND a.condition = 'c' AND instr(a.haystack, 'x') > 0").all() as { detail: string }[];
+      expect(count.map((p) => p.detail).join(' | ')).toMatch(/USING COVERING INDEX answers_search/);
+    } finally {
+      db.close();
+    }
 
     // Second start, nothing changed: ready at once, nothing read into the index.
     await start(runs, cacheDir);

@@ -25,17 +25,38 @@ export interface ClusteredSummary {
 export function clusteredBootstrap(values: ArrayLike<number>, clusters: ArrayLike<string | number> | undefined, options: BootstrapOptions = {}): ClusteredSummary {
   if (values.length === 0) return { mean: NaN, ciLow: NaN, ciHigh: NaN, sharePositive: NaN, n: 0, clusters: 0, designEffect: null };
   const { sums, counts, mean } = clusterSums(values, clusters);
-  const C = sums.length;
+  return {
+    mean,
+    ...resampleClusters(sums, 1, counts, new FastRandom(options.seed ?? 0), options),
+    n: values.length,
+    clusters: sums.length,
+    designEffect: clusters ? designEffect(values, clusters).designEffect : null,
+  };
+}
+
+/**
+ * The resampling loop of both cluster bootstraps. Each resample draws as many clusters as there
+ * are, with replacement, one random word a draw: its high bits pick the cluster c (as
+ * `FastRandom.index` does), its low bits one of the `width` entries (a power of two) of c's row in
+ * `draws` — the cluster's sum (width 1: `clusteredBootstrap`) or one of its second-stage redraws
+ * (`twoStageBootstrap`'s bank). The resampled mean is Σ drawn ÷ Σ counts: one addition per drawn
+ * cluster, whatever the clusters' sizes.
+ */
+export function resampleClusters(draws: Float64Array, width: number, counts: Float64Array, random: FastRandom, options: BootstrapOptions): Pick<ClusteredSummary, 'ciLow' | 'ciHigh' | 'sharePositive'> {
+  const C = counts.length;
   const resamples = options.resamples ?? 1000;
-  const random = new FastRandom(options.seed ?? 0);
   const means = new Float64Array(resamples);
   let positive = 0;
+  const scale = C / 4294967296;
+  const mask = width - 1;
   for (let r = 0; r < resamples; r++) {
     let sum = 0;
     let count = 0;
     for (let j = 0; j < C; j++) {
-      const c = random.index(C);
-      sum += sums[c]!;
+      const word = random.word();
+      // `| 0` is Math.floor for a product in [0, C) and keeps the index arithmetic in int32 (Math.floor: the width-1 loop ~30% slower).
+      const c = (word * scale) | 0;
+      sum += draws[c * width + (word & mask)]!;
       count += counts[c]!;
     }
     const m = sum / count;
@@ -44,13 +65,5 @@ export function clusteredBootstrap(values: ArrayLike<number>, clusters: ArrayLik
   }
   means.sort();
   const alpha = (1 - (options.level ?? 0.95)) / 2;
-  return {
-    mean,
-    ciLow: quantile(means, alpha),
-    ciHigh: quantile(means, 1 - alpha),
-    sharePositive: positive / resamples,
-    n: values.length,
-    clusters: C,
-    designEffect: clusters ? designEffect(values, clusters).designEffect : null,
-  };
+  return { ciLow: quantile(means, alpha), ciHigh: quantile(means, 1 - alpha), sharePositive: positive / resamples };
 }

@@ -1,7 +1,6 @@
-import { z } from 'zod';
-import { quantile, type BootstrapOptions } from '../bootstrap.js';
+import type { BootstrapOptions } from '../bootstrap.js';
 import { FastRandom, clusterSums, designEffect } from './clusters.js';
-import type { ClusteredSummary } from './clusteredBootstrap.js';
+import { resampleClusters, type ClusteredSummary } from './clusteredBootstrap.js';
 
 /**
  * Repeated samples (`samples: n`): each question answered n times, its scores reduced to one per
@@ -9,8 +8,8 @@ import type { ClusteredSummary } from './clusteredBootstrap.js';
  * `mean` (any metric; the default), `median` (a continuous score such as RS, robust to one wild
  * sample), `mode` (majority vote: accuracy, MCQ), `max` (pass@n-like: best of the n answers).
  */
-export const ReducerSchema = z.enum(['mean', 'median', 'mode', 'max']);
-export type Reducer = z.infer<typeof ReducerSchema>;
+export const REDUCERS = ['mean', 'median', 'mode', 'max'] as const;
+export type Reducer = (typeof REDUCERS)[number];
 
 /** One question's samples reduced to its score. */
 export function reduceSamples(values: readonly number[], reducer: Reducer): number {
@@ -222,31 +221,10 @@ export function twoStageBootstrap(data: SampledData, options: BootstrapOptions =
     for (let r = 0; r < BANK; r++) bank[c * BANK + r]! += shrunk;
   }
 
-  const resamples = options.resamples ?? 1000;
-  const means = new Float64Array(resamples);
-  let positive = 0;
-  const scale = C / 4294967296;
-  for (let r = 0; r < resamples; r++) {
-    let sum = 0;
-    let count = 0;
-    for (let j = 0; j < C; j++) {
-      // One word per drawn cluster: its high bits pick the cluster, its low bits the second-stage draw.
-      const word = random.word();
-      const c = Math.floor(word * scale);
-      sum += bank[c * BANK + (word & (BANK - 1))]!;
-      count += counts[c]!;
-    }
-    const m = sum / count;
-    means[r] = m;
-    if (m > 0) positive++;
-  }
-  means.sort();
-  const alpha = (1 - (options.level ?? 0.95)) / 2;
   return {
     mean,
-    ciLow: quantile(means, alpha),
-    ciHigh: quantile(means, 1 - alpha),
-    sharePositive: positive / resamples,
+    // One word per drawn cluster: its high bits pick the cluster, its low bits the second-stage draw.
+    ...resampleClusters(bank, BANK, counts, random, options),
     n,
     clusters: C,
     designEffect: data.clusters ? designEffect(values, data.clusters).designEffect : null,

@@ -90,7 +90,7 @@ export class BundleApi implements ViewerApi {
     const cellB = fileB.detail.cells.find((c) => c.model === query.b.model && c.condition === query.b.condition);
     if (!cellA || !cellB) throw new Error('not found');
     const [rowsA, rowsB] = await Promise.all([this.rows(query.a.run, query.a.model, query.a.condition), this.rows(query.b.run, query.b.model, query.b.condition)]);
-    const result = compareRows(rowsA, rowsB, { outcome: query.outcome, offset: query.offset, limit: query.limit, resamples: fileB.detail.bootstrap.resamples, seed: fileB.detail.bootstrap.seed });
+    const result = compareRows(rowsA, rowsB, { outcome: query.outcome, offset: query.offset, limit: query.limit, resamples: fileB.detail.bootstrap.resamples, seed: fileB.detail.bootstrap.seed, reducer: fileB.detail.bootstrap.reducer });
     const d = decompositionOf(cellB.diagnostics);
     const same = query.a.run === query.b.run && query.a.model === query.b.model && d?.baseline === query.a.condition;
     return {

@@ -81,6 +81,11 @@ function Result({ query, result, onChange }: { query: CompareQuery; result: Comp
           <b>{name(query.b)}</b> − <b>{name(query.a)}</b>: <span class="delta">{signed(result.meanDiff)}</span> <span class="meta">{ci(result.ciLow, result.ciHigh)}</span> on {result.n} paired items
           {result.sharePositive !== null ? <span class="meta"> · P(Δ &gt; 0) = {fmt(result.sharePositive)}</span> : null}
         </p>
+        {result.samples ? (
+          <p class="meta samples">
+            repeated samples (up to {result.samples.a} an item in A, {result.samples.b} in B): each item's samples reduced by their {result.samples.reducer}; CI by the two-stage bootstrap (items, then samples)
+          </p>
+        ) : null}
         <p class="meta">
           A mean {fmt(result.a.mean)} ({result.a.scored}/{result.a.answers} scored) · B mean {fmt(result.b.mean)} ({result.b.scored}/{result.b.answers} scored)
           {result.unpaired.a || result.unpaired.b ? ` · unpaired: ${result.unpaired.a} only in A, ${result.unpaired.b} only in B` : ''}

@@ -1,0 +1,60 @@
+import type { z } from 'zod';
+import type { BenchmarkItem } from '../benchmarks/types.js';
+import { answerInstructions, AnswerInstructionsSchema, type AnswerInstructions } from '../prompting/answerInstructions.js';
+import type { RegistryEntry } from '../registry.js';
+import type { MethodNotes } from './trace.js';
+import { PassageParamsShape, type PassageBlock, type PassageParams } from './passages.js';
+import { resolvePrompts, stepMessages, type MethodPrompt, type PromptOverride } from './prompts.js';
+import type { CallBound, MethodContext, MethodOutcome, RagMethod } from './types.js';
+
+/**
+ * Methods whose last step reads passages with the shared answer prompt (HyDE, query rewrite,
+ * RAG-Fusion, compression, CRAG): they differ in how they obtain the passages, never in how they
+ * read them, so the read step, its plan and the entry's setup are written once here.
+ */
+
+/** The params of a reader: how passages enter the prompt, and the answer instructions. */
+export const ReaderParamsShape = {
+  ...PassageParamsShape,
+  instructions: AnswerInstructionsSchema.optional(),
+};
+export interface ReaderParams extends PassageParams {
+  instructions?: AnswerInstructions;
+}
+
+/** The plan's bound of the read step: one answer call, always made, over at most `passages` passages. */
+export function answerCall(prompt: MethodPrompt, item: BenchmarkItem, passages: number, params: ReaderParams): CallBound {
+  return { label: 'answer', always: true, prompts: [{ prompt, slots: { context: { passages, params }, question: item.question, instructions: answerInstructions(item, params.instructions) } }] };
+}
+
+/** The read step: the placed passages in the answer prompt, the scored generation, and the item's outcome. */
+export async function readPassages(context: MethodContext, prompt: MethodPrompt, placed: PassageBlock, params: ReaderParams, notes: MethodNotes): Promise<MethodOutcome> {
+  const { item } = context;
+  const messages = stepMessages(prompt, { context: placed.block, question: item.question, instructions: answerInstructions(item, params.instructions) });
+  const response = await context.generate('answer', messages, { final: true });
+  return { answer: response.text, response, prompt: messages, contextIds: placed.ids, truncated: placed.dropped, notes };
+}
+
+/** What a reader's entry states besides its name: its steps' built-in prompts, and the method they make. */
+export interface ReaderEntry<Params, Step extends string> {
+  name: string;
+  description: string;
+  params: z.ZodType<Params>;
+  /** Built-in prompts by step (`answer` among them); the config's `prompts` override them, checked at config time. */
+  prompts: Record<Step, MethodPrompt>;
+  create(params: Params, prompts: Record<Step, MethodPrompt>): Omit<RagMethod, 'name' | 'usesRetrieval'>;
+}
+
+/** A reader's registry entry: the name stated once (entry, prompt errors, method), prompts resolved, retrieval on. */
+export function readerMethod<Params extends ReaderParams & { prompts: Partial<Record<Step, PromptOverride | undefined>> }, Step extends string>(
+  entry: ReaderEntry<Params, Step>,
+): RegistryEntry<Params, RagMethod, void> {
+  return {
+    name: entry.name,
+    description: entry.description,
+    params: entry.params,
+    create(params) {
+      return { name: entry.name, usesRetrieval: true, ...entry.create(params, resolvePrompts(entry.name, entry.prompts, params.prompts)) };
+    },
+  };
+}
