@@ -1,7 +1,7 @@
 import type { RunItemRecord } from '../experiment/records.js';
 import { seedFor, type RunSummary } from '../experiment/summary.js';
 import { summarizeScores } from '../scoring/bootstrap.js';
-import type { Reducer } from '../scoring/estimators/samples.js';
+import { twoStageBootstrap, type Reducer } from '../scoring/estimators/samples.js';
 import { decompose, defaultDelta, pairedItems } from './decomposition.js';
 import { CLAIM_METRICS, type CellDiagnostics, type ClaimMetric, type MetricMean, type RecordDiagnostics } from './types.js';
 
@@ -14,21 +14,38 @@ export interface DiagnosticsSummarySettings {
 
 type Diagnosed = RunItemRecord & { diagnostics?: RecordDiagnostics };
 
-/** Mean ×100 of one metric over a cell's diagnosed answers, with a bootstrap CI and the answers that could not get it. */
-function metricMean(records: Diagnosed[], metric: ClaimMetric, resamples: number, seed: number): MetricMean | undefined {
-  const values: number[] = [];
+/**
+ * Mean ×100 of one metric over a cell's diagnosed answers, with a bootstrap CI and the answers that
+ * could not get it. Repeated samples (`samples: n`): a question's answers are averaged first and
+ * the CI is the two-stage bootstrap's (questions, then each question's answers), as for the scores;
+ * `n` then counts questions, since n answers of one question are not n independent observations.
+ */
+export function metricMean(records: Diagnosed[], metric: ClaimMetric, resamples: number, seed: number): MetricMean | undefined {
+  const byQuestion = new Map<string, number[]>();
   let failed = 0;
   let present = false;
+  let sampled = false;
   for (const r of records) {
     const metrics = r.diagnostics?.metrics;
     if (!metrics || !(metric in metrics)) continue;
     present = true;
     const value = metrics[metric];
-    if (value === null || value === undefined) failed++;
-    else values.push(100 * value);
+    if (value === null || value === undefined) {
+      failed++;
+      continue;
+    }
+    if ((r.sample ?? 0) > 0) sampled = true;
+    const question = `${r.benchmark}:${r.itemId}`;
+    (byQuestion.get(question) ?? byQuestion.set(question, []).get(question)!).push(100 * value);
   }
   if (!present) return undefined;
-  if (values.length === 0) return { mean: null, ciLow: null, ciHigh: null, n: 0, failed };
+  if (byQuestion.size === 0) return { mean: null, ciLow: null, ciHigh: null, n: 0, failed };
+  const perQuestion = [...byQuestion.values()];
+  if (sampled && perQuestion.some((values) => values.length > 1)) {
+    const s = twoStageBootstrap({ samples: perQuestion, reducer: 'mean' }, { resamples, seed });
+    return { mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh, n: perQuestion.length, failed };
+  }
+  const values = perQuestion.flat();
   const s = summarizeScores(values, { resamples, seed });
   return { mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh, n: values.length, failed };
 }

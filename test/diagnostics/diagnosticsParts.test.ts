@@ -3,6 +3,7 @@ import type { BenchmarkItem } from '../../src/benchmarks/types.js';
 import { sentenceClaims, createLexicalClaimChecker } from '../../src/diagnostics/claims/standIns.js';
 import { decompose, defaultDelta, outcomeOf, pairedItems } from '../../src/diagnostics/decomposition.js';
 import { evidenceOf, goldRankBucket } from '../../src/diagnostics/evidence.js';
+import { twoStageBootstrap } from '../../src/scoring/estimators/samples.js';
 import { benchmarkGold, rubricItemClaim } from '../../src/diagnostics/goldClaims.js';
 import { hybridPairScorer, lexicalPairScorer, relevancePairScorer, selectPairs } from '../../src/diagnostics/prefilter.js';
 
@@ -69,6 +70,32 @@ describe('help/hurt decomposition', () => {
     expect(pairedItems(rag, closed, evidence, 'max').map((i) => i.diff)).toEqual([30, -20]);
     const d = decompose(items, { baseline: 'cb', delta: 10 });
     expect(d).toMatchObject({ n: 2, meanDiff: -5, helped: { n: 1 }, hurt: { n: 1 } });
+  });
+
+  it('claim metrics with repeated samples: a question\'s answers averaged first, n counts questions, the two-stage CI', async () => {
+    const { RunItemRecordSchema } = await import('../../src/experiment/records.js');
+    const { metricMean } = await import('../../src/diagnostics/summary.js');
+    const { summarizeScores } = await import('../../src/scoring/bootstrap.js');
+    const answer = (itemId: string, sample: number, precision: number | null) => ({
+      ...RunItemRecordSchema.parse({
+        key: `m|rag|b:${itemId}${sample ? `#${sample}` : ''}`, itemId, benchmark: 'b', kind: 'rubric', category: 'c', question: '问？', model: 'm', condition: 'rag', strategy: 'rag',
+        retriever: 'hnsw', k: 10, prompt: [], retrieved: [], contextIds: [], truncated: 0, response: { text: '答', raw: '' }, sample,
+        score: { status: 'scored', score: 50, scoreRaw: 50, metric: 'rs' }, groups: {}, durationMs: 1,
+      }),
+      diagnostics: { metrics: { precision } } as never,
+    });
+    // q1 answered 3 times (0.2, 0.4, 0.6), q2 twice (1.0, and one whose check failed), q3 once.
+    const sampled = [answer('q1', 0, 0.2), answer('q1', 1, 0.4), answer('q1', 2, 0.6), answer('q2', 0, 1), answer('q2', 1, null), answer('q3', 0, 0)];
+    const m = metricMean(sampled, 'precision', 400, 9)!;
+    expect(m.n).toBe(3);
+    expect(m.failed).toBe(1);
+    expect(m.mean).toBeCloseTo((40 + 100 + 0) / 3, 9);
+    const expected = twoStageBootstrap({ samples: [[20, 40, 60], [100], [0]], reducer: 'mean' }, { resamples: 400, seed: 9 });
+    expect([m.ciLow, m.ciHigh]).toEqual([expected.ciLow, expected.ciHigh]);
+    // One answer a question: the plain bootstrap over answers, as before.
+    const single = [answer('q1', 0, 0.2), answer('q2', 0, 1), answer('q3', 0, 0)];
+    const plain = summarizeScores([20, 100, 0], { resamples: 400, seed: 9 });
+    expect(metricMean(single, 'precision', 400, 9)).toEqual({ mean: plain.mean, ciLow: plain.ciLow, ciHigh: plain.ciHigh, n: 3, failed: 0 });
   });
 
   it('rank buckets follow the issue’s edges', () => {
