@@ -10,7 +10,10 @@ import { JsonlAppender, readAppendLog } from '../io/jsonl.js';
  *   prepared  the input file is on disk, with the custom_ids it holds (before any upload);
  *   uploaded  the provider has the file (its id);
  *   created   the batch exists (its id);
- *   finished  its output is in the response cache: which requests were answered, which failed and why.
+ *   finished  its output is in the response cache: which requests were answered, which failed and why;
+ *   live      requests of a queue answered live while the run collected its batches (a completion, which
+ *             the Batch API does not take, or a failed line under `fallback: live`): paid calls, so a
+ *             resumed run that replays them from the cache still counts them as calls, not as free hits.
  */
 export const LedgerEventSchema = z.discriminatedUnion('event', [
   z.object({ event: z.literal('prepared'), submission: z.string(), queue: z.string(), model: z.string(), round: z.number().int(), file: z.string(), customIds: z.array(z.string()) }),
@@ -23,6 +26,7 @@ export const LedgerEventSchema = z.discriminatedUnion('event', [
     answered: z.array(z.string()),
     failed: z.array(z.object({ customId: z.string(), message: z.string(), empty: z.boolean().optional() })),
   }),
+  z.object({ event: z.literal('live'), queue: z.string(), keys: z.array(z.string()) }),
 ]);
 export type LedgerEvent = z.infer<typeof LedgerEventSchema>;
 
@@ -42,6 +46,8 @@ export interface Submission {
 
 export class BatchLedger {
   readonly submissions = new Map<string, Submission>();
+  /** Requests answered live, by queue (the `live` events). */
+  readonly live = new Map<string, Set<string>>();
   #chain: Promise<void> = Promise.resolve();
 
   private constructor(
@@ -60,6 +66,11 @@ export class BatchLedger {
   }
 
   #apply(event: LedgerEvent): void {
+    if (event.event === 'live') {
+      const keys = this.live.get(event.queue) ?? this.live.set(event.queue, new Set()).get(event.queue)!;
+      for (const key of event.keys) keys.add(key);
+      return;
+    }
     if (event.event === 'prepared') {
       const { event: _, ...submission } = event;
       this.submissions.set(event.submission, submission);
@@ -77,6 +88,13 @@ export class BatchLedger {
     this.#apply(event);
     this.#chain = this.#chain.then(() => this.appender.append([event]));
     return this.#chain;
+  }
+
+  /** Records the queue's requests answered live that the ledger does not hold yet (nothing when there are none). */
+  async recordLive(queue: string, answeredLive: Iterable<string>): Promise<void> {
+    const known = this.live.get(queue);
+    const keys = [...answeredLive].filter((key) => !known?.has(key));
+    if (keys.length) await this.record({ event: 'live', queue, keys });
   }
 
   /** Submissions not finished yet: to re-attach to. */

@@ -82,6 +82,9 @@ export async function answerInBatches(options: BatchRoundsOptions): Promise<Batc
       const failed = new Map(finished.failed.map((f) => [f.customId, { message: f.message, ...(f.empty ? { empty: true } : {}) }]));
       for (const queue of groups.get(submission.queue)?.queues ?? []) queue.recordFinished(submission.customIds, finished.answered, failed, { earlierInvocation: true });
     }
+    // Requests an earlier invocation of the run answered live were paid for there.
+    for (const [queueId, keys] of ledger.live) for (const queue of groups.get(queueId)?.queues ?? []) for (const key of keys) queue.answeredLive.add(key);
+    const recordLive = () => Promise.all([...groups.values()].map((g) => ledger.recordLive(g.id, g.queues.flatMap((q) => [...q.answeredLive]))));
     const open = ledger.open().filter((s) => groups.has(s.queue));
     if (open.length) log(`batch: re-attaching to ${open.length} batch${open.length === 1 ? '' : 'es'} submitted before (${open.map((s) => s.batchId ?? s.submission).join(', ')})`);
     await Promise.all(open.map((s) => complete(s, groups.get(s.queue)!)));
@@ -95,7 +98,11 @@ export async function answerInBatches(options: BatchRoundsOptions): Promise<Batc
         queue.mode = 'collect';
         queue.pending.clear();
       }
-      await options.collect(round);
+      try {
+        await options.collect(round);
+      } finally {
+        await recordLive();
+      }
       stopIfAborted();
       const work = [...groups.values()].filter((g) => g.queues.some((q) => q.pending.size > 0));
       if (work.length === 0) break;

@@ -71,4 +71,29 @@ describe('batch rounds, driven directly', () => {
     expect(events.map((e) => e.event)).toEqual(['prepared', 'uploaded', 'created', 'finished']);
     expect(events[3].answered).toHaveLength(12);
   });
+
+  it('a completion answered live while collecting is still a paid call when a resumed run replays it from the cache (the ledger\'s live event)', async () => {
+    const { server, dir, generator, queue } = await setUp({});
+    const prompt = '问：唐朝的都城在哪里？\n答：';
+    const collectWith = (g: OpenAIGenerator, seen: { cached?: boolean }[]) => async () => {
+      // The Batch API takes chat requests: the completion goes live, the chat request into the batch.
+      seen.push(await g.complete!(prompt));
+      await g.generate(messagesOf(questions[0]!)).catch(() => undefined);
+    };
+    const first: { cached?: boolean }[] = [];
+    await answerInBatches({ queues: [queue], collect: collectWith(generator, first), runDir: dir, log: () => {} });
+    expect(server.completionRequests()).toHaveLength(1);
+    // Round 1 called it live; round 2 (the item run again once its batch answered) replayed it, still paid.
+    expect(first.map((r) => r.cached ?? false)).toEqual([false, false]);
+    const ledger = readFileSync(join(dir, 'batches', 'ledger.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { event: string; keys?: string[] });
+    expect(ledger.filter((e) => e.event === 'live').flatMap((e) => e.keys)).toHaveLength(1);
+
+    // A new process on the same run (a resume): the completion comes from the cache, and counts as the call it was.
+    closeResponseCaches();
+    const again = new OpenAIGenerator(OpenAIParamsSchema.parse({ baseURL: server.url, model: 'm', cache: join(dir, 'cache.sqlite'), batch: { pollMs: 5 } }));
+    const resumed: { cached?: boolean }[] = [];
+    await answerInBatches({ queues: [again.batchQueue!], collect: collectWith(again, resumed), runDir: dir, log: () => {} });
+    expect(server.completionRequests()).toHaveLength(1);
+    expect(resumed.map((r) => r.cached ?? false)).toEqual([false]);
+  });
 });
