@@ -1,32 +1,17 @@
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, ServiceUnavailableError } from '../../src/errors.js';
 import { GenerationError } from '../../src/generation/generationError.js';
 import { OpenAIGenerator, OpenAIParamsSchema, type OpenAIGeneratorOptions } from '../../src/generation/openai.js';
 import { closeResponseCaches } from '../../src/generation/responseCache.js';
 import { generators } from '../../src/generation/registry.js';
-import type { ChatMessage } from '../../src/prompting/types.js';
-import { startOpenAIServer, type OpenAIServer, type StartOptions } from '../helpers/openaiServer.js';
+import type { StartOptions } from '../helpers/openaiServer.js';
+import { historyQuestion, serverPerTest } from '../helpers/serverPerTest.js';
 
-const question: ChatMessage[] = [
-  { role: 'system', content: '你是历史学家。' },
-  { role: 'user', content: '【问题】王安石变法始于哪一年？' },
-];
-
-let servers: OpenAIServer[] = [];
-afterEach(async () => {
-  closeResponseCaches();
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
-});
-
-async function server(options: StartOptions = {}): Promise<OpenAIServer> {
-  const started = await startOpenAIServer(options);
-  servers.push(started);
-  return started;
-}
+const question = historyQuestion;
+const server = serverPerTest();
 
 /** A generator whose retry sleeps are recorded instead of waited. */
 function generator(url: string, params: Record<string, unknown> = {}, options: OpenAIGeneratorOptions = {}) {

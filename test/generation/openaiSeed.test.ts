@@ -2,32 +2,16 @@ import { HumanMessage } from '@langchain/core/messages';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { answerInBatches } from '../../src/batch/batchRounds.js';
 import { ConfigError } from '../../src/errors.js';
 import { OpenAIGenerator, OpenAIParamsSchema } from '../../src/generation/openai.js';
 import { generators } from '../../src/generation/registry.js';
 import { closeResponseCaches, responseCacheKey } from '../../src/generation/responseCache.js';
-import type { ChatMessage } from '../../src/prompting/types.js';
-import { startOpenAIServer, type OpenAIServer, type StartOptions } from '../helpers/openaiServer.js';
+import { historyQuestion, serverPerTest } from '../helpers/serverPerTest.js';
 
-const question: ChatMessage[] = [
-  { role: 'system', content: '你是历史学家。' },
-  { role: 'user', content: '【问题】王安石变法始于哪一年？' },
-];
-
-let servers: OpenAIServer[] = [];
-afterEach(async () => {
-  closeResponseCaches();
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
-});
-
-async function server(options: StartOptions = {}): Promise<OpenAIServer> {
-  const started = await startOpenAIServer(options);
-  servers.push(started);
-  return started;
-}
+const question = historyQuestion;
+const server = serverPerTest();
 
 const generator = (url: string, params: Record<string, unknown> = {}) =>
   new OpenAIGenerator(OpenAIParamsSchema.parse({ baseURL: url, model: 'test-model', temperature: 0.7, retries: 0, ...params }));

@@ -1,18 +1,8 @@
 import { OpenAIEmbeddings } from '@langchain/openai';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startOpenAIServer, type OpenAIServer, type StartOptions } from '../helpers/openaiServer.js';
+import { describe, expect, it } from 'vitest';
+import { serverPerTest } from '../helpers/serverPerTest.js';
 
-let servers: OpenAIServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-  servers = [];
-});
-
-async function server(options: StartOptions = {}): Promise<OpenAIServer> {
-  const started = await startOpenAIServer(options);
-  servers.push(started);
-  return started;
-}
+const server = serverPerTest({ keepCaches: true });
 
 async function chat(url: string, body: Record<string, unknown>): Promise<Response> {
   return fetch(`${url}/chat/completions`, {
