@@ -202,13 +202,14 @@ export class RunStore {
     return null;
   }
 
+  /** Bytes indexed since the background loop last asked for a full GC. */
+  private bytesSinceGc = 0;
+
   /**
    * The background loop: one step of one run at a time (the runs asked for first, then in order),
    * yielding to the event loop between steps so that requests are answered meanwhile. A run
    * without a summary of its own gets it computed once its answers are in.
    */
-  private bytesSinceGc = 0;
-
   private async indexLoop(): Promise<void> {
     const yieldNow = () => new Promise<void>((done) => setImmediate(done));
     const pause = () => new Promise<void>((done) => setTimeout(done, QUIET_MS));
