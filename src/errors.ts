@@ -1,3 +1,5 @@
+import type { z } from 'zod';
+
 /**
  * Bad input from the user — arguments, config files, data files, model outputs that cannot
  * be used. The CLI prints the message (which names the file, line or field) and exits 2.
@@ -50,3 +52,24 @@ export class ServiceUnavailableError extends Error {
 
 /** Process exit codes, the same for every command (README: "Exit codes"). */
 export const EXIT_CODES = { ok: 0, internal: 1, input: 2, service: 3, interrupted: 130 } as const;
+
+/** `retrieval.k[2]` style path for a zod issue path, prefixed with where the object sits. */
+export function formatPath(path: ReadonlyArray<PropertyKey>, prefix = ''): string {
+  let out = prefix;
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else out += out ? `.${String(key)}` : String(key);
+  }
+  return out || '(root)';
+}
+
+/** One line per problem: `path: message`. */
+export function formatZodIssues(error: z.ZodError, prefix = ''): string {
+  return error.issues
+    .flatMap((issue) =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => `${formatPath([...issue.path, key], prefix)}: unknown key`)
+        : [`${formatPath(issue.path, prefix)}: ${issue.message}`],
+    )
+    .join('\n');
+}

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { z } from 'zod';
-import { formatZodIssues } from '../config/errors.js';
+import { formatZodIssues } from '../errors.js';
 
 /** The Batch API endpoint a queue submits to. */
 export interface BatchEndpoint {

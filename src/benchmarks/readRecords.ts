@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
-import { formatZodIssues } from '../config/errors.js';
-import { DataFileError } from '../errors.js';
+import { DataFileError, formatZodIssues } from '../errors.js';
 
 export interface RawRecord {
   value: unknown;

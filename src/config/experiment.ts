@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { REDUCERS } from '../scoring/estimators/samples.js';
 import { IndexKindSchema } from '../index/manifest.js';
-import { componentSpec, nonEmptyString, positiveInt } from './fields.js';
+import { componentSpec, nonEmptyString, positiveInt } from '../registry.js';
 import { DiagnosticsConfigSchema } from '../diagnostics/config.js';
 
 /** How a question's repeated samples are reduced to one score (scoring.reducer). */

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
-import { ConfigError } from '../errors.js';
-import { formatZodIssues } from './errors.js';
+import { ConfigError, formatZodIssues } from '../errors.js';
 import { ExperimentConfigSchema, type ExperimentConfig } from './experiment.js';
 
 /** Parses YAML text into a plain value; syntax errors name file, line and column. */

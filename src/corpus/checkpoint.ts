@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { atomicWriteJson } from '../io/atomicWrite.js';
-import { DataFileError } from '../errors.js';
-import { formatZodIssues } from '../config/errors.js';
+import { DataFileError, formatZodIssues } from '../errors.js';
 
 /**
  * Where an interrupted build stopped: written atomically after each batch of chunks is appended

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { ChunkingOptionsSchema } from '../chunking/types.js';
-import { formatZodIssues } from '../config/errors.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, formatZodIssues } from '../errors.js';
 import { corpusBuilders } from './registry.js';
 
 /** `{ name: <builder>, ...params }`; the params are checked against the named builder's schema. */

@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { ChunkSchema, type Chunk } from '../chunking/types.js';
-import { formatZodIssues } from '../config/errors.js';
-import { DataFileError } from '../errors.js';
+import { DataFileError, formatZodIssues } from '../errors.js';
 import { readJsonl } from '../io/jsonl.js';
 import { corpusPaths } from './paths.js';
 import { CorpusManifestSchema, type CorpusManifest } from './types.js';

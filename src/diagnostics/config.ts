@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { componentSpec, positiveInt } from '../config/fields.js';
+import { componentSpec, positiveInt } from '../registry.js';
 
 /**
  * The `diagnostics:` section of an experiment config (and what `hisrag diagnose --set` edits). Every

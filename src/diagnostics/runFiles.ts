@@ -4,8 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { readAppendLog } from '../io/jsonl.js';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { formatZodIssues } from '../config/errors.js';
-import { DataFileError } from '../errors.js';
+import { DataFileError, formatZodIssues } from '../errors.js';
 import type { RunItemRecord } from '../experiment/records.js';
 import { RecordDiagnosticsSchema, type RecordDiagnostics } from './types.js';
 

@@ -16,8 +16,7 @@ import {
 } from '@huggingface/transformers';
 import pLimit from 'p-limit';
 import { z } from 'zod';
-import { ConfigError, DataFileError } from '../errors.js';
-import { formatZodIssues } from '../config/errors.js';
+import { ConfigError, DataFileError, formatZodIssues } from '../errors.js';
 import type { PageImageRef } from '../prompting/pageImage.js';
 import { createProgress } from '../progress/progress.js';
 import { locateModel, loadingModel, onnxPartFileOf, prepareModel, pretrainedOptions, type ModelLayout, type ModelRole } from '../models/modelLoading.js';

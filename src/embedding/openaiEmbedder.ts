@@ -1,8 +1,7 @@
 import { Embeddings } from '@langchain/core/embeddings';
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { ConfigError, DataFileError } from '../errors.js';
-import { formatZodIssues } from '../config/errors.js';
+import { ConfigError, DataFileError, formatZodIssues } from '../errors.js';
 import type { EmbedderIdentity, ImageEmbedder, TextEmbedder } from './types.js';
 import type { PageImageRef } from '../prompting/pageImage.js';
 import { describePageImage, pageImageDataUrl } from './pageImageBytes.js';

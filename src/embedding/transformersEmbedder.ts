@@ -1,7 +1,6 @@
 import { Embeddings } from '@langchain/core/embeddings';
 import { createProgress } from '../progress/progress.js';
-import { ConfigError } from '../errors.js';
-import { formatZodIssues } from '../config/errors.js';
+import { ConfigError, formatZodIssues } from '../errors.js';
 import type { EmbedderIdentity, TextEmbedder } from './types.js';
 import { TransformersEmbedderParamsSchema, type TransformersEmbedderConfig, type TransformersEmbedderParams } from './transformersParams.js';
 import { loadTransformersModel, startTransformersWorkers, type TransformersModel } from './transformersModel.js';

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ComponentSpec } from '../config/fields.js';
+import type { ComponentSpec } from '../registry.js';
 import { ChunkStore } from '../index/chunkStore.js';
 import { CHUNK_STORE_FILE } from '../index/manifest.js';
 import { formatContextHeader } from '../prompting/contextBlock.js';

@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { ExperimentConfig, ModelPrice } from '../config/experiment.js';
-import type { ComponentSpec } from '../config/fields.js';
+import type { ComponentSpec } from '../registry.js';
 
 /** One column of the results: a strategy or method, with a retriever and depth when it retrieves. */
 export interface Condition {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExperimentConfig } from '../config/experiment.js';
-import type { ComponentSpec } from '../config/fields.js';
+import type { ComponentSpec } from '../registry.js';
 import { ConfigError, DataFileError } from '../errors.js';
 import { benchmarks } from '../benchmarks/registry.js';
 import { parseCorpusBuildConfig } from '../corpus/config.js';

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { formatZodIssues } from '../config/errors.js';
+import { formatZodIssues } from '../errors.js';
 import { contentAsText } from '../prompting/messageContent.js';
 import type { ProtocolRequest } from './chatModelGenerator.js';
 import { EmptyCompletionError, MalformedResponseError } from './generationError.js';

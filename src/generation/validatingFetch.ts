@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { formatZodIssues } from '../config/errors.js';
+import { formatZodIssues } from '../errors.js';
 import { MalformedResponseError } from './generationError.js';
 
 /** The least a chat completion must carry for its answer to be trusted. */

@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { ChunkSchema, type Chunk } from '../chunking/types.js';
-import { formatZodIssues } from '../config/errors.js';
+import { DataFileError, formatZodIssues, InputError } from '../errors.js';
 import { CorpusManifestSchema, type CorpusManifest } from '../corpus/types.js';
-import { DataFileError, InputError } from '../errors.js';
 import { readJsonl } from '../io/jsonl.js';
 
 /** A built corpus directory as an index build reads it: its manifest and a stream of its chunks. */

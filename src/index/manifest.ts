@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { formatZodIssues } from '../config/errors.js';
-import { DataFileError, InputError } from '../errors.js';
+import { DataFileError, formatZodIssues, InputError } from '../errors.js';
 import { EmbedderIdentitySchema } from '../embedding/types.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
 import { LanceDbParamsSchema } from './lancedb/params.js';

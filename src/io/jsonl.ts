@@ -2,8 +2,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { open, readFile, stat, truncate } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { z } from 'zod';
-import { formatZodIssues } from '../config/errors.js';
-import { DataFileError } from '../errors.js';
+import { DataFileError, formatZodIssues } from '../errors.js';
 
 
 /** Streams a JSONL file line by line, validating each record; errors name file and line. */

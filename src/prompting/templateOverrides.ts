@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { formatZodIssues } from '../config/errors.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, formatZodIssues } from '../errors.js';
 import { AnswerInstructionsSchema } from './answerInstructions.js';
 import { requirePlaceholders, type Placeholder } from './fillTemplate.js';
 import type { PromptTemplate } from './templates/promptTemplate.js';

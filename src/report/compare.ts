@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { DataFileError } from '../errors.js';
-import { formatZodIssues } from '../config/errors.js';
+import { DataFileError, formatZodIssues } from '../errors.js';
 import { validateExperimentConfig } from '../config/load.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { assertRunDirectory, readRunRecords, runFile } from '../experiment/runDirectory.js';

@@ -1,5 +1,4 @@
-import { ConfigError } from '../errors.js';
-import { formatZodIssues } from '../config/errors.js';
+import { ConfigError, formatZodIssues } from '../errors.js';
 import { CrossEncoderParamsSchema, type CrossEncoderConfig, type CrossEncoderParams } from './crossEncoderParams.js';
 import { loadCrossEncoder, type CrossEncoderModel } from './crossEncoderModel.js';
 import { PairScoreCache } from './pairScoreCache.js';

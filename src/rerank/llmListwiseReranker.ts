@@ -1,6 +1,6 @@
 import { assertLiveGenerator } from '../batch/batchQueue.js';
 import { z } from 'zod';
-import { componentSpec } from '../config/fields.js';
+import { componentSpec } from '../registry.js';
 import { generators } from '../generation/registry.js';
 import type { Generator } from '../generation/types.js';
 import type { TextChatMessage } from '../prompting/types.js';

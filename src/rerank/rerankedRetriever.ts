@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { ConfigError } from '../errors.js';
+import { ConfigError, formatZodIssues } from '../errors.js';
 import { passageText } from '../index/passageText.js';
 import type { RetrieverContext } from '../retrieval/registry.js';
 import { retrievers } from '../retrieval/registry.js';
 import type { RetrievalQuery, RetrievedChunk, Retriever } from '../retrieval/types.js';
-import { formatZodIssues } from '../config/errors.js';
 import { generators } from '../generation/registry.js';
 import { rerankers } from './registry.js';
 import type { Reranker } from './types.js';

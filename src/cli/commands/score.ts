@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { z } from 'zod';
-import { formatZodIssues } from '../../config/errors.js';
-import { InputError } from '../../errors.js';
+import { formatZodIssues, InputError } from '../../errors.js';
 import { atomicWrite, atomicWriteJson } from '../../io/atomicWrite.js';
 import { createProgress } from '../../progress/progress.js';
 import { judgeAgreement, VerdictRecordSchema, type VerdictRecord } from '../../scoring/agreement.js';

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { z } from 'zod';
-import { formatZodIssues } from '../../config/errors.js';
-import { DataFileError } from '../../errors.js';
+import { DataFileError, formatZodIssues } from '../../errors.js';
 import type { RegistryEntry } from '../../registry.js';
 import { toSimplified } from '../../text/simplify.js';
 import { listInputFiles } from '../inputFiles.js';

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { formatZodIssues } from '../../config/errors.js';
-import { DataFileError } from '../../errors.js';
+import { DataFileError, formatZodIssues } from '../../errors.js';
 
 /** One OCR page: `punc` is the punctuated text; it may be missing (an empty page). */
 const OcrPageSchema = z.looseObject({ punc: z.string().optional() });

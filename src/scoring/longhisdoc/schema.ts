@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { formatZodIssues } from '../../config/errors.js';
-import { DataFileError } from '../../errors.js';
+import { DataFileError, formatZodIssues } from '../../errors.js';
 
 export const LONGHISDOC_ANSWER_TYPES = ['Str', 'List', 'Int', 'None', 'Bool', 'Enum'] as const;
 export type LongHisDocAnswerType = (typeof LONGHISDOC_ANSWER_TYPES)[number];
