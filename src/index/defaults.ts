@@ -41,3 +41,14 @@ export const DEFAULT_TUNING = { k: 100, target: 0.99, sample: 200, seed: 1, maxE
  * error ≤ 2⁻¹¹). `i8` (a quarter) is the choice for corpora of millions of chunks; `f32` stays available.
  */
 export const DEFAULT_VECTOR_ENCODING = 'f16' as const;
+
+/** lancedb: the constants live here, beside the other defaults, so that `hisrag --help` reads them without loading zod. */
+/** At or above this many rows `vectorIndex: auto` builds IVF-PQ; below it, exact search is fast enough. */
+export const LANCEDB_IVF_PQ_MIN_ROWS = 50_000;
+
+export const DEFAULT_LANCEDB = {
+  uri: 'lancedb',
+  table: 'chunks',
+  nprobes: 32,
+  refineFactor: 10,
+} as const;

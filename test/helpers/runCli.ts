@@ -11,7 +11,7 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `hisrag <args>` as a child process (the real CLI: tsx loader, exit codes, stdout/stderr). */
+/** Runs `hisrag <args>` as a child process (the real CLI: compiled dist/ when current, else the sources through tsx; exit codes, stdout/stderr). */
 export function runCli(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; onSpawn?: (child: ChildProcess) => void } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {

@@ -1,13 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Command } from 'commander';
-import { parse as parseYaml } from 'yaml';
+import { Option, type Command } from 'commander';
 import { InputError } from '../../errors.js';
 import { gracefulStop } from '../interrupts.js';
-import { buildCorpus } from '../../corpus/build.js';
 import type { CorpusBuildConfig } from '../../corpus/config.js';
-import { readCorpusManifest } from '../../corpus/read.js';
-import { corpusBuilders } from '../../corpus/registry.js';
 
 interface BuildOptions {
   builder?: string;
@@ -44,6 +40,13 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 
 export function registerCorpusCommands(program: Command): void {
   const corpus = program.command('corpus').description('Build retrieval corpora (chunks.jsonl + manifest.json) and inspect them');
+  // The builders (and the parsers they import) load only when a corpus command runs, `--help` included:
+  // the --builder option's list of names is filled in then.
+  const builderOption = new Option('--builder <name>', 'builder (see `hisrag corpus builders`)');
+  corpus.hook('preSubcommand', async () => {
+    const { corpusBuilders } = await import('../../corpus/registry.js');
+    builderOption.description = `builder: ${corpusBuilders.names().join(' | ')}`;
+  });
 
   corpus
     .command('build')
@@ -52,7 +55,7 @@ export function registerCorpusCommands(program: Command): void {
         'or from flags for one-off builds. Runs in <out>.partial/ with checkpoints; Ctrl-C leaves a state that --resume continues.',
     )
     .argument('[config]', 'YAML/JSON corpus build config')
-    .option('--builder <name>', `builder: ${corpusBuilders.names().join(' | ')}`)
+    .addOption(builderOption)
     .option('--input <path>', 'input file or directory (repeatable); for mediawiki-api use --api-url', collect)
     .option('--out <dir>', 'corpus directory (default corpora/<name>)')
     .option('--name <name>', 'corpus name, the first part of chunk ids (default: the --out directory name)')
@@ -87,10 +90,11 @@ export function registerCorpusCommands(program: Command): void {
         '  hisrag corpus build --builder json --input node_modules/chinese-poetry/全唐诗 --field text=paragraphs --meta author --out corpora/tang',
     )
     .action(async (configPath: string | undefined, options: BuildOptions) => {
-      const config = configPath ? await configFromFile(configPath, options) : configFromFlags(options);
+      const config = configPath ? await configFromFile(configPath, options) : await configFromFlags(options);
       // Ctrl-C stops after the current batch, keeping a state that --resume continues.
       const stop = gracefulStop();
       try {
+        const { buildCorpus } = await import('../../corpus/build.js');
         const manifest = await buildCorpus(config, { resume: options.resume, progress: options.progress, signal: stop.signal });
         const skipped = Object.entries(manifest.counts.documentsSkipped).map(([k, v]) => `${k} ${v}`).join(', ');
         process.stdout.write(
@@ -108,13 +112,15 @@ export function registerCorpusCommands(program: Command): void {
     .description('Print the manifest of a built corpus (refuses an incomplete one)')
     .argument('<dir>', 'corpus directory')
     .action(async (dir: string) => {
+      const { readCorpusManifest } = await import('../../corpus/read.js');
       process.stdout.write(JSON.stringify(await readCorpusManifest(dir), null, 2) + '\n');
     });
 
   corpus
     .command('builders')
     .description('List the corpus builders')
-    .action(() => {
+    .action(async () => {
+      const { corpusBuilders } = await import('../../corpus/registry.js');
       for (const name of corpusBuilders.names()) process.stdout.write(`${name}\t${corpusBuilders.entry(name).description}\n`);
     });
 }
@@ -127,6 +133,7 @@ async function configFromFile(path: string, options: BuildOptions): Promise<Corp
   } catch {
     throw new InputError(`${path}: cannot read the config file`);
   }
+  const { parse: parseYaml } = await import('yaml');
   let value: unknown;
   try {
     value = parseYaml(text);
@@ -157,7 +164,9 @@ async function configFromFile(path: string, options: BuildOptions): Promise<Corp
   return { ...section, ...(options.out ? { out: options.out } : {}) } as CorpusBuildConfig;
 }
 
-function configFromFlags(options: BuildOptions): CorpusBuildConfig {
+async function configFromFlags(options: BuildOptions): Promise<CorpusBuildConfig> {
+  const { corpusBuilders } = await import('../../corpus/registry.js');
+  const { parse: parseYaml } = await import('yaml');
   if (!options.builder) throw new InputError('give a config file, or --builder with its inputs (see --help)');
   if (!corpusBuilders.has(options.builder)) throw new InputError(`--builder: unknown builder "${options.builder}" (known: ${corpusBuilders.names().join(', ')})`);
   if (!options.out) throw new InputError('--out: required with --builder');

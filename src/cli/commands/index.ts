@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { InputError, InterruptedError } from '../../errors.js';
 import { gracefulStop } from '../interrupts.js';
-import { DEFAULT_BM25, DEFAULT_HNSW, DEFAULT_TUNING, DEFAULT_USEARCH } from '../../index/defaults.js';
-import { DEFAULT_LANCEDB, LANCEDB_IVF_PQ_MIN_ROWS } from '../../index/lancedb/params.js';
-import { ComponentSpecSchema, IndexKindSchema, type ComponentSpec, type EfTuning } from '../../index/manifest.js';
+import { DEFAULT_BM25, DEFAULT_HNSW, DEFAULT_LANCEDB, DEFAULT_TUNING, DEFAULT_USEARCH, LANCEDB_IVF_PQ_MIN_ROWS } from '../../index/defaults.js';
+import type { ComponentSpec, EfTuning } from '../../index/manifest.js';
 
 function positiveInt(flag: string) {
   return (value: string): number => {
@@ -30,7 +29,7 @@ function nonNegativeNumber(flag: string) {
 }
 
 /** `--embedder <model-id-or-dir>` → a transformers spec; `--embedder-spec <json>` → any registered embedder. */
-function embedderSpec(model?: string, specJson?: string): ComponentSpec | undefined {
+async function embedderSpec(model?: string, specJson?: string): Promise<ComponentSpec | undefined> {
   if (specJson) {
     let value: unknown;
     try {
@@ -38,6 +37,7 @@ function embedderSpec(model?: string, specJson?: string): ComponentSpec | undefi
     } catch (error) {
       throw new InputError(`--embedder-spec: not valid JSON (${(error as Error).message})`);
     }
+    const { ComponentSpecSchema } = await import('../../index/manifest.js');
     const parsed = ComponentSpecSchema.safeParse(value);
     if (!parsed.success) throw new InputError('--embedder-spec: expected an object with a "name" (e.g. {"name":"transformers","model":"…"})');
     return parsed.data;
@@ -80,6 +80,8 @@ export function registerIndexCommands(program: Command): void {
     .option('--nprobes <n>', `lancedb: default partitions probed per query (default ${DEFAULT_LANCEDB.nprobes})`, positiveInt('--nprobes'))
     .option('--refine-factor <n>', `lancedb: default exact re-ranking of k × n candidates (default ${DEFAULT_LANCEDB.refineFactor})`, positiveInt('--refine-factor'))
     .action(async (opts) => {
+      // The schemas (zod) load on use, so that `hisrag --help` does not pay for them.
+      const { IndexKindSchema } = await import('../../index/manifest.js');
       const kind = IndexKindSchema.safeParse(opts.retriever);
       if (!kind.success) throw new InputError(`--retriever: expected hnsw, exact, bm25 or lancedb, got "${opts.retriever}"`);
       if (opts.vectorIndex !== undefined && !['auto', 'ivf-pq', 'none'].includes(opts.vectorIndex)) {
@@ -102,7 +104,7 @@ export function registerIndexCommands(program: Command): void {
       if (opts.vectors !== undefined && !['f16', 'f32', 'i8'].includes(opts.vectors)) {
         throw new InputError(`--vectors: expected f16, f32 or i8, got "${opts.vectors}"`);
       }
-      const spec = embedderSpec(opts.embedder, opts.embedderSpec);
+      const spec = await embedderSpec(opts.embedder, opts.embedderSpec);
       if (kind.data !== 'bm25' && !spec) throw new InputError(`--embedder (or --embedder-spec) is required for a ${kind.data} index`);
       // Ctrl-C stops after the batch in flight; everything stored so far is kept for --resume.
       const stop = gracefulStop();

@@ -7,6 +7,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const bundled = new Map<string, Promise<URL>>();
 
+/** The module `name` beside `importMetaUrl`, with the caller's own extension: `.ts` from the sources, `.js` from dist/. */
+export function siblingModule(importMetaUrl: string, name: string): URL {
+  return new URL(`./${name}.${importMetaUrl.endsWith('.ts') ? 'ts' : 'js'}`, importMetaUrl);
+}
+
 /**
  * The script a worker thread should load for `entry` (a module next to this one): compiled code,
  * loaded by each worker without a transpiler. Run as JavaScript, that is the entry itself. Run

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { workerScript } from '../../corpus/wikipedia/workerScript.js';
+import { siblingModule, workerScript } from '../../corpus/wikipedia/workerScript.js';
 import type { ChunkStore } from '../chunkStore.js';
 import type { StreamedGraphBuild, StreamedGraphOptions, TunableGraph } from '../graphIndex.js';
 import type { HnswParams } from '../manifest.js';
@@ -16,7 +16,7 @@ const MAX_QUEUED_ROWS = 4096;
  * from the same stored vectors: same parameters, seed and insertion order (held-out sample last).
  */
 export async function startHnswlibStream(dimension: number, params: HnswParams, path: string, options: StreamedGraphOptions): Promise<StreamedGraphBuild> {
-  const script = await workerScript(new URL('./hnswlibWorker.ts', import.meta.url), new URL('./hnswlibWorker.boot.mjs', import.meta.url));
+  const script = await workerScript(siblingModule(import.meta.url, 'hnswlibWorker'), new URL('./hnswlibWorker.boot.mjs', import.meta.url));
   const data: HnswlibWorkerData = {
     space: params.space,
     dimension,

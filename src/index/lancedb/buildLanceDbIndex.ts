@@ -10,7 +10,8 @@ import { openCorpusInput } from '../corpusInput.js';
 import { assertSameIdentity, embedderFromSpec } from '../indexEmbedder.js';
 import { INDEX_FORMAT_VERSION, readIndexManifest, writeIndexManifest, type IndexManifest } from '../manifest.js';
 import { passageText } from '../passageText.js';
-import { DEFAULT_LANCEDB, LANCEDB_IVF_PQ_MIN_ROWS, type LanceDbParams } from './params.js';
+import { DEFAULT_LANCEDB, LANCEDB_IVF_PQ_MIN_ROWS } from '../defaults.js';
+import type { LanceDbParams } from './params.js';
 import { chunkRows, chunkTableSchema, connectLance } from './table.js';
 
 export type { LanceDbBuildOptions } from './params.js';

@@ -28,16 +28,6 @@ export const LanceDbParamsSchema = z.object({
 });
 export type LanceDbParams = z.infer<typeof LanceDbParamsSchema>;
 
-/** At or above this many rows `vectorIndex: auto` builds IVF-PQ; below it, exact search is fast enough. */
-export const LANCEDB_IVF_PQ_MIN_ROWS = 50_000;
-
-export const DEFAULT_LANCEDB = {
-  uri: 'lancedb',
-  table: 'chunks',
-  nprobes: 32,
-  refineFactor: 10,
-} as const;
-
 /** What `buildIndex` takes for a lancedb index; `vectorIndex: auto` picks IVF-PQ from LANCEDB_IVF_PQ_MIN_ROWS rows. */
 export interface LanceDbBuildOptions extends Partial<Omit<LanceDbParams, 'vectorIndex' | 'distance'>> {
   vectorIndex?: LanceDbParams['vectorIndex'] | 'auto';

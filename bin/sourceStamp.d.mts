@@ -1,0 +1,3 @@
+export declare const STAMP_FILE: string;
+export declare function sourceStamp(root: string): string;
+export declare function compiledIsCurrent(root: URL | string): boolean;
