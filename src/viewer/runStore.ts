@@ -5,7 +5,8 @@ import { InputError } from '../errors.js';
 import { RUN_FILES } from '../experiment/runDirectory.js';
 import type { AnswerDetail, AnswerPage, AnswerQuery, CompareQuery, CompareResult, IndexingStatus, RunDetail, RunListEntry } from './api.js';
 import { compareRows, decompositionOf } from './queries.js';
-import { VIEW_CACHE_ENV, viewCacheDir } from './cacheDir.js';
+import { VIEW_CACHE_ENV, viewCacheDir, viewCacheLimit } from './cacheDir.js';
+import { markUsed, pruneCache, type PruneResult } from './cacheMaintenance.js';
 import { fullGc } from './fullGc.js';
 import { insideFile, newCounters, RunIndex } from './runIndex.js';
 
@@ -13,6 +14,8 @@ import { insideFile, newCounters, RunIndex } from './runIndex.js';
 const RESCAN_MS = 1000;
 /** Background indexing waits for this long without a request between its steps. */
 const QUIET_MS = 15;
+/** What the run list, or a run's conditions, indexes within the request at most (a few tens of ms). */
+const LIST_INLINE_BYTES = 256 * 1024;
 /** The background indexing asks for a full GC after about this many bytes indexed (see fullGc). */
 const GC_EVERY_BYTES = 16 * 1024 * 1024;
 
@@ -58,6 +61,10 @@ export class RunStore {
   private scanning: Promise<void> | null = null;
   private readonly roots: { path: string; real: string; kind: 'run' | 'folder' }[];
   readonly cacheDir: string;
+  /** The cache folder's bound in bytes (`pruneCache`). */
+  readonly cacheLimitBytes: number;
+  /** The index files of the runs this store serves: never pruned. */
+  private readonly cacheFiles = new Set<string>();
   /** What this store indexed since it started. */
   readonly counters = newCounters();
   /** Run directories that could not be read (a bad config), with why. */
@@ -70,7 +77,7 @@ export class RunStore {
   /** The last error of a run's indexing (a file that cannot be read): shown, not retried in a loop. */
   readonly indexErrors = new Map<string, string>();
 
-  constructor(paths: string[], options: { cacheDir?: string } = {}) {
+  constructor(paths: string[], options: { cacheDir?: string; cacheLimit?: string } = {}) {
     this.roots = paths.map((p) => {
       const path = resolve(p);
       if (!existsSync(path) || !statSync(path).isDirectory()) throw new InputError(`${p}: no such folder (give run directories or folders that hold them)`);
@@ -83,6 +90,7 @@ export class RunStore {
         root.kind === 'run' ? within(root.real, cacheDir) : within(root.real, cacheDir) && cacheDir !== root.real && isRunDir(join(root.real, relative(root.real, cacheDir).split(sep)[0]!));
       if (inside) throw new InputError(`cache folder ${cacheDir} is inside a run directory (${root.path}): the viewer never writes a run directory; give --cache-dir (or ${VIEW_CACHE_ENV}) elsewhere`);
     }
+    this.cacheLimitBytes = viewCacheLimit(options.cacheLimit);
     mkdirSync(cacheDir, { recursive: true });
     this.cacheDir = cacheDir;
     open.add(this);
@@ -106,6 +114,15 @@ export class RunStore {
   private cacheFileOf(dir: string): string {
     const name = basename(dir).replace(/[^\w.\-@+]/g, '_').slice(0, 60) || 'run';
     return join(this.cacheDir, `${name}-${createHash('sha256').update(dir).digest('hex').slice(0, 16)}.sqlite`);
+  }
+
+  /**
+   * Removes the indexes of run directories that no longer exist, then the least recently used
+   * ones while the cache folder is over its bound; never those of the runs served here. The server
+   * calls it once the run list has been served, so the list never waits for it.
+   */
+  pruneCache(): PruneResult {
+    return pruneCache(this.cacheDir, { limitBytes: this.cacheLimitBytes, inUse: this.cacheFiles });
   }
 
   /** Looks for new run directories (throttled) and reads what they summarise; their answers are indexed in the background. */
@@ -146,7 +163,10 @@ export class RunStore {
         let id = basename(dir).replace(/[^\w.\-@+]/g, '_') || 'run';
         for (let n = 2; this.runs.has(id); n++) id = `${basename(dir)}~${n}`;
         try {
-          const index = new RunIndex(id, dir, this.cacheFileOf(dir), this.counters);
+          const cacheFile = this.cacheFileOf(dir);
+          markUsed(cacheFile);
+          this.cacheFiles.add(cacheFile);
+          const index = new RunIndex(id, dir, cacheFile, this.counters);
           this.runs.set(id, index);
           this.byDir.set(dir, id);
         } catch (error) {
@@ -286,13 +306,17 @@ export class RunStore {
     };
   }
 
-  /** The run with this id, its new answers read; null for any other id. */
-  get(id: string): RunIndex | null {
+  /**
+   * The run with this id, its new answers read; null for any other id. An append of at most
+   * `inlineBytes` is indexed within the request (a run in progress shows its new answers at once);
+   * more is left to the background.
+   */
+  get(id: string, inlineBytes?: number): RunIndex | null {
     const run = this.runs.get(id) ?? null;
     if (run) {
       try {
         // Before the run list has been served, nothing is indexed within a request (the list first).
-        if (run.refresh(this.background ? undefined : 0) && this.background) this.startIndexing();
+        if (run.refresh(this.background ? inlineBytes : 0) && this.background) this.startIndexing();
       } catch {
         // a run directory removed meanwhile keeps what was read
       }
@@ -304,13 +328,18 @@ export class RunStore {
     return [...this.runs.keys()];
   }
 
+  /**
+   * The run list. Appends are indexed within it up to LIST_INLINE_BYTES over all runs together, so
+   * that it never waits behind indexing (runs left half-indexed by an earlier start are many MB).
+   */
   async list(): Promise<RunListEntry[]> {
     await this.scan();
-    return this.ids().map((id) => this.get(id)!.listEntry());
+    const until = this.counters.bytes + LIST_INLINE_BYTES;
+    return this.ids().map((id) => this.get(id, Math.max(0, until - this.counters.bytes))!.listEntry());
   }
 
   run(id: string): RunDetail | null {
-    return this.get(id)?.detail() ?? null;
+    return this.get(id, LIST_INLINE_BYTES)?.detail() ?? null;
   }
 
   /** A page of answers; while the run is still being indexed, no rows but where indexing stands (and the run is indexed next). */

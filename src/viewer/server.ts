@@ -48,9 +48,9 @@ const json = (res: ServerResponse, value: unknown, head: boolean) =>
  * and links leading outside lead nowhere but to 404. Only GET and HEAD; nothing is written in a run
  * directory (the answers' indexes live in the cache folder, `RunStore`).
  */
-export async function startViewer(paths: string[], options: { port?: number; host?: string; cacheDir?: string } = {}): Promise<ViewerServer> {
+export async function startViewer(paths: string[], options: { port?: number; host?: string; cacheDir?: string; cacheLimit?: string } = {}): Promise<ViewerServer> {
   // The runs are found and read from what they summarise; their answers are indexed in the background.
-  const store = new RunStore(paths, { cacheDir: options.cacheDir });
+  const store = new RunStore(paths, { cacheDir: options.cacheDir, cacheLimit: options.cacheLimit });
   await store.scan(true);
   let listServed = () => {};
   const assets = await clientAssets();
@@ -133,13 +133,25 @@ export async function startViewer(paths: string[], options: { port?: number; hos
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolvePromise());
   });
-  // The run list first: the answers are indexed in the background once it has been served (or
-  // after LIST_FIRST_MS without a request), between requests.
-  const startIndexing = setTimeout(() => store.startIndexing(), LIST_FIRST_MS);
+  // The run list first: the cache folder is pruned and the answers are indexed in the background
+  // once it has been served (or after LIST_FIRST_MS without a request), between requests.
+  let pruned = false;
+  const background = () => {
+    if (!pruned) {
+      pruned = true;
+      try {
+        store.pruneCache();
+      } catch {
+        // a cache folder that cannot be listed is only not pruned
+      }
+    }
+    store.startIndexing();
+  };
+  const startIndexing = setTimeout(background, LIST_FIRST_MS);
   startIndexing.unref();
   listServed = () => {
     clearTimeout(startIndexing);
-    store.startIndexing();
+    background();
   };
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;

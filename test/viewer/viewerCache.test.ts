@@ -1,11 +1,12 @@
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
 import type { AnswerPage, IndexingStatus, RunDetail, RunListEntry } from '../../src/viewer/api.js';
-import { VIEW_CACHE_ENV, viewCacheDir } from '../../src/viewer/cacheDir.js';
+import { parseSize, VIEW_CACHE_ENV, viewCacheDir } from '../../src/viewer/cacheDir.js';
+import { cacheEntries } from '../../src/viewer/cacheMaintenance.js';
 import { RunStore } from '../../src/viewer/runStore.js';
 import { startViewer, type ViewerServer } from '../../src/viewer/server.js';
 import { demoConfigIn } from '../helpers/demoConfig.js';
@@ -198,5 +199,81 @@ describe('hisrag view: answers indexed in the background into a cache kept betwe
     await viewer!.store.whenAllIndexed();
     expect(existsSync(join(runs, '.viewer-cache'))).toBe(true);
     expect(snapshot(join(runs, 'demo'))).toBe(before.split('\n').filter((l) => l.startsWith('demo/')).map((l) => l.slice('demo/'.length)).join('\n'));
+  });
+  /** The runs each index of a cache folder belongs to (their folder names), sorted. */
+  const indexedRuns = (cacheDir: string) =>
+    cacheEntries(cacheDir)
+      .map((e) => e.dir!.split('/').slice(-2).join('/'))
+      .sort();
+  /** Starts a viewer on `runs`, lets it index everything, and stops it. */
+  const indexAll = async (runs: string, cacheDir: string) => {
+    await start(runs, cacheDir);
+    await get<RunListEntry[]>('api/runs');
+    await viewer!.store.whenAllIndexed();
+    await viewer!.close();
+    viewer = null;
+  };
+
+  it('frees the index of a deleted run directory at the next start, and keeps those of runs that exist elsewhere', async () => {
+    const runs = runsWithDemo('pruned', 'a');
+    cpSync(demo, join(runs, 'b'), { recursive: true, preserveTimestamps: true });
+    const elsewhere = runsWithDemo('elsewhere', 'c');
+    const cacheDir = join(dir, 'cache-pruned');
+    await indexAll(runs, cacheDir);
+    await indexAll(elsewhere, cacheDir);
+    expect(indexedRuns(cacheDir)).toEqual(['elsewhere/c', 'pruned/a', 'pruned/b']);
+
+    rmSync(join(runs, 'b'), { recursive: true });
+    await start(runs, cacheDir);
+    // Pruned once the run list has been served (the list never waits for it).
+    expect((await get<RunListEntry[]>('api/runs')).map((r) => r.id)).toEqual(['a']);
+    expect(indexedRuns(cacheDir)).toEqual(['elsewhere/c', 'pruned/a']);
+    expect(readdirSync(cacheDir).filter((n) => n.includes('b-'))).toEqual([]); // its -wal and -shm too
+  });
+
+  it('stays within its bound: the least recently used indexes go first, never those of the runs being served', async () => {
+    const cacheDir = join(dir, 'cache-bounded');
+    const folders = ['old', 'recent', 'served'].map((name) => runsWithDemo(`bounded-${name}`, name));
+    for (const folder of folders) await indexAll(folder, cacheDir);
+    const entries = cacheEntries(cacheDir);
+    const byName = (name: string) => entries.find((e) => e.dir!.endsWith(`/${name}`))!;
+    // Last used: "old" a day ago, "recent" an hour ago.
+    for (const [name, ago] of [['old', 86_400_000], ['recent', 3_600_000]] as const) {
+      const when = new Date(Date.now() - ago);
+      for (const suffix of ['', '-wal', '-shm']) if (existsSync(byName(name).file + suffix)) utimesSync(byName(name).file + suffix, when, when);
+    }
+    const total = entries.reduce((n, e) => n + e.bytes, 0);
+    // Room for all but one: the least recently used ("old") goes.
+    const store = new RunStore([folders[2]!], { cacheDir, cacheLimit: String(total - 1) });
+    await store.scan(true);
+    const first = store.pruneCache();
+    expect(first.orphans).toEqual([]);
+    expect(first.evicted.map((e) => e.dir!.split('/').pop())).toEqual(['old']);
+    expect(indexedRuns(cacheDir)).toEqual(['bounded-recent/recent', 'bounded-served/served']);
+    store.close();
+    // A bound smaller than the served run's own index: everything else goes, the served run stays.
+    const tight = new RunStore([folders[2]!], { cacheDir, cacheLimit: '1B' });
+    await tight.scan(true);
+    expect(tight.pruneCache().evicted.map((e) => e.dir!.split('/').pop())).toEqual(['recent']);
+    tight.close();
+    expect(indexedRuns(cacheDir)).toEqual(['bounded-served/served']);
+    expect(parseSize('1.5GiB', 'x')).toBe(1.5 * 1024 ** 3);
+    expect(parseSize('500MB', 'x')).toBe(500e6);
+    expect(() => parseSize('lots', '--cache-limit')).toThrow(/--cache-limit: expected a size/);
+  });
+
+  it('hisrag view --clear-cache empties the cache folder of its indexes (nothing else in it)', async () => {
+    const runs = runsWithDemo('cleared');
+    const cacheDir = join(dir, 'cache-cleared');
+    await indexAll(runs, cacheDir);
+    writeFileSync(join(cacheDir, 'notes.txt'), 'not an index\n');
+    expect(indexedRuns(cacheDir)).toEqual(['cleared/demo']);
+    const result = await runCli(['view', '--clear-cache', '--cache-dir', cacheDir]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`^hisrag view: removed 1 index \\(\\d+\\.\\d MB\\) from ${cacheDir}\\n$`));
+    expect(readdirSync(cacheDir)).toEqual(['notes.txt']);
+    const bad = await runCli(['view', runs, '--cache-dir', cacheDir, '--cache-limit', 'lots']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--cache-limit: expected a size/);
   });
 });

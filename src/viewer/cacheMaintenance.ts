@@ -1,0 +1,131 @@
+import { existsSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { RUN_FILES } from '../experiment/runDirectory.js';
+
+/**
+ * The viewer's cache folder holds one SQLite index per run directory (`<name>-<hash>.sqlite`, with
+ * its -wal and -shm), named by the run's path; the index records that path in its `meta` table.
+ * Nothing else in the folder is touched, so a --cache-dir shared with other files stays safe.
+ */
+const INDEX_FILE = /^.+-[0-9a-f]{16}\.sqlite$/;
+const COMPANIONS = ['', '-wal', '-shm'];
+
+export interface CacheEntry {
+  /** The index file (its -wal and -shm go with it). */
+  file: string;
+  /** The run directory it indexes; null when the file cannot be read (it is rebuilt on use). */
+  dir: string | null;
+  bytes: number;
+  /** Last use: the newest modification time of its files (a viewer opening a run sets it, `markUsed`). */
+  usedAt: number;
+}
+
+export interface PruneResult {
+  /** Indexes of run directories that no longer exist, or that could not be read. */
+  orphans: CacheEntry[];
+  /** Indexes of existing runs removed, least recently used first, to bring the folder within its limit. */
+  evicted: CacheEntry[];
+  freedBytes: number;
+  /** What the indexes left take. */
+  keptBytes: number;
+}
+
+/** The run directory an index file belongs to, read from its `meta` table; null when unreadable. */
+function indexedDir(file: string): string | null {
+  let db: Database.Database | null = null;
+  try {
+    db = new Database(file, { fileMustExist: true, timeout: 1000 });
+    return (db.prepare("SELECT value FROM meta WHERE key = 'dir'").get() as { value: string } | undefined)?.value ?? null;
+  } catch {
+    return null;
+  } finally {
+    db?.close();
+  }
+}
+
+/** The index files in a cache folder with what they index, their size and last use. */
+export function cacheEntries(cacheDir: string): CacheEntry[] {
+  let names: string[];
+  try {
+    names = readdirSync(cacheDir);
+  } catch {
+    return [];
+  }
+  const entries: CacheEntry[] = [];
+  for (const name of names) {
+    if (!INDEX_FILE.test(name)) continue;
+    const file = join(cacheDir, name);
+    let bytes = 0;
+    let usedAt = 0;
+    for (const suffix of COMPANIONS) {
+      try {
+        const st = statSync(file + suffix);
+        bytes += st.size;
+        usedAt = Math.max(usedAt, st.mtimeMs);
+      } catch {
+        // no -wal or -shm: closed cleanly
+      }
+    }
+    entries.push({ file, dir: indexedDir(file), bytes, usedAt });
+  }
+  return entries;
+}
+
+/** Records that a viewer uses this index now (its modification time), for the least-recently-used bound. */
+export function markUsed(file: string): void {
+  try {
+    const now = new Date();
+    utimesSync(file, now, now);
+  } catch {
+    // not created yet: its creation is its use
+  }
+}
+
+function remove(entry: CacheEntry): void {
+  for (const suffix of COMPANIONS) rmSync(entry.file + suffix, { force: true });
+}
+
+/** -wal and -shm files whose index is gone (a crash between removals). */
+function removeStrayCompanions(cacheDir: string): void {
+  for (const name of readdirSync(cacheDir)) {
+    const match = /^(.+-[0-9a-f]{16}\.sqlite)-(wal|shm)$/.exec(name);
+    if (match && !existsSync(join(cacheDir, match[1]!))) rmSync(join(cacheDir, name), { force: true });
+  }
+}
+
+/**
+ * Keeps the cache folder to what is worth keeping: removes the indexes of run directories that no
+ * longer exist, then, while the rest takes more than `limitBytes`, the least recently used ones.
+ * The indexes in `inUse` (the runs this viewer serves) are never removed.
+ */
+export function pruneCache(cacheDir: string, options: { limitBytes: number; inUse: ReadonlySet<string> }): PruneResult {
+  const entries = cacheEntries(cacheDir);
+  const orphans: CacheEntry[] = [];
+  const kept: CacheEntry[] = [];
+  for (const entry of entries) {
+    const exists = entry.dir !== null && existsSync(join(entry.dir, RUN_FILES.config));
+    if (!exists && !options.inUse.has(entry.file)) orphans.push(entry);
+    else kept.push(entry);
+  }
+  for (const entry of orphans) remove(entry);
+  let keptBytes = kept.reduce((n, e) => n + e.bytes, 0);
+  const evicted: CacheEntry[] = [];
+  for (const entry of kept.filter((e) => !options.inUse.has(e.file)).sort((a, b) => a.usedAt - b.usedAt)) {
+    if (keptBytes <= options.limitBytes) break;
+    remove(entry);
+    evicted.push(entry);
+    keptBytes -= entry.bytes;
+  }
+  removeStrayCompanions(cacheDir);
+  const freedBytes = [...orphans, ...evicted].reduce((n, e) => n + e.bytes, 0);
+  return { orphans, evicted, freedBytes, keptBytes };
+}
+
+/** Removes every index from the cache folder (`hisrag view --clear-cache`); the runs are indexed again on their next view. */
+export function clearCache(cacheDir: string): { removed: number; freedBytes: number } {
+  const entries = cacheEntries(cacheDir);
+  for (const entry of entries) remove(entry);
+  if (existsSync(cacheDir)) removeStrayCompanions(cacheDir);
+  return { removed: entries.length, freedBytes: entries.reduce((n, e) => n + e.bytes, 0) };
+}
