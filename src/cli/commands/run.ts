@@ -53,8 +53,10 @@ reached (resumable), 130 interrupted, 1 internal error.`,
       try {
         // Loaded on use so that `hisrag --help` and other commands start fast.
         const { loadExperimentConfig } = await import('../../config/load.js');
-        const { runExperiment } = await import('../../experiment/runner.js');
         const config = configFile ? await loadExperimentConfig(configFile, opts.set) : undefined;
+        // A first line at once: loading the stages' libraries (models, indexes, LLM clients) takes a while.
+        log(config ? `hisrag run ${config.name}: ${configFile} is valid; loading its stages` : `hisrag run: resuming ${opts.resume}`);
+        const { runExperiment } = await import('../../experiment/runner.js');
         if (config?.diagnostics) {
           // Bad diagnostics settings (an unknown baseline, a checker that cannot run) stop the run before its first answer.
           const { plannedConditionNames, prepareDiagnostics, resolveDiagnosticsConfig } = await import('../../diagnostics/diagnoseRun.js');
