@@ -276,4 +276,34 @@ describe('hisrag view: answers indexed in the background into a cache kept betwe
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--cache-limit: expected a size/);
   });
+  it('the run list and a run\'s conditions never wait behind indexing: an append of more than 256 KB is left to the background', async () => {
+    const runs = join(dir, 'behind');
+    const run = join(runs, 'behind');
+    mkdirSync(run, { recursive: true });
+    for (const file of ['config.json', 'manifest.json', 'summary.json']) cpSync(join(demo, file), join(run, file), { preserveTimestamps: true });
+    const items = join(run, 'items.jsonl');
+    writeFileSync(items, lines.slice(0, 40).join('\n') + '\n');
+    const cacheDir = join(dir, 'cache-behind');
+    await indexAll(runs, cacheDir);
+    appendFileSync(items, lines.slice(40, 70).join('\n') + '\n');
+    const appended = statSync(items).size;
+    expect(Buffer.byteLength(lines.slice(40, 70).join('\n'))).toBeGreaterThan(256 * 1024);
+
+    const store = new RunStore([runs], { cacheDir });
+    try {
+      await store.scan(true);
+      // Background indexing on (as once the list has been served); its first step comes after these requests.
+      store.startIndexing();
+      const [entry] = await store.list();
+      expect(store.run('behind')).not.toBeNull();
+      // Neither indexed the append within the request.
+      expect(store.counters).toMatchObject({ lines: 0, bytes: 0 });
+      expect(entry!.index).toMatchObject({ state: 'indexing', totalBytes: appended });
+      await store.whenAllIndexed();
+      expect(store.counters).toMatchObject({ lines: 30 });
+      expect((await store.list())[0]!.index!.state).toBe('ready');
+    } finally {
+      store.close();
+    }
+  });
 });
