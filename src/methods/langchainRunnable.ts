@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { BaseCallbackHandler } from '@langchain/core/callbacks/base';
 import type { DocumentInterface } from '@langchain/core/documents';
 import { isBaseMessage } from '@langchain/core/messages';
@@ -16,6 +15,7 @@ import { externalOutcome } from './external/outcome.js';
 import { CallPolicy, CallPolicyShape, type CallHooks } from './external/policy.js';
 import { renderTemplate, unknownPlaceholderMessage, unknownPlaceholders } from './external/template.js';
 import type { MethodContext, MethodOutcome, RagMethod } from './types.js';
+import { importUserModule } from '../io/importModule.js';
 
 export const LangChainRunnableParamsSchema = z
   .object({
@@ -137,7 +137,7 @@ export function createLangChainRunnableMethod(params: LangChainRunnableParams, o
     // One request to the system per answer (none when it fails), at the tokens it reports.
     calls: { min: 0, max: 1, external: true },
     async prepare() {
-      const loaded = (await import(pathToFileURL(resolve(params.module)).href)) as Record<string, unknown>;
+      const loaded = await importUserModule(params.module);
       let found = loaded[params.export];
       if (typeof found === 'function' && !Runnable.isRunnable(found)) found = await (found as (o: unknown) => unknown)(params.options);
       if (!Runnable.isRunnable(found)) {

@@ -1,7 +1,6 @@
-import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
+import { importUserModule } from '../../io/importModule.js';
 
 /**
  * A local service an `http` method starts before its first question (an example under
@@ -33,7 +32,7 @@ export async function startLocalService(spec: LocalService, url: string): Promis
   let pending = started.get(key);
   if (!pending) {
     pending = (async () => {
-      const loaded = (await import(pathToFileURL(resolve(spec.module)).href)) as Record<string, unknown>;
+      const loaded = await importUserModule(spec.module);
       const start = loaded[spec.export];
       if (typeof start !== 'function') throw new ConfigError(`serve.module: ${spec.module} has no function export "${spec.export}"`);
       const port = Number(address.port || (address.protocol === 'https:' ? 443 : 80));
