@@ -1,5 +1,5 @@
 import { ServiceUnavailableError } from '../errors.js';
-import { classifyFailure, describeFailure, type FailureClass } from '../generation/retryPolicy.js';
+import { classifyFailure, describeFailure, type FailureClass } from '../endpoints/retryPolicy.js';
 
 export interface ReplicaPoolOptions {
   /** Requests in flight at once on each replica. */

@@ -4,17 +4,17 @@ import type { ChatMessage, ContentPart, PageImageRef } from '../prompting/types.
 import { contentAsText, messageText, messageTokens, promptImages } from '../prompting/messageContent.js';
 import { ImagePreparer } from './imagePreparation.js';
 import { imagesRefused } from './imageTokens.js';
-import { endpointLimiter } from './endpointConcurrency.js';
+import { endpointLimiter } from '../endpoints/endpointConcurrency.js';
 import { splitReasoning } from './reasoning.js';
 import { responseCacheKey, type ResponseCache } from './responseCache.js';
 import { ServiceUnavailableError } from '../errors.js';
-import { EndpointHealth } from './endpointHealth.js';
-import { EmptyCompletionError, GenerationError } from './generationError.js';
-import { classifyFailure, describeFailure, withRetries, type RetryHooks, type RetryPolicy } from './retryPolicy.js';
+import { EndpointHealth } from '../endpoints/endpointHealth.js';
+import { EmptyCompletionError, GenerationError } from '../endpoints/generationError.js';
+import { classifyFailure, describeFailure, withRetries, type RetryHooks, type RetryPolicy } from '../endpoints/retryPolicy.js';
 import type { CallSettings, ChatTurnOptions, GenerateOptions, GenerationResult, Generator, TokenUsage } from './types.js';
-import type { EndpointRateLimiter } from './rateLimit.js';
-import { estimateTokens } from '../prompting/tokenCounter.js';
-import { BatchPendingError, type BatchQueue } from '../batch/batchQueue.js';
+import type { EndpointRateLimiter } from '../endpoints/rateLimit.js';
+import { estimateTokens } from '../text/tokenCounter.js';
+import { BatchPendingError, type BatchQueue } from './batchQueue.js';
 
 export interface GeneratorStats {
   requests: number;

@@ -8,7 +8,7 @@ import { Runnable } from '@langchain/core/runnables';
 import { z } from 'zod';
 import { ConfigError, ServiceUnavailableError } from '../errors.js';
 import { contentText } from '../generation/chatModelGenerator.js';
-import { EmptyCompletionError, MalformedResponseError } from '../generation/generationError.js';
+import { EmptyCompletionError, MalformedResponseError } from '../endpoints/generationError.js';
 import { responseCacheKey } from '../generation/responseCache.js';
 import type { RegistryEntry } from '../registry.js';
 import { describeProblems, mapReply, ResponseMappingSchema, type MappedReply, type ResponseMapping } from './external/mapping.js';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { ServiceUnavailableError } from '../../errors.js';
-import { endpointLimiter } from '../../generation/endpointConcurrency.js';
-import { EndpointHealth } from '../../generation/endpointHealth.js';
-import { EmptyCompletionError, GenerationError } from '../../generation/generationError.js';
+import { endpointLimiter } from '../../endpoints/endpointConcurrency.js';
+import { EndpointHealth } from '../../endpoints/endpointHealth.js';
+import { EmptyCompletionError, GenerationError } from '../../endpoints/generationError.js';
 import { openResponseCache, type ResponseCache } from '../../generation/responseCache.js';
-import { classifyFailure, describeFailure, withRetries, type RetryHooks } from '../../generation/retryPolicy.js';
+import { classifyFailure, describeFailure, withRetries, type RetryHooks } from '../../endpoints/retryPolicy.js';
 
 /** The execution settings every call to an external system runs under: those of a model endpoint. */
 export const CallPolicyShape = {

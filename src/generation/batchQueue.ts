@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import type { ResponseCache } from '../generation/responseCache.js';
-import type { GenerationResult } from '../generation/types.js';
-import type { BatchClient } from './batchClient.js';
+import type { ResponseCache } from './responseCache.js';
+import type { GenerationResult } from './types.js';
+import type { BatchClient } from '../endpoints/batchClient.js';
 
 /** A generator's batch settings: `batch: { … }` on an openai model's spec (`batch: true` takes the defaults). */
 export const BatchSettingsSchema = z.strictObject({
