@@ -7,7 +7,7 @@ import type { LLMResult } from '@langchain/core/outputs';
 import { Runnable } from '@langchain/core/runnables';
 import { z } from 'zod';
 import { ConfigError, ServiceUnavailableError } from '../errors.js';
-import { contentText } from '../generation/chatModelGenerator.js';
+import { contentText } from '../generation/langchainMessages.js';
 import { EmptyCompletionError, MalformedResponseError } from '../endpoints/generationError.js';
 import { responseCacheKey } from '../generation/responseCache.js';
 import type { RegistryEntry } from '../registry.js';

@@ -2,7 +2,7 @@ import type { BenchmarkItem } from '../benchmarks/types.js';
 import { InputError, ServiceUnavailableError } from '../errors.js';
 import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
 import { GenerationError } from '../endpoints/generationError.js';
-import { contentText } from '../generation/chatModelGenerator.js';
+import { contentText } from '../generation/langchainMessages.js';
 import type { CallSettings, GenerationResult, Generator, ToolDefinition } from '../generation/types.js';
 import type { TokenCounter } from '../text/tokenCounter.js';
 import type { ChatMessage } from '../prompting/types.js';
