@@ -22,7 +22,6 @@ export type BatchSettings = z.output<typeof BatchSettingsSchema> & {
   /** What happens to a line that failed or expired: `resubmit` it in the next round's batch, or answer it `live`. */
   fallback: 'resubmit' | 'live';
 };
-export type BatchSettingsInput = z.input<typeof BatchSettingsSchema>;
 
 /** One line of a Batch API input file: `custom_id` is the response-cache key of the request. */
 export interface BatchRequestLine {

@@ -154,12 +154,13 @@ export function retried(
 /**
  * Every attempt reports to the endpoint's health: an endpoint that fails every request for a while
  * stops the run instead of burning each item's retries, the failure that shows it is down this item too.
+ * Any attempt: the generator's and an external method's (methods/external/policy.ts).
  */
-export function healthChecked(health: EndpointHealth, redact: (text: string) => string, next: CallLayer): CallLayer {
-  return async (call) => {
+export function healthChecked<A extends unknown[], R>(health: EndpointHealth, redact: (text: string) => string, next: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args) => {
     health.assertAvailable();
     try {
-      const result = await next(call);
+      const result = await next(...args);
       health.recordAnswer();
       return result;
     } catch (error) {

@@ -43,7 +43,6 @@ export const ImageSettingsSchema = z
     }
   });
 export type ImageSettings = z.output<typeof ImageSettingsSchema>;
-export type ImageSettingsInput = z.input<typeof ImageSettingsSchema>;
 
 /** Python's round(): halves to even, as smart_resize computes it. */
 function roundHalfEven(x: number): number {

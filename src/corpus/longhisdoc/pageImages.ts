@@ -12,7 +12,6 @@ import type { PageImageRef } from '../pageImage.js';
  */
 
 export type PageImageProblemKind = 'missing-folder' | 'missing-page' | 'extra-pages' | 'truncated' | 'unreadable';
-export const PAGE_IMAGE_PROBLEM_KINDS: readonly PageImageProblemKind[] = ['missing-folder', 'missing-page', 'extra-pages', 'truncated', 'unreadable'];
 
 export interface PageImageProblem {
   kind: PageImageProblemKind;

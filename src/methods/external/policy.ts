@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { ServiceUnavailableError } from '../../errors.js';
 import { endpointLimiter } from '../../endpoints/endpointConcurrency.js';
 import { EndpointHealth } from '../../endpoints/endpointHealth.js';
-import { EmptyCompletionError, GenerationError } from '../../endpoints/generationError.js';
+import { GenerationError } from '../../endpoints/generationError.js';
 import { openResponseCache, type ResponseCache } from '../../generation/responseCache.js';
-import { classifyFailure, describeFailure, withRetries, type RetryHooks } from '../../endpoints/retryPolicy.js';
+import { classifyFailure, withRetries, type RetryHooks } from '../../endpoints/retryPolicy.js';
+import { healthChecked } from '../../generation/callLayers.js';
 
 /** The execution settings every call to an external system runs under: those of a model endpoint. */
 export const CallPolicyShape = {
@@ -93,25 +94,18 @@ export class CallPolicy {
     let attempts = 0;
     let rateLimited = 0;
     let raw = '';
-    const once = async () => {
-      health.assertAvailable();
+    const once = healthChecked(health, this.#redact, async () => {
       attempts++;
       this.stats.requests++;
       try {
         const result = await attempt(signal);
-        health.recordAnswer();
         raw = result.raw;
         return result.value;
       } catch (error) {
-        const failure = classifyFailure(error);
-        if (failure.reason === 'rate-limited') rateLimited++;
-        if (error instanceof EmptyCompletionError) health.recordAnswer();
-        else health.recordFailure(failure, this.#redact(describeFailure(error)));
-        // The failure that shows the system is down stops this item too (no more retries).
-        health.assertAvailable();
+        if (classifyFailure(error).reason === 'rate-limited') rateLimited++;
         throw error;
       }
-    };
+    });
     const limit = endpointLimiter(this.endpoint, this.#params.concurrency);
     try {
       const value = await limit(() =>
