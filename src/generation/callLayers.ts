@@ -9,12 +9,7 @@ import { BatchPendingError, type BatchQueue } from './batchQueue.js';
 import type { ResponseCache } from './responseCache.js';
 import type { GenerateOptions, GenerationResult } from './types.js';
 
-/**
- * The layers one model request passes through, outermost first: batch serving, the outcome
- * (empty answers, failures), the response cache, concurrency and retries, the endpoint's health,
- * pacing, and the replica that answers. Each is a small function of the next; ChatModelGenerator
- * composes them once.
- */
+// The layers one model request passes through, each a small function of the next; ChatModelGenerator composes them.
 
 export interface GeneratorStats {
   requests: number;
@@ -128,27 +123,20 @@ export function responseCaching(cache: ResponseCache | undefined, model: string,
   };
 }
 
-/** Attempts within the endpoint's concurrency bound (shared per endpoint), retried under the policy. */
-export function retried(
+/** Attempts within the endpoint's concurrency bound (shared per endpoint), retried under the policy: a generator's and an external method's. */
+export function underRetries<R>(
   endpoint: { label: string; concurrency: number },
   policy: RetryPolicy,
-  hooks: Pick<RetryHooks, 'sleep' | 'random' | 'onRetry'>,
-  redact: (text: string) => string,
-  stats: GeneratorStats,
-  next: CallLayer,
-): CallLayer {
-  return (call) =>
-    endpointLimiter(endpoint.label, endpoint.concurrency)(() =>
-      withRetries(() => next(call), policy, call.options.signal, {
-        sleep: hooks.sleep,
-        random: hooks.random,
-        redact,
-        onRetry: (info) => {
-          stats.retries++;
-          hooks.onRetry?.(info);
-        },
-      }),
-    );
+  hooks: Pick<RetryHooks, 'sleep' | 'random' | 'onRetry'> & { redact: (text: string) => string },
+  stats: Pick<GeneratorStats, 'retries'>,
+  signal: AbortSignal | undefined,
+  attempt: () => Promise<R>,
+): Promise<R> {
+  const onRetry: RetryHooks['onRetry'] = (info) => {
+    stats.retries++;
+    hooks.onRetry?.(info);
+  };
+  return endpointLimiter(endpoint.label, endpoint.concurrency)(() => withRetries(attempt, policy, signal, { ...hooks, onRetry }));
 }
 
 /**

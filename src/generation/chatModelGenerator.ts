@@ -11,7 +11,7 @@ import type { CallSettings, ChatTurnOptions, GenerateOptions, GenerationResult, 
 import type { EndpointRateLimiter } from '../endpoints/rateLimit.js';
 import { estimateTokens } from '../text/tokenCounter.js';
 import type { BatchQueue } from './batchQueue.js';
-import { batchServing, callOutcome, healthChecked, paced, responseCaching, retried, type Call, type CallLayer, type GeneratorStats, type ReplicaTarget } from './callLayers.js';
+import { batchServing, callOutcome, healthChecked, paced, responseCaching, underRetries, type Call, type CallLayer, type GeneratorStats, type ReplicaTarget } from './callLayers.js';
 import { contentText, conversationEntry, invokeChat, toLangChainMessage } from './langchainMessages.js';
 import { replicaRouting } from './replicaRouting.js';
 
@@ -107,7 +107,8 @@ export class ChatModelGenerator implements Generator {
     const endpoint = { label: options.endpoint, concurrency: options.concurrency };
     // Outermost first: batch → outcome → cache → concurrency and retries → health → pacing → replica.
     const attempt = healthChecked(health, this.#redact, paced(rateLimiter, maxTokens, replicaRouting(replicas)));
-    const live = responseCaching(cache, this.model, this.stats, retried(endpoint, policy, hooks, this.#redact, this.stats, attempt));
+    const retried: CallLayer = (call) => underRetries(endpoint, policy, { ...hooks, redact: this.#redact }, this.stats, call.options.signal, () => attempt(call));
+    const live = responseCaching(cache, this.model, this.stats, retried);
     this.#call = batchServing(batch?.queue, cache, this.stats, callOutcome(this.stats, live));
   }
 

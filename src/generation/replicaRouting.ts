@@ -1,4 +1,5 @@
-import { classifyFailure, type FailureClass } from '../endpoints/retryPolicy.js';
+import { isOutage } from '../endpoints/endpointHealth.js';
+import { classifyFailure } from '../endpoints/retryPolicy.js';
 import type { Call, CallLayer, ReplicaTarget } from './callLayers.js';
 
 /** One replica of a pool, with what routing needs to know of it. */
@@ -7,9 +8,6 @@ interface Replica extends ReplicaTarget {
   failures: number;
   coolingUntil: number;
 }
-
-/** A failure that says the replica is not serving (refused connection, timeout, 5xx), as opposed to one request going wrong. */
-const isOutage = (failure: FailureClass) => failure.reason === 'connection' || failure.reason === 'timeout' || (failure.reason === 'server-error' && (failure.status ?? 0) >= 500);
 
 /**
  * The innermost layer: each attempt goes to the replica with the fewest requests in flight among

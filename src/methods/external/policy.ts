@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { ServiceUnavailableError } from '../../errors.js';
-import { endpointLimiter } from '../../endpoints/endpointConcurrency.js';
 import { EndpointHealth } from '../../endpoints/endpointHealth.js';
 import { GenerationError } from '../../endpoints/generationError.js';
 import { openResponseCache, type ResponseCache } from '../../generation/responseCache.js';
-import { classifyFailure, withRetries, type RetryHooks } from '../../endpoints/retryPolicy.js';
-import { healthChecked } from '../../generation/callLayers.js';
+import { classifyFailure, type RetryHooks } from '../../endpoints/retryPolicy.js';
+import { healthChecked, underRetries } from '../../generation/callLayers.js';
 
 /** The execution settings every call to an external system runs under: those of a model endpoint. */
 export const CallPolicyShape = {
@@ -106,18 +105,9 @@ export class CallPolicy {
         throw error;
       }
     });
-    const limit = endpointLimiter(this.endpoint, this.#params.concurrency);
+    const policy = { retries: this.#params.retries, baseDelayMs: this.#params.retryBaseMs, maxDelayMs: this.#params.retryMaxMs, maxRetryAfterMs: this.#params.retryAfterMaxMs };
     try {
-      const value = await limit(() =>
-        withRetries(once, { retries: this.#params.retries, baseDelayMs: this.#params.retryBaseMs, maxDelayMs: this.#params.retryMaxMs, maxRetryAfterMs: this.#params.retryAfterMaxMs }, signal, {
-          ...this.#hooks,
-          redact: this.#redact,
-          onRetry: (info) => {
-            this.stats.retries++;
-            this.#hooks.onRetry?.(info);
-          },
-        }),
-      );
+      const value = await underRetries({ label: this.endpoint, concurrency: this.#params.concurrency }, policy, { ...this.#hooks, redact: this.#redact }, this.stats, signal, once);
       if (cache && key) cache.put(key, this.endpoint, { text: '', raw });
       return { value, cached: false, attempts, rateLimited };
     } catch (error) {
