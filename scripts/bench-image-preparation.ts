@@ -20,7 +20,8 @@ import { parseArgs } from 'node:util';
 import pLimit from 'p-limit';
 import sharp from 'sharp';
 import { ImagePreparer } from '../src/generation/imagePreparation.js';
-import { ImageSettingsSchema, preparedSize } from '../src/generation/imageTokens.js';
+import { preparedSize } from '../src/corpus/pageImageSize.js';
+import { ImageSettingsSchema } from '../src/generation/imageTokens.js';
 import type { PageImageRef } from '../src/prompting/types.js';
 import { pageLikeScan } from './pageLikeScan.js';
 

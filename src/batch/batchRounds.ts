@@ -2,12 +2,12 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InterruptedError } from '../errors.js';
 import { atomicWrite } from '../io/atomicWrite.js';
-import { sleep } from '../generation/retryPolicy.js';
+import { sleep } from '../endpoints/retryPolicy.js';
 import type { GenerationResult } from '../generation/types.js';
-import { TERMINAL_STATUSES, isAnsweredLine, lineFailureMessage, parseBatchOutput, type BatchOutputLine, type BatchStatus } from './batchClient.js';
+import { TERMINAL_STATUSES, isAnsweredLine, lineFailureMessage, parseBatchOutput, type BatchOutputLine, type BatchStatus } from '../endpoints/batchClient.js';
 import { BatchLedger, type Submission } from './batchLedger.js';
-import type { BatchClient } from './batchClient.js';
-import type { BatchFailure, BatchQueue, BatchRequestLine } from './batchQueue.js';
+import type { BatchClient } from '../endpoints/batchClient.js';
+import type { BatchFailure, BatchQueue, BatchRequestLine } from '../generation/batchQueue.js';
 
 export interface BatchRoundsOptions {
   /** The queues of every generator with `batch: true` (the run's models, judge, extractor). */

@@ -10,7 +10,7 @@ import { collectRound, createTaskContext, gridTasks } from '../experiment/taskCo
 import { parseChatCompletion } from '../generation/openai.js';
 import { openResponseCache } from '../generation/responseCache.js';
 import type { GenerationResult } from '../generation/types.js';
-import { isAnsweredLine, lineFailureMessage, parseBatchOutput, type UnreadableLine } from './batchClient.js';
+import { isAnsweredLine, lineFailureMessage, parseBatchOutput, type UnreadableLine } from '../endpoints/batchClient.js';
 
 /** One requests file `hisrag batch export` wrote. */
 export interface ExportedFile {

@@ -1,5 +1,4 @@
-import type { Chunk, SizeMeasure } from './types.js';
-import type { DocumentSection, SectionedDocument } from '../corpus/types.js';
+import type { Chunk, DocumentSection, SectionedDocument, SizeMeasure } from './types.js';
 import { splitSentences, type Sentence } from './sentences.js';
 
 export interface ChunkerSettings {

@@ -30,3 +30,30 @@ export type ChunkingOptions = z.infer<typeof ChunkingOptionsSchema>;
 
 /** Size of a text in the chunker's unit (code points or tokens, special tokens excluded). */
 export type SizeMeasure = (text: string) => number;
+
+/** What a corpus builder yields and the chunker reads: one document (article, OCR page, poem ...). */
+export interface SourceDocument {
+  /** The document chunks belong to (retrieval scopes by it: for LongHisDoc, the book). */
+  docId: string;
+  /**
+   * Key in chunk ids (`<corpus>:<idKey>:<n>`) when several source documents share one docId —
+   * LongHisDoc's pages of one book; defaults to docId.
+   */
+  idKey?: string;
+  title: string;
+  /** Plain text; paragraphs separated by blank lines. Section headings may be kept inline. */
+  text: string;
+  meta: Record<string, unknown>;
+}
+
+/** One titled part of a document; chunks never span two sections. */
+export interface DocumentSection {
+  /** Heading path from the top (e.g. ['生平', '仕途']); empty for the lead section. */
+  headings: string[];
+  text: string;
+}
+
+/** A source document whose text comes in sections (Wikipedia articles); `text` then joins them. */
+export interface SectionedDocument extends SourceDocument {
+  sections?: DocumentSection[];
+}

@@ -4,7 +4,7 @@ import { mkdir, readFile, rename, rm, stat, truncate } from 'node:fs/promises';
 import { resolve, join } from 'node:path';
 import { chunkDocument, countCodePoints } from '../chunking/chunker.js';
 import { loadTokenCounter } from '../chunking/tokenCounter.js';
-import { ChunkSchema, type Chunk, type SizeMeasure } from '../chunking/types.js';
+import { ChunkSchema, type Chunk, type SectionedDocument, type SizeMeasure } from '../chunking/types.js';
 import { DataFileError, InputError, InterruptedError } from '../errors.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
 import { JsonlAppender, readJsonl } from '../io/jsonl.js';
@@ -15,7 +15,7 @@ import { parseCorpusBuildConfig, type CorpusBuildConfig } from './config.js';
 import { corpusPaths } from './paths.js';
 import { corpusBuilders } from './registry.js';
 import { ChunkBatchWriter } from './chunkBatch.js';
-import type { BuilderItem, ChunkBatch, CorpusManifest, SectionedDocument } from './types.js';
+import type { BuilderItem, ChunkBatch, CorpusManifest } from './types.js';
 
 export interface BuildCorpusOptions {
   /** Continue an interrupted build of the same config from its checkpoint. */

@@ -1,20 +1,5 @@
 import { z } from 'zod';
-import type { ChunkingOptions } from '../chunking/types.js';
-
-/** What a corpus builder yields before chunking: one document (article, OCR page, poem ...). */
-export interface SourceDocument {
-  /** The document chunks belong to (retrieval scopes by it: for LongHisDoc, the book). */
-  docId: string;
-  /**
-   * Key in chunk ids (`<corpus>:<idKey>:<n>`) when several source documents share one docId —
-   * LongHisDoc's pages of one book; defaults to docId.
-   */
-  idKey?: string;
-  title: string;
-  /** Plain text; paragraphs separated by blank lines. Section headings may be kept inline. */
-  text: string;
-  meta: Record<string, unknown>;
-}
+import type { ChunkingOptions, SectionedDocument } from '../chunking/types.js';
 
 /** `corpora/<name>/manifest.json`. */
 export const CorpusManifestSchema = z.object({
@@ -37,18 +22,6 @@ export const CorpusManifestSchema = z.object({
   imageDir: z.string().optional(),
 }).catchall(z.unknown());
 export type CorpusManifest = z.infer<typeof CorpusManifestSchema>;
-
-/** One titled part of a document; chunks never span two sections. */
-export interface DocumentSection {
-  /** Heading path from the top (e.g. ['生平', '仕途']); empty for the lead section. */
-  headings: string[];
-  text: string;
-}
-
-/** A source document whose text comes in sections (Wikipedia articles); `text` then joins them. */
-export interface SectionedDocument extends SourceDocument {
-  sections?: DocumentSection[];
-}
 
 /** What a builder yields: a document, or a source record it skipped (counted per reason in the manifest). */
 export type BuilderItem =

@@ -3,12 +3,12 @@ import OpenAI from 'openai';
 import { z } from 'zod';
 import { ConfigError, DataFileError, formatZodIssues } from '../errors.js';
 import type { EmbedderIdentity, ImageEmbedder, TextEmbedder } from './types.js';
-import type { PageImageRef } from '../prompting/pageImage.js';
+import type { PageImageRef } from '../corpus/pageImage.js';
 import { describePageImage, pageImageDataUrl } from './pageImageBytes.js';
 import { CachedEmbedder } from './cachedEmbedder.js';
 import { ReplicaPool, type Replica } from './replicaPool.js';
-import { RateLimitSchema, endpointRateLimiter, rateObservingFetch, type EndpointRateLimiter } from '../generation/rateLimit.js';
-import { estimateTokens } from '../prompting/tokenCounter.js';
+import { RateLimitSchema, endpointRateLimiter, rateObservingFetch, type EndpointRateLimiter } from '../endpoints/rateLimit.js';
+import { estimateTokens } from '../text/tokenCounter.js';
 
 /** Config of the `openai` embedder: any OpenAI-compatible `/v1/embeddings` server (TEI, vLLM, Infinity, `hisrag serve embeddings`). */
 export const OpenAIEmbedderParamsSchema = z

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { DataFileError } from '../errors.js';
-import { describePageImage, pageImageFile as pageImagePath } from '../prompting/pageImageFile.js';
-import type { PageImageRef } from '../prompting/pageImage.js';
-import { preparedSize } from '../generation/imageTokens.js';
+import { describePageImage, pageImageFile as pageImagePath } from '../corpus/pageImageFile.js';
+import type { PageImageRef } from '../corpus/pageImage.js';
+import { preparedSize } from '../corpus/pageImageSize.js';
 
-export { describePageImage, pageImageFile as pageImagePath } from '../prompting/pageImageFile.js';
+export { describePageImage, pageImageFile as pageImagePath } from '../corpus/pageImageFile.js';
 
 /** The file of a page image as it lies; a missing or unreadable one is a DataFileError naming document and page. */
 export async function readPageImage(image: PageImageRef): Promise<Buffer> {

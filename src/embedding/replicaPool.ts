@@ -1,5 +1,6 @@
 import { ServiceUnavailableError } from '../errors.js';
-import { classifyFailure, describeFailure, type FailureClass } from '../generation/retryPolicy.js';
+import { isOutage } from '../endpoints/endpointHealth.js';
+import { classifyFailure, describeFailure } from '../endpoints/retryPolicy.js';
 
 export interface ReplicaPoolOptions {
   /** Requests in flight at once on each replica. */
@@ -46,11 +47,6 @@ interface Waiter<C> {
   reject(error: unknown): void;
   signal?: AbortSignal;
   onAbort?: () => void;
-}
-
-/** Failures that say a replica is not serving (as opposed to one request going wrong). */
-function isOutage(failure: FailureClass): boolean {
-  return failure.reason === 'connection' || failure.reason === 'timeout' || (failure.reason === 'server-error' && (failure.status ?? 0) >= 500);
 }
 
 /**

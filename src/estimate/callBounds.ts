@@ -1,7 +1,7 @@
 import type { CallBound, ConversationBound, PromptBound, SlotBound } from '../methods/types.js';
 import { CONTEXT_END } from '../prompting/contextBlock.js';
 import { NO_CONTEXT_TEXT } from '../prompting/templateStrategy.js';
-import { estimateTokens } from '../prompting/tokenCounter.js';
+import { estimateTokens } from '../text/tokenCounter.js';
 import type { ChatMessage } from '../prompting/types.js';
 import type { PassageLimit } from './passageBounds.js';
 

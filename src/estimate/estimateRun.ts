@@ -5,7 +5,7 @@ import { modelsOf, planConditions, type Condition } from '../experiment/plan.js'
 import { prepareArtefacts } from '../experiment/prepare.js';
 import { buildStages, type Stages } from '../experiment/stages.js';
 import type { MethodContext } from '../methods/types.js';
-import { estimateTokens } from '../prompting/tokenCounter.js';
+import { estimateTokens } from '../text/tokenCounter.js';
 import type { ChatMessage } from '../prompting/types.js';
 import { messageTokens, promptImages } from '../prompting/messageContent.js';
 import { imageCounterOf } from '../generation/imageTokens.js';

@@ -5,7 +5,7 @@ import { ChunkStore } from '../index/chunkStore.js';
 import { CHUNK_STORE_FILE } from '../index/manifest.js';
 import { formatContextHeader } from '../prompting/contextBlock.js';
 import { chunkPages } from '../prompting/templateStrategy.js';
-import { estimateTokens } from '../prompting/tokenCounter.js';
+import { estimateTokens } from '../text/tokenCounter.js';
 
 /**
  * The most one retrieved passage can take in a prompt: the index's longest chunk as a context-block

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RecordedMessageSchema } from '../prompting/pageImage.js';
+import { RecordedMessageSchema } from '../corpus/pageImage.js';
 import { MethodCostSchema, MethodNotesSchema, TraceStepSchema } from '../methods/trace.js';
 import { ItemScoreSchema } from '../scoring/types.js';
 import { RecordDiagnosticsSchema } from '../diagnostics/types.js';

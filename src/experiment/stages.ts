@@ -24,7 +24,7 @@ import { loadTransformersTokenVectors } from '../scoring/textMetrics/transformer
 import type { AnswerExtractor, ItemScore, Judge } from '../scoring/types.js';
 import { modelsOf, retrieversOf, strategySpecs } from './plan.js';
 import { ChatModelGenerator } from '../generation/chatModelGenerator.js';
-import type { BatchQueue } from '../batch/batchQueue.js';
+import type { BatchQueue } from '../generation/batchQueue.js';
 
 /** The stage objects of one experiment, built from the registries by name. */
 export interface Stages {

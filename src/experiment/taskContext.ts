@@ -3,7 +3,7 @@ import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { createProgress } from '../progress/progress.js';
 import { MethodRun } from '../methods/methodRun.js';
-import { estimateTokens } from '../prompting/tokenCounter.js';
+import { estimateTokens } from '../text/tokenCounter.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { stripThink } from '../scoring/stripThink.js';
 import type { Condition } from './plan.js';

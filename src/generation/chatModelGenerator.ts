@@ -1,29 +1,21 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import type { BaseMessage } from '@langchain/core/messages';
 import type { ChatMessage, ContentPart, PageImageRef } from '../prompting/types.js';
 import { contentAsText, messageText, messageTokens, promptImages } from '../prompting/messageContent.js';
 import { ImagePreparer } from './imagePreparation.js';
 import { imagesRefused } from './imageTokens.js';
-import { endpointLimiter } from './endpointConcurrency.js';
-import { splitReasoning } from './reasoning.js';
 import { responseCacheKey, type ResponseCache } from './responseCache.js';
-import { ServiceUnavailableError } from '../errors.js';
-import { EndpointHealth } from './endpointHealth.js';
-import { EmptyCompletionError, GenerationError } from './generationError.js';
-import { classifyFailure, describeFailure, withRetries, type RetryHooks, type RetryPolicy } from './retryPolicy.js';
-import type { CallSettings, ChatTurnOptions, GenerateOptions, GenerationResult, Generator, TokenUsage } from './types.js';
-import type { EndpointRateLimiter } from './rateLimit.js';
-import { estimateTokens } from '../prompting/tokenCounter.js';
-import { BatchPendingError, type BatchQueue } from '../batch/batchQueue.js';
+import { EndpointHealth } from '../endpoints/endpointHealth.js';
+import type { RetryHooks, RetryPolicy } from '../endpoints/retryPolicy.js';
+import type { CallSettings, ChatTurnOptions, GenerateOptions, GenerationResult, Generator } from './types.js';
+import type { EndpointRateLimiter } from '../endpoints/rateLimit.js';
+import { estimateTokens } from '../text/tokenCounter.js';
+import type { BatchQueue } from './batchQueue.js';
+import { batchServing, callOutcome, healthChecked, paced, responseCaching, underRetries, type Call, type CallLayer, type GeneratorStats, type ReplicaTarget } from './callLayers.js';
+import { contentText, conversationEntry, invokeChat, toLangChainMessage } from './langchainMessages.js';
+import { replicaRouting } from './replicaRouting.js';
 
-export interface GeneratorStats {
-  requests: number;
-  retries: number;
-  cacheHits: number;
-  failures: number;
-  /** Completions still empty after every retry, returned as empty answers. */
-  emptyAnswers: number;
-}
+export type { GeneratorStats } from './callLayers.js';
 
 export interface ChatModelGeneratorOptions {
   /** Registry name recorded in manifests. */
@@ -88,83 +80,12 @@ const hasCallSettings = (call: CallSettings | undefined): call is CallSettings =
 /** The settings as the cache key takes them (absent ones left out, so equal settings key equally). */
 const callKeyOf = (call: CallSettings) => ({ ...(call.stop?.length ? { stop: call.stop } : {}), ...(call.logprobs ? { logprobs: true } : {}), ...(call.maxTokens !== undefined ? { callMaxTokens: call.maxTokens } : {}) });
 
-/** One replica of a pool, with what routing needs to know of it. */
-interface Replica {
-  endpoint: string;
-  chat: BaseChatModel;
-  inFlight: number;
-  failures: number;
-  coolingUntil: number;
-}
-
-/** A message's content as LangChain takes it: text, or OpenAI content parts (`text`, `image_url`) in the message's order. */
-type LangChainContent = string | ({ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } })[];
-
-export function toLangChainMessage(message: ChatMessage, imageUrl?: (image: PageImageRef) => string): BaseMessage {
-  let content: LangChainContent;
-  if (typeof message.content === 'string') content = message.content;
-  else if (!message.content.some((part) => part.type === 'image')) content = contentAsText(message.content);
-  else {
-    if (!imageUrl) throw new Error('a message with image parts must be prepared for the model before it is sent');
-    content = message.content.map((part) => (part.type === 'text' ? { type: 'text' as const, text: part.text } : { type: 'image_url' as const, image_url: { url: imageUrl(part.image) } }));
-  }
-  if (message.role === 'system') return new SystemMessage({ content });
-  if (message.role === 'assistant') return new AIMessage({ content });
-  return new HumanMessage({ content });
-}
-
-/** What identifies one message of a conversation for the cache: role, text, tool calls (with ids), tool result id. */
-function conversationEntry(message: BaseMessage): Record<string, unknown> {
-  const ai = AIMessage.isInstance(message) ? message : undefined;
-  const tool = ToolMessage.isInstance(message) ? message : undefined;
-  return {
-    role: message.getType(),
-    content: contentText(message.content),
-    ...(ai?.tool_calls?.length ? { toolCalls: ai.tool_calls.map(({ id, name, args }) => ({ id, name, args })) } : {}),
-    ...(tool ? { toolCallId: tool.tool_call_id } : {}),
-  };
-}
-
-/** The chat model with tools offered; a model that cannot bind tools is refused with its name. */
-function bindToolsTo(chat: BaseChatModel, tools: ChatTurnOptions['tools']) {
-  if (typeof chat.bindTools !== 'function') throw new Error(`chat model ${chat.getName()} cannot be offered tools`);
-  return chat.bindTools(tools);
-}
-
-export function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    return content.map((part) => (typeof part === 'string' ? part : typeof part?.text === 'string' ? part.text : '')).join('');
-  }
-  return '';
-}
-
 /**
- * A chat model's reply as a generation result: the answer with reasoning split off, tool calls,
- * usage. A reply with nothing at all (no answer, no reasoning, no tool call) is a transport-level
- * fault until proven otherwise (EmptyCompletionError, retried). Live replies and batch output lines
- * go through here alike.
- */
-export function resultFromReply(reply: Pick<AIMessage, 'content' | 'additional_kwargs' | 'tool_calls' | 'usage_metadata'>): GenerationResult {
-  const raw = contentText(reply.content);
-  const reasoningContent = reply.additional_kwargs?.reasoning_content;
-  const { text, reasoning } = splitReasoning(raw, typeof reasoningContent === 'string' ? reasoningContent : undefined);
-  const toolCalls = (reply.tool_calls ?? []).map(({ id, name, args }) => ({ ...(id ? { id } : {}), name, args: args as Record<string, unknown> }));
-  if (raw.trim() === '' && !reasoning && toolCalls.length === 0) throw new EmptyCompletionError();
-  const usage: TokenUsage | undefined = reply.usage_metadata
-    ? {
-        promptTokens: reply.usage_metadata.input_tokens,
-        completionTokens: reply.usage_metadata.output_tokens,
-        totalTokens: reply.usage_metadata.total_tokens,
-      }
-    : undefined;
-  return { text, raw, ...(reasoning ? { reasoning } : {}), ...(usage ? { usage } : {}), ...(toolCalls.length ? { toolCalls } : {}) };
-}
-
-/**
- * Any LangChain chat model as a Generator, with hisrag's execution policy around it: the retry
- * policy (the model's own retries should be off), a concurrency bound per endpoint, and the
- * response cache. Reasoning (`reasoning_content`, `<think>` blocks) is split from the answer.
+ * Any LangChain chat model as a Generator, with hisrag's execution policy around it as a stack of
+ * layers (callLayers.ts): batch serving, the outcome (empty answers, failures), the response cache,
+ * the endpoint's concurrency bound and the retry policy (the model's own retries should be off), the
+ * endpoint's health, pacing and replica routing. Reasoning (`reasoning_content`, `<think>` blocks)
+ * is split from the answer.
  */
 export class ChatModelGenerator implements Generator {
   readonly name: string;
@@ -172,16 +93,23 @@ export class ChatModelGenerator implements Generator {
   readonly stats: GeneratorStats = { requests: 0, retries: 0, cacheHits: 0, failures: 0, emptyAnswers: 0 };
   // True private fields (#): JSON.stringify or a dump of a generator cannot reach secrets.
   readonly #options: ChatModelGeneratorOptions;
-  readonly #health: EndpointHealth;
-  readonly #replicas: Replica[];
+  /** The request layers, composed once: see callLayers.ts. */
+  readonly #call: CallLayer;
 
   constructor(chat: BaseChatModel, options: ChatModelGeneratorOptions) {
-    this.#replicas = (options.replicas ?? [{ endpoint: options.endpoint, chat }]).map((r) => ({ ...r, inFlight: 0, failures: 0, coolingUntil: 0 }));
     this.#options = options;
-    this.#health = new EndpointHealth(options.endpoint, { unavailableAfterMs: options.unavailableAfterMs ?? 30_000 });
     this.name = options.name;
     this.model = options.model;
     if (options.images) this.imageTokens = options.images.tokens;
+    const { cache, batch, rateLimiter, maxTokens, policy, hooks = {} } = options;
+    const health = new EndpointHealth(options.endpoint, { unavailableAfterMs: options.unavailableAfterMs ?? 30_000 });
+    const replicas: ReplicaTarget[] = options.replicas ?? [{ endpoint: options.endpoint, chat }];
+    const endpoint = { label: options.endpoint, concurrency: options.concurrency };
+    // Outermost first: batch → outcome → cache → concurrency and retries → health → pacing → replica.
+    const attempt = healthChecked(health, this.#redact, paced(rateLimiter, maxTokens, replicaRouting(replicas)));
+    const retried: CallLayer = (call) => underRetries(endpoint, policy, { ...hooks, redact: this.#redact }, this.stats, call.options.signal, () => attempt(call));
+    const live = responseCaching(cache, this.model, this.stats, retried);
+    this.#call = batchServing(batch?.queue, cache, this.stats, callOutcome(this.stats, live));
   }
 
   #redact = (text: string): string => {
@@ -238,7 +166,7 @@ export class ChatModelGenerator implements Generator {
     const key = this.#options.cache ? this.cacheKey(messages, [], options.sample) : undefined;
     const tokens = messages.reduce((n, m) => n + estimateTokens(messageText(m)), 0);
     const conversation = messages.map((m) => toLangChainMessage(m));
-    return this.#withPolicy(key, options, (signal, { chat }) => this.#request(chat, conversation, signal), tokens, () => this.#options.batch!.body(conversation));
+    return this.#run(key, options, this.#chatSend(conversation), tokens, () => this.#options.batch!.body(conversation));
   }
 
   /** Continues `prompt` through the completions API (`/v1/completions`), under the same policy; absent for a model without it. */
@@ -262,7 +190,7 @@ export class ChatModelGenerator implements Generator {
         : responseCacheKey({ model: this.model, messages: { completionsPrompt: request.prompt }, params });
     const tokens = request.kind === 'chat' ? request.messages.reduce((n, m) => n + estimateTokens(messageText(m)), 0) : estimateTokens(request.prompt);
     const batchBody = request.kind === 'chat' ? () => protocol.batchBody(request) : undefined;
-    return this.#withPolicy(key, options, (signal, replica) => {
+    return this.#run(key, options, (signal, replica) => {
       this.stats.requests++;
       return protocol.send(replica.endpoint, request, signal);
     }, tokens, batchBody);
@@ -288,7 +216,7 @@ export class ChatModelGenerator implements Generator {
       const urls = new Map(images.map((image, i) => [image, ImagePreparer.dataUrl(prepared[i]!)]));
       conversation = messages.map((m) => toLangChainMessage(m, (image) => urls.get(image)!));
     }
-    return this.#withPolicy(key, options, (signal, { chat }) => this.#request(chat, conversation, signal), tokens, () => this.#options.batch!.body(conversation));
+    return this.#run(key, options, this.#chatSend(conversation), tokens, () => this.#options.batch!.body(conversation));
   }
 
   /**
@@ -303,144 +231,20 @@ export class ChatModelGenerator implements Generator {
       ? responseCacheKey({ model: this.model, messages: messages.map(conversationEntry), params: { ...this.#paramsFor(options.sample), tools: options.tools } })
       : undefined;
     const tokens = messages.reduce((n, m) => n + estimateTokens(contentText(m.content)), 0);
-    return this.#withPolicy(key, options, (signal, { chat }) => this.#request(chat, messages, signal, options.tools), tokens, () => this.#options.batch!.body(messages, options.tools));
+    return this.#run(key, options, this.#chatSend(messages, options.tools), tokens, () => this.#options.batch!.body(messages, options.tools));
   }
 
-  /** The execution policy every request runs under: cache, endpoint concurrency, retries, endpoint health. */
-  /**
-   * The replica for the next attempt: the fewest in flight among those not cooling down after a
-   * failure (ties to the first listed); when all are cooling down, the one that is back soonest.
-   */
-  #pickReplica(): Replica {
-    const now = Date.now();
-    const ready = this.#replicas.filter((r) => r.coolingUntil <= now);
-    const pool = ready.length ? ready : [...this.#replicas].sort((a, b) => a.coolingUntil - b.coolingUntil).slice(0, 1);
-    return pool.reduce((best, r) => (r.inFlight < best.inFlight ? r : best));
+  /** Runs one request through the layers. */
+  #run(key: string | undefined, options: GenerateOptions, send: Call['send'], promptTokens: number, batchBody?: () => Record<string, unknown>): Promise<GenerationResult> {
+    return this.#call({ key, options, send, promptTokens, ...(batchBody ? { batchBody } : {}), meter: { rateLimited: 0, waitedMs: 0 } });
   }
 
-  async #withPolicy(
-    key: string | undefined,
-    options: GenerateOptions,
-    request: (signal: AbortSignal | undefined, replica: Replica) => Promise<GenerationResult>,
-    promptTokens = 0,
-    batchBody?: () => Record<string, unknown>,
-  ): Promise<GenerationResult> {
-    const cache = this.#options.cache;
-    const queue = this.#options.batch?.queue;
-    if (queue && key && batchBody && (queue.enabled || queue.mode === 'collect')) {
-      // Batch mode: answers come from the run's batches (through the cache); a live call only with `fallback: live`.
-      const served = queue.serve(key, options.cache === 'refresh', () => ({ custom_id: key, method: 'POST', url: '/v1/chat/completions', body: batchBody() }));
-      if (served.kind === 'answer') {
-        if (served.result.cached) this.stats.cacheHits++;
-        return served.result;
-      }
-      if (served.kind === 'pending') throw new BatchPendingError();
-      if (served.kind === 'failed') {
-        const times = `${served.submissions} batch submission${served.submissions === 1 ? '' : 's'}`;
-        if (served.failure.empty) {
-          this.stats.emptyAnswers++;
-          return { text: '', raw: '', emptyAfterAttempts: Math.max(1, served.submissions) };
-        }
-        this.stats.failures++;
-        throw new GenerationError(`batch: no answer after ${times}: ${served.failure.message}`, { reason: 'batch-failed', attempts: served.submissions });
-      }
-    }
-    // A call the Batch API cannot take (a completion) goes live in a batch run, in the round that
-    // first asks it; the item's later rounds replay it from the cache, and it was still paid for.
-    const liveInBatchRun = queue !== undefined && key !== undefined && !batchBody && (queue.enabled || queue.mode === 'collect');
-    if (cache && key && options.cache !== 'refresh') {
-      const hit = cache.get(key);
-      if (hit) {
-        if (liveInBatchRun && queue.answeredLive.has(key)) return { ...hit, cached: false };
-        this.stats.cacheHits++;
-        return hit;
-      }
-    }
-    const limit = endpointLimiter(this.#options.endpoint, this.#options.concurrency);
-    const hooks = this.#options.hooks ?? {};
-    const health = this.#health;
-    const pacing = this.#options.rateLimiter;
-    // What this call met at the endpoint's rate limit: 429s received and time spent waiting for a slot.
-    let rateLimited = 0;
-    let waitedMs = 0;
-    // Every attempt reports to the endpoint's health: an endpoint that fails every request for a
-    // while stops the run instead of burning each item's retries.
-    const attempt = async () => {
-      health.assertAvailable();
-      const reservation = pacing ? await pacing.acquire(promptTokens + (this.#options.maxTokens ?? 0), options.signal) : undefined;
-      if (reservation) waitedMs += reservation.waitedMs;
-      const replica = this.#pickReplica();
-      replica.inFlight++;
-      try {
-        const result = await request(options.signal, replica);
-        replica.failures = 0;
-        replica.coolingUntil = 0;
-        health.recordAnswer();
-        if (reservation) pacing!.settle(reservation, result.usage?.totalTokens ?? (result.usage ? (result.usage.promptTokens ?? 0) + (result.usage.completionTokens ?? 0) : undefined));
-        return result;
-      } catch (error) {
-        const failure = classifyFailure(error);
-        if (failure.reason === 'rate-limited') rateLimited++;
-        // A replica that is not serving (refused connection, timeout, 5xx) is drained for a while, longer each time.
-        if (this.#replicas.length > 1 && (failure.reason === 'connection' || failure.reason === 'timeout' || (failure.reason === 'server-error' && (failure.status ?? 0) >= 500))) {
-          replica.failures++;
-          replica.coolingUntil = Date.now() + Math.min(30_000, 500 * 2 ** (replica.failures - 1));
-        }
-        if (error instanceof EmptyCompletionError) health.recordAnswer();
-        else health.recordFailure(classifyFailure(error), this.#redact(describeFailure(error)));
-        // The failure that shows the endpoint is down stops this item too (no more retries).
-        health.assertAvailable();
-        throw error;
-      } finally {
-        replica.inFlight--;
-      }
+  /** One LangChain chat call, counted. */
+  #chatSend(messages: BaseMessage[], tools?: ChatTurnOptions['tools']): Call['send'] {
+    return (signal, { chat }) => {
+      this.stats.requests++;
+      return invokeChat(chat, messages, signal, tools);
     };
-    try {
-      const result = await limit(() =>
-        withRetries(attempt, this.#options.policy, options.signal, {
-          sleep: hooks.sleep,
-          random: hooks.random,
-          redact: this.#redact,
-          onRetry: (info) => {
-            this.stats.retries++;
-            hooks.onRetry?.(info);
-          },
-        }),
-      );
-      if (cache && key) cache.put(key, this.model, result);
-      if (liveInBatchRun) queue.answeredLive.add(key);
-      return rateLimited || waitedMs >= 1 ? { ...result, rateLimit: { rateLimited, waitedMs: Math.round(waitedMs) } } : result;
-    } catch (error) {
-      if (error instanceof GenerationError && error.reason === 'empty-completion') {
-        // Still empty after the retries: the model's answer is empty. The benchmark's rule scores
-        // it (0) and the run counts it; it is not cached, so a re-run asks again.
-        this.stats.emptyAnswers++;
-        return { text: '', raw: '', emptyAfterAttempts: error.attempts, ...(rateLimited || waitedMs >= 1 ? { rateLimit: { rateLimited, waitedMs: Math.round(waitedMs) } } : {}) };
-      }
-      this.stats.failures++;
-      if (error instanceof GenerationError && error.reason === 'endpoint-unavailable') {
-        throw new ServiceUnavailableError(error.message.replace(/^endpoint-unavailable: /, ''));
-      }
-      throw error;
-    }
-  }
-
-  async #request(chat: BaseChatModel, messages: BaseMessage[], outer?: AbortSignal, tools?: ChatTurnOptions['tools']): Promise<GenerationResult> {
-    this.stats.requests++;
-    // A signal of its own per request: the client adds listeners to the signal it is given and
-    // does not always remove them, so the run-wide signal gets exactly one, removed afterwards.
-    const controller = new AbortController();
-    const forward = () => controller.abort(outer!.reason);
-    if (outer?.aborted) forward();
-    else outer?.addEventListener('abort', forward, { once: true });
-    let reply;
-    try {
-      const model = tools?.length ? bindToolsTo(chat, tools) : chat;
-      reply = await model.invoke(messages, { signal: controller.signal });
-    } finally {
-      outer?.removeEventListener('abort', forward);
-    }
-    return resultFromReply(reply);
   }
 
   describe(): Record<string, unknown> {

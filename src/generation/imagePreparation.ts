@@ -7,9 +7,10 @@ import pLimit from 'p-limit';
 import sharp from 'sharp';
 import { DataFileError } from '../errors.js';
 import { KeyValueStore, type KeyValueTable, type ValueCodec } from '../io/keyValueStore.js';
-import { describePageImage, pageImageFile } from '../prompting/pageImageFile.js';
+import { describePageImage, pageImageFile } from '../corpus/pageImageFile.js';
 import type { PageImageRef } from '../prompting/types.js';
-import { preparedSize, type ImageSettings } from './imageTokens.js';
+import { preparedSize } from '../corpus/pageImageSize.js';
+import type { ImageSettings } from './imageTokens.js';
 import { stableStringify } from './responseCache.js';
 
 /** Where prepared images are kept when a model's `images.cache` names no file (beside the model cache, `.cache/`). */

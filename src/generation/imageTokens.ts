@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { ConfigError, DataFileError } from '../errors.js';
+import { ConfigError } from '../errors.js';
 import type { ChatMessage, PageImageRef } from '../prompting/types.js';
 import { promptImages } from '../prompting/messageContent.js';
 import type { Generator } from './types.js';
+import { ImageSizeFields, preparedSize, type ImageSize } from '../corpus/pageImageSize.js';
 
 /**
  * How a model counts the tokens of one image, from the size it is sent at:
@@ -25,19 +26,6 @@ export const ImageTokensSchema = z.discriminatedUnion('formula', [
 ]);
 export type ImageTokens = z.output<typeof ImageTokensSchema>;
 
-/** The part of a model's image settings that decides the size an image is sent at. */
-export const ImageSizeFields = {
-  /** Largest area sent (width × height); larger pages are scaled down, keeping their aspect ratio. */
-  maxPixels: z.number().int().positive().optional(),
-  /**
-   * Smallest area this model is shown: preparation never upscales, so a page whose prepared size
-   * falls below it (a thumbnail-sized scan, or `maxSide` on a very long strip) is refused, naming it.
-   */
-  minPixels: z.number().int().positive().optional(),
-  /** Longest side sent, in pixels. */
-  maxSide: z.number().int().positive().optional(),
-};
-
 /** Per-model image settings (`images:` on a generator): how pages are prepared and how they are counted. */
 export const ImageSettingsSchema = z
   .strictObject({
@@ -55,29 +43,6 @@ export const ImageSettingsSchema = z
     }
   });
 export type ImageSettings = z.output<typeof ImageSettingsSchema>;
-export type ImageSettingsInput = z.input<typeof ImageSettingsSchema>;
-export type ImageSize = Pick<ImageSettings, 'maxPixels' | 'minPixels' | 'maxSide'>;
-
-/**
- * The size an image is sent at: scaled down (never up) to fit `maxPixels` and `maxSide`, each side
- * floored so that both bounds hold. A pure function of the original size and the settings, so that
- * a dry run counts tokens without decoding a page.
- */
-export function preparedSize(image: Pick<PageImageRef, 'width' | 'height' | 'docId' | 'page' | 'path'>, size: ImageSize): { width: number; height: number } {
-  const { width, height } = image;
-  const scale = Math.min(
-    1,
-    size.maxPixels !== undefined ? Math.sqrt(size.maxPixels / (width * height)) : 1,
-    size.maxSide !== undefined ? size.maxSide / Math.max(width, height) : 1,
-  );
-  const prepared = scale === 1 ? { width, height } : { width: Math.max(1, Math.floor(width * scale)), height: Math.max(1, Math.floor(height * scale)) };
-  if (size.minPixels !== undefined && prepared.width * prepared.height < size.minPixels) {
-    throw new DataFileError(
-      `document ${image.docId} page ${image.page} (${image.path}): prepared at ${prepared.width}×${prepared.height} = ${prepared.width * prepared.height} pixels, fewer than images.minPixels ${size.minPixels} (images are never upscaled); lower minPixels to accept it`,
-    );
-  }
-  return prepared;
-}
 
 /** Python's round(): halves to even, as smart_resize computes it. */
 function roundHalfEven(x: number): number {

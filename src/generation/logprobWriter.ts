@@ -1,7 +1,7 @@
 import { splitSentences } from '../chunking/sentences.js';
-import { ANSWER_SO_FAR, NOTHING_WRITTEN_YET, UNCERTAIN_SENTENCE } from '../methods/templates/flare.js';
 import { extractQuestion, parseContextBlock } from '../prompting/contextBlock.js';
 import { messageText } from '../prompting/messageContent.js';
+import { ANSWER_SO_FAR, NOTHING_WRITTEN_YET, UNCERTAIN_SENTENCE } from '../prompting/methodProtocol.js';
 import { sectionText } from '../prompting/taskFormat.js';
 import type { ChatMessage } from '../prompting/types.js';
 import type { RegistryEntry } from '../registry.js';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { formatZodIssues } from '../errors.js';
 import { contentAsText } from '../prompting/messageContent.js';
 import type { ProtocolRequest } from './chatModelGenerator.js';
-import { EmptyCompletionError, MalformedResponseError } from './generationError.js';
+import { EmptyCompletionError, MalformedResponseError } from '../endpoints/generationError.js';
 import { splitReasoning } from './reasoning.js';
 import type { GenerationResult, TokenLogprob } from './types.js';
 

@@ -6,7 +6,8 @@ import type { RegistryEntry } from '../registry.js';
 import { IMAGE_PLACEHOLDER, messageText, placeholderPages } from '../prompting/messageContent.js';
 import type { ChatMessage, PageImageRef } from '../prompting/types.js';
 import { ExtractiveGenerator, ExtractiveParamsSchema } from './extractive.js';
-import { ImageSizeFields, ImageTokensSchema, imageTokensOf } from './imageTokens.js';
+import { ImageSizeFields } from '../corpus/pageImageSize.js';
+import { ImageTokensSchema, imageTokensOf } from './imageTokens.js';
 import type { GenerationResult, Generator } from './types.js';
 
 export const PageReaderParamsSchema = ExtractiveParamsSchema.extend({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { SEARCH_LIMIT_NOTE } from '../methods/templates/searcher.js';
 import { extractQuestion } from '../prompting/contextBlock.js';
 import { messageText } from '../prompting/messageContent.js';
+import { SEARCH_LIMIT_NOTE } from '../prompting/methodProtocol.js';
 import type { ChatMessage } from '../prompting/types.js';
 import type { RegistryEntry } from '../registry.js';
 import { toSimplified } from '../text/simplify.js';

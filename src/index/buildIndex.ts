@@ -4,7 +4,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Chunk } from '../chunking/types.js';
 import { isImageEmbedder, type ImageEmbedder, type TextEmbedder } from '../embedding/types.js';
-import type { PageImageRef } from '../prompting/pageImage.js';
+import type { PageImageRef } from '../corpus/pageImage.js';
 import { chunkPageImage, corpusImageDir } from './chunkImage.js';
 import { InputError } from '../errors.js';
 import { createProgress } from '../progress/progress.js';

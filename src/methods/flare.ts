@@ -8,7 +8,8 @@ import type { RegistryEntry } from '../registry.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock, PassageParamsShape } from './passages.js';
 import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
-import { NOTHING_WRITTEN_YET, questionPrompt, writePrompt } from './templates/flare.js';
+import { NOTHING_WRITTEN_YET } from '../prompting/methodProtocol.js';
+import { questionPrompt, writePrompt } from './templates/flare.js';
 import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
 
 export const FlareParamsSchema = z

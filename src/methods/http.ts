@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError, ServiceUnavailableError } from '../errors.js';
-import { EmptyCompletionError, MalformedResponseError } from '../generation/generationError.js';
+import { EmptyCompletionError, MalformedResponseError } from '../endpoints/generationError.js';
 import { responseCacheKey } from '../generation/responseCache.js';
 import type { RegistryEntry } from '../registry.js';
 import { describeProblems, mapReply, ResponseMappingSchema, type MappedReply } from './external/mapping.js';

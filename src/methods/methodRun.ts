@@ -1,10 +1,10 @@
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { InputError, ServiceUnavailableError } from '../errors.js';
 import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
-import { GenerationError } from '../generation/generationError.js';
-import { contentText } from '../generation/chatModelGenerator.js';
+import { GenerationError } from '../endpoints/generationError.js';
+import { contentText } from '../generation/langchainMessages.js';
 import type { CallSettings, GenerationResult, Generator, ToolDefinition } from '../generation/types.js';
-import type { TokenCounter } from '../prompting/tokenCounter.js';
+import type { TokenCounter } from '../text/tokenCounter.js';
 import type { ChatMessage } from '../prompting/types.js';
 import { messageTokens, promptImages, recordedMessageOf } from '../prompting/messageContent.js';
 import { imagesRefused } from '../generation/imageTokens.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { formatContextBlock, type ContextEntry } from '../prompting/contextBlock.js';
 import { fitContextBudget } from '../prompting/contextBudget.js';
 import { chunkPages, NO_CONTEXT_TEXT } from '../prompting/templateStrategy.js';
-import { tokenCounters, type TokenCounter } from '../prompting/tokenCounter.js';
+import { tokenCounters, type TokenCounter } from '../text/tokenCounter.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 
 /** How passages enter a method's prompts: the same budget, counter and page display as `rag`. */

@@ -6,7 +6,8 @@ import type { RegistryEntry } from '../registry.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock, PassageParamsShape, type PassageParams } from './passages.js';
 import { promptOverridesSchema, resolvePrompts, stepMessages, type MethodPrompt } from './prompts.js';
-import { ANSWER_RULE_PLAIN, answerRuleWith, beginPrompt, continuePrompt, SEARCH_LIMIT_NOTE } from './templates/searcher.js';
+import { SEARCH_LIMIT_NOTE } from '../prompting/methodProtocol.js';
+import { ANSWER_RULE_PLAIN, answerRuleWith, beginPrompt, continuePrompt } from './templates/searcher.js';
 import type { CallBound, MethodContext, MethodOutcome, PlanInput, RagMethod, SlotBound } from './types.js';
 
 /**
@@ -53,8 +54,6 @@ export const SEARCHER_PROTOCOLS: Record<'r1-searcher' | 'research' | 'search-r1'
   research: { query: ['<search>', '</search>'], result: ['<result>', '</result>'], answer: ['<answer>', '</answer>'] },
   'search-r1': { query: ['<search>', '</search>'], result: ['<information>', '</information>'], answer: ['<answer>', '</answer>'] },
 };
-
-export { SEARCH_LIMIT_NOTE };
 
 /** The default completions template: instruction, then the model continues; `{system}` and `{user}` are the step's messages. */
 export const DEFAULT_COMPLETION_TEMPLATE = '{system}\n\n{user}\n\n';

@@ -1,5 +1,5 @@
 import { formatContextHeader, type ContextEntry } from './contextBlock.js';
-import type { TokenCounter } from './tokenCounter.js';
+import type { TokenCounter } from '../text/tokenCounter.js';
 
 export interface BudgetedEntries<T> {
   kept: T[];

@@ -8,7 +8,7 @@ import { fitContextBudget } from './contextBudget.js';
 import { fillTemplate } from './fillTemplate.js';
 import { messagesOf } from './templateStrategy.js';
 import type { PromptTemplate } from './templates/promptTemplate.js';
-import type { TokenCounter } from './tokenCounter.js';
+import type { TokenCounter } from '../text/tokenCounter.js';
 import { fillTemplateWithParts, fitImageLimit, imageContextParts, multimodalMessagesOf, type PageInput } from './imageContext.js';
 import { PageImageLookup } from './pageImageLookup.js';
 import type { BuiltPrompt, PageImageRef, PromptInput, PromptStrategy } from './types.js';

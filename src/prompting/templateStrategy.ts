@@ -7,7 +7,7 @@ import { isGoldChunk, orderContext, type ContextOrdering } from './contextOrder.
 import { extractFinalAnswer } from './finalAnswer.js';
 import { fillTemplate } from './fillTemplate.js';
 import type { PromptTemplate } from './templates/promptTemplate.js';
-import type { TokenCounter } from './tokenCounter.js';
+import type { TokenCounter } from '../text/tokenCounter.js';
 import { fillTemplateWithParts, fitImageLimit, imageContextParts, multimodalMessagesOf, type PageInput } from './imageContext.js';
 import { PageImageLookup } from './pageImageLookup.js';
 import type { BuiltPrompt, PageImageRef, PromptInput, PromptStrategy, TextChatMessage } from './types.js';

@@ -1,4 +1,4 @@
-import { assertLiveGenerator } from '../batch/batchQueue.js';
+import { assertLiveGenerator } from '../generation/batchQueue.js';
 import { z } from 'zod';
 import { componentSpec } from '../registry.js';
 import { generators } from '../generation/registry.js';

@@ -29,7 +29,7 @@ export {
   type LongHisDocRecord,
   type LongHisDocFile,
   type LongHisDocGold,
-} from './longhisdoc/schema.js';
+} from '../benchmarks/longhisdoc/schema.js';
 export { summarizeScores, pairedBootstrap, type BootstrapOptions, type ScoreSummary, type PairedSummary } from './bootstrap.js';
 export { summarizeBy } from './summarizeBy.js';
 export { retrievalMetrics, meanRetrievalMetrics, retrievalBreakdown, type RetrievalMetrics } from './retrievalMetrics.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BatchClient } from '../../src/batch/batchClient.js';
+import { BatchClient } from '../../src/endpoints/batchClient.js';
 import { answerInBatches } from '../../src/batch/batchRounds.js';
 import { OpenAIGenerator, OpenAIParamsSchema } from '../../src/generation/openai.js';
 import { closeResponseCaches } from '../../src/generation/responseCache.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseBatchOutput } from '../../src/batch/batchClient.js';
+import { parseBatchOutput } from '../../src/endpoints/batchClient.js';
 import { closeResponseCaches, openResponseCache } from '../../src/generation/responseCache.js';
 import type { ChatRequestBody } from '../helpers/openaiServer.js';
 import { runCli } from '../helpers/runCli.js';

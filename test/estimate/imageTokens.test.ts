@@ -6,7 +6,7 @@ import { imageTokensOf, ImageSettingsSchema } from '../../src/generation/imageTo
 import { OpenAIGenerator, OpenAIParamsSchema } from '../../src/generation/openai.js';
 import { MethodRun } from '../../src/methods/methodRun.js';
 import { PageReaderGenerator, PageReaderParamsSchema } from '../../src/generation/pageReader.js';
-import { estimateTokens } from '../../src/prompting/tokenCounter.js';
+import { estimateTokens } from '../../src/text/tokenCounter.js';
 import type { PageImageRef } from '../../src/prompting/types.js';
 import { imagePrompt } from '../generation/pageScanFiles.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';

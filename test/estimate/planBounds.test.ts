@@ -10,7 +10,7 @@ import { ExtractiveGenerator, ExtractiveParamsSchema } from '../../src/generatio
 import { SearchReasonerGenerator, SearchReasonerParamsSchema } from '../../src/generation/searchReasoner.js';
 import { methods } from '../../src/methods/registry.js';
 import { strategies } from '../../src/prompting/registry.js';
-import { estimateTokens } from '../../src/prompting/tokenCounter.js';
+import { estimateTokens } from '../../src/text/tokenCounter.js';
 import { planTable } from '../../src/report/planTable.js';
 import { demoConfigIn, multiIndexDemoConfigIn } from '../helpers/demoConfig.js';
 import { contentText, startOpenAIServer, type ChatReply, type ChatRequestBody, type OpenAIServer } from '../helpers/openaiServer.js';

@@ -1,7 +1,7 @@
 import { FakeListChatModel } from '@langchain/core/utils/testing';
 import { describe, expect, it } from 'vitest';
 import { ChatModelGenerator, type ChatModelGeneratorOptions } from '../../src/generation/chatModelGenerator.js';
-import { GenerationError } from '../../src/generation/generationError.js';
+import { GenerationError } from '../../src/endpoints/generationError.js';
 
 const options = (over: Partial<ChatModelGeneratorOptions> = {}): ChatModelGeneratorOptions => ({
   name: 'fake',

@@ -9,7 +9,7 @@ import { PageReaderGenerator, PageReaderParamsSchema } from '../../src/generatio
 import { MethodRun } from '../../src/methods/methodRun.js';
 import { TraceStepSchema } from '../../src/methods/trace.js';
 import { messageTokens } from '../../src/prompting/messageContent.js';
-import { estimateTokens } from '../../src/prompting/tokenCounter.js';
+import { estimateTokens } from '../../src/text/tokenCounter.js';
 import type { PageImageRef } from '../../src/prompting/types.js';
 import { startOpenAIServer, type OpenAIServer } from '../helpers/openaiServer.js';
 import { imagePrompt, writeScans } from './pageScanFiles.js';

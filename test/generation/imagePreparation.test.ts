@@ -5,7 +5,8 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DataFileError } from '../../src/errors.js';
 import { ImagePreparer } from '../../src/generation/imagePreparation.js';
-import { ImageSettingsSchema, preparedSize } from '../../src/generation/imageTokens.js';
+import { preparedSize } from '../../src/corpus/pageImageSize.js';
+import { ImageSettingsSchema } from '../../src/generation/imageTokens.js';
 import type { PageImageRef } from '../../src/prompting/types.js';
 import { writeScans } from './pageScanFiles.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ImageSettingsSchema, ImageTokensSchema, imageTokensOf, preparedSize, smartResize, tokensForSize } from '../../src/generation/imageTokens.js';
+import { preparedSize } from '../../src/corpus/pageImageSize.js';
+import { ImageSettingsSchema, ImageTokensSchema, imageTokensOf, smartResize, tokensForSize } from '../../src/generation/imageTokens.js';
 import type { PageImageRef } from '../../src/prompting/types.js';
 
 const page = (width: number, height: number): PageImageRef => ({ imageDir: '/scans', path: `90001/page_1.jpg`, docId: '90001', page: 1, width, height, bytes: 1 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, ServiceUnavailableError } from '../../src/errors.js';
-import { GenerationError } from '../../src/generation/generationError.js';
+import { GenerationError } from '../../src/endpoints/generationError.js';
 import { OpenAIGenerator, OpenAIParamsSchema, type OpenAIGeneratorOptions } from '../../src/generation/openai.js';
 import { closeResponseCaches } from '../../src/generation/responseCache.js';
 import { generators } from '../../src/generation/registry.js';

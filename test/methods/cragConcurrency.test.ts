@@ -11,7 +11,7 @@ import { runExperiment } from '../../src/experiment/runner.js';
 import type { GenerationResult, Generator } from '../../src/generation/types.js';
 import { MethodRun } from '../../src/methods/methodRun.js';
 import { MethodStepError } from '../../src/methods/stepError.js';
-import { estimateTokens } from '../../src/prompting/tokenCounter.js';
+import { estimateTokens } from '../../src/text/tokenCounter.js';
 import { retrievers } from '../../src/retrieval/registry.js';
 import type { RetrievalQuery, RetrievedChunk } from '../../src/retrieval/types.js';
 import { startOpenAIServer, type ChatRequestBody, type OpenAIServer } from '../helpers/openaiServer.js';

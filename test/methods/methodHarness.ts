@@ -3,7 +3,7 @@ import { OpenAIGenerator, OpenAIParamsSchema } from '../../src/generation/openai
 import { methods } from '../../src/methods/registry.js';
 import { MethodRun } from '../../src/methods/methodRun.js';
 import type { MethodOutcome } from '../../src/methods/types.js';
-import { estimateTokens } from '../../src/prompting/tokenCounter.js';
+import { estimateTokens } from '../../src/text/tokenCounter.js';
 import type { RetrievedChunk } from '../../src/retrieval/types.js';
 import { characterBigrams, sharedBigrams } from '../../src/generation/lexicalOverlap.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { extractQuestion, formatContextBlock, parseContextBlock } from '../../src/prompting/contextBlock.js';
-import { estimateTokens } from '../../src/prompting/tokenCounter.js';
+import { estimateTokens } from '../../src/text/tokenCounter.js';
 import { fillTemplate } from '../../src/prompting/fillTemplate.js';
 
 describe('context block', () => {

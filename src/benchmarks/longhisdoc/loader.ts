@@ -15,7 +15,7 @@ import {
 } from '../../corpus/longhisdoc/pageImages.js';
 import { readOcrPages } from '../../corpus/longhisdoc/ocrFile.js';
 import type { RegistryEntry } from '../../registry.js';
-import { loadLongHisDocQa, parsePageList, type LongHisDocRecord } from '../../scoring/longhisdoc/schema.js';
+import { loadLongHisDocQa, parsePageList, type LongHisDocRecord } from './schema.js';
 import { applyBenchmarkFilter, BenchmarkFilterSchema, describeFilter } from '../filters.js';
 import type { Benchmark, BenchmarkItem } from '../types.js';
 

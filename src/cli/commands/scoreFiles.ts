@@ -7,7 +7,7 @@ import { createProgress } from '../../progress/progress.js';
 import { judgeAgreement, VerdictRecordSchema, type VerdictRecord } from '../../scoring/agreement.js';
 import type { ScoreSummary } from '../../scoring/bootstrap.js';
 import type { ScoringCompat } from '../../scoring/compat.js';
-import { readLongHisDocShape } from '../../scoring/longhisdoc/schema.js';
+import { readLongHisDocShape } from '../../benchmarks/longhisdoc/schema.js';
 import { rescoreLongHisDocRecord, ScoredLongHisDocRecordSchema, type ScoredLongHisDocRecord } from '../../scoring/rescore/longhisdocRecord.js';
 import { rescoreRubricRecord, SavedRubricRecordSchema } from '../../scoring/rescore/rubricRecord.js';
 import { summarizeBy } from '../../scoring/summarizeBy.js';

@@ -5,7 +5,8 @@ import { DataFileError, formatZodIssues } from '../../errors.js';
 import type { RegistryEntry } from '../../registry.js';
 import { toSimplified } from '../../text/simplify.js';
 import { listInputFiles } from '../inputFiles.js';
-import type { BuilderContext, CorpusBuilder, SourceDocument } from '../types.js';
+import type { SourceDocument } from '../../chunking/types.js';
+import type { BuilderContext, CorpusBuilder } from '../types.js';
 import { readOcrPages } from './ocrFile.js';
 import { describePageImageProblems, openPageImageCatalog, pageImageProblemsError, type PageImageCatalog } from './pageImages.js';
 

@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DataFileError } from '../../errors.js';
-import type { PageImageRef } from '../../prompting/pageImage.js';
+import type { PageImageRef } from '../pageImage.js';
 
 /**
  * LongHisDoc's page scans, `<imageDir>/<doc_id>/page_<n>.jpg` (n one-based, page n ↔ OCR key n−1),
@@ -12,7 +12,6 @@ import type { PageImageRef } from '../../prompting/pageImage.js';
  */
 
 export type PageImageProblemKind = 'missing-folder' | 'missing-page' | 'extra-pages' | 'truncated' | 'unreadable';
-export const PAGE_IMAGE_PROBLEM_KINDS: readonly PageImageProblemKind[] = ['missing-folder', 'missing-page', 'extra-pages', 'truncated', 'unreadable'];
 
 export interface PageImageProblem {
   kind: PageImageProblemKind;

@@ -1,5 +1,5 @@
 import { toSimplified } from '../../text/simplify.js';
-import type { DocumentSection } from '../types.js';
+import type { DocumentSection } from '../../chunking/types.js';
 
 const HEADING = /^(={2,6})\s*(.+?)\s*\1\s*$/;
 

@@ -1,6 +1,6 @@
 import wtf from 'wtf_wikipedia';
 import { toSimplified } from '../../text/simplify.js';
-import type { DocumentSection } from '../types.js';
+import type { DocumentSection } from '../../chunking/types.js';
 import { preClean, restoreNowiki, templateName } from './preClean.js';
 import { extractProse } from './proseExtractor.js';
 

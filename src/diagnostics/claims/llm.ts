@@ -1,4 +1,4 @@
-import { assertLiveGenerator } from '../../batch/batchQueue.js';
+import { assertLiveGenerator } from '../../generation/batchQueue.js';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ServiceUnavailableError } from '../../errors.js';
@@ -6,7 +6,7 @@ import { OpenAIGenerator, OpenAIParamsFields } from '../../generation/openai.js'
 import { generators } from '../../generation/registry.js';
 import { stableStringify } from '../../generation/responseCache.js';
 import type { GenerationResult, Generator } from '../../generation/types.js';
-import { estimateTokens } from '../../prompting/tokenCounter.js';
+import { estimateTokens } from '../../text/tokenCounter.js';
 import type { ChatMessage } from '../../prompting/types.js';
 import type { RegistryEntry } from '../../registry.js';
 import type { ClaimLabel } from '../types.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { splitSentences } from '../../chunking/sentences.js';
-import { estimateTokens } from '../../prompting/tokenCounter.js';
+import { estimateTokens } from '../../text/tokenCounter.js';
 import type { RegistryEntry } from '../../registry.js';
 import { contentKeys, itemContent } from '../../scoring/judges/lexical.js';
 import { stripThink } from '../../scoring/stripThink.js';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { ServiceUnavailableError } from '../../errors.js';
-import { endpointLimiter } from '../../generation/endpointConcurrency.js';
-import { EndpointHealth } from '../../generation/endpointHealth.js';
-import { EmptyCompletionError, GenerationError } from '../../generation/generationError.js';
+import { EndpointHealth } from '../../endpoints/endpointHealth.js';
+import { GenerationError } from '../../endpoints/generationError.js';
 import { openResponseCache, type ResponseCache } from '../../generation/responseCache.js';
-import { classifyFailure, describeFailure, withRetries, type RetryHooks } from '../../generation/retryPolicy.js';
+import { classifyFailure, type RetryHooks } from '../../endpoints/retryPolicy.js';
+import { healthChecked, underRetries } from '../../generation/callLayers.js';
 
 /** The execution settings every call to an external system runs under: those of a model endpoint. */
 export const CallPolicyShape = {
@@ -93,37 +93,21 @@ export class CallPolicy {
     let attempts = 0;
     let rateLimited = 0;
     let raw = '';
-    const once = async () => {
-      health.assertAvailable();
+    const once = healthChecked(health, this.#redact, async () => {
       attempts++;
       this.stats.requests++;
       try {
         const result = await attempt(signal);
-        health.recordAnswer();
         raw = result.raw;
         return result.value;
       } catch (error) {
-        const failure = classifyFailure(error);
-        if (failure.reason === 'rate-limited') rateLimited++;
-        if (error instanceof EmptyCompletionError) health.recordAnswer();
-        else health.recordFailure(failure, this.#redact(describeFailure(error)));
-        // The failure that shows the system is down stops this item too (no more retries).
-        health.assertAvailable();
+        if (classifyFailure(error).reason === 'rate-limited') rateLimited++;
         throw error;
       }
-    };
-    const limit = endpointLimiter(this.endpoint, this.#params.concurrency);
+    });
+    const policy = { retries: this.#params.retries, baseDelayMs: this.#params.retryBaseMs, maxDelayMs: this.#params.retryMaxMs, maxRetryAfterMs: this.#params.retryAfterMaxMs };
     try {
-      const value = await limit(() =>
-        withRetries(once, { retries: this.#params.retries, baseDelayMs: this.#params.retryBaseMs, maxDelayMs: this.#params.retryMaxMs, maxRetryAfterMs: this.#params.retryAfterMaxMs }, signal, {
-          ...this.#hooks,
-          redact: this.#redact,
-          onRetry: (info) => {
-            this.stats.retries++;
-            this.#hooks.onRetry?.(info);
-          },
-        }),
-      );
+      const value = await underRetries({ label: this.endpoint, concurrency: this.#params.concurrency }, policy, { ...this.#hooks, redact: this.#redact }, this.stats, signal, once);
       if (cache && key) cache.put(key, this.endpoint, { text: '', raw });
       return { value, cached: false, attempts, rateLimited };
     } catch (error) {

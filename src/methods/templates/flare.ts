@@ -1,14 +1,10 @@
+import { ANSWER_SO_FAR, UNCERTAIN_SENTENCE } from '../../prompting/methodProtocol.js';
 import type { MethodPrompt } from '../prompts.js';
 
 /**
  * FLARE's prompts (Jiang et al. 2023, "Active Retrieval Augmented Generation"), in Chinese: the
  * answer is written one sentence at a time, each with the documents retrieved last in front of it.
  */
-
-/** The section holding the answer written so far (the offline stand-in reads it). */
-export const ANSWER_SO_FAR = '【已写回答】';
-/** The section of the question-generation prompt holding the sentence to ask about. */
-export const UNCERTAIN_SENTENCE = '【待查证句子】';
 
 /** Write (continue) the answer: the next sentence, with the documents retrieved last. */
 export const writePrompt: MethodPrompt = {
@@ -27,6 +23,3 @@ export const questionPrompt: MethodPrompt = {
     '【要求】针对这句话中不确定的部分，提出一个可以通过检索资料回答的具体问题，只写这个问题。',
   slots: ['question', 'sentence', 'uncertain'],
 };
-
-/** What the answer section says before the first sentence. */
-export const NOTHING_WRITTEN_YET = '（尚无）';

@@ -23,6 +23,3 @@ export const continuePrompt: MethodPrompt = {
 /** The answer rule of a protocol with answer tags, and of one without. */
 export const answerRuleWith = (open: string, close: string) => `得出结论后，把最终答案写在 ${open}……${close} 之间。`;
 export const ANSWER_RULE_PLAIN = '推理结束后直接给出最终答案。';
-
-/** Written where a result would go once the search budget is spent (Search-o1's own message, in Chinese). */
-export const SEARCH_LIMIT_NOTE = '已达到检索次数上限，不能再检索。请根据已有信息作答。';

@@ -5,7 +5,7 @@ import { resolveTemplate, TemplateOverrideSchema } from '../templateOverrides.js
 import { PageInputSchema } from '../imageContext.js';
 import { longHisDocFullTemplate } from '../templates/longhisdocFull.js';
 import { longHisDocImagesTemplate, longHisDocImagesTextTemplate } from '../templates/pageImages.js';
-import { tokenCounters } from '../tokenCounter.js';
+import { tokenCounters } from '../../text/tokenCounter.js';
 import type { PromptStrategy } from '../types.js';
 
 export const LongHisDocFullParamsSchema = TemplateOverrideSchema.extend({

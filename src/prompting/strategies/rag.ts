@@ -10,7 +10,7 @@ import { pageRagImagesTemplate, pageRagImagesTextTemplate, pageRagTextTemplate }
 import type { PromptTemplate } from '../templates/promptTemplate.js';
 import { PageInputSchema } from '../imageContext.js';
 import { roleTemplate } from '../templates/role.js';
-import { tokenCounters } from '../tokenCounter.js';
+import { tokenCounters } from '../../text/tokenCounter.js';
 import type { PromptStrategy } from '../types.js';
 
 export const RagParamsSchema = TemplateOverrideSchema.extend({

@@ -2,7 +2,7 @@ import { parseInteger } from '../../text/chineseNumerals.js';
 import { anls } from './anls.js';
 import { simplifyForScoring } from './normalise.js';
 import { parseListAnswer } from './parseList.js';
-import type { LongHisDocAnswerType, LongHisDocGold } from './schema.js';
+import type { LongHisDocAnswerType, LongHisDocGold } from '../../benchmarks/longhisdoc/schema.js';
 
 export interface LongHisDocAnswer {
   answerType: LongHisDocAnswerType;

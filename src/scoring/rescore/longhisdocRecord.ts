@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { BenchmarkItem } from '../../benchmarks/types.js';
 import { longHisDocItem as benchmarkItem } from '../../benchmarks/longhisdoc/loader.js';
-import { LongHisDocRecordSchema, type LongHisDocRecord } from '../longhisdoc/schema.js';
+import { LongHisDocRecordSchema, type LongHisDocRecord } from '../../benchmarks/longhisdoc/schema.js';
 import { scoreItem } from '../scoreItem.js';
 import type { AnswerExtractor, ItemScore } from '../types.js';
 

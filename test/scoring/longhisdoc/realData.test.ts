@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scoreLongHisDoc } from '../../../src/scoring/longhisdoc/accuracy.js';
-import { loadLongHisDocQa, parsePageList, type LongHisDocRecord } from '../../../src/scoring/longhisdoc/schema.js';
+import { loadLongHisDocQa, parsePageList, type LongHisDocRecord } from '../../../src/benchmarks/longhisdoc/schema.js';
 import { extractByRules } from '../../../src/scoring/extractors/rules.js';
 
 const QA_FILE = resolve(process.cwd(), '../shared/data/LongHisDoc.json');

@@ -30,6 +30,9 @@ function outageKind(failure: FailureClass): 'refusal' | 'outage' | undefined {
   return undefined;
 }
 
+/** A failure that says a server is not serving (refused connection, timeout, 5xx): its replica is drained. */
+export const isOutage = (failure: FailureClass): boolean => outageKind(failure) === 'outage';
+
 /**
  * A circuit breaker for one endpoint. Any answer from the server (even a 400 or an empty
  * completion) shows it is serving and resets the count; connection errors, timeouts and 5xx

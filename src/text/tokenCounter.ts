@@ -22,4 +22,3 @@ export const tokenCounters = {
   'cjk-estimate': estimateTokens,
   chars: countChars,
 } satisfies Record<string, TokenCounter>;
-export type TokenCounterName = keyof typeof tokenCounters;

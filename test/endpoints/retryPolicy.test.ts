@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { GenerationError } from '../../src/generation/generationError.js';
-import { backoffDelay, classifyFailure, retryAfterMs, withRetries } from '../../src/generation/retryPolicy.js';
+import { GenerationError } from '../../src/endpoints/generationError.js';
+import { backoffDelay, classifyFailure, retryAfterMs, withRetries } from '../../src/endpoints/retryPolicy.js';
 
 const policy = { retries: 3, baseDelayMs: 100, maxDelayMs: 250, maxRetryAfterMs: 5000 };
 

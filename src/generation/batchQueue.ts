@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import type { ResponseCache } from '../generation/responseCache.js';
-import type { GenerationResult } from '../generation/types.js';
-import type { BatchClient } from './batchClient.js';
+import type { ResponseCache } from './responseCache.js';
+import type { GenerationResult } from './types.js';
+import type { BatchClient } from '../endpoints/batchClient.js';
 
 /** A generator's batch settings: `batch: { … }` on an openai model's spec (`batch: true` takes the defaults). */
 export const BatchSettingsSchema = z.strictObject({
@@ -22,7 +22,6 @@ export type BatchSettings = z.output<typeof BatchSettingsSchema> & {
   /** What happens to a line that failed or expired: `resubmit` it in the next round's batch, or answer it `live`. */
   fallback: 'resubmit' | 'live';
 };
-export type BatchSettingsInput = z.input<typeof BatchSettingsSchema>;
 
 /** One line of a Batch API input file: `custom_id` is the response-cache key of the request. */
 export interface BatchRequestLine {

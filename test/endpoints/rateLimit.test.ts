@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { EndpointRateLimiter, parseResetDuration } from '../../src/generation/rateLimit.js';
+import { EndpointRateLimiter, parseResetDuration } from '../../src/endpoints/rateLimit.js';
 import { OpenAIGenerator } from '../../src/generation/openai.js';
 import { startOpenAIServer, type OpenAIServer } from '../helpers/openaiServer.js';
 
