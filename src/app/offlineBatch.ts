@@ -4,13 +4,13 @@ import type { ExperimentConfig } from '../config/experiment.js';
 import { InputError } from '../errors.js';
 import { atomicWrite } from '../io/atomicWrite.js';
 import { planConditions } from '../experiment/plan.js';
-import { prepareArtefacts } from '../experiment/prepare.js';
+import { prepareArtefacts } from './prepare.js';
 import { buildStages } from '../experiment/stages.js';
 import { collectRound, createTaskContext, gridTasks } from '../experiment/taskContext.js';
 import { parseChatCompletion } from '../generation/openai.js';
 import { openResponseCache } from '../generation/responseCache.js';
 import type { GenerationResult } from '../generation/types.js';
-import { isAnsweredLine, lineFailureMessage, parseBatchOutput, type UnreadableLine } from './batchClient.js';
+import { isAnsweredLine, lineFailureMessage, parseBatchOutput, type UnreadableLine } from '../batch/batchClient.js';
 
 /** One requests file `hisrag batch export` wrote. */
 export interface ExportedFile {

@@ -37,7 +37,7 @@ reached (resumable), 130 interrupted, 1 internal error.`,
       if (opts.dryRun) {
         if (!configFile || opts.resume) throw new InputError('run: --dry-run plans a config file (not a --resume)');
         const { loadExperimentConfig } = await import('../../config/load.js');
-        const { planWithPower } = await import('../../estimate/power.js');
+        const { planWithPower } = await import('../../app/dryRun.js');
         const { planTable, powerTable } = await import('../../report/planTable.js');
         const { plan, power } = await planWithPower(await loadExperimentConfig(configFile, opts.set), { ...(opts.estimateFrom ? { estimateFrom: opts.estimateFrom } : {}) });
         process.stdout.write(planTable(plan) + '\n\n' + powerTable(power) + '\n');
@@ -53,7 +53,7 @@ reached (resumable), 130 interrupted, 1 internal error.`,
       try {
         // Loaded on use so that `hisrag --help` and other commands start fast.
         const { loadExperimentConfig } = await import('../../config/load.js');
-        const { runExperiment } = await import('../../experiment/runner.js');
+        const { runExperiment } = await import('../../app/runExperiment.js');
         const config = configFile ? await loadExperimentConfig(configFile, opts.set) : undefined;
         if (config?.diagnostics) {
           // Bad diagnostics settings (an unknown baseline, a checker that cannot run) stop the run before its first answer.
@@ -78,7 +78,7 @@ reached (resumable), 130 interrupted, 1 internal error.`,
         const { runFile } = await import('../../experiment/runDirectory.js');
         const stored = JSON.parse(await readFile(runFile(result.runDir, 'config'), 'utf8')) as { diagnostics?: unknown };
         if (stored.diagnostics) {
-          const { diagnoseRun } = await import('../../diagnostics/diagnoseRun.js');
+          const { diagnoseRun } = await import('../../app/diagnose.js');
           const { summaryTable } = await import('../../report/table.js');
           log('');
           const diagnosed = await diagnoseRun(result.runDir, { log, progress: opts.progress && !opts.quiet, signal: stop.signal });
