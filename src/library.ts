@@ -78,7 +78,7 @@ export { claimExtractors, claimCheckers } from './diagnostics/claims/registry.js
 export type { ClaimExtractor, ClaimChecker } from './diagnostics/claims/types.js';
 export { ragCheckerMetrics, answerMetrics } from './diagnostics/claimMetrics.js';
 export { decompose, pairedItems } from './diagnostics/decomposition.js';
-export * from './diagnostics/types.js';
+export * from './runFiles/diagnosticsSchema.js';
 
 // analysis
 export * from './results/index.js';
