@@ -170,5 +170,5 @@ export function describeFindings({ cycles, againstOrder, unplaced }: FolderFindi
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  for (const line of describeFindings(srcFolderFindings())) console.log(line);
+  process.stdout.write(`${describeFindings(srcFolderFindings()).join('\n')}\n`);
 }
