@@ -83,4 +83,4 @@ export * from './runFiles/diagnosticsSchema.js';
 // analysis
 export * from './results/index.js';
 export { renderReportHtml } from './report/html.js';
-export { compareRuns } from './report/compare.js';
+export { compareRuns } from './app/compare.js';
