@@ -53,14 +53,9 @@ reached (resumable), 130 interrupted, 1 internal error.`,
       try {
         // Loaded on use so that `hisrag --help` and other commands start fast.
         const { loadExperimentConfig } = await import('../../config/load.js');
-        const { runExperiment } = await import('../../app/runExperiment.js');
+        const { runAndDiagnose } = await import('../../app/runAndDiagnose.js');
         const config = configFile ? await loadExperimentConfig(configFile, opts.set) : undefined;
-        if (config?.diagnostics) {
-          // Bad diagnostics settings (an unknown baseline, a checker that cannot run) stop the run before its first answer.
-          const { plannedConditionNames, prepareDiagnostics, resolveDiagnosticsConfig } = await import('../../diagnostics/diagnoseRun.js');
-          await prepareDiagnostics(config, resolveDiagnosticsConfig(config), await plannedConditionNames(config));
-        }
-        const result = await runExperiment({
+        const result = await runAndDiagnose({
           ...(config ? { config, configFile } : {}),
           ...(opts.resume ? { resumeDir: opts.resume, retryFailed: !opts.keepFailed } : {}),
           ...(opts.runId ? { runId: opts.runId } : {}),
@@ -68,25 +63,7 @@ reached (resumable), 130 interrupted, 1 internal error.`,
           progress: opts.progress && !opts.quiet,
           signal: stop.signal,
         });
-        if (result.interrupted) {
-          process.exitCode = EXIT_CODES.interrupted;
-          return;
-        }
-        // A config with a diagnostics: section is diagnosed once its answers are in: the diagnostics
-        // stage reads the finished run directory (the runner knows nothing of it).
-        const { readFile } = await import('node:fs/promises');
-        const { runFile } = await import('../../experiment/runDirectory.js');
-        const stored = JSON.parse(await readFile(runFile(result.runDir, 'config'), 'utf8')) as { diagnostics?: unknown };
-        if (stored.diagnostics) {
-          const { diagnoseRun } = await import('../../app/diagnose.js');
-          const { summaryTable } = await import('../../report/table.js');
-          log('');
-          const diagnosed = await diagnoseRun(result.runDir, { log, progress: opts.progress && !opts.quiet, signal: stop.signal });
-          log('');
-          log(summaryTable(diagnosed.summary));
-          log('');
-          log(`report: ${diagnosed.reportPath}`);
-        }
+        if (result.interrupted) process.exitCode = EXIT_CODES.interrupted;
       } finally {
         stop.release();
       }
