@@ -18,9 +18,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadExperimentConfig } from '../src/config/load.js';
 import { loadRun } from '../src/results/loadRun.js';
-import { diagnoseRun } from '../src/diagnostics/diagnoseRun.js';
-import { CLAIM_METRICS } from '../src/diagnostics/types.js';
-import { runExperiment } from '../src/experiment/runner.js';
+import { diagnoseRun } from '../src/app/diagnose.js';
+import { CLAIM_METRICS } from '../src/runFiles/diagnosticsSchema.js';
+import { runExperiment } from '../src/app/runExperiment.js';
 import type { RunSummary } from '../src/experiment/summary.js';
 import { renderTextTable } from '../src/report/table.js';
 

@@ -9,7 +9,8 @@ export { Registry, type RegistryEntry } from './registry.js';
 // config → experiment
 export { loadExperimentConfig, validateExperimentConfig, applyOverrides } from './config/load.js';
 export { ExperimentConfigSchema, type ExperimentConfig } from './config/experiment.js';
-export { runExperiment, regenerateReport, type RunOptions, type RunResult } from './experiment/runner.js';
+export { runExperiment, type RunOptions, type RunResult } from './app/runExperiment.js';
+export { regenerateReport } from './app/rewriteReport.js';
 export { summarizeRun, type RunSummary } from './experiment/summary.js';
 export type { RunItemRecord } from './experiment/records.js';
 
@@ -70,15 +71,16 @@ export { summarizeScores, pairedBootstrap } from './scoring/bootstrap.js';
 export { retrievalMetrics } from './scoring/retrievalMetrics.js';
 
 // diagnostics: why retrieval helps or hurts
-export { diagnoseRun, resolveDiagnosticsConfig, defaultClaimModels, type DiagnoseOptions, type DiagnoseResult } from './diagnostics/diagnoseRun.js';
+export { resolveDiagnosticsConfig, defaultClaimModels, type DiagnoseOptions } from './diagnostics/diagnoseRun.js';
+export { diagnoseRun, type DiagnoseResult } from './app/diagnose.js';
 export { DiagnosticsConfigSchema, type DiagnosticsConfig } from './diagnostics/config.js';
 export { claimExtractors, claimCheckers } from './diagnostics/claims/registry.js';
 export type { ClaimExtractor, ClaimChecker } from './diagnostics/claims/types.js';
 export { ragCheckerMetrics, answerMetrics } from './diagnostics/claimMetrics.js';
 export { decompose, pairedItems } from './diagnostics/decomposition.js';
-export * from './diagnostics/types.js';
+export * from './runFiles/diagnosticsSchema.js';
 
 // analysis
 export * from './results/index.js';
 export { renderReportHtml } from './report/html.js';
-export { compareRuns } from './report/compare.js';
+export { compareRuns } from './app/compare.js';

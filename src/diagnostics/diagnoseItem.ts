@@ -9,7 +9,7 @@ import { evidenceOf } from './evidence.js';
 import { benchmarkGold } from './goldClaims.js';
 import { LabelStore } from './labelStore.js';
 import { selectPairs, type PairScorer } from './prefilter.js';
-import type { ClaimLabel, DiagnosticsCost, FailedCheck, MatrixEntry, RecordDiagnostics } from './types.js';
+import type { ClaimLabel, DiagnosticsCost, FailedCheck, MatrixEntry, RecordDiagnostics } from '../runFiles/diagnosticsSchema.js';
 
 export interface DiagnosisSettings {
   prefilter: 'hybrid' | 'relevance' | 'lexical' | 'none';

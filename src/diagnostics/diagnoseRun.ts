@@ -10,9 +10,7 @@ import { ConfigError, formatZodIssues, InterruptedError, ServiceUnavailableError
 import { createMethod } from '../methods/registry.js';
 import { planConditions, retrieversOf, strategySpecs, type PlannedMethod } from '../experiment/plan.js';
 import type { RunItemRecord } from '../experiment/records.js';
-import type { RunSummary } from '../experiment/summary.js';
 import { assertRunDirectory, ensureFileExists, readRunRecords, runFile } from '../experiment/runDirectory.js';
-import { withRunLock } from '../experiment/runLock.js';
 import { atomicWrite, atomicWriteJson, removeStaleTempFiles } from '../io/atomicWrite.js';
 import { JsonlAppender } from '../io/jsonl.js';
 import { createProgress } from '../progress/progress.js';
@@ -37,16 +35,20 @@ export interface DiagnoseOptions {
   signal?: AbortSignal;
 }
 
-export interface DiagnoseResult {
-  runDir: string;
-  /** The run's summary with the diagnostics (as written to summary.json). */
-  summary: RunSummary;
-  reportPath: string;
-  /** Answers with a current diagnosis, of the answers to diagnose. */
+/** What a diagnosis got through: answers with a current diagnosis, of the answers to diagnose. */
+export interface DiagnosisCounts {
   diagnosed: number;
   toDiagnose: number;
   /** Diagnosed in this invocation. */
   newlyDiagnosed: number;
+}
+
+/** A run directory ready to diagnose: its config, the settings that apply, and the claim models and baseline they need. */
+export interface RunDiagnosis {
+  runDir: string;
+  config: ExperimentConfig;
+  settings: DiagnosticsConfig;
+  prepared: Awaited<ReturnType<typeof prepareDiagnostics>>;
 }
 
 /** Where the claim models come from when the settings name none: the run's judge endpoint, or the offline stand-ins. */
@@ -164,15 +166,8 @@ async function openScorers(config: ExperimentConfig, settings: DiagnosticsConfig
 
 const hash = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 32);
 
-/**
- * Diagnoses a run directory: every scored answer of the chosen conditions gets its claims, label
- * matrices, metrics and evidence (appended to diagnostics.jsonl as it finishes; every extraction
- * and label cached), then items.jsonl, summary.json, summary.csv and report.html are rewritten with
- * the diagnostics. No answer is generated again. Interrupted (signal, kill -9) or stopped by an
- * endpoint that is down (ServiceUnavailableError, exit 3), it resumes where it stopped; answers with
- * failed checks are diagnosed again on the next call (the successful labels come from the cache).
- */
-export async function diagnoseRun(runDirInput: string, options: DiagnoseOptions = {}): Promise<DiagnoseResult> {
+/** Reads a run directory's config and settles the diagnostics settings; settings that cannot work are reported here, before the run's lock is taken. */
+export async function prepareRunDiagnosis(runDirInput: string, options: DiagnoseOptions = {}): Promise<RunDiagnosis> {
   const runDir = resolve(runDirInput);
   assertRunDirectory(runDir);
   // Settings that cannot work are reported before anything else, also while another process writes the run.
@@ -181,17 +176,17 @@ export async function diagnoseRun(runDirInput: string, options: DiagnoseOptions 
   const conditions = Array.isArray(manifest.conditions) && manifest.conditions.length ? (manifest.conditions as string[]) : await plannedConditionNames(config);
   const settings = resolveDiagnosticsConfig(config, options);
   const prepared = await prepareDiagnostics(config, settings, conditions);
-  // It rewrites items.jsonl and the summary: one writer per run directory, as a run.
-  return withRunLock(runDir, options.log, () => diagnoseLockedRun(runDir, options, config, settings, prepared));
+  return { runDir, config, settings, prepared };
 }
 
-async function diagnoseLockedRun(
-  runDir: string,
-  options: DiagnoseOptions,
-  config: ExperimentConfig,
-  settings: DiagnosticsConfig,
-  { extractor, checker, baseline }: Awaited<ReturnType<typeof prepareDiagnostics>>,
-): Promise<DiagnoseResult> {
+/**
+ * Diagnoses the scored answers of the chosen conditions (the caller holds the run's lock): each gets
+ * its claims, label matrices, metrics and evidence, appended to diagnostics.jsonl as it finishes (every
+ * extraction and label cached), then merged into items.jsonl. No answer is generated again.
+ * Interrupted (signal, kill -9) or stopped by an endpoint that is down (ServiceUnavailableError, exit
+ * 3), it resumes where it stopped; answers with failed checks are diagnosed again on the next call.
+ */
+export async function diagnoseAnswers({ runDir, config, settings, prepared: { extractor, checker, baseline } }: RunDiagnosis, options: DiagnoseOptions = {}): Promise<DiagnosisCounts> {
   const log = options.log ?? (() => {});
   await removeStaleTempFiles(runDir);
   const records = await readRunRecords(runDir);
@@ -324,10 +319,7 @@ async function diagnoseLockedRun(
     await atomicWriteJson(diagnosticsFile(runDir, 'state'), finished);
     await mergeIntoItems(runDir, settingsFingerprint, lines, log);
     if (failedChecks > 0) log(`${failedChecks} answers have failed checks (their affected metrics are left out and counted); run hisrag diagnose ${runDir} again to retry them`);
-    // The one writer of summary.json, summary.csv and report.html after a run (the results API attaches the diagnoses).
-    const { regenerateReport } = await import('../experiment/runner.js');
-    const { summary, reportPath } = await regenerateReport(runDir);
-    return { runDir, summary, reportPath, diagnosed: done, toDiagnose: scored.length, newlyDiagnosed: fresh.size };
+    return { diagnosed: done, toDiagnose: scored.length, newlyDiagnosed: fresh.size };
   } finally {
     store.close();
     await close();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { DataFileError, formatZodIssues } from '../errors.js';
 import type { RunItemRecord } from '../experiment/records.js';
-import { RecordDiagnosticsSchema, type RecordDiagnostics } from './types.js';
+import { RecordDiagnosticsSchema, type RecordDiagnostics } from '../runFiles/diagnosticsSchema.js';
 
 /** The diagnostics stage's files in a run directory. */
 export const DIAGNOSTICS_FILES = {

@@ -3,7 +3,7 @@ import { seedFor, type RunSummary } from '../experiment/summary.js';
 import { summarizeScores } from '../scoring/bootstrap.js';
 import { twoStageBootstrap, type Reducer } from '../scoring/estimators/samples.js';
 import { decompose, defaultDelta, pairedItems } from './decomposition.js';
-import { CLAIM_METRICS, type CellDiagnostics, type ClaimMetric, type MetricMean, type RecordDiagnostics } from './types.js';
+import { CLAIM_METRICS, type CellDiagnostics, type ClaimMetric, type MetricMean, type RecordDiagnostics } from '../runFiles/diagnosticsSchema.js';
 
 /** The diagnostics settings the summary needs (stored in the run directory's diagnostics.json). */
 export interface DiagnosticsSummarySettings {

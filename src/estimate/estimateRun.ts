@@ -1,9 +1,8 @@
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { InputError, InterruptedError } from '../errors.js';
-import { modelsOf, planConditions, type Condition } from '../experiment/plan.js';
-import { prepareArtefacts } from '../experiment/prepare.js';
-import { buildStages, type Stages } from '../experiment/stages.js';
+import { modelsOf, type Condition } from '../experiment/plan.js';
+import type { Stages } from '../experiment/stages.js';
 import type { MethodContext } from '../methods/types.js';
 import { estimateTokens } from '../text/tokenCounter.js';
 import type { ChatMessage } from '../prompting/types.js';
@@ -11,7 +10,7 @@ import { messageTokens, promptImages } from '../prompting/messageContent.js';
 import { imageCounterOf } from '../generation/imageTokens.js';
 import type { Generator } from '../generation/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
-import { loadRun } from '../results/loadRun.js';
+import type { EarlierRun } from './earlierRun.js';
 import { addBounds, answerBounds, type Bound, type BoundInputs } from './callBounds.js';
 import { passageLimits } from './passageBounds.js';
 import type { PlanCell, Range, RunPlan } from './runPlan.js';
@@ -41,29 +40,9 @@ export function planPromptTokens(messages: ChatMessage[], generator: Generator):
 
 /** What planning takes besides the stages: an earlier run's means (`--estimate-from`), and a stop signal. */
 export interface PlanOptions {
-  estimateFrom?: string;
+  earlier?: EarlierRun;
   /** Checked between cells: a plan of a large grid (every prompt built) stops at the next cell. */
   signal?: AbortSignal;
-}
-
-/**
- * Plans a run before spending (`hisrag run --dry-run`): prepares the artefacts as a run would
- * (corpora and indexes, built with local models only), builds the stages and plans them (`planRun`).
- * No model is called.
- */
-export async function estimateRun(config: ExperimentConfig, options: PlanOptions & { log?: (line: string) => void } = {}): Promise<RunPlan> {
-  return withPlannedStages(config, options.log, (stages, conditions) => planRun(config, stages, conditions, options));
-}
-
-/** Prepares the artefacts and builds the stages as a run would, hands them and the grid's conditions to `use`, and closes them (the dry run's plan and its power figures share one build). */
-export async function withPlannedStages<T>(config: ExperimentConfig, log: ((line: string) => void) | undefined, use: (stages: Stages, conditions: Condition[]) => Promise<T>): Promise<T> {
-  await prepareArtefacts(config, { log: log ?? (() => {}), progress: false });
-  const stages = await buildStages(config);
-  try {
-    return await use(stages, planConditions(config, (spec, path) => stages.method(spec, path)));
-  } finally {
-    await stages.close();
-  }
 }
 
 /**
@@ -75,12 +54,12 @@ export async function withPlannedStages<T>(config: ExperimentConfig, log: ((line
  * question, the most passages it can see at k (each at most the index's longest chunk, together at
  * most the context budget) and every earlier output it re-reads (each at most the model's
  * `maxTokens`; without one, max is null and `unbounded` says what bounds it). The means of an
- * earlier run of the same grid (`estimateFrom`) come as a separate `estimate`. A model whose
+ * earlier run of the same grid (`earlier`) come as a separate `estimate`. A model whose
  * generator describes itself with `batch: true` gets its price at the batch rate too
  * (`batchPrice`). No model is called.
  */
 export async function planRun(config: ExperimentConfig, stages: Stages, conditions: Condition[], options: PlanOptions = {}): Promise<RunPlan> {
-  const earlier = options.estimateFrom ? await earlierMeans(options.estimateFrom) : undefined;
+  const earlier = options.earlier ? earlierMeans(options.earlier) : undefined;
   const retrieve = retrievalMemo(stages, conditions);
   const passageLimitOf = passageLimits();
   const settings = new Map(modelsOf(config).map((m) => [m.label, m.path]));
@@ -167,7 +146,7 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
         ...(mean
           ? {
               estimate: {
-                from: options.estimateFrom!,
+                from: options.earlier!.from,
                 generationCalls: Math.round(mean.generationCalls * n),
                 promptTokens: Math.round(mean.promptTokens * n),
                 completionTokens: Math.round(mean.completionTokens * n),
@@ -278,8 +257,7 @@ async function firstPrompt(stages: Stages, condition: Condition, item: Benchmark
 }
 
 /** Means per answer of an earlier run's cost, by model and condition. */
-async function earlierMeans(runDir: string): Promise<Map<string, { generationCalls: number; promptTokens: number; completionTokens: number }>> {
-  const run = await loadRun(runDir);
+function earlierMeans(run: EarlierRun): Map<string, { generationCalls: number; promptTokens: number; completionTokens: number }> {
   const out = new Map<string, { generationCalls: number; promptTokens: number; completionTokens: number }>();
   for (const cell of run.summary.cells) {
     if (cell.cost) out.set(`${cell.model}\u0000${cell.condition}`, { generationCalls: cell.cost.generationCalls, promptTokens: cell.cost.promptTokens, completionTokens: cell.cost.completionTokens });

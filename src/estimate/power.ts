@@ -7,7 +7,7 @@ import { itemGroups } from '../experiment/itemDetails.js';
 import type { Condition } from '../experiment/plan.js';
 import type { RunItemRecord } from '../experiment/records.js';
 import type { Stages } from '../experiment/stages.js';
-import { loadRun } from '../results/loadRun.js';
+import type { EarlierRun } from './earlierRun.js';
 import { scoredQuestions } from '../experiment/summary.js';
 import { reduceSamples } from '../scoring/estimators/samples.js';
 import {
@@ -18,7 +18,6 @@ import {
   questionsNeeded,
   type PairedVariance,
 } from '../scoring/estimators/power.js';
-import { planRun, withPlannedStages, type PlanOptions, type RunPlan } from './estimateRun.js';
 
 /**
  * Power before the run (`hisrag power`, and `hisrag run --dry-run`): per comparison of the grid —
@@ -124,8 +123,7 @@ export function designOf(config: ExperimentConfig, items: BenchmarkItem[], model
 }
 
 /** Each comparison's σ_d and design effect in an earlier run, from its items.jsonl, clustered over `clusterSetting` as its summary would be. */
-export async function measuredVariances(runDir: string, clusterSetting: string | undefined): Promise<MeasuredVariances> {
-  const run = await loadRun(runDir);
+export function measuredVariances(run: EarlierRun, clusterSetting: string | undefined): MeasuredVariances {
   const scored = run.records.filter((r) => r.score.status === 'scored' && r.score.score !== null);
   const field = clusterFieldOf(scored, clusterSetting ?? run.config.scoring.cluster);
   const cluster = field ? clusterKeyOf(field) : null;
@@ -167,7 +165,7 @@ export async function measuredVariances(runDir: string, clusterSetting: string |
       }
     }
   }
-  if (out.size === 0) throw new InputError(`--estimate-from ${runDir}: the run has no paired differences that vary (no condition scored beside ${references.join(' / ')} on the same questions)`);
+  if (out.size === 0) throw new InputError(`--estimate-from ${run.from}: the run has no paired differences that vary (no condition scored beside ${references.join(' / ')} on the same questions)`);
   return out;
 }
 
@@ -241,11 +239,11 @@ export interface PowerRequest extends PowerOptions {
   assume?: z.input<typeof PowerAssumptionSchema>;
 }
 
-/** The power plan of a grid on stages already built. */
-export async function powerOfStages(config: ExperimentConfig, stages: Stages, conditions: Condition[], request: PowerRequest): Promise<PowerPlan> {
+/** The power plan of a grid on stages already built; σ_d from `earlier` (the run `estimateFrom` names, read by the caller) or the assumption. */
+export function powerOfStages(config: ExperimentConfig, stages: Stages, conditions: Condition[], request: Omit<PowerRequest, 'estimateFrom'>, earlier?: EarlierRun): PowerPlan {
   const design = { ...designOf(config, stages.items, stages.models.map((m) => m.label), conditions.map((c) => c.name)), samples: Object.fromEntries(stages.models.map((m) => [m.label, m.samples])) };
-  const source: VarianceSource = request.estimateFrom
-    ? { kind: 'earlier-run', from: request.estimateFrom, variances: await measuredVariances(request.estimateFrom, config.scoring.cluster) }
+  const source: VarianceSource = earlier
+    ? { kind: 'earlier-run', from: earlier.from, variances: measuredVariances(earlier, config.scoring.cluster) }
     : { kind: 'assumed', ...parseOrThrow(PowerAssumptionSchema, request.assume ?? DEFAULT_ASSUMPTION) };
   return planPower(design, source, request);
 }
@@ -257,18 +255,8 @@ function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.infer<S
   return parsed.data;
 }
 
-/** `hisrag power`: the grid's power figures, from the stages a run would build (no model is called). */
-export async function estimatePower(config: ExperimentConfig, request: PowerRequest): Promise<PowerPlan> {
-  // Bad flags are refused before the artefacts are prepared (which can take minutes).
+/** Refuses bad power flags with a readable InputError (before the artefacts are prepared, which can take minutes). */
+export function checkPowerRequest(request: PowerRequest): void {
   parseOrThrow(PowerOptionsSchema, request);
   if (!request.estimateFrom) parseOrThrow(PowerAssumptionSchema, request.assume ?? DEFAULT_ASSUMPTION);
-  return withPlannedStages(config, undefined, (stages, conditions) => powerOfStages(config, stages, conditions, request));
-}
-
-/** `hisrag run --dry-run`: the plan and the power figures from one build of the stages. */
-export async function planWithPower(config: ExperimentConfig, options: PlanOptions): Promise<{ plan: RunPlan; power: PowerPlan }> {
-  return withPlannedStages(config, undefined, async (stages, conditions) => ({
-    plan: await planRun(config, stages, conditions, options),
-    power: await powerOfStages(config, stages, conditions, options.estimateFrom ? { estimateFrom: options.estimateFrom } : {}),
-  }));
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { pairedBootstrap } from '../scoring/bootstrap.js';
 import { clusteredBootstrap } from '../scoring/estimators/clusteredBootstrap.js';
 import { decompose, defaultDelta, pairedItems } from '../diagnostics/decomposition.js';
-import { DecompositionSchema } from '../diagnostics/types.js';
+import { DecompositionSchema } from '../runFiles/diagnosticsSchema.js';
 import { MeanWithCiSchema, meanWithCi, seedFor } from './estimates.js';
 import type { RunItemRecord } from './records.js';
 

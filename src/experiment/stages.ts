@@ -173,11 +173,8 @@ function assertRelevanceAvailable(
   }
 }
 
-/** Builds the stage objects of an experiment from the registries (after validating them). */
-export async function buildStages(config: ExperimentConfig): Promise<Stages> {
-  await validateComponents(config);
-  const { benchmarkSpecs, strategyList, retrieverList, modelList, judgeSpec, extractorSpec } = componentSpecs(config);
-
+/** The questions of every benchmark, checked: some left after filters, ids unique, none empty, one metric. */
+async function loadBenchmarkItems(benchmarkSpecs: { spec: ComponentSpec; path: string }[]): Promise<{ items: BenchmarkItem[]; benchmarkDescriptions: Record<string, unknown>[] }> {
   const items: BenchmarkItem[] = [];
   const benchmarkDescriptions: Record<string, unknown>[] = [];
   for (const { spec, path } of benchmarkSpecs) {
@@ -195,6 +192,64 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
     seenIds.add(id);
   }
   assertOneMetric(items);
+  return { items, benchmarkDescriptions };
+}
+
+/** Human-readable lines naming each component (`Stages.describeLines`): what was skipped, each retriever, embedder, reranker, method, generator, judge and extractor. */
+function componentLines({ benchmarkDescriptions, retrieverByLabel, methods, models, judge, extractor }: {
+  benchmarkDescriptions: Record<string, unknown>[];
+  retrieverByLabel: Map<string, Retriever>;
+  methods: Set<RagMethod>;
+  models: Stages['models'];
+  judge: Judge;
+  extractor: AnswerExtractor;
+}): string[] {
+  const lines: string[] = [];
+  for (const described of benchmarkDescriptions) {
+    const skipped = described.skippedUnscorable as { count: number; ids: string[] } | undefined;
+    if (skipped) lines.push(`benchmark ${described.label ?? described.name}: ${skipped.count} records without a rubric left out (onUnscorable: skip): ${skipped.ids.join(', ')}${skipped.count > skipped.ids.length ? ', …' : ''}`);
+    const images = described.images as { pages: number; problems: Record<string, number>; examples: string[] } | undefined;
+    const imageProblems = Object.entries(images?.problems ?? {});
+    if (images && imageProblems.length > 0) lines.push(`benchmark ${described.label ?? described.name}: page image problems (onImageProblem: warn), ${imageProblems.map(([kind, n]) => `${n} ${kind}`).join(', ')}; ${images.pages} page images usable; e.g. ${images.examples[0]}`);
+  }
+  for (const [label, r] of retrieverByLabel) {
+    const described = r.describe();
+    lines.push(`retriever ${label}: ${r.name}${typeof described.index === 'string' ? ` over ${described.index}` : ''}${describeEfSearch(described)}`);
+    const embedder = described.embedder as { model?: string; dimension?: number; pooling?: string } | undefined;
+    if (embedder?.model) {
+      const fixture = generatedFixture(embedder.model);
+      const stand = !fixture
+        ? ''
+        : fixture.kind === 'clip'
+          ? ' (generated fixture model: an offline stand-in for a CLIP-family page-image encoder, aligned on colour only)'
+          : ' (generated fixture model: an offline stand-in for bge-large-zh-v1.5)';
+      lines.push(`embedder for ${label}: ${embedder.model}, ${embedder.dimension} dimensions, ${embedder.pooling} pooling${stand}`);
+    }
+    const rerank = described.rerank as { name?: string; model?: string; endpoint?: string; candidates?: number } | undefined;
+    if (rerank?.name) {
+      const what = rerank.model ?? rerank.endpoint ?? '';
+      const stand = rerank.model && isGeneratedFixture(rerank.model) ? ' (generated fixture cross-encoder: an offline stand-in for bge-reranker-large)' : '';
+      lines.push(`reranker for ${label}: ${rerank.name}${what ? ` ${what}` : ''}, top ${rerank.candidates} first-stage candidates reranked once per question${stand}`);
+    }
+  }
+  for (const method of methods) lines.push(...(method.describe?.() ?? []));
+  for (const m of models) {
+    // A sampling stand-in (the extractive one at temperature > 0) says how its samples differ.
+    const sampling = m.generator.describe().sampling;
+    const samples = m.samples > 1 ? `; ${m.samples} samples per question and condition` : '';
+    lines.push(`generator ${m.label}: ${m.generator.name}${OFFLINE_STAND_INS[m.generator.name] ? ` (${OFFLINE_STAND_INS[m.generator.name]})` : ''}${typeof sampling === 'string' ? ` (${sampling})` : ''}${samples}`);
+  }
+  lines.push(`judge: ${judge.name}${OFFLINE_STAND_INS[judge.name] ? ` (${OFFLINE_STAND_INS[judge.name]})` : ` (${judge.model})`}`);
+  lines.push(`answer extractor: ${extractor.name}${OFFLINE_STAND_INS[extractor.name] ? ` (${OFFLINE_STAND_INS[extractor.name]})` : ''}`);
+  return lines;
+}
+
+/** Builds the stage objects of an experiment from the registries (after validating them). */
+export async function buildStages(config: ExperimentConfig): Promise<Stages> {
+  await validateComponents(config);
+  const { benchmarkSpecs, strategyList, retrieverList, modelList, judgeSpec, extractorSpec } = componentSpecs(config);
+
+  const { items, benchmarkDescriptions } = await loadBenchmarkItems(benchmarkSpecs);
 
   const methodByPath = new Map<string, RagMethod>();
   for (const { spec, path } of strategyList) {
@@ -296,44 +351,7 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
       };
     },
     describeLines() {
-      const lines: string[] = [];
-      for (const described of benchmarkDescriptions) {
-        const skipped = described.skippedUnscorable as { count: number; ids: string[] } | undefined;
-        if (skipped) lines.push(`benchmark ${described.label ?? described.name}: ${skipped.count} records without a rubric left out (onUnscorable: skip): ${skipped.ids.join(', ')}${skipped.count > skipped.ids.length ? ', …' : ''}`);
-        const images = described.images as { pages: number; problems: Record<string, number>; examples: string[] } | undefined;
-        const imageProblems = Object.entries(images?.problems ?? {});
-        if (images && imageProblems.length > 0) lines.push(`benchmark ${described.label ?? described.name}: page image problems (onImageProblem: warn), ${imageProblems.map(([kind, n]) => `${n} ${kind}`).join(', ')}; ${images.pages} page images usable; e.g. ${images.examples[0]}`);
-      }
-      for (const [label, r] of retrieverByLabel) {
-        const described = r.describe();
-        lines.push(`retriever ${label}: ${r.name}${typeof described.index === 'string' ? ` over ${described.index}` : ''}${describeEfSearch(described)}`);
-        const embedder = described.embedder as { model?: string; dimension?: number; pooling?: string } | undefined;
-        if (embedder?.model) {
-          const fixture = generatedFixture(embedder.model);
-          const stand = !fixture
-            ? ''
-            : fixture.kind === 'clip'
-              ? ' (generated fixture model: an offline stand-in for a CLIP-family page-image encoder, aligned on colour only)'
-              : ' (generated fixture model: an offline stand-in for bge-large-zh-v1.5)';
-          lines.push(`embedder for ${label}: ${embedder.model}, ${embedder.dimension} dimensions, ${embedder.pooling} pooling${stand}`);
-        }
-        const rerank = described.rerank as { name?: string; model?: string; endpoint?: string; candidates?: number } | undefined;
-        if (rerank?.name) {
-          const what = rerank.model ?? rerank.endpoint ?? '';
-          const stand = rerank.model && isGeneratedFixture(rerank.model) ? ' (generated fixture cross-encoder: an offline stand-in for bge-reranker-large)' : '';
-          lines.push(`reranker for ${label}: ${rerank.name}${what ? ` ${what}` : ''}, top ${rerank.candidates} first-stage candidates reranked once per question${stand}`);
-        }
-      }
-      for (const method of new Set(methodByPath.values())) lines.push(...(method.describe?.() ?? []));
-      for (const m of models) {
-        // A sampling stand-in (the extractive one at temperature > 0) says how its samples differ.
-        const sampling = m.generator.describe().sampling;
-        const samples = m.samples > 1 ? `; ${m.samples} samples per question and condition` : '';
-        lines.push(`generator ${m.label}: ${m.generator.name}${OFFLINE_STAND_INS[m.generator.name] ? ` (${OFFLINE_STAND_INS[m.generator.name]})` : ''}${typeof sampling === 'string' ? ` (${sampling})` : ''}${samples}`);
-      }
-      lines.push(`judge: ${judge.name}${OFFLINE_STAND_INS[judge.name] ? ` (${OFFLINE_STAND_INS[judge.name]})` : ` (${judge.model})`}`);
-      lines.push(`answer extractor: ${extractor.name}${OFFLINE_STAND_INS[extractor.name] ? ` (${OFFLINE_STAND_INS[extractor.name]})` : ''}`);
-      return lines;
+      return componentLines({ benchmarkDescriptions, retrieverByLabel, methods: new Set(methodByPath.values()), models, judge, extractor });
     },
     async close() {
       for (const close of closers) await close().catch(() => {});

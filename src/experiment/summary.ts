@@ -7,7 +7,7 @@ import { depthCurve } from '../scoring/estimators/depthCurve.js';
 import { reduceSamples, twoStageBootstrap, varianceSplit, type Reducer } from '../scoring/estimators/samples.js';
 import { clusterFieldOf, clusterKeyOf } from './clusterKey.js';
 import type { MethodCost } from '../methods/trace.js';
-import { CellDiagnosticsSchema } from '../diagnostics/types.js';
+import { CellDiagnosticsSchema } from '../runFiles/diagnosticsSchema.js';
 import { MeanWithCiSchema, meanWithCi, seedFor, type MeanWithCi } from './estimates.js';
 import { compareModalities, ModalityComparisonSchema } from './modalityComparison.js';
 import type { RunItemRecord } from './records.js';

@@ -1,10 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { DataFileError, formatZodIssues } from '../errors.js';
-import { validateExperimentConfig } from '../config/load.js';
+import { DataFileError } from '../errors.js';
 import type { ExperimentConfig } from '../config/experiment.js';
-import { assertRunDirectory, readRunRecords, runFile } from '../experiment/runDirectory.js';
-import { RunSummarySchema, scoredQuestions, seedFor, type RunSummary } from '../experiment/summary.js';
+import { scoredQuestions, seedFor, type RunSummary } from '../experiment/summary.js';
 import { clusterFieldOf, clusterKeyOf } from '../experiment/clusterKey.js';
 import type { RunItemRecord } from '../experiment/records.js';
 import { reduceSamples, twoStageBootstrap } from '../scoring/estimators/samples.js';
@@ -27,29 +24,12 @@ export interface ComparisonRow {
   paired: { n: number; meanDiff: number; ciLow: number; ciHigh: number; clusters: number | null; designEffect: number | null; p: number; pHolm: number; pBH: number; family: string } | null;
 }
 
-export async function readRunSummary(runDir: string): Promise<RunSummary> {
-  assertRunDirectory(runDir);
-  const path = runFile(runDir, 'summary');
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, 'utf8'));
-  } catch (error) {
-    throw new DataFileError(`${path}: cannot read the run summary (${(error as Error).message}); run \`hisrag report ${runDir}\` first`);
-  }
-  const parsed = RunSummarySchema.safeParse(value);
-  if (!parsed.success) throw new DataFileError(`${path}: ${formatZodIssues(parsed.error)}`);
-  return parsed.data;
-}
-
-async function readRunConfig(runDir: string): Promise<ExperimentConfig> {
-  const path = runFile(runDir, 'config');
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, 'utf8'));
-  } catch (error) {
-    throw new DataFileError(`${path}: cannot read the run's config (${(error as Error).message})`);
-  }
-  return validateExperimentConfig(value, path);
+/** One side of a comparison: the run directory as named, its summary, config and records (read by the caller, `app/compare.ts`). */
+export interface ComparedRun {
+  dir: string;
+  summary: RunSummary;
+  config: ExperimentConfig;
+  records: RunItemRecord[];
 }
 
 /**
@@ -58,10 +38,11 @@ async function readRunConfig(runDir: string): Promise<ExperimentConfig> {
  * question's samples reduced first so they move together) and Holm / BH adjustment over every row
  * compared — the family is named in the text and in each row.
  */
-export async function compareRuns(runA: string, runB: string): Promise<{ rows: ComparisonRow[]; text: string; family: string; cluster: string | null }> {
-  const [a, b] = await Promise.all([readRunSummary(runA), readRunSummary(runB)]);
-  const [configA, configB] = await Promise.all([readRunConfig(runA), readRunConfig(runB)]);
-  const [recordsA, recordsB] = await Promise.all([readRunRecords(runA), readRunRecords(runB)]);
+export function compareRunData(A: ComparedRun, B: ComparedRun): { rows: ComparisonRow[]; text: string; family: string; cluster: string | null } {
+  const [runA, runB] = [A.dir, B.dir];
+  const [a, b] = [A.summary, B.summary];
+  const [configA, configB] = [A.config, B.config];
+  const [recordsA, recordsB] = [A.records, B.records];
   const reducer = configB.scoring.reducer ?? configA.scoring.reducer ?? 'mean';
   if ((configA.scoring.reducer ?? 'mean') !== (configB.scoring.reducer ?? 'mean')) {
     throw new DataFileError(`hisrag compare: the runs reduce repeated samples differently (A: ${configA.scoring.reducer ?? 'mean'}, B: ${configB.scoring.reducer ?? 'mean'}; scoring.reducer); rescore one of them with the other's reducer`);

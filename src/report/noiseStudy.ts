@@ -1,4 +1,4 @@
-import type { CellDiagnostics, ClaimMetric, MetricMean } from '../diagnostics/types.js';
+import type { CellDiagnostics, ClaimMetric, MetricMean } from '../runFiles/diagnosticsSchema.js';
 import type { RunItemRecord } from '../experiment/records.js';
 import { seedFor, type CellSummary, type RunSummary } from '../experiment/summary.js';
 import { summarizeScores } from '../scoring/bootstrap.js';

@@ -1,4 +1,4 @@
-import { CLAIM_METRICS, EVIDENCE_STATUSES, type ClaimMetric, type MatrixEntry, type RecordDiagnostics } from '../diagnostics/types.js';
+import { CLAIM_METRICS, EVIDENCE_STATUSES, type ClaimMetric, type MatrixEntry, type RecordDiagnostics } from '../runFiles/diagnosticsSchema.js';
 import type { RunItemRecord } from '../experiment/records.js';
 import type { CellSummary, RunSummary } from '../experiment/summary.js';
 import { escapeHtml as esc } from './escape.js';

@@ -1,6 +1,6 @@
 import { defaultDelta, outcomeOf } from '../diagnostics/decomposition.js';
 import { goldRankBucket } from '../diagnostics/evidence.js';
-import { CLAIM_METRICS, type ClaimMetric, type EvidenceStatus, type GoldRankBucket } from '../diagnostics/types.js';
+import { CLAIM_METRICS, type ClaimMetric, type EvidenceStatus, type GoldRankBucket } from '../runFiles/diagnosticsSchema.js';
 import type { RunItemRecord } from '../experiment/records.js';
 import type { LoadedRun } from './loadRun.js';
 

@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { RunSummarySchema, type RunSummary } from '../../src/experiment/summary.js';
 import { loadRun } from '../../src/results/loadRun.js';
 import { diagnosticsRows } from '../../src/results/diagnosticsRows.js';
-import { CLAIM_METRICS } from '../../src/diagnostics/types.js';
+import { CLAIM_METRICS } from '../../src/runFiles/diagnosticsSchema.js';
 import { demoConfigIn, multiIndexDemoConfigIn } from '../helpers/demoConfig.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
 

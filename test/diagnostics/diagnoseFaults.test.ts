@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { CHUNKLESS_METRICS, CLAIM_METRICS, type RecordDiagnostics } from '../../src/diagnostics/types.js';
+import { CHUNKLESS_METRICS, CLAIM_METRICS, type RecordDiagnostics } from '../../src/runFiles/diagnosticsSchema.js';
 import type { RunItemRecord } from '../../src/experiment/records.js';
 import { loadRun } from '../../src/results/loadRun.js';
 import { demoConfigIn } from '../helpers/demoConfig.js';

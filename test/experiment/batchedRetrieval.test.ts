@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { validateExperimentConfig } from '../../src/config/load.js';
 import { readRunRecords } from '../../src/experiment/runDirectory.js';
-import { runExperiment } from '../../src/experiment/runner.js';
+import { runExperiment } from '../../src/app/runExperiment.js';
 import { retrievers } from '../../src/retrieval/registry.js';
 import type { RetrievalQuery, RetrievedChunk } from '../../src/retrieval/types.js';
 import { REPO_ROOT } from '../helpers/runCli.js';

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadExperimentConfig } from '../../src/config/load.js';
 import { ServiceUnavailableError } from '../../src/errors.js';
 import { readRunRecords } from '../../src/experiment/runDirectory.js';
-import { runExperiment } from '../../src/experiment/runner.js';
+import { runExperiment } from '../../src/app/runExperiment.js';
 import { startOpenAIServer, type OpenAIServer } from '../helpers/openaiServer.js';
 import { runCli, summaryWithoutTiming } from '../helpers/runCli.js';
 import { deterministicResponder, endpointExperimentConfig } from './endpointFixtures.js';

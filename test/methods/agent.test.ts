@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadExperimentConfig } from '../../src/config/load.js';
 import { readRunRecords } from '../../src/experiment/runDirectory.js';
-import { runExperiment } from '../../src/experiment/runner.js';
+import { runExperiment } from '../../src/app/runExperiment.js';
 import { closeResponseCaches } from '../../src/generation/responseCache.js';
 import { startOpenAIServer, type ChatReply, type ChatRequestBody, type OpenAIServer } from '../helpers/openaiServer.js';
 import { deterministicResponder, endpointExperimentConfig } from '../experiment/endpointFixtures.js';

@@ -7,7 +7,7 @@ import type { BenchmarkItem } from '../../src/benchmarks/types.js';
 import { validateExperimentConfig } from '../../src/config/load.js';
 import type { RunItemRecord } from '../../src/experiment/records.js';
 import { readRunRecords } from '../../src/experiment/runDirectory.js';
-import { runExperiment } from '../../src/experiment/runner.js';
+import { runExperiment } from '../../src/app/runExperiment.js';
 import type { GenerationResult, Generator } from '../../src/generation/types.js';
 import { MethodRun } from '../../src/methods/methodRun.js';
 import { MethodStepError } from '../../src/methods/stepError.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadExperimentConfig } from '../../src/config/load.js';
 import { readRunRecords } from '../../src/experiment/runDirectory.js';
-import { runExperiment } from '../../src/experiment/runner.js';
+import { runExperiment } from '../../src/app/runExperiment.js';
 import type { RunItemRecord } from '../../src/experiment/records.js';
 import { runCli, summaryWithoutTiming } from '../helpers/runCli.js';
 import { externalConfig, freePort, httpStrategy, startRagServiceStub, type RagServiceStub } from './externalFixtures.js';

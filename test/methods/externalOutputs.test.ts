@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadExperimentConfig } from '../../src/config/load.js';
 import { DataFileError } from '../../src/errors.js';
 import { readRunRecords } from '../../src/experiment/runDirectory.js';
-import { runExperiment } from '../../src/experiment/runner.js';
+import { runExperiment } from '../../src/app/runExperiment.js';
 import { runCli } from '../helpers/runCli.js';
 import { externalConfig, QA_FILE, sampleRecords } from './externalFixtures.js';
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadExperimentConfig } from '../../src/config/load.js';
 import { readRunRecords } from '../../src/experiment/runDirectory.js';
-import { runExperiment } from '../../src/experiment/runner.js';
+import { runExperiment } from '../../src/app/runExperiment.js';
 import { externalConfig } from './externalFixtures.js';
 
 const MODULE = relative(process.cwd(), fileURLToPath(new URL('./externalChains.ts', import.meta.url)));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadExperimentConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/errors.js';
-import { runExperiment } from '../../src/experiment/runner.js';
+import { runExperiment } from '../../src/app/runExperiment.js';
 import { demoConfigIn } from '../helpers/demoConfig.js';
 
 /** The offline demo with other strategies (and retriever), written into a temp dir. */

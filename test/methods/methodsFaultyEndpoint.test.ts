@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadExperimentConfig } from '../../src/config/load.js';
 import { readRunRecords } from '../../src/experiment/runDirectory.js';
-import { runExperiment, type RunResult } from '../../src/experiment/runner.js';
+import { runExperiment, type RunResult } from '../../src/app/runExperiment.js';
 import type { RunItemRecord } from '../../src/experiment/records.js';
 import { ExtractiveGenerator, ExtractiveParamsSchema } from '../../src/generation/extractive.js';
 import { summaryTable } from '../../src/report/table.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadExperimentConfig } from '../../src/config/load.js';
 import type { RunItemRecord } from '../../src/experiment/records.js';
 import { readRunRecords } from '../../src/experiment/runDirectory.js';
-import { runExperiment } from '../../src/experiment/runner.js';
+import { runExperiment } from '../../src/app/runExperiment.js';
 import { endpointExperimentConfig } from '../experiment/endpointFixtures.js';
 import { startOpenAIServer, type ChatRequestBody, type CompletionRequestBody, type OpenAIServer } from '../helpers/openaiServer.js';
 import { runCli } from '../helpers/runCli.js';

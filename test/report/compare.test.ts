@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compareRuns } from '../../src/report/compare.js';
+import { compareRuns } from '../../src/app/compare.js';
 import { summarizeRun } from '../../src/experiment/summary.js';
 import type { RunItemRecord } from '../../src/experiment/records.js';
 import { makeRecord, scored } from '../experiment/fixtures.js';

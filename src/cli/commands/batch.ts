@@ -32,7 +32,7 @@ input (also after importing the good lines of a file with unreadable ones).`,
     )
     .action(async (configFile: string, opts: { out: string; set: string[]; progress: boolean }) => {
       const { loadExperimentConfig } = await import('../../config/load.js');
-      const { exportBatchRequests } = await import('../../batch/offlineBatch.js');
+      const { exportBatchRequests } = await import('../../app/offlineBatch.js');
       const log = (line: string) => process.stdout.write(line + '\n');
       const files = await exportBatchRequests(await loadExperimentConfig(configFile, opts.set), { out: opts.out, log, progress: opts.progress });
       if (files.length === 0) {
@@ -51,7 +51,7 @@ input (also after importing the good lines of a file with unreadable ones).`,
     .argument('<file>', 'the output JSONL')
     .requiredOption('--cache <file>', 'the response cache (the model’s cache: <file>) the answers go into')
     .action(async (file: string, opts: { cache: string }) => {
-      const { importBatchOutput } = await import('../../batch/offlineBatch.js');
+      const { importBatchOutput } = await import('../../app/offlineBatch.js');
       const result = await importBatchOutput(file, opts.cache);
       const out = (line: string) => process.stdout.write(line + '\n');
       out(`${file}: ${result.imported} answers imported into ${opts.cache}`);

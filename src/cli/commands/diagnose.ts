@@ -33,7 +33,7 @@ Exit codes: 0 done, 2 bad input, 3 an endpoint unavailable (resumable), 130 inte
       const log = opts.quiet ? () => {} : (line: string) => process.stdout.write(line + '\n');
       const stop = gracefulStop();
       try {
-        const { diagnoseRun } = await import('../../diagnostics/diagnoseRun.js');
+        const { diagnoseRun } = await import('../../app/diagnose.js');
         const { summaryTable } = await import('../../report/table.js');
         const result = await diagnoseRun(runDir, { overrides: opts.set, log, progress: opts.progress && !opts.quiet, signal: stop.signal });
         log('');

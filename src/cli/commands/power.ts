@@ -39,7 +39,7 @@ No model is called. Exit codes: 0 done, 2 bad input, 1 internal error.`,
         if (!opts.estimateFrom && opts.sd === undefined) throw new InputError('power: give --estimate-from <run-dir> (an earlier run) or --sd <points> (an assumption)');
         if (opts.sd === undefined && (opts.icc !== undefined || opts.clusterSize !== undefined)) throw new InputError('power: --icc and --cluster-size go with --sd');
         const { loadExperimentConfig } = await import('../../config/load.js');
-        const { estimatePower } = await import('../../estimate/power.js');
+        const { estimatePower } = await import('../../app/dryRun.js');
         const { powerTable } = await import('../../report/planTable.js');
         const config = await loadExperimentConfig(configFile, opts.set);
         const power = await estimatePower(config, {

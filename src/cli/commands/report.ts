@@ -7,7 +7,7 @@ export function registerReportCommands(program: Command): void {
     .argument('<run-dir>', 'a run directory (experiments/runs/<run-id>)')
     .option('--quiet', 'print only the report path')
     .action(async (runDir: string, opts: { quiet?: boolean }) => {
-      const { regenerateReport } = await import('../../experiment/runner.js');
+      const { regenerateReport } = await import('../../app/rewriteReport.js');
       const { summaryTable } = await import('../../report/table.js');
       const { summary, reportPath } = await regenerateReport(runDir);
       if (!opts.quiet) process.stdout.write(summaryTable(summary) + '\n\n');
@@ -21,7 +21,7 @@ export function registerReportCommands(program: Command): void {
     .argument('<run-b>', 'second run directory')
     .option('--json', 'print the comparison as JSON')
     .action(async (runA: string, runB: string, opts: { json?: boolean }) => {
-      const { compareRuns } = await import('../../report/compare.js');
+      const { compareRuns } = await import('../../app/compare.js');
       const comparison = await compareRuns(runA, runB);
       process.stdout.write((opts.json ? JSON.stringify(comparison.rows, null, 2) : comparison.text) + '\n');
     });

@@ -37,7 +37,7 @@ reached (resumable), 130 interrupted, 1 internal error.`,
       if (opts.dryRun) {
         if (!configFile || opts.resume) throw new InputError('run: --dry-run plans a config file (not a --resume)');
         const { loadExperimentConfig } = await import('../../config/load.js');
-        const { planWithPower } = await import('../../estimate/power.js');
+        const { planWithPower } = await import('../../app/dryRun.js');
         const { planTable, powerTable } = await import('../../report/planTable.js');
         const { plan, power } = await planWithPower(await loadExperimentConfig(configFile, opts.set), { ...(opts.estimateFrom ? { estimateFrom: opts.estimateFrom } : {}) });
         process.stdout.write(planTable(plan) + '\n\n' + powerTable(power) + '\n');
@@ -56,13 +56,8 @@ reached (resumable), 130 interrupted, 1 internal error.`,
         const config = configFile ? await loadExperimentConfig(configFile, opts.set) : undefined;
         // A first line at once: loading the stages' libraries (models, indexes, LLM clients) takes a while.
         log(config ? `hisrag run ${config.name}: ${configFile} is valid; loading its stages` : `hisrag run: resuming ${opts.resume}`);
-        const { runExperiment } = await import('../../experiment/runner.js');
-        if (config?.diagnostics) {
-          // Bad diagnostics settings (an unknown baseline, a checker that cannot run) stop the run before its first answer.
-          const { plannedConditionNames, prepareDiagnostics, resolveDiagnosticsConfig } = await import('../../diagnostics/diagnoseRun.js');
-          await prepareDiagnostics(config, resolveDiagnosticsConfig(config), await plannedConditionNames(config));
-        }
-        const result = await runExperiment({
+        const { runAndDiagnose } = await import('../../app/runAndDiagnose.js');
+        const result = await runAndDiagnose({
           ...(config ? { config, configFile } : {}),
           ...(opts.resume ? { resumeDir: opts.resume, retryFailed: !opts.keepFailed } : {}),
           ...(opts.runId ? { runId: opts.runId } : {}),
@@ -70,25 +65,7 @@ reached (resumable), 130 interrupted, 1 internal error.`,
           progress: opts.progress && !opts.quiet,
           signal: stop.signal,
         });
-        if (result.interrupted) {
-          process.exitCode = EXIT_CODES.interrupted;
-          return;
-        }
-        // A config with a diagnostics: section is diagnosed once its answers are in: the diagnostics
-        // stage reads the finished run directory (the runner knows nothing of it).
-        const { readFile } = await import('node:fs/promises');
-        const { runFile } = await import('../../experiment/runDirectory.js');
-        const stored = JSON.parse(await readFile(runFile(result.runDir, 'config'), 'utf8')) as { diagnostics?: unknown };
-        if (stored.diagnostics) {
-          const { diagnoseRun } = await import('../../diagnostics/diagnoseRun.js');
-          const { summaryTable } = await import('../../report/table.js');
-          log('');
-          const diagnosed = await diagnoseRun(result.runDir, { log, progress: opts.progress && !opts.quiet, signal: stop.signal });
-          log('');
-          log(summaryTable(diagnosed.summary));
-          log('');
-          log(`report: ${diagnosed.reportPath}`);
-        }
+        if (result.interrupted) process.exitCode = EXIT_CODES.interrupted;
       } finally {
         stop.release();
       }

@@ -4,7 +4,7 @@ import type { ExperimentConfig } from '../config/experiment.js';
 import { InputError } from '../errors.js';
 import { atomicWrite } from '../io/atomicWrite.js';
 import { planConditions } from '../experiment/plan.js';
-import { prepareArtefacts } from '../experiment/prepare.js';
+import { prepareArtefacts } from './prepare.js';
 import { buildStages } from '../experiment/stages.js';
 import { collectRound, createTaskContext, gridTasks } from '../experiment/taskContext.js';
 import { parseChatCompletion } from '../generation/openai.js';

@@ -1,0 +1,27 @@
+import type { RunSummary } from '../experiment/summary.js';
+import { diagnoseAnswers, prepareRunDiagnosis, type DiagnoseOptions, type DiagnosisCounts } from '../diagnostics/diagnoseRun.js';
+import { regenerateReport } from './rewriteReport.js';
+import { withRunLock } from './runLock.js';
+
+export interface DiagnoseResult extends DiagnosisCounts {
+  runDir: string;
+  /** The run's summary with the diagnostics (as written to summary.json). */
+  summary: RunSummary;
+  reportPath: string;
+}
+
+/**
+ * `hisrag diagnose`: diagnoses a run directory's answers (claims, label matrices, metrics, evidence),
+ * then rewrites items.jsonl, summary.json, summary.csv and report.html with the diagnostics. Resumes
+ * where an interrupted diagnosis stopped.
+ */
+export async function diagnoseRun(runDir: string, options: DiagnoseOptions = {}): Promise<DiagnoseResult> {
+  const diagnosis = await prepareRunDiagnosis(runDir, options);
+  // It rewrites items.jsonl and the summary: one writer per run directory, as a run.
+  return withRunLock(diagnosis.runDir, options.log, async () => {
+    const counts = await diagnoseAnswers(diagnosis, options);
+    // The one writer of summary.json, summary.csv and report.html after a run (the results API attaches the diagnoses).
+    const { summary, reportPath } = await regenerateReport(diagnosis.runDir);
+    return { runDir: diagnosis.runDir, summary, reportPath, ...counts };
+  });
+}

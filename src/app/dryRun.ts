@@ -1,0 +1,62 @@
+import type { ExperimentConfig } from '../config/experiment.js';
+import type { EarlierRun } from '../estimate/earlierRun.js';
+import { planRun, type RunPlan } from '../estimate/estimateRun.js';
+import { checkPowerRequest, powerOfStages, type PowerPlan, type PowerRequest } from '../estimate/power.js';
+import { planConditions, type Condition } from '../experiment/plan.js';
+import { buildStages, type Stages } from '../experiment/stages.js';
+import { loadRun } from '../results/loadRun.js';
+import { prepareArtefacts } from './prepare.js';
+
+/** What a dry run takes: an earlier run whose means and variances it reuses (`--estimate-from`), and a stop signal. */
+export interface DryRunOptions {
+  estimateFrom?: string;
+  /** Checked between cells: a plan of a large grid (every prompt built) stops at the next cell. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Plans a run before spending (`hisrag run --dry-run`): prepares the artefacts as a run would
+ * (corpora and indexes, built with local models only), builds the stages and plans them (`planRun`).
+ * No model is called.
+ */
+export async function estimateRun(config: ExperimentConfig, options: DryRunOptions & { log?: (line: string) => void } = {}): Promise<RunPlan> {
+  return withPlannedStages(config, options.log, async (stages, conditions) => {
+    const earlier = await readEarlierRun(options.estimateFrom);
+    return planRun(config, stages, conditions, { ...(earlier ? { earlier } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+  });
+}
+
+/** `hisrag power`: the grid's power figures, from the stages a run would build (no model is called). */
+export async function estimatePower(config: ExperimentConfig, request: PowerRequest): Promise<PowerPlan> {
+  checkPowerRequest(request);
+  return withPlannedStages(config, undefined, async (stages, conditions) => powerOfStages(config, stages, conditions, request, await readEarlierRun(request.estimateFrom)));
+}
+
+/** `hisrag run --dry-run`: the plan and the power figures from one build of the stages. */
+export async function planWithPower(config: ExperimentConfig, options: DryRunOptions): Promise<{ plan: RunPlan; power: PowerPlan }> {
+  return withPlannedStages(config, undefined, async (stages, conditions) => {
+    const earlier = await readEarlierRun(options.estimateFrom);
+    return {
+      plan: await planRun(config, stages, conditions, { ...(earlier ? { earlier } : {}), ...(options.signal ? { signal: options.signal } : {}) }),
+      power: powerOfStages(config, stages, conditions, {}, earlier),
+    };
+  });
+}
+
+/** Prepares the artefacts and builds the stages as a run would, hands them and the grid's conditions to `use`, and closes them (the dry run's plan and its power figures share one build). */
+async function withPlannedStages<T>(config: ExperimentConfig, log: ((line: string) => void) | undefined, use: (stages: Stages, conditions: Condition[]) => Promise<T>): Promise<T> {
+  await prepareArtefacts(config, { log: log ?? (() => {}), progress: false });
+  const stages = await buildStages(config);
+  try {
+    return await use(stages, planConditions(config, (spec, path) => stages.method(spec, path)));
+  } finally {
+    await stages.close();
+  }
+}
+
+/** The earlier run `--estimate-from` names, read through the results API (as a notebook reads it). */
+async function readEarlierRun(from: string | undefined): Promise<EarlierRun | undefined> {
+  if (!from) return undefined;
+  const run = await loadRun(from);
+  return { from, config: run.config, records: run.records, summary: run.summary, models: run.models, conditions: run.conditions };
+}

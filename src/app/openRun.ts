@@ -1,0 +1,58 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { ExperimentConfig } from '../config/experiment.js';
+import { validateExperimentConfig } from '../config/load.js';
+import { InputError } from '../errors.js';
+import { redactSecrets } from '../experiment/redact.js';
+import { assertRunDirectory, runFile } from '../experiment/runDirectory.js';
+import { atomicWriteJson, removeStaleTempFiles } from '../io/atomicWrite.js';
+import type { HeldLock } from '../io/lockFile.js';
+import { acquireRunLock } from './runLock.js';
+
+/** A run directory opened for writing, its lock held: a new one with its config written, or one to resume. */
+export interface OpenedRun {
+  config: ExperimentConfig;
+  runDir: string;
+  /** The manifest of the run being resumed (its start time and earlier fields are kept). */
+  previousManifest?: Record<string, unknown>;
+}
+
+function timestampId(date = new Date()): string {
+  return date.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+}
+
+/**
+ * Opens the run directory under its lock (handed to `holdLock` at once, so it is released however the
+ * run ends): a resumed run's stored config is read back; a new run's directory and config.json exist from
+ * the first moment, so a run interrupted while preparing its artefacts is resumed like any other.
+ */
+export async function openRunDirectory(
+  options: { config?: ExperimentConfig; resumeDir?: string; runId?: string },
+  log: (line: string) => void,
+  holdLock: (lock: HeldLock) => void,
+): Promise<OpenedRun> {
+  if (options.resumeDir) {
+    const runDir = resolve(options.resumeDir);
+    assertRunDirectory(runDir);
+    holdLock(await acquireRunLock(runDir, log));
+    const stored = JSON.parse(await readFile(runFile(runDir, 'config'), 'utf8'));
+    const config = validateExperimentConfig(stored, runFile(runDir, 'config'));
+    const previousManifest = JSON.parse(await readFile(runFile(runDir, 'manifest'), 'utf8').catch(() => '{}'));
+    // A run killed outright (kill -9) may have left a half-written temporary file behind.
+    await removeStaleTempFiles(runDir);
+    return { config, runDir, previousManifest };
+  }
+  if (!options.config) throw new InputError('runExperiment needs a config or a run directory to resume');
+  const config = options.config;
+  const runDir = resolve(config.output, options.runId ?? `${config.name}-${timestampId()}`);
+  // Locked before the check, so a run still writing this directory is named as its holder.
+  await mkdir(runDir, { recursive: true });
+  holdLock(await acquireRunLock(runDir, log));
+  if (existsSync(runFile(runDir, 'items')) || existsSync(runFile(runDir, 'config'))) {
+    throw new InputError(`${runDir} already holds a run; use --resume ${runDir} to finish it`);
+  }
+  // Secrets are redacted (keys come from the environment).
+  await atomicWriteJson(runFile(runDir, 'config'), redactSecrets(config));
+  return { config, runDir };
+}

@@ -1,0 +1,32 @@
+import { readFile } from 'node:fs/promises';
+import { runFile } from '../experiment/runDirectory.js';
+import { runExperiment, type RunOptions, type RunResult } from './runExperiment.js';
+
+/**
+ * `hisrag run`: the run, then — for a config with a `diagnostics:` section — its diagnosis once its
+ * answers are in (the diagnostics stage reads the finished run directory; the run knows nothing of
+ * it). Bad diagnostics settings (an unknown baseline, a checker that cannot run) stop the run before
+ * its first answer. The diagnostics modules are loaded only for a run that has them.
+ */
+export async function runAndDiagnose(options: RunOptions): Promise<RunResult> {
+  const config = options.config;
+  if (config?.diagnostics) {
+    const { plannedConditionNames, prepareDiagnostics, resolveDiagnosticsConfig } = await import('../diagnostics/diagnoseRun.js');
+    await prepareDiagnostics(config, resolveDiagnosticsConfig(config), await plannedConditionNames(config));
+  }
+  const result = await runExperiment(options);
+  if (result.interrupted) return result;
+  // The stored config decides: a resumed run is diagnosed when it was started with diagnostics.
+  const stored = JSON.parse(await readFile(runFile(result.runDir, 'config'), 'utf8')) as { diagnostics?: unknown };
+  if (!stored.diagnostics) return result;
+  const { diagnoseRun } = await import('./diagnose.js');
+  const { summaryTable } = await import('../report/table.js');
+  const log = options.log ?? (() => {});
+  log('');
+  const diagnosed = await diagnoseRun(result.runDir, { log, progress: options.progress ?? false, ...(options.signal ? { signal: options.signal } : {}) });
+  log('');
+  log(summaryTable(diagnosed.summary));
+  log('');
+  log(`report: ${diagnosed.reportPath}`);
+  return result;
+}

@@ -1,0 +1,67 @@
+import type { ExperimentConfig } from '../config/experiment.js';
+import type { RunPlan } from '../estimate/runPlan.js';
+import { methodsByStrategy } from '../experiment/cellMethod.js';
+import type { RunItemRecord } from '../experiment/records.js';
+import { runFile } from '../experiment/runDirectory.js';
+import { summarizeRun, type RunSummary } from '../experiment/summary.js';
+import { atomicWrite, atomicWriteJson } from '../io/atomicWrite.js';
+import { summaryCsv } from '../report/csv.js';
+import { renderReportHtml } from '../report/html.js';
+import { summaryTable } from '../report/table.js';
+
+/** The summary of what a run has done so far, by its config's scoring settings. */
+export function summarizeRecords(config: ExperimentConfig, records: RunItemRecord[], models: string[], conditions: string[]): RunSummary {
+  return summarizeRun(records, {
+    experiment: config.name,
+    models,
+    conditions,
+    baseline: config.scoring.baseline,
+    versus: config.scoring.versus,
+    resamples: config.scoring.bootstrapResamples,
+    seed: config.seed,
+    ...(config.scoring.cluster !== undefined ? { cluster: config.scoring.cluster } : {}),
+    ...(config.scoring.reducer ? { reducer: config.scoring.reducer } : {}),
+    methods: methodsByStrategy(config),
+  });
+}
+
+/** Writes summary.json, summary.csv and report.html; returns the report's path. */
+export async function writeRunOutputs(runDir: string, run: { summary: RunSummary; records: RunItemRecord[]; manifest: Record<string, unknown>; plan?: RunPlan | undefined }): Promise<string> {
+  await atomicWriteJson(runFile(runDir, 'summary'), run.summary);
+  await atomicWrite(runFile(runDir, 'summaryCsv'), summaryCsv(run.summary));
+  const reportPath = runFile(runDir, 'report');
+  await atomicWrite(reportPath, renderReportHtml({ summary: run.summary, records: run.records, manifest: run.manifest, ...(run.plan ? { plan: run.plan } : {}) }));
+  return reportPath;
+}
+
+/** What a finished (or stopped) run prints: the table, then what needs a word — fallbacks, failures, empty answers — and where the report is. */
+export function runEndLines(config: ExperimentConfig, summary: RunSummary, records: RunItemRecord[], reportPath: string): string[] {
+  const lines = ['', summaryTable(summary), ''];
+  const fallbacks = summary.cells.reduce((n, cell) => n + cell.rerankFallbacks, 0);
+  if (fallbacks > 0) lines.push(`${fallbacks} answers used the first-stage order because the reranker's ranking was unusable (rerankFallbacks in summary.json)`);
+  lines.push(...failureLines(records));
+  if (summary.totals.empty > 0) lines.push(`${summary.totals.empty} answers were empty (scored by the benchmark's rule, ${config.scoring.emptyAnswer === 'failed' ? 'recorded as failed' : 'counted as 0'}; "empty" column)`);
+  lines.push(`report: ${reportPath}`);
+  return lines;
+}
+
+/**
+ * One line per condition with failed answers: how many, which questions (the first few) and the
+ * first reason — so a failure (an endpoint's, a judge's, a saved-outputs file that omits items) is
+ * named, not only counted in the table's `failed` column.
+ */
+export function failureLines(records: RunItemRecord[], shown = 5): string[] {
+  const byCell = new Map<string, RunItemRecord[]>();
+  for (const r of records) {
+    if (r.score.status === 'scored') continue;
+    const key = `${r.model} · ${r.condition}`;
+    const list = byCell.get(key);
+    if (list) list.push(r);
+    else byCell.set(key, [r]);
+  }
+  return [...byCell].map(([cell, list]) => {
+    const ids = list.map((r) => r.itemId);
+    const reason = (list[0]!.score.error ?? list[0]!.error ?? list[0]!.score.status).split('\n')[0];
+    return `${cell}: ${list.length} failed, excluded from the mean (${ids.slice(0, shown).join(', ')}${ids.length > shown ? `, … ${ids.length - shown} more` : ''}): ${reason}`;
+  });
+}
