@@ -10,7 +10,8 @@ export { Registry, type RegistryEntry } from './registry.js';
 export { loadExperimentConfig, validateExperimentConfig, applyOverrides } from './config/load.js';
 export { ExperimentConfigSchema, type ExperimentConfig } from './config/experiment.js';
 export { runExperiment, regenerateReport, type RunOptions, type RunResult } from './experiment/runner.js';
-export { summarizeRun, type RunSummary } from './experiment/summary.js';
+export type { RunSummary } from './experiment/summary.js';
+export { summarizeRun } from './analysis/summary.js';
 export type { RunItemRecord } from './experiment/records.js';
 
 // stages, each with its registry
@@ -66,7 +67,7 @@ export { generators } from './generation/registry.js';
 export { judges } from './scoring/judges/registry.js';
 export { extractors } from './scoring/extractors/registry.js';
 export { scoreItem } from './scoring/scoreItem.js';
-export { summarizeScores, pairedBootstrap } from './scoring/bootstrap.js';
+export { summarizeScores, pairedBootstrap } from './statistics/bootstrap.js';
 export { retrievalMetrics } from './scoring/retrievalMetrics.js';
 
 // diagnostics: why retrieval helps or hurts

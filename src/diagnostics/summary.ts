@@ -1,7 +1,8 @@
 import type { RunItemRecord } from '../experiment/records.js';
-import { seedFor, type RunSummary } from '../experiment/summary.js';
-import { summarizeScores } from '../scoring/bootstrap.js';
-import { twoStageBootstrap, type Reducer } from '../scoring/estimators/samples.js';
+import type { RunSummary } from '../experiment/summary.js';
+import { seedFor } from '../statistics/run.js';
+import { summarizeScores } from '../statistics/bootstrap.js';
+import { twoStageBootstrap, type Reducer } from '../statistics/samples.js';
 import { decompose, defaultDelta, pairedItems } from './decomposition.js';
 import { CLAIM_METRICS, type CellDiagnostics, type ClaimMetric, type MetricMean, type RecordDiagnostics } from './types.js';
 

@@ -8,8 +8,8 @@ import type { Condition } from '../experiment/plan.js';
 import type { RunItemRecord } from '../experiment/records.js';
 import type { Stages } from '../experiment/stages.js';
 import { loadRun } from '../results/loadRun.js';
-import { scoredQuestions } from '../experiment/summary.js';
-import { reduceSamples } from '../scoring/estimators/samples.js';
+import { scoredQuestions } from '../analysis/summary.js';
+import { reduceSamples } from '../statistics/samples.js';
 import {
   minimumDetectableDifference,
   pairedVarianceOf,
@@ -17,7 +17,7 @@ import {
   designEffectOf,
   questionsNeeded,
   type PairedVariance,
-} from '../scoring/estimators/power.js';
+} from '../statistics/power.js';
 import { planRun, withPlannedStages, type PlanOptions, type RunPlan } from './estimateRun.js';
 
 /**

@@ -24,7 +24,9 @@ import { assertRunDirectory, ensureFileExists, readRunRecords, runFile } from '.
 import { acquireRunLock } from './runLock.js';
 import { methodsByStrategy } from './cellMethod.js';
 import type { HeldLock } from '../io/lockFile.js';
-import { summarizeRun, type RunSummary } from './summary.js';
+import type { RunSummary } from './summary.js';
+// The use case (app/) computes the summary; until the runner moves there it reaches up to analysis/.
+import { summarizeRun } from '../analysis/summary.js';
 import { loadRun } from '../results/loadRun.js';
 import { itemGroups, methodRetrievalMetrics, recordedChunks } from './itemDetails.js';
 import { MethodStepError } from '../methods/stepError.js';

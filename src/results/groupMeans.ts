@@ -1,4 +1,4 @@
-import { pairedBootstrap, summarizeScores } from '../scoring/bootstrap.js';
+import { pairedBootstrap, summarizeScores } from '../statistics/bootstrap.js';
 import { groupKeyValue, type GroupKey } from './groupKeyValue.js';
 import type { TidyRow } from './tidyRows.js';
 

@@ -5,9 +5,9 @@
  * the query-string codec both sides use, so that server, bundle and client cannot drift apart.
  */
 import type { CellSummary, PairedDifference } from '../experiment/summary.js';
-import type { ModalityComparison } from '../experiment/modalityComparison.js';
+import type { ModalityComparison } from '../experiment/summary.js';
 import type { RunItemRecord } from '../experiment/records.js';
-import type { Reducer } from '../scoring/estimators/samples.js';
+import type { Reducer } from '../statistics/samples.js';
 
 export type RunStatus = 'in progress' | 'done' | 'interrupted' | 'failed';
 

@@ -3,8 +3,8 @@
  * client (which runs them on a bundle's files): compare two conditions, filter a condition's answers,
  * pivot the conditions table. No I/O here.
  */
-import { pairedBootstrap } from '../scoring/bootstrap.js';
-import { reduceSamples, twoStageBootstrap, type Reducer } from '../scoring/estimators/samples.js';
+import { pairedBootstrap } from '../statistics/bootstrap.js';
+import { reduceSamples, twoStageBootstrap, type Reducer } from '../statistics/samples.js';
 import type { AnswerQuery, AnswerRow, CellView, CompareItem, CompareResult, CostSide, Outcome } from './api.js';
 
 /** What Compare needs of one answer. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeScores } from '../../src/scoring/bootstrap.js';
+import { summarizeScores } from '../../src/statistics/bootstrap.js';
 import { groupMeans, pairedDifferences } from '../../src/results/groupMeans.js';
 import { loadRun } from '../../src/results/loadRun.js';
 import { tidyRows } from '../../src/results/tidyRows.js';

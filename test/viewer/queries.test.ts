@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { answerQueryFromParams, answerQueryToParams, compareQueryFromParams, compareQueryToParams, type CellView } from '../../src/viewer/api.js';
 import { chunkOf, compareRows, decompositionOf, filterAnswerRows, haystackOf, pivotCells, type ScoreRow, type SearchableRow } from '../../src/viewer/queries.js';
-import { pairedBootstrap } from '../../src/scoring/bootstrap.js';
-import { twoStageBootstrap } from '../../src/scoring/estimators/samples.js';
+import { pairedBootstrap } from '../../src/statistics/bootstrap.js';
+import { twoStageBootstrap } from '../../src/statistics/samples.js';
 
 const score = (itemKey: string, value: number | null, extra: Partial<ScoreRow> = {}): ScoreRow => ({
   key: `m|c|${itemKey}`,
