@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { DataFileError, formatZodIssues } from '../errors.js';
 import { validateExperimentConfig } from '../config/load.js';
 import type { ExperimentConfig } from '../config/experiment.js';
@@ -55,7 +55,10 @@ async function readRunConfig(runDir: string): Promise<ExperimentConfig> {
  * question's samples reduced first so they move together) and Holm / BH adjustment over every row
  * compared — the family is named in the text and in each row.
  */
-export async function compareRuns(runA: string, runB: string): Promise<{ rows: ComparisonRow[]; text: string; family: string; cluster: string | null }> {
+export async function compareRuns(runA: string, runB: string, options: { against?: string } = {}): Promise<{ rows: ComparisonRow[]; text: string; family: string; cluster: string | null }> {
+  const against = options.against;
+  // One run against itself (`--against closed-book`): the summary's own differences, under its salts.
+  const sameRun = resolve(runA) === resolve(runB);
   const [a, b] = await Promise.all([readRunSummary(runA), readRunSummary(runB)]);
   const [configA, configB] = await Promise.all([readRunConfig(runA), readRunConfig(runB)]);
   const [recordsA, recordsB] = await Promise.all([readRunRecords(runA), readRunRecords(runB)]);
@@ -79,8 +82,9 @@ export async function compareRuns(runA: string, runB: string): Promise<{ rows: C
 
   const keys: [string, string][] = [];
   const seen = new Set<string>();
-  for (const s of [a, b]) {
+  for (const s of against ? [b] : [a, b]) {
     for (const cell of s.cells) {
+      if (cell.condition === against) continue;
       const key = `${cell.model}\u0000${cell.condition}`;
       if (!seen.has(key)) {
         seen.add(key);
@@ -93,21 +97,26 @@ export async function compareRuns(runA: string, runB: string): Promise<{ rows: C
     return cell ? { mean: cell.score.mean, ciLow: cell.score.ciLow, ciHigh: cell.score.ciHigh, n: cell.score.n } : null;
   };
   type Paired = Omit<NonNullable<ComparisonRow['paired']>, 'pHolm' | 'pBH' | 'family'>;
+  const conditionA = (condition: string) => against ?? condition;
+  const saltOf = (model: string, condition: string) =>
+    !against ? salts.acrossRuns(model, condition) : sameRun ? salts.paired(model, condition, against, b.baseline) : `${salts.acrossRuns(model, condition)}|${against}`;
   const pairedOf = (model: string, condition: string): Paired | null => {
-    const inA = questionsA.get(`${model}\u0000${condition}`);
+    const inA = questionsA.get(`${model}\u0000${conditionA(condition)}`);
     const inB = questionsB.get(`${model}\u0000${condition}`);
     if (!inA || !inB) return null;
-    const d = pairedDifference(inB, inA, stats.settings, salts.acrossRuns(model, condition));
+    const d = pairedDifference(inB, inA, stats.settings, saltOf(model, condition));
     if (d.n === 0) return null;
     return { n: d.n, meanDiff: d.meanDiff!, ciLow: d.ciLow!, ciHigh: d.ciHigh!, clusters: clusterField ? d.clusters! : null, designEffect: d.designEffect ?? null, p: d.p! };
   };
   const paired = keys.map(([model, condition]) => pairedOf(model, condition));
   const members = paired.filter((p): p is Paired => p !== null);
-  const family = `${members.length} differences B − A (${basename(runB)} − ${basename(runA)}, every model × condition both runs scored)`;
+  const family = against
+    ? `${members.length} differences B − A vs ${against} (${basename(runB)} − ${basename(runA)}, every model × condition of B)`
+    : `${members.length} differences B − A (${basename(runB)} − ${basename(runA)}, every model × condition both runs scored)`;
   const { holm, bh } = adjustFamily(members.map((p) => p.p));
   let next = 0;
   const rows: ComparisonRow[] = keys.map(([model, condition], i) => {
-    const ra = pick(a, model, condition);
+    const ra = pick(a, model, conditionA(condition));
     const rb = pick(b, model, condition);
     const diff = ra?.mean != null && rb?.mean != null ? rb.mean - ra.mean : null;
     const p = paired[i]!;
