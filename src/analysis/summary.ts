@@ -31,26 +31,6 @@ function meanOf(values: number[]): number | null {
   return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
 }
 
-/**
- * Per model × condition, each scored question's record (its first scored sample's) and the scores of
- * its scored samples (one without repeated samples): what comparisons across runs pair on
- * (`hisrag compare`).
- */
-export function scoredQuestions(records: RunItemRecord[]): Map<string, Map<string, { record: RunItemRecord; scores: number[] }>> {
-  const out = new Map<string, Map<string, { record: RunItemRecord; scores: number[] }>>();
-  const ordered = [...records].sort((a, b) => (a.sample ?? 0) - (b.sample ?? 0));
-  for (const r of ordered) {
-    if (!isScored(r)) continue;
-    const cell = `${r.model}\u0000${r.condition}`;
-    const questions = out.get(cell) ?? out.set(cell, new Map()).get(cell)!;
-    const key = `${r.benchmark}:${r.itemId}`;
-    const found = questions.get(key);
-    if (found) found.scores.push(r.score.score!);
-    else questions.set(key, { record: r, scores: [r.score.score!] });
-  }
-  return out;
-}
-
 /** Mean cost per answer over the records that have one (runs from before methods have none). */
 function meanCost(records: RunItemRecord[]): CellSummary['cost'] {
   const costs = records.flatMap((r) => (r.cost ? [r.cost] : []));
