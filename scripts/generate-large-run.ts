@@ -23,7 +23,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { readRunRecords } from '../src/experiment/runDirectory.js';
 import type { RunItemRecord } from '../src/experiment/records.js';
-import { summarizeRun } from '../src/experiment/summary.js';
+import { summarizeRun } from '../src/analysis/summary.js';
 import { validateExperimentConfig } from '../src/config/load.js';
 import { summaryOptionsOf } from '../src/results/loadRun.js';
 import { demoConfigIn } from '../test/helpers/demoConfig.js';

@@ -11,7 +11,8 @@ export { loadExperimentConfig, validateExperimentConfig, applyOverrides } from '
 export { ExperimentConfigSchema, type ExperimentConfig } from './config/experiment.js';
 export { runExperiment, type RunOptions, type RunResult } from './app/runExperiment.js';
 export { regenerateReport } from './app/rewriteReport.js';
-export { summarizeRun, type RunSummary } from './experiment/summary.js';
+export type { RunSummary } from './experiment/summary.js';
+export { summarizeRun } from './analysis/summary.js';
 export type { RunItemRecord } from './experiment/records.js';
 
 // stages, each with its registry
@@ -67,7 +68,7 @@ export { generators } from './generation/registry.js';
 export { judges } from './scoring/judges/registry.js';
 export { extractors } from './scoring/extractors/registry.js';
 export { scoreItem } from './scoring/scoreItem.js';
-export { summarizeScores, pairedBootstrap } from './scoring/bootstrap.js';
+export { summarizeScores, pairedBootstrap } from './statistics/bootstrap.js';
 export { retrievalMetrics } from './scoring/retrievalMetrics.js';
 
 // diagnostics: why retrieval helps or hurts

@@ -11,11 +11,11 @@ import { compareRunData, type ComparisonRow } from '../report/compare.js';
  * difference B − A on the questions both scored (`compareRunData`). Reads each run's summary.json,
  * config and records.
  */
-export async function compareRuns(runA: string, runB: string): Promise<{ rows: ComparisonRow[]; text: string; family: string; cluster: string | null }> {
+export async function compareRuns(runA: string, runB: string, options: { against?: string } = {}): Promise<{ rows: ComparisonRow[]; text: string; family: string; cluster: string | null }> {
   const [a, b] = await Promise.all([readRunSummary(runA), readRunSummary(runB)]);
   const [configA, configB] = await Promise.all([readRunConfig(runA), readRunConfig(runB)]);
   const [recordsA, recordsB] = await Promise.all([readRunRecords(runA), readRunRecords(runB)]);
-  return compareRunData({ dir: runA, summary: a, config: configA, records: recordsA }, { dir: runB, summary: b, config: configB, records: recordsB });
+  return compareRunData({ dir: runA, summary: a, config: configA, records: recordsA }, { dir: runB, summary: b, config: configB, records: recordsB }, options);
 }
 
 async function readRunSummary(runDir: string): Promise<RunSummary> {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REDUCERS } from '../scoring/estimators/samples.js';
+import { REDUCERS } from '../statistics/samples.js';
 import { IndexKindSchema } from '../index/manifest.js';
 import { componentSpec, nonEmptyString, positiveInt } from '../registry.js';
 import { DiagnosticsConfigSchema } from '../diagnostics/config.js';

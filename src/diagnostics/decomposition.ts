@@ -1,5 +1,5 @@
 import type { RunItemRecord } from '../experiment/records.js';
-import { reduceSamples, type Reducer } from '../scoring/estimators/samples.js';
+import { reduceSamples, type Reducer } from '../statistics/samples.js';
 import { goldRankBucket } from './evidence.js';
 import { EVIDENCE_STATUSES, GOLD_RANK_BUCKETS, type Decomposition, type Evidence } from '../runFiles/diagnosticsSchema.js';
 

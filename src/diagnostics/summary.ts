@@ -1,7 +1,7 @@
 import type { RunItemRecord } from '../experiment/records.js';
-import { seedFor, type RunSummary } from '../experiment/summary.js';
-import { summarizeScores } from '../scoring/bootstrap.js';
-import { twoStageBootstrap, type Reducer } from '../scoring/estimators/samples.js';
+import type { RunSummary } from '../experiment/summary.js';
+import { conditionMean, questionsOf, seedFor, type Observation } from '../statistics/run.js';
+import type { Reducer } from '../statistics/samples.js';
 import { decompose, defaultDelta, pairedItems } from './decomposition.js';
 import { CLAIM_METRICS, type CellDiagnostics, type ClaimMetric, type MetricMean, type RecordDiagnostics } from '../runFiles/diagnosticsSchema.js';
 
@@ -21,33 +21,22 @@ type Diagnosed = RunItemRecord & { diagnostics?: RecordDiagnostics };
  * `n` then counts questions, since n answers of one question are not n independent observations.
  */
 export function metricMean(records: Diagnosed[], metric: ClaimMetric, resamples: number, seed: number): MetricMean | undefined {
-  const byQuestion = new Map<string, number[]>();
+  const observations: Observation[] = [];
   let failed = 0;
   let present = false;
-  let sampled = false;
   for (const r of records) {
     const metrics = r.diagnostics?.metrics;
     if (!metrics || !(metric in metrics)) continue;
     present = true;
     const value = metrics[metric];
-    if (value === null || value === undefined) {
-      failed++;
-      continue;
-    }
-    if ((r.sample ?? 0) > 0) sampled = true;
-    const question = `${r.benchmark}:${r.itemId}`;
-    (byQuestion.get(question) ?? byQuestion.set(question, []).get(question)!).push(100 * value);
+    if (value === null || value === undefined) failed++;
+    else observations.push({ itemKey: `${r.benchmark}:${r.itemId}`, condition: r.condition, sample: r.sample ?? 0, score: 100 * value });
   }
   if (!present) return undefined;
-  if (byQuestion.size === 0) return { mean: null, ciLow: null, ciHigh: null, n: 0, failed };
-  const perQuestion = [...byQuestion.values()];
-  if (sampled && perQuestion.some((values) => values.length > 1)) {
-    const s = twoStageBootstrap({ samples: perQuestion, reducer: 'mean' }, { resamples, seed });
-    return { mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh, n: perQuestion.length, failed };
-  }
-  const values = perQuestion.flat();
-  const s = summarizeScores(values, { resamples, seed });
-  return { mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh, n: values.length, failed };
+  const repeatedSamples = observations.some((o) => o.sample > 0) && questionsOf(observations).some((q) => q.scores.length > 1);
+  // Claims are not clustered (RAGChecker averages per answer); `seed` is this metric's own already.
+  const s = conditionMean(observations, { cluster: null, repeatedSamples, reducer: 'mean', resamples, seed, confidence: 0.95 }, '');
+  return { mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh, n: s.n, failed };
 }
 
 /**

@@ -8,8 +8,9 @@ import type { Condition } from '../experiment/plan.js';
 import type { RunItemRecord } from '../experiment/records.js';
 import type { Stages } from '../experiment/stages.js';
 import type { EarlierRun } from './earlierRun.js';
-import { scoredQuestions } from '../experiment/summary.js';
-import { reduceSamples } from '../scoring/estimators/samples.js';
+import { isScored, runStatistics } from '../analysis/observations.js';
+import { questionsOf } from '../statistics/run.js';
+import { reduceSamples } from '../statistics/samples.js';
 import {
   minimumDetectableDifference,
   pairedVarianceOf,
@@ -17,7 +18,7 @@ import {
   designEffectOf,
   questionsNeeded,
   type PairedVariance,
-} from '../scoring/estimators/power.js';
+} from '../statistics/power.js';
 
 /**
  * Power before the run (`hisrag power`, and `hisrag run --dry-run`): per comparison of the grid —
@@ -124,20 +125,24 @@ export function designOf(config: ExperimentConfig, items: BenchmarkItem[], model
 
 /** Each comparison's σ_d and design effect in an earlier run, from its items.jsonl, clustered over `clusterSetting` as its summary would be. */
 export function measuredVariances(run: EarlierRun, clusterSetting: string | undefined): MeasuredVariances {
-  const scored = run.records.filter((r) => r.score.status === 'scored' && r.score.score !== null);
-  const field = clusterFieldOf(scored, clusterSetting ?? run.config.scoring.cluster);
-  const cluster = field ? clusterKeyOf(field) : null;
-  // A question's repeated samples are reduced first, as the summary reduces them.
+  // The run's own statistics settings (its cluster field unless `clusterSetting` overrides it); samples reduced as the summary reduces them.
   const reducer = run.config.scoring.reducer ?? 'mean';
-  const byCell = scoredQuestions(scored);
+  const stats = runStatistics(run.records.filter(isScored), { cluster: clusterSetting ?? run.config.scoring.cluster, reducer, resamples: run.config.scoring.bootstrapResamples, seed: run.config.seed });
+  const cluster = stats.settings.cluster;
+  const records = new Map<string, RunItemRecord[]>();
+  for (const r of run.records) (records.get(`${r.model}\u0000${r.condition}`) ?? records.set(`${r.model}\u0000${r.condition}`, []).get(`${r.model}\u0000${r.condition}`)!).push(r);
+  const questions = (model: string, condition: string) => {
+    const list = records.get(`${model}\u0000${condition}`);
+    return list ? new Map(questionsOf(stats.observations(list)).map((q) => [q.itemKey, q])) : undefined;
+  };
   const references = [run.config.scoring.baseline, ...run.config.scoring.versus];
   const out: MeasuredVariances = new Map();
   for (const model of run.models) {
     for (const reference of references) {
-      const base = byCell.get(`${model}\u0000${reference}`);
+      const base = questions(model, reference);
       if (!base) continue;
       for (const condition of run.conditions) {
-        const list = condition === reference ? undefined : byCell.get(`${model}\u0000${condition}`);
+        const list = condition === reference ? undefined : questions(model, condition);
         if (!list) continue;
         const diffs: number[] = [];
         const keys: string[] = [];
@@ -148,7 +153,7 @@ export function measuredVariances(run: EarlierRun, clusterSetting: string | unde
           const b = base.get(key);
           if (!b) continue;
           diffs.push(reduceSamples(r.scores, reducer) - reduceSamples(b.scores, reducer));
-          if (cluster) keys.push(cluster(r.record));
+          if (cluster) keys.push(r.cluster!);
           if (r.scores.length > 1 && b.scores.length > 1) {
             sampling += sampleVariance(r.scores) + sampleVariance(b.scores);
             sampledQuestions++;

@@ -1,12 +1,10 @@
-import { basename } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { DataFileError } from '../errors.js';
 import type { ExperimentConfig } from '../config/experiment.js';
-import { scoredQuestions, seedFor, type RunSummary } from '../experiment/summary.js';
-import { clusterFieldOf, clusterKeyOf } from '../experiment/clusterKey.js';
+import type { RunSummary } from '../experiment/summary.js';
 import type { RunItemRecord } from '../experiment/records.js';
-import { reduceSamples, twoStageBootstrap } from '../scoring/estimators/samples.js';
-import { signFlipTest } from '../scoring/estimators/pairedTest.js';
-import { benjaminiHochbergAdjust, holmAdjust } from '../scoring/estimators/multipleComparisons.js';
+import { runStatistics } from '../analysis/observations.js';
+import { adjustFamily, pairedDifference, salts, type Observation } from '../statistics/run.js';
 import { pText, renderTextTable } from './table.js';
 
 export interface ComparisonRow {
@@ -38,8 +36,11 @@ export interface ComparedRun {
  * question's samples reduced first so they move together) and Holm / BH adjustment over every row
  * compared — the family is named in the text and in each row.
  */
-export function compareRunData(A: ComparedRun, B: ComparedRun): { rows: ComparisonRow[]; text: string; family: string; cluster: string | null } {
+export function compareRunData(A: ComparedRun, B: ComparedRun, options: { against?: string } = {}): { rows: ComparisonRow[]; text: string; family: string; cluster: string | null } {
+  const against = options.against;
   const [runA, runB] = [A.dir, B.dir];
+  // One run against itself (`--against closed-book`): the summary's own differences, under its salts.
+  const sameRun = resolve(runA) === resolve(runB);
   const [a, b] = [A.summary, B.summary];
   const [configA, configB] = [A.config, B.config];
   const [recordsA, recordsB] = [A.records, B.records];
@@ -47,15 +48,25 @@ export function compareRunData(A: ComparedRun, B: ComparedRun): { rows: Comparis
   if ((configA.scoring.reducer ?? 'mean') !== (configB.scoring.reducer ?? 'mean')) {
     throw new DataFileError(`hisrag compare: the runs reduce repeated samples differently (A: ${configA.scoring.reducer ?? 'mean'}, B: ${configB.scoring.reducer ?? 'mean'}; scoring.reducer); rescore one of them with the other's reducer`);
   }
-  const clusterField = clusterFieldOf([...recordsA, ...recordsB], configB.scoring.cluster ?? configA.scoring.cluster);
-  const cluster = clusterField ? clusterKeyOf(clusterField) : null;
-  const questionsA = scoredQuestions(recordsA);
-  const questionsB = scoredQuestions(recordsB);
+  // One run's settings for both sides: B's seed and resamples, the cluster field either sets (B's first).
+  const stats = runStatistics([...recordsA, ...recordsB], { cluster: configB.scoring.cluster ?? configA.scoring.cluster, reducer, resamples: configB.scoring.bootstrapResamples, seed: configB.seed });
+  const clusterField = stats.settings.cluster;
+  const byCell = (records: typeof recordsA) => {
+    const out = new Map<string, Observation[]>();
+    for (const r of records.filter((x) => x.score.status === 'scored' && x.score.score !== null)) {
+      const key = `${r.model}\u0000${r.condition}`;
+      (out.get(key) ?? out.set(key, []).get(key)!).push(stats.observe(r));
+    }
+    return out;
+  };
+  const questionsA = byCell(recordsA);
+  const questionsB = byCell(recordsB);
 
   const keys: [string, string][] = [];
   const seen = new Set<string>();
-  for (const s of [a, b]) {
+  for (const s of against ? [b] : [a, b]) {
     for (const cell of s.cells) {
+      if (cell.condition === against) continue;
       const key = `${cell.model}\u0000${cell.condition}`;
       if (!seen.has(key)) {
         seen.add(key);
@@ -68,36 +79,26 @@ export function compareRunData(A: ComparedRun, B: ComparedRun): { rows: Comparis
     return cell ? { mean: cell.score.mean, ciLow: cell.score.ciLow, ciHigh: cell.score.ciHigh, n: cell.score.n } : null;
   };
   type Paired = Omit<NonNullable<ComparisonRow['paired']>, 'pHolm' | 'pBH' | 'family'>;
+  const conditionA = (condition: string) => against ?? condition;
+  const saltOf = (model: string, condition: string) =>
+    !against ? salts.acrossRuns(model, condition) : sameRun ? salts.paired(model, condition, against, b.baseline) : `${salts.acrossRuns(model, condition)}|${against}`;
   const pairedOf = (model: string, condition: string): Paired | null => {
-    const inA = questionsA.get(`${model}\u0000${condition}`);
+    const inA = questionsA.get(`${model}\u0000${conditionA(condition)}`);
     const inB = questionsB.get(`${model}\u0000${condition}`);
     if (!inA || !inB) return null;
-    const samplesB: number[][] = [];
-    const samplesA: number[][] = [];
-    const clusterKeys: string[] = [];
-    for (const [key, qb] of inB) {
-      const qa = inA.get(key);
-      if (!qa) continue;
-      samplesB.push(qb.scores);
-      samplesA.push(qa.scores);
-      if (cluster) clusterKeys.push(cluster(qb.record as RunItemRecord));
-    }
-    if (!samplesB.length) return null;
-    const salt = `${model}|${condition}|compare`;
-    const clusters = cluster ? clusterKeys : undefined;
-    const d = twoStageBootstrap({ samples: samplesB, minus: samplesA, ...(clusters ? { clusters } : {}), reducer }, { resamples: configB.scoring.bootstrapResamples, seed: seedFor(configB.seed, salt) });
-    const diffs = samplesB.map((s, i) => reduceSamples(s, reducer) - reduceSamples(samplesA[i]!, reducer));
-    const test = signFlipTest(diffs, clusters, { seed: seedFor(configB.seed, `${salt}|test`) });
-    return { n: d.n, meanDiff: d.mean, ciLow: d.ciLow, ciHigh: d.ciHigh, clusters: cluster ? d.clusters : null, designEffect: d.designEffect, p: test.p };
+    const d = pairedDifference(inB, inA, stats.settings, saltOf(model, condition));
+    if (d.n === 0) return null;
+    return { n: d.n, meanDiff: d.meanDiff!, ciLow: d.ciLow!, ciHigh: d.ciHigh!, clusters: clusterField ? d.clusters! : null, designEffect: d.designEffect ?? null, p: d.p! };
   };
   const paired = keys.map(([model, condition]) => pairedOf(model, condition));
   const members = paired.filter((p): p is Paired => p !== null);
-  const family = `${members.length} differences B − A (${basename(runB)} − ${basename(runA)}, every model × condition both runs scored)`;
-  const holm = holmAdjust(members.map((p) => p.p));
-  const bh = benjaminiHochbergAdjust(members.map((p) => p.p));
+  const family = against
+    ? `${members.length} differences B − A vs ${against} (${basename(runB)} − ${basename(runA)}, every model × condition of B)`
+    : `${members.length} differences B − A (${basename(runB)} − ${basename(runA)}, every model × condition both runs scored)`;
+  const { holm, bh } = adjustFamily(members.map((p) => p.p));
   let next = 0;
   const rows: ComparisonRow[] = keys.map(([model, condition], i) => {
-    const ra = pick(a, model, condition);
+    const ra = pick(a, model, conditionA(condition));
     const rb = pick(b, model, condition);
     const diff = ra?.mean != null && rb?.mean != null ? rb.mean - ra.mean : null;
     const p = paired[i]!;
@@ -121,7 +122,7 @@ export function compareRunData(A: ComparedRun, B: ComparedRun): { rows: Comparis
     ]),
   );
   const note =
-    `paired B − A: the questions both runs scored${reducer !== 'mean' || [...recordsA, ...recordsB].some((r) => (r.sample ?? 0) > 0) ? ` (repeated samples reduced by their ${reducer}; two-stage bootstrap)` : ''}` +
+    `paired B − A: the questions both runs scored${stats.settings.repeatedSamples ? ` (repeated samples reduced by their ${reducer}; two-stage bootstrap)` : ''}` +
     `${clusterField ? `, resampled and sign-flipped by cluster (${clusterField})` : ''}; p: paired sign-flip permutation test; Holm and BH adjusted over the family: ${family}`;
   return { rows, text: `${table}\n\n${note}`, family, cluster: clusterField };
 }

@@ -1,5 +1,5 @@
 import type { MeanWithCi, RunSummary } from '../experiment/summary.js';
-import { MODALITY_BREAKDOWN_KEYS, type ModalityComparison, type PairedCell } from '../experiment/modalityComparison.js';
+import { MODALITY_BREAKDOWN_KEYS, type ModalityComparison, type PairedCell } from '../analysis/modalityComparison.js';
 import { escapeHtml as esc } from './escape.js';
 
 /** How the Table 3 breakdowns are headed. */

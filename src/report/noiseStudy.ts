@@ -1,7 +1,8 @@
 import type { CellDiagnostics, ClaimMetric, MetricMean } from '../runFiles/diagnosticsSchema.js';
 import type { RunItemRecord } from '../experiment/records.js';
-import { seedFor, type CellSummary, type RunSummary } from '../experiment/summary.js';
-import { summarizeScores } from '../scoring/bootstrap.js';
+import type { CellSummary, RunSummary } from '../experiment/summary.js';
+import { runStatistics, type RunStatistics } from '../analysis/observations.js';
+import { conditionMean } from '../statistics/run.js';
 import { escapeHtml as esc } from './escape.js';
 import { lineChartSvg, type ChartReference, type ChartSeries } from './lineChart.js';
 
@@ -22,7 +23,7 @@ export interface NoiseStudyOptions {
   seed?: number;
 }
 
-/** Mean score of a group of answers with its 95% percentile-bootstrap CI. */
+/** Mean score of a group of answers with its 95% CI (the run's estimator: clusters, samples). */
 export interface NoiseStudyPoint {
   x: number;
   n: number;
@@ -135,7 +136,6 @@ interface NoiseRecord {
 const isScored = (r: RunItemRecord) => r.score.status === 'scored' && r.score.score !== null;
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 const itemKey = (r: RunItemRecord) => `${r.benchmark}:${r.itemId}`;
-const byKey = (a: RunItemRecord, b: RunItemRecord) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 /**
  * oracle+noise gives gold chunks score 1 and distractors 0; a reranked list keeps the oracle's
@@ -160,21 +160,22 @@ function noiseRecord(record: RunItemRecord): NoiseRecord {
 }
 
 /**
- * Mean with CI of a group of answers, values in key order as the summary takes them. A group that
- * is exactly one cell's scored answers gets that cell's seed (`model|condition`), so its CI is the
- * conditions table's; any other group is seeded by `model|<its conditions>|<tag>`.
+ * Mean with CI of a group of answers, through the run's estimator (clusters, samples) as the
+ * conditions table computes it. A group that is exactly one cell's scored answers gets that cell's
+ * seed (`model|condition`), so its CI is the conditions table's; any other group is seeded by
+ * `model|<its conditions>|<tag>`, a question of each condition counted on its own.
  */
-function pointOf(records: RunItemRecord[], x: number, model: string, tag: string, scoredPerCondition: Map<string, number>, options: Required<NoiseStudyOptions>): NoiseStudyPoint {
-  const sorted = [...records].sort(byKey);
-  const conditions = [...new Set(sorted.map((r) => r.condition))].sort();
-  if (sorted.length === 0) return { x, n: 0, mean: null, ciLow: null, ciHigh: null, conditions };
-  const wholeCell = conditions.length === 1 && scoredPerCondition.get(conditions[0]!) === sorted.length;
+function pointOf(records: RunItemRecord[], x: number, model: string, tag: string, scoredPerCondition: Map<string, number>, stats: RunStatistics): NoiseStudyPoint {
+  const conditions = [...new Set(records.map((r) => r.condition))].sort();
+  if (records.length === 0) return { x, n: 0, mean: null, ciLow: null, ciHigh: null, conditions };
+  const wholeCell = conditions.length === 1 && scoredPerCondition.get(conditions[0]!) === records.length;
   const salt = wholeCell ? `${model}|${conditions[0]}` : `${model}|${conditions.join(',')}|${tag}`;
-  const s = summarizeScores(
-    sorted.map((r) => r.score.score!),
-    { resamples: options.resamples, seed: seedFor(options.seed, salt) },
-  );
-  return { x, n: sorted.length, mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh, conditions };
+  const observations = records.map((r) => {
+    const o = stats.observe(r);
+    return wholeCell ? o : { ...o, itemKey: `${r.condition}\u0000${o.itemKey}` };
+  });
+  const s = conditionMean(observations, stats.settings, salt);
+  return { x, n: s.n, mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh, conditions };
 }
 
 function groupBy<T, K>(values: readonly T[], key: (v: T) => K): Map<K, T[]> {
@@ -223,6 +224,9 @@ const positionX = (position: string) => {
  */
 export function noiseStudy(records: RunItemRecord[], summary: RunSummary, manifest: Record<string, unknown>, options: NoiseStudyOptions = {}): NoiseStudy | null {
   const bootstrap = { resamples: options.resamples ?? summary.bootstrap.resamples, seed: options.seed ?? summary.bootstrap.seed };
+  // The summary's own settings: its cluster field (none in runs from before clustering) and reducer.
+  const reducer = summary.cells.find((c) => c.sampling)?.sampling?.reducer as RunStatistics['settings']['reducer'] | undefined;
+  const stats = runStatistics(records, { ...bootstrap, cluster: summary.cluster ?? 'none', ...(reducer ? { reducer } : {}) });
   const components = (manifest.components ?? {}) as { retrievers?: Record<string, Described> };
   const described = components.retrievers ?? {};
   const oracleLabels = new Set(Object.keys(described).filter((label) => describedName(described[label]) === 'oracle+noise'));
@@ -234,7 +238,7 @@ export function noiseStudy(records: RunItemRecord[], summary: RunSummary, manife
     const mine = records.filter((r) => r.model === model);
     const scored = mine.filter(isScored);
     const scoredPerCondition = new Map([...groupBy(scored, (r) => r.condition)].map(([c, list]) => [c, list.length]));
-    const point = (list: RunItemRecord[], x: number, tag: string) => pointOf(list, x, model, tag, scoredPerCondition, bootstrap);
+    const point = (list: RunItemRecord[], x: number, tag: string) => pointOf(list, x, model, tag, scoredPerCondition, stats);
 
     const oracle = scored.filter((r) => r.retriever !== null && oracleLabels.has(r.retriever)).map(noiseRecord);
     if (oracle.length === 0) continue;
@@ -403,7 +407,7 @@ export function noiseStudyHtml(study: NoiseStudy | null): string {
       '<b>Score vs noise rate</b> (as in RGB): the noise rate of an answer is the share of distractors among its prompt\'s passages, 1 − gold / passages, so with one gold passage k = 1, 3, 5, 10 give 0, 0.667, 0.8, 0.9; ' +
       'real retrievers sit at their mean 1 − precision@k: below the oracle curve at the same noise rate, they lose to missing evidence rather than to distraction. ' +
       '<b>Score vs gold position</b> (as in Lost in the Middle): at each k, where the gold sat among the distractors; a dip in the middle is position bias. ' +
-      `Dashed: closed-book. Bands and bars: 95% percentile-bootstrap CIs (${study.bootstrap.resamples} resamples, seed ${study.bootstrap.seed}). ` +
+      `Dashed: closed-book. Bands and bars: 95% CIs by the conditions table's estimator (${study.bootstrap.resamples} resamples, seed ${study.bootstrap.seed}). ` +
       'Items without gold evidence (unanswerable) are left out of the curves and the reference: the control gives them distractors only.</p>',
   );
   for (const m of study.models) {

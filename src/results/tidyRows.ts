@@ -1,6 +1,7 @@
 import type { RunItemRecord } from '../experiment/records.js';
 import type { LoadedRun } from './loadRun.js';
 import { methodsByStrategy, type CellMethod } from '../experiment/cellMethod.js';
+import { clusterKeyOf } from '../experiment/clusterKey.js';
 
 /** One answer as a flat row: easy to filter, group and plot. */
 export interface TidyRow {
@@ -66,6 +67,10 @@ export interface TidyRow {
   recallFinal: number | null;
   /** Per-item method figures (adaptive: retrieved; ircot: steps …). */
   methodNotes: Record<string, number | boolean>;
+  /** Which of the question's repeated samples this answer is (0: the first). */
+  sample: number;
+  /** The question's cluster key under the run's `scoring.cluster` (summary.json's `cluster`); null when the run is not clustered. */
+  cluster: string | null;
 }
 
 function verdictCounts(verdicts: Record<string, 0 | 1> | undefined, prefix: string): [number | null, number | null] {
@@ -74,7 +79,7 @@ function verdictCounts(verdicts: Record<string, 0 | 1> | undefined, prefix: stri
   return [keys.filter((k) => verdicts[k] === 1).length, keys.length];
 }
 
-export function tidyRow(run: string, r: RunItemRecord, method?: CellMethod): TidyRow {
+export function tidyRow(run: string, r: RunItemRecord, method?: CellMethod, clusterKey?: ((record: RunItemRecord) => string) | null): TidyRow {
   const [bonusHits, bonusItems] = verdictCounts(r.score.verdicts, '加分项');
   const [deductionHits, deductionItems] = verdictCounts(r.score.verdicts, '减分项');
   const m = r.retrievalMetrics ?? {};
@@ -125,6 +130,8 @@ export function tidyRow(run: string, r: RunItemRecord, method?: CellMethod): Tid
     price: r.cost?.price ?? null,
     recallFinal: m['final.recall'] ?? null,
     methodNotes: r.methodNotes ?? {},
+    sample: r.sample ?? 0,
+    cluster: clusterKey ? clusterKey(r) : null,
   };
 }
 
@@ -140,7 +147,8 @@ export function tidyRows(runs: LoadedRun | LoadedRun[]): TidyRow[] {
       const [bm, bc] = order(b);
       return am! - bm! || ac! - bc! || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
     });
-    for (const r of sorted) rows.push(tidyRow(run.id, r, methods[r.strategy]));
+    const clusterKey = run.summary.cluster ? clusterKeyOf(run.summary.cluster) : null;
+    for (const r of sorted) rows.push(tidyRow(run.id, r, methods[r.strategy], clusterKey));
   }
   return rows;
 }

@@ -30,7 +30,7 @@ export {
   type LongHisDocFile,
   type LongHisDocGold,
 } from '../benchmarks/longhisdoc/schema.js';
-export { summarizeScores, pairedBootstrap, type BootstrapOptions, type ScoreSummary, type PairedSummary } from './bootstrap.js';
+export { summarizeScores, pairedBootstrap, type BootstrapOptions, type ScoreSummary, type PairedSummary } from '../statistics/bootstrap.js';
 export { summarizeBy } from './summarizeBy.js';
 export { retrievalMetrics, meanRetrievalMetrics, retrievalBreakdown, type RetrievalMetrics } from './retrievalMetrics.js';
 export { bleu4 } from './textMetrics/bleu.js';

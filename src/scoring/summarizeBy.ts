@@ -1,4 +1,4 @@
-import { summarizeScores, type BootstrapOptions, type ScoreSummary } from './bootstrap.js';
+import { summarizeScores, type BootstrapOptions, type ScoreSummary } from '../statistics/bootstrap.js';
 
 /** Mean with bootstrap CI overall and per value of a key (category, type, answer type …). */
 export function summarizeBy<T>(

@@ -5,9 +5,9 @@
  * the query-string codec both sides use, so that server, bundle and client cannot drift apart.
  */
 import type { CellSummary, PairedDifference } from '../experiment/summary.js';
-import type { ModalityComparison } from '../experiment/modalityComparison.js';
+import type { ModalityComparison } from '../experiment/summary.js';
 import type { RunItemRecord } from '../experiment/records.js';
-import type { Reducer } from '../scoring/estimators/samples.js';
+import type { Reducer } from '../statistics/samples.js';
 
 export type RunStatus = 'in progress' | 'done' | 'interrupted' | 'failed';
 
@@ -82,8 +82,11 @@ export interface RunDetail {
   run: RunListEntry;
   baseline: string;
   /** The run's bootstrap settings, and how it reduces an item's repeated samples to one score (`scoring.reducer`). */
-  bootstrap: { resamples: number; seed: number; confidence: number; reducer?: Reducer };
+  /** `cluster`: the field its intervals are clustered over (summary.json's `cluster`; null or absent: over questions). */
+  bootstrap: { resamples: number; seed: number; confidence: number; reducer?: Reducer; cluster?: string | null };
   cells: CellView[];
+  /** Differences against the `scoring.versus` conditions (summary.json's `versus`), with their adjusted p. */
+  versus?: PairedDifference[];
   /** Breakdown keys the answers carry (category, task, dynasty …). */
   groupKeys: string[];
   /** Values of each group key, for the answer filters. */
@@ -252,11 +255,16 @@ export interface CompareResult {
   b: ConditionRef & { mean: number | null; scored: number; answers: number };
   /** Items scored under both (paired by benchmark and item id). */
   n: number;
-  /** Paired mean difference b − a with its 95% bootstrap CI. */
+  /** Paired mean difference b − a with its 95% interval (the statistics module, under the run's settings). */
   meanDiff: number | null;
   ciLow: number | null;
   ciHigh: number | null;
   sharePositive: number | null;
+  /** Sign-flip p of b − a; Holm and BH over the summary's family when the run's summary has this comparison (else null). */
+  p: number | null;
+  pHolm: number | null;
+  pBH: number | null;
+  family: string | null;
   counts: Record<Outcome, number>;
   /** Items only one side scored (failed, or not in the other run). */
   unpaired: { a: number; b: number };

@@ -3,9 +3,9 @@
  * client (which runs them on a bundle's files): compare two conditions, filter a condition's answers,
  * pivot the conditions table. No I/O here.
  */
-import { pairedBootstrap } from '../scoring/bootstrap.js';
-import { reduceSamples, twoStageBootstrap, type Reducer } from '../scoring/estimators/samples.js';
-import type { AnswerQuery, AnswerRow, CellView, CompareItem, CompareResult, CostSide, Outcome } from './api.js';
+import { pairedDifference, salts, type Observation, type StatisticsSettings } from '../statistics/run.js';
+import { reduceSamples } from '../statistics/samples.js';
+import type { AnswerQuery, AnswerRow, CellView, CompareItem, CompareQuery, CompareResult, CostSide, Outcome, RunDetail } from './api.js';
 
 /** What Compare needs of one answer. */
 export interface ScoreRow {
@@ -21,6 +21,10 @@ export interface ScoreRow {
   retrievalCalls: number | null;
   generationCalls: number | null;
   durationMs: number | null;
+  /** Which of the item's repeated samples (0: the first; absent: 0). */
+  sample?: number;
+  /** The answer's cluster key under the run's `scoring.cluster` (absent: not clustered). */
+  cluster?: string;
 }
 
 const isScored = (r: ScoreRow) => r.status === 'scored' && r.score !== null;
@@ -55,7 +59,7 @@ interface ItemScores {
 
 function scoresByItem(rows: ScoreRow[]): Map<string, ItemScores> {
   const byItem = new Map<string, ItemScores>();
-  for (const r of rows) {
+  for (const r of [...rows].sort((x, y) => (x.sample ?? 0) - (y.sample ?? 0))) {
     if (!isScored(r)) continue;
     const seen = byItem.get(r.itemKey);
     if (seen) seen.scores.push(r.score!);
@@ -64,26 +68,50 @@ function scoresByItem(rows: ScoreRow[]): Map<string, ItemScores> {
   return byItem;
 }
 
+/** How Compare estimates B − A: the run's statistics settings (B's), and the salt naming the comparison. */
+export interface CompareStatistics {
+  settings: Omit<StatisticsSettings, 'repeatedSamples'>;
+  salt: string;
+  /** The same comparison in B's summary (B − A against a reference of its families): where Holm and BH come from. */
+  summarized: { pHolm?: number | null; pBH?: number | null; family?: string } | null;
+}
+
+/**
+ * The run's own settings and the salt its summary uses for this comparison: within one run and
+ * model, b − a is the summary's difference against a (the baseline's or a `versus` condition's
+ * salt), so the interval, p and adjusted p are the summary's to the last digit; across runs, the
+ * same model and condition is `hisrag compare`'s B − A.
+ */
+export function compareStatistics(query: CompareQuery, detailB: RunDetail, sameRun: boolean): CompareStatistics {
+  const { resamples, seed, confidence, reducer, cluster } = detailB.bootstrap;
+  const settings = { resamples, seed, confidence, reducer: reducer ?? 'mean', cluster: cluster ?? null };
+  const { a, b } = query;
+  if (sameRun && a.model === b.model) {
+    const summarized = [...detailB.cells.flatMap((c) => (c.paired ? [c.paired] : [])), ...(detailB.versus ?? [])].find((d) => d.model === b.model && d.condition === b.condition && d.baseline === a.condition);
+    return { settings, salt: salts.paired(b.model, b.condition, a.condition, detailB.baseline), summarized: summarized ?? null };
+  }
+  const salt = a.model === b.model && a.condition === b.condition ? salts.acrossRuns(b.model, b.condition) : `${b.model}|${b.condition}|vs|${a.model}|${a.condition}`;
+  return { settings, salt, summarized: null };
+}
+
 /**
  * Condition B against condition A on the items both scored (paired by `benchmark:itemId`): the
- * paired mean difference B − A with its bootstrap CI (the project's `pairedBootstrap`), how many
- * items got better, worse or stayed, the cost of each side, and the items (filtered by outcome;
- * the worst first for `worse`, the best first for `better`, the largest changes first otherwise).
- * Repeated samples (`samples: n`): an item's samples are reduced to its score by the run's reducer
- * first, and the CI is the two-stage bootstrap's (items, then each item's samples), as in
- * `hisrag compare`; pairing samples as if they were items would count each item n times.
+ * paired mean difference B − A with its interval and sign-flip p from the statistics module under
+ * the run's settings (`compareStatistics`: clusters, repeated samples, reducer, seed) — the figures
+ * the summary and `hisrag compare` give for the same comparison — how many items got better, worse
+ * or stayed, the cost of each side, and the items (filtered by outcome; the worst first for `worse`,
+ * the best first for `better`, the largest changes first otherwise).
  */
 export function compareRows(
   rowsA: ScoreRow[],
   rowsB: ScoreRow[],
-  options: { outcome?: Outcome | 'all'; offset?: number; limit?: number; resamples?: number; seed?: number; reducer?: Reducer } = {},
-): Pick<CompareResult, 'n' | 'meanDiff' | 'ciLow' | 'ciHigh' | 'sharePositive' | 'counts' | 'unpaired' | 'samples' | 'cost' | 'items'> {
-  const reducer = options.reducer ?? 'mean';
+  options: { outcome?: Outcome | 'all'; offset?: number; limit?: number; statistics: CompareStatistics },
+): Pick<CompareResult, 'n' | 'meanDiff' | 'ciLow' | 'ciHigh' | 'sharePositive' | 'p' | 'pHolm' | 'pBH' | 'family' | 'counts' | 'unpaired' | 'samples' | 'cost' | 'items'> {
+  const { settings } = options.statistics;
+  const reducer = settings.reducer;
   const byItemA = scoresByItem(rowsA);
   const byItemB = scoresByItem(rowsB);
   const pairs: CompareItem[] = [];
-  const samplesA: number[][] = [];
-  const samplesB: number[][] = [];
   let unpairedB = 0;
   for (const [itemKey, b] of byItemB) {
     const a = byItemA.get(itemKey);
@@ -94,27 +122,15 @@ export function compareRows(
     const scoreA = reduceSamples(a.scores, reducer);
     const scoreB = reduceSamples(b.scores, reducer);
     pairs.push({ itemKey, itemId: b.first.itemId, category: b.first.category, question: b.first.question, keyA: a.first.key, keyB: b.first.key, scoreA, scoreB, diff: scoreB - scoreA });
-    samplesA.push(a.scores);
-    samplesB.push(b.scores);
   }
-  const maxSamples = (list: number[][]) => list.reduce((m, s) => Math.max(m, s.length), 0);
-  const repeated = maxSamples(samplesA) > 1 || maxSamples(samplesB) > 1;
-  const order = pairs.map((_, i) => i).sort((x, y) => (pairs[x]!.itemKey < pairs[y]!.itemKey ? -1 : pairs[x]!.itemKey > pairs[y]!.itemKey ? 1 : 0));
-  const sorted = order.map((i) => pairs[i]!);
+  const maxSamples = (byItem: Map<string, ItemScores>) => [...byItem.values()].reduce((m, s) => Math.max(m, s.scores.length), 0);
+  const repeated = [...rowsA, ...rowsB].some((r) => (r.sample ?? 0) > 0);
+  const sorted = pairs.sort((x, y) => (x.itemKey < y.itemKey ? -1 : x.itemKey > y.itemKey ? 1 : 0));
   const counts: Record<Outcome, number> = { better: 0, worse: 0, same: 0 };
   for (const p of sorted) counts[outcomeOf(p.diff)]++;
-  const bootstrap = { resamples: options.resamples ?? 1000, seed: options.seed ?? 0 };
-  let paired: { meanDiff: number; ciLow: number; ciHigh: number; sharePositive: number } | null = null;
-  if (sorted.length && repeated) {
-    const d = twoStageBootstrap({ samples: order.map((i) => samplesB[i]!), minus: order.map((i) => samplesA[i]!), reducer }, bootstrap);
-    paired = { meanDiff: d.mean, ciLow: d.ciLow, ciHigh: d.ciHigh, sharePositive: d.sharePositive };
-  } else if (sorted.length) {
-    paired = pairedBootstrap(
-      sorted.map((p) => p.scoreB),
-      sorted.map((p) => p.scoreA),
-      bootstrap,
-    );
-  }
+  const observe = (side: string) => (r: ScoreRow): Observation => ({ itemKey: r.itemKey, condition: side, sample: r.sample ?? 0, score: r.score!, ...(settings.cluster && r.cluster !== undefined ? { cluster: r.cluster } : {}) });
+  const d = pairedDifference(rowsB.filter(isScored).map(observe('b')), rowsA.filter(isScored).map(observe('a')), { ...settings, repeatedSamples: repeated }, options.statistics.salt);
+  const summarized = options.statistics.summarized;
   const outcome = options.outcome ?? 'all';
   const listed = outcome === 'all' ? [...sorted] : sorted.filter((p) => outcomeOf(p.diff) === outcome);
   if (outcome === 'worse') listed.sort((x, y) => x.diff - y.diff);
@@ -124,13 +140,17 @@ export function compareRows(
   const limit = options.limit ?? 100;
   return {
     n: sorted.length,
-    meanDiff: paired?.meanDiff ?? null,
-    ciLow: paired?.ciLow ?? null,
-    ciHigh: paired?.ciHigh ?? null,
-    sharePositive: paired?.sharePositive ?? null,
+    meanDiff: d.meanDiff,
+    ciLow: d.ciLow,
+    ciHigh: d.ciHigh,
+    sharePositive: d.sharePositive,
+    p: d.p,
+    pHolm: summarized?.pHolm ?? null,
+    pBH: summarized?.pBH ?? null,
+    family: summarized?.family ?? null,
     counts,
     unpaired: { a: byItemA.size - sorted.length, b: unpairedB },
-    samples: repeated ? { a: maxSamples(samplesA), b: maxSamples(samplesB), reducer } : null,
+    samples: repeated ? { a: maxSamples(byItemA), b: maxSamples(byItemB), reducer } : null,
     cost: { a: costOf(rowsA), b: costOf(rowsB) },
     items: { total: listed.length, offset, rows: listed.slice(offset, offset + limit) },
   };

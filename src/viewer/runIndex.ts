@@ -9,8 +9,10 @@ import { validateExperimentConfig } from '../config/load.js';
 import { isGoldChunk } from '../diagnostics/evidence.js';
 import { RunItemRecordSchema, type RunItemRecord } from '../experiment/records.js';
 import { RUN_FILES } from '../experiment/runDirectory.js';
-import type { Reducer } from '../scoring/estimators/samples.js';
-import { RunSummarySchema, summarizeRun, type RunSummary } from '../experiment/summary.js';
+import type { Reducer } from '../statistics/samples.js';
+import { RunSummarySchema, type RunSummary } from '../experiment/summary.js';
+import { summarizeRun } from '../analysis/summary.js';
+import { clusterKeyOf } from '../experiment/clusterKey.js';
 import { summaryOptionsOf } from '../results/loadRun.js';
 import { costChartSvg } from '../report/costChart.js';
 import { depthChartSvg } from '../report/depthChart.js';
@@ -811,8 +813,9 @@ export class RunIndex {
     const detail: RunDetail = {
       run: this.listEntry(),
       baseline: summary?.baseline ?? config.scoring.baseline,
-      bootstrap: { ...(summary?.bootstrap ?? { resamples: config.scoring.bootstrapResamples, seed: config.seed, confidence: 0.95 }), reducer: config.scoring.reducer ?? 'mean' },
+      bootstrap: { ...(summary?.bootstrap ?? { resamples: config.scoring.bootstrapResamples, seed: config.seed, confidence: 0.95 }), reducer: config.scoring.reducer ?? 'mean', cluster: summary?.cluster ?? null },
       cells,
+      ...(summary?.versus ? { versus: summary.versus } : {}),
       groupKeys: Object.keys(groupValues).sort(),
       groupValues,
       charts: summary ? summary.models.map((model) => ({ model, depth: depthChartSvg(summary, model), cost: costChartSvg(summary, model) })) : [],
@@ -870,21 +873,33 @@ export class RunIndex {
     return { total, offset, rows: rows.map((r) => ({ ...r, empty: r.empty === 1 })) };
   }
 
-  /** What Compare needs of every answer of one condition. */
+  /** What Compare needs of every answer of one condition (its sample and cluster key from the answer's slim record). */
   scoreRows(model: string, condition: string): ScoreRow[] {
-    return this.db
-      .prepare('SELECT key, itemKey, itemId, category, question, status, score, tokens, price, rcalls AS retrievalCalls, gcalls AS generationCalls, ms AS durationMs FROM answers WHERE model = ? AND condition = ?')
-      .all(model, condition) as ScoreRow[];
+    const rows = this.db
+      .prepare('SELECT key, itemKey, itemId, category, question, status, score, tokens, price, rcalls AS retrievalCalls, gcalls AS generationCalls, ms AS durationMs, slim FROM answers WHERE model = ? AND condition = ?')
+      .all(model, condition) as (ScoreRow & { slim: string })[];
+    return rows.map(this.withSampleAndCluster());
   }
 
   /** One condition's answers as a bundle stores them (what its table shows, searches and compares). */
   bundleRows(model: string, condition: string): BundleRow[] {
     const rows = this.db
       .prepare(
-        'SELECT key, itemKey, itemId, category, question, answer, score, status, empty, tokens, groups, haystack, price, rcalls AS retrievalCalls, gcalls AS generationCalls, ms AS durationMs FROM answers WHERE model = ? AND condition = ? ORDER BY itemKey',
+        'SELECT key, itemKey, itemId, category, question, answer, score, status, empty, tokens, groups, haystack, price, rcalls AS retrievalCalls, gcalls AS generationCalls, ms AS durationMs, slim FROM answers WHERE model = ? AND condition = ? ORDER BY itemKey',
       )
-      .all(model, condition) as (Omit<BundleRow, 'empty' | 'groups'> & { empty: number; groups: string })[];
-    return rows.map((r) => ({ ...r, empty: r.empty === 1, groups: JSON.parse(r.groups) as Record<string, string> }));
+      .all(model, condition) as (Omit<BundleRow, 'empty' | 'groups'> & { empty: number; groups: string; slim: string })[];
+    const sampled = this.withSampleAndCluster();
+    return rows.map((r) => sampled({ ...r, empty: r.empty === 1, groups: JSON.parse(r.groups) as Record<string, string> }));
+  }
+
+  /** Replaces a row's slim record by its sample and its cluster key under the summary's cluster field. */
+  private withSampleAndCluster(): <R extends { slim: string }>(row: R) => Omit<R, 'slim'> & { sample: number; cluster?: string } {
+    const field = this.currentSummary()?.cluster ?? null;
+    const clusterKey = field ? clusterKeyOf(field) : null;
+    return ({ slim, ...row }) => {
+      const record = JSON.parse(slim) as RunItemRecord;
+      return { ...row, sample: record.sample ?? 0, ...(clusterKey ? { cluster: clusterKey(record) } : {}) };
+    };
   }
 
   /** Every answer's key, in the order they were first written. */
@@ -896,9 +911,6 @@ export class RunIndex {
     return this.detail().cells.find((c) => c.model === model && c.condition === condition) ?? null;
   }
 
-  get bootstrap(): { resamples: number; seed: number; reducer: Reducer } {
-    return { resamples: this.config?.scoring.bootstrapResamples ?? 1000, seed: this.config?.seed ?? 0, reducer: this.config?.scoring.reducer ?? 'mean' };
-  }
 
   item(itemKey: string): StoredItem | null {
     const row = this.db.prepare('SELECT info FROM items WHERE itemKey = ?').get(itemKey) as { info: string } | undefined;

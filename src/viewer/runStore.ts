@@ -4,7 +4,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { InputError } from '../errors.js';
 import { RUN_FILES } from '../experiment/runDirectory.js';
 import type { AnswerDetail, AnswerPage, AnswerQuery, CompareQuery, CompareResult, IndexingStatus, RunDetail, RunListEntry } from './api.js';
-import { compareRows, decompositionOf } from './queries.js';
+import { compareRows, compareStatistics, decompositionOf } from './queries.js';
 import { VIEW_CACHE_ENV, viewCacheDir, viewCacheLimit } from './cacheDir.js';
 import { markUsed, pruneCache, type PruneResult } from './cacheMaintenance.js';
 import { fullGc } from './fullGc.js';
@@ -371,7 +371,7 @@ export class RunStore {
       outcome: query.outcome,
       offset: query.offset,
       limit: query.limit,
-      ...runB.bootstrap,
+      statistics: compareStatistics(query, runB.detail(), runA === runB),
     });
     const decomposition = decompositionOf(cellB.diagnostics);
     return {

@@ -3,7 +3,7 @@ import type { BenchmarkItem } from '../../src/benchmarks/types.js';
 import { sentenceClaims, createLexicalClaimChecker } from '../../src/diagnostics/claims/standIns.js';
 import { decompose, defaultDelta, outcomeOf, pairedItems } from '../../src/diagnostics/decomposition.js';
 import { evidenceOf, goldRankBucket } from '../../src/diagnostics/evidence.js';
-import { twoStageBootstrap } from '../../src/scoring/estimators/samples.js';
+import { twoStageBootstrap } from '../../src/statistics/samples.js';
 import { benchmarkGold, rubricItemClaim } from '../../src/diagnostics/goldClaims.js';
 import { hybridPairScorer, lexicalPairScorer, relevancePairScorer, selectPairs } from '../../src/diagnostics/prefilter.js';
 
@@ -75,7 +75,7 @@ describe('help/hurt decomposition', () => {
   it('claim metrics with repeated samples: a question\'s answers averaged first, n counts questions, the two-stage CI', async () => {
     const { RunItemRecordSchema } = await import('../../src/experiment/records.js');
     const { metricMean } = await import('../../src/diagnostics/summary.js');
-    const { summarizeScores } = await import('../../src/scoring/bootstrap.js');
+    const { summarizeScores } = await import('../../src/statistics/bootstrap.js');
     const answer = (itemId: string, sample: number, precision: number | null) => ({
       ...RunItemRecordSchema.parse({
         key: `m|rag|b:${itemId}${sample ? `#${sample}` : ''}`, itemId, benchmark: 'b', kind: 'rubric', category: 'c', question: '问？', model: 'm', condition: 'rag', strategy: 'rag',

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planPower, type PowerDesign } from '../../src/estimate/power.js';
 import { RunItemRecordSchema, type RunItemRecord } from '../../src/experiment/records.js';
-import { minimumDetectableDifference, pairedVarianceOf } from '../../src/scoring/estimators/power.js';
+import { minimumDetectableDifference, pairedVarianceOf } from '../../src/statistics/power.js';
 import { demoConfigIn } from '../helpers/demoConfig.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
 

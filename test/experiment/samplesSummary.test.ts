@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeRun } from '../../src/experiment/summary.js';
+import { summarizeRun } from '../../src/analysis/summary.js';
 import { summaryTable } from '../../src/report/table.js';
 import { summaryCsv } from '../../src/report/csv.js';
 import { renderReportHtml } from '../../src/report/html.js';

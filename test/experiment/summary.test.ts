@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeRun } from '../../src/experiment/summary.js';
+import { summarizeRun } from '../../src/analysis/summary.js';
 import { makeRecord, scored } from './fixtures.js';
 
 const options = { experiment: 'e', models: ['m'], conditions: ['closed-book', 'rag@10'], baseline: 'closed-book', resamples: 500, seed: 7 };

@@ -1,7 +1,9 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareModalities, type PairedCell } from '../../src/experiment/modalityComparison.js';
-import { RunSummarySchema, summarizeRun, type RunSummary } from '../../src/experiment/summary.js';
+import { compareModalities, type PairedCell } from '../../src/analysis/modalityComparison.js';
+import { runStatistics } from '../../src/analysis/observations.js';
+import { RunSummarySchema, type RunSummary } from '../../src/experiment/summary.js';
+import { summarizeRun } from '../../src/analysis/summary.js';
 import { renderReportHtml } from '../../src/report/html.js';
 import { summaryTable } from '../../src/report/table.js';
 import { loadRun } from '../../src/results/loadRun.js';
@@ -117,6 +119,6 @@ describe('image input against OCR input, by evidence modality', () => {
     expect(noVersus.versus).toBeUndefined();
     expect(summaryTable(noVersus)).not.toContain('Δ vs ocr-input');
     // An image condition named as versus is no OCR reference.
-    expect(compareModalities(run.records, { ...OPTIONS, versus: ['image-input'] })).toEqual([]);
+    expect(compareModalities(run.records, { ...OPTIONS, versus: ['image-input'] }, runStatistics(run.records, OPTIONS))).toEqual([]);
   });
 });

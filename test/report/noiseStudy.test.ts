@@ -6,9 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadExperimentConfig } from '../../src/config/load.js';
 import type { RunItemRecord } from '../../src/experiment/records.js';
 import { validateComponents } from '../../src/experiment/stages.js';
-import { seedFor, summarizeRun, type RunSummary } from '../../src/experiment/summary.js';
+import type { RunSummary } from '../../src/experiment/summary.js';
+import { summarizeRun } from '../../src/analysis/summary.js';
+import { seedFor } from '../../src/statistics/run.js';
 import { NOISE_STUDY_SECTION_ID, noiseStudy, noiseStudyHtml, type NoiseStudy } from '../../src/report/noiseStudy.js';
-import { summarizeScores } from '../../src/scoring/bootstrap.js';
+import { summarizeScores } from '../../src/statistics/bootstrap.js';
 import { makeRecord, scored } from '../experiment/fixtures.js';
 import { REPO_ROOT, runCli } from '../helpers/runCli.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { summarizeRun } from '../../src/experiment/summary.js';
+import { summarizeRun } from '../../src/analysis/summary.js';
 import { renderReportHtml } from '../../src/report/html.js';
 import { makeRecord, scored } from '../experiment/fixtures.js';
 

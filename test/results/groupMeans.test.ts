@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { summarizeScores } from '../../src/scoring/bootstrap.js';
+import { summarizeScores } from '../../src/statistics/bootstrap.js';
+import { seedFor } from '../../src/statistics/run.js';
 import { groupMeans, pairedDifferences } from '../../src/results/groupMeans.js';
 import { loadRun } from '../../src/results/loadRun.js';
 import { tidyRows } from '../../src/results/tidyRows.js';
@@ -13,11 +14,11 @@ async function rowsOf(records: Parameters<typeof writeRunDir>[0]) {
 }
 
 describe('groupMeans', () => {
-  it('gives each group its mean with the seeded bootstrap CI of the runner', async () => {
+  it('gives each group its mean with the seeded bootstrap CI of the runner (a whole cell: the summary\'s seed for it)', async () => {
     const scores = [10, 20, 30, 90];
     const rows = await rowsOf(scores.map((s, i) => makeRecord({ itemId: String(i), condition: 'rag@10', score: scored(s) })));
     const [g] = groupMeans(rows, ['k'], { resamples: 500, seed: 3 });
-    const expected = summarizeScores(scores, { resamples: 500, seed: 3 });
+    const expected = summarizeScores(scores, { resamples: 500, seed: seedFor(3, 'm|rag@10') });
     expect(g).toEqual({ keys: { k: 10 }, n: 4, failed: 0, mean: 37.5, ciLow: expected.ciLow, ciHigh: expected.ciHigh });
     expect(g!.ciLow!).toBeLessThan(37.5);
     expect(g!.ciHigh!).toBeGreaterThan(37.5);

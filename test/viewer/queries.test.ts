@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { answerQueryFromParams, answerQueryToParams, compareQueryFromParams, compareQueryToParams, type CellView } from '../../src/viewer/api.js';
 import { chunkOf, compareRows, decompositionOf, filterAnswerRows, haystackOf, pivotCells, type ScoreRow, type SearchableRow } from '../../src/viewer/queries.js';
-import { pairedBootstrap } from '../../src/scoring/bootstrap.js';
-import { twoStageBootstrap } from '../../src/scoring/estimators/samples.js';
+import { pairedBootstrap } from '../../src/statistics/bootstrap.js';
+import { twoStageBootstrap, type Reducer } from '../../src/statistics/samples.js';
+import { seedFor } from '../../src/statistics/run.js';
+
+/** Compare's statistics: a run's settings (not clustered) and a salt. */
+const statistics = (resamples = 1000, seed = 0, reducer: Reducer = 'mean') => ({ settings: { resamples, seed, confidence: 0.95, reducer, cluster: null }, salt: 'm|b|paired|a', summarized: null });
 
 const score = (itemKey: string, value: number | null, extra: Partial<ScoreRow> = {}): ScoreRow => ({
   key: `m|c|${itemKey}`,
@@ -25,9 +29,9 @@ describe('compareRows', () => {
   const b = [score('b:1', 40, { tokens: 300 }), score('b:2', 20, { tokens: 500 }), score('b:3', 30, { tokens: 100 }), score('b:4', 90), score('b:6', 10)];
 
   it('pairs the items both scored and gives the paired bootstrap of B − A, the counts and the cost of each side', () => {
-    const result = compareRows(a, b, { resamples: 500, seed: 3 });
+    const result = compareRows(a, b, { statistics: statistics(500, 3) });
     expect(result.n).toBe(3);
-    const expected = pairedBootstrap([40, 20, 30], [10, 50, 30], { resamples: 500, seed: 3 });
+    const expected = pairedBootstrap([40, 20, 30], [10, 50, 30], { resamples: 500, seed: seedFor(3, 'm|b|paired|a') });
     expect(result.meanDiff).toBeCloseTo(0);
     expect(result.ciLow).toBe(expected.ciLow);
     expect(result.ciHigh).toBe(expected.ciHigh);
@@ -39,9 +43,9 @@ describe('compareRows', () => {
   });
 
   it('lists the worse items worst first, the better best first, all by the size of the change', () => {
-    expect(compareRows(a, b, { outcome: 'worse' }).items.rows.map((r) => [r.itemKey, r.diff])).toEqual([['b:2', -30]]);
-    expect(compareRows(a, b, { outcome: 'better' }).items.rows.map((r) => r.itemKey)).toEqual(['b:1']);
-    const all = compareRows(a, b, { outcome: 'all', limit: 2 });
+    expect(compareRows(a, b, { outcome: 'worse', statistics: statistics() }).items.rows.map((r) => [r.itemKey, r.diff])).toEqual([['b:2', -30]]);
+    expect(compareRows(a, b, { outcome: 'better', statistics: statistics() }).items.rows.map((r) => r.itemKey)).toEqual(['b:1']);
+    const all = compareRows(a, b, { outcome: 'all', limit: 2, statistics: statistics() });
     expect(all.items.total).toBe(3);
     expect(all.items.rows.map((r) => Math.abs(r.diff))).toEqual([30, 30]);
     expect(all.items.rows[0]!.keyA).toBe('m|c|b:1');
@@ -49,29 +53,29 @@ describe('compareRows', () => {
 
   it('reduces an item\'s repeated samples to its score before pairing, and takes the two-stage bootstrap\'s CI (items, then samples)', () => {
     // Three items answered three times in B and twice in A (keys #1, #2 after the first sample).
-    const sampled = (side: number[][]) => side.flatMap((scores, i) => scores.map((v, s) => score(`b:${i + 1}`, v, { key: `m|c|b:${i + 1}${s ? `#${s}` : ''}` })));
+    const sampled = (side: number[][]) => side.flatMap((scores, i) => scores.map((v, s) => score(`b:${i + 1}`, v, { key: `m|c|b:${i + 1}${s ? `#${s}` : ''}`, sample: s })));
     const sA = [[10, 30], [50, 50], [0, 20]];
     const sB = [[40, 20, 60], [20, 20, 50], [30, 30, 30]];
-    const result = compareRows(sampled(sA), sampled(sB), { resamples: 400, seed: 5, reducer: 'mean' });
+    const result = compareRows(sampled(sA), sampled(sB), { statistics: statistics(400, 5) });
     // Each item once: n is the items, not the 9 answers of B.
     expect(result.n).toBe(3);
     expect(result.samples).toEqual({ a: 2, b: 3, reducer: 'mean' });
     const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
     const diffs = sB.map((b, i) => mean(b) - mean(sA[i]!));
     expect(result.meanDiff).toBeCloseTo(mean(diffs), 10);
-    const expected = twoStageBootstrap({ samples: sB, minus: sA, reducer: 'mean' }, { resamples: 400, seed: 5 });
+    const expected = twoStageBootstrap({ samples: sB, minus: sA, reducer: 'mean' }, { resamples: 400, seed: seedFor(5, 'm|b|paired|a') });
     expect([result.ciLow, result.ciHigh]).toEqual([expected.ciLow, expected.ciHigh]);
     expect(result.items.rows.map((r) => [r.itemKey, r.keyA, r.keyB, r.scoreA, r.scoreB])).toContainEqual(['b:3', 'm|c|b:3', 'm|c|b:3', 10, 30]);
     expect(result.counts).toEqual({ better: 2, worse: 1, same: 0 });
     // The run's reducer decides the item's score: max (best of n) here.
-    const best = compareRows(sampled(sA), sampled(sB), { reducer: 'max' });
+    const best = compareRows(sampled(sA), sampled(sB), { statistics: statistics(1000, 0, 'max') });
     expect(best.items.rows.find((r) => r.itemKey === 'b:1')).toMatchObject({ scoreA: 30, scoreB: 60, diff: 30 });
     // One answer an item: no samples note, and the plain paired bootstrap as before.
-    expect(compareRows(a, b).samples).toBeNull();
+    expect(compareRows(a, b, { statistics: statistics() }).samples).toBeNull();
   });
 
   it('says nothing rather than NaN when no item is paired', () => {
-    const result = compareRows([score('b:1', 1)], [score('b:2', 2)]);
+    const result = compareRows([score('b:1', 1)], [score('b:2', 2)], { statistics: statistics() });
     expect(result).toMatchObject({ n: 0, meanDiff: null, ciLow: null, counts: { better: 0, worse: 0, same: 0 } });
   });
 });

@@ -20,9 +20,10 @@ export function registerReportCommands(program: Command): void {
     .argument('<run-a>', 'first run directory')
     .argument('<run-b>', 'second run directory')
     .option('--json', 'print the comparison as JSON')
-    .action(async (runA: string, runB: string, opts: { json?: boolean }) => {
+    .option('--against <condition>', "take every condition of B against this condition of A (one run twice: its summary's differences against that condition)")
+    .action(async (runA: string, runB: string, opts: { json?: boolean; against?: string }) => {
       const { compareRuns } = await import('../../app/compare.js');
-      const comparison = await compareRuns(runA, runB);
+      const comparison = await compareRuns(runA, runB, opts.against ? { against: opts.against } : {});
       process.stdout.write((opts.json ? JSON.stringify(comparison.rows, null, 2) : comparison.text) + '\n');
     });
 }

@@ -5,7 +5,7 @@ import { formatZodIssues, InputError } from '../../errors.js';
 import { atomicWrite, atomicWriteJson } from '../../io/atomicWrite.js';
 import { createProgress } from '../../progress/progress.js';
 import { judgeAgreement, VerdictRecordSchema, type VerdictRecord } from '../../scoring/agreement.js';
-import type { ScoreSummary } from '../../scoring/bootstrap.js';
+import type { ScoreSummary } from '../../statistics/bootstrap.js';
 import type { ScoringCompat } from '../../scoring/compat.js';
 import { readLongHisDocShape } from '../../benchmarks/longhisdoc/schema.js';
 import { rescoreLongHisDocRecord, ScoredLongHisDocRecordSchema, type ScoredLongHisDocRecord } from '../../scoring/rescore/longhisdocRecord.js';

@@ -79,3 +79,6 @@ export function Indexing({ run, index }: { run?: RunListEntry; index?: IndexStat
     </p>
   );
 }
+
+/** A p-value as the terminal and the report print it. */
+export const pValue = (p: number | null | undefined) => (p == null || Number.isNaN(p) ? '–' : p < 0.001 ? '<0.001' : p.toFixed(3));

@@ -1,5 +1,5 @@
 import type { AnswerDetail, AnswerPage, AnswerQuery, CompareQuery, CompareResult, ImageView, RunDetail, RunListEntry, ViewerApi } from '../../api.js';
-import { cellFileKey, chunkOf, compareRows, decompositionOf, filterAnswerRows, type BundleRow, type BundleRunFile } from '../../queries.js';
+import { cellFileKey, chunkOf, compareRows, compareStatistics, decompositionOf, filterAnswerRows, type BundleRow, type BundleRunFile } from '../../queries.js';
 
 /** What a bundle's `data/runs.js` sets before the client loads. */
 export interface BundleIndex {
@@ -90,7 +90,7 @@ export class BundleApi implements ViewerApi {
     const cellB = fileB.detail.cells.find((c) => c.model === query.b.model && c.condition === query.b.condition);
     if (!cellA || !cellB) throw new Error('not found');
     const [rowsA, rowsB] = await Promise.all([this.rows(query.a.run, query.a.model, query.a.condition), this.rows(query.b.run, query.b.model, query.b.condition)]);
-    const result = compareRows(rowsA, rowsB, { outcome: query.outcome, offset: query.offset, limit: query.limit, resamples: fileB.detail.bootstrap.resamples, seed: fileB.detail.bootstrap.seed, reducer: fileB.detail.bootstrap.reducer });
+    const result = compareRows(rowsA, rowsB, { outcome: query.outcome, offset: query.offset, limit: query.limit, statistics: compareStatistics(query, fileB.detail, query.a.run === query.b.run) });
     const d = decompositionOf(cellB.diagnostics);
     const same = query.a.run === query.b.run && query.a.model === query.b.model && d?.baseline === query.a.condition;
     return {

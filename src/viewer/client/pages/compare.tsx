@@ -1,7 +1,7 @@
 import { Link, useLocation, useSearchParams } from '../router.js';
 import { compareQueryFromParams, compareQueryToParams, type CompareQuery, type CompareResult, type ConditionRef, type CostSide, type Outcome, type RunListEntry } from '../../api.js';
 import { decompositionOf } from '../../queries.js';
-import { ci, Failure, fmt, signed, to, useApi, useLoad } from '../util.js';
+import { ci, Failure, fmt, pValue, signed, to, useApi, useLoad } from '../util.js';
 
 /** Condition B against condition A (same run or another over the same items): paired Δ, cost Δ, items better / worse / same. */
 export function CompareView() {
@@ -80,6 +80,7 @@ function Result({ query, result, onChange }: { query: CompareQuery; result: Comp
         <p class="headline">
           <b>{name(query.b)}</b> − <b>{name(query.a)}</b>: <span class="delta">{signed(result.meanDiff)}</span> <span class="meta">{ci(result.ciLow, result.ciHigh)}</span> on {result.n} paired items
           {result.sharePositive !== null ? <span class="meta"> · P(Δ &gt; 0) = {fmt(result.sharePositive)}</span> : null}
+          {result.p != null ? <span class="meta" title={result.family ? `paired sign-flip test; Holm and BH adjusted over the run's family: ${result.family}` : 'paired sign-flip test'}> · p = {pValue(result.p)}{result.pHolm != null ? ` (Holm ${pValue(result.pHolm)}, BH ${pValue(result.pBH)})` : ''}</span> : null}
         </p>
         {result.samples ? (
           <p class="meta samples">

@@ -1,7 +1,7 @@
 import { Link, useLocation, useSearchParams } from '../router.js';
 import type { CellView, RunDetail } from '../../api.js';
 import { decompositionOf, FACTORS, factorValue, pivotCells, type Factor } from '../../queries.js';
-import { ci, Failure, fmt, Indexing, signed, Status, to, useApi, useLoad, when } from '../util.js';
+import { ci, Failure, fmt, Indexing, pValue, signed, Status, to, useApi, useLoad, when } from '../util.js';
 import { ModalityTable } from './modality.js';
 
 const tokensOf = (c: CellView) => (c.cost ? c.cost.promptTokens + c.cost.completionTokens : null);
@@ -157,7 +157,6 @@ function CompareForm({ detail }: { detail: RunDetail }) {
 }
 
 /** A p-value in three decimals (below 0.001: `<0.001`), as the terminal table writes it. */
-const pValue = (p: number | null | undefined) => (p == null || Number.isNaN(p) ? '–' : p < 0.001 ? '<0.001' : p.toFixed(3));
 
 function ConditionsTable({ detail }: { detail: RunDetail }) {
   const many = detail.run.models.length > 1;

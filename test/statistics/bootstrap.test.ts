@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pairedBootstrap, summarizeScores } from '../../src/scoring/bootstrap.js';
+import { pairedBootstrap, summarizeScores } from '../../src/statistics/bootstrap.js';
 
 const values = [0, 10, 20, 35, 50, 50, 60, 80, 90, 100];
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ReducerSchema } from '../../src/config/experiment.js';
-import { reduceSamples, twoStageBootstrap, varianceSplit } from '../../src/scoring/estimators/samples.js';
-import { clusteredBootstrap } from '../../src/scoring/estimators/clusteredBootstrap.js';
-import { normalDrawer, sampledCoverageStudy, simulateSampled } from '../../src/scoring/estimators/simulate.js';
+import { reduceSamples, twoStageBootstrap, varianceSplit } from '../../src/statistics/samples.js';
+import { clusteredBootstrap } from '../../src/statistics/clusteredBootstrap.js';
+import { normalDrawer, sampledCoverageStudy, simulateSampled } from '../../src/statistics/simulate.js';
 
 describe('reducers of repeated samples', () => {
   it('mean, median, mode (majority; ties to the lowest) and max', () => {

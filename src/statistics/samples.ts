@@ -1,4 +1,4 @@
-import type { BootstrapOptions } from '../bootstrap.js';
+import type { BootstrapOptions } from './bootstrap.js';
 import { FastRandom, clusterSums, designEffect } from './clusters.js';
 import { resampleClusters, type ClusteredSummary } from './clusteredBootstrap.js';
 

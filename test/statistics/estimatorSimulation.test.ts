@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coverageStudy, nullFamilyStudy } from '../../src/scoring/estimators/simulate.js';
+import { coverageStudy, nullFamilyStudy } from '../../src/statistics/simulate.js';
 
 // Proof by simulation on LongHisDoc-shaped data: 60 volumes × 8 questions, a volume effect holding
 // 30% of the variance (design effect 1 + 7·0.3 = 3.1). The script (scripts/simulate-intervals.ts)

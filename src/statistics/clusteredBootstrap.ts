@@ -1,4 +1,4 @@
-import { quantile, type BootstrapOptions } from '../bootstrap.js';
+import { quantile, type BootstrapOptions } from './bootstrap.js';
 import { FastRandom, clusterSums, designEffect } from './clusters.js';
 
 export interface ClusteredSummary {

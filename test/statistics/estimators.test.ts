@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { pairedBootstrap, summarizeScores } from '../../src/scoring/bootstrap.js';
-import { clusteredBootstrap } from '../../src/scoring/estimators/clusteredBootstrap.js';
-import { clusterSums, designEffect } from '../../src/scoring/estimators/clusters.js';
-import { benjaminiHochbergAdjust, holmAdjust } from '../../src/scoring/estimators/multipleComparisons.js';
-import { signFlipTest } from '../../src/scoring/estimators/pairedTest.js';
-import { depthCurve } from '../../src/scoring/estimators/depthCurve.js';
+import { pairedBootstrap, summarizeScores } from '../../src/statistics/bootstrap.js';
+import { clusteredBootstrap } from '../../src/statistics/clusteredBootstrap.js';
+import { clusterSums, designEffect } from '../../src/statistics/clusters.js';
+import { benjaminiHochbergAdjust, holmAdjust } from '../../src/statistics/multipleComparisons.js';
+import { signFlipTest } from '../../src/statistics/pairedTest.js';
+import { depthCurve } from '../../src/statistics/depthCurve.js';
 
 /** 10 volumes × 6 questions: each volume's questions score alike (volume v scores 10·v ± 1). */
 function volumes(): { values: number[]; clusters: string[] } {

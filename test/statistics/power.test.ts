@@ -8,8 +8,8 @@ import {
   powerStudy,
   projectDesignEffect,
   questionsNeeded,
-} from '../../src/scoring/estimators/power.js';
-import { normalDrawer, simulateClustered } from '../../src/scoring/estimators/simulate.js';
+} from '../../src/statistics/power.js';
+import { normalDrawer, simulateClustered } from '../../src/statistics/simulate.js';
 
 describe('power before the run', () => {
   it('inverts the normal distribution function', () => {

@@ -1,0 +1,251 @@
+import { z } from 'zod';
+import { adjustFamily as adjustedP, conditionMean, depthCurveOf, groupBreakdown, pairedDifference, salts, samplingOf } from '../statistics/run.js';
+import type { MethodCost } from '../methods/trace.js';
+import type { CellMethod, CellSummary, ComparisonFamilySchema, DepthCurve, PairedDifference, RunSummary } from '../experiment/summary.js';
+import type { RunItemRecord } from '../experiment/records.js';
+import type { Reducer } from '../statistics/samples.js';
+import { compareModalities } from './modalityComparison.js';
+import { isScored, itemKeyOf, runStatistics, type RunStatistics } from './observations.js';
+
+export type { CellMethod };
+
+export interface SummaryOptions {
+  experiment: string;
+  models: string[];
+  conditions: string[];
+  baseline: string;
+  /** Further conditions to take paired differences against (and, for image conditions, the modality breakdown); default none. */
+  versus?: string[];
+  resamples: number;
+  seed: number;
+  /** `scoring.cluster`: the group field to bootstrap over (`none`: questions); default the LongHisDoc volume where records carry one. */
+  cluster?: string;
+  /** Each strategy label's method (`methodsByStrategy`), named in its cells. */
+  methods?: Record<string, CellMethod>;
+  /** `scoring.reducer`: how a question's repeated samples become its score (default mean). */
+  reducer?: Reducer;
+}
+
+
+function meanOf(values: number[]): number | null {
+  return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
+}
+
+/** Mean cost per answer over the records that have one (runs from before methods have none). */
+function meanCost(records: RunItemRecord[]): CellSummary['cost'] {
+  const costs = records.flatMap((r) => (r.cost ? [r.cost] : []));
+  if (costs.length === 0) return null;
+  const mean = (pick: (c: MethodCost) => number) => costs.reduce((sum, c) => sum + pick(c), 0) / costs.length;
+  return {
+    n: costs.length,
+    retrievalCalls: mean((c) => c.retrievalCalls),
+    generationCalls: mean((c) => c.generationCalls),
+    promptTokens: mean((c) => c.promptTokens),
+    completionTokens: mean((c) => c.completionTokens),
+    durationMs: mean((c) => c.durationMs),
+    price: costs.every((c) => c.price !== undefined) ? mean((c) => c.price!) : null,
+    estimatedTokens: costs.some((c) => c.estimatedTokens === true),
+    ...(costs.some((c) => c.rateLimited || c.rateLimitWaitMs)
+      ? { rateLimited: mean((c) => c.rateLimited ?? 0), rateLimitWaitMs: mean((c) => c.rateLimitWaitMs ?? 0) }
+      : {}),
+    ...(costs.some((c) => c.batchedCalls) ? { batchedCalls: mean((c) => c.batchedCalls ?? 0) } : {}),
+  };
+}
+
+/** Mean and total of each method figure over the items that answered (failed items carry none). */
+function methodFigures(records: RunItemRecord[]): CellSummary['method'] {
+  const values: Record<string, number[]> = {};
+  const flags = new Set<string>();
+  const numbers = new Set<string>();
+  for (const r of records) {
+    for (const [name, value] of Object.entries(r.methodNotes ?? {})) {
+      (values[name] ??= []).push(Number(value));
+      (typeof value === 'boolean' ? flags : numbers).add(name);
+    }
+  }
+  return Object.fromEntries(
+    Object.keys(values)
+      .sort()
+      .map((name) => {
+        const list = values[name]!;
+        const total = list.reduce((a, b) => a + b, 0);
+        return [name, { mean: total / list.length, total, n: list.length, flag: flags.has(name) && !numbers.has(name) }];
+      }),
+  );
+}
+
+/** An answer that was empty, whether scored 0 by the benchmark's rule or recorded as failed. */
+export const isEmptyAnswer = (r: RunItemRecord) => r.score.rule === 'empty-answer';
+
+const cellKey = (model: string, condition: string) => `${model}\u0000${condition}`;
+
+/**
+ * Aggregates run records into the summary: mean score per model × condition with its interval,
+ * breakdowns by group, retrieval metrics, and the paired difference of every condition against
+ * the baseline on the questions both scored — every figure through `statistics/run.ts`, under the
+ * run's one `StatisticsSettings`. Records are sorted by key first, so the summary depends only on
+ * the set of records, never on the order in which they finished.
+ */
+export function summarizeRun(records: RunItemRecord[], options: SummaryOptions): RunSummary {
+  const sorted = [...records].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const stats = runStatistics(sorted, options);
+  const byCell = new Map<string, RunItemRecord[]>();
+  for (const record of sorted) {
+    const key = cellKey(record.model, record.condition);
+    (byCell.get(key) ?? byCell.set(key, []).get(key)!).push(record);
+  }
+  const cells: CellSummary[] = [];
+  const paired: PairedDifference[] = [];
+  const versus: PairedDifference[] = [];
+  for (const model of options.models) {
+    for (const condition of options.conditions) {
+      const list = byCell.get(cellKey(model, condition));
+      if (list?.length) cells.push(cellSummary(model, condition, list, options, stats));
+    }
+    paired.push(...pairedAgainst(byCell, model, options.baseline, options, stats));
+    for (const reference of options.versus ?? []) versus.push(...pairedAgainst(byCell, model, reference, options, stats));
+  }
+  const families = [adjustFamily(paired, options.baseline, options.models.length), ...(options.versus ?? []).map((v) => adjustFamily(versus, v, options.models.length))];
+  const curves = depthCurves(cells, byCell, stats);
+  const modalities = compareModalities(sorted, { ...options, versus: options.versus ?? [] }, stats);
+
+  return {
+    experiment: options.experiment,
+    baseline: options.baseline,
+    bootstrap: { resamples: options.resamples, seed: options.seed, confidence: stats.settings.confidence },
+    models: options.models,
+    conditions: options.conditions,
+    totals: {
+      items: sorted.length,
+      scored: sorted.filter(isScored).length,
+      generationFailed: sorted.filter((r) => r.score.status === 'generation_failed').length,
+      judgeFailed: sorted.filter((r) => r.score.status === 'judge_failed').length,
+      empty: sorted.filter(isEmptyAnswer).length,
+    },
+    cells,
+    paired,
+    ...(options.versus?.length ? { versusConditions: options.versus, versus } : {}),
+    ...(modalities.length ? { byModality: modalities } : {}),
+    cluster: stats.settings.cluster,
+    families,
+    ...(curves.length ? { depthCurves: curves } : {}),
+  };
+}
+
+/** One model × condition: counts and costs over answers, the statistics over questions (samples reduced). */
+function cellSummary(model: string, condition: string, list: RunItemRecord[], options: SummaryOptions, stats: RunStatistics): CellSummary {
+  const first = list[0]!;
+  const scored = list.filter(isScored);
+  const observations = scored.map(stats.observe);
+  const groupsOf = new Map<string, Record<string, string>>();
+  for (const r of [...scored].sort((x, y) => (x.sample ?? 0) - (y.sample ?? 0))) if (!groupsOf.has(itemKeyOf(r))) groupsOf.set(itemKeyOf(r), r.groups);
+  const metricSums: Record<string, number[]> = {};
+  for (const r of list) {
+    for (const [name, value] of Object.entries(r.retrievalMetrics ?? {})) (metricSums[name] ??= []).push(value);
+  }
+  const extraSums: Record<string, number[]> = {};
+  for (const r of scored) {
+    for (const [name, value] of Object.entries(r.score.extra ?? {})) (extraSums[name] ??= []).push(value);
+  }
+  const meanRecord = (sums: Record<string, number[]>) => Object.fromEntries(Object.keys(sums).sort().map((name) => [name, meanOf(sums[name]!)!]));
+  return {
+    model,
+    condition,
+    strategy: first.strategy,
+    ...(options.methods?.[first.strategy] ? { methodSpec: options.methods[first.strategy] } : {}),
+    retriever: first.retriever,
+    k: first.k,
+    items: list.length,
+    scored: scored.length,
+    failed: {
+      generation: list.filter((r) => r.score.status === 'generation_failed').length,
+      judge: list.filter((r) => r.score.status === 'judge_failed').length,
+    },
+    empty: list.filter(isEmptyAnswer).length,
+    rerankFallbacks: list.filter((r) => r.retrieved.some((chunk) => chunk.rerankFallback !== undefined)).length,
+    metric: [...new Set(list.map((r) => r.score.metric))].sort().join('+'),
+    score: conditionMean(observations, stats.settings, salts.cell(model, condition)),
+    scoreRaw: meanOf(scored.map((r) => r.score.scoreRaw ?? r.score.score!)),
+    // A question's groups are its first scored sample's.
+    byGroup: groupBreakdown(observations, (itemKey) => groupsOf.get(itemKey) ?? {}, stats.settings, (key, value) => salts.group(model, condition, key, value)),
+    retrieval: Object.keys(metricSums).length ? meanRecord(metricSums) : null,
+    extra: meanRecord(extraSums),
+    truncatedItems: list.filter((r) => r.truncated > 0).length,
+    cost: meanCost(scored),
+    method: methodFigures(list),
+    ...(stats.settings.repeatedSamples && observations.length ? { sampling: { reducer: stats.settings.reducer, ...samplingOf(observations, stats.settings) } } : {}),
+  };
+}
+
+/**
+ * Holm- and Benjamini–Hochberg-adjusted p-values over every difference against `reference` in the
+ * run (all models, all conditions): the family a reader scans for "what beats closed-book". Sets
+ * `pHolm`, `pBH` and `family` on the differences in place; returns the family.
+ */
+function adjustFamily(differences: PairedDifference[], reference: string, models: number): z.infer<typeof ComparisonFamilySchema> {
+  const members = differences.filter((d) => d.baseline === reference && d.p !== undefined && d.p !== null);
+  const name = `${members.length} differences vs ${reference} (${models > 1 ? `${models} models × ` : ''}conditions)`;
+  const { holm, bh } = adjustedP(members.map((d) => d.p!));
+  members.forEach((d, i) => Object.assign(d, { pHolm: holm[i]!, pBH: bh[i]!, family: name }));
+  return { name, reference, size: members.length };
+}
+
+/**
+ * Per model × strategy × retriever measured at two depths or more: the depth curve's shape on the
+ * questions scored at every depth (slope over ln k, best k and its probability, deepest − best).
+ */
+function depthCurves(cells: CellSummary[], byCell: Map<string, RunItemRecord[]>, stats: RunStatistics): DepthCurve[] {
+  const series = new Map<string, CellSummary[]>();
+  for (const cell of cells) {
+    if (cell.k === null) continue;
+    const key = `${cell.model}\u0000${cell.strategy}\u0000${cell.retriever ?? ''}`;
+    (series.get(key) ?? series.set(key, []).get(key)!).push(cell);
+  }
+  const out: DepthCurve[] = [];
+  for (const list of series.values()) {
+    const depths = [...new Set(list.map((c) => c.k!))].sort((a, b) => a - b);
+    // Two conditions at one depth (e.g. two rerankers over one retriever) are not one curve.
+    if (depths.length < 2 || depths.length !== list.length) continue;
+    const ordered = depths.map((k) => list.find((c) => c.k === k)!);
+    const first = ordered[0]!;
+    const byDepth = ordered.map((c) => stats.observations(byCell.get(cellKey(c.model, c.condition))!));
+    const curve = depthCurveOf(depths, byDepth, stats.settings, salts.depth(first.model, first.strategy, first.retriever));
+    if (!curve) continue;
+    out.push({
+      model: first.model,
+      strategy: first.strategy,
+      retriever: first.retriever,
+      conditions: ordered.map((c) => c.condition),
+      depths: curve.depths,
+      means: curve.means,
+      n: curve.n,
+      ...(stats.settings.cluster ? { clusters: curve.clusters } : {}),
+      slope: curve.slope,
+      bestK: curve.bestK,
+      probabilityBest: curve.probabilityBest,
+      deepestMinusBest: curve.deepestMinusBest,
+      deepestBelowBest: curve.deepestBelowBest,
+    });
+  }
+  return out;
+}
+
+/** Every condition of one model against a reference condition, on the questions both scored. */
+function pairedAgainst(byCell: Map<string, RunItemRecord[]>, model: string, reference: string, options: SummaryOptions, stats: RunStatistics): PairedDifference[] {
+  const baseline = byCell.get(cellKey(model, reference));
+  if (!baseline) return [];
+  const against = stats.observations(baseline);
+  const out: PairedDifference[] = [];
+  for (const condition of options.conditions) {
+    if (condition === reference) continue;
+    const list = byCell.get(cellKey(model, condition));
+    if (!list) continue;
+    const d = pairedDifference(stats.observations(list), against, stats.settings, salts.paired(model, condition, reference, options.baseline));
+    if (d.n === 0) {
+      out.push({ model, condition, baseline: reference, n: 0, meanDiff: null, ciLow: null, ciHigh: null, sharePositive: null });
+      continue;
+    }
+    out.push({ model, condition, baseline: reference, ...d });
+  }
+  return out;
+}
