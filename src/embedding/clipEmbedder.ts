@@ -23,7 +23,8 @@ import { locateModel, loadingModel, onnxPartFileOf, prepareModel, pretrainedOpti
 import { modelFingerprint } from '../models/modelFingerprint.js';
 import { modelParamFields } from '../models/modelParams.js';
 import { CachedEmbedder } from './cachedEmbedder.js';
-import { describePageImage, readPageImage } from './pageImageBytes.js';
+import { describePageImage } from '../corpus/pageImageFile.js';
+import { readPageImage } from './pageImageBytes.js';
 import type { EmbedderIdentity, ImageEmbedder } from './types.js';
 
 /** Config of the `clip` embedder: a CLIP-family dual encoder (text tower for queries, vision tower for page images). */

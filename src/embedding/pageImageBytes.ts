@@ -5,8 +5,6 @@ import { describePageImage, pageImageFile as pageImagePath } from '../corpus/pag
 import type { PageImageRef } from '../corpus/pageImage.js';
 import { preparedSize } from '../corpus/pageImageSize.js';
 
-export { describePageImage, pageImageFile as pageImagePath } from '../corpus/pageImageFile.js';
-
 /** The file of a page image as it lies; a missing or unreadable one is a DataFileError naming document and page. */
 export async function readPageImage(image: PageImageRef): Promise<Buffer> {
   try {
