@@ -8,7 +8,7 @@ export { Registry, type RegistryEntry } from './registry.js';
 
 // config → experiment
 export { loadExperimentConfig, validateExperimentConfig, applyOverrides } from './config/load.js';
-export { ExperimentConfigSchema, type ExperimentConfig } from './config/experiment.js';
+export { experimentConfigSchema, type ExperimentConfig } from './config/experiment.js';
 export { runExperiment, regenerateReport, type RunOptions, type RunResult } from './experiment/runner.js';
 export { summarizeRun, type RunSummary } from './experiment/summary.js';
 export type { RunItemRecord } from './experiment/records.js';

@@ -1,47 +1,42 @@
 import { z } from 'zod';
 import { REDUCERS } from '../scoring/estimators/samples.js';
 import { IndexKindSchema } from '../index/manifest.js';
-import { componentSpec, nonEmptyString, positiveInt } from '../registry.js';
-import { DiagnosticsConfigSchema } from '../diagnostics/config.js';
+import { builtFromRegistries, nonEmptyString, positiveInt } from '../registry.js';
+import { corpusBuildConfigSchema } from '../corpus/config.js';
+import { DiagnosticsConfigSchema } from './diagnostics.js';
+import {
+  STAGE_REGISTRIES,
+  BenchmarkSpecSchema,
+  DepthsSchema,
+  EmbedderSpecSchema,
+  ExtractorSpecSchema,
+  GeneratorSpecSchema,
+  JudgeSpecSchema,
+  RetrieverSpecSchema,
+  StrategyEntrySchema,
+} from './components.js';
 
 /** How a question's repeated samples are reduced to one score (scoring.reducer). */
 export const ReducerSchema = z.enum(REDUCERS);
 
-/**
- * An experiment: benchmarks × retrievers × depths × prompting strategies × models, scored by
- * one shared scorer. Every component is `{ name, ...params }` picked from its stage's registry;
- * the registries validate the params (see `validateExperiment`). Paths are relative to the
- * working directory the run is started from.
- */
-
-/** A retriever in the grid; `label` names it in condition names (`dense/rag@10`). */
-const RetrieverEntrySchema = componentSpec('retriever').extend({
-  label: z.string().regex(/^[\w.-]+$/, { error: 'expected letters, digits, ".", "_" or "-"' }).optional(),
-});
-
-/** Retrieval depths: one or a list. */
-const DepthsSchema = z.preprocess(
-  (v) => (typeof v === 'number' ? [v] : v),
-  z.array(positiveInt(), { error: 'expected a depth or a list of depths' }).min(1, { error: 'expected at least one depth' }),
-);
-
-const RetrievalSchema = z
-  .object({
-    /** Retrieval depths; every strategy that uses retrieval runs once per retriever × k (an entry's own `k:` overrides it; without either, a strategy's default depths apply). */
-    k: DepthsSchema.optional(),
-    retrievers: z.array(RetrieverEntrySchema).min(1, { error: 'expected at least one retriever' }).optional(),
-    /** Shorthand for a single retriever. */
-    retriever: RetrieverEntrySchema.optional(),
-    /**
-     * `corpus`: rank the whole index. `document`: rank only the chunks of the question's own
-     * document (LongHisDoc's setting: the pages of one book).
-     */
-    scope: z.enum(['corpus', 'document']).default('corpus'),
-  })
-  .strict()
-  .refine((r) => Boolean(r.retrievers) !== Boolean(r.retriever), {
-    error: 'give either `retriever` or `retrievers` (exactly one)',
-  });
+const retrievalSchema = () =>
+  z
+    .object({
+      /** Retrieval depths; every strategy that uses retrieval runs once per retriever × k (an entry's own `k:` overrides it; without either, a strategy's default depths apply). */
+      k: DepthsSchema.optional(),
+      retrievers: z.array(RetrieverSpecSchema()).min(1, { error: 'expected at least one retriever' }).optional(),
+      /** Shorthand for a single retriever. */
+      retriever: RetrieverSpecSchema().optional(),
+      /**
+       * `corpus`: rank the whole index. `document`: rank only the chunks of the question's own
+       * document (LongHisDoc's setting: the pages of one book).
+       */
+      scope: z.enum(['corpus', 'document']).default('corpus'),
+    })
+    .strict()
+    .refine((r) => Boolean(r.retrievers) !== Boolean(r.retriever), {
+      error: 'give either `retriever` or `retrievers` (exactly one)',
+    });
 
 /** What the endpoint charges, in any one currency per million tokens: gives each answer a price. */
 const PriceSchema = z
@@ -53,23 +48,14 @@ const PriceSchema = z
   })
   .strict();
 
-const ModelEntrySchema = componentSpec('generator').extend({
-  /** Name of the model in tables; defaults to the generator's own model name. */
-  label: z.string().min(1).optional(),
-  price: PriceSchema.optional(),
-  /** Answers per question and condition (repeated samples; the run's `samples` when omitted, else 1). */
-  samples: positiveInt().optional(),
-});
-
-/**
- * A prompting strategy (`closed-book`, `rag` …) or a RAG method (`ircot`, `refine` …), by name or
- * `{ name, …params }`; `k:` gives a retrieving entry depths of its own (page retrieval at 1–10 pages
- * beside passage retrieval at 10–100).
- */
-const StrategyEntrySchema = z.union([
-  nonEmptyString('a strategy name'),
-  componentSpec('strategy').extend({ label: z.string().min(1).optional(), k: DepthsSchema.optional() }),
-]);
+/** A model of the grid: a generator spec, with its label in tables, its price and its repeated samples. */
+function modelEntrySchema() {
+  return GeneratorSpecSchema({
+    label: z.string().min(1).optional().describe('name of the model in tables (default: the model name)'),
+    price: PriceSchema.optional().describe("what the endpoint charges per million tokens: each answer's price"),
+    samples: positiveInt().optional().describe("answers per question and condition (default: the run's samples, else 1)"),
+  });
+}
 
 const FixtureModelSchema = z
   .object({
@@ -79,16 +65,23 @@ const FixtureModelSchema = z
   })
   .strict();
 
-const IndexBuildSchema = z
+const indexBuildSchema = () => z
   .object({
     out: nonEmptyString('an index directory'),
     corpus: nonEmptyString('a corpus directory'),
     retriever: IndexKindSchema,
-    embedder: componentSpec('embedder').optional(),
+    embedder: EmbedderSpecSchema().optional(),
   })
   .catchall(z.unknown());
 
-export const ExperimentConfigSchema = z
+/**
+ * An experiment: benchmarks × retrievers × depths × prompting strategies × models, scored by
+ * one shared scorer. Every component is `{ name, ...params }` picked from its stage's registry,
+ * and its params are checked here, in the same pass (see components.ts). Paths are relative to
+ * the working directory the run is started from.
+ */
+function buildExperimentConfigSchema() {
+  return z
   .object({
     name: z.string().regex(/^[\w.-]+$/, { error: 'expected letters, digits, ".", "_" or "-"' }),
     description: z.string().optional(),
@@ -105,23 +98,23 @@ export const ExperimentConfigSchema = z
         clipModel: FixtureModelSchema.extend({ imageSize: positiveInt().optional() }).strict().optional(),
         /** The generated causal LM (GPT-2-shaped bigram stand-in) that offline context-compression demos score tokens with. */
         causalLmModel: FixtureModelSchema.optional(),
-        corpora: z.array(z.record(z.string(), z.unknown())).optional(),
-        indexes: z.array(IndexBuildSchema).optional(),
+        corpora: z.array(corpusBuildConfigSchema()).optional(),
+        indexes: z.array(indexBuildSchema()).optional(),
       })
       .strict()
       .optional(),
-    benchmarks: z.array(componentSpec('benchmark')).min(1, { error: 'expected at least one benchmark' }).optional(),
-    benchmark: componentSpec('benchmark').optional(),
-    retrieval: RetrievalSchema.optional(),
-    strategies: z.array(StrategyEntrySchema).min(1, { error: 'expected at least one strategy' }),
-    models: z.array(ModelEntrySchema).min(1, { error: 'expected at least one model' }),
+    benchmarks: z.array(BenchmarkSpecSchema()).min(1, { error: 'expected at least one benchmark' }).optional(),
+    benchmark: BenchmarkSpecSchema().optional(),
+    retrieval: retrievalSchema().optional(),
+    strategies: z.array(StrategyEntrySchema()).min(1, { error: 'expected at least one strategy' }),
+    models: z.array(modelEntrySchema()).min(1, { error: 'expected at least one model' }),
     /**
      * Answers per question and condition for every model without its own `samples` (default 1):
      * repeated samples of a model at temperature > 0, reduced per question by `scoring.reducer`.
      */
     samples: positiveInt().optional(),
-    judge: componentSpec('judge').optional(),
-    extractor: componentSpec('extractor').optional(),
+    judge: JudgeSpecSchema().optional(),
+    extractor: ExtractorSpecSchema().optional(),
     scoring: z
       .object({
         /** `reference` reproduces the published implementation's rubric-parsing quirk. */
@@ -167,8 +160,13 @@ export const ExperimentConfigSchema = z
   .refine((c) => Boolean(c.benchmarks) !== Boolean(c.benchmark), {
     error: 'give either `benchmark` or `benchmarks` (exactly one)',
   });
+}
 
-export type ExperimentConfig = z.infer<typeof ExperimentConfigSchema>;
-export type RetrieverEntry = z.infer<typeof RetrieverEntrySchema>;
-export type ModelEntry = z.infer<typeof ModelEntrySchema>;
+/**
+ * The experiment file's one schema, built from the registries as they are now: rebuilt when an
+ * implementation was registered since (a plugin retriever registered by a script, say).
+ */
+export const experimentConfigSchema = builtFromRegistries(STAGE_REGISTRIES, buildExperimentConfigSchema);
+
+export type ExperimentConfig = z.infer<ReturnType<typeof buildExperimentConfigSchema>>;
 export type ModelPrice = z.infer<typeof PriceSchema>;

@@ -7,7 +7,7 @@ import { ConfigError } from '../../src/errors.js';
 
 const valid = () => ({
   name: 'demo',
-  benchmark: { name: 'prohist', path: 'experiments/data/demo-prohist.json' },
+  benchmark: { name: 'prohist', file: 'experiments/data/demo-prohist.json' },
   retrieval: { k: [10, 20, 50, 100], retriever: { name: 'hnsw', index: 'indexes/demo' } },
   strategies: ['closed-book', 'rag'],
   models: [{ name: 'extractive' }],
