@@ -16,7 +16,7 @@ export function experimentJsonSchema(): JsonSchema {
     unrepresentable: 'any',
     reused: 'inline',
     override: (ctx) => {
-      const accepts = z.globalRegistry.get(ctx.zodSchema as z.ZodType)?.[INPUT_JSON_SCHEMA];
+      const accepts = z.globalRegistry.get(ctx.zodSchema as unknown as z.ZodType)?.[INPUT_JSON_SCHEMA];
       if (!accepts) return;
       for (const key of Object.keys(ctx.jsonSchema)) if (key !== 'description') delete ctx.jsonSchema[key];
       Object.assign(ctx.jsonSchema, accepts);
