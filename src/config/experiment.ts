@@ -23,15 +23,15 @@ const retrievalSchema = () =>
   z
     .object({
       /** Retrieval depths; every strategy that uses retrieval runs once per retriever × k (an entry's own `k:` overrides it; without either, a strategy's default depths apply). */
-      k: DepthsSchema.optional(),
+      k: DepthsSchema.optional().describe('Retrieval depths; every strategy that uses retrieval runs once per retriever × k (an entry\'s own `k:` overrides it; without either, a strategy\'s default depths apply)'),
       retrievers: z.array(RetrieverSpecSchema()).min(1, { error: 'expected at least one retriever' }).optional(),
       /** Shorthand for a single retriever. */
-      retriever: RetrieverSpecSchema().optional(),
+      retriever: RetrieverSpecSchema().optional().describe('Shorthand for a single retriever'),
       /**
        * `corpus`: rank the whole index. `document`: rank only the chunks of the question's own
        * document (LongHisDoc's setting: the pages of one book).
        */
-      scope: z.enum(['corpus', 'document']).default('corpus'),
+      scope: z.enum(['corpus', 'document']).default('corpus').describe('`corpus`: rank the whole index'),
     })
     .strict()
     .refine((r) => Boolean(r.retrievers) !== Boolean(r.retriever), {
@@ -44,7 +44,7 @@ const PriceSchema = z
     inputPerMillion: z.number().nonnegative(),
     outputPerMillion: z.number().nonnegative(),
     /** The share of the live price a batch API charges (`batch: true` on the model's spec): OpenAI's and DashScope's 50%. */
-    batchDiscount: z.number().gt(0, { error: 'expected a share of the live price in (0, 1]' }).max(1, { error: 'expected a share of the live price in (0, 1]' }).default(0.5),
+    batchDiscount: z.number().gt(0, { error: 'expected a share of the live price in (0, 1]' }).max(1, { error: 'expected a share of the live price in (0, 1]' }).default(0.5).describe('The share of the live price a batch API charges (`batch: true` on the model\'s spec): OpenAI\'s and DashScope\'s 50%'),
   })
   .strict();
 
@@ -87,17 +87,17 @@ function buildExperimentConfigSchema() {
     description: z.string().optional(),
     seed: z.number().int().default(42),
     /** Parent folder of run directories. */
-    output: z.string().default('experiments/runs'),
+    output: z.string().default('experiments/runs').describe('Parent folder of run directories'),
     /** Artefacts built before the run when they are missing (idempotent). */
     prepare: z
       .object({
         fixtureModel: FixtureModelSchema.optional(),
         /** The generated cross-encoder (query-coverage fixture) that offline reranking demos use. */
-        rerankerModel: FixtureModelSchema.optional(),
+        rerankerModel: FixtureModelSchema.optional().describe('The generated cross-encoder (query-coverage fixture) that offline reranking demos use'),
         /** The generated CLIP-style dual encoder (text ↔ page image) that offline image-retrieval demos use. */
-        clipModel: FixtureModelSchema.extend({ imageSize: positiveInt().optional() }).strict().optional(),
+        clipModel: FixtureModelSchema.extend({ imageSize: positiveInt().optional() }).strict().optional().describe('The generated CLIP-style dual encoder (text ↔ page image) that offline image-retrieval demos use'),
         /** The generated causal LM (GPT-2-shaped bigram stand-in) that offline context-compression demos score tokens with. */
-        causalLmModel: FixtureModelSchema.optional(),
+        causalLmModel: FixtureModelSchema.optional().describe('The generated causal LM (GPT-2-shaped bigram stand-in) that offline context-compression demos score tokens with'),
         corpora: z.array(corpusBuildConfigSchema()).optional(),
         indexes: z.array(indexBuildSchema()).optional(),
       })
@@ -112,46 +112,46 @@ function buildExperimentConfigSchema() {
      * Answers per question and condition for every model without its own `samples` (default 1):
      * repeated samples of a model at temperature > 0, reduced per question by `scoring.reducer`.
      */
-    samples: positiveInt().optional(),
+    samples: positiveInt().optional().describe('Answers per question and condition for every model without its own `samples` (default 1): repeated samples of a model at temperature > 0, reduced per question by `scoring.reducer`'),
     judge: JudgeSpecSchema().optional(),
     extractor: ExtractorSpecSchema().optional(),
     scoring: z
       .object({
         /** `reference` reproduces the published implementation's rubric-parsing quirk. */
-        compat: z.enum(['hisrag', 'reference']).default('hisrag'),
+        compat: z.enum(['hisrag', 'reference']).default('hisrag').describe('`reference` reproduces the published implementation\'s rubric-parsing quirk'),
         textMetrics: z.boolean().default(true),
         /** Encoder (local directory or model id) whose token vectors BERTScore matches; omit for no BERTScore. */
-        bertScoreModel: z.string().min(1).optional(),
+        bertScoreModel: z.string().min(1).optional().describe('Encoder (local directory or model id) whose token vectors BERTScore matches; omit for no BERTScore'),
         bootstrapResamples: positiveInt().default(1000),
         /** Condition every paired difference is taken against. */
-        baseline: z.string().default('closed-book'),
+        baseline: z.string().default('closed-book').describe('Condition every paired difference is taken against'),
         /** Further conditions every condition is also compared with (e.g. OCR input beside closed-book); an image-input condition against a text-only one gets the modality breakdown. */
-        versus: z.array(z.string().min(1)).default([]),
+        versus: z.array(z.string().min(1)).default([]).describe('Further conditions every condition is also compared with (e.g. OCR input beside closed-book); an image-input condition against a text-only one gets the modality breakdown'),
         /**
          * The group field whose values are clusters of related questions: intervals, paired
          * differences and tests resample whole clusters and report the design effect. Default: the
          * LongHisDoc volume (`doc_id`) where records carry one, else none; `none` for questions.
          */
-        cluster: z.string().min(1).optional(),
+        cluster: z.string().min(1).optional().describe('The group field whose values are clusters of related questions: intervals, paired differences and tests resample whole clusters and report the design effect'),
         /** How a question's repeated samples become its score (`samples` > 1): mean (default), median, mode (majority), max (pass@n-like). */
-        reducer: ReducerSchema.optional(),
+        reducer: ReducerSchema.optional().describe('How a question\'s repeated samples become its score (`samples` > 1): mean (default), median, mode (majority), max (pass@n-like)'),
         /**
          * An answer that is empty after the endpoint's retries: `zero` scores it by the
          * benchmark's rule (0) and counts it as empty; `failed` records it as a failure, excluded
          * from means (and answered again on resume). Either way the "empty" column counts it.
          */
-        emptyAnswer: z.enum(['zero', 'failed']).default('zero'),
+        emptyAnswer: z.enum(['zero', 'failed']).default('zero').describe('An answer that is empty after the endpoint\'s retries: `zero` scores it by the benchmark\'s rule (0) and counts it as empty; `failed` records it as a failure, excluded from means (and answered again on resume)'),
       })
       .strict()
       .default({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book', versus: [], emptyAnswer: 'zero' }),
     /** Why retrieval helps or hurts: help/hurt decomposition and claim-level diagnostics after scoring (`hisrag diagnose` does the same on any run directory). */
-    diagnostics: DiagnosticsConfigSchema.optional(),
+    diagnostics: DiagnosticsConfigSchema.optional().describe('Why retrieval helps or hurts: help/hurt decomposition and claim-level diagnostics after scoring (`hisrag diagnose` does the same on any run directory)'),
     execution: z
       .object({
         /** Items in flight at once (generators also bound their own endpoint concurrency). */
-        concurrency: positiveInt().default(4),
+        concurrency: positiveInt().default(4).describe('Items in flight at once (generators also bound their own endpoint concurrency)'),
         /** Stop after this many failed items (0 = never). */
-        maxFailures: z.number().int().nonnegative().default(0),
+        maxFailures: z.number().int().nonnegative().default(0).describe('Stop after this many failed items (0 = never)'),
       })
       .strict()
       .default({ concurrency: 4, maxFailures: 0 }),

@@ -13,16 +13,16 @@ const builderSpecSchema = () => componentUnion([corpusBuilders], 'corpus builder
  */
 const buildCorpusBuildConfigSchema = () => z.strictObject({
   /** Corpus name: the first part of chunk ids; letters, digits, `_`, `-`, `.`. */
-  name: z.string().regex(/^[A-Za-z0-9][\w.-]*$/, 'letters, digits, _ - . only'),
+  name: z.string().regex(/^[A-Za-z0-9][\w.-]*$/, 'letters, digits, _ - . only').describe('Corpus name: the first part of chunk ids; letters, digits, `_`, `-`, `.`'),
   builder: builderSpecSchema(),
   /** Output directory; default `corpora/<name>`. */
-  out: z.string().min(1).optional(),
+  out: z.string().min(1).optional().describe('Output directory; default `corpora/<name>`'),
   chunking: ChunkingOptionsSchema.default(ChunkingOptionsSchema.parse({})),
   /**
    * Drop chunks whose text exactly repeats an earlier chunk (counted in the manifest). Default: on,
    * except for builders whose documents are evidence units (longhisdoc-ocr pages).
    */
-  dedupe: z.boolean().optional(),
+  dedupe: z.boolean().optional().describe('Drop chunks whose text exactly repeats an earlier chunk (counted in the manifest)'),
 });
 
 /** The corpus build schema, built from the builders registered now (a test or a plugin may add one). */

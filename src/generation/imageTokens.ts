@@ -16,7 +16,7 @@ export const ImageTokensSchema = z.discriminatedUnion('formula', [
   z.strictObject({
     formula: z.literal('qwen-vl'),
     /** Pixels per token side: 28 for Qwen2-VL and Qwen2.5-VL (14-pixel patches merged 2 × 2); 32 for Qwen3-VL. */
-    patch: z.number().int().positive().default(28),
+    patch: z.number().int().positive().default(28).describe('Pixels per token side: 28 for Qwen2-VL and Qwen2.5-VL (14-pixel patches merged 2 × 2); 32 for Qwen3-VL'),
     minPixels: z.number().int().positive().default(3136),
     maxPixels: z.number().int().positive().default(12_845_056),
   }),
@@ -28,14 +28,14 @@ export type ImageTokens = z.output<typeof ImageTokensSchema>;
 /** The part of a model's image settings that decides the size an image is sent at. */
 export const ImageSizeFields = {
   /** Largest area sent (width × height); larger pages are scaled down, keeping their aspect ratio. */
-  maxPixels: z.number().int().positive().optional(),
+  maxPixels: z.number().int().positive().optional().describe('Largest area sent (width × height); larger pages are scaled down, keeping their aspect ratio'),
   /**
    * Smallest area this model is shown: preparation never upscales, so a page whose prepared size
    * falls below it (a thumbnail-sized scan, or `maxSide` on a very long strip) is refused, naming it.
    */
-  minPixels: z.number().int().positive().optional(),
+  minPixels: z.number().int().positive().optional().describe('Smallest area this model is shown: preparation never upscales, so a page whose prepared size falls below it (a thumbnail-sized scan, or `maxSide` on a very long strip) is refused, naming it'),
   /** Longest side sent, in pixels. */
-  maxSide: z.number().int().positive().optional(),
+  maxSide: z.number().int().positive().optional().describe('Longest side sent, in pixels'),
 };
 
 /** Per-model image settings (`images:` on a generator): how pages are prepared and how they are counted. */
@@ -44,10 +44,10 @@ export const ImageSettingsSchema = z
     ...ImageSizeFields,
     format: z.enum(['jpeg', 'png', 'webp']).default('jpeg'),
     /** Encoder quality (jpeg, webp), 1–100. */
-    quality: z.number().int().min(1).max(100).default(85),
+    quality: z.number().int().min(1).max(100).default(85).describe('Encoder quality (jpeg, webp), 1–100'),
     tokens: ImageTokensSchema,
     /** SQLite file of prepared images (by content and settings); default `.cache/page-images.sqlite`. */
-    cache: z.string().min(1).optional(),
+    cache: z.string().min(1).optional().describe('SQLite file of prepared images (by content and settings); default `.cache/page-images.sqlite`'),
   })
   .superRefine((settings, ctx) => {
     if (settings.minPixels !== undefined && settings.maxPixels !== undefined && settings.minPixels > settings.maxPixels) {

@@ -14,9 +14,9 @@ import type { Reranker } from './types.js';
  */
 const RerankWrapperSchema = z.object({
   /** First-stage candidates reranked per question (at least the deepest k is always taken). */
-  candidates: z.number().int().positive().default(100),
+  candidates: z.number().int().positive().default(100).describe('First-stage candidates reranked per question (at least the deepest k is always taken)'),
   /** Passage text given to the reranker: `title\ntext` (default) or the text alone. */
-  passage: z.enum(['title+text', 'text']).default('title+text'),
+  passage: z.enum(['title+text', 'text']).default('title+text').describe('Passage text given to the reranker: `title\\ntext` (default) or the text alone'),
 });
 
 type Spec = { name: string } & Record<string, unknown>;
