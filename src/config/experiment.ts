@@ -170,3 +170,47 @@ export const experimentConfigSchema = builtFromRegistries(STAGE_REGISTRIES, buil
 
 export type ExperimentConfig = z.infer<ReturnType<typeof buildExperimentConfigSchema>>;
 export type ModelPrice = z.infer<typeof PriceSchema>;
+
+type Raw = Record<string, any>;
+
+const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The written spec, with the named fields as the schema read them (the grid's own fields: label, price …). */
+function asWritten(written: unknown, parsed: unknown, gridFields: readonly string[]): unknown {
+  if (!isObject(written) || !isObject(parsed)) return parsed;
+  const out: Raw = structuredClone(written);
+  for (const key of gridFields) if (parsed[key] !== undefined) out[key] = parsed[key];
+  return out;
+}
+
+/**
+ * The checked config, its component specs as the file wrote them: the schema has checked every
+ * parameter, but fills its defaults only when the registry builds the component. So what a run
+ * records of a spec (config.json, the summary's methods) is what its author wrote, and a stored
+ * config reads back the same.
+ */
+export function specsAsWritten(written: unknown, parsed: ExperimentConfig): ExperimentConfig {
+  if (!isObject(written)) return parsed;
+  const out = parsed as Raw;
+  const each = (key: string, holder: Raw, from: Raw | undefined, gridFields: readonly string[] = []) => {
+    const value = from?.[key];
+    if (Array.isArray(holder[key]) && Array.isArray(value)) holder[key] = holder[key].map((p: unknown, i: number) => asWritten(value[i], p, gridFields));
+    else if (holder[key] !== undefined) holder[key] = asWritten(value, holder[key], gridFields);
+  };
+  each('benchmarks', out, written);
+  each('benchmark', out, written);
+  each('judge', out, written);
+  each('extractor', out, written);
+  each('models', out, written, ['label', 'price', 'samples']);
+  each('strategies', out, written, ['label', 'k']);
+  if (isObject(out.retrieval)) {
+    each('retrievers', out.retrieval, written.retrieval);
+    each('retriever', out.retrieval, written.retrieval);
+  }
+  if (isObject(out.prepare) && isObject(written.prepare)) {
+    each('corpora', out.prepare, written.prepare);
+    const indexes: unknown[] = Array.isArray(written.prepare.indexes) ? written.prepare.indexes : [];
+    for (const [i, index] of ((out.prepare.indexes as Raw[] | undefined) ?? []).entries()) each('embedder', index, indexes[i] as Raw | undefined);
+  }
+  return parsed;
+}
