@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { componentUnion, listingOf, positiveInt, unknownNameMessage, type Shape } from '../registry.js';
+import { componentUnion, listingOf, positiveInt, unknownNameMessage, type Registry, type Shape } from '../registry.js';
 import { benchmarks } from '../benchmarks/registry.js';
 import { embedders } from '../embedding/registry.js';
 import { generators } from '../generation/registry.js';
@@ -18,8 +18,21 @@ import { judges } from '../scoring/judges/registry.js';
  * pass of the experiment schema checks every parameter and the JSON Schema lists them all.
  */
 
+/** Where each registry's components are named in an experiment file (the parameter reference's sections). */
+export const COMPONENT_STAGES: { field: string; registries: Pick<Registry<unknown, any>, 'list' | 'names' | 'stage'>[] }[] = [
+  { field: '`benchmarks[]` (or `benchmark`)', registries: [benchmarks] },
+  { field: '`retrieval.retrievers[]` (or `retrieval.retriever`)', registries: [retrievers] },
+  { field: '`retrieval.retrievers[].rerank`', registries: [rerankers] },
+  { field: '`strategies[]`', registries: [strategies, methods] },
+  { field: '`models[]`', registries: [generators] },
+  { field: '`judge`', registries: [judges] },
+  { field: '`extractor`', registries: [extractors] },
+  { field: '`prepare.indexes[].embedder`', registries: [embedders] },
+  { field: '`prepare.corpora[].builder`', registries: [corpusBuilders] },
+];
+
 /** The registries the experiment schema is built from. */
-export const STAGE_REGISTRIES = [benchmarks, corpusBuilders, embedders, generators, methods, strategies, retrievers, rerankers, extractors, judges];
+export const STAGE_REGISTRIES = COMPONENT_STAGES.flatMap((stage) => stage.registries);
 
 /** A reranker spec inside a retriever's `rerank:` section, with what the rerank wrapper itself reads. */
 const rerankSpecSchema = () =>
