@@ -115,13 +115,30 @@ export function listingOf(registries: Pick<Registry<unknown, any>, 'names' | 'st
 
 type AnyRegistry = Pick<Registry<unknown, any>, 'list' | 'names' | 'stage'>;
 
-/** One option per registered implementation of the given registries, each with `extra` fields. */
-function optionsOf(registries: AnyRegistry[], extra: Shape): z.ZodObject[] {
+/** A field that takes any `{ name, … }` spec (a nested component, checked later by its registry). */
+function isOpenSpec(field: z.ZodType): boolean {
+  const inner = field instanceof z.ZodOptional ? (field.unwrap() as z.ZodType) : field;
+  return inner instanceof z.ZodObject && 'name' in inner.shape && inner._zod.def.catchall !== undefined && inner._zod.def.catchall._zod.def.type !== 'never';
+}
+
+/**
+ * One option per registered implementation of the given registries, each with `extra` fields; a
+ * param that takes an open nested spec (`generator: { name, … }`) and is named in `nested` gets
+ * that stage's union instead, so its params are checked in the same pass too.
+ */
+function optionsOf(registries: AnyRegistry[], extra: Shape, nested: Record<string, () => z.ZodType>): z.ZodObject[] {
   return registries.flatMap((registry) =>
     registry.list().map((entry) => {
       const params = entry.params as unknown as z.ZodObject;
       if (!(params instanceof z.ZodObject)) throw new Error(`${registry.stage} "${entry.name}": params must be an object schema`);
-      return params.safeExtend({ name: z.literal(entry.name), ...extra }).meta({ title: `${registry.stage}: ${entry.name}`, description: entry.description });
+      const checked: Shape = {};
+      for (const [key, make] of Object.entries(nested)) {
+        const field = params.shape[key] as z.ZodType | undefined;
+        if (!field || !isOpenSpec(field)) continue;
+        const union = field.description ? make().describe(field.description) : make();
+        checked[key] = field instanceof z.ZodOptional ? union.optional() : union;
+      }
+      return params.safeExtend({ ...checked, name: z.literal(entry.name), ...extra }).meta({ title: `${registry.stage}: ${entry.name}`, description: entry.description });
     }),
   );
 }
@@ -137,8 +154,13 @@ export type ComponentSpecSchema<Extra extends Shape> = keyof Extra extends never
  * pass, and the JSON Schema lists each entry with its params. Built from the registries as they
  * are now (an implementation registered later needs a new one).
  */
-export function componentUnion<Extra extends Shape = {}>(registries: AnyRegistry[], what: string, extra: Extra = {} as Extra): ComponentSpecSchema<Extra> {
-  const options = optionsOf(registries, extra);
+export function componentUnion<Extra extends Shape = {}>(
+  registries: AnyRegistry[],
+  what: string,
+  extra: Extra = {} as Extra,
+  nested: Record<string, () => z.ZodType> = {},
+): ComponentSpecSchema<Extra> {
+  const options = optionsOf(registries, extra, nested);
   const known = options.map((o) => (o.shape.name as z.ZodLiteral<string>).value).sort();
   return z.discriminatedUnion('name', options as [z.ZodObject, ...z.ZodObject[]], {
     error: (issue) => unknownNameMessage(issue.input, what, known, listingOf(registries)),

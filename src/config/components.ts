@@ -34,12 +34,21 @@ export const COMPONENT_STAGES: { field: string; registries: Pick<Registry<unknow
 /** The registries the experiment schema is built from. */
 export const STAGE_REGISTRIES = COMPONENT_STAGES.flatMap((stage) => stage.registries);
 
+/** Nested component specs inside params (an llm judge's `generator`, crag's `evaluator`), checked by their own stage's union. */
+const generatorSpec = () => componentUnion([generators], 'generator');
+const NESTED = { generator: generatorSpec, evaluator: () => componentUnion([rerankers], 'reranker', {}, { generator: generatorSpec }) };
+
 /** A reranker spec inside a retriever's `rerank:` section, with what the rerank wrapper itself reads. */
 const rerankSpecSchema = () =>
-  componentUnion([rerankers], 'reranker', {
-    candidates: positiveInt().optional().describe('first-stage candidates reranked per question (default 100; at least the deepest k)'),
-    passage: z.enum(['title+text', 'text']).optional().describe('passage text given to the reranker (default title+text)'),
-  });
+  componentUnion(
+    [rerankers],
+    'reranker',
+    {
+      candidates: positiveInt().optional().describe('first-stage candidates reranked per question (default 100; at least the deepest k)'),
+      passage: z.enum(['title+text', 'text']).optional().describe('passage text given to the reranker (default title+text)'),
+    },
+    NESTED,
+  );
 
 /** A retriever of the grid: `label` names it in condition names (`dense/rag@10`); `rerank` reorders its candidates. */
 export const RetrieverSpecSchema = () =>
@@ -54,8 +63,8 @@ export const RetrieverSpecSchema = () =>
 
 export const EmbedderSpecSchema = () => componentUnion([embedders], 'embedder');
 export const BenchmarkSpecSchema = () => componentUnion([benchmarks], 'benchmark');
-export const JudgeSpecSchema = () => componentUnion([judges], 'judge');
-export const ExtractorSpecSchema = () => componentUnion([extractors], 'extractor');
+export const JudgeSpecSchema = () => componentUnion([judges], 'judge', {}, NESTED);
+export const ExtractorSpecSchema = () => componentUnion([extractors], 'extractor', {}, NESTED);
 export const GeneratorSpecSchema = <Extra extends Shape>(extra: Extra) => componentUnion([generators], 'generator', extra);
 
 /** What the JSON Schema shows for a field that is normalised before it is checked (zod cannot describe a preprocess). */
@@ -92,6 +101,6 @@ export function StrategyEntrySchema() {
     componentUnion([strategies, methods], 'strategy or method', {
       label: z.string().min(1).optional().describe('names the entry in condition names (default: its name)'),
       k: DepthsSchema.optional().describe('depths of this entry alone (overrides retrieval.k)'),
-    }),
+    }, NESTED),
   ]);
 }

@@ -58,6 +58,8 @@ describe('experiment config validation', () => {
     ['an unknown strategy', (c) => (c.strategies[1] = 'ragg'), 'strategies[1].name: unknown strategy or method "ragg" (strategies: '],
     ['a bad method parameter', (c) => (c.strategies[1] = { name: 'iter-retgen', rounds: 0 }), 'strategies[1].rounds:'],
     ['a judge without a name', (c) => (c.judge = { threshold: 0.5 }), 'judge.name: expected the name of a registered judge'],
+    ['a bad parameter of a nested generator', (c) => (c.retrieval.retriever.rerank = { name: 'llm', generator: { name: 'openai', baseURL: 'http://127.0.0.1:1/v1', model: 'm', temperature: 9 } }), 'retrieval.retriever.rerank.generator.temperature:'],
+    ['an unknown judge generator', (c) => (c.judge = { name: 'llm', generator: { name: 'opnai' } }), 'judge.generator.name: unknown generator "opnai"'],
     ['a misspelled benchmark filter', (c) => (c.benchmark.task = ['T1']), 'benchmark.task: unknown key'],
   ];
   for (const [what, mutate, message] of malformed) {
