@@ -4,7 +4,6 @@ import { passageText } from '../index/passageText.js';
 import type { RetrieverContext } from '../retrieval/registry.js';
 import { retrievers } from '../retrieval/registry.js';
 import type { RetrievalQuery, RetrievedChunk, Retriever } from '../retrieval/types.js';
-import { generators } from '../generation/registry.js';
 import { rerankers } from './registry.js';
 import type { Reranker } from './types.js';
 
@@ -32,16 +31,6 @@ function splitSpec(spec: Spec, path: string) {
   const wrapper = RerankWrapperSchema.safeParse({ candidates, passage });
   if (!wrapper.success) throw new ConfigError(formatZodIssues(wrapper.error, `${path}.rerank`));
   return { base: base as Spec, rerank: { ...wrapper.data, spec: rerankerSpec as Spec } };
-}
-
-/** Validates a retriever spec that may carry a `rerank` section (errors name the config path). */
-export function parseRetrieverSpec(spec: Spec, path: string): void {
-  const { base, rerank } = splitSpec(spec, path);
-  retrievers.parse(base, path);
-  if (!rerank) return;
-  const parsed = rerankers.parse(rerank.spec, `${path}.rerank`) as { generator?: Spec };
-  // The llm reranker's chat model is checked here too, so its errors name their config path.
-  if (parsed.generator) generators.parse(parsed.generator, `${path}.rerank.generator`);
 }
 
 /** Builds a retriever from a spec that may carry a `rerank` section. */
