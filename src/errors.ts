@@ -63,9 +63,22 @@ export function formatPath(path: ReadonlyArray<PropertyKey>, prefix = ''): strin
   return out || '(root)';
 }
 
+/**
+ * A union's failure, replaced by the issues of its one plausible branch (the only one whose input
+ * had the right type: `strategies[2]` is a name or a `{ name, … }` spec), so the path goes on down to
+ * the field at fault; otherwise the union's own issue.
+ */
+function unwrapUnions(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue];
+  const plausible = issue.errors.filter((branch) => !branch.every((i) => i.code === 'invalid_type' && i.path.length === 0));
+  if (plausible.length !== 1) return [issue];
+  return plausible[0]!.flatMap((inner) => unwrapUnions({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue));
+}
+
 /** One line per problem: `path: message`. */
 export function formatZodIssues(error: z.ZodError, prefix = ''): string {
   return error.issues
+    .flatMap(unwrapUnions)
     .flatMap((issue) =>
       issue.code === 'unrecognized_keys'
         ? issue.keys.map((key) => `${formatPath([...issue.path, key], prefix)}: unknown key`)

@@ -8,7 +8,7 @@ export { Registry, type RegistryEntry } from './registry.js';
 
 // config → experiment
 export { loadExperimentConfig, validateExperimentConfig, applyOverrides } from './config/load.js';
-export { ExperimentConfigSchema, type ExperimentConfig } from './config/experiment.js';
+export { experimentConfigSchema, type ExperimentConfig } from './config/experiment.js';
 export { runExperiment, type RunOptions, type RunResult } from './app/runExperiment.js';
 export { regenerateReport } from './app/rewriteReport.js';
 export type { RunSummary } from './experiment/summary.js';

@@ -30,6 +30,11 @@ export class Registry<Product, Context = void> {
     return [...this.entries.keys()].sort();
   }
 
+  /** Every registered implementation, sorted by name (the config schema is built from them). */
+  list(): RegistryEntry<unknown, Product, Context>[] {
+    return this.names().map((name) => this.entries.get(name)!);
+  }
+
   has(name: string): boolean {
     return this.entries.has(name);
   }
@@ -71,6 +76,111 @@ export const nonNegativeInt = () =>
 
 export const nonEmptyString = (what = 'a non-empty string') =>
   z.string({ error: `expected ${what}` }).min(1, { error: `expected ${what}` });
+
+export type Shape = Record<string, z.ZodType>;
+
+/** The closest known name within two edits (a typo), for "did you mean". */
+export function nearest(word: string, known: readonly string[]): string | undefined {
+  const distance = (a: string, b: string): number => {
+    let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const row = [i];
+      for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = row;
+    }
+    return previous[b.length]!;
+  };
+  let best: { name: string; d: number } | undefined;
+  for (const name of known) {
+    const d = distance(word.toLowerCase(), name.toLowerCase());
+    if (d <= 2 && d < word.length && (!best || d < best.d)) best = { name, d };
+  }
+  return best?.name;
+}
+
+/** `unknown retriever "hnws" (known: …); did you mean "hnsw"?`, or what a spec without a name lacks. */
+export function unknownNameMessage(input: unknown, what: string, known: readonly string[], listing = `known: ${known.join(', ')}`): string {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return `expected { name: <${what}>, … }`;
+  const name = (input as { name?: unknown }).name;
+  if (typeof name !== 'string' || name === '') return `expected the name of a registered ${what}`;
+  const guess = nearest(name, known);
+  return `unknown ${what} "${name}" (${listing})${guess ? `; did you mean "${guess}"?` : ''}`;
+}
+
+/** The names registered in these registries, as one listing: `strategies: …; methods: …` (one registry: `known: …`). */
+export function listingOf(registries: Pick<Registry<unknown, any>, 'names' | 'stage'>[]): string {
+  if (registries.length === 1) return `known: ${registries[0]!.names().join(', ')}`;
+  return registries.map((r) => `${r.stage === 'strategy' ? 'strategies' : `${r.stage}s`}: ${r.names().join(', ')}`).join('; ');
+}
+
+type AnyRegistry = Pick<Registry<unknown, any>, 'list' | 'names' | 'stage'>;
+
+/** A field that takes any `{ name, … }` spec (a nested component, checked later by its registry). */
+function isOpenSpec(field: z.ZodType): boolean {
+  const inner = field instanceof z.ZodOptional ? (field.unwrap() as z.ZodType) : field;
+  return inner instanceof z.ZodObject && 'name' in inner.shape && inner._zod.def.catchall !== undefined && inner._zod.def.catchall._zod.def.type !== 'never';
+}
+
+/**
+ * One option per registered implementation of the given registries, each with `extra` fields; a
+ * param that takes an open nested spec (`generator: { name, … }`) and is named in `nested` gets
+ * that stage's union instead, so its params are checked in the same pass too.
+ */
+function optionsOf(registries: AnyRegistry[], extra: Shape, nested: Record<string, () => z.ZodType>): z.ZodObject[] {
+  return registries.flatMap((registry) =>
+    registry.list().map((entry) => {
+      const params = entry.params as unknown as z.ZodObject;
+      if (!(params instanceof z.ZodObject)) throw new Error(`${registry.stage} "${entry.name}": params must be an object schema`);
+      const checked: Shape = {};
+      for (const [key, make] of Object.entries(nested)) {
+        const field = params.shape[key] as z.ZodType | undefined;
+        if (!field || !isOpenSpec(field)) continue;
+        const union = field.description ? make().describe(field.description) : make();
+        checked[key] = field instanceof z.ZodOptional ? union.optional() : union;
+      }
+      return params.safeExtend({ ...checked, name: z.literal(entry.name), ...extra }).meta({ title: `${registry.stage}: ${entry.name}`, description: entry.description });
+    }),
+  );
+}
+
+/** A component spec as the config schema types it: the name, the entry's params, and the `extra` fields. */
+export type ComponentSpecSchema<Extra extends Shape> = keyof Extra extends never
+  ? z.ZodType<ComponentSpec, ComponentSpec>
+  : z.ZodType<ComponentSpec & z.output<z.ZodObject<Extra>>, ComponentSpec & z.input<z.ZodObject<Extra>>>;
+
+/**
+ * `{ name, …params }` of one of the registries' implementations (plus `extra` fields): a union
+ * discriminated on `name`, so the params are checked by the named entry's own schema in the same
+ * pass, and the JSON Schema lists each entry with its params. Built from the registries as they
+ * are now (an implementation registered later needs a new one).
+ */
+export function componentUnion<Extra extends Shape = {}>(
+  registries: AnyRegistry[],
+  what: string,
+  extra: Extra = {} as Extra,
+  nested: Record<string, () => z.ZodType> = {},
+): ComponentSpecSchema<Extra> {
+  const options = optionsOf(registries, extra, nested);
+  const known = options.map((o) => (o.shape.name as z.ZodLiteral<string>).value).sort();
+  return z.discriminatedUnion('name', options as [z.ZodObject, ...z.ZodObject[]], {
+    error: (issue) => unknownNameMessage(issue.input, what, known, listingOf(registries)),
+  }) as unknown as ComponentSpecSchema<Extra>;
+}
+
+/** A key that changes when an implementation is registered in any of these registries: a schema built from them is then stale. */
+export function registriesKey(registries: Pick<Registry<unknown, any>, 'names'>[]): string {
+  return registries.map((registry) => registry.names().join(',')).join(';');
+}
+
+/** `build()` again only when one of the registries has gained an implementation since the last build. */
+export function builtFromRegistries<T>(registries: Pick<Registry<unknown, any>, 'names'>[], build: () => T): () => T {
+  let cached: { key: string; value: T } | undefined;
+  return () => {
+    const key = registriesKey(registries);
+    if (cached?.key !== key) cached = { key, value: build() };
+    return cached.value;
+  };
+}
 
 /** `{ name: <registered implementation>, ...its params }`; params are checked against the registry. */
 export const componentSpec = (stage: string) =>

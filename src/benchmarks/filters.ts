@@ -17,7 +17,7 @@ export const BenchmarkFilterSchema = z.object({
   /** LongHisDoc `type` (`Single Page`, `Cross Pages`, `Multi Hop`, `Unanswerable`); same as tasks there. */
   types: stringList.optional(),
   /** `level_of_difficulty`, compared as text (1 and "1" match). */
-  difficulties: z.array(z.union([z.string(), z.number()])).min(1).optional(),
+  difficulties: z.array(z.union([z.string(), z.number()])).min(1).optional().describe('`level_of_difficulty`, compared as text (1 and "1" match)'),
   /** Matches `dynasty`, `author_dynasty` or `publication_dynasty`. */
   dynasties: stringList.optional(),
   answerTypes: z.array(z.enum(['Str', 'List', 'Int', 'None', 'Bool', 'Enum'])).min(1).optional(),

@@ -21,22 +21,22 @@ export const BenchmarkItemSchema = z.object({
   kind: z.enum(['rubric', 'mcq', 'longhisdoc', 'reference']),
   question: z.string(),
   /** Category label as in the source (`名词解释`, `Single Page` ...). */
-  category: z.string(),
+  category: z.string().describe('Category label as in the source (`名词解释`, `Single Page` ...)'),
   /** T1..T4/MCQ for ProHist; LongHisDoc `type`. */
-  task: z.string().optional(),
+  task: z.string().optional().describe('T1..T4/MCQ for ProHist; LongHisDoc `type`'),
   rubrics: z.string().optional(),
   referenceAnswer: z.string().optional(),
   lengthConstraint: z.number().int().positive().optional(),
   /** MCQ letters (`ADEF`) or LongHisDoc gold (string or list). */
-  answer: z.union([z.string(), z.array(z.union([z.string(), z.number()]))]).optional(),
+  answer: z.union([z.string(), z.array(z.union([z.string(), z.number()]))]).optional().describe('MCQ letters (`ADEF`) or LongHisDoc gold (string or list)'),
   answerType: z.enum(['Str', 'List', 'Int', 'None', 'Bool', 'Enum']).optional(),
   /** LongHisDoc: document and one-based evidence/input pages. */
-  docId: z.string().optional(),
+  docId: z.string().optional().describe('LongHisDoc: document and one-based evidence/input pages'),
   evidencePages: z.array(z.number().int().positive()).optional(),
   inputPages: z.array(z.number().int().positive()).optional(),
   evidenceModal: z.string().optional(),
   /** Gold chunk ids, when a benchmark names them. */
-  goldChunkIds: z.array(z.string()).optional(),
+  goldChunkIds: z.array(z.string()).optional().describe('Gold chunk ids, when a benchmark names them'),
   meta: z.record(z.string(), z.unknown()).default({}),
 });
 export type BenchmarkItem = z.infer<typeof BenchmarkItemSchema>;

@@ -13,6 +13,7 @@ import { registerReportCommands } from './commands/report.js';
 import { registerViewCommand } from './commands/view.js';
 import { registerDiagnoseCommand } from './commands/diagnose.js';
 import { registerBatchCommands } from './commands/batch.js';
+import { registerSchemaCommand } from './commands/schema.js';
 
 export { VERSION } from '../version.js';
 import { VERSION } from '../version.js';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerBatchCommands(program);
   registerReportCommands(program);
   registerViewCommand(program);
+  registerSchemaCommand(program);
   // Every subcommand shares the parent's error handling (exit 2 for usage errors).
   for (const command of program.commands) applyExitOverride(command);
   return program;

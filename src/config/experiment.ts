@@ -1,47 +1,42 @@
 import { z } from 'zod';
 import { REDUCERS } from '../statistics/samples.js';
 import { IndexKindSchema } from '../index/manifest.js';
-import { componentSpec, nonEmptyString, positiveInt } from '../registry.js';
-import { DiagnosticsConfigSchema } from '../diagnostics/config.js';
+import { builtFromRegistries, nonEmptyString, positiveInt } from '../registry.js';
+import { corpusBuildConfigSchema } from '../corpus/config.js';
+import { DiagnosticsConfigSchema } from './diagnostics.js';
+import {
+  STAGE_REGISTRIES,
+  BenchmarkSpecSchema,
+  DepthsSchema,
+  EmbedderSpecSchema,
+  ExtractorSpecSchema,
+  GeneratorSpecSchema,
+  JudgeSpecSchema,
+  RetrieverSpecSchema,
+  StrategyEntrySchema,
+} from './components.js';
 
 /** How a question's repeated samples are reduced to one score (scoring.reducer). */
 export const ReducerSchema = z.enum(REDUCERS);
 
-/**
- * An experiment: benchmarks × retrievers × depths × prompting strategies × models, scored by
- * one shared scorer. Every component is `{ name, ...params }` picked from its stage's registry;
- * the registries validate the params (see `validateExperiment`). Paths are relative to the
- * working directory the run is started from.
- */
-
-/** A retriever in the grid; `label` names it in condition names (`dense/rag@10`). */
-const RetrieverEntrySchema = componentSpec('retriever').extend({
-  label: z.string().regex(/^[\w.-]+$/, { error: 'expected letters, digits, ".", "_" or "-"' }).optional(),
-});
-
-/** Retrieval depths: one or a list. */
-const DepthsSchema = z.preprocess(
-  (v) => (typeof v === 'number' ? [v] : v),
-  z.array(positiveInt(), { error: 'expected a depth or a list of depths' }).min(1, { error: 'expected at least one depth' }),
-);
-
-const RetrievalSchema = z
-  .object({
-    /** Retrieval depths; every strategy that uses retrieval runs once per retriever × k (an entry's own `k:` overrides it; without either, a strategy's default depths apply). */
-    k: DepthsSchema.optional(),
-    retrievers: z.array(RetrieverEntrySchema).min(1, { error: 'expected at least one retriever' }).optional(),
-    /** Shorthand for a single retriever. */
-    retriever: RetrieverEntrySchema.optional(),
-    /**
-     * `corpus`: rank the whole index. `document`: rank only the chunks of the question's own
-     * document (LongHisDoc's setting: the pages of one book).
-     */
-    scope: z.enum(['corpus', 'document']).default('corpus'),
-  })
-  .strict()
-  .refine((r) => Boolean(r.retrievers) !== Boolean(r.retriever), {
-    error: 'give either `retriever` or `retrievers` (exactly one)',
-  });
+const retrievalSchema = () =>
+  z
+    .object({
+      /** Retrieval depths; every strategy that uses retrieval runs once per retriever × k (an entry's own `k:` overrides it; without either, a strategy's default depths apply). */
+      k: DepthsSchema.optional().describe('Retrieval depths; every strategy that uses retrieval runs once per retriever × k (an entry\'s own `k:` overrides it; without either, a strategy\'s default depths apply)'),
+      retrievers: z.array(RetrieverSpecSchema()).min(1, { error: 'expected at least one retriever' }).optional(),
+      /** Shorthand for a single retriever. */
+      retriever: RetrieverSpecSchema().optional().describe('Shorthand for a single retriever'),
+      /**
+       * `corpus`: rank the whole index. `document`: rank only the chunks of the question's own
+       * document (LongHisDoc's setting: the pages of one book).
+       */
+      scope: z.enum(['corpus', 'document']).default('corpus').describe('`corpus`: rank the whole index'),
+    })
+    .strict()
+    .refine((r) => Boolean(r.retrievers) !== Boolean(r.retriever), {
+      error: 'give either `retriever` or `retrievers` (exactly one)',
+    });
 
 /** What the endpoint charges, in any one currency per million tokens: gives each answer a price. */
 const PriceSchema = z
@@ -49,27 +44,18 @@ const PriceSchema = z
     inputPerMillion: z.number().nonnegative(),
     outputPerMillion: z.number().nonnegative(),
     /** The share of the live price a batch API charges (`batch: true` on the model's spec): OpenAI's and DashScope's 50%. */
-    batchDiscount: z.number().gt(0, { error: 'expected a share of the live price in (0, 1]' }).max(1, { error: 'expected a share of the live price in (0, 1]' }).default(0.5),
+    batchDiscount: z.number().gt(0, { error: 'expected a share of the live price in (0, 1]' }).max(1, { error: 'expected a share of the live price in (0, 1]' }).default(0.5).describe('The share of the live price a batch API charges (`batch: true` on the model\'s spec): OpenAI\'s and DashScope\'s 50%'),
   })
   .strict();
 
-const ModelEntrySchema = componentSpec('generator').extend({
-  /** Name of the model in tables; defaults to the generator's own model name. */
-  label: z.string().min(1).optional(),
-  price: PriceSchema.optional(),
-  /** Answers per question and condition (repeated samples; the run's `samples` when omitted, else 1). */
-  samples: positiveInt().optional(),
-});
-
-/**
- * A prompting strategy (`closed-book`, `rag` …) or a RAG method (`ircot`, `refine` …), by name or
- * `{ name, …params }`; `k:` gives a retrieving entry depths of its own (page retrieval at 1–10 pages
- * beside passage retrieval at 10–100).
- */
-const StrategyEntrySchema = z.union([
-  nonEmptyString('a strategy name'),
-  componentSpec('strategy').extend({ label: z.string().min(1).optional(), k: DepthsSchema.optional() }),
-]);
+/** A model of the grid: a generator spec, with its label in tables, its price and its repeated samples. */
+function modelEntrySchema() {
+  return GeneratorSpecSchema({
+    label: z.string().min(1).optional().describe('name of the model in tables (default: the model name)'),
+    price: PriceSchema.optional().describe("what the endpoint charges per million tokens: each answer's price"),
+    samples: positiveInt().optional().describe("answers per question and condition (default: the run's samples, else 1)"),
+  });
+}
 
 const FixtureModelSchema = z
   .object({
@@ -79,86 +65,93 @@ const FixtureModelSchema = z
   })
   .strict();
 
-const IndexBuildSchema = z
+const indexBuildSchema = () => z
   .object({
     out: nonEmptyString('an index directory'),
     corpus: nonEmptyString('a corpus directory'),
     retriever: IndexKindSchema,
-    embedder: componentSpec('embedder').optional(),
+    embedder: EmbedderSpecSchema().optional(),
   })
   .catchall(z.unknown());
 
-export const ExperimentConfigSchema = z
+/**
+ * An experiment: benchmarks × retrievers × depths × prompting strategies × models, scored by
+ * one shared scorer. Every component is `{ name, ...params }` picked from its stage's registry,
+ * and its params are checked here, in the same pass (see components.ts). Paths are relative to
+ * the working directory the run is started from.
+ */
+function buildExperimentConfigSchema() {
+  return z
   .object({
     name: z.string().regex(/^[\w.-]+$/, { error: 'expected letters, digits, ".", "_" or "-"' }),
     description: z.string().optional(),
     seed: z.number().int().default(42),
     /** Parent folder of run directories. */
-    output: z.string().default('experiments/runs'),
+    output: z.string().default('experiments/runs').describe('Parent folder of run directories'),
     /** Artefacts built before the run when they are missing (idempotent). */
     prepare: z
       .object({
         fixtureModel: FixtureModelSchema.optional(),
         /** The generated cross-encoder (query-coverage fixture) that offline reranking demos use. */
-        rerankerModel: FixtureModelSchema.optional(),
+        rerankerModel: FixtureModelSchema.optional().describe('The generated cross-encoder (query-coverage fixture) that offline reranking demos use'),
         /** The generated CLIP-style dual encoder (text ↔ page image) that offline image-retrieval demos use. */
-        clipModel: FixtureModelSchema.extend({ imageSize: positiveInt().optional() }).strict().optional(),
+        clipModel: FixtureModelSchema.extend({ imageSize: positiveInt().optional() }).strict().optional().describe('The generated CLIP-style dual encoder (text ↔ page image) that offline image-retrieval demos use'),
         /** The generated causal LM (GPT-2-shaped bigram stand-in) that offline context-compression demos score tokens with. */
-        causalLmModel: FixtureModelSchema.optional(),
-        corpora: z.array(z.record(z.string(), z.unknown())).optional(),
-        indexes: z.array(IndexBuildSchema).optional(),
+        causalLmModel: FixtureModelSchema.optional().describe('The generated causal LM (GPT-2-shaped bigram stand-in) that offline context-compression demos score tokens with'),
+        corpora: z.array(corpusBuildConfigSchema()).optional(),
+        indexes: z.array(indexBuildSchema()).optional(),
       })
       .strict()
       .optional(),
-    benchmarks: z.array(componentSpec('benchmark')).min(1, { error: 'expected at least one benchmark' }).optional(),
-    benchmark: componentSpec('benchmark').optional(),
-    retrieval: RetrievalSchema.optional(),
-    strategies: z.array(StrategyEntrySchema).min(1, { error: 'expected at least one strategy' }),
-    models: z.array(ModelEntrySchema).min(1, { error: 'expected at least one model' }),
+    benchmarks: z.array(BenchmarkSpecSchema()).min(1, { error: 'expected at least one benchmark' }).optional(),
+    benchmark: BenchmarkSpecSchema().optional(),
+    retrieval: retrievalSchema().optional(),
+    strategies: z.array(StrategyEntrySchema()).min(1, { error: 'expected at least one strategy' }),
+    models: z.array(modelEntrySchema()).min(1, { error: 'expected at least one model' }),
     /**
      * Answers per question and condition for every model without its own `samples` (default 1):
      * repeated samples of a model at temperature > 0, reduced per question by `scoring.reducer`.
      */
-    samples: positiveInt().optional(),
-    judge: componentSpec('judge').optional(),
-    extractor: componentSpec('extractor').optional(),
+    samples: positiveInt().optional().describe('Answers per question and condition for every model without its own `samples` (default 1): repeated samples of a model at temperature > 0, reduced per question by `scoring.reducer`'),
+    judge: JudgeSpecSchema().optional(),
+    extractor: ExtractorSpecSchema().optional(),
     scoring: z
       .object({
         /** `reference` reproduces the published implementation's rubric-parsing quirk. */
-        compat: z.enum(['hisrag', 'reference']).default('hisrag'),
+        compat: z.enum(['hisrag', 'reference']).default('hisrag').describe('`reference` reproduces the published implementation\'s rubric-parsing quirk'),
         textMetrics: z.boolean().default(true),
         /** Encoder (local directory or model id) whose token vectors BERTScore matches; omit for no BERTScore. */
-        bertScoreModel: z.string().min(1).optional(),
+        bertScoreModel: z.string().min(1).optional().describe('Encoder (local directory or model id) whose token vectors BERTScore matches; omit for no BERTScore'),
         bootstrapResamples: positiveInt().default(1000),
         /** Condition every paired difference is taken against. */
-        baseline: z.string().default('closed-book'),
+        baseline: z.string().default('closed-book').describe('Condition every paired difference is taken against'),
         /** Further conditions every condition is also compared with (e.g. OCR input beside closed-book); an image-input condition against a text-only one gets the modality breakdown. */
-        versus: z.array(z.string().min(1)).default([]),
+        versus: z.array(z.string().min(1)).default([]).describe('Further conditions every condition is also compared with (e.g. OCR input beside closed-book); an image-input condition against a text-only one gets the modality breakdown'),
         /**
          * The group field whose values are clusters of related questions: intervals, paired
          * differences and tests resample whole clusters and report the design effect. Default: the
          * LongHisDoc volume (`doc_id`) where records carry one, else none; `none` for questions.
          */
-        cluster: z.string().min(1).optional(),
+        cluster: z.string().min(1).optional().describe('The group field whose values are clusters of related questions: intervals, paired differences and tests resample whole clusters and report the design effect'),
         /** How a question's repeated samples become its score (`samples` > 1): mean (default), median, mode (majority), max (pass@n-like). */
-        reducer: ReducerSchema.optional(),
+        reducer: ReducerSchema.optional().describe('How a question\'s repeated samples become its score (`samples` > 1): mean (default), median, mode (majority), max (pass@n-like)'),
         /**
          * An answer that is empty after the endpoint's retries: `zero` scores it by the
          * benchmark's rule (0) and counts it as empty; `failed` records it as a failure, excluded
          * from means (and answered again on resume). Either way the "empty" column counts it.
          */
-        emptyAnswer: z.enum(['zero', 'failed']).default('zero'),
+        emptyAnswer: z.enum(['zero', 'failed']).default('zero').describe('An answer that is empty after the endpoint\'s retries: `zero` scores it by the benchmark\'s rule (0) and counts it as empty; `failed` records it as a failure, excluded from means (and answered again on resume)'),
       })
       .strict()
       .default({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book', versus: [], emptyAnswer: 'zero' }),
     /** Why retrieval helps or hurts: help/hurt decomposition and claim-level diagnostics after scoring (`hisrag diagnose` does the same on any run directory). */
-    diagnostics: DiagnosticsConfigSchema.optional(),
+    diagnostics: DiagnosticsConfigSchema.optional().describe('Why retrieval helps or hurts: help/hurt decomposition and claim-level diagnostics after scoring (`hisrag diagnose` does the same on any run directory)'),
     execution: z
       .object({
         /** Items in flight at once (generators also bound their own endpoint concurrency). */
-        concurrency: positiveInt().default(4),
+        concurrency: positiveInt().default(4).describe('Items in flight at once (generators also bound their own endpoint concurrency)'),
         /** Stop after this many failed items (0 = never). */
-        maxFailures: z.number().int().nonnegative().default(0),
+        maxFailures: z.number().int().nonnegative().default(0).describe('Stop after this many failed items (0 = never)'),
       })
       .strict()
       .default({ concurrency: 4, maxFailures: 0 }),
@@ -167,8 +160,57 @@ export const ExperimentConfigSchema = z
   .refine((c) => Boolean(c.benchmarks) !== Boolean(c.benchmark), {
     error: 'give either `benchmark` or `benchmarks` (exactly one)',
   });
+}
 
-export type ExperimentConfig = z.infer<typeof ExperimentConfigSchema>;
-export type RetrieverEntry = z.infer<typeof RetrieverEntrySchema>;
-export type ModelEntry = z.infer<typeof ModelEntrySchema>;
+/**
+ * The experiment file's one schema, built from the registries as they are now: rebuilt when an
+ * implementation was registered since (a plugin retriever registered by a script, say).
+ */
+export const experimentConfigSchema = builtFromRegistries(STAGE_REGISTRIES, buildExperimentConfigSchema);
+
+export type ExperimentConfig = z.infer<ReturnType<typeof buildExperimentConfigSchema>>;
 export type ModelPrice = z.infer<typeof PriceSchema>;
+
+type Raw = Record<string, any>;
+
+const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The written spec, with the named fields as the schema read them (the grid's own fields: label, price …). */
+function asWritten(written: unknown, parsed: unknown, gridFields: readonly string[]): unknown {
+  if (!isObject(written) || !isObject(parsed)) return parsed;
+  const out: Raw = structuredClone(written);
+  for (const key of gridFields) if (parsed[key] !== undefined) out[key] = parsed[key];
+  return out;
+}
+
+/**
+ * The checked config, its component specs as the file wrote them: the schema has checked every
+ * parameter, but fills its defaults only when the registry builds the component. So what a run
+ * records of a spec (config.json, the summary's methods) is what its author wrote, and a stored
+ * config reads back the same.
+ */
+export function specsAsWritten(written: unknown, parsed: ExperimentConfig): ExperimentConfig {
+  if (!isObject(written)) return parsed;
+  const out = parsed as Raw;
+  const each = (key: string, holder: Raw, from: Raw | undefined, gridFields: readonly string[] = []) => {
+    const value = from?.[key];
+    if (Array.isArray(holder[key]) && Array.isArray(value)) holder[key] = holder[key].map((p: unknown, i: number) => asWritten(value[i], p, gridFields));
+    else if (holder[key] !== undefined) holder[key] = asWritten(value, holder[key], gridFields);
+  };
+  each('benchmarks', out, written);
+  each('benchmark', out, written);
+  each('judge', out, written);
+  each('extractor', out, written);
+  each('models', out, written, ['label', 'price', 'samples']);
+  each('strategies', out, written, ['label', 'k']);
+  if (isObject(out.retrieval)) {
+    each('retrievers', out.retrieval, written.retrieval);
+    each('retriever', out.retrieval, written.retrieval);
+  }
+  if (isObject(out.prepare) && isObject(written.prepare)) {
+    each('corpora', out.prepare, written.prepare);
+    const indexes: unknown[] = Array.isArray(written.prepare.indexes) ? written.prepare.indexes : [];
+    for (const [i, index] of ((out.prepare.indexes as Raw[] | undefined) ?? []).entries()) each('embedder', index, indexes[i] as Raw | undefined);
+  }
+  return parsed;
+}

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import { ConfigError, formatZodIssues } from '../errors.js';
-import { ExperimentConfigSchema, type ExperimentConfig } from './experiment.js';
+import { experimentConfigSchema, specsAsWritten, type ExperimentConfig } from './experiment.js';
 
 /** Parses YAML text into a plain value; syntax errors name file, line and column. */
 export function parseYaml(text: string, file: string): unknown {
@@ -56,11 +56,11 @@ export function applyOverrides(config: unknown, overrides: string[]): unknown {
 }
 
 export function validateExperimentConfig(value: unknown, file: string): ExperimentConfig {
-  const result = ExperimentConfigSchema.safeParse(value);
+  const result = experimentConfigSchema().safeParse(value);
   if (!result.success) {
     throw new ConfigError(`${file}: invalid experiment config:\n${formatZodIssues(result.error)}`);
   }
-  return result.data;
+  return specsAsWritten(value, result.data);
 }
 
 export async function loadExperimentConfig(file: string, overrides: string[] = []): Promise<ExperimentConfig> {

@@ -11,7 +11,7 @@ export const BuildCheckpointSchema = z.object({
   configHash: z.string(),
   itemsConsumed: z.number().int().nonnegative(),
   /** Source bytes read when the checkpoint was written (compressed bytes for .bz2); informative. */
-  sourceBytesRead: z.number().int().nonnegative().default(0),
+  sourceBytesRead: z.number().int().nonnegative().default(0).describe('Source bytes read when the checkpoint was written (compressed bytes for .bz2); informative'),
   chunksBytes: z.number().int().nonnegative(),
   chunksWritten: z.number().int().nonnegative(),
   documentsRead: z.number().int().nonnegative(),

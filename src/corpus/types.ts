@@ -15,11 +15,11 @@ export const CorpusManifestSchema = z.object({
     duplicateChunksDropped: z.number().int().nonnegative(),
   }).catchall(z.unknown()),
   /** sha256 over chunks.jsonl. */
-  contentHash: z.string(),
+  contentHash: z.string().describe('sha256 over chunks.jsonl'),
   toolVersion: z.string(),
   timings: z.record(z.string(), z.unknown()),
   /** Absolute image folder the chunks' `meta.image.path` / `meta.images[].path` are relative to (page-image corpora). */
-  imageDir: z.string().optional(),
+  imageDir: z.string().optional().describe('Absolute image folder the chunks\' `meta.image.path` / `meta.images[].path` are relative to (page-image corpora)'),
 }).catchall(z.unknown());
 export type CorpusManifest = z.infer<typeof CorpusManifestSchema>;
 

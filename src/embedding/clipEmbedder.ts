@@ -31,18 +31,18 @@ import type { EmbedderIdentity, ImageEmbedder } from './types.js';
 export const ClipEmbedderParamsSchema = z
   .object({
     /** Hub id (looked up in `cacheDir`) or a local model directory holding onnx/text_model.onnx and onnx/vision_model.onnx. */
-    model: z.string().min(1),
+    model: z.string().min(1).describe('Hub id (looked up in `cacheDir`) or a local model directory holding onnx/text_model.onnx and onnx/vision_model.onnx'),
     cacheDir: modelParamFields.cacheDir,
     allowRemote: modelParamFields.allowRemote,
     dtype: modelParamFields.dtype,
     threads: modelParamFields.threads,
     /** Texts or images per model call. */
-    batchSize: z.number().int().positive().default(8),
+    batchSize: z.number().int().positive().default(8).describe('Texts or images per model call'),
     normalize: z.boolean().default(true),
     /** Prepended by `embedQuery` only (CLIP-family models are usually queried bare; jina-clip-v2 suggests its retrieval instruction). */
-    queryPrefix: z.string().default(''),
+    queryPrefix: z.string().default('').describe('Prepended by `embedQuery` only (CLIP-family models are usually queried bare; jina-clip-v2 suggests its retrieval instruction)'),
     /** Lowers the tokenizer's model_max_length (CLIP 77, Chinese-CLIP 52, jina-clip-v2 512 tokens). */
-    maxTokens: z.number().int().min(3).optional(),
+    maxTokens: z.number().int().min(3).optional().describe('Lowers the tokenizer\'s model_max_length (CLIP 77, Chinese-CLIP 52, jina-clip-v2 512 tokens)'),
     cacheFile: z.string().min(1).optional(),
     progress: z.boolean().default(false),
   })

@@ -9,21 +9,21 @@ export const DEFAULT_MODEL = 'Xenova/bge-large-zh-v1.5';
 export const TransformersEmbedderParamsSchema = z
   .object({
     /** Hugging Face hub id (looked up in `cacheDir`) or a local model directory. */
-    model: z.string().min(1).default(DEFAULT_MODEL),
+    model: z.string().min(1).default(DEFAULT_MODEL).describe('Hugging Face hub id (looked up in `cacheDir`) or a local model directory'),
     /** cacheDir, allowRemote, dtype, threads, workers: as every model stage. */
     ...modelParamFields,
     pooling: z.enum(['cls', 'mean']).default('cls'),
     normalize: z.boolean().default(true),
     /** Prepended by `embedQuery` only, never by `embedDocuments`. */
-    queryPrefix: z.string().default(BGE_QUERY_PREFIX),
+    queryPrefix: z.string().default(BGE_QUERY_PREFIX).describe('Prepended by `embedQuery` only, never by `embedDocuments`'),
     /** Longer texts are truncated to this many tokens (including [CLS]/[SEP]). */
-    maxTokens: z.number().int().min(3).default(512),
+    maxTokens: z.number().int().min(3).default(512).describe('Longer texts are truncated to this many tokens (including [CLS]/[SEP])'),
     /** Texts per model call; texts are grouped by token length first so that padding stays small. */
-    batchSize: z.number().int().positive().default(16),
+    batchSize: z.number().int().positive().default(16).describe('Texts per model call; texts are grouped by token length first so that padding stays small'),
     /** SQLite file caching vectors by (embedder, sha256 of text): a re-run embeds nothing twice. */
-    cacheFile: z.string().min(1).optional(),
+    cacheFile: z.string().min(1).optional().describe('SQLite file caching vectors by (embedder, sha256 of text): a re-run embeds nothing twice'),
     /** Show progress (rate, ETA) on stderr while embedding many documents. */
-    progress: z.boolean().default(false),
+    progress: z.boolean().default(false).describe('Show progress (rate, ETA) on stderr while embedding many documents'),
   })
   .strict();
 export type TransformersEmbedderParams = z.output<typeof TransformersEmbedderParamsSchema>;

@@ -6,7 +6,7 @@ export const RateLimitSchema = z
   .object({
     requestsPerMinute: z.number().positive().optional(),
     /** Counted before the call as prompt tokens + maxTokens, corrected by the reported usage after. */
-    tokensPerMinute: z.number().positive().optional(),
+    tokensPerMinute: z.number().positive().optional().describe('Counted before the call as prompt tokens + maxTokens, corrected by the reported usage after'),
   })
   .strict();
 export type RateLimit = z.infer<typeof RateLimitSchema>;

@@ -4,17 +4,15 @@ import type { ExperimentConfig } from '../config/experiment.js';
 import type { ComponentSpec } from '../registry.js';
 import { ConfigError, DataFileError } from '../errors.js';
 import { benchmarks } from '../benchmarks/registry.js';
-import { parseCorpusBuildConfig } from '../corpus/config.js';
-import { embedders } from '../embedding/registry.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { generators } from '../generation/registry.js';
 import { PAGE_READER_NOTE } from '../generation/pageReader.js';
 import type { Generator } from '../generation/types.js';
-import { createMethod, parseMethodSpec } from '../methods/registry.js';
+import { createMethod } from '../methods/registry.js';
 import type { RagMethod } from '../methods/types.js';
 import type { ModelPrice } from '../config/experiment.js';
 import { createRetrieverContext } from '../retrieval/registry.js';
-import { createRetrieverWithRerank, parseRetrieverSpec } from '../rerank/rerankedRetriever.js';
+import { createRetrieverWithRerank } from '../rerank/rerankedRetriever.js';
 import { withHandOff } from '../retrieval/handOff.js';
 import type { RetrievalQuery, Retriever } from '../retrieval/types.js';
 import { extractors } from '../scoring/extractors/registry.js';
@@ -84,23 +82,12 @@ function componentSpecs(config: ExperimentConfig) {
 }
 
 /**
- * Checks every component spec against its registry (name known, params valid), so a typo
- * anywhere in a config is reported with its config path before anything is built or run.
+ * What the experiment schema cannot see field by field (it has already checked every component's
+ * params, in the one pass that loaded the config): distinct labels, and a retriever for every
+ * strategy that retrieves.
  */
 export async function validateComponents(config: ExperimentConfig): Promise<void> {
-  await import('../retrieval/retrievers/all.js');
-  const { benchmarkSpecs, strategyList, retrieverList, modelList, judgeSpec, extractorSpec } = componentSpecs(config);
-  for (const [i, corpus] of (config.prepare?.corpora ?? []).entries()) parseCorpusBuildConfig(corpus, `prepare.corpora[${i}]`);
-  for (const [i, index] of (config.prepare?.indexes ?? []).entries()) {
-    if (index.embedder) embedders.parse(index.embedder, `prepare.indexes[${i}].embedder`);
-  }
-  for (const { spec, path } of benchmarkSpecs) benchmarks.parse(spec, path);
-  for (const { spec, path } of strategyList) parseMethodSpec(spec, path);
-  // A retriever may carry `rerank: { name, candidates, … }`: checked against the reranker registry.
-  for (const { spec, path } of retrieverList) parseRetrieverSpec(spec, path);
-  for (const { spec, path } of modelList) generators.parse(spec, path);
-  judges.parse(judgeSpec, 'judge');
-  extractors.parse(extractorSpec, 'extractor');
+  const { strategyList, retrieverList, modelList } = componentSpecs(config);
   const labels = new Set<string>();
   for (const m of modelList) {
     if (labels.has(m.label)) throw new ConfigError(`${m.path}.label: two models are both labelled "${m.label}"; give them distinct labels`);

@@ -30,51 +30,51 @@ export const OpenAIParamsFields = z
      * request goes to the replica with the fewest in flight; a failing replica is drained and tried
      * again later; the run stops (exit 3) only when every replica is down.
      */
-    baseURL: z.union([z.string().url(), z.array(z.string().url()).min(1, { error: 'expected at least one replica URL' })]),
+    baseURL: z.union([z.string().url(), z.array(z.string().url()).min(1, { error: 'expected at least one replica URL' })]).describe('The endpoint, or a list of replicas of one model (vLLM data-parallel, several servers): each request goes to the replica with the fewest in flight; a failing replica is drained and tried again later; the run stops (exit 3) only when…'),
     model: z.string().min(1),
     /** Name of the environment variable holding the API key; omit for servers that need none. */
-    apiKeyEnv: z.string().min(1).optional(),
+    apiKeyEnv: z.string().min(1).optional().describe('Name of the environment variable holding the API key; omit for servers that need none'),
     temperature: z.number().min(0).max(2).default(0),
     /**
      * Seeds the endpoint's sampling (vLLM and OpenAI honour `seed`): every request of sample i
      * carries `seed + i`, so repeated samples at temperature > 0 are distinct and reproducible.
      * Omitted: no `seed` is sent. Part of the cache key.
      */
-    seed: z.number({ error: 'expected an integer (sample i sends seed + i)' }).int({ error: 'expected an integer (sample i sends seed + i)' }).optional(),
+    seed: z.number({ error: 'expected an integer (sample i sends seed + i)' }).int({ error: 'expected an integer (sample i sends seed + i)' }).optional().describe('Seeds the endpoint\'s sampling (vLLM and OpenAI honour `seed`): every request of sample i carries `seed + i`, so repeated samples at temperature > 0 are distinct and reproducible'),
     maxTokens: z.number().int().positive().optional(),
     /** Extra HTTP headers (not part of the cache key; never recorded in describe()). */
-    headers: z.record(z.string(), z.string()).default({}),
+    headers: z.record(z.string(), z.string()).default({}).describe('Extra HTTP headers (not part of the cache key; never recorded in describe())'),
     /** Extra request-body fields, e.g. `{ enable_thinking: false }` or `{ top_p: 0.9 }`; part of the cache key. */
-    extraBody: z.record(z.string(), z.unknown()).default({}),
+    extraBody: z.record(z.string(), z.unknown()).default({}).describe('Extra request-body fields, e.g. `{ enable_thinking: false }` or `{ top_p: 0.9 }`; part of the cache key'),
     timeoutMs: z.number().int().positive().default(300_000),
     /** Requests in flight to this endpoint at once (shared by everything that uses the same baseURL). */
-    concurrency: z.number().int().positive().default(4),
+    concurrency: z.number().int().positive().default(4).describe('Requests in flight to this endpoint at once (shared by everything that uses the same baseURL)'),
     retries: z.number().int().min(0).default(5),
     retryBaseMs: z.number().int().min(0).default(1000),
     retryMaxMs: z.number().int().min(0).default(60_000),
     /** An endpoint failing every request (connection refused, DNS, timeouts, 5xx) this long stops the run. */
-    unavailableAfterMs: z.number().int().positive().default(30_000),
+    unavailableAfterMs: z.number().int().positive().default(30_000).describe('An endpoint failing every request (connection refused, DNS, timeouts, 5xx) this long stops the run'),
     /** Longest server Retry-After honoured. */
-    retryAfterMaxMs: z.number().int().min(0).default(300_000),
+    retryAfterMaxMs: z.number().int().min(0).default(300_000).describe('Longest server Retry-After honoured'),
     /** Path of the SQLite response cache; omit for none. */
-    cache: z.string().min(1).optional(),
+    cache: z.string().min(1).optional().describe('Path of the SQLite response cache; omit for none'),
     /** The provider's limits, paced evenly (shared by everything that uses the same baseURL); without it the endpoint's x-ratelimit-* headers set the pace. */
-    rateLimit: RateLimitSchema.optional(),
+    rateLimit: RateLimitSchema.optional().describe('The provider\'s limits, paced evenly (shared by everything that uses the same baseURL); without it the endpoint\'s x-ratelimit-* headers set the pace'),
     /**
      * Answer through the endpoint's Batch API (OpenAI, DashScope: half price) instead of live calls:
      * `true`, or `{ retries, requestsPerFile, bytesPerFile, pollMs, completionWindow }`. The batches'
      * results are loaded into `cache`; without one, `.cache/responses-<model>.sqlite` (defaultBatchCache).
      * See docs/batch.md.
      */
-    batch: z.union([z.boolean(), BatchSettingsSchema]).optional(),
+    batch: z.union([z.boolean(), BatchSettingsSchema]).optional().describe('Answer through the endpoint\'s Batch API (OpenAI, DashScope: half price) instead of live calls: `true`, or `{ retries, requestsPerFile, bytesPerFile, pollMs, completionWindow }`'),
     /** A batch line that failed or expired: `resubmit` it in the next round's batch (up to batch.retries), or answer it `live`. */
-    batchFallback: z.enum(['resubmit', 'live']).optional(),
+    batchFallback: z.enum(['resubmit', 'live']).optional().describe('A batch line that failed or expired: `resubmit` it in the next round\'s batch (up to batch.retries), or answer it `live`'),
     /**
      * A vision-language model: how page images are prepared for it (`maxPixels`, `maxSide`, format,
      * quality; cached by content in `cache`) and counted (`tokens`: `qwen-vl`, `openai-tiles` or
      * `fixed`). Without it, a prompt with page images is refused before any call.
      */
-    images: ImageSettingsSchema.optional(),
+    images: ImageSettingsSchema.optional().describe('A vision-language model: how page images are prepared for it (`maxPixels`, `maxSide`, format, quality; cached by content in `cache`) and counted (`tokens`: `qwen-vl`, `openai-tiles` or `fixed`)'),
   })
   .strict();
 

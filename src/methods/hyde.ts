@@ -9,9 +9,9 @@ import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 export const HydeParamsSchema = z
   .object({
     /** Hypothetical passages written per question (the paper samples several and averages them). */
-    hypotheses: z.number().int().min(1).max(8).default(1),
+    hypotheses: z.number().int().min(1).max(8).default(1).describe('Hypothetical passages written per question (the paper samples several and averages them)'),
     /** Search with the question too (the paper averages the question's encoding with the hypotheses'). */
-    includeQuestion: z.boolean().default(true),
+    includeQuestion: z.boolean().default(true).describe('Search with the question too (the paper averages the question\'s encoding with the hypotheses\')'),
     ...ReaderParamsShape,
     prompts: promptOverridesSchema(['hypothesis', 'answer']),
   })

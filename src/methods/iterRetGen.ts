@@ -9,7 +9,7 @@ import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js'
 export const IterRetGenParamsSchema = z
   .object({
     /** Retrieve → generate rounds; the last round's answer counts. */
-    rounds: z.number().int().min(1).max(20).default(3),
+    rounds: z.number().int().min(1).max(20).default(3).describe('Retrieve → generate rounds; the last round\'s answer counts'),
     ...PassageParamsShape,
     instructions: AnswerInstructionsSchema.optional(),
     prompts: promptOverridesSchema(['answer']),

@@ -20,19 +20,19 @@ import { importUserModule } from '../io/importModule.js';
 export const LangChainRunnableParamsSchema = z
   .object({
     /** The module (a path, relative to the working directory) exporting the Runnable. */
-    module: z.string().min(1),
+    module: z.string().min(1).describe('The module (a path, relative to the working directory) exporting the Runnable'),
     /** The export: a Runnable (an LCEL chain), or a function of `options` returning one (maybe async). */
-    export: z.string().min(1).default('default'),
+    export: z.string().min(1).default('default').describe('The export: a Runnable (an LCEL chain), or a function of `options` returning one (maybe async)'),
     /** Passed to an exported function (index paths, k, the model's baseURL …); part of the cache key. */
-    options: z.record(z.string(), z.unknown()).default({}),
+    options: z.record(z.string(), z.unknown()).default({}).describe('Passed to an exported function (index paths, k, the model\'s baseURL …); part of the cache key'),
     /** What the Runnable is invoked with, a JSON template of the item's fields. */
-    input: z.unknown().default({ question: '{question}', itemId: '{itemId}', docId: '{docId}' }),
+    input: z.unknown().default({ question: '{question}', itemId: '{itemId}', docId: '{docId}' }).describe('What the Runnable is invoked with, a JSON template of the item\'s fields'),
     /**
      * Paths into the Runnable's output: a string output is the answer; an object's answer is at
      * `answer`. Contexts at `contexts` when given, else the Documents its retrievers returned
      * (LangChain's retriever callbacks); usage from its models' callbacks when not mapped.
      */
-    response: ResponseMappingSchema.default({}),
+    response: ResponseMappingSchema.default({}).describe('Paths into the Runnable\'s output: a string output is the answer; an object\'s answer is at `answer`'),
     timeoutMs: z.number().int().positive().default(300_000),
     ...CallPolicyShape,
     retries: z.number().int().min(0).default(2),

@@ -16,9 +16,9 @@ export interface MethodPrompt {
 export const PromptOverrideSchema = z
   .object({
     /** System message (`""` sends none). */
-    system: z.string().optional(),
+    system: z.string().optional().describe('System message (`""` sends none)'),
     /** User message template with the step's placeholders. */
-    template: z.string().min(1).optional(),
+    template: z.string().min(1).optional().describe('User message template with the step\'s placeholders'),
   })
   .strict();
 export type PromptOverride = z.infer<typeof PromptOverrideSchema>;

@@ -13,9 +13,9 @@ import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js'
 export const RefineParamsSchema = z
   .object({
     /** `extractive`: keep the best sentences by the retriever's relevance; `abstractive`: the model condenses. */
-    mode: z.enum(['extractive', 'abstractive']).default('extractive'),
+    mode: z.enum(['extractive', 'abstractive']).default('extractive').describe('`extractive`: keep the best sentences by the retriever\'s relevance; `abstractive`: the model condenses'),
     /** Extractive: sentences kept (the best by relevance, in their original order). */
-    keep: z.number().int().positive().default(10),
+    keep: z.number().int().positive().default(10).describe('Extractive: sentences kept (the best by relevance, in their original order)'),
     ...PassageParamsShape,
     instructions: AnswerInstructionsSchema.optional(),
     prompts: promptOverridesSchema(['condense', 'answer']),

@@ -15,7 +15,7 @@ export const SEARCH_O1_TAGS: SearchTags = {
 export const SearchO1ParamsSchema = z
   .object({
     /** The tags (Search-o1's by default); an answer pair makes the answer what is inside it. */
-    tags: SearchTagsSchema.optional(),
+    tags: SearchTagsSchema.optional().describe('The tags (Search-o1\'s by default); an answer pair makes the answer what is inside it'),
     ...ReasoningSearchFields,
     prompts: promptOverridesSchema(['begin', 'continue', 'reasonInDocuments']),
   })

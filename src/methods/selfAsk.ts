@@ -11,7 +11,7 @@ import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js'
 export const SelfAskParamsSchema = z
   .object({
     /** Follow-up questions at most before the final answer. */
-    maxFollowUps: z.number().int().min(1).max(20).default(3),
+    maxFollowUps: z.number().int().min(1).max(20).default(3).describe('Follow-up questions at most before the final answer'),
     ...PassageParamsShape,
     instructions: AnswerInstructionsSchema.optional(),
     prompts: promptOverridesSchema(['followUp', 'intermediate', 'answer']),

@@ -10,7 +10,7 @@ import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js'
 export const SureParamsSchema = z
   .object({
     /** Candidate answers asked for (at most). */
-    candidates: z.number().int().min(1).max(10).default(3),
+    candidates: z.number().int().min(1).max(10).default(3).describe('Candidate answers asked for (at most)'),
     ...PassageParamsShape,
     instructions: AnswerInstructionsSchema.optional(),
     prompts: promptOverridesSchema(['candidates', 'summary', 'validity', 'rank']),

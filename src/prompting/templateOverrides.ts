@@ -9,13 +9,13 @@ import type { PromptTemplate } from './templates/promptTemplate.js';
 /** Config fields every strategy accepts to edit its built-in template. */
 export const TemplateOverrideSchema = z.object({
   /** System message text (replaces the built-in one; `""` sends none). */
-  system: z.string().optional(),
+  system: z.string().optional().describe('System message text (replaces the built-in one; `""` sends none)'),
   /** User message template with `{question}`, `{context}`, `{instructions}`. */
-  template: z.string().min(1).optional(),
+  template: z.string().min(1).optional().describe('User message template with `{question}`, `{context}`, `{instructions}`'),
   /** A file with the template: `.json`/`.yaml`/`.yml` holding `{system?, template?}`, any other file is the user template text. */
-  templateFile: z.string().min(1).optional(),
+  templateFile: z.string().min(1).optional().describe('A file with the template: `.json`/`.yaml`/`.yml` holding `{system?, template?}`, any other file is the user template text'),
   /** Per-benchmark answer instructions (`{instructions}`). */
-  instructions: AnswerInstructionsSchema.optional(),
+  instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}`)'),
 });
 export type TemplateOverride = z.infer<typeof TemplateOverrideSchema>;
 

@@ -12,7 +12,7 @@ export const LlmRerankerParamsSchema = z
     /** Any registered generator (an OpenAI-compatible chat model), e.g. `{ name: openai, baseURL, model, apiKeyEnv }`. */
     generator: componentSpec('generator'),
     /** Each candidate is shown cut to this many characters (prompt size grows with candidates × this). */
-    maxPassageChars: z.number().int().positive().default(300),
+    maxPassageChars: z.number().int().positive().default(300).describe('Each candidate is shown cut to this many characters (prompt size grows with candidates × this)'),
   })
   .strict();
 export type LlmRerankerParams = z.output<typeof LlmRerankerParamsSchema>;

@@ -4,7 +4,6 @@ import { passageText } from '../index/passageText.js';
 import type { RetrieverContext } from '../retrieval/registry.js';
 import { retrievers } from '../retrieval/registry.js';
 import type { RetrievalQuery, RetrievedChunk, Retriever } from '../retrieval/types.js';
-import { generators } from '../generation/registry.js';
 import { rerankers } from './registry.js';
 import type { Reranker } from './types.js';
 
@@ -14,9 +13,9 @@ import type { Reranker } from './types.js';
  */
 const RerankWrapperSchema = z.object({
   /** First-stage candidates reranked per question (at least the deepest k is always taken). */
-  candidates: z.number().int().positive().default(100),
+  candidates: z.number().int().positive().default(100).describe('First-stage candidates reranked per question (at least the deepest k is always taken)'),
   /** Passage text given to the reranker: `title\ntext` (default) or the text alone. */
-  passage: z.enum(['title+text', 'text']).default('title+text'),
+  passage: z.enum(['title+text', 'text']).default('title+text').describe('Passage text given to the reranker: `title\\ntext` (default) or the text alone'),
 });
 
 type Spec = { name: string } & Record<string, unknown>;
@@ -32,16 +31,6 @@ function splitSpec(spec: Spec, path: string) {
   const wrapper = RerankWrapperSchema.safeParse({ candidates, passage });
   if (!wrapper.success) throw new ConfigError(formatZodIssues(wrapper.error, `${path}.rerank`));
   return { base: base as Spec, rerank: { ...wrapper.data, spec: rerankerSpec as Spec } };
-}
-
-/** Validates a retriever spec that may carry a `rerank` section (errors name the config path). */
-export function parseRetrieverSpec(spec: Spec, path: string): void {
-  const { base, rerank } = splitSpec(spec, path);
-  retrievers.parse(base, path);
-  if (!rerank) return;
-  const parsed = rerankers.parse(rerank.spec, `${path}.rerank`) as { generator?: Spec };
-  // The llm reranker's chat model is checked here too, so its errors name their config path.
-  if (parsed.generator) generators.parse(parsed.generator, `${path}.rerank.generator`);
 }
 
 /** Builds a retriever from a spec that may carry a `rerank` section. */

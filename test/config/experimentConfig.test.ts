@@ -7,7 +7,7 @@ import { ConfigError } from '../../src/errors.js';
 
 const valid = () => ({
   name: 'demo',
-  benchmark: { name: 'prohist', path: 'experiments/data/demo-prohist.json' },
+  benchmark: { name: 'prohist', file: 'experiments/data/demo-prohist.json' },
   retrieval: { k: [10, 20, 50, 100], retriever: { name: 'hnsw', index: 'indexes/demo' } },
   strategies: ['closed-book', 'rag'],
   models: [{ name: 'extractive' }],
@@ -49,6 +49,18 @@ describe('experiment config validation', () => {
     ['zero concurrency', (c) => (c.execution = { concurrency: 0 }), 'execution.concurrency: expected a positive integer'],
     ['an unknown retrieval scope', (c) => (c.retrieval.scope = 'page'), 'retrieval.scope:'],
     ['an empty retriever list', (c) => { delete c.retrieval.retriever; c.retrieval.retrievers = []; }, 'retrieval.retrievers: expected at least one retriever'],
+    // Components are checked by their registry's own params in the same pass.
+    ['a misspelled retriever', (c) => (c.retrieval.retriever.name = 'hnws'), 'retrieval.retriever.name: unknown retriever "hnws" (known: bm25, exact, hnsw'],
+    ['a misspelled retriever (the guess)', (c) => (c.retrieval.retriever.name = 'hnws'), '; did you mean "hnsw"?'],
+    ['a parameter of another retriever', (c) => (c.retrieval.retriever = { name: 'bm25', index: 'x', efSearch: 3 }), 'retrieval.retriever.efSearch: unknown key'],
+    ['a bad reranker parameter', (c) => (c.retrieval.retriever.rerank = { name: 'cross-encoder', candidates: 0 }), 'retrieval.retriever.rerank.candidates: expected a positive integer'],
+    ['a misspelled model parameter', (c) => (c.models[0].maxChar = 3), 'models[0].maxChar: unknown key'],
+    ['an unknown strategy', (c) => (c.strategies[1] = 'ragg'), 'strategies[1].name: unknown strategy or method "ragg" (strategies: '],
+    ['a bad method parameter', (c) => (c.strategies[1] = { name: 'iter-retgen', rounds: 0 }), 'strategies[1].rounds:'],
+    ['a judge without a name', (c) => (c.judge = { threshold: 0.5 }), 'judge.name: expected the name of a registered judge'],
+    ['a bad parameter of a nested generator', (c) => (c.retrieval.retriever.rerank = { name: 'llm', generator: { name: 'openai', baseURL: 'http://127.0.0.1:1/v1', model: 'm', temperature: 9 } }), 'retrieval.retriever.rerank.generator.temperature:'],
+    ['an unknown judge generator', (c) => (c.judge = { name: 'llm', generator: { name: 'opnai' } }), 'judge.generator.name: unknown generator "opnai"'],
+    ['a misspelled benchmark filter', (c) => (c.benchmark.task = ['T1']), 'benchmark.task: unknown key'],
   ];
   for (const [what, mutate, message] of malformed) {
     it(`rejects ${what} with "${message}"`, () => {
@@ -59,6 +71,17 @@ describe('experiment config validation', () => {
       expect(error).toContain(message);
     });
   }
+
+  it('keeps component specs as written (their registry fills defaults when it builds them), the grid\'s own fields as read', () => {
+    const config = valid() as any;
+    config.models = [{ name: 'extractive', label: 'x', price: { inputPerMillion: 1, outputPerMillion: 2 } }];
+    config.strategies = ['closed-book', { name: 'ircot', maxSteps: 3, k: 5 }];
+    const checked = validateExperimentConfig(config, 'exp.yaml') as any;
+    expect(checked.models[0]).toEqual({ name: 'extractive', label: 'x', price: { inputPerMillion: 1, outputPerMillion: 2, batchDiscount: 0.5 } });
+    expect(checked.strategies[1]).toEqual({ name: 'ircot', maxSteps: 3, k: [5] });
+    expect(checked.retrieval.retriever).toEqual({ name: 'hnsw', index: 'indexes/demo' });
+    expect(validateExperimentConfig(JSON.parse(JSON.stringify(checked)), 'config.json')).toEqual(checked);
+  });
 
   it('names file, line and column of a YAML syntax error', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hisrag-config-'));

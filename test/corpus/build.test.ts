@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildCorpus } from '../../src/corpus/build.js';
-import { CorpusBuildConfigSchema, parseCorpusBuildConfig } from '../../src/corpus/config.js';
+import { corpusBuildConfigSchema, parseCorpusBuildConfig } from '../../src/corpus/config.js';
 import { readChunks, readCorpusManifest } from '../../src/corpus/read.js';
 import { corpusBuilders } from '../../src/corpus/registry.js';
 import type { CorpusBuilder } from '../../src/corpus/types.js';
@@ -161,7 +161,7 @@ describe('CorpusBuildConfigSchema', () => {
 
   it('rejects unknown top-level keys, token units without a tokenizer, and overlap ≥ maxSize', () => {
     const base = { name: 'x', builder: { name: 'json', input: 'a.json' } };
-    expect(CorpusBuildConfigSchema.safeParse({ ...base, extra: 1 }).success).toBe(false);
+    expect(corpusBuildConfigSchema().safeParse({ ...base, extra: 1 }).success).toBe(false);
     expect(() => parseCorpusBuildConfig({ ...base, chunking: { unit: 'tokens' } })).toThrow(/chunking\.tokenizer/);
     expect(() => parseCorpusBuildConfig({ ...base, chunking: { maxSize: 10, overlap: 10 } })).toThrow(/chunking\.overlap/);
   });

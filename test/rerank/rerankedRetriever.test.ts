@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateExperimentConfig } from '../../src/config/load.js';
 import { ConfigError } from '../../src/errors.js';
 import { createRetrieverContext } from '../../src/retrieval/registry.js';
 import type { Retriever } from '../../src/retrieval/types.js';
-import { createRetrieverWithRerank, parseRetrieverSpec, rerankedRetriever } from '../../src/rerank/rerankedRetriever.js';
+import { createRetrieverWithRerank, rerankedRetriever } from '../../src/rerank/rerankedRetriever.js';
 import { CrossEncoderReranker } from '../../src/rerank/crossEncoderReranker.js';
 import { createLlmReranker } from '../../src/rerank/llmListwiseReranker.js';
 import type { Reranker } from '../../src/rerank/types.js';
@@ -95,11 +96,14 @@ describe('a retriever with a rerank section', () => {
     open.push(retriever);
     expect(retriever.describe()).toMatchObject({ name: 'hnsw', rerank: { name: 'cross-encoder', candidates: 5 } });
     expect(await retriever.retrieve(QUERY, 3)).toHaveLength(3);
-    expect(() => parseRetrieverSpec({ ...spec, rerank: { name: 'cross-encoder', dtype: 'fp16' } }, 'retrieval.retriever')).toThrow(/retrieval\.retriever\.rerank/);
-    expect(() => parseRetrieverSpec({ ...spec, rerank: { name: 'colbert' } }, 'retrieval.retriever')).toThrow(ConfigError);
-    expect(() => parseRetrieverSpec({ ...spec, rerank: { name: 'cross-encoder', candidates: 0 } }, 'retrieval.retriever')).toThrow(/rerank\.candidates/);
+    // The experiment schema checks the rerank section in the same pass as the rest of the config.
+    const withRetriever = (retriever: unknown) => () =>
+      validateExperimentConfig({ name: 'x', benchmark: { name: 'prohist', file: 'q.json' }, retrieval: { k: 3, retriever }, strategies: ['rag'], models: [{ name: 'extractive' }] }, 'exp.yaml');
+    expect(withRetriever({ ...spec, rerank: { name: 'cross-encoder', dtype: 'fp16' } })).toThrow(/retrieval\.retriever\.rerank/);
+    expect(withRetriever({ ...spec, rerank: { name: 'colbert' } })).toThrow(ConfigError);
+    expect(withRetriever({ ...spec, rerank: { name: 'cross-encoder', candidates: 0 } })).toThrow(/rerank\.candidates/);
     const llm = { name: 'llm', generator: { name: 'openai', baseURL: 'http://127.0.0.1:1/v1', model: 'm', temperature: 9 } };
-    expect(() => parseRetrieverSpec({ ...spec, rerank: llm }, 'retrieval.retriever')).toThrow(/retrieval\.retriever\.rerank\.generator\.temperature/);
+    expect(withRetriever({ ...spec, rerank: llm })).toThrow(/retrieval\.retriever\.rerank\.generator\.temperature/);
   });
 
   describe('with the llm listwise reranker', () => {

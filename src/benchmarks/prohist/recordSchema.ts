@@ -21,7 +21,7 @@ export const ProHistRecordSchema = z
       .optional(),
     rubric_axis: z.union([z.array(z.string()), z.string()]).optional(),
     /** MCQ: the correct option letters (`ADEF`); other categories may carry a free answer. */
-    answer: z.string().optional(),
+    answer: z.string().optional().describe('MCQ: the correct option letters (`ADEF`); other categories may carry a free answer'),
     level_of_difficulty: z.union([z.number(), z.string()]).optional(),
   })
   .superRefine((record, ctx) => {

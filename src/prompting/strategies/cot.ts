@@ -7,7 +7,7 @@ import type { PromptStrategy } from '../types.js';
 
 export const CotParamsSchema = TemplateOverrideSchema.extend({
   /** The final answer follows the last occurrence of this marker; `finalAnswer()` returns it. */
-  marker: z.string().min(1).default(FINAL_ANSWER_MARKER),
+  marker: z.string().min(1).default(FINAL_ANSWER_MARKER).describe('The final answer follows the last occurrence of this marker; `finalAnswer()` returns it'),
 }).strict();
 export type CotParams = z.infer<typeof CotParamsSchema>;
 

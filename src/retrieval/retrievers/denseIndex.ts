@@ -11,7 +11,7 @@ import type { RetrievalQuery, RetrievedChunk } from '../types.js';
 export const denseIndexParams = {
   index: z.string().min(1),
   /** Registry spec of the query embedder; default: the one recorded in the index manifest. */
-  embedder: ComponentSpecSchema.optional(),
+  embedder: ComponentSpecSchema.optional().describe('Registry spec of the query embedder; default: the one recorded in the index manifest'),
 };
 
 export async function openDenseIndex(

@@ -17,7 +17,7 @@ retrievers.register({
       retrievers: z.array(RetrieverSpecSchema).min(2),
       fusion: z.enum(['rrf', 'weighted']).default('rrf'),
       /** One weight per child retriever (default all 1). */
-      weights: z.array(z.number().nonnegative()).optional(),
+      weights: z.array(z.number().nonnegative()).optional().describe('One weight per child retriever (default all 1)'),
       rrfK: z.number().positive().default(RRF_K),
       candidates: z.number().int().positive().optional(),
     })

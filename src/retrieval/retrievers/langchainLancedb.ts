@@ -19,9 +19,9 @@ const Params = z
      * A hisrag index. A lancedb index's table is searched as it is; an hnsw or exact index's stored
      * chunks and vectors are copied into a LanceDB table first (no re-embedding).
      */
-    index: z.string().min(1),
+    index: z.string().min(1).describe('A hisrag index'),
     /** Where the copy goes (LanceDB URI); default: a temporary folder removed on close. Reused when its table exists. */
-    uri: z.string().min(1).optional(),
+    uri: z.string().min(1).optional().describe('Where the copy goes (LanceDB URI); default: a temporary folder removed on close'),
     table: z.string().regex(/^[\w.-]+$/).default('langchain'),
     embedder: ComponentSpecSchema.optional(),
   })

@@ -61,7 +61,7 @@ export function createLexicalJudge(options: { threshold?: number } = {}): Judge 
 
 const LexicalParams = z.strictObject({
   /** Share of an item's content that must appear in the answer for a hit (0–1]. */
-  threshold: z.number().gt(0).max(1).default(0.5),
+  threshold: z.number().gt(0).max(1).default(0.5).describe('Share of an item\'s content that must appear in the answer for a hit (0–1]'),
 });
 
 export const lexicalJudge: RegistryEntry<z.infer<typeof LexicalParams>, Judge, void> = {
