@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ChunkingOptions } from '../chunking/types.js';
+import { BuildInputsSchema } from '../io/fingerprint.js';
 
 /** What a corpus builder yields before chunking: one document (article, OCR page, poem ...). */
 export interface SourceDocument {
@@ -33,6 +34,8 @@ export const CorpusManifestSchema = z.object({
   contentHash: z.string(),
   toolVersion: z.string(),
   timings: z.record(z.string(), z.unknown()),
+  /** What the corpus was built from (source files' hashes, builder and chunking settings); absent in corpora built before it was recorded. */
+  inputs: BuildInputsSchema.optional(),
   /** Absolute image folder the chunks' `meta.image.path` / `meta.images[].path` are relative to (page-image corpora). */
   imageDir: z.string().optional(),
 }).catchall(z.unknown());
@@ -94,6 +97,8 @@ export interface ChunkingRun extends BuilderRun {
  * deterministic order, so that a resumed build can skip the first n items it already consumed.
  */
 export interface CorpusBuilder {
+  /** Local files (or folders) whose content the corpus is made from: hashed into the manifest, and a change rebuilds the corpus. None for a remote source. */
+  inputFiles?(): Promise<string[]>;
   /** Source path (or URL) and size for the manifest and the progress bar. */
   describeSource(): Promise<{ path: string; bytes?: number }>;
   items(run: BuilderRun): AsyncIterable<BuilderItem>;

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { recordedMessageOf } from '../prompting/messageContent.js';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import pLimit from 'p-limit';
 import type { ExperimentConfig } from '../config/experiment.js';
@@ -50,6 +50,8 @@ export interface RunOptions {
    * new record replaces the old one. Default true.
    */
   retryFailed?: boolean;
+  /** Refuse (exit 2) when a prepared artefact is out of date instead of rebuilding it (`--frozen`). */
+  frozen?: boolean;
 }
 
 export interface RunResult {
@@ -123,14 +125,21 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
     if (signal?.aborted) throw new InterruptedError(`interrupted before the first answer; finish with: hisrag run --resume ${runDir}`);
   };
 
+  // Refused input (a stale artefact under --frozen, a bad benchmark file) leaves no new run folder for the viewer to list as interrupted.
+  const refused = async (error: unknown) => {
+    if (!options.resumeDir && error instanceof InputError) await rm(runDir, { recursive: true, force: true });
+    return error;
+  };
   try {
-    await prepareArtefacts(config, { log, progress: options.progress ?? false, signal });
+    await prepareArtefacts(config, { log, progress: options.progress ?? false, signal, frozen: options.frozen ?? false });
   } catch (error) {
     stopIfInterrupted();
-    throw error;
+    throw await refused(error);
   }
   stopIfInterrupted();
-  const stages = await buildStages(config);
+  const stages = await buildStages(config).catch(async (error: unknown) => {
+    throw await refused(error);
+  });
   try {
     stopIfInterrupted();
     const conditions = planConditions(config, (spec, path) => stages.method(spec, path));
