@@ -37,6 +37,8 @@ export const BenchmarkItemSchema = z.object({
   evidenceModal: z.string().optional(),
   /** Gold chunk ids, when a benchmark names them. */
   goldChunkIds: z.array(z.string()).optional(),
+  /** Where the record is (`<file>: line 3`), for messages about it. */
+  origin: z.string().optional(),
   /** Breakdown keys from the record's own metadata fields (a benchmark's `metadata:` list, a JSONL record's `metadata` object). */
   groups: z.record(z.string(), z.string()).optional(),
   meta: z.record(z.string(), z.unknown()).default({}),

@@ -7,6 +7,7 @@ import { benchmarks } from '../benchmarks/registry.js';
 import { parseCorpusBuildConfig } from '../corpus/config.js';
 import { embedders } from '../embedding/registry.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
+import { missingGoldChunks } from '../retrieval/goldChunks.js';
 import { generators } from '../generation/registry.js';
 import { PAGE_READER_NOTE } from '../generation/pageReader.js';
 import type { Generator } from '../generation/types.js';
@@ -173,6 +174,21 @@ function assertRelevanceAvailable(
   }
 }
 
+/** Gold chunk ids naming nothing in a retriever's index stop the run before any model call (a misspelt id would only lower recall). */
+function assertGoldInIndexes(items: BenchmarkItem[], specs: Record<string, unknown>[]): void {
+  const references = items.filter((item) => item.goldChunkIds?.length).map((item) => ({ itemId: item.id, origin: item.origin, chunkIds: item.goldChunkIds! }));
+  const indexDirs = new Set<string>();
+  const collect = (spec: Record<string, unknown>) => {
+    if (typeof spec.index === 'string') indexDirs.add(spec.index);
+    for (const child of Array.isArray(spec.retrievers) ? spec.retrievers : []) collect(child as Record<string, unknown>);
+  };
+  specs.forEach(collect);
+  const problems = [...indexDirs].flatMap((dir) => missingGoldChunks(dir, references));
+  if (problems.length > 0) {
+    throw new DataFileError(`benchmark: ${problems.length} question${problems.length > 1 ? 's name' : ' names'} gold chunks that are not in the index:\n${problems.slice(0, 20).map((line) => `  ${line}`).join('\n')}${problems.length > 20 ? '\n  …' : ''}`);
+  }
+}
+
 /** Builds the stage objects of an experiment from the registries (after validating them). */
 export async function buildStages(config: ExperimentConfig): Promise<Stages> {
   await validateComponents(config);
@@ -195,6 +211,7 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
     seenIds.add(id);
   }
   assertOneMetric(items);
+  assertGoldInIndexes(items, retrieverList.map(({ spec }) => spec));
 
   const methodByPath = new Map<string, RagMethod>();
   for (const { spec, path } of strategyList) {

@@ -70,7 +70,7 @@ export const jsonlBenchmark: RegistryEntry<JsonlParams, Benchmark, void> = {
         const rules = { format: 'jsonl', known: JSONL_RECORD_FIELDS, declared: params.metadata, alsoKeepBy: 'put it in the record\'s "metadata" object' };
         const items = records.map((record) => {
           assertKnownFields(record.value, rules, `${params.file}: ${record.where}`);
-          return jsonlItem(parseRecord(JsonlQaRecordSchema, record, params.file), params.label, params.metadata);
+          return { ...jsonlItem(parseRecord(JsonlQaRecordSchema, record, params.file), params.label, params.metadata), origin: `${params.file}: ${record.where}` };
         });
         assertUniqueIds(items.map((item, i) => ({ id: item.id, where: records[i]!.where })), params.file);
         const kept = applyBenchmarkFilter(items, params);

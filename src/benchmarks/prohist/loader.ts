@@ -71,7 +71,7 @@ export async function loadProHist(
       skippedUnscorable.push(id === undefined ? record.where : String(id));
       continue;
     }
-    const item = proHistItem(parseRecord(ProHistRecordSchema, record, params.file), params.label, params.metadata);
+    const item = { ...proHistItem(parseRecord(ProHistRecordSchema, record, params.file), params.label, params.metadata), origin: `${params.file}: ${record.where}` };
     items.push(item);
     positions.push({ id: item.id, where: record.where });
   }
