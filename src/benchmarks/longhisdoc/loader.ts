@@ -40,7 +40,7 @@ export const LongHisDocParamsSchema = BenchmarkFilterSchema.extend({
 export type LongHisDocParams = z.infer<typeof LongHisDocParamsSchema>;
 
 /** Every field of a LongHisDoc release record: the schema's and `备注` (a remark two records carry). */
-const LONGHISDOC_RECORD_FIELDS = [...Object.keys(LongHisDocRecordSchema.shape), '备注'];
+export const LONGHISDOC_RECORD_FIELDS = [...Object.keys(LongHisDocRecordSchema.shape), '备注'];
 const KNOWN_FIELDS = new Set(['doc_id', 'item_id', 'question', 'answer', 'evidence_pages', 'input_pages', 'type', 'answer_type', 'evidence_modal']);
 
 /** The OCR file of a document inside the release's `OCR_res/` folder. */
