@@ -64,8 +64,9 @@ export interface RunResult {
 }
 
 /** The line that tells how to finish a run that stopped early. */
-function resumeHint(runDir: string, done: number, total: number): string {
-  return `${done}/${total} answers are saved in ${runDir}; finish with: hisrag run --resume ${runDir}`;
+function resumeHint(runDir: string, records: RunItemRecord[], total: number): string {
+  const failed = records.filter((r) => r.score.status !== 'scored').length;
+  return `${records.length}/${total} answers are saved in ${runDir} (${records.length - failed} scored, ${failed} failed, answered again on resume); finish with: hisrag run --resume ${runDir}`;
 }
 
 function timestampId(date = new Date()): string {
@@ -344,7 +345,7 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
     };
     await atomicWriteJson(runFile(runDir, 'manifest'), finalManifest);
     if (fatal) {
-      if (fatal instanceof Error) fatal.message += `\n(${resumeHint(runDir, records.length, total)})`;
+      if (fatal instanceof Error) fatal.message += `\n(${resumeHint(runDir, records, total)})`;
       throw fatal;
     }
 
@@ -373,8 +374,12 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
     for (const line of failureLines(records)) log(line);
     if (summary.totals.empty > 0) log(`${summary.totals.empty} answers were empty (scored by the benchmark's rule, ${config.scoring.emptyAnswer === 'failed' ? 'recorded as failed' : 'counted as 0'}; "empty" column)`);
     log(`report: ${runFile(runDir, 'report')}`);
-    if (stopReason) throw new ServiceUnavailableError(`${stopReason}\n(${resumeHint(runDir, records.length, total)})`);
-    if (!complete) log(`run incomplete: ${resumeHint(runDir, records.length, total)}`);
+    if (stopReason) throw new ServiceUnavailableError(`${stopReason}\n(${resumeHint(runDir, records, total)})`);
+    if (!complete) log(`run incomplete: ${resumeHint(runDir, records, total)}`);
+    // A run with answers but not one scored measured nothing: an exit code of 0 would pass it off as a result.
+    if (records.length > 0 && records.every((r) => r.score.status !== 'scored')) {
+      throw new ServiceUnavailableError(`no answer could be scored: all ${records.length} answers failed (${failureLines(records, 3)[0]})\n(${resumeHint(runDir, records, total)})`);
+    }
     return { runDir, summary, newItems: answered, interrupted: userStopped() || records.length < total };
   } finally {
     // Methods, retrievers and scorers release what they hold (a method's own: see buildStages), also after an interrupt or an error.

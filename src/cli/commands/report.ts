@@ -24,5 +24,10 @@ export function registerReportCommands(program: Command): void {
       const { compareRuns } = await import('../../report/compare.js');
       const comparison = await compareRuns(runA, runB);
       process.stdout.write((opts.json ? JSON.stringify(comparison.rows, null, 2) : comparison.text) + '\n');
+      // Two runs without one question scored in both compare nothing: "0 differences" must not read as "no difference".
+      if (comparison.rows.every((row) => row.paired === null)) {
+        const { InputError } = await import('../../errors.js');
+        throw new InputError(`hisrag compare: ${runA} and ${runB} share no question scored in both under the same model × condition; nothing was compared (are they runs of the same benchmark and conditions?)`);
+      }
     });
 }
