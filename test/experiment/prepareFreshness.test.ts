@@ -136,3 +136,12 @@ describe('hisrag run --frozen', () => {
     expect(existsSync(join(dir, 'runs')) ? readdirSync(join(dir, 'runs')) : []).toEqual([]);
   }, 60_000);
 });
+
+describe('a generated model', () => {
+  it('is regenerated when its seed changes, saying so, and left alone otherwise', async () => {
+    const model = (seed: number) => ({ prepare: { fixtureModel: { out: join(dir, 'model'), seed, dim: 16 } } }) as unknown as ExperimentConfig;
+    expect((await prepare(model(42)))[0]).toMatch(/^generating the fixture embedding model/);
+    expect(await prepare(model(42))).toEqual([]);
+    expect((await prepare(model(43)))[0]).toContain(': seed 42 → 43; regenerating the fixture embedding model');
+  });
+});
