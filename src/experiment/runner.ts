@@ -52,6 +52,8 @@ export interface RunOptions {
   retryFailed?: boolean;
   /** Refuse (exit 2) when a prepared artefact is out of date instead of rebuilding it (`--frozen`). */
   frozen?: boolean;
+  /** Print the summary table at the end (default true); off when the caller prints a fuller one (a diagnosed run's). */
+  printTable?: boolean;
 }
 
 export interface RunResult {
@@ -366,9 +368,11 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
     await atomicWrite(runFile(runDir, 'summaryCsv'), summaryCsv(summary));
     await atomicWrite(runFile(runDir, 'report'), renderReportHtml({ summary, records, manifest: finalManifest, ...(plan ? { plan } : {}) }));
 
-    log('');
-    log(summaryTable(summary));
-    log('');
+    if (options.printTable ?? true) {
+      log('');
+      log(summaryTable(summary));
+      log('');
+    }
     const fallbacks = summary.cells.reduce((n, cell) => n + cell.rerankFallbacks, 0);
     if (fallbacks > 0) log(`${fallbacks} answers used the first-stage order because the reranker's ranking was unusable (rerankFallbacks in summary.json)`);
     for (const line of failureLines(records)) log(line);

@@ -71,6 +71,8 @@ reached (resumable), 130 interrupted, 1 internal error.`,
           ...(opts.resume ? { resumeDir: opts.resume, retryFailed: !opts.keepFailed } : {}),
           ...(opts.runId ? { runId: opts.runId } : {}),
           ...(opts.frozen ? { frozen: true } : {}),
+          // A config with diagnostics prints one table, the diagnosed one, once its answers are in.
+          ...(config?.diagnostics ? { printTable: false } : {}),
           log,
           progress: opts.progress && !opts.quiet,
           signal: stop.signal,
