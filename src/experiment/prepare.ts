@@ -31,7 +31,8 @@ interface Check {
 }
 
 const label = (path: string) => (path.startsWith(process.cwd() + sep) ? relative(process.cwd(), path) : path);
-const MODEL_INPUTS_FILE = 'hisrag-inputs.json';
+// A dot file: left out when an index hashes the model folder it embeds with.
+const MODEL_INPUTS_FILE = '.hisrag-inputs.json';
 
 /** The generated models of the prepare section: where, from which settings, and how to generate each. */
 function fixtureModels(prepare: NonNullable<ExperimentConfig['prepare']>) {

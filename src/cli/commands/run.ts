@@ -30,8 +30,9 @@ A run directory holds config.json, manifest.json, items.jsonl (one line per answ
 summary.csv and report.html. Ctrl-C stops at the next safe point (exit 130); resume with --resume.
 One writer per run directory: a run or diagnosis still writing it (writer.lock) is named and this one
 refused (exit 2); a lock left by a process that died is taken over.
-Exit codes: 0 done, 2 bad input (config, data file), 3 an endpoint unavailable or execution.maxFailures
-reached (resumable), 130 interrupted, 1 internal error.`,
+Prepared artefacts (prepare:) are rebuilt when their inputs change, saying why; --frozen refuses instead.
+Exit codes: 0 done, 2 bad input (config, data file, a stale artefact under --frozen), 3 an endpoint
+unavailable, execution.maxFailures reached, or no answer scored (resumable), 130 interrupted, 1 internal error.`,
     )
     .action(async (configFile: string | undefined, opts: { resume?: string; keepFailed?: boolean; runId?: string; set: string[]; progress: boolean; quiet?: boolean; dryRun?: boolean; estimateFrom?: string; frozen?: boolean }) => {
       if (opts.estimateFrom && !opts.dryRun) throw new InputError('run: --estimate-from goes with --dry-run');
