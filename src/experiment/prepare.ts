@@ -58,7 +58,7 @@ async function checkModel(model: ReturnType<typeof fixtureModels>[number]): Prom
 }
 
 /** The indexes checked against their corpora as they are on disk now; `pending` corpora are rebuilt first. */
-async function checkIndexes(entries: IndexBuildEntry[], pending: CorpusFreshness[]): Promise<(Check & { out: string; entry: IndexBuildEntry })[]> {
+async function checkIndexes(entries: IndexBuildEntry[], pending: CorpusFreshness[], pendingModels: string[] = []): Promise<(Check & { out: string; entry: IndexBuildEntry })[]> {
   const checks = [];
   for (const entry of entries) {
     const corpusDir = resolve(entry.corpus);
@@ -66,6 +66,8 @@ async function checkIndexes(entries: IndexBuildEntry[], pending: CorpusFreshness
     const check = await checkIndexFreshness(entry, corpusHash);
     const before = pending.find((corpus) => corpus.out === corpusDir);
     if (before && check.status === 'current') check.reasons.push(`its corpus ${label(corpusDir)} is built first; rebuilt if its chunks change`);
+    const model = (entry.embedder as { model?: unknown } | undefined)?.model;
+    if (typeof model === 'string' && pendingModels.includes(resolve(model)) && check.status === 'current') check.reasons.push(`its embedder model ${label(resolve(model))} is generated first; rebuilt if its files change`);
     checks.push({ ...check, label: label(check.out), entry });
   }
   return checks;
@@ -93,7 +95,7 @@ export async function prepareArtefacts(config: ExperimentConfig, options: Prepar
 
   if (options.dryRun || options.frozen) {
     const pending = corpusChecks.filter((check) => check.status !== 'current');
-    const checks: Check[] = [...modelChecks, ...corpusChecks.map((check) => ({ ...check, label: label(check.out) })), ...(await checkIndexes(indexEntries, pending))];
+    const checks: Check[] = [...modelChecks, ...corpusChecks.map((check) => ({ ...check, label: label(check.out) })), ...(await checkIndexes(indexEntries, pending, models.filter((_, i) => modelChecks[i]!.status !== 'current').map((model) => model.dir)))];
     if (options.dryRun) {
       const todo = checks.filter((check) => check.reasons.length > 0);
       for (const check of todo) log(`${check.status === 'stale' ? 'would rebuild' : check.status === 'current' ? 'might rebuild' : 'would build'} ${why(check)}`);
