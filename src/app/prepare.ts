@@ -1,103 +1,151 @@
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { buildCorpus } from '../corpus/build.js';
-import { parseCorpusBuildConfig } from '../corpus/config.js';
-import { corpusPaths } from '../corpus/paths.js';
+import { checkCorpusFreshness, type CorpusFreshness } from '../corpus/freshness.js';
 import { readCorpusManifest } from '../corpus/read.js';
 import { generateFixtureModel } from '../embedding/fixture/generateFixtureModel.js';
+import { InputError } from '../errors.js';
 import { buildIndex } from '../index/buildIndex.js';
+import { checkIndexFreshness, indexBuildInputs, type IndexBuildEntry } from '../index/freshness.js';
+import { atomicWriteJson } from '../io/atomicWrite.js';
+import { describeInputChanges, type BuildInputs } from '../io/fingerprint.js';
 import { generateRerankerFixture } from '../rerank/fixture/generateRerankerFixture.js';
-import { readIndexManifest } from '../index/manifest.js';
+
+export interface PrepareOptions {
+  log: (line: string) => void;
+  progress: boolean;
+  signal?: AbortSignal;
+  /** Refuse (exit 2) when an artefact that exists is out of date, naming what changed; missing ones are still built. */
+  frozen?: boolean;
+  /** Say what would be built or rebuilt, and why, without building anything. */
+  dryRun?: boolean;
+}
+
+/** One artefact of the `prepare` section checked against what it would be built from now. */
+interface Check {
+  label: string;
+  status: 'current' | 'missing' | 'interrupted' | 'stale';
+  reasons: string[];
+}
+
+const label = (path: string) => (path.startsWith(process.cwd() + sep) ? relative(process.cwd(), path) : path);
+// A dot file: left out when an index hashes the model folder it embeds with.
+const MODEL_INPUTS_FILE = '.hisrag-inputs.json';
+
+/** The generated models of the prepare section: where, from which settings, and how to generate each. */
+function fixtureModels(prepare: NonNullable<ExperimentConfig['prepare']>) {
+  const models: { what: string; out: string; file: string; settings: Record<string, unknown>; generate: (outDir: string) => Promise<unknown> }[] = [];
+  const { fixtureModel: embed, rerankerModel: rerank, clipModel: clip, causalLmModel: lm } = prepare;
+  if (embed) models.push({ what: 'fixture embedding model', out: embed.out, file: 'model.onnx', settings: { kind: 'embedding', seed: embed.seed, dim: embed.dim }, generate: (outDir) => generateFixtureModel({ outDir, seed: embed.seed, dim: embed.dim, kind: 'mean' }) });
+  if (rerank) models.push({ what: 'fixture cross-encoder', out: rerank.out, file: 'model.onnx', settings: { kind: 'reranker', seed: rerank.seed, dim: rerank.dim }, generate: (outDir) => generateRerankerFixture({ outDir, seed: rerank.seed, dim: rerank.dim, kind: 'coverage' }) });
+  if (clip) {
+    models.push({
+      what: 'fixture CLIP-style encoder', out: clip.out, file: 'vision_model.onnx', settings: { kind: 'clip', seed: clip.seed, dim: clip.dim, imageSize: clip.imageSize },
+      generate: async (outDir) => (await import('../models/fixture/clipFixture.js')).generateClipFixture({ outDir, seed: clip.seed, dim: clip.dim, ...(clip.imageSize ? { imageSize: clip.imageSize } : {}) }),
+    });
+  }
+  if (lm) models.push({ what: 'fixture causal LM', out: lm.out, file: 'model.onnx', settings: { kind: 'causal-lm', seed: lm.seed, dim: lm.dim }, generate: async (outDir) => (await import('../models/fixture/causalLmFixture.js')).generateCausalLmFixture({ outDir, seed: lm.seed, dim: lm.dim }) });
+  return models.map((model) => ({ ...model, dir: resolve(model.out), inputs: { files: {}, settings: model.settings } as BuildInputs }));
+}
+
+async function checkModel(model: ReturnType<typeof fixtureModels>[number]): Promise<Check> {
+  if (!existsSync(join(model.dir, 'onnx', model.file))) return { label: label(model.dir), status: 'missing', reasons: ['not built yet'] };
+  const recorded = await readFile(join(model.dir, MODEL_INPUTS_FILE), 'utf8').then((raw) => JSON.parse(raw) as BuildInputs, () => undefined);
+  const reasons = describeInputChanges(recorded, model.inputs);
+  return { label: label(model.dir), status: reasons.length ? 'stale' : 'current', reasons };
+}
+
+/** The indexes checked against their corpora as they are on disk now; `pending` corpora are rebuilt first. */
+async function checkIndexes(entries: IndexBuildEntry[], pending: CorpusFreshness[], pendingModels: string[] = []): Promise<(Check & { out: string; entry: IndexBuildEntry })[]> {
+  const checks = [];
+  for (const entry of entries) {
+    const corpusDir = resolve(entry.corpus);
+    const corpusHash = existsSync(join(corpusDir, 'manifest.json')) ? (await readCorpusManifest(corpusDir)).contentHash : undefined;
+    const check = await checkIndexFreshness(entry, corpusHash);
+    const before = pending.find((corpus) => corpus.out === corpusDir);
+    if (before && check.status === 'current') check.reasons.push(`its corpus ${label(corpusDir)} is built first; rebuilt if its chunks change`);
+    const model = (entry.embedder as { model?: unknown } | undefined)?.model;
+    if (typeof model === 'string' && pendingModels.includes(resolve(model)) && check.status === 'current') check.reasons.push(`its embedder model ${label(resolve(model))} is generated first; rebuilt if its files change`);
+    checks.push({ ...check, label: label(check.out), entry });
+  }
+  return checks;
+}
+
+const why = (check: Check) => `${check.label}: ${check.reasons.join('; ')}`;
 
 /**
- * Builds what the experiment's `prepare` section lists and is not there yet: the generated
- * models, corpora, indexes — in that order, each skipped when a complete artefact is present.
- * An index built from an older version of its corpus (content hash differs) is rebuilt.
+ * Builds what the experiment's `prepare` section lists — generated models, corpora, indexes, in that
+ * order — when it is missing or out of date: each artefact records what it was built from (input
+ * files by content hash, settings) and is rebuilt, saying why, when that changed. An index is
+ * rebuilt when its corpus's chunks changed. `dryRun` only says what would be built; `frozen` refuses
+ * to rebuild an existing artefact.
  */
-export async function prepareArtefacts(
-  config: ExperimentConfig,
-  options: { log: (line: string) => void; progress: boolean; signal?: AbortSignal },
-): Promise<void> {
+export async function prepareArtefacts(config: ExperimentConfig, options: PrepareOptions): Promise<void> {
   const prepare = config.prepare;
   if (!prepare) return;
   const { log } = options;
+  const models = fixtureModels(prepare);
+  const modelChecks = await Promise.all(models.map(checkModel));
+  const corpusConfigs = (prepare.corpora ?? []).map((raw, i) => ({ raw, path: `prepare.corpora[${i}]` }));
+  const corpusChecks: CorpusFreshness[] = [];
+  for (const { raw, path } of corpusConfigs) corpusChecks.push(await checkCorpusFreshness(raw, path));
+  const indexEntries = (prepare.indexes ?? []) as IndexBuildEntry[];
 
-  if (prepare.fixtureModel) {
-    const dir = resolve(prepare.fixtureModel.out);
-    if (!existsSync(join(dir, 'onnx', 'model.onnx'))) {
-      log(`generating the fixture embedding model in ${prepare.fixtureModel.out} (seed ${prepare.fixtureModel.seed}, ${prepare.fixtureModel.dim} dimensions)`);
-      await generateFixtureModel({ outDir: dir, seed: prepare.fixtureModel.seed, dim: prepare.fixtureModel.dim, kind: 'mean' });
+  if (options.dryRun || options.frozen) {
+    const pending = corpusChecks.filter((check) => check.status !== 'current');
+    const checks: Check[] = [...modelChecks, ...corpusChecks.map((check) => ({ ...check, label: label(check.out) })), ...(await checkIndexes(indexEntries, pending, models.filter((_, i) => modelChecks[i]!.status !== 'current').map((model) => model.dir)))];
+    if (options.dryRun) {
+      const todo = checks.filter((check) => check.reasons.length > 0);
+      for (const check of todo) log(`${check.status === 'stale' ? 'would rebuild' : check.status === 'current' ? 'might rebuild' : 'would build'} ${why(check)}`);
+      if (todo.length === 0) log('every prepared artefact is up to date; nothing would be built');
+      return;
+    }
+    const stale = checks.filter((check) => check.status === 'stale');
+    if (stale.length > 0) {
+      throw new InputError(`--frozen: ${stale.length} prepared artefact${stale.length > 1 ? 's are' : ' is'} out of date and would be rebuilt:\n${stale.map((check) => `  ${why(check)}`).join('\n')}`);
     }
   }
 
-  if (prepare.rerankerModel) {
-    const dir = resolve(prepare.rerankerModel.out);
-    if (!existsSync(join(dir, 'onnx', 'model.onnx'))) {
-      log(`generating the fixture cross-encoder in ${prepare.rerankerModel.out} (seed ${prepare.rerankerModel.seed}, ${prepare.rerankerModel.dim} dimensions)`);
-      await generateRerankerFixture({ outDir: dir, seed: prepare.rerankerModel.seed, dim: prepare.rerankerModel.dim, kind: 'coverage' });
-    }
+  for (const [i, model] of models.entries()) {
+    const check = modelChecks[i]!;
+    if (check.status === 'current') continue;
+    log(`${check.status === 'stale' ? `${why(check)}; regenerating` : `generating`} the ${model.what} in ${model.out} (seed ${model.settings.seed}, ${model.settings.dim} dimensions)`);
+    await model.generate(model.dir);
+    await atomicWriteJson(join(model.dir, MODEL_INPUTS_FILE), model.inputs);
   }
 
-  if (prepare.clipModel) {
-    const dir = resolve(prepare.clipModel.out);
-    if (!existsSync(join(dir, 'onnx', 'vision_model.onnx'))) {
-      log(`generating the fixture CLIP-style encoder in ${prepare.clipModel.out} (seed ${prepare.clipModel.seed}, ${prepare.clipModel.dim} dimensions)`);
-      const { generateClipFixture } = await import('../models/fixture/clipFixture.js');
-      await generateClipFixture({ outDir: dir, seed: prepare.clipModel.seed, dim: prepare.clipModel.dim, ...(prepare.clipModel.imageSize ? { imageSize: prepare.clipModel.imageSize } : {}) });
-    }
-  }
-
-  if (prepare.causalLmModel) {
-    const dir = resolve(prepare.causalLmModel.out);
-    if (!existsSync(join(dir, 'onnx', 'model.onnx'))) {
-      log(`generating the fixture causal LM in ${prepare.causalLmModel.out} (seed ${prepare.causalLmModel.seed}, ${prepare.causalLmModel.dim} dimensions)`);
-      const { generateCausalLmFixture } = await import('../models/fixture/causalLmFixture.js');
-      await generateCausalLmFixture({ outDir: dir, seed: prepare.causalLmModel.seed, dim: prepare.causalLmModel.dim });
-    }
-  }
-
-  for (const [i, raw] of (prepare.corpora ?? []).entries()) {
+  for (const [i, { raw }] of corpusConfigs.entries()) {
     options.signal?.throwIfAborted();
-    const corpus = parseCorpusBuildConfig(raw, `prepare.corpora[${i}]`);
-    const out = resolve(corpus.out ?? join('corpora', corpus.name));
-    if (existsSync(corpusPaths(out).manifest)) {
-      const manifest = await readCorpusManifest(out);
-      if (manifest.complete) continue;
-    }
-    log(`building corpus ${corpus.name} → ${out}`);
-    const manifest = await buildCorpus(raw as Parameters<typeof buildCorpus>[0], {
-      resume: existsSync(corpusPaths(out).partial),
-      progress: options.progress,
-      signal: options.signal,
-    });
-    log(`corpus ${corpus.name}: ${manifest.counts.documentsRead} documents, ${manifest.counts.chunksWritten} chunks`);
+    const check = corpusChecks[i]!;
+    if (check.status === 'current') continue;
+    log(check.status === 'stale' ? `${why({ ...check, label: label(check.out) })}; rebuilding` : `building corpus ${check.name} → ${check.out}`);
+    const manifest = await buildCorpus(raw as Parameters<typeof buildCorpus>[0], { resume: check.status === 'interrupted', progress: options.progress, signal: options.signal });
+    log(`corpus ${check.name}: ${manifest.counts.documentsRead} documents, ${manifest.counts.chunksWritten} chunks`);
   }
 
-  for (const index of prepare.indexes ?? []) {
+  // Checked only now: a corpus rebuilt above has its new content hash.
+  for (const check of await checkIndexes(indexEntries, [])) {
     options.signal?.throwIfAborted();
-    const out = resolve(index.out);
-    const corpusDir = resolve(index.corpus);
-    const corpusManifest = await readCorpusManifest(corpusDir);
-    const existing = await readIndexManifest(out).catch(() => undefined);
-    if (existing?.complete) {
-      if (existing.corpus.contentHash === corpusManifest.contentHash) continue;
-      log(`index ${index.out} was built from an older version of ${index.corpus}; rebuilding`);
-      await rm(out, { recursive: true, force: true });
+    if (check.status === 'current') continue;
+    if (check.status === 'stale') {
+      log(`${why(check)}; rebuilding`);
+      await rm(check.out, { recursive: true, force: true });
     }
-    log(`building ${index.retriever} index ${index.out} from ${index.corpus}`);
-    const { out: _out, corpus: _corpus, retriever, embedder, ...rest } = index;
+    const { out: _out, corpus, retriever, embedder, ...rest } = check.entry;
+    log(`building ${String(retriever)} index ${check.entry.out} from ${corpus}`);
     const manifest = await buildIndex({
       ...(rest as Record<string, unknown>),
-      corpusDir,
-      out,
-      retriever,
-      ...(embedder ? { embedder } : {}),
-      resume: existing !== undefined && !existing.complete,
+      corpusDir: resolve(corpus),
+      out: check.out,
+      retriever: retriever as Parameters<typeof buildIndex>[0]['retriever'],
+      ...(embedder ? { embedder: embedder as Parameters<typeof buildIndex>[0]['embedder'] } : {}),
+      inputs: await indexBuildInputs(check.entry),
+      resume: check.status === 'interrupted',
       progress: { silent: !options.progress },
       signal: options.signal,
     });
-    log(`index ${index.out}: ${manifest.counts.chunks} chunks, ${manifest.counts.vectors} vectors`);
+    log(`index ${check.entry.out}: ${manifest.counts.chunks} chunks, ${manifest.counts.vectors} vectors`);
   }
 }

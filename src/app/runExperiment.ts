@@ -1,5 +1,6 @@
 import type { ExperimentConfig } from '../config/experiment.js';
-import { InterruptedError, ServiceUnavailableError } from '../errors.js';
+import { rm } from 'node:fs/promises';
+import { InputError, InterruptedError, ServiceUnavailableError } from '../errors.js';
 import { writePlanAtRunStart } from '../estimate/planFile.js';
 import { buildRunManifest } from '../experiment/manifest.js';
 import { planConditions, type Condition } from '../experiment/plan.js';
@@ -14,7 +15,7 @@ import type { HeldLock } from '../io/lockFile.js';
 import { answerTasks, type AnsweringOutcome } from './answerTasks.js';
 import { openRunDirectory } from './openRun.js';
 import { prepareArtefacts } from './prepare.js';
-import { runEndLines, summarizeRecords, writeRunOutputs } from './runOutputs.js';
+import { failureLines, runEndLines, summarizeRecords, writeRunOutputs } from './runOutputs.js';
 
 export interface RunOptions {
   /** A validated config (from `loadExperimentConfig`), for a new run. */
@@ -33,6 +34,10 @@ export interface RunOptions {
    * new record replaces the old one. Default true.
    */
   retryFailed?: boolean;
+  /** Refuse (exit 2) when a prepared artefact is out of date instead of rebuilding it (`--frozen`). */
+  frozen?: boolean;
+  /** Print the summary table at the end (default true); off when the caller prints a fuller one (a diagnosed run's). */
+  printTable?: boolean;
 }
 
 export interface RunResult {
@@ -45,8 +50,9 @@ export interface RunResult {
 }
 
 /** The line that tells how to finish a run that stopped early. */
-function resumeHint(runDir: string, done: number, total: number): string {
-  return `${done}/${total} answers are saved in ${runDir}; finish with: hisrag run --resume ${runDir}`;
+function resumeHint(runDir: string, records: RunItemRecord[], total: number): string {
+  const failed = records.filter((r) => r.score.status !== 'scored').length;
+  return `${records.length}/${total} answers are saved in ${runDir} (${records.length - failed} scored, ${failed} failed, answered again on resume); finish with: hisrag run --resume ${runDir}`;
 }
 
 /**
@@ -83,14 +89,21 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
   const stopIfInterrupted = () => {
     if (options.signal?.aborted) throw new InterruptedError(`interrupted before the first answer; finish with: hisrag run --resume ${runDir}`);
   };
+  // Refused input (a stale artefact under --frozen, a bad benchmark file) leaves no new run folder for the viewer to list as interrupted.
+  const refused = async (error: unknown) => {
+    if (!options.resumeDir && error instanceof InputError) await rm(runDir, { recursive: true, force: true });
+    return error;
+  };
   try {
-    await prepareArtefacts(config, { log, progress: options.progress ?? false, signal: options.signal });
+    await prepareArtefacts(config, { log, progress: options.progress ?? false, signal: options.signal, frozen: options.frozen ?? false });
   } catch (error) {
     stopIfInterrupted();
-    throw error;
+    throw await refused(error);
   }
   stopIfInterrupted();
-  const stages = await buildStages(config);
+  const stages = await buildStages(config).catch(async (error: unknown) => {
+    throw await refused(error);
+  });
   try {
     stopIfInterrupted();
     const conditions = planConditions(config, (spec, path) => stages.method(spec, path));
@@ -167,14 +180,18 @@ async function finishRun(run: RunInProgress, manifest: Record<string, unknown>, 
   const finalManifest = closedManifest(manifest, records, total, complete, stopReason ?? (fatal ? (fatal as Error).message : undefined));
   await atomicWriteJson(runFile(runDir, 'manifest'), finalManifest);
   if (fatal) {
-    if (fatal instanceof Error) fatal.message += `\n(${resumeHint(runDir, records.length, total)})`;
+    if (fatal instanceof Error) fatal.message += `\n(${resumeHint(runDir, records, total)})`;
     throw fatal;
   }
   const summary = summarizeRecords(config, records, stages.models.map((m) => m.label), conditions.map((c) => c.name));
   const reportPath = await writeRunOutputs(runDir, { summary, records, manifest: finalManifest, plan });
-  for (const line of runEndLines(config, summary, records, reportPath)) log(line);
-  if (stopReason) throw new ServiceUnavailableError(`${stopReason}\n(${resumeHint(runDir, records.length, total)})`);
-  if (!complete) log(`run incomplete: ${resumeHint(runDir, records.length, total)}`);
+  for (const line of runEndLines(config, summary, records, reportPath, run.options.printTable ?? true)) log(line);
+  if (stopReason) throw new ServiceUnavailableError(`${stopReason}\n(${resumeHint(runDir, records, total)})`);
+  if (!complete) log(`run incomplete: ${resumeHint(runDir, records, total)}`);
+  // A run with answers but not one scored measured nothing: an exit code of 0 would pass it off as a result.
+  if (records.length > 0 && records.every((r) => r.score.status !== 'scored')) {
+    throw new ServiceUnavailableError(`no answer could be scored: all ${records.length} answers failed (${failureLines(records, 3)[0]})\n(${resumeHint(runDir, records, total)})`);
+  }
   return { runDir, summary, newItems: answering.answered, interrupted: userStopped || records.length < total };
 }
 

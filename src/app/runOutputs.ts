@@ -36,8 +36,8 @@ export async function writeRunOutputs(runDir: string, run: { summary: RunSummary
 }
 
 /** What a finished (or stopped) run prints: the table, then what needs a word — fallbacks, failures, empty answers — and where the report is. */
-export function runEndLines(config: ExperimentConfig, summary: RunSummary, records: RunItemRecord[], reportPath: string): string[] {
-  const lines = ['', summaryTable(summary), ''];
+export function runEndLines(config: ExperimentConfig, summary: RunSummary, records: RunItemRecord[], reportPath: string, withTable = true): string[] {
+  const lines = withTable ? ['', summaryTable(summary), ''] : [];
   const fallbacks = summary.cells.reduce((n, cell) => n + cell.rerankFallbacks, 0);
   if (fallbacks > 0) lines.push(`${fallbacks} answers used the first-stage order because the reranker's ranking was unusable (rerankFallbacks in summary.json)`);
   lines.push(...failureLines(records));

@@ -37,6 +37,10 @@ export const BenchmarkItemSchema = z.object({
   evidenceModal: z.string().optional(),
   /** Gold chunk ids, when a benchmark names them. */
   goldChunkIds: z.array(z.string()).optional().describe('Gold chunk ids, when a benchmark names them'),
+  /** Where the record is (`<file>: line 3`), for messages about it. */
+  origin: z.string().optional().describe('Where the record is (`<file>: line 3`), for messages about it'),
+  /** Breakdown keys from the record's own metadata fields (a benchmark's `metadata:` list, a JSONL record's `metadata` object). */
+  groups: z.record(z.string(), z.string()).optional(),
   meta: z.record(z.string(), z.unknown()).default({}),
 });
 export type BenchmarkItem = z.infer<typeof BenchmarkItemSchema>;

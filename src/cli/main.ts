@@ -8,6 +8,7 @@ import { registerIndexCommands } from './commands/index.js';
 import { registerRetrieveCommand } from './commands/retrieve.js';
 import { registerScoreCommands } from './commands/score.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerPrepareCommand } from './commands/prepare.js';
 import { registerPowerCommand } from './commands/power.js';
 import { registerReportCommands } from './commands/report.js';
 import { registerViewCommand } from './commands/view.js';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerIndexCommands(program);
   registerRetrieveCommand(program);
   registerScoreCommands(program);
+  registerPrepareCommand(program);
   registerRunCommand(program);
   registerPowerCommand(program);
   registerDiagnoseCommand(program);

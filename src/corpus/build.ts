@@ -12,6 +12,7 @@ import { createProgress } from '../progress/progress.js';
 import { readCheckpoint, writeCheckpoint, type BuildCheckpoint } from './checkpoint.js';
 import { ChunkFingerprints } from './chunkFingerprints.js';
 import { parseCorpusBuildConfig, type CorpusBuildConfig } from './config.js';
+import { corpusBuildInputs } from './freshness.js';
 import { corpusPaths } from './paths.js';
 import { corpusBuilders } from './registry.js';
 import { ChunkBatchWriter } from './chunkBatch.js';
@@ -52,9 +53,9 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   const source = await builder.describeSource();
   const dedupe = config.dedupe ?? builder.dedupeByDefault ?? true;
   // Tuning params (worker counts) change how a build runs, not what it writes: a resumed build may differ in them.
-  const builderSpec: Record<string, unknown> = { ...config.builder };
-  for (const key of builder.tuningParams ?? []) delete builderSpec[key];
-  const configHash = createHash('sha256').update(JSON.stringify({ ...config, builder: builderSpec })).digest('hex');
+  const inputs = await corpusBuildInputs(config, builder, baseDir);
+  // A resumed build must read the same sources with the same settings as the interrupted one.
+  const configHash = createHash('sha256').update(JSON.stringify({ out: config.out, settings: inputs.settings, files: Object.entries(inputs.files).map(([path, file]) => [path, file.sha256]) })).digest('hex');
 
   let checkpoint: BuildCheckpoint | undefined;
   if (!options.resume) {
@@ -70,7 +71,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   if (options.resume) {
     checkpoint = await readCheckpoint(paths.checkpoint);
     if (checkpoint && checkpoint.configHash !== configHash) {
-      throw new InputError(`${paths.partial}: the interrupted build used a different config; run without --resume to start over`);
+      throw new InputError(`${paths.partial}: the interrupted build used a different config or other source files; run without --resume to start over`);
     }
   }
   const fingerprints = new ChunkFingerprints();
@@ -218,6 +219,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
       ...state.builderCounts,
     },
     contentHash: await hashFile(paths.partialChunks),
+    inputs,
     toolVersion: await toolVersion(),
     timings: {
       startedAt: state.startedAt,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ChunkingOptions, SectionedDocument } from '../chunking/types.js';
+import { BuildInputsSchema } from '../io/fingerprint.js';
 
 /** `corpora/<name>/manifest.json`. */
 export const CorpusManifestSchema = z.object({
@@ -18,6 +19,8 @@ export const CorpusManifestSchema = z.object({
   contentHash: z.string().describe('sha256 over chunks.jsonl'),
   toolVersion: z.string(),
   timings: z.record(z.string(), z.unknown()),
+  /** What the corpus was built from (source files' hashes, builder and chunking settings); absent in corpora built before it was recorded. */
+  inputs: BuildInputsSchema.optional(),
   /** Absolute image folder the chunks' `meta.image.path` / `meta.images[].path` are relative to (page-image corpora). */
   imageDir: z.string().optional().describe('Absolute image folder the chunks\' `meta.image.path` / `meta.images[].path` are relative to (page-image corpora)'),
 }).catchall(z.unknown());
@@ -67,6 +70,8 @@ export interface ChunkingRun extends BuilderRun {
  * deterministic order, so that a resumed build can skip the first n items it already consumed.
  */
 export interface CorpusBuilder {
+  /** Local files (or folders) whose content the corpus is made from: hashed into the manifest, and a change rebuilds the corpus. None for a remote source. */
+  inputFiles?(): Promise<string[]>;
   /** Source path (or URL) and size for the manifest and the progress bar. */
   describeSource(): Promise<{ path: string; bytes?: number }>;
   items(run: BuilderRun): AsyncIterable<BuilderItem>;

@@ -5,7 +5,7 @@ import type { RunItemRecord } from './records.js';
 
 /** Breakdown keys for a record: ProHist task and dynasty, LongHisDoc type / answer type / modality. */
 export function itemGroups(item: BenchmarkItem): Record<string, string> {
-  const groups: Record<string, string> = { category: item.category };
+  const groups: Record<string, string> = { ...item.groups, category: item.category };
   if (item.task) groups.task = item.task;
   if (item.answerType) groups.answer_type = item.answerType;
   if (item.evidenceModal !== undefined) groups.evidence_modal = item.evidenceModal || '(none)';

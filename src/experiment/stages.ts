@@ -5,6 +5,7 @@ import type { ComponentSpec } from '../registry.js';
 import { ConfigError, DataFileError } from '../errors.js';
 import { benchmarks } from '../benchmarks/registry.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
+import { missingGoldChunks } from '../retrieval/goldChunks.js';
 import { generators } from '../generation/registry.js';
 import { PAGE_READER_NOTE } from '../generation/pageReader.js';
 import type { Generator } from '../generation/types.js';
@@ -160,6 +161,21 @@ function assertRelevanceAvailable(
   }
 }
 
+/** Gold chunk ids naming nothing in a retriever's index stop the run before any model call (a misspelt id would only lower recall). */
+function assertGoldInIndexes(items: BenchmarkItem[], specs: Record<string, unknown>[]): void {
+  const references = items.filter((item) => item.goldChunkIds?.length).map((item) => ({ itemId: item.id, origin: item.origin, chunkIds: item.goldChunkIds! }));
+  const indexDirs = new Set<string>();
+  const collect = (spec: Record<string, unknown>) => {
+    if (typeof spec.index === 'string') indexDirs.add(spec.index);
+    for (const child of Array.isArray(spec.retrievers) ? spec.retrievers : []) collect(child as Record<string, unknown>);
+  };
+  specs.forEach(collect);
+  const problems = [...indexDirs].flatMap((dir) => missingGoldChunks(dir, references));
+  if (problems.length > 0) {
+    throw new DataFileError(`benchmark: ${problems.length} question${problems.length > 1 ? 's name' : ' names'} gold chunks that are not in the index:\n${problems.slice(0, 20).map((line) => `  ${line}`).join('\n')}${problems.length > 20 ? '\n  …' : ''}`);
+  }
+}
+
 /** The questions of every benchmark, checked: some left after filters, ids unique, none empty, one metric. */
 async function loadBenchmarkItems(benchmarkSpecs: { spec: ComponentSpec; path: string }[]): Promise<{ items: BenchmarkItem[]; benchmarkDescriptions: Record<string, unknown>[] }> {
   const items: BenchmarkItem[] = [];
@@ -237,6 +253,7 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
   const { benchmarkSpecs, strategyList, retrieverList, modelList, judgeSpec, extractorSpec } = componentSpecs(config);
 
   const { items, benchmarkDescriptions } = await loadBenchmarkItems(benchmarkSpecs);
+  assertGoldInIndexes(items, retrieverList.map(({ spec }) => spec));
 
   const methodByPath = new Map<string, RagMethod>();
   for (const { spec, path } of strategyList) {

@@ -118,6 +118,7 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
       timings: {},
       toolVersion: TOOL_VERSION,
       createdAt: new Date().toISOString(),
+      ...(options.inputs && { inputs: options.inputs }),
     };
 
     await prepareOutDir(options.out, manifest, options.resume ?? false);

@@ -1,4 +1,5 @@
 import type { TextEmbedder } from '../embedding/types.js';
+import type { BuildInputs } from '../io/fingerprint.js';
 import type { ProgressOptions } from '../progress/progress.js';
 import type { LanceDbBuildOptions } from './lancedb/params.js';
 import type { ComponentSpec, HnswParams, IndexKind, Bm25Params } from './manifest.js';
@@ -45,6 +46,8 @@ export interface BuildIndexOptions {
   progress?: Pick<ProgressOptions, 'silent' | 'plain' | 'stream'>;
   /** efSearch tuning at build time (hnsw): recall@k target on a held-out sample; ignored when `efSearch` is given (then only measured). */
   tune?: Pick<TuneOptions, 'k' | 'target' | 'sample'>;
+  /** What the index is built from besides its corpus (`indexBuildInputs`): recorded in the manifest, so a later prepare knows when to rebuild. */
+  inputs?: BuildInputs;
   /** Called as each phase starts (tests check that the embedder is released before the graph phase). */
   onPhase?: (phase: 'store' | 'graph' | 'tune' | 'bm25') => void | Promise<void>;
 }

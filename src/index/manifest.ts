@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { DataFileError, formatZodIssues, InputError } from '../errors.js';
 import { EmbedderIdentitySchema } from '../embedding/types.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
+import { BuildInputsSchema } from '../io/fingerprint.js';
 import { LanceDbParamsSchema } from './lancedb/params.js';
 
 /** 2: chunk texts stored as UTF-16LE (format 1 indexes, TEXT columns, still open). */
@@ -114,6 +115,8 @@ export const IndexManifestSchema = z.object({
   toolVersion: z.string(),
   createdAt: z.string(),
   completedAt: z.string().optional(),
+  /** What the index was built from besides its corpus (build settings, model files; src/index/freshness.ts); absent when built outside `prepare` or before it was recorded. */
+  inputs: BuildInputsSchema.optional(),
 });
 export type IndexManifest = z.infer<typeof IndexManifestSchema>;
 

@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { InputError } from '../errors.js';
-import type { ChunkStore, LabelledChunk } from '../index/chunkStore.js';
+import { ChunkStore, type LabelledChunk } from '../index/chunkStore.js';
+import { CHUNK_STORE_FILE } from '../index/manifest.js';
 import type { RetrievalQuery } from './types.js';
 
 /**
@@ -29,4 +32,31 @@ export function goldChunks(store: ChunkStore, query: RetrievalQuery, indexDir: s
     });
   }
   return [];
+}
+
+/** One question's gold chunk ids, with where its record is (`file: line 3`), for the check before a run. */
+export interface GoldReference {
+  itemId: string;
+  origin?: string;
+  chunkIds: string[];
+}
+
+/**
+ * Gold chunk ids that name nothing in an index (chunks.sqlite; a lancedb index is not checked), one
+ * line per question: `<file>: line 3: gold_chunk_ids: "x" not in <index>`. Empty when all are there.
+ */
+export function missingGoldChunks(indexDir: string, references: GoldReference[]): string[] {
+  const path = join(indexDir, CHUNK_STORE_FILE);
+  if (!existsSync(path) || references.length === 0) return [];
+  const store = ChunkStore.open(path, { readonly: true });
+  try {
+    const problems: string[] = [];
+    for (const { itemId, origin, chunkIds } of references) {
+      const missing = chunkIds.filter((id) => !store.byId(id));
+      if (missing.length > 0) problems.push(`${origin ?? `item ${itemId}`}: gold_chunk_ids: ${missing.map((id) => `"${id}"`).join(', ')} not in ${indexDir}`);
+    }
+    return problems;
+  } finally {
+    store.close();
+  }
 }

@@ -20,7 +20,7 @@ describe('jsonl loader', () => {
       { id: 1, question: '唐朝都城？', answer: '长安', category: '地理', gold_chunk_ids: ['wiki:1:0'], source: 'x' },
       { id: 'b', question: '宋朝开国皇帝？', reference_answer: '赵匡胤' },
     ]);
-    const items = await load({ file: path, label: 'mini' });
+    const items = await load({ file: path, label: 'mini', metadata: ['source'] });
     expect(items[0]).toMatchObject({
       id: '1',
       benchmark: 'mini',
@@ -30,6 +30,7 @@ describe('jsonl loader', () => {
       answer: '长安',
       goldChunkIds: ['wiki:1:0'],
       meta: { source: 'x' },
+      groups: { source: 'x' },
     });
     expect(items[1]).toMatchObject({ id: 'b', category: 'all', referenceAnswer: '赵匡胤' });
   });
@@ -37,6 +38,22 @@ describe('jsonl loader', () => {
   it('names the line and field of a record without an answer', async () => {
     const path = jsonl([{ id: 'a', question: 'q', answer: 'x' }, { id: 'b', question: 'q' }]);
     await expect(load({ file: path })).rejects.toThrow(`${path}: line 2: answer`);
+  });
+
+  it('refuses a misspelt field with file, line, field and the field it was probably meant to be', async () => {
+    const path = jsonl([{ id: 'a', question: 'q', answer: 'x', gold_chunk_ids: ['c:1:0'] }, { id: 'b', question: 'q', answer: 'y', gold_chunk_id: ['c:2:0'] }]);
+    await expect(load({ file: path })).rejects.toThrow(`${path}: line 2: gold_chunk_id: unknown field of a jsonl benchmark record (did you mean "gold_chunk_ids"?)`);
+  });
+
+  it('keeps the fields of a record\'s metadata object, as meta and groups', async () => {
+    const path = jsonl([{ id: 'a', question: 'q', answer: 'x', metadata: { era: '宋', pages: [1, 2] } }]);
+    const [item] = await load({ file: path });
+    expect(item).toMatchObject({ meta: { era: '宋', pages: [1, 2] }, groups: { era: '宋' } });
+  });
+
+  it('names the file and both lines of a duplicate id', async () => {
+    const path = jsonl([{ id: 'a', question: 'q', answer: 'x' }, { id: 'b', question: 'q', answer: 'x' }, { id: 'a', question: 'q2', answer: 'y' }]);
+    await expect(load({ file: path })).rejects.toThrow(`${path}: line 3: id "a" appears twice (first at line 1)`);
   });
 
   it('filters by category and limit', async () => {

@@ -46,11 +46,22 @@ describe('prohist loader', () => {
     expect(items[5]!.answer).toBe('ADEF');
   });
 
-  it('keeps difficulty, dynasty, topic and unknown fields in meta', async () => {
-    const [item] = await load({ file: file(JSON.stringify([record({ source: '某书' })])) });
+  it('keeps difficulty, dynasty, topic and declared metadata fields in meta; declared ones become groups', async () => {
+    const [item] = await load({ file: file(JSON.stringify([record({ source: '某书' })])), metadata: ['source'] });
     expect(item!.meta).toMatchObject({ level_of_difficulty: 2, dynasty: '宋', topic: '科举', source: '某书' });
+    expect(item!.groups).toEqual({ source: '某书' });
     expect(item!.referenceAnswer).toBe('糊名又称弥封。');
     expect(item!.rubrics).toContain('加分项');
+  });
+
+  it('refuses an undeclared unknown field, naming file, record and field, with a near miss suggested', async () => {
+    const path = file(JSON.stringify([record(), record({ id: 'x2', refrence_answer: '…' })]));
+    await expect(load({ file: path })).rejects.toThrow(`${path}: [1]: refrence_answer: unknown field of a prohist benchmark record (did you mean "reference_answer"?)`);
+  });
+
+  it('names both places of a duplicate id', async () => {
+    const path = file([JSON.stringify(record({ id: 'q1' })), JSON.stringify(record({ id: 'q2' })), JSON.stringify(record({ id: 'q1' }))].join('\n'), 'bench.jsonl');
+    await expect(load({ file: path })).rejects.toThrow(`${path}: line 3: id "q1" appears twice (first at line 1)`);
   });
 
   it('keeps an unlisted category as its own task', async () => {

@@ -15,13 +15,13 @@ const conditions = ['closed-book', 'rag@10', 'rag@50'];
  * × 4 questions, `samples` answers each; `lift` adds points per condition (run B's lift of rag@10 is
  * its improvement over run A).
  */
-function writeRun(dir: string, name: string, lift: Record<string, number>, samples: number, reducer?: string): string {
+function writeRun(dir: string, name: string, lift: Record<string, number>, samples: number, reducer?: string, firstVolume = 800): string {
   const runDir = join(dir, name);
   mkdirSync(runDir, { recursive: true });
   const records: RunItemRecord[] = [];
   for (let v = 0; v < 12; v++) {
     for (let q = 1; q <= 4; q++) {
-      const itemId = `${800 + v}_${q}`;
+      const itemId = `${firstVolume + v}_${q}`;
       for (const condition of conditions) {
         for (let s = 0; s < samples; s++) {
           const score = Math.max(0, Math.min(100, 30 + 4 * v + (lift[condition] ?? 0) + ((v * 5 + q + s) % 3) * 5));
@@ -45,6 +45,17 @@ function writeRun(dir: string, name: string, lift: Record<string, number>, sampl
   writeFileSync(join(runDir, 'summary.json'), JSON.stringify(summary));
   return runDir;
 }
+
+describe('hisrag compare of runs without a shared question', () => {
+  it('warns and exits 2 instead of reporting "0 differences"', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hisrag-compare-disjoint-'));
+    const a = writeRun(dir, 'run-a', {}, 1);
+    const other = writeRun(dir, 'run-other', {}, 1, undefined, 900);
+    const result = await runCli(['compare', a, other]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('share no question scored in both');
+  }, 60_000);
+});
 
 describe('hisrag compare: paired tests across two runs', () => {
   const dir = mkdtempSync(join(tmpdir(), 'hisrag-compare-'));

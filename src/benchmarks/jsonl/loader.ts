@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { RegistryEntry } from '../../registry.js';
 import { applyBenchmarkFilter, BenchmarkFilterSchema, describeFilter } from '../filters.js';
 import { parseRecord, readRecordFile } from '../readRecords.js';
+import { assertKnownFields, assertUniqueIds, metadataGroups, MetadataFieldsSchema } from '../recordFields.js';
 import type { Benchmark, BenchmarkItem } from '../types.js';
 
 /** A generic QA record: free-text answers scored against the reference (or a rubric when given). */
@@ -15,6 +16,8 @@ export const JsonlQaRecordSchema = z
     category: z.string().optional(),
     rubrics: z.string().optional(),
     gold_chunk_ids: z.array(z.string().min(1)).optional(),
+    /** Fields of one's own: kept in `meta`, and their scalar values become groups. */
+    metadata: z.record(z.string(), z.unknown()).optional(),
   })
   .refine((r) => r.answer !== undefined || r.reference_answer !== undefined || r.rubrics !== undefined, {
     path: ['answer'],
@@ -25,14 +28,19 @@ export type JsonlQaRecord = z.infer<typeof JsonlQaRecordSchema>;
 export const JsonlParamsSchema = BenchmarkFilterSchema.extend({
   file: z.string().min(1),
   label: z.string().min(1).default('jsonl'),
+  /** Top-level record fields of one's own to keep (as meta and groups); any other unknown field is refused. */
+  metadata: MetadataFieldsSchema,
 }).strict();
 export type JsonlParams = z.infer<typeof JsonlParamsSchema>;
 
-const KNOWN_FIELDS = new Set(['id', 'question', 'answer', 'reference_answer', 'category', 'rubrics', 'gold_chunk_ids']);
+/** The fields of a JSONL benchmark record (docs/benchmarks.md). */
+export const JSONL_RECORD_FIELDS = ['id', 'question', 'answer', 'reference_answer', 'category', 'rubrics', 'gold_chunk_ids', 'metadata'] as const;
+const KNOWN_FIELDS = new Set<string>(JSONL_RECORD_FIELDS);
 
-export function jsonlItem(record: JsonlQaRecord, benchmark: string): BenchmarkItem {
-  const meta: Record<string, unknown> = {};
+export function jsonlItem(record: JsonlQaRecord, benchmark: string, declared: readonly string[] = []): BenchmarkItem {
+  const meta: Record<string, unknown> = { ...record.metadata };
   for (const [key, value] of Object.entries(record)) if (!KNOWN_FIELDS.has(key) && value !== undefined) meta[key] = value;
+  const groups = metadataGroups(meta, [...declared, ...Object.keys(record.metadata ?? {})]);
   const reference = record.reference_answer ?? record.answer;
   return {
     id: record.id,
@@ -44,6 +52,7 @@ export function jsonlItem(record: JsonlQaRecord, benchmark: string): BenchmarkIt
     ...(reference !== undefined ? { referenceAnswer: reference } : {}),
     ...(record.answer !== undefined ? { answer: record.answer } : {}),
     ...(record.gold_chunk_ids ? { goldChunkIds: record.gold_chunk_ids } : {}),
+    ...(Object.keys(groups).length ? { groups } : {}),
     meta,
   };
 }
@@ -58,13 +67,18 @@ export const jsonlBenchmark: RegistryEntry<JsonlParams, Benchmark, void> = {
       name: 'jsonl',
       async load() {
         const { records, sha256 } = await readRecordFile(params.file);
-        const items = records.map((record) => jsonlItem(parseRecord(JsonlQaRecordSchema, record, params.file), params.label));
+        const rules = { format: 'jsonl', known: JSONL_RECORD_FIELDS, declared: params.metadata, alsoKeepBy: 'put it in the record\'s "metadata" object' };
+        const items = records.map((record) => {
+          assertKnownFields(record.value, rules, `${params.file}: ${record.where}`);
+          return { ...jsonlItem(parseRecord(JsonlQaRecordSchema, record, params.file), params.label, params.metadata), origin: `${params.file}: ${record.where}` };
+        });
+        assertUniqueIds(items.map((item, i) => ({ id: item.id, where: records[i]!.where })), params.file);
         const kept = applyBenchmarkFilter(items, params);
         loaded = { sha256, total: items.length, count: kept.length };
         return kept;
       },
       describe() {
-        const { file, label, ...filter } = params;
+        const { file, label, metadata: _metadata, ...filter } = params;
         return { name: 'jsonl', label, file: resolve(file), ...(loaded ?? {}), filter: describeFilter({ ...filter }) };
       },
     };

@@ -15,7 +15,8 @@ import {
 } from '../../corpus/longhisdoc/pageImages.js';
 import { readOcrPages } from '../../corpus/longhisdoc/ocrFile.js';
 import type { RegistryEntry } from '../../registry.js';
-import { loadLongHisDocQa, parsePageList, type LongHisDocRecord } from './schema.js';
+import { loadLongHisDocQa, LongHisDocRecordSchema, parsePageList, type LongHisDocRecord } from './schema.js';
+import { assertKnownFields, assertUniqueIds, metadataGroups, MetadataFieldsSchema } from '../recordFields.js';
 import { applyBenchmarkFilter, BenchmarkFilterSchema, describeFilter } from '../filters.js';
 import type { Benchmark, BenchmarkItem } from '../types.js';
 
@@ -33,9 +34,13 @@ export const LongHisDocParamsSchema = BenchmarkFilterSchema.extend({
   /** `error`: a missing, truncated or unreadable page image, or a folder that does not match the OCR, stops the run; `warn`: counted in describe(). */
   onImageProblem: z.enum(['error', 'warn']).default('error').describe('`error`: a missing, truncated or unreadable page image, or a folder that does not match the OCR, stops the run; `warn`: counted in describe()'),
   label: z.string().min(1).default('longhisdoc'),
+  /** Record fields of one's own to keep (as meta and groups); any other field outside the release's schema is refused. */
+  metadata: MetadataFieldsSchema,
 }).strict();
 export type LongHisDocParams = z.infer<typeof LongHisDocParamsSchema>;
 
+/** Every field of a LongHisDoc release record: the schema's and `备注` (a remark two records carry). */
+export const LONGHISDOC_RECORD_FIELDS = [...Object.keys(LongHisDocRecordSchema.shape), '备注'];
 const KNOWN_FIELDS = new Set(['doc_id', 'item_id', 'question', 'answer', 'evidence_pages', 'input_pages', 'type', 'answer_type', 'evidence_modal']);
 
 /** The OCR file of a document inside the release's `OCR_res/` folder. */
@@ -44,9 +49,10 @@ export function ocrFileFor(ocrDir: string, docId: string): string {
 }
 
 /** A LongHisDoc record as a BenchmarkItem; `type` is both category and task, pages become numbers. */
-export function longHisDocItem(record: LongHisDocRecord, benchmark: string, ocrDir?: string): BenchmarkItem {
+export function longHisDocItem(record: LongHisDocRecord, benchmark: string, ocrDir?: string, declared: readonly string[] = []): BenchmarkItem {
   const meta: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) if (!KNOWN_FIELDS.has(key) && value !== undefined) meta[key] = value;
+  const groups = metadataGroups(meta, declared);
   if (ocrDir) meta.ocrFile = ocrFileFor(ocrDir, record.doc_id);
   return {
     id: record.item_id,
@@ -62,6 +68,7 @@ export function longHisDocItem(record: LongHisDocRecord, benchmark: string, ocrD
     evidencePages: parsePageList(record.evidence_pages)!,
     inputPages: parsePageList(record.input_pages)!,
     evidenceModal: record.evidence_modal,
+    ...(Object.keys(groups).length ? { groups } : {}),
     meta,
   };
 }
@@ -84,8 +91,17 @@ export async function loadLongHisDoc(params: LongHisDocParams): Promise<LoadedLo
       );
     }
   }
+  const rules = { format: 'longhisdoc', known: LONGHISDOC_RECORD_FIELDS, declared: params.metadata };
+  const positions: { id: string; where: string }[] = [];
+  for (const [docId, records] of Object.entries(qa)) {
+    records.forEach((record, i) => {
+      assertKnownFields(record, rules, `${params.file}: ${docId}[${i}]`);
+      positions.push({ id: record.item_id, where: `${docId}[${i}]` });
+    });
+  }
+  assertUniqueIds(positions, params.file);
   const sha256 = createHash('sha256').update(await readFile(params.file)).digest('hex');
-  const items = Object.values(qa).flatMap((records) => records.map((record) => longHisDocItem(record, params.label, params.ocrDir)));
+  const items = Object.values(qa).flatMap((records) => records.map((record) => longHisDocItem(record, params.label, params.ocrDir, params.metadata)));
   const kept = applyBenchmarkFilter(items, params);
   if (!params.imageDir) return { items: kept, sha256, total: items.length };
   const images = await checkItemImages(kept, params.imageDir, params.onImageProblem, params.ocrDir);
@@ -149,7 +165,7 @@ export const longHisDocBenchmark: RegistryEntry<LongHisDocParams, Benchmark, voi
         return items;
       },
       describe() {
-        const { file, ocrDir, imageDir, onImageProblem, label, ...filter } = params;
+        const { file, ocrDir, imageDir, onImageProblem, label, metadata: _metadata, ...filter } = params;
         return {
           name: 'longhisdoc',
           label,

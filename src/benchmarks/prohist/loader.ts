@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { RegistryEntry } from '../../registry.js';
 import { applyBenchmarkFilter, BenchmarkFilterSchema, describeFilter } from '../filters.js';
 import { parseRecord, readRecordFile } from '../readRecords.js';
+import { assertKnownFields, assertUniqueIds, metadataGroups, MetadataFieldsSchema } from '../recordFields.js';
 import { PROHIST_TASKS, type Benchmark, type BenchmarkItem } from '../types.js';
 import { isOptionLetters, ProHistRecordSchema, type ProHistRecord } from './recordSchema.js';
 
@@ -16,15 +17,20 @@ export const ProHistParamsSchema = BenchmarkFilterSchema.extend({
    * stops with the file, record and field; `skip` leaves it out and counts it.
    */
   onUnscorable: z.enum(['error', 'skip']).default('error').describe('A record its metric cannot score (an open question without rubrics): `error` (default) stops with the file, record and field; `skip` leaves it out and counts it'),
+  /** Record fields of one's own to keep (as meta and groups); any other field outside the release's schema is refused. */
+  metadata: MetadataFieldsSchema,
 }).strict();
 export type ProHistParams = z.infer<typeof ProHistParamsSchema>;
 
 const KNOWN_FIELDS = new Set(['id', 'category', 'question', 'rubrics', 'reference_answer', 'length_constraint', 'answer']);
+/** Every field of a ProHist-Bench release record (its README): the read ones and the release's metadata, kept in `meta`. */
+export const PROHIST_RECORD_FIELDS = [...KNOWN_FIELDS, 'rubric_axis', 'level_of_difficulty', 'dynasty', 'topic'] as const;
 
 /** A ProHist record as a BenchmarkItem: categories map to T1–T4/MCQ; the rest goes to `meta`. */
-export function proHistItem(record: ProHistRecord, benchmark: string): BenchmarkItem {
+export function proHistItem(record: ProHistRecord, benchmark: string, declared: readonly string[] = []): BenchmarkItem {
   const meta: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) if (!KNOWN_FIELDS.has(key) && value !== undefined) meta[key] = value;
+  const groups = metadataGroups(meta, declared);
   // Multiple choice: the 选择题 category, or letters as the only thing to score against.
   const mcq = record.category === '选择题' || (isOptionLetters(record.answer) && !record.rubrics);
   return {
@@ -39,6 +45,7 @@ export function proHistItem(record: ProHistRecord, benchmark: string): Benchmark
     ...(record.reference_answer ? { referenceAnswer: record.reference_answer } : !mcq && record.answer ? { referenceAnswer: record.answer } : {}),
     ...(record.length_constraint ? { lengthConstraint: record.length_constraint } : {}),
     ...(mcq ? { answer: record.answer!.trim().toUpperCase() } : record.answer !== undefined ? { answer: record.answer } : {}),
+    ...(Object.keys(groups).length ? { groups } : {}),
     meta,
   };
 }
@@ -55,14 +62,20 @@ export async function loadProHist(
   const { records, sha256 } = await readRecordFile(params.file);
   const skippedUnscorable: string[] = [];
   const items: BenchmarkItem[] = [];
+  const positions: { id: string; where: string }[] = [];
+  const rules = { format: 'prohist', known: PROHIST_RECORD_FIELDS, declared: params.metadata };
   for (const record of records) {
+    assertKnownFields(record.value, rules, `${params.file}: ${record.where}`);
     if (params.onUnscorable === 'skip' && lacksRubricOnly(record.value)) {
       const id = (record.value as { id?: unknown }).id;
       skippedUnscorable.push(id === undefined ? record.where : String(id));
       continue;
     }
-    items.push(proHistItem(parseRecord(ProHistRecordSchema, record, params.file), params.label));
+    const item = { ...proHistItem(parseRecord(ProHistRecordSchema, record, params.file), params.label, params.metadata), origin: `${params.file}: ${record.where}` };
+    items.push(item);
+    positions.push({ id: item.id, where: record.where });
   }
+  assertUniqueIds(positions, params.file);
   return { items: applyBenchmarkFilter(items, params), sha256, total: items.length, skippedUnscorable };
 }
 
@@ -85,7 +98,7 @@ export const proHistBenchmark: RegistryEntry<ProHistParams, Benchmark, void> = {
         return items;
       },
       describe() {
-        const { file, label, onUnscorable, ...filter } = params;
+        const { file, label, onUnscorable, metadata: _metadata, ...filter } = params;
         return { name: 'prohist', label, file: resolve(file), onUnscorable, ...(loaded ?? {}), filter: describeFilter({ ...filter }) };
       },
     };

@@ -25,5 +25,10 @@ export function registerReportCommands(program: Command): void {
       const { compareRuns } = await import('../../app/compare.js');
       const comparison = await compareRuns(runA, runB, opts.against ? { against: opts.against } : {});
       process.stdout.write((opts.json ? JSON.stringify(comparison.rows, null, 2) : comparison.text) + '\n');
+      // Two runs without one question scored in both compare nothing: "0 differences" must not read as "no difference".
+      if (comparison.rows.every((row) => row.paired === null)) {
+        const { InputError } = await import('../../errors.js');
+        throw new InputError(`hisrag compare: ${runA} and ${runB} share no question scored in both under the same model × condition; nothing was compared (are they runs of the same benchmark and conditions?)`);
+      }
     });
 }

@@ -40,6 +40,9 @@ export const jsonCollectionBuilder: RegistryEntry<JsonCollectionParams, CorpusBu
   create(params, context) {
     const filesPromise = listInputFiles(context.baseDir, params.input, /\.jsonl?$/i);
     return {
+      async inputFiles() {
+        return (await filesPromise).map((file) => file.path);
+      },
       async describeSource() {
         const files = await filesPromise;
         const path = files.length === 1 ? files[0]!.path : `${files[0]!.path} (+${files.length - 1} files)`;

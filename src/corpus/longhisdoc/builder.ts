@@ -56,6 +56,9 @@ export const longhisdocOcrBuilder: RegistryEntry<LonghisdocOcrParams, CorpusBuil
     return {
       // Pages are the evidence units of LongHisDoc retrieval: two pages with the same text stay two pages.
       dedupeByDefault: false,
+      async inputFiles() {
+        return [...(await filesPromise).map((file) => file.path), ...(params.qaFile ? [resolve(context.baseDir, params.qaFile)] : [])];
+      },
       async describeSource() {
         const files = await filesPromise;
         return { path: files.length === 1 ? files[0]!.path : resolve(context.baseDir, String(params.input)), bytes: files.reduce((s, f) => s + f.bytes, 0) };

@@ -95,6 +95,9 @@ export const wikipediaDumpBuilder: RegistryEntry<WikipediaDumpParams, CorpusBuil
     const siteBase = (base: string) => base.replace(/\/wiki\/.*$/, '/wiki/');
     return {
       tuningParams: ['workers', 'batchBytes', 'bz2Decoder'],
+      async inputFiles() {
+        return [path];
+      },
       async describeSource() {
         try {
           return { path, bytes: (await stat(path)).size };

@@ -62,6 +62,7 @@ export async function buildLanceDbIndex(options: BuildIndexOptions): Promise<Ind
       timings: {},
       toolVersion: VERSION,
       createdAt: new Date().toISOString(),
+      ...(options.inputs && { inputs: options.inputs }),
     };
 
     const existing = await prepareLanceOutDir(options.out, manifest, options.resume ?? false);

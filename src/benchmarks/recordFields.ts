@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { DataFileError } from '../errors.js';
+import { levenshtein } from '../text/levenshtein.js';
+
+/**
+ * A benchmark's `metadata:` param: record fields of the user's own that are kept (in `meta`) and
+ * become groups of the breakdowns. Any other field a format does not know is refused, so that a
+ * misspelt field (`gold_chunk_id`) never passes silently.
+ */
+export const MetadataFieldsSchema = z.array(z.string().min(1)).default([]);
+
+/** The nearest of `candidates` to a misspelt `name` (a few edits, or one a prefix of the other), if any is near. */
+export function nearestName(name: string, candidates: readonly string[]): string | undefined {
+  let best: { candidate: string; distance: number } | undefined;
+  for (const candidate of candidates) {
+    const distance = levenshtein(name.toLowerCase(), candidate.toLowerCase());
+    const near = distance <= Math.max(1, Math.floor(Math.min(name.length, candidate.length) / 3)) || candidate.startsWith(name) || name.startsWith(candidate);
+    if (near && (!best || distance < best.distance)) best = { candidate, distance };
+  }
+  return best?.candidate;
+}
+
+export interface RecordFieldRules {
+  /** The format's name, for the message (`jsonl`, `prohist`, `longhisdoc`). */
+  format: string;
+  /** Fields the format reads or keeps as its release's metadata. */
+  known: readonly string[];
+  /** The benchmark's `metadata:` list. */
+  declared: readonly string[];
+  /** How else one keeps a field of one's own, besides `metadata:` (the jsonl format's `metadata` object). */
+  alsoKeepBy?: string;
+}
+
+/** Refuses a record field the format does not know and the config does not declare: file, position, field and a "did you mean". */
+export function assertKnownFields(value: unknown, rules: RecordFieldRules, where: string): void {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return;
+  for (const field of Object.keys(value)) {
+    if (rules.known.includes(field) || rules.declared.includes(field)) continue;
+    const near = nearestName(field, rules.known);
+    throw new DataFileError(
+      `${where}: ${field}: unknown field of a ${rules.format} benchmark record` +
+        (near ? ` (did you mean "${near}"?)` : '') +
+        `; to keep a field of your own, list it in the benchmark's \`metadata: [${field}]\`${rules.alsoKeepBy ? ` or ${rules.alsoKeepBy}` : ''} (known fields: ${rules.known.join(', ')})`,
+    );
+  }
+}
+
+/** The declared metadata fields' scalar values as groups (breakdown keys of the summary). */
+export function metadataGroups(meta: Record<string, unknown>, declared: readonly string[]): Record<string, string> {
+  const groups: Record<string, string> = {};
+  for (const field of declared) {
+    const value = meta[field];
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') groups[field] = String(value);
+  }
+  return groups;
+}
+
+/** Refuses a second record with the same id, naming the file and both positions. */
+export function assertUniqueIds(records: { id: string; where: string }[], path: string): void {
+  const first = new Map<string, string>();
+  for (const { id, where } of records) {
+    const earlier = first.get(id);
+    if (earlier !== undefined) throw new DataFileError(`${path}: ${where}: id "${id}" appears twice (first at ${earlier}); ids must be unique`);
+    first.set(id, where);
+  }
+}
