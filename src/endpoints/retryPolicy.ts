@@ -1,5 +1,6 @@
 import pRetry from 'p-retry';
-import { EndpointUnavailableError } from './endpointHealth.js';
+import { endpointLimiter } from './endpointConcurrency.js';
+import { EndpointUnavailableError, type EndpointHealth } from './endpointHealth.js';
 import { EmptyCompletionError, GenerationError, MalformedResponseError, type FailureClass } from './generationError.js';
 
 export interface RetryPolicy {
@@ -180,4 +181,41 @@ export async function withRetries<T>(
       status: failure.status,
     });
   }
+}
+
+/** Attempts within the endpoint's concurrency bound (shared per endpoint), retried under the policy: a generator's and an external method's. */
+export function underRetries<R>(
+  endpoint: { label: string; concurrency: number },
+  policy: RetryPolicy,
+  hooks: Pick<RetryHooks, 'sleep' | 'random' | 'onRetry'> & { redact: (text: string) => string },
+  stats: { retries: number },
+  signal: AbortSignal | undefined,
+  attempt: () => Promise<R>,
+): Promise<R> {
+  const onRetry: RetryHooks['onRetry'] = (info) => {
+    stats.retries++;
+    hooks.onRetry?.(info);
+  };
+  return endpointLimiter(endpoint.label, endpoint.concurrency)(() => withRetries(attempt, policy, signal, { ...hooks, onRetry }));
+}
+
+/**
+ * Every attempt reports to the endpoint's health: an endpoint that fails every request for a while
+ * stops the run instead of burning each item's retries, the failure that shows it is down this item too.
+ * Any attempt: a generator's (generation/callLayers.ts) and an external method's (methods/external/policy.ts).
+ */
+export function healthChecked<A extends unknown[], R>(health: EndpointHealth, redact: (text: string) => string, next: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args) => {
+    health.assertAvailable();
+    try {
+      const result = await next(...args);
+      health.recordAnswer();
+      return result;
+    } catch (error) {
+      if (error instanceof EmptyCompletionError) health.recordAnswer();
+      else health.recordFailure(classifyFailure(error), redact(describeFailure(error)));
+      health.assertAvailable();
+      throw error;
+    }
+  };
 }

@@ -1,10 +1,8 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { ServiceUnavailableError } from '../errors.js';
-import { endpointLimiter } from '../endpoints/endpointConcurrency.js';
-import type { EndpointHealth } from '../endpoints/endpointHealth.js';
-import { EmptyCompletionError, GenerationError } from '../endpoints/generationError.js';
+import { GenerationError } from '../endpoints/generationError.js';
 import type { EndpointRateLimiter } from '../endpoints/rateLimit.js';
-import { classifyFailure, describeFailure, withRetries, type RetryHooks, type RetryPolicy } from '../endpoints/retryPolicy.js';
+import { classifyFailure } from '../endpoints/retryPolicy.js';
 import { BatchPendingError, type BatchQueue } from './batchQueue.js';
 import type { ResponseCache } from './responseCache.js';
 import type { GenerateOptions, GenerationResult } from './types.js';
@@ -120,43 +118,6 @@ export function responseCaching(cache: ResponseCache | undefined, model: string,
     const result = await next(call);
     cache.put(call.key, model, result);
     return result;
-  };
-}
-
-/** Attempts within the endpoint's concurrency bound (shared per endpoint), retried under the policy: a generator's and an external method's. */
-export function underRetries<R>(
-  endpoint: { label: string; concurrency: number },
-  policy: RetryPolicy,
-  hooks: Pick<RetryHooks, 'sleep' | 'random' | 'onRetry'> & { redact: (text: string) => string },
-  stats: Pick<GeneratorStats, 'retries'>,
-  signal: AbortSignal | undefined,
-  attempt: () => Promise<R>,
-): Promise<R> {
-  const onRetry: RetryHooks['onRetry'] = (info) => {
-    stats.retries++;
-    hooks.onRetry?.(info);
-  };
-  return endpointLimiter(endpoint.label, endpoint.concurrency)(() => withRetries(attempt, policy, signal, { ...hooks, onRetry }));
-}
-
-/**
- * Every attempt reports to the endpoint's health: an endpoint that fails every request for a while
- * stops the run instead of burning each item's retries, the failure that shows it is down this item too.
- * Any attempt: the generator's and an external method's (methods/external/policy.ts).
- */
-export function healthChecked<A extends unknown[], R>(health: EndpointHealth, redact: (text: string) => string, next: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
-  return async (...args) => {
-    health.assertAvailable();
-    try {
-      const result = await next(...args);
-      health.recordAnswer();
-      return result;
-    } catch (error) {
-      if (error instanceof EmptyCompletionError) health.recordAnswer();
-      else health.recordFailure(classifyFailure(error), redact(describeFailure(error)));
-      health.assertAvailable();
-      throw error;
-    }
   };
 }
 

@@ -6,16 +6,14 @@ import { ImagePreparer } from './imagePreparation.js';
 import { imagesRefused } from './imageTokens.js';
 import { responseCacheKey, type ResponseCache } from './responseCache.js';
 import { EndpointHealth } from '../endpoints/endpointHealth.js';
-import type { RetryHooks, RetryPolicy } from '../endpoints/retryPolicy.js';
+import { healthChecked, underRetries, type RetryHooks, type RetryPolicy } from '../endpoints/retryPolicy.js';
 import type { CallSettings, ChatTurnOptions, GenerateOptions, GenerationResult, Generator } from './types.js';
 import type { EndpointRateLimiter } from '../endpoints/rateLimit.js';
 import { estimateTokens } from '../text/tokenCounter.js';
 import type { BatchQueue } from './batchQueue.js';
-import { batchServing, callOutcome, healthChecked, paced, responseCaching, underRetries, type Call, type CallLayer, type GeneratorStats, type ReplicaTarget } from './callLayers.js';
+import { batchServing, callOutcome, paced, responseCaching, type Call, type CallLayer, type GeneratorStats, type ReplicaTarget } from './callLayers.js';
 import { contentText, conversationEntry, invokeChat, toLangChainMessage } from './langchainMessages.js';
 import { replicaRouting } from './replicaRouting.js';
-
-export type { GeneratorStats } from './callLayers.js';
 
 export interface ChatModelGeneratorOptions {
   /** Registry name recorded in manifests. */
@@ -82,7 +80,7 @@ const callKeyOf = (call: CallSettings) => ({ ...(call.stop?.length ? { stop: cal
 
 /**
  * Any LangChain chat model as a Generator, with hisrag's execution policy around it as a stack of
- * layers (callLayers.ts): batch serving, the outcome (empty answers, failures), the response cache,
+ * layers (callLayers.ts; retries and health from endpoints/retryPolicy.ts): batch serving, the outcome (empty answers, failures), the response cache,
  * the endpoint's concurrency bound and the retry policy (the model's own retries should be off), the
  * endpoint's health, pacing and replica routing. Reasoning (`reasoning_content`, `<think>` blocks)
  * is split from the answer.

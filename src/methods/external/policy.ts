@@ -3,8 +3,7 @@ import { ServiceUnavailableError } from '../../errors.js';
 import { EndpointHealth } from '../../endpoints/endpointHealth.js';
 import { GenerationError } from '../../endpoints/generationError.js';
 import { openResponseCache, type ResponseCache } from '../../generation/responseCache.js';
-import { classifyFailure, type RetryHooks } from '../../endpoints/retryPolicy.js';
-import { healthChecked, underRetries } from '../../generation/callLayers.js';
+import { classifyFailure, healthChecked, underRetries, type RetryHooks } from '../../endpoints/retryPolicy.js';
 
 /** The execution settings every call to an external system runs under: those of a model endpoint. */
 export const CallPolicyShape = {
