@@ -6,7 +6,7 @@
  * function of totals that add over units, so the bootstrap is `bootstrapTotals`.
  */
 import type { BootstrapOptions } from './bootstrap.js';
-import { bootstrapTotals, clusterTotals } from './clusterTotals.js';
+import { bootstrapTotals, clusterTotals, grandTotals } from './clusterTotals.js';
 import { normalQuantile } from './power.js';
 
 /** Pearson's r (NaN when either side has no variance or fewer than two pairs). */
@@ -130,12 +130,8 @@ export function cohensKappa(a: readonly Label[], b: readonly Label[], options: A
   };
   const totals = clusterTotals(cells, options.clusters ? both.map((i) => options.clusters![i]!) : undefined);
   const [b0] = bootstrapTotals(totals, [kappa], options);
-  const parts = both.length ? kappaParts(grand(cells)) : { observed: NaN, expected: NaN };
+  const parts = both.length ? kappaParts(grandTotals(totals)) : { observed: NaN, expected: NaN };
   return { value: both.length ? b0!.estimate : NaN, ciLow: b0!.ciLow, ciHigh: b0!.ciHigh, units: both.length, ...parts };
-}
-
-function grand(columns: readonly Float64Array[]): Float64Array {
-  return Float64Array.from(columns, (column) => column.reduce((s, v) => s + v, 0));
 }
 
 export interface AlphaEstimate extends AgreementEstimate {
@@ -187,7 +183,8 @@ export function krippendorffAlpha(units: readonly (readonly Label[])[], options:
   };
   const totals = clusterTotals(columns, options.clusters ? pairable.map((u) => options.clusters![u]!) : undefined);
   const [b] = bootstrapTotals(totals, [alpha], options);
+  const observed = grandTotals(totals);
   let values = 0;
-  for (let c = 0; c < k; c++) for (let j = 0; j < pairable.length; j++) values += columns[c]![j]!;
+  for (let c = 0; c < k; c++) values += observed[c]!;
   return { value: pairable.length ? b!.estimate : NaN, ciLow: b!.ciLow, ciHigh: b!.ciHigh, units: pairable.length, pairableValues: values };
 }

@@ -18,7 +18,7 @@
  */
 import type { BootstrapOptions } from './bootstrap.js';
 import { clusteredBootstrap } from './clusteredBootstrap.js';
-import { bootstrapTotals, clusterTotals } from './clusterTotals.js';
+import { bootstrapTotals, clusterTotals, grandTotals } from './clusterTotals.js';
 import { normalQuantile } from './power.js';
 
 /** One judged answer (a question in one condition): its judge score, its human label when it has one, its cluster. */
@@ -112,9 +112,7 @@ export function predictionPowered(judge: ArrayLike<number>, human: ArrayLike<num
   const [judgeOnly, labelsOnly, ppi, tuned] = bootstrapTotals(totals, [judgeMean, labelMean, ppiMean, ppiPlusPlusMean], options).map(
     ({ estimate, ciLow, ciHigh }) => ({ estimate, ciLow, ciHigh }),
   );
-  const observed = new Float64Array(7);
-  for (let k = 0; k < 7; k++) for (let i = 0; i < n; i++) observed[k]! += columns[k]![i]!;
-  return { n, labelled, clusters: totals.clusters, judgeOnly: judgeOnly!, labelsOnly: labelsOnly!, ppi: ppi!, ppiPlusPlus: { ...tuned!, lambda: tunedLambda(observed) } };
+  return { n, labelled, clusters: totals.clusters, judgeOnly: judgeOnly!, labelsOnly: labelsOnly!, ppi: ppi!, ppiPlusPlus: { ...tuned!, lambda: tunedLambda(grandTotals(totals)) } };
 }
 
 const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);

@@ -12,6 +12,7 @@ import {
   predictionPowered,
   type JudgedAnswer,
 } from '../../src/statistics/ppi.js';
+import { clusteredBootstrap } from '../../src/statistics/clusteredBootstrap.js';
 import { FastRandom } from '../../src/statistics/clusters.js';
 import { judgeStudy, judgeStudyTruth, simulateJudgedPair, type JudgeStudyDesign } from '../../src/statistics/simulatePpi.js';
 
@@ -43,6 +44,15 @@ describe('prediction-powered estimates of a mean', () => {
     // Cov_n = (20·13.33 + 0 + (−20)(−6.67))/2 = 200; λ̂ = 200/350.
     expect(partial.ppiPlusPlus.lambda).toBeCloseTo(200 / 350, 12);
     expect(partial.ppiPlusPlus.estimate).toBeCloseTo(170 / 3 + (200 / 350) * (65 - 60), 12);
+  });
+
+  it("resamples as the run's cluster bootstrap does: the judge-only interval is clusteredBootstrap's, draw for draw", () => {
+    const judge = [80, 60, 40, 90, 70, 50, 30, 20, 75];
+    const clusters = ['v1', 'v1', 'v2', 'v2', 'v3', 'v3', 'v3', 'v4', 'v4'];
+    const e = predictionPowered(judge, [60, 60, 20, NaN, NaN, NaN, 40, NaN, 70], clusters, { seed: 17, resamples: 700 });
+    const run = clusteredBootstrap(judge, clusters, { seed: 17, resamples: 700 });
+    expect(e.judgeOnly).toEqual({ estimate: run.mean, ciLow: run.ciLow, ciHigh: run.ciHigh });
+    expect(e.clusters).toBe(4);
   });
 
   it('is the labels mean when every answer is labelled', () => {
