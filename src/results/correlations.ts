@@ -1,4 +1,4 @@
-import { pearson } from '../scoring/agreement.js';
+import { pearson } from '../statistics/agreement.js';
 import type { GroupKey } from './groupMeans.js';
 import { groupKeyValue } from './groupKeyValue.js';
 import type { TidyRow } from './tidyRows.js';

@@ -4,6 +4,9 @@ import { parseJudgeOutput } from './rubric/parseJudgeOutput.js';
 import { parseRubric } from './rubric/parseRubric.js';
 import { rubricScore } from './rubric/rubricScore.js';
 import type { Verdicts } from './types.js';
+import { pearson } from '../statistics/agreement.js';
+
+export { pearson };
 
 /**
  * One judged answer in a verdict file (JSONL, one per line). `verdicts` or `judge_output`
@@ -37,25 +40,6 @@ export interface JudgeAgreement {
   /** Answers present in only one of the files. */
   onlyA: number;
   onlyB: number;
-}
-
-/** Pearson's r (NaN when either side has no variance or fewer than two pairs). */
-export function pearson(x: readonly number[], y: readonly number[]): number {
-  const n = Math.min(x.length, y.length);
-  if (n < 2) return NaN;
-  const mx = x.slice(0, n).reduce((s, v) => s + v, 0) / n;
-  const my = y.slice(0, n).reduce((s, v) => s + v, 0) / n;
-  let sxy = 0;
-  let sxx = 0;
-  let syy = 0;
-  for (let i = 0; i < n; i++) {
-    const dx = x[i]! - mx;
-    const dy = y[i]! - my;
-    sxy += dx * dy;
-    sxx += dx * dx;
-    syy += dy * dy;
-  }
-  return sxx === 0 || syy === 0 ? NaN : sxy / Math.sqrt(sxx * syy);
 }
 
 function verdictsOf(record: VerdictRecord, compat: ScoringCompat): Verdicts {

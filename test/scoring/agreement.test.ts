@@ -1,16 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { judgeAgreement, pearson } from '../../src/scoring/agreement.js';
-
-describe('pearson', () => {
-  it('is 1 for a perfect linear relation and −1 for an inverse one', () => {
-    expect(pearson([1, 2, 3], [2, 4, 6])).toBeCloseTo(1);
-    expect(pearson([1, 2, 3], [3, 2, 1])).toBeCloseTo(-1);
-  });
-
-  it('is NaN without variance', () => {
-    expect(pearson([1, 1, 1], [1, 2, 3])).toBeNaN();
-  });
-});
+import { judgeAgreement } from '../../src/scoring/agreement.js';
 
 describe('judgeAgreement', () => {
   const rubrics = '加分项：\n1、甲{+5}\n2、乙{+5}';
