@@ -10,8 +10,9 @@ export { Registry, type RegistryEntry } from './registry.js';
 export { loadExperimentConfig, validateExperimentConfig, applyOverrides } from './config/load.js';
 export { ExperimentConfigSchema, type ExperimentConfig } from './config/experiment.js';
 export { runExperiment, regenerateReport, type RunOptions, type RunResult } from './experiment/runner.js';
-export { summarizeRun, type RunSummary } from './experiment/summary.js';
-export type { RunItemRecord } from './experiment/records.js';
+export { summarizeRun } from './experiment/summary.js';
+export { type RunSummary } from './runFiles/summary.js';
+export type { RunItemRecord } from './runFiles/itemRecord.js';
 
 // stages, each with its registry
 export { buildCorpus } from './corpus/build.js';
@@ -76,7 +77,7 @@ export { claimExtractors, claimCheckers } from './diagnostics/claims/registry.js
 export type { ClaimExtractor, ClaimChecker } from './diagnostics/claims/types.js';
 export { ragCheckerMetrics, answerMetrics } from './diagnostics/claimMetrics.js';
 export { decompose, pairedItems } from './diagnostics/decomposition.js';
-export * from './diagnostics/types.js';
+export * from './runFiles/diagnosis.js';
 
 // analysis
 export * from './results/index.js';

@@ -5,8 +5,8 @@ import { readAppendLog } from '../io/jsonl.js';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DataFileError, formatZodIssues } from '../errors.js';
-import type { RunItemRecord } from '../experiment/records.js';
-import { RecordDiagnosticsSchema, type RecordDiagnostics } from './types.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import { RecordDiagnosticsSchema, type RecordDiagnostics } from '../runFiles/diagnosis.js';
 
 /** The diagnostics stage's files in a run directory. */
 export const DIAGNOSTICS_FILES = {

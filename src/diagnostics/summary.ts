@@ -1,9 +1,10 @@
-import type { RunItemRecord } from '../experiment/records.js';
-import { seedFor, type RunSummary } from '../experiment/summary.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import { seedFor } from '../experiment/summary.js';
+import { type RunSummary } from '../runFiles/summary.js';
 import { summarizeScores } from '../scoring/bootstrap.js';
 import { twoStageBootstrap, type Reducer } from '../scoring/estimators/samples.js';
 import { decompose, defaultDelta, pairedItems } from './decomposition.js';
-import { CLAIM_METRICS, type CellDiagnostics, type ClaimMetric, type MetricMean, type RecordDiagnostics } from './types.js';
+import { CLAIM_METRICS, type CellDiagnostics, type ClaimMetric, type MetricMean, type RecordDiagnostics } from '../runFiles/diagnosis.js';
 
 /** The diagnostics settings the summary needs (stored in the run directory's diagnostics.json). */
 export interface DiagnosticsSummarySettings {

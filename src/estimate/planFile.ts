@@ -3,11 +3,11 @@ import type { ExperimentConfig } from '../config/experiment.js';
 import { InterruptedError } from '../errors.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
 import type { Condition } from '../experiment/plan.js';
-import { runFile } from '../experiment/runDirectory.js';
+import { runFile } from '../runFiles/runDir.js';
 import type { Stages } from '../experiment/stages.js';
 import { computeAheadOfRun } from '../retrieval/handOff.js';
 import { planRun } from './estimateRun.js';
-import { readRunPlan, type RunPlan } from './runPlan.js';
+import { readRunPlan, type RunPlan } from '../runFiles/plan.js';
 
 /**
  * Writes `plan.json` at the start of a run: the dry run's plan, made on the stages the runner

@@ -1,23 +1,7 @@
-import { z } from 'zod';
+import type { MeanWithCi } from '../runFiles/summary.js';
 import { summarizeScores } from '../scoring/bootstrap.js';
 import { clusteredBootstrap } from '../scoring/estimators/clusteredBootstrap.js';
 
-/**
- * The estimates a run's summary is made of, shared by the per-condition summary and the comparisons
- * built on it (image input against OCR input, …): a mean with its percentile-bootstrap CI, seeded
- * per estimate so each interval is reproducible on its own, whatever else the run contains.
- */
-export const MeanWithCiSchema = z.object({
-  n: z.number().int(),
-  mean: z.number().nullable(),
-  ciLow: z.number().nullable(),
-  ciHigh: z.number().nullable(),
-  /** Clusters the interval was bootstrapped over (`scoring.cluster`); absent when over questions. */
-  clusters: z.number().int().optional(),
-  /** Clustered variance ÷ variance over questions of the mean (Miller 2024, Appendix A); absent when not clustered. */
-  designEffect: z.number().nullable().optional(),
-});
-export type MeanWithCi = z.infer<typeof MeanWithCiSchema>;
 
 /** A per-estimate seed: the run's seed hashed (FNV-1a) with a salt naming the estimate. */
 export function seedFor(seed: number, salt: string): number {

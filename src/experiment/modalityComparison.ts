@@ -1,10 +1,9 @@
-import { z } from 'zod';
+import type { ModalityComparison, PairedCell } from '../runFiles/summary.js';
 import { pairedBootstrap } from '../scoring/bootstrap.js';
 import { clusteredBootstrap } from '../scoring/estimators/clusteredBootstrap.js';
 import { decompose, defaultDelta, pairedItems } from '../diagnostics/decomposition.js';
-import { DecompositionSchema } from '../diagnostics/types.js';
-import { MeanWithCiSchema, meanWithCi, seedFor } from './estimates.js';
-import type { RunItemRecord } from './records.js';
+import { meanWithCi, seedFor } from './estimates.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
 
 /**
  * The breakdowns of LongHisDoc's Table 3 (image input against OCR input), in its order: evidence
@@ -12,33 +11,6 @@ import type { RunItemRecord } from './records.js';
  * Hop, Unanswerable) and answer type. Keys a run's records do not carry are left out.
  */
 export const MODALITY_BREAKDOWN_KEYS = ['evidence_modal', 'category', 'answer_type'] as const;
-
-/** One cell: both conditions' means on the questions both scored, and the paired difference condition − against. */
-export const PairedCellSchema = z.object({
-  n: z.number().int().nonnegative(),
-  condition: MeanWithCiSchema,
-  against: MeanWithCiSchema,
-  meanDiff: z.number().nullable(),
-  ciLow: z.number().nullable(),
-  ciHigh: z.number().nullable(),
-  /** Share of bootstrap resamples in which condition − against > 0. */
-  sharePositive: z.number().nullable(),
-});
-export type PairedCell = z.infer<typeof PairedCellSchema>;
-
-export const ModalityComparisonSchema = z.object({
-  model: z.string(),
-  /** A condition whose prompts showed page images. */
-  condition: z.string(),
-  /** A text-only condition named in `scoring.versus` (OCR input). */
-  against: z.string(),
-  overall: PairedCellSchema,
-  /** Breakdown key (`evidence_modal`, `category`, `answer_type`) → value → cell. */
-  byGroup: z.record(z.string(), z.record(z.string(), PairedCellSchema)),
-  /** Helped / hurt / unchanged of the condition against `against` (δ by the metric, as the diagnostics use). */
-  decomposition: DecompositionSchema,
-});
-export type ModalityComparison = z.infer<typeof ModalityComparisonSchema>;
 
 /** Whether a record's prompt showed the model page images (`prompt[].images`). */
 export const showsImages = (record: Pick<RunItemRecord, 'prompt'>): boolean => record.prompt.some((m) => (m.images?.length ?? 0) > 0);

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { ComparisonFamily, CellMethod, CellSummary, DepthCurve, MeanWithCi, PairedDifference, RunSummary } from '../runFiles/summary.js';
 import { pairedBootstrap } from '../scoring/bootstrap.js';
 import { clusteredBootstrap } from '../scoring/estimators/clusteredBootstrap.js';
 import { signFlipTest } from '../scoring/estimators/pairedTest.js';
@@ -7,196 +7,12 @@ import { depthCurve } from '../scoring/estimators/depthCurve.js';
 import { reduceSamples, twoStageBootstrap, varianceSplit, type Reducer } from '../scoring/estimators/samples.js';
 import { clusterFieldOf, clusterKeyOf } from './clusterKey.js';
 import type { MethodCost } from '../methods/trace.js';
-import { CellDiagnosticsSchema } from '../diagnostics/types.js';
-import { MeanWithCiSchema, meanWithCi, seedFor, type MeanWithCi } from './estimates.js';
-import { compareModalities, ModalityComparisonSchema } from './modalityComparison.js';
-import type { RunItemRecord } from './records.js';
+import { meanWithCi, seedFor } from './estimates.js';
+import { compareModalities } from './modalityComparison.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
 
-export { MeanWithCiSchema, seedFor, type MeanWithCi } from './estimates.js';
+export { seedFor } from './estimates.js';
 
-/**
- * The method that produced a summary cell: its registry name (`rag`, `ircot`, `http`,
- * `langchain-runnable`, `outputs` …) and the parameters of its `strategies:` entry (label and
- * depths left out, secrets redacted), so cells can be grouped and filtered by method whatever
- * their labels.
- */
-// Declared here, not in cellMethod.ts (which reads configs): the viewer's browser client imports this module's schemas.
-export const CellMethodSchema = z.object({
-  name: z.string(),
-  params: z.record(z.string(), z.unknown()),
-});
-export type CellMethod = z.infer<typeof CellMethodSchema>;
-
-export const CellSummarySchema = z.object({
-  model: z.string(),
-  condition: z.string(),
-  strategy: z.string(),
-  /** The method that produced the cell (registry name and its entry's params; external systems included); absent without a config. */
-  methodSpec: CellMethodSchema.optional(),
-  retriever: z.string().nullable(),
-  k: z.number().nullable(),
-  items: z.number().int(),
-  scored: z.number().int(),
-  failed: z.object({ generation: z.number().int(), judge: z.number().int() }),
-  /**
-   * Answers that were empty (after the endpoint's retries, or the model said nothing): scored
-   * by the benchmark's rule (0) or, with `scoring.emptyAnswer: failed`, counted as failed.
-   */
-  empty: z.number().int().default(0),
-  /** Answers whose reranker could not rerank (an unusable LLM ranking) and kept the first-stage order. */
-  rerankFallbacks: z.number().int().default(0),
-  /** The metric of the cell's mean (`rs`, `accuracy`, …; `mcq+rs` when a benchmark mixes both 0–100 scores). */
-  metric: z.string().default(''),
-  score: MeanWithCiSchema,
-  /** Mean of the unrounded scores (RS before per-item rounding). */
-  scoreRaw: z.number().nullable(),
-  /** group key (task, type, answer_type ...) → group value → mean with CI. */
-  byGroup: z.record(z.string(), z.record(z.string(), MeanWithCiSchema)),
-  /** Mean retrieval metrics over items with gold evidence. */
-  retrieval: z.record(z.string(), z.number()).nullable(),
-  /** Mean secondary metrics (bleu4, rougeL, ...). */
-  extra: z.record(z.string(), z.number()),
-  truncatedItems: z.number().int(),
-  /**
-   * Mean cost per scored answer: retrieval and generation calls, tokens (the endpoint's usage, or
-   * estimated: `estimatedTokens`), milliseconds, and the price when the model has one.
-   */
-  cost: z
-    .object({
-      n: z.number().int(),
-      retrievalCalls: z.number(),
-      generationCalls: z.number(),
-      promptTokens: z.number(),
-      completionTokens: z.number(),
-      durationMs: z.number(),
-      price: z.number().nullable(),
-      estimatedTokens: z.boolean(),
-      /** Means per answer of the 429s received and the milliseconds spent waiting for the endpoint's rate limit (absent in older runs). */
-      rateLimited: z.number().optional(),
-      rateLimitWaitMs: z.number().optional(),
-      /** Mean per answer of the calls a batch API answered (batch mode; priced at the model's batchDiscount). */
-      batchedCalls: z.number().optional(),
-    })
-    .nullable()
-    .default(null),
-  /** Per-item method figures over the cell's answered items: mean (a flag's mean is a share) and total. */
-  method: z
-    .record(z.string(), z.object({ mean: z.number(), total: z.number(), n: z.number().int(), /** A yes/no figure: its mean is a share. */ flag: z.boolean().default(false) }))
-    .default({}),
-  /** The diagnostics stage's figures (`hisrag diagnose`, or a config's `diagnostics:`): absent until a run is diagnosed. */
-  diagnostics: CellDiagnosticsSchema.optional(),
-  /**
-   * Repeated samples (`samples: n`): how the questions' samples were reduced, and the variance of
-   * one answer's score split into between-question and within-question (the model's sampling)
-   * parts, with the effective number of questions; absent with one sample per question.
-   */
-  sampling: z
-    .object({
-      reducer: z.string(),
-      samplesPerQuestion: z.number(),
-      between: z.number(),
-      within: z.number(),
-      samplingShare: z.number(),
-      effectiveQuestions: z.number(),
-    })
-    .optional(),
-});
-export type CellSummary = z.infer<typeof CellSummarySchema>;
-
-export const PairedDifferenceSchema = z.object({
-  model: z.string(),
-  condition: z.string(),
-  baseline: z.string(),
-  n: z.number().int(),
-  meanDiff: z.number().nullable(),
-  ciLow: z.number().nullable(),
-  ciHigh: z.number().nullable(),
-  /** Share of bootstrap resamples in which condition − baseline > 0. */
-  sharePositive: z.number().nullable(),
-  /** Clusters the difference was bootstrapped and tested over; absent when over questions. */
-  clusters: z.number().int().optional(),
-  /** Clustered ÷ plain variance of the mean difference; absent when not clustered. */
-  designEffect: z.number().nullable().optional(),
-  /** Two-sided p of "no difference": paired sign-flip permutation test (whole clusters flipped together). */
-  p: z.number().nullable().optional(),
-  /** p adjusted over `family` by Holm (family-wise error) and by Benjamini–Hochberg (false discoveries). */
-  pHolm: z.number().nullable().optional(),
-  pBH: z.number().nullable().optional(),
-  /** The family of comparisons the adjustment ran over (a `families[].name`). */
-  family: z.string().optional(),
-});
-export type PairedDifference = z.infer<typeof PairedDifferenceSchema>;
-
-export const RunSummarySchema = z.object({
-  experiment: z.string(),
-  baseline: z.string(),
-  bootstrap: z.object({ resamples: z.number().int(), seed: z.number().int(), confidence: z.number() }),
-  models: z.array(z.string()),
-  conditions: z.array(z.string()),
-  totals: z.object({
-    items: z.number().int(),
-    scored: z.number().int(),
-    generationFailed: z.number().int(),
-    judgeFailed: z.number().int(),
-    empty: z.number().int().default(0),
-  }),
-  cells: z.array(CellSummarySchema),
-  paired: z.array(PairedDifferenceSchema),
-  /** `scoring.versus`: the further conditions every condition is also compared with (OCR input beside closed-book …). */
-  versusConditions: z.array(z.string()).optional(),
-  /** Paired differences of every condition against each `versus` condition (`baseline` names it); absent without `versus`. */
-  versus: z.array(PairedDifferenceSchema).optional(),
-  /**
-   * Conditions whose prompts showed page images against each text-only `versus` condition (image
-   * input against OCR input), by evidence modality, type and answer type, with the help/hurt
-   * decomposition; absent when the run has no such pair.
-   */
-  byModality: z.array(ModalityComparisonSchema).optional(),
-  /** How the run was diagnosed (baseline, δ, extractor, checker, prefilter; stand-ins declared), when it was. */
-  diagnostics: z.record(z.string(), z.unknown()).optional(),
-  /** The field intervals and tests were clustered over (`scoring.cluster`; LongHisDoc: `doc_id`); null: over questions. */
-  cluster: z.string().nullable().optional(),
-  /** The families of comparisons whose p-values were adjusted together (Holm, Benjamini–Hochberg). */
-  families: z.array(z.lazy(() => ComparisonFamilySchema)).optional(),
-  /** The shape of each score-vs-depth curve (slope over ln k, best k, deepest − best). */
-  depthCurves: z.array(z.lazy(() => DepthCurveSchema)).optional(),
-});
-export type RunSummary = z.infer<typeof RunSummarySchema>;
-
-/** A family of comparisons whose p-values are adjusted together. */
-export const ComparisonFamilySchema = z.object({
-  name: z.string(),
-  /** The condition every difference of the family is taken against. */
-  reference: z.string(),
-  /** Comparisons with data (those without have no p). */
-  size: z.number().int(),
-});
-
-const IntervalSchema = z.object({ estimate: z.number(), ciLow: z.number(), ciHigh: z.number() });
-
-/** Score against depth for one model × strategy × retriever measured at two depths or more. */
-export const DepthCurveSchema = z.object({
-  model: z.string(),
-  strategy: z.string(),
-  retriever: z.string().nullable(),
-  /** The conditions, one per depth, in the order of `depths`. */
-  conditions: z.array(z.string()),
-  depths: z.array(z.number()),
-  /** Means over the questions scored at every depth (paired), in the order of `depths`. */
-  means: z.array(z.number()),
-  n: z.number().int(),
-  clusters: z.number().int().optional(),
-  /** Least-squares slope of the score against ln k (points per e-fold of k), with its interval and design effect. */
-  slope: IntervalSchema.extend({ designEffect: z.number().nullable() }),
-  bestK: z.number(),
-  /** Bootstrap probability that each depth is the best, in the order of `depths`. */
-  probabilityBest: z.array(z.number()),
-  /** Mean at the deepest k − mean at the best k, paired, with its interval. */
-  deepestMinusBest: IntervalSchema,
-  /** The deepest k is below the best and the interval of (deepest − best) excludes 0. */
-  deepestBelowBest: z.boolean(),
-});
-export type DepthCurve = z.infer<typeof DepthCurveSchema>;
 
 export interface SummaryOptions {
   experiment: string;
@@ -455,7 +271,7 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
  * run (all models, all conditions): the family a reader scans for "what beats closed-book". Sets
  * `pHolm`, `pBH` and `family` on the differences in place; returns the family.
  */
-function adjustFamily(differences: PairedDifference[], reference: string, models: number): z.infer<typeof ComparisonFamilySchema> {
+function adjustFamily(differences: PairedDifference[], reference: string, models: number): ComparisonFamily {
   const members = differences.filter((d) => d.baseline === reference && d.p !== undefined && d.p !== null);
   const name = `${members.length} differences vs ${reference} (${models > 1 ? `${models} models × ` : ''}conditions)`;
   const p = members.map((d) => d.p!);

@@ -1,5 +1,5 @@
-import type { RunItemRecord } from '../experiment/records.js';
-import type { MeanWithCi, RunSummary } from '../experiment/summary.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import type { MeanWithCi, RunSummary } from '../runFiles/summary.js';
 import { CONTEXT_END, parseContextBlock } from '../prompting/contextBlock.js';
 import { costChartSvg } from './costChart.js';
 import { depthChartSvg, depthCurveTableHtml } from './depthChart.js';
@@ -10,7 +10,7 @@ import { renderAnswerClaims, renderWhySection } from './whySection.js';
 import { noiseStudy, noiseStudyHtml } from './noiseStudy.js';
 import { planVsActualHtml } from './planVsActual.js';
 import { modalitySectionHtml } from './modalitySection.js';
-import type { RunPlan } from '../estimate/runPlan.js';
+import type { RunPlan } from '../runFiles/plan.js';
 
 export interface ReportInput {
   summary: RunSummary;

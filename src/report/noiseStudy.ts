@@ -1,6 +1,7 @@
-import type { CellDiagnostics, ClaimMetric, MetricMean } from '../diagnostics/types.js';
-import type { RunItemRecord } from '../experiment/records.js';
-import { seedFor, type CellSummary, type RunSummary } from '../experiment/summary.js';
+import type { CellDiagnostics, ClaimMetric, MetricMean } from '../runFiles/diagnosis.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import { seedFor } from '../experiment/summary.js';
+import { type CellSummary, type RunSummary } from '../runFiles/summary.js';
 import { summarizeScores } from '../scoring/bootstrap.js';
 import { escapeHtml as esc } from './escape.js';
 import { lineChartSvg, type ChartReference, type ChartSeries } from './lineChart.js';

@@ -2,13 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { validateExperimentConfig } from '../config/load.js';
-import type { RunItemRecord } from '../experiment/records.js';
-import { assertRunDirectory, readRunRecords, runFile } from '../experiment/runDirectory.js';
-import { summarizeRun, type RunSummary, type SummaryOptions } from '../experiment/summary.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import { assertRunDirectory, readRunRecords, runFile } from '../runFiles/runDir.js';
+import { summarizeRun, type SummaryOptions } from '../experiment/summary.js';
+import { type RunSummary } from '../runFiles/summary.js';
 import { methodsByStrategy } from '../experiment/cellMethod.js';
 import { attachDiagnostics, readDiagnosticsLines, readDiagnosticsState } from '../diagnostics/runFiles.js';
 import { addDiagnosticsToSummary } from '../diagnostics/summary.js';
-import { readRunPlan, type RunPlan } from '../estimate/runPlan.js';
+import { readRunPlan, type RunPlan } from '../runFiles/plan.js';
 
 /** A run directory read into memory: its config, manifest, answer records, summary and plan. */
 export interface LoadedRun {

@@ -4,9 +4,9 @@
  * (`client/api/*`: the live server over HTTP, or a bundle's files from `file://`). Types only, plus
  * the query-string codec both sides use, so that server, bundle and client cannot drift apart.
  */
-import type { CellSummary, PairedDifference } from '../experiment/summary.js';
-import type { ModalityComparison } from '../experiment/modalityComparison.js';
-import type { RunItemRecord } from '../experiment/records.js';
+import type { CellSummary, PairedDifference } from '../runFiles/summary.js';
+import type { ModalityComparison } from '../runFiles/summary.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { Reducer } from '../scoring/estimators/samples.js';
 
 export type RunStatus = 'in progress' | 'done' | 'interrupted' | 'failed';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { InputError } from '../errors.js';
-import { RUN_FILES } from '../experiment/runDirectory.js';
+import { RUN_FILES } from '../runFiles/runDir.js';
 import type { AnswerDetail, AnswerPage, AnswerQuery, CompareQuery, CompareResult, IndexingStatus, RunDetail, RunListEntry } from './api.js';
 import { compareRows, decompositionOf } from './queries.js';
 import { VIEW_CACHE_ENV, viewCacheDir } from './cacheDir.js';

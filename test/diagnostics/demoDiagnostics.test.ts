@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { RunSummarySchema, type RunSummary } from '../../src/experiment/summary.js';
+import { RunSummarySchema, type RunSummary } from '../../src/runFiles/summary.js';
 import { loadRun } from '../../src/results/loadRun.js';
 import { diagnosticsRows } from '../../src/results/diagnosticsRows.js';
-import { CLAIM_METRICS } from '../../src/diagnostics/types.js';
+import { CLAIM_METRICS } from '../../src/runFiles/diagnosis.js';
 import { demoConfigIn, multiIndexDemoConfigIn } from '../helpers/demoConfig.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
 

@@ -4,7 +4,7 @@ import { summaryTable } from '../../src/report/table.js';
 import { summaryCsv } from '../../src/report/csv.js';
 import { renderReportHtml } from '../../src/report/html.js';
 import { ConfigError } from '../../src/errors.js';
-import type { RunItemRecord } from '../../src/experiment/records.js';
+import type { RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { makeRecord, scored } from './fixtures.js';
 
 const conditions = ['closed-book', 'rag@10', 'rag@20', 'rag@50'];

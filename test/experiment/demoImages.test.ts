@@ -4,8 +4,8 @@ import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { imageTokensOf } from '../../src/generation/imageTokens.js';
-import { RunItemRecordSchema, type RunItemRecord } from '../../src/experiment/records.js';
-import { RunSummarySchema } from '../../src/experiment/summary.js';
+import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/itemRecord.js';
+import { RunSummarySchema } from '../../src/runFiles/summary.js';
 import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
 
 const IMAGES = resolve(REPO_ROOT, 'corpora/sources/demo-longhisdoc/LongHisDoc_IMG');

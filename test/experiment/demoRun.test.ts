@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RunItemRecordSchema } from '../../src/experiment/records.js';
-import { RunSummarySchema } from '../../src/experiment/summary.js';
+import { RunItemRecordSchema } from '../../src/runFiles/itemRecord.js';
+import { RunSummarySchema } from '../../src/runFiles/summary.js';
 import { demoConfigIn } from '../helpers/demoConfig.js';
 import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
 

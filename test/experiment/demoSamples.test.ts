@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { RunSummarySchema, type RunSummary } from '../../src/experiment/summary.js';
-import { RunItemRecordSchema } from '../../src/experiment/records.js';
+import { RunSummarySchema, type RunSummary } from '../../src/runFiles/summary.js';
+import { RunItemRecordSchema } from '../../src/runFiles/itemRecord.js';
 import { multiIndexDemoConfigIn } from '../helpers/demoConfig.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
 

@@ -3,7 +3,7 @@ import { summarizeRun } from '../../src/experiment/summary.js';
 import { summaryTable } from '../../src/report/table.js';
 import { summaryCsv } from '../../src/report/csv.js';
 import { renderReportHtml } from '../../src/report/html.js';
-import type { RunItemRecord } from '../../src/experiment/records.js';
+import type { RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { makeRecord, scored } from './fixtures.js';
 
 const conditions = ['closed-book', 'rag@10', 'rag@50'];

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { readRunRecords } from '../../src/experiment/runDirectory.js';
-import { RunSummarySchema, type RunSummary } from '../../src/experiment/summary.js';
-import type { RunItemRecord } from '../../src/experiment/records.js';
+import { readRunRecords } from '../../src/runFiles/runDir.js';
+import { RunSummarySchema, type RunSummary } from '../../src/runFiles/summary.js';
+import type { RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
 import { demoExternalIn, freePort } from './externalFixtures.js';
 

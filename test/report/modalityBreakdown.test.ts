@@ -1,7 +1,9 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareModalities, type PairedCell } from '../../src/experiment/modalityComparison.js';
-import { RunSummarySchema, summarizeRun, type RunSummary } from '../../src/experiment/summary.js';
+import { compareModalities } from '../../src/experiment/modalityComparison.js';
+import { type PairedCell } from '../../src/runFiles/summary.js';
+import { RunSummarySchema, type RunSummary } from '../../src/runFiles/summary.js';
+import { summarizeRun } from '../../src/experiment/summary.js';
 import { renderReportHtml } from '../../src/report/html.js';
 import { summaryTable } from '../../src/report/table.js';
 import { loadRun } from '../../src/results/loadRun.js';

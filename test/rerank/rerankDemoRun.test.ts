@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RunItemRecordSchema, type RunItemRecord } from '../../src/experiment/records.js';
-import { RunSummarySchema } from '../../src/experiment/summary.js';
+import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/itemRecord.js';
+import { RunSummarySchema } from '../../src/runFiles/summary.js';
 import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
 
 /** experiments/demo-rerank.yaml with every artefact and the run written into a temp dir. */

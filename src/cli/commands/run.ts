@@ -75,7 +75,7 @@ reached (resumable), 130 interrupted, 1 internal error.`,
         // A config with a diagnostics: section is diagnosed once its answers are in: the diagnostics
         // stage reads the finished run directory (the runner knows nothing of it).
         const { readFile } = await import('node:fs/promises');
-        const { runFile } = await import('../../experiment/runDirectory.js');
+        const { runFile } = await import('../../runFiles/runDir.js');
         const stored = JSON.parse(await readFile(runFile(result.runDir, 'config'), 'utf8')) as { diagnostics?: unknown };
         if (stored.diagnostics) {
           const { diagnoseRun } = await import('../../diagnostics/diagnoseRun.js');

@@ -9,7 +9,7 @@ import type { GenerationResult, Generator } from '../../generation/types.js';
 import { estimateTokens } from '../../prompting/tokenCounter.js';
 import type { ChatMessage } from '../../prompting/types.js';
 import type { RegistryEntry } from '../../registry.js';
-import type { ClaimLabel } from '../types.js';
+import type { ClaimLabel } from '../../runFiles/diagnosis.js';
 import { parseClaimList, parseLabels } from './parseClaims.js';
 import { checkingMessages, extractionMessages, PROMPT_VERSION } from './prompts.js';
 import type { CallUsage, ClaimCallOptions, ClaimChecker, ClaimExtractor } from './types.js';

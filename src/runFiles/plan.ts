@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { runFile } from '../experiment/runDirectory.js';
+import { runFile } from './runDir.js';
 
 /**
  * The plan of a run (`hisrag run --dry-run`, and `plan.json` in a run directory): per model ×
