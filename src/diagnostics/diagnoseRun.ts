@@ -27,6 +27,7 @@ import { diagnoseItem, LabelService, type DiagnosisContext } from './diagnoseIte
 import { LabelStore } from './labelStore.js';
 import { hybridPairScorer, lexicalPairScorer, relevancePairScorer, type PairScorer } from './prefilter.js';
 import { DIAGNOSTICS_FORMAT, diagnosticsFile, readDiagnosticsLines, recordFingerprint, sentTotals, type DiagnosticsLine, type DiagnosticsState } from './runFiles.js';
+import { readRunManifest } from '../runFiles/manifest.js';
 
 export interface DiagnoseOptions {
   /** Diagnostics settings to use instead of the run config's `diagnostics:` section. */
@@ -178,8 +179,8 @@ export async function diagnoseRun(runDirInput: string, options: DiagnoseOptions 
   assertRunDirectory(runDir);
   // Settings that cannot work are reported before anything else, also while another process writes the run.
   const config = validateExperimentConfig(JSON.parse(await readFile(runFile(runDir, 'config'), 'utf8')), runFile(runDir, 'config'));
-  const manifest = JSON.parse(await readFile(runFile(runDir, 'manifest'), 'utf8').catch(() => '{}')) as Record<string, unknown>;
-  const conditions = Array.isArray(manifest.conditions) && manifest.conditions.length ? (manifest.conditions as string[]) : await plannedConditionNames(config);
+  const manifest = await readRunManifest(runDir);
+  const conditions = manifest.conditions?.length ? manifest.conditions : await plannedConditionNames(config);
   const settings = resolveDiagnosticsConfig(config, options);
   const prepared = await prepareDiagnostics(config, settings, conditions);
   // It rewrites items.jsonl and the summary: one writer per run directory, as a run.

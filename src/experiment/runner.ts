@@ -34,6 +34,8 @@ import type { MethodOutcome } from '../methods/types.js';
 import { withExternalCost } from '../methods/external/outcome.js';
 import { answerInBatches } from '../batch/batchRounds.js';
 import { collectRound, createTaskContext, gridTasks, type Task } from './taskContext.js';
+import { readRunManifest, writeRunManifest, type RunManifest, type StoredRunManifest } from '../runFiles/manifest.js';
+import { writeRunSummary } from '../runFiles/summary.js';
 
 export interface RunOptions {
   /** A validated config (from `loadExperimentConfig`), for a new run. */
@@ -95,14 +97,14 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
   const signal = options.signal;
   let config: ExperimentConfig;
   let runDir: string;
-  let previousManifest: Record<string, unknown> | undefined;
+  let previousManifest: StoredRunManifest | undefined;
   if (options.resumeDir) {
     runDir = resolve(options.resumeDir);
     assertRunDirectory(runDir);
     holdLock(await acquireRunLock(runDir, log));
     const stored = JSON.parse(await readFile(runFile(runDir, 'config'), 'utf8'));
     config = validateExperimentConfig(stored, runFile(runDir, 'config'));
-    previousManifest = JSON.parse(await readFile(runFile(runDir, 'manifest'), 'utf8').catch(() => '{}'));
+    previousManifest = await readRunManifest(runDir);
     // A run killed outright (kill -9) may have left a half-written temporary file behind.
     await removeStaleTempFiles(runDir);
   } else {
@@ -142,7 +144,7 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
 
     const startedAt = new Date().toISOString();
     const manifest = await buildRunManifest({ config, configFile: options.configFile, runDir, stages, startedAt, conditions: conditionNames, previous: previousManifest });
-    await atomicWriteJson(runFile(runDir, 'manifest'), { ...manifest, complete: false });
+    await writeRunManifest(runDir, manifest);
     // plan.json: the dry run's plan on these stages, before the first answer (kept on resume; no model called).
     const plan = await writePlanAtRunStart(runDir, config, stages, conditions, { ...(signal ? { signal } : {}), log });
 
@@ -328,14 +330,14 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
 
     const records = await readRunRecords(runDir);
     const complete = records.length >= total && !userStopped() && !fatal && !stopReason;
-    const finalManifest = {
+    const finalManifest: RunManifest = {
       ...manifest,
       finishedAt: complete ? new Date().toISOString() : null,
       complete,
       answers: { done: records.length, total, failed: records.filter((r) => r.score.status !== 'scored').length },
       ...(stopReason || fatal ? { stoppedBecause: stopReason ?? (fatal as Error).message } : {}),
     };
-    await atomicWriteJson(runFile(runDir, 'manifest'), finalManifest);
+    await writeRunManifest(runDir, finalManifest);
     if (fatal) {
       if (fatal instanceof Error) fatal.message += `\n(${resumeHint(runDir, records.length, total)})`;
       throw fatal;
@@ -354,7 +356,7 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
       ...(config.scoring.reducer ? { reducer: config.scoring.reducer } : {}),
       methods: methodsByStrategy(config),
     });
-    await atomicWriteJson(runFile(runDir, 'summary'), summary);
+    await writeRunSummary(runDir, summary);
     await atomicWrite(runFile(runDir, 'summaryCsv'), summaryCsv(summary));
     await atomicWrite(runFile(runDir, 'report'), renderReportHtml({ summary, records, manifest: finalManifest, ...(plan ? { plan } : {}) }));
 
@@ -400,7 +402,7 @@ export function failureLines(records: RunItemRecord[], shown = 5): string[] {
 export async function regenerateReport(runDir: string): Promise<{ summary: RunSummary; reportPath: string }> {
   // The results API reads runs for notebooks too: one reader, one summary, for every consumer.
   const run = await loadRun(runDir);
-  await atomicWriteJson(runFile(run.dir, 'summary'), run.summary);
+  await writeRunSummary(run.dir, run.summary);
   await atomicWrite(runFile(run.dir, 'summaryCsv'), summaryCsv(run.summary));
   const reportPath = runFile(run.dir, 'report');
   await atomicWrite(reportPath, renderReportHtml({ summary: run.summary, records: run.records, manifest: run.manifest, ...(run.plan ? { plan: run.plan } : {}) }));

@@ -4,7 +4,7 @@ import { DataFileError, formatZodIssues } from '../errors.js';
 import { validateExperimentConfig } from '../config/load.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { assertRunDirectory, readRunRecords, runFile } from '../runFiles/runDir.js';
-import { RunSummarySchema, type RunSummary } from '../runFiles/summary.js';
+import { readRunSummaryFile, type RunSummary } from '../runFiles/summary.js';
 import { scoredQuestions, seedFor } from '../experiment/summary.js';
 import { clusterFieldOf, clusterKeyOf } from '../experiment/clusterKey.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
@@ -30,16 +30,9 @@ export interface ComparisonRow {
 
 export async function readRunSummary(runDir: string): Promise<RunSummary> {
   assertRunDirectory(runDir);
-  const path = runFile(runDir, 'summary');
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, 'utf8'));
-  } catch (error) {
-    throw new DataFileError(`${path}: cannot read the run summary (${(error as Error).message}); run \`hisrag report ${runDir}\` first`);
-  }
-  const parsed = RunSummarySchema.safeParse(value);
-  if (!parsed.success) throw new DataFileError(`${path}: ${formatZodIssues(parsed.error)}`);
-  return parsed.data;
+  const summary = await readRunSummaryFile(runDir);
+  if (!summary) throw new DataFileError(`${runFile(runDir, 'summary')}: no such file; run \`hisrag report ${runDir}\` first`);
+  return summary;
 }
 
 async function readRunConfig(runDir: string): Promise<ExperimentConfig> {

@@ -5,6 +5,7 @@ import { type CellSummary, type RunSummary } from '../runFiles/summary.js';
 import { summarizeScores } from '../scoring/bootstrap.js';
 import { escapeHtml as esc } from './escape.js';
 import { lineChartSvg, type ChartReference, type ChartSeries } from './lineChart.js';
+import type { StoredRunManifest } from '../runFiles/manifest.js';
 
 /** The report section's anchor (`<h2 id="noise">`). */
 export const NOISE_STUDY_SECTION_ID = 'noise';
@@ -222,7 +223,7 @@ const positionX = (position: string) => {
  *   real retriever below the oracle curve loses to missing evidence, not to distraction. On page
  *   evidence, precision counts distinct pages, so this is approximate when pages span several chunks.
  */
-export function noiseStudy(records: RunItemRecord[], summary: RunSummary, manifest: Record<string, unknown>, options: NoiseStudyOptions = {}): NoiseStudy | null {
+export function noiseStudy(records: RunItemRecord[], summary: RunSummary, manifest: Pick<StoredRunManifest, 'components'>, options: NoiseStudyOptions = {}): NoiseStudy | null {
   const bootstrap = { resamples: options.resamples ?? summary.bootstrap.resamples, seed: options.seed ?? summary.bootstrap.seed };
   const components = (manifest.components ?? {}) as { retrievers?: Record<string, Described> };
   const described = components.retrievers ?? {};

@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { atomicWriteJson } from '../io/atomicWrite.js';
+import { runFile } from './runDir.js';
+import { parseVersionedJson, readVersionedJson, type VersionedFormat } from './versionedFile.js';
 import { CellDiagnosticsSchema, DecompositionSchema } from './diagnosis.js';
 
 /**
@@ -6,7 +9,7 @@ import { CellDiagnosticsSchema, DecompositionSchema } from './diagnosis.js';
  * built on it (image input against OCR input, …): a mean with its percentile-bootstrap CI, seeded
  * per estimate so each interval is reproducible on its own, whatever else the run contains.
  */
-export const MeanWithCiSchema = z.object({
+export const MeanWithCiSchema = z.strictObject({
   n: z.number().int(),
   mean: z.number().nullable(),
   ciLow: z.number().nullable(),
@@ -19,7 +22,7 @@ export const MeanWithCiSchema = z.object({
 export type MeanWithCi = z.infer<typeof MeanWithCiSchema>;
 
 /** One cell: both conditions' means on the questions both scored, and the paired difference condition − against. */
-export const PairedCellSchema = z.object({
+export const PairedCellSchema = z.strictObject({
   n: z.number().int().nonnegative(),
   condition: MeanWithCiSchema,
   against: MeanWithCiSchema,
@@ -31,7 +34,7 @@ export const PairedCellSchema = z.object({
 });
 export type PairedCell = z.infer<typeof PairedCellSchema>;
 
-export const ModalityComparisonSchema = z.object({
+export const ModalityComparisonSchema = z.strictObject({
   model: z.string(),
   /** A condition whose prompts showed page images. */
   condition: z.string(),
@@ -52,13 +55,13 @@ export type ModalityComparison = z.infer<typeof ModalityComparisonSchema>;
  * their labels.
  */
 // Declared here, not in cellMethod.ts (which reads configs): the viewer's browser client imports this module's schemas.
-export const CellMethodSchema = z.object({
+export const CellMethodSchema = z.strictObject({
   name: z.string(),
   params: z.record(z.string(), z.unknown()),
 });
 export type CellMethod = z.infer<typeof CellMethodSchema>;
 
-export const CellSummarySchema = z.object({
+export const CellSummarySchema = z.strictObject({
   model: z.string(),
   condition: z.string(),
   strategy: z.string(),
@@ -68,7 +71,7 @@ export const CellSummarySchema = z.object({
   k: z.number().nullable(),
   items: z.number().int(),
   scored: z.number().int(),
-  failed: z.object({ generation: z.number().int(), judge: z.number().int() }),
+  failed: z.strictObject({ generation: z.number().int(), judge: z.number().int() }),
   /**
    * Answers that were empty (after the endpoint's retries, or the model said nothing): scored
    * by the benchmark's rule (0) or, with `scoring.emptyAnswer: failed`, counted as failed.
@@ -112,7 +115,7 @@ export const CellSummarySchema = z.object({
     .default(null),
   /** Per-item method figures over the cell's answered items: mean (a flag's mean is a share) and total. */
   method: z
-    .record(z.string(), z.object({ mean: z.number(), total: z.number(), n: z.number().int(), /** A yes/no figure: its mean is a share. */ flag: z.boolean().default(false) }))
+    .record(z.string(), z.strictObject({ mean: z.number(), total: z.number(), n: z.number().int(), /** A yes/no figure: its mean is a share. */ flag: z.boolean().default(false) }))
     .default({}),
   /** The diagnostics stage's figures (`hisrag diagnose`, or a config's `diagnostics:`): absent until a run is diagnosed. */
   diagnostics: CellDiagnosticsSchema.optional(),
@@ -134,7 +137,7 @@ export const CellSummarySchema = z.object({
 });
 export type CellSummary = z.infer<typeof CellSummarySchema>;
 
-export const PairedDifferenceSchema = z.object({
+export const PairedDifferenceSchema = z.strictObject({
   model: z.string(),
   condition: z.string(),
   baseline: z.string(),
@@ -158,13 +161,13 @@ export const PairedDifferenceSchema = z.object({
 });
 export type PairedDifference = z.infer<typeof PairedDifferenceSchema>;
 
-export const RunSummarySchema = z.object({
+export const RunSummarySchema = z.strictObject({
   experiment: z.string(),
   baseline: z.string(),
-  bootstrap: z.object({ resamples: z.number().int(), seed: z.number().int(), confidence: z.number() }),
+  bootstrap: z.strictObject({ resamples: z.number().int(), seed: z.number().int(), confidence: z.number() }),
   models: z.array(z.string()),
   conditions: z.array(z.string()),
-  totals: z.object({
+  totals: z.strictObject({
     items: z.number().int(),
     scored: z.number().int(),
     generationFailed: z.number().int(),
@@ -195,7 +198,7 @@ export const RunSummarySchema = z.object({
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 
 /** A family of comparisons whose p-values are adjusted together. */
-export const ComparisonFamilySchema = z.object({
+export const ComparisonFamilySchema = z.strictObject({
   name: z.string(),
   /** The condition every difference of the family is taken against. */
   reference: z.string(),
@@ -203,10 +206,10 @@ export const ComparisonFamilySchema = z.object({
   size: z.number().int(),
 });
 
-const IntervalSchema = z.object({ estimate: z.number(), ciLow: z.number(), ciHigh: z.number() });
+const IntervalSchema = z.strictObject({ estimate: z.number(), ciLow: z.number(), ciHigh: z.number() });
 
 /** Score against depth for one model × strategy × retriever measured at two depths or more. */
-export const DepthCurveSchema = z.object({
+export const DepthCurveSchema = z.strictObject({
   model: z.string(),
   strategy: z.string(),
   retriever: z.string().nullable(),
@@ -229,3 +232,36 @@ export const DepthCurveSchema = z.object({
 });
 export type ComparisonFamily = z.infer<typeof ComparisonFamilySchema>;
 export type DepthCurve = z.infer<typeof DepthCurveSchema>;
+
+/** summary.json's version: 1 since files carry one (unversioned files, from before, have the same fields). */
+export const SUMMARY_VERSION = 1;
+export const SummaryFileSchema = RunSummarySchema.extend({ version: z.literal(SUMMARY_VERSION) });
+
+const SUMMARY_FORMAT: VersionedFormat<z.infer<typeof SummaryFileSchema>, RunSummary> = {
+  version: SUMMARY_VERSION,
+  current: SummaryFileSchema,
+  legacy: RunSummarySchema,
+  upgrade: (old) => old as RunSummary,
+};
+
+const withoutVersion = (read: RunSummary & { version?: number }): RunSummary => {
+  const { version: _version, ...summary } = read;
+  return summary;
+};
+
+/** Validates summary.json's text (`file` names it in errors). */
+export function parseRunSummary(file: string, text: string): RunSummary {
+  return withoutVersion(parseVersionedJson(file, text, SUMMARY_FORMAT));
+}
+
+/** A run directory's summary.json; undefined when the run has none (yet). A damaged or hand-edited file is an error naming the file and field. */
+export async function readRunSummaryFile(runDir: string): Promise<RunSummary | undefined> {
+  const read = await readVersionedJson(runFile(runDir, 'summary'), SUMMARY_FORMAT);
+  return read && withoutVersion(read);
+}
+
+/** Writes summary.json at today's version. */
+export async function writeRunSummary(runDir: string, summary: RunSummary): Promise<void> {
+  const file: z.infer<typeof SummaryFileSchema> = { version: SUMMARY_VERSION, ...summary };
+  await atomicWriteJson(runFile(runDir, 'summary'), file);
+}
