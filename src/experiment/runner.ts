@@ -35,7 +35,7 @@ import { withExternalCost } from '../methods/external/outcome.js';
 import { answerInBatches } from '../batch/batchRounds.js';
 import { collectRound, createTaskContext, gridTasks, type Task } from './taskContext.js';
 import { readRunManifest, writeRunManifest, type RunManifest, type StoredRunManifest } from '../runFiles/manifest.js';
-import { writeRunSummary } from '../runFiles/summary.js';
+import { writeRunSummary } from '../runFiles/summaryFile.js';
 
 export interface RunOptions {
   /** A validated config (from `loadExperimentConfig`), for a new run. */

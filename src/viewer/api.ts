@@ -43,6 +43,8 @@ export interface RunListEntry {
   status: RunStatus;
   /** Why the run stopped (`stoppedBecause` in its manifest), for failed runs. */
   stoppedBecause: string | null;
+  /** Run files that could not be read (a damaged or hand-edited manifest.json or summary.json), each naming the file and field; the run is shown without them. */
+  problems: string[];
   models: string[];
   conditions: string[];
   /** Benchmark names of the run's answers (`prohist`, `longhisdoc` …). */

@@ -10,7 +10,9 @@ import { isGoldChunk } from '../diagnostics/evidence.js';
 import { RunItemRecordSchema, type RunItemRecord } from '../runFiles/itemRecord.js';
 import { RUN_FILES } from '../runFiles/runDir.js';
 import type { Reducer } from '../scoring/estimators/samples.js';
-import { RunSummarySchema, type RunSummary } from '../runFiles/summary.js';
+import type { RunSummary } from '../runFiles/summary.js';
+import { parseRunSummary } from '../runFiles/summaryFile.js';
+import { parseRunManifest, type StoredRunManifest } from '../runFiles/manifest.js';
 import { summarizeRun } from '../experiment/summary.js';
 import { summaryOptionsOf } from '../results/loadRun.js';
 import { costChartSvg } from '../report/costChart.js';
@@ -157,11 +159,11 @@ interface Meta {
   counts: string;
 }
 
-/** A run's summary.json, read when it changed (mtime, size), or null when absent or unreadable. */
+/** A run's summary.json, read when it changed (mtime, size): null when absent, or invalid (`problem` says why). */
 interface StoredSummary {
   stamp: string;
   value: RunSummary | null;
-  raw: Record<string, unknown> | null;
+  problem: string | null;
   mtimeMs: number;
 }
 
@@ -179,8 +181,10 @@ export class RunIndex {
   private db: Database.Database;
   private meta: Meta;
   private config: ExperimentConfig | null = null;
-  private manifest: Record<string, unknown> = {};
+  private manifest: StoredRunManifest = { version: 0 };
   private manifestText = '';
+  /** Why manifest.json could not be read (the run is shown without it, with this message). */
+  private manifestProblem: string | null = null;
   private changes = 0;
   /** The file as last seen: a change of size, mtime or inode is checked against the index. */
   private seen = { size: -1, mtimeMs: -1, ino: -1 };
@@ -301,11 +305,12 @@ export class RunIndex {
     }
     if (text === this.manifestText) return;
     this.manifestText = text;
+    this.manifestProblem = null;
     try {
-      const value = JSON.parse(text) as unknown;
-      this.manifest = value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
-    } catch {
-      this.manifest = {};
+      this.manifest = file && text ? parseRunManifest(file, text) : { version: 0 };
+    } catch (error) {
+      this.manifest = { version: 0 };
+      this.manifestProblem = (error as Error).message;
     }
     this.changes++;
   }
@@ -606,12 +611,16 @@ export class RunIndex {
     return this.answerCount;
   }
 
+  /** What of the run's own files could not be read (damaged or hand-edited), each naming the file and field: the run is shown without them. */
+  private problems(): string[] {
+    return [this.manifestProblem, this.readStored().problem].filter((p): p is string => p !== null);
+  }
+
   private status(): RunStatus {
     const m = this.manifest;
     if (m.complete === true) return 'done';
     if (typeof m.stoppedBecause === 'string') return 'failed';
-    const sessions = Array.isArray(m.sessions) ? (m.sessions as { pid?: unknown }[]) : [];
-    const last = sessions[sessions.length - 1];
+    const last = m.sessions?.[m.sessions.length - 1];
     if (last && last.pid !== process.pid && runnerAlive(last.pid)) return 'in progress';
     if (last && last.pid === process.pid) return 'in progress';
     return 'interrupted';
@@ -628,18 +637,17 @@ export class RunIndex {
     }
     const stamp = st ? `${st.mtimeMs} ${st.size}` : '';
     if (this.stored?.stamp === stamp) return this.stored;
-    let raw: Record<string, unknown> | null = null;
     let value: RunSummary | null = null;
+    let problem: string | null = null;
     if (file) {
       try {
-        raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-        const parsed = RunSummarySchema.safeParse(raw);
-        value = parsed.success ? parsed.data : null;
-      } catch {
-        raw = null;
+        value = parseRunSummary(file, readFileSync(file, 'utf8'));
+      } catch (error) {
+        // Shown on the run's page; the summary is computed from the answers meanwhile.
+        problem = (error as Error).message;
       }
     }
-    this.stored = { stamp, value, raw, mtimeMs: st?.mtimeMs ?? 0 };
+    this.stored = { stamp, value, problem, mtimeMs: st?.mtimeMs ?? 0 };
     this.changes++;
     return this.stored;
   }
@@ -727,7 +735,7 @@ export class RunIndex {
   listEntry(): RunListEntry {
     const summary = this.currentSummary();
     const state = this.indexState;
-    const cacheKey = `${this.changes} ${this.status()} ${state.state} ${summary === null}`;
+    const cacheKey = `${this.changes} ${this.status()} ${state.state} ${summary === null} ${this.problems().join('\n')}`;
     if (this.entry?.key === cacheKey) return this.entry.value;
     this.entry = { key: cacheKey, value: this.computeEntry(summary, state) };
     return this.entry.value;
@@ -746,25 +754,26 @@ export class RunIndex {
     const weight = costed.reduce((n, c) => n + c.cost!.n, 0);
     const tokens = weight ? costed.reduce((s, c) => s + (c.cost!.promptTokens + c.cost!.completionTokens) * c.cost!.n, 0) / weight : null;
     const price = weight && costed.every((c) => c.cost!.price !== null) ? costed.reduce((s, c) => s + c.cost!.price! * c.cost!.n, 0) / weight : null;
-    const planned = this.manifest.answers as { total?: unknown; done?: unknown } | undefined;
+    const planned = this.manifest.answers;
     const options = summaryOptionsOf(config, this.manifest, []);
     const configBenchmarks = (config.benchmarks ?? (config.benchmark ? [config.benchmark] : [])).map((b) => String((b as { name?: unknown }).name ?? '')).filter(Boolean);
     // Before the answers are indexed, what the run says of itself: its summary, else its manifest.
     const counted = index.state === 'ready' ? this.counts() : null;
-    const answers = counted?.n ?? summary?.totals.items ?? (typeof planned?.done === 'number' ? planned.done : index.answers);
+    const answers = counted?.n ?? summary?.totals.items ?? planned?.done ?? index.answers;
     const items = counted?.items ?? Math.max(0, ...cells.map((c) => c.items));
     return {
       id: this.id,
-      experiment: typeof this.manifest.experiment === 'string' ? this.manifest.experiment : config.name,
-      startedAt: typeof this.manifest.startedAt === 'string' ? this.manifest.startedAt : null,
-      finishedAt: typeof this.manifest.finishedAt === 'string' ? this.manifest.finishedAt : null,
+      experiment: this.manifest.experiment ?? config.name,
+      startedAt: this.manifest.startedAt ?? null,
+      finishedAt: this.manifest.finishedAt ?? null,
       status: this.status(),
-      stoppedBecause: typeof this.manifest.stoppedBecause === 'string' ? this.manifest.stoppedBecause : null,
+      stoppedBecause: this.manifest.stoppedBecause ?? null,
+      problems: this.problems(),
       models: summary?.models ?? options.models,
       conditions: summary?.conditions ?? options.conditions,
       benchmarks: counted?.benchmarks.length ? counted.benchmarks : configBenchmarks,
       answers,
-      total: typeof planned?.total === 'number' ? planned.total : null,
+      total: planned?.total ?? null,
       items,
       baseline: summary?.baseline ?? config.scoring.baseline,
       best,
@@ -783,8 +792,7 @@ export class RunIndex {
     const cacheKey = `${this.changes} ${this.ready} ${this.status()}`;
     if (this.detailCache?.key === cacheKey && this.detailCache.value.cells.length === (summary?.cells.length ?? 0)) return this.detailCache.value;
     // Cell diagnostics: from the recomputed summary when it carries them, else from summary.json.
-    const stored = this.readStored().raw;
-    const storedCells = Array.isArray(stored?.cells) ? (stored!.cells as Record<string, unknown>[]) : [];
+    const storedCells = this.readStored().value?.cells ?? [];
     const storedDiagnostics = new Map(storedCells.filter((c) => c.diagnostics !== undefined).map((c) => [`${c.model}\u0000${c.condition}`, c.diagnostics]));
     const cells: CellView[] = (summary?.cells ?? []).map((cell) => {
       const diagnostics = (cell as { diagnostics?: unknown }).diagnostics ?? storedDiagnostics.get(`${cell.model}\u0000${cell.condition}`);
@@ -920,8 +928,7 @@ export class RunIndex {
 
   /** The manifest's `imageDirs`: the absolute folders this run's prompts may show pages from, and the only ones served. */
   imageDirs(): string[] {
-    const dirs = this.manifest.imageDirs;
-    return Array.isArray(dirs) ? dirs.filter((d): d is string => typeof d === 'string' && isAbsolute(d)) : [];
+    return (this.manifest.imageDirs ?? []).filter((d) => isAbsolute(d));
   }
 }
 
