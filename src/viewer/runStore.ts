@@ -7,7 +7,9 @@ import type { AnswerDetail, AnswerPage, AnswerQuery, CompareQuery, CompareResult
 import { compareRows, decompositionOf } from './queries.js';
 import { VIEW_CACHE_ENV, viewCacheDir } from './cacheDir.js';
 import { fullGc } from './fullGc.js';
-import { insideFile, newCounters, RunIndex } from './runIndex.js';
+import { newCounters } from './indexCache.js';
+import { insideFile } from './runFileReads.js';
+import { RunIndex } from './runIndex.js';
 
 /** New runs in the given folders are looked for at most this often. */
 const RESCAN_MS = 1000;

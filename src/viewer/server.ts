@@ -5,7 +5,7 @@ import { RUN_FILES } from '../runFiles/runDir.js';
 import { answerQueryFromParams, compareQueryFromParams } from './api.js';
 import { clientAssets, indexHtml } from './clientBuild.js';
 import { pageImageFile, thumbnailOf } from './pageImages.js';
-import { insideFile } from './runIndex.js';
+import { insideFile } from './runFileReads.js';
 import { RunStore } from './runStore.js';
 
 export interface ViewerServer {
