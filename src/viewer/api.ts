@@ -69,7 +69,7 @@ export interface RunListEntry {
 /** A summary cell with its paired difference against the baseline and, where present, its diagnostics. */
 export interface CellView extends Omit<CellSummary, 'diagnostics'> {
   paired: PairedDifference | null;
-  /** `src/diagnostics/types.ts` CellDiagnostics, when the run was diagnosed (read defensively). */
+  /** `src/runFiles/diagnosis.ts` CellDiagnostics, when the run was diagnosed (read defensively). */
   diagnostics?: unknown;
 }
 
