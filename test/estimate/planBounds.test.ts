@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadExperimentConfig } from '../../src/config/load.js';
-import { estimateRun, RunPlanSchema, type PlanCell, type RunPlan } from '../../src/estimate/estimateRun.js';
+import { estimateRun, type PlanCell, type RunPlan } from '../../src/estimate/estimateRun.js';
+import { PlanFileSchema } from '../../src/runFiles/plan.js';
 import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { ExtractiveGenerator, ExtractiveParamsSchema } from '../../src/generation/extractive.js';
 import { SearchReasonerGenerator, SearchReasonerParamsSchema } from '../../src/generation/searchReasoner.js';
@@ -276,7 +277,7 @@ describe('the dry-run plan bounds every run', () => {
     // The plan the run wrote before its first answer (planned in this process, the service it starts would hold the port).
     const run = await runCli(['run', file, '--run-id', 'external', '--no-progress', '--quiet']);
     expect(run.code, run.stderr).toBe(0);
-    const plan = RunPlanSchema.parse(JSON.parse(readFileSync(join(dir, 'runs', 'external', 'plan.json'), 'utf8')));
+    const plan = PlanFileSchema.parse(JSON.parse(readFileSync(join(dir, 'runs', 'external', 'plan.json'), 'utf8')));
     expectInside(plan, records(join(dir, 'runs', 'external')));
     for (const label of ['rag-service', 'lcel-chain', 'saved']) {
       const cell = plan.cells.find((c) => c.condition.startsWith(label))!;

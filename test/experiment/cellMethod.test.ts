@@ -6,6 +6,7 @@ import { stringify } from 'yaml';
 import { loadExperimentConfig } from '../../src/config/load.js';
 import { methodsByStrategy } from '../../src/experiment/cellMethod.js';
 import { RunSummarySchema } from '../../src/runFiles/summary.js';
+import { SummaryFileSchema } from '../../src/runFiles/summaryFile.js';
 import { summarizeRun } from '../../src/experiment/summary.js';
 import { summaryCsv } from '../../src/report/csv.js';
 import { groupMeans, loadRun, tidyRows } from '../../src/results/index.js';
@@ -85,7 +86,7 @@ describe('every summary cell names the method that produced it', () => {
     const result = await runCli(['run', demoExternalIn(dir, await freePort(), (config) => delete config.diagnostics), '--run-id', 'ext', '--no-progress', '--quiet']);
     expect(result.code, result.stderr).toBe(0);
     const runDir = join(dir, 'runs', 'ext');
-    const summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')));
+    const summary = SummaryFileSchema.parse(JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')));
     const methodOf = (condition: string) => summary.cells.find((c) => c.condition === condition)!.methodSpec!;
     expect(methodOf('closed-book')).toEqual({ name: 'closed-book', params: {} });
     expect(methodOf('standard@3').name).toBe('standard');
