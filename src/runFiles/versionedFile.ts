@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { DataFileError, formatPath } from '../errors.js';
@@ -90,14 +89,3 @@ export async function readVersionedJson<Current, Read>(file: string, format: Ver
   return parseVersionedJson(file, text, format);
 }
 
-/** The synchronous twin of `readVersionedJson` (the viewer's index reads between requests). */
-export function readVersionedJsonSync<Current, Read>(file: string, format: VersionedFormat<Current, Read>): Current | Read | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if (isMissing(error)) return undefined;
-    throw new DataFileError(`${file}: cannot be read (${(error as Error).message})`);
-  }
-  return parseVersionedJson(file, text, format);
-}
