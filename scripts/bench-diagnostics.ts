@@ -19,9 +19,9 @@ import { parseArgs } from 'node:util';
 import { loadExperimentConfig } from '../src/config/load.js';
 import { loadRun } from '../src/results/loadRun.js';
 import { diagnoseRun } from '../src/app/diagnose.js';
-import { CLAIM_METRICS } from '../src/runFiles/diagnosticsSchema.js';
+import { CLAIM_METRICS } from '../src/runFiles/diagnosis.js';
 import { runExperiment } from '../src/app/runExperiment.js';
-import type { RunSummary } from '../src/experiment/summary.js';
+import type { RunSummary } from '../src/runFiles/summary.js';
 import { renderTextTable } from '../src/report/table.js';
 
 const { values } = parseArgs({

@@ -21,8 +21,8 @@
 import { copyFileSync, createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { readRunRecords } from '../src/experiment/runDirectory.js';
-import type { RunItemRecord } from '../src/experiment/records.js';
+import { readRunRecords } from '../src/runFiles/runDir.js';
+import type { RunItemRecord } from '../src/runFiles/itemRecord.js';
 import { summarizeRun } from '../src/analysis/summary.js';
 import { validateExperimentConfig } from '../src/config/load.js';
 import { summaryOptionsOf } from '../src/results/loadRun.js';

@@ -11,9 +11,9 @@ export { loadExperimentConfig, validateExperimentConfig, applyOverrides } from '
 export { experimentConfigSchema, type ExperimentConfig } from './config/experiment.js';
 export { runExperiment, type RunOptions, type RunResult } from './app/runExperiment.js';
 export { regenerateReport } from './app/rewriteReport.js';
-export type { RunSummary } from './experiment/summary.js';
+export type { RunSummary } from './runFiles/summary.js';
 export { summarizeRun } from './analysis/summary.js';
-export type { RunItemRecord } from './experiment/records.js';
+export type { RunItemRecord } from './runFiles/itemRecord.js';
 
 // stages, each with its registry
 export { buildCorpus } from './corpus/build.js';
@@ -79,7 +79,8 @@ export { claimExtractors, claimCheckers } from './diagnostics/claims/registry.js
 export type { ClaimExtractor, ClaimChecker } from './diagnostics/claims/types.js';
 export { ragCheckerMetrics, answerMetrics } from './diagnostics/claimMetrics.js';
 export { decompose, pairedItems } from './diagnostics/decomposition.js';
-export * from './runFiles/diagnosticsSchema.js';
+export * from './runFiles/diagnosis.js';
+export * from './runFiles/diagnosis.js';
 
 // analysis
 export * from './results/index.js';

@@ -1,11 +1,11 @@
 import { conditionMean, pairedDifference, type Observation } from '../statistics/run.js';
 import { reduceSamples } from '../statistics/samples.js';
 import { decompose, defaultDelta, pairedItems } from '../diagnostics/decomposition.js';
-import type { ModalityComparison, PairedCell } from '../experiment/summary.js';
-import type { RunItemRecord } from '../experiment/records.js';
+import type { ModalityComparison, PairedCell } from '../runFiles/summary.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { isScored, itemKeyOf, type RunStatistics } from './observations.js';
 
-export type { ModalityComparison, PairedCell } from '../experiment/summary.js';
+export type { ModalityComparison, PairedCell } from '../runFiles/summary.js';
 
 /**
  * The breakdowns of LongHisDoc's Table 3 (image input against OCR input), in its order: evidence

@@ -1,7 +1,7 @@
 import type { Observation, StatisticsSettings } from '../statistics/run.js';
 import type { Reducer } from '../statistics/samples.js';
 import { clusterFieldOf, clusterKeyOf } from '../experiment/clusterKey.js';
-import type { RunItemRecord } from '../experiment/records.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
 
 export const isScored = (r: RunItemRecord) => r.score.status === 'scored' && r.score.score !== null;
 export const itemKeyOf = (r: Pick<RunItemRecord, 'benchmark' | 'itemId'>) => `${r.benchmark}:${r.itemId}`;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { adjustFamily as adjustedP, conditionMean, depthCurveOf, groupBreakdown, pairedDifference, salts, samplingOf } from '../statistics/run.js';
 import type { MethodCost } from '../methods/trace.js';
-import type { CellMethod, CellSummary, ComparisonFamilySchema, DepthCurve, PairedDifference, RunSummary } from '../experiment/summary.js';
-import type { RunItemRecord } from '../experiment/records.js';
+import type { CellMethod, CellSummary, ComparisonFamilySchema, DepthCurve, PairedDifference, RunSummary } from '../runFiles/summary.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { Reducer } from '../statistics/samples.js';
 import { compareModalities } from './modalityComparison.js';
 import { isScored, itemKeyOf, runStatistics, type RunStatistics } from './observations.js';

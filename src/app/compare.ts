@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { validateExperimentConfig } from '../config/load.js';
 import { DataFileError, formatZodIssues } from '../errors.js';
-import { assertRunDirectory, readRunRecords, runFile } from '../experiment/runDirectory.js';
-import { RunSummarySchema, type RunSummary } from '../experiment/summary.js';
+import { assertRunDirectory, readRunRecords, runFile } from '../runFiles/runDir.js';
+import { RunSummarySchema, type RunSummary } from '../runFiles/summary.js';
 import { compareRunData, type ComparisonRow } from '../report/compare.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { RunSummary } from '../experiment/summary.js';
+import type { RunSummary } from '../runFiles/summary.js';
 import { diagnoseAnswers, prepareRunDiagnosis, type DiagnoseOptions, type DiagnosisCounts } from '../diagnostics/diagnoseRun.js';
 import { regenerateReport } from './rewriteReport.js';
 import { withRunLock } from './runLock.js';

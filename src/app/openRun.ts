@@ -5,9 +5,10 @@ import type { ExperimentConfig } from '../config/experiment.js';
 import { validateExperimentConfig } from '../config/load.js';
 import { InputError } from '../errors.js';
 import { redactSecrets } from '../experiment/redact.js';
-import { assertRunDirectory, runFile } from '../experiment/runDirectory.js';
+import { assertRunDirectory, runFile } from '../runFiles/runDir.js';
 import { atomicWriteJson, removeStaleTempFiles } from '../io/atomicWrite.js';
 import type { HeldLock } from '../io/lockFile.js';
+import { readRunManifest, type StoredRunManifest } from '../runFiles/manifest.js';
 import { acquireRunLock } from './runLock.js';
 
 /** A run directory opened for writing, its lock held: a new one with its config written, or one to resume. */
@@ -15,7 +16,7 @@ export interface OpenedRun {
   config: ExperimentConfig;
   runDir: string;
   /** The manifest of the run being resumed (its start time and earlier fields are kept). */
-  previousManifest?: Record<string, unknown>;
+  previousManifest?: StoredRunManifest | undefined;
 }
 
 function timestampId(date = new Date()): string {
@@ -38,7 +39,7 @@ export async function openRunDirectory(
     holdLock(await acquireRunLock(runDir, log));
     const stored = JSON.parse(await readFile(runFile(runDir, 'config'), 'utf8'));
     const config = validateExperimentConfig(stored, runFile(runDir, 'config'));
-    const previousManifest = JSON.parse(await readFile(runFile(runDir, 'manifest'), 'utf8').catch(() => '{}'));
+    const previousManifest = await readRunManifest(runDir);
     // A run killed outright (kill -9) may have left a half-written temporary file behind.
     await removeStaleTempFiles(runDir);
     return { config, runDir, previousManifest };

@@ -1,4 +1,4 @@
-import type { RunSummary } from '../experiment/summary.js';
+import type { RunSummary } from '../runFiles/summary.js';
 import { loadRun } from '../results/loadRun.js';
 import { writeRunOutputs } from './runOutputs.js';
 

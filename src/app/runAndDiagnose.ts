@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { runFile } from '../experiment/runDirectory.js';
+import { runFile } from '../runFiles/runDir.js';
 import { runExperiment, type RunOptions, type RunResult } from './runExperiment.js';
 
 /**

@@ -1,21 +1,22 @@
 import type { ExperimentConfig } from '../config/experiment.js';
-import { rm } from 'node:fs/promises';
 import { InputError, InterruptedError, ServiceUnavailableError } from '../errors.js';
 import { writePlanAtRunStart } from '../estimate/planFile.js';
 import { buildRunManifest } from '../experiment/manifest.js';
+import { writeRunManifest, type RunManifest } from '../runFiles/manifest.js';
 import { planConditions, type Condition } from '../experiment/plan.js';
-import type { RunItemRecord } from '../experiment/records.js';
-import { ensureFileExists, readRunRecords, runFile } from '../experiment/runDirectory.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import { ensureFileExists } from '../experiment/runDirectory.js';
+import { readRunRecords, runFile } from '../runFiles/runDir.js';
 import { buildStages, type Stages } from '../experiment/stages.js';
-import type { RunSummary } from '../experiment/summary.js';
+import type { RunSummary } from '../runFiles/summary.js';
 import { collectRound, createTaskContext, gridTasks, type Task, type TaskContext } from '../experiment/taskContext.js';
 import { answerInBatches } from '../batch/batchRounds.js';
-import { atomicWriteJson } from '../io/atomicWrite.js';
 import type { HeldLock } from '../io/lockFile.js';
 import { answerTasks, type AnsweringOutcome } from './answerTasks.js';
 import { openRunDirectory } from './openRun.js';
 import { prepareArtefacts } from './prepare.js';
 import { failureLines, runEndLines, summarizeRecords, writeRunOutputs } from './runOutputs.js';
+import { rm } from 'node:fs/promises';
 
 export interface RunOptions {
   /** A validated config (from `loadExperimentConfig`), for a new run. */
@@ -110,7 +111,7 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
     const run: RunInProgress = { options, log, config, runDir, stages, conditions };
     const startedAt = new Date().toISOString();
     const manifest = await buildRunManifest({ config, configFile: options.configFile, runDir, stages, startedAt, conditions: conditions.map((c) => c.name), previous: previousManifest });
-    await atomicWriteJson(runFile(runDir, 'manifest'), { ...manifest, complete: false });
+    await writeRunManifest(runDir, manifest);
     // plan.json: the dry run's plan on these stages, before the first answer (kept on resume; no model called).
     const plan = await writePlanAtRunStart(runDir, config, stages, conditions, { ...(options.signal ? { signal: options.signal } : {}), log });
     const grid = await gridStillToAnswer(run);
@@ -171,14 +172,14 @@ async function answerThroughBatches(run: RunInProgress, tasks: Task[], context: 
  * the summary and report of what is done and prints the table. A fatal error is thrown after the
  * manifest, with the line that resumes the run.
  */
-async function finishRun(run: RunInProgress, manifest: Record<string, unknown>, plan: Awaited<ReturnType<typeof writePlanAtRunStart>>, total: number, answering: AnsweringOutcome): Promise<RunResult> {
+async function finishRun(run: RunInProgress, manifest: RunManifest, plan: Awaited<ReturnType<typeof writePlanAtRunStart>>, total: number, answering: AnsweringOutcome): Promise<RunResult> {
   const { runDir, config, stages, conditions, log } = run;
   const { fatal, stopReason } = answering;
   const userStopped = run.options.signal?.aborted === true;
   const records = await readRunRecords(runDir);
   const complete = records.length >= total && !userStopped && !fatal && !stopReason;
   const finalManifest = closedManifest(manifest, records, total, complete, stopReason ?? (fatal ? (fatal as Error).message : undefined));
-  await atomicWriteJson(runFile(runDir, 'manifest'), finalManifest);
+  await writeRunManifest(runDir, finalManifest);
   if (fatal) {
     if (fatal instanceof Error) fatal.message += `\n(${resumeHint(runDir, records, total)})`;
     throw fatal;
@@ -196,7 +197,7 @@ async function finishRun(run: RunInProgress, manifest: Record<string, unknown>, 
 }
 
 /** The manifest as the run leaves it: finished or not, the answers counted, and why it stopped. */
-function closedManifest(manifest: Record<string, unknown>, records: RunItemRecord[], total: number, complete: boolean, stoppedBecause: string | undefined): Record<string, unknown> {
+function closedManifest(manifest: RunManifest, records: RunItemRecord[], total: number, complete: boolean, stoppedBecause: string | undefined): RunManifest {
   return {
     ...manifest,
     finishedAt: complete ? new Date().toISOString() : null,

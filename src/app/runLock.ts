@@ -1,5 +1,5 @@
 import { acquireLockFile, type HeldLock } from '../io/lockFile.js';
-import { runFile } from '../experiment/runDirectory.js';
+import { runFile } from '../runFiles/runDir.js';
 
 /**
  * One writer per run directory: `hisrag run` (also `--resume`, with its batches) and `hisrag

@@ -1,14 +1,16 @@
 import type { ExperimentConfig } from '../config/experiment.js';
-import type { RunPlan } from '../estimate/runPlan.js';
+import type { RunPlan } from '../runFiles/plan.js';
 import { methodsByStrategy } from '../experiment/cellMethod.js';
-import type { RunItemRecord } from '../experiment/records.js';
-import { runFile } from '../experiment/runDirectory.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import { runFile } from '../runFiles/runDir.js';
 import { summarizeRun } from '../analysis/summary.js';
-import type { RunSummary } from '../experiment/summary.js';
-import { atomicWrite, atomicWriteJson } from '../io/atomicWrite.js';
+import type { RunSummary } from '../runFiles/summary.js';
+import { atomicWrite } from '../io/atomicWrite.js';
 import { summaryCsv } from '../report/csv.js';
 import { renderReportHtml } from '../report/html.js';
 import { summaryTable } from '../report/table.js';
+import type { StoredRunManifest } from '../runFiles/manifest.js';
+import { writeRunSummary } from '../runFiles/summaryFile.js';
 
 /** The summary of what a run has done so far, by its config's scoring settings. */
 export function summarizeRecords(config: ExperimentConfig, records: RunItemRecord[], models: string[], conditions: string[]): RunSummary {
@@ -27,8 +29,8 @@ export function summarizeRecords(config: ExperimentConfig, records: RunItemRecor
 }
 
 /** Writes summary.json, summary.csv and report.html; returns the report's path. */
-export async function writeRunOutputs(runDir: string, run: { summary: RunSummary; records: RunItemRecord[]; manifest: Record<string, unknown>; plan?: RunPlan | undefined }): Promise<string> {
-  await atomicWriteJson(runFile(runDir, 'summary'), run.summary);
+export async function writeRunOutputs(runDir: string, run: { summary: RunSummary; records: RunItemRecord[]; manifest: StoredRunManifest; plan?: RunPlan | undefined }): Promise<string> {
+  await writeRunSummary(runDir, run.summary);
   await atomicWrite(runFile(runDir, 'summaryCsv'), summaryCsv(run.summary));
   const reportPath = runFile(runDir, 'report');
   await atomicWrite(reportPath, renderReportHtml({ summary: run.summary, records: run.records, manifest: run.manifest, ...(run.plan ? { plan: run.plan } : {}) }));

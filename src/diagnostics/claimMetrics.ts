@@ -1,4 +1,4 @@
-import { CLAIM_METRICS, CHUNKLESS_METRICS, type ClaimMetric, type FailedCheck, type LabelMatrices, type MatrixEntry, type MatrixName } from '../runFiles/diagnosticsSchema.js';
+import { CLAIM_METRICS, CHUNKLESS_METRICS, type ClaimMetric, type FailedCheck, type LabelMatrices, type MatrixEntry, type MatrixName } from '../runFiles/diagnosis.js';
 
 /**
  * RAGChecker's per-answer metrics (amazon-science/RAGChecker, `ragchecker/computation.py`), on 0–1,

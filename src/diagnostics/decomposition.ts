@@ -1,7 +1,7 @@
-import type { RunItemRecord } from '../experiment/records.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { reduceSamples, type Reducer } from '../statistics/samples.js';
 import { goldRankBucket } from './evidence.js';
-import { EVIDENCE_STATUSES, GOLD_RANK_BUCKETS, type Decomposition, type Evidence } from '../runFiles/diagnosticsSchema.js';
+import { EVIDENCE_STATUSES, GOLD_RANK_BUCKETS, type Decomposition, type Evidence } from '../runFiles/diagnosis.js';
 
 const OUTCOMES = ['helped', 'hurt', 'unchanged'] as const;
 type Outcome = (typeof OUTCOMES)[number];

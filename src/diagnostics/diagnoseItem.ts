@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ServiceUnavailableError } from '../errors.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
-import type { RunItemRecord } from '../experiment/records.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { stripThink } from '../scoring/stripThink.js';
 import { answerMetrics } from './claimMetrics.js';
 import type { CallUsage, ClaimChecker, ClaimExtractor } from './claims/types.js';
@@ -9,7 +9,7 @@ import { evidenceOf } from './evidence.js';
 import { benchmarkGold } from './goldClaims.js';
 import { LabelStore } from './labelStore.js';
 import { selectPairs, type PairScorer } from './prefilter.js';
-import type { ClaimLabel, DiagnosticsCost, FailedCheck, MatrixEntry, RecordDiagnostics } from '../runFiles/diagnosticsSchema.js';
+import type { ClaimLabel, DiagnosticsCost, FailedCheck, MatrixEntry, RecordDiagnostics } from '../runFiles/diagnosis.js';
 
 export interface DiagnosisSettings {
   prefilter: 'hybrid' | 'relevance' | 'lexical' | 'none';

@@ -9,8 +9,9 @@ import { applyOverrides, validateExperimentConfig } from '../config/load.js';
 import { ConfigError, formatZodIssues, InterruptedError, ServiceUnavailableError } from '../errors.js';
 import { createMethod } from '../methods/registry.js';
 import { planConditions, retrieversOf, strategySpecs, type PlannedMethod } from '../experiment/plan.js';
-import type { RunItemRecord } from '../experiment/records.js';
-import { assertRunDirectory, ensureFileExists, readRunRecords, runFile } from '../experiment/runDirectory.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import { assertRunDirectory, readRunRecords, runFile } from '../runFiles/runDir.js';
+import { ensureFileExists } from '../experiment/runDirectory.js';
 import { atomicWrite, atomicWriteJson, removeStaleTempFiles } from '../io/atomicWrite.js';
 import { JsonlAppender } from '../io/jsonl.js';
 import { createProgress } from '../progress/progress.js';
@@ -24,6 +25,7 @@ import { diagnoseItem, LabelService, type DiagnosisContext } from './diagnoseIte
 import { LabelStore } from './labelStore.js';
 import { hybridPairScorer, lexicalPairScorer, relevancePairScorer, type PairScorer } from './prefilter.js';
 import { DIAGNOSTICS_FORMAT, diagnosticsFile, readDiagnosticsLines, recordFingerprint, sentTotals, type DiagnosticsLine, type DiagnosticsState } from './runFiles.js';
+import { readRunManifest } from '../runFiles/manifest.js';
 
 export interface DiagnoseOptions {
   /** Diagnostics settings to use instead of the run config's `diagnostics:` section. */
@@ -172,8 +174,8 @@ export async function prepareRunDiagnosis(runDirInput: string, options: Diagnose
   assertRunDirectory(runDir);
   // Settings that cannot work are reported before anything else, also while another process writes the run.
   const config = validateExperimentConfig(JSON.parse(await readFile(runFile(runDir, 'config'), 'utf8')), runFile(runDir, 'config'));
-  const manifest = JSON.parse(await readFile(runFile(runDir, 'manifest'), 'utf8').catch(() => '{}')) as Record<string, unknown>;
-  const conditions = Array.isArray(manifest.conditions) && manifest.conditions.length ? (manifest.conditions as string[]) : await plannedConditionNames(config);
+  const manifest = await readRunManifest(runDir);
+  const conditions = manifest.conditions?.length ? manifest.conditions : await plannedConditionNames(config);
   const settings = resolveDiagnosticsConfig(config, options);
   const prepared = await prepareDiagnostics(config, settings, conditions);
   return { runDir, config, settings, prepared };

@@ -1,6 +1,6 @@
 import type { BenchmarkItem } from '../benchmarks/types.js';
-import type { RunItemRecord } from '../experiment/records.js';
-import type { Evidence, GoldRankBucket } from '../runFiles/diagnosticsSchema.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import type { Evidence, GoldRankBucket } from '../runFiles/diagnosis.js';
 
 type RecordedChunk = RunItemRecord['retrieved'][number];
 

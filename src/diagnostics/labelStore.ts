@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { stableStringify } from '../generation/responseCache.js';
 import { JSON_VALUE, KeyValueStore, type KeyValueTable } from '../io/keyValueStore.js';
-import type { ClaimLabel } from '../runFiles/diagnosticsSchema.js';
+import type { ClaimLabel } from '../runFiles/diagnosis.js';
 
 const hash = (value: unknown) => createHash('sha256').update(stableStringify(value)).digest('hex');
 

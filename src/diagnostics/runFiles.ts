@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { readAppendLog } from '../io/jsonl.js';
+import { DataFileError, formatZodIssues } from '../errors.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import { RecordDiagnosticsSchema, type RecordDiagnostics } from '../runFiles/diagnosis.js';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { DataFileError, formatZodIssues } from '../errors.js';
-import type { RunItemRecord } from '../experiment/records.js';
-import { RecordDiagnosticsSchema, type RecordDiagnostics } from '../runFiles/diagnosticsSchema.js';
 
 /** The diagnostics stage's files in a run directory. */
 export const DIAGNOSTICS_FILES = {

@@ -1,6 +1,6 @@
 import type { ExperimentConfig } from '../config/experiment.js';
-import type { RunItemRecord } from '../experiment/records.js';
-import type { RunSummary } from '../experiment/summary.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import type { RunSummary } from '../runFiles/summary.js';
 
 /**
  * An earlier run of the same grid whose figures a plan or a power estimate reuses (`--estimate-from`).

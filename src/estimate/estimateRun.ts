@@ -13,9 +13,9 @@ import type { RetrievedChunk } from '../retrieval/types.js';
 import type { EarlierRun } from './earlierRun.js';
 import { addBounds, answerBounds, type Bound, type BoundInputs } from './callBounds.js';
 import { passageLimits } from './passageBounds.js';
-import type { PlanCell, Range, RunPlan } from './runPlan.js';
+import type { PlanCell, Range, RunPlan } from '../runFiles/plan.js';
 
-export { PlanCellSchema, RangeSchema, RunPlanSchema, type PlanCell, type Range, type RunPlan } from './runPlan.js';
+export { PlanCellSchema, RangeSchema, RunPlanSchema, type PlanCell, type Range, type RunPlan } from '../runFiles/plan.js';
 
 /** The prompt of a method's next model call, caught instead of sent. */
 class PromptCaught extends Error {

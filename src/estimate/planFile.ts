@@ -1,13 +1,12 @@
 import { existsSync, statSync } from 'node:fs';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { InterruptedError } from '../errors.js';
-import { atomicWriteJson } from '../io/atomicWrite.js';
 import type { Condition } from '../experiment/plan.js';
-import { runFile } from '../experiment/runDirectory.js';
+import { runFile } from '../runFiles/runDir.js';
 import type { Stages } from '../experiment/stages.js';
 import { computeAheadOfRun } from '../retrieval/handOff.js';
 import { planRun } from './estimateRun.js';
-import { readRunPlan, type RunPlan } from './runPlan.js';
+import { readRunPlan, writeRunPlan, type RunPlan } from '../runFiles/plan.js';
 
 /**
  * Writes `plan.json` at the start of a run: the dry run's plan, made on the stages the runner
@@ -41,7 +40,7 @@ export async function writePlanAtRunStart(
     options.log?.(`no plan.json: planning failed (${(error as Error).message.split('\n')[0]}); the run goes on`);
     return undefined;
   }
-  const written = { experiment: plan.experiment, plannedAt, cells: plan.cells, total: plan.total };
-  await atomicWriteJson(file, written);
+  const written: RunPlan = { experiment: plan.experiment, plannedAt, cells: plan.cells, total: plan.total };
+  await writeRunPlan(runDir, written);
   return written;
 }

@@ -5,7 +5,7 @@ import { InputError } from '../errors.js';
 import { clusterFieldOf, clusterKeyOf } from '../experiment/clusterKey.js';
 import { itemGroups } from '../experiment/itemDetails.js';
 import type { Condition } from '../experiment/plan.js';
-import type { RunItemRecord } from '../experiment/records.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { Stages } from '../experiment/stages.js';
 import type { EarlierRun } from './earlierRun.js';
 import { isScored, runStatistics } from '../analysis/observations.js';

@@ -8,7 +8,7 @@ import { recordedMessageOf } from '../prompting/messageContent.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { stripThink } from '../scoring/stripThink.js';
 import { itemGroups, methodRetrievalMetrics, recordedChunks } from './itemDetails.js';
-import type { RunItemRecord } from './records.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { Stages } from './stages.js';
 import type { Task, TaskContext } from './taskContext.js';
 

@@ -1,9 +1,9 @@
 import type { ExperimentConfig } from '../config/experiment.js';
 import { strategySpecs } from './plan.js';
 import { redactSecrets } from './redact.js';
-import type { CellMethod } from './summary.js';
+import type { CellMethod } from '../runFiles/summary.js';
 
-export { CellMethodSchema, type CellMethod } from './summary.js';
+export { CellMethodSchema, type CellMethod } from '../runFiles/summary.js';
 
 
 /** Each `strategies:` entry's method, by the entry's label (what records and cells call `strategy`). */

@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors.js';
-import type { RunItemRecord } from './records.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
 
 /** `scoring.cluster: none`: intervals over questions, whatever the benchmark. */
 export const NO_CLUSTER = 'none';

@@ -1,7 +1,7 @@
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { retrievalMetrics } from '../scoring/retrievalMetrics.js';
-import type { RunItemRecord } from './records.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
 
 /** Breakdown keys for a record: ProHist task and dynasty, LongHisDoc type / answer type / modality. */
 export function itemGroups(item: BenchmarkItem): Record<string, string> {

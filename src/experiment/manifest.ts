@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ExperimentConfig } from '../config/experiment.js';
+import { MANIFEST_VERSION, type RunManifest, type StoredRunManifest } from '../runFiles/manifest.js';
 import { VERSION } from '../version.js';
 import { redactSecrets } from './redact.js';
 import type { Stages } from './stages.js';
@@ -40,19 +41,20 @@ export async function buildRunManifest(input: {
   stages: Stages;
   startedAt: string;
   conditions: string[];
-  previous?: Record<string, unknown>;
-}): Promise<Record<string, unknown>> {
+  previous?: StoredRunManifest;
+}): Promise<RunManifest> {
   const { config, stages } = input;
   const components = stages.describe();
-  const sessions = Array.isArray(input.previous?.sessions) ? (input.previous!.sessions as unknown[]) : [];
+  const sessions = input.previous?.sessions ?? [];
   return redactSecrets({
+    version: MANIFEST_VERSION,
     runId: basename(input.runDir),
     experiment: config.name,
     hisragVersion: VERSION,
     gitCommit: gitCommit(),
     node: process.version,
-    configFile: input.configFile ?? (input.previous?.configFile as string | undefined) ?? null,
-    startedAt: (input.previous?.startedAt as string | undefined) ?? input.startedAt,
+    configFile: input.configFile ?? input.previous?.configFile ?? null,
+    startedAt: input.previous?.startedAt ?? input.startedAt,
     finishedAt: null,
     // Each invocation (first run and every resume) is listed, so interruptions are visible.
     sessions: [...sessions, { startedAt: input.startedAt, pid: process.pid }],
@@ -63,5 +65,6 @@ export async function buildRunManifest(input: {
     benchmarks: stages.benchmarkDescriptions,
     // The image folders the run's prompts may show pages from (absolute): the only folders the viewer serves images from.
     imageDirs: imageDirsOf(stages.benchmarkDescriptions),
+    complete: false,
   });
 }

@@ -1,8 +1,8 @@
 import { basename, resolve } from 'node:path';
 import { DataFileError } from '../errors.js';
 import type { ExperimentConfig } from '../config/experiment.js';
-import type { RunSummary } from '../experiment/summary.js';
-import type { RunItemRecord } from '../experiment/records.js';
+import type { RunSummary } from '../runFiles/summary.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { runStatistics } from '../analysis/observations.js';
 import { adjustFamily, pairedDifference, salts, type Observation } from '../statistics/run.js';
 import { pText, renderTextTable } from './table.js';

@@ -1,4 +1,4 @@
-import type { CellSummary, RunSummary } from '../experiment/summary.js';
+import type { CellSummary, RunSummary } from '../runFiles/summary.js';
 import { lineChartSvg, type ChartSeries } from './lineChart.js';
 import { seriesColors, seriesLabel } from './seriesColors.js';
 

@@ -1,6 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
-import type { RunSummary } from '../experiment/summary.js';
-import { CLAIM_METRICS } from '../runFiles/diagnosticsSchema.js';
+import type { RunSummary } from '../runFiles/summary.js';
+import { CLAIM_METRICS } from '../runFiles/diagnosis.js';
 
 /** snake_case of a claim metric for the CSV header (`claim_recall`, `noise_sensitivity_relevant`). */
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);

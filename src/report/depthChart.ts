@@ -1,4 +1,4 @@
-import type { RunSummary } from '../experiment/summary.js';
+import type { RunSummary } from '../runFiles/summary.js';
 import { lineChartSvg, type ChartReference, type ChartSeries } from './lineChart.js';
 import { seriesColors, seriesLabel } from './seriesColors.js';
 import { escapeHtml } from './escape.js';

@@ -1,5 +1,5 @@
-import type { RunItemRecord } from '../experiment/records.js';
-import type { MeanWithCi, RunSummary } from '../experiment/summary.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import type { MeanWithCi, RunSummary } from '../runFiles/summary.js';
 import { CONTEXT_END, parseContextBlock } from '../prompting/contextBlock.js';
 import { costChartSvg } from './costChart.js';
 import { depthChartSvg, depthCurveTableHtml } from './depthChart.js';
@@ -10,12 +10,13 @@ import { renderAnswerClaims, renderWhySection } from './whySection.js';
 import { noiseStudy, noiseStudyHtml } from './noiseStudy.js';
 import { planVsActualHtml } from './planVsActual.js';
 import { modalitySectionHtml } from './modalitySection.js';
-import type { RunPlan } from '../estimate/runPlan.js';
+import type { RunPlan } from '../runFiles/plan.js';
+import type { StoredRunManifest } from '../runFiles/manifest.js';
 
 export interface ReportInput {
   summary: RunSummary;
   records: RunItemRecord[];
-  manifest: Record<string, unknown>;
+  manifest: StoredRunManifest;
   /** The run's plan.json (estimate before the first answer): a "Plan against actual" section; runs without one have none. */
   plan?: RunPlan;
   /** Most questions shown in the drill-down (all conditions of each). */
@@ -175,17 +176,17 @@ function methodFigures(cell: RunSummary['cells'][number]): string {
     .join(', ');
 }
 
-function describeManifest(manifest: Record<string, unknown>): string {
+function describeManifest(manifest: StoredRunManifest): string {
   const parts: string[] = [];
-  for (const key of ['runId', 'hisragVersion', 'gitCommit', 'startedAt', 'finishedAt']) {
+  for (const key of ['runId', 'hisragVersion', 'gitCommit', 'startedAt', 'finishedAt'] as const) {
     if (manifest[key] !== undefined && manifest[key] !== null) parts.push(`${key}: ${String(manifest[key])}`);
   }
   return parts.join(' · ');
 }
 
 /** The components of the run (generators, retrievers, judge, extractor) as a small table. */
-function renderComponents(manifest: Record<string, unknown>): string {
-  const components = manifest.components as Record<string, unknown> | undefined;
+function renderComponents(manifest: StoredRunManifest): string {
+  const components = manifest.components;
   if (!components) return '';
   const rows: string[] = [];
   const describe = (value: unknown) => esc(typeof value === 'string' ? value : JSON.stringify(value));

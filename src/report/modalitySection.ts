@@ -1,4 +1,4 @@
-import type { MeanWithCi, RunSummary } from '../experiment/summary.js';
+import type { MeanWithCi, RunSummary } from '../runFiles/summary.js';
 import { MODALITY_BREAKDOWN_KEYS, type ModalityComparison, type PairedCell } from '../analysis/modalityComparison.js';
 import { escapeHtml as esc } from './escape.js';
 

@@ -1,10 +1,11 @@
-import type { CellDiagnostics, ClaimMetric, MetricMean } from '../runFiles/diagnosticsSchema.js';
-import type { RunItemRecord } from '../experiment/records.js';
-import type { CellSummary, RunSummary } from '../experiment/summary.js';
+import type { CellDiagnostics, ClaimMetric, MetricMean } from '../runFiles/diagnosis.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import type { CellSummary, RunSummary } from '../runFiles/summary.js';
 import { runStatistics, type RunStatistics } from '../analysis/observations.js';
 import { conditionMean } from '../statistics/run.js';
 import { escapeHtml as esc } from './escape.js';
 import { lineChartSvg, type ChartReference, type ChartSeries } from './lineChart.js';
+import type { StoredRunManifest } from '../runFiles/manifest.js';
 
 /** The report section's anchor (`<h2 id="noise">`). */
 export const NOISE_STUDY_SECTION_ID = 'noise';
@@ -222,7 +223,7 @@ const positionX = (position: string) => {
  *   real retriever below the oracle curve loses to missing evidence, not to distraction. On page
  *   evidence, precision counts distinct pages, so this is approximate when pages span several chunks.
  */
-export function noiseStudy(records: RunItemRecord[], summary: RunSummary, manifest: Record<string, unknown>, options: NoiseStudyOptions = {}): NoiseStudy | null {
+export function noiseStudy(records: RunItemRecord[], summary: RunSummary, manifest: Pick<StoredRunManifest, 'components'>, options: NoiseStudyOptions = {}): NoiseStudy | null {
   const bootstrap = { resamples: options.resamples ?? summary.bootstrap.resamples, seed: options.seed ?? summary.bootstrap.seed };
   // The summary's own settings: its cluster field (none in runs from before clustering) and reducer.
   const reducer = summary.cells.find((c) => c.sampling)?.sampling?.reducer as RunStatistics['settings']['reducer'] | undefined;

@@ -1,5 +1,5 @@
 import type { PowerPlan } from '../estimate/power.js';
-import type { Range, RunPlan } from '../estimate/runPlan.js';
+import type { Range, RunPlan } from '../runFiles/plan.js';
 import { renderTextTable } from './table.js';
 
 /** `1,234`, `12–40`, `12–unbounded` (nothing bounds it): a plan's figure. */

@@ -1,5 +1,5 @@
-import type { PlanCell, Range, RunPlan } from '../estimate/runPlan.js';
-import type { RunItemRecord } from '../experiment/records.js';
+import type { PlanCell, Range, RunPlan } from '../runFiles/plan.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { escapeHtml as esc } from './escape.js';
 import { formatRange } from './planTable.js';
 

@@ -1,4 +1,4 @@
-import type { RunSummary } from '../experiment/summary.js';
+import type { RunSummary } from '../runFiles/summary.js';
 import { FIRST_STAGE_PREFIX } from '../experiment/itemDetails.js';
 import { lineChartSvg, type ChartSeries } from './lineChart.js';
 

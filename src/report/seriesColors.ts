@@ -1,4 +1,4 @@
-import type { CellSummary, RunSummary } from '../experiment/summary.js';
+import type { CellSummary, RunSummary } from '../runFiles/summary.js';
 
 /** Twelve colours that stay apart on a white background (Tableau 10, then two more). */
 export const SERIES_PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#393b79', '#ad494a'];

@@ -1,6 +1,6 @@
-import { CLAIM_METRICS, EVIDENCE_STATUSES, type ClaimMetric, type MatrixEntry, type RecordDiagnostics } from '../runFiles/diagnosticsSchema.js';
-import type { RunItemRecord } from '../experiment/records.js';
-import type { CellSummary, RunSummary } from '../experiment/summary.js';
+import { CLAIM_METRICS, EVIDENCE_STATUSES, type ClaimMetric, type MatrixEntry, type RecordDiagnostics } from '../runFiles/diagnosis.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import type { CellSummary, RunSummary } from '../runFiles/summary.js';
 import { escapeHtml as esc } from './escape.js';
 import { lineChartSvg, type ChartSeries } from './lineChart.js';
 import { seriesColors, seriesLabel } from './seriesColors.js';

@@ -1,7 +1,7 @@
 import { defaultDelta, outcomeOf } from '../diagnostics/decomposition.js';
 import { goldRankBucket } from '../diagnostics/evidence.js';
-import { CLAIM_METRICS, type ClaimMetric, type EvidenceStatus, type GoldRankBucket } from '../runFiles/diagnosticsSchema.js';
-import type { RunItemRecord } from '../experiment/records.js';
+import { CLAIM_METRICS, type ClaimMetric, type EvidenceStatus, type GoldRankBucket } from '../runFiles/diagnosis.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { LoadedRun } from './loadRun.js';
 
 /** One diagnosed answer as a flat row: its score against the baseline's, where its gold went, its claim metrics. */

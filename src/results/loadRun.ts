@@ -2,21 +2,22 @@ import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { validateExperimentConfig } from '../config/load.js';
-import type { RunItemRecord } from '../experiment/records.js';
-import { assertRunDirectory, readRunRecords, runFile } from '../experiment/runDirectory.js';
-import type { RunSummary } from '../experiment/summary.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import { assertRunDirectory, readRunRecords, runFile } from '../runFiles/runDir.js';
+import type { RunSummary } from '../runFiles/summary.js';
 import { summarizeRun, type SummaryOptions } from '../analysis/summary.js';
 import { methodsByStrategy } from '../experiment/cellMethod.js';
 import { attachDiagnostics, readDiagnosticsLines, readDiagnosticsState } from '../diagnostics/runFiles.js';
 import { addDiagnosticsToSummary } from '../diagnostics/summary.js';
-import { readRunPlan, type RunPlan } from '../estimate/runPlan.js';
+import { readRunPlan, type RunPlan } from '../runFiles/plan.js';
+import { readRunManifest, type StoredRunManifest } from '../runFiles/manifest.js';
 
 /** A run directory read into memory: its config, manifest, answer records, summary and plan. */
 export interface LoadedRun {
   id: string;
   dir: string;
   config: ExperimentConfig;
-  manifest: Record<string, unknown>;
+  manifest: StoredRunManifest;
   records: RunItemRecord[];
   /** Recomputed from the records (the same function the runner and the HTML report use). */
   summary: RunSummary;
@@ -32,8 +33,8 @@ export interface LoadedRun {
  * models and conditions in the run's own order (the manifest's; the records' where it has none).
  * The one place the results API, the runner's report rewrite and the viewer take them from.
  */
-export function summaryOptionsOf(config: ExperimentConfig, manifest: Record<string, unknown>, records: RunItemRecord[]): SummaryOptions {
-  const listed = (value: unknown) => (Array.isArray(value) && value.length ? (value as string[]) : null);
+export function summaryOptionsOf(config: ExperimentConfig, manifest: Pick<StoredRunManifest, 'models' | 'conditions'>, records: RunItemRecord[]): SummaryOptions {
+  const listed = (value: string[] | undefined) => (value?.length ? value : null);
   return {
     experiment: config.name,
     models: listed(manifest.models) ?? [...new Set(records.map((r) => r.model))],
@@ -53,7 +54,7 @@ export async function loadRun(dir: string): Promise<LoadedRun> {
   const runDir = resolve(dir);
   assertRunDirectory(runDir);
   const config = validateExperimentConfig(JSON.parse(await readFile(runFile(runDir, 'config'), 'utf8')), runFile(runDir, 'config'));
-  const manifest = JSON.parse(await readFile(runFile(runDir, 'manifest'), 'utf8').catch(() => '{}')) as Record<string, unknown>;
+  const manifest = await readRunManifest(runDir);
   // A diagnosed run: each record gets the diagnosis that belongs to it as it is now (diagnostics.jsonl).
   const state = await readDiagnosticsState(runDir);
   const read = await readRunRecords(runDir);

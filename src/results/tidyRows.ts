@@ -1,4 +1,4 @@
-import type { RunItemRecord } from '../experiment/records.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { LoadedRun } from './loadRun.js';
 import { methodsByStrategy, type CellMethod } from '../experiment/cellMethod.js';
 import { clusterKeyOf } from '../experiment/clusterKey.js';

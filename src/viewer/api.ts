@@ -4,9 +4,8 @@
  * (`client/api/*`: the live server over HTTP, or a bundle's files from `file://`). Types only, plus
  * the query-string codec both sides use, so that server, bundle and client cannot drift apart.
  */
-import type { CellSummary, PairedDifference } from '../experiment/summary.js';
-import type { ModalityComparison } from '../experiment/summary.js';
-import type { RunItemRecord } from '../experiment/records.js';
+import type { CellSummary, PairedDifference, ModalityComparison } from '../runFiles/summary.js';
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { Reducer } from '../statistics/samples.js';
 
 export type RunStatus = 'in progress' | 'done' | 'interrupted' | 'failed';
@@ -43,6 +42,8 @@ export interface RunListEntry {
   status: RunStatus;
   /** Why the run stopped (`stoppedBecause` in its manifest), for failed runs. */
   stoppedBecause: string | null;
+  /** Run files that could not be read (a damaged or hand-edited manifest.json or summary.json), each naming the file and field; the run is shown without them. */
+  problems: string[];
   models: string[];
   conditions: string[];
   /** Benchmark names of the run's answers (`prohist`, `longhisdoc` …). */
@@ -67,7 +68,7 @@ export interface RunListEntry {
 /** A summary cell with its paired difference against the baseline and, where present, its diagnostics. */
 export interface CellView extends Omit<CellSummary, 'diagnostics'> {
   paired: PairedDifference | null;
-  /** `src/runFiles/diagnosticsSchema.ts` CellDiagnostics, when the run was diagnosed (read defensively). */
+  /** `src/runFiles/diagnosis.ts` CellDiagnostics, when the run was diagnosed (read defensively). */
   diagnostics?: unknown;
 }
 

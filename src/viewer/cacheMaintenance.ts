@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { RUN_FILES } from '../experiment/runDirectory.js';
+import { RUN_FILES } from '../runFiles/runDir.js';
 
 /**
  * The viewer's cache folder holds one SQLite index per run directory (`<name>-<hash>.sqlite`, with

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { extname } from 'node:path';
 import sharp from 'sharp';
-import { insideFile } from './runIndex.js';
+import { insideFile } from './runFileReads.js';
 
 /** Longest side of a thumbnail, in pixels. */
 export const THUMBNAIL_SIDE = 240;

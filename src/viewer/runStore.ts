@@ -2,13 +2,15 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { InputError } from '../errors.js';
-import { RUN_FILES } from '../experiment/runDirectory.js';
+import { RUN_FILES } from '../runFiles/runDir.js';
 import type { AnswerDetail, AnswerPage, AnswerQuery, CompareQuery, CompareResult, IndexingStatus, RunDetail, RunListEntry } from './api.js';
 import { compareRows, compareStatistics, decompositionOf } from './queries.js';
 import { VIEW_CACHE_ENV, viewCacheDir, viewCacheLimit } from './cacheDir.js';
 import { markUsed, pruneCache, type PruneResult } from './cacheMaintenance.js';
 import { fullGc } from './fullGc.js';
-import { insideFile, newCounters, RunIndex } from './runIndex.js';
+import { newCounters } from './indexCache.js';
+import { insideFile } from './runFileReads.js';
+import { RunIndex } from './runIndex.js';
 
 /** New runs in the given folders are looked for at most this often. */
 const RESCAN_MS = 1000;

@@ -1,11 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { RUN_FILES } from '../experiment/runDirectory.js';
+import { RUN_FILES } from '../runFiles/runDir.js';
 import { answerQueryFromParams, compareQueryFromParams } from './api.js';
 import { clientAssets, indexHtml } from './clientBuild.js';
 import { pageImageFile, thumbnailOf } from './pageImages.js';
-import { insideFile } from './runIndex.js';
+import { insideFile } from './runFileReads.js';
 import { RunStore } from './runStore.js';
 
 export interface ViewerServer {

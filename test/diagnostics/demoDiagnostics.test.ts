@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { RunSummarySchema, type RunSummary } from '../../src/experiment/summary.js';
+import { type RunSummary } from '../../src/runFiles/summary.js';
+import { SummaryFileSchema } from '../../src/runFiles/summaryFile.js';
 import { loadRun } from '../../src/results/loadRun.js';
 import { diagnosticsRows } from '../../src/results/diagnosticsRows.js';
-import { CLAIM_METRICS } from '../../src/runFiles/diagnosticsSchema.js';
+import { CLAIM_METRICS } from '../../src/runFiles/diagnosis.js';
 import { demoConfigIn, multiIndexDemoConfigIn } from '../helpers/demoConfig.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
 
@@ -45,7 +46,7 @@ describe('experiments/demo-diagnostics.yaml: ProHist-format questions, rubric po
     dir = mkdtempSync(join(tmpdir(), 'hisrag-demo-diagnostics-'));
     const file = demoConfigIn(dir, () => {}, 'demo-diagnostics.yaml', 'demo-diagnostics.yaml');
     result = await runCli(['run', file, '--run-id', 'diag', '--no-progress']);
-    summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(dir, 'runs', 'diag', 'summary.json'), 'utf8')));
+    summary = SummaryFileSchema.parse(JSON.parse(readFileSync(join(dir, 'runs', 'diag', 'summary.json'), 'utf8')));
     report = readFileSync(join(dir, 'runs', 'diag', 'report.html'), 'utf8');
   }, 240_000);
 
@@ -133,7 +134,7 @@ describe('experiments/demo-longhisdoc-diagnostics.yaml: LongHisDoc-format sample
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'hisrag-demo-lhd-diagnostics-'));
     result = await runCli(['run', longhisdocConfigIn(dir), '--run-id', 'diag', '--no-progress']);
-    summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(dir, 'runs', 'diag', 'summary.json'), 'utf8')));
+    summary = SummaryFileSchema.parse(JSON.parse(readFileSync(join(dir, 'runs', 'diag', 'summary.json'), 'utf8')));
   }, 240_000);
 
   it('prints each condition’s hurt items split by what became of their gold pages, adding up to the hurt count', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { answerMetrics } from '../../src/diagnostics/claimMetrics.js';
-import { CHUNKLESS_METRICS, CLAIM_METRICS, type ClaimMetric, type LabelMatrices, type MatrixEntry } from '../../src/runFiles/diagnosticsSchema.js';
+import { CHUNKLESS_METRICS, CLAIM_METRICS, type ClaimMetric, type LabelMatrices, type MatrixEntry } from '../../src/runFiles/diagnosis.js';
 import { loadRun } from '../../src/results/loadRun.js';
 import { demoConfigIn } from '../helpers/demoConfig.js';
 import { startOpenAIServer, type OpenAIServer } from '../helpers/openaiServer.js';

@@ -51,7 +51,7 @@ describe('help/hurt decomposition', () => {
   });
 
   it('pairs each item once with repeated samples: its samples reduced by the reducer, its evidence the first sample\'s', async () => {
-    const { RunItemRecordSchema } = await import('../../src/experiment/records.js');
+    const { RunItemRecordSchema } = await import('../../src/runFiles/itemRecord.js');
     const answer = (condition: string, itemId: string, sample: number, score: number | null) =>
       RunItemRecordSchema.parse({
         key: `m|${condition}|b:${itemId}${sample ? `#${sample}` : ''}`, itemId, benchmark: 'b', kind: 'rubric', category: 'c', question: '问？', model: 'm', condition, strategy: 'rag',
@@ -73,7 +73,7 @@ describe('help/hurt decomposition', () => {
   });
 
   it('claim metrics with repeated samples: a question\'s answers averaged first, n counts questions, the two-stage CI', async () => {
-    const { RunItemRecordSchema } = await import('../../src/experiment/records.js');
+    const { RunItemRecordSchema } = await import('../../src/runFiles/itemRecord.js');
     const { metricMean } = await import('../../src/diagnostics/summary.js');
     const { summarizeScores } = await import('../../src/statistics/bootstrap.js');
     const answer = (itemId: string, sample: number, precision: number | null) => ({
@@ -186,7 +186,7 @@ describe('prefilter', () => {
 
 describe('diagnoses written by another version of the stage', () => {
   it('a record whose diagnostics do not parse reads as undiagnosed instead of refusing the run', async () => {
-    const { RunItemRecordSchema } = await import('../../src/experiment/records.js');
+    const { RunItemRecordSchema } = await import('../../src/runFiles/itemRecord.js');
     const record = {
       key: 'm|rag@10|b:q1', itemId: 'q1', benchmark: 'b', kind: 'rubric', category: 'c', question: '问？', model: 'm', condition: 'rag@10', strategy: 'rag',
       retriever: 'hnsw', k: 10, prompt: [], retrieved: [], contextIds: [], truncated: 0, response: null,

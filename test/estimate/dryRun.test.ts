@@ -8,7 +8,7 @@ import { estimateRun } from '../../src/app/dryRun.js';
 import type { RunPlan } from '../../src/estimate/estimateRun.js';
 import { planTable } from '../../src/report/planTable.js';
 import { planVsActualHtml } from '../../src/report/planVsActual.js';
-import { RunItemRecordSchema, type RunItemRecord } from '../../src/experiment/records.js';
+import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { demoConfigIn } from '../helpers/demoConfig.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
 import { startOpenAIServer } from '../helpers/openaiServer.js';

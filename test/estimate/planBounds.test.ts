@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadExperimentConfig } from '../../src/config/load.js';
 import { estimateRun } from '../../src/app/dryRun.js';
 import { RunPlanSchema, type PlanCell, type RunPlan } from '../../src/estimate/estimateRun.js';
-import { RunItemRecordSchema, type RunItemRecord } from '../../src/experiment/records.js';
+import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/itemRecord.js';
+import { PlanFileSchema } from '../../src/runFiles/plan.js';
 import { ExtractiveGenerator, ExtractiveParamsSchema } from '../../src/generation/extractive.js';
 import { SearchReasonerGenerator, SearchReasonerParamsSchema } from '../../src/generation/searchReasoner.js';
 import { methods } from '../../src/methods/registry.js';
@@ -14,7 +15,8 @@ import { strategies } from '../../src/prompting/registry.js';
 import { estimateTokens } from '../../src/text/tokenCounter.js';
 import { planTable } from '../../src/report/planTable.js';
 import { demoConfigIn, multiIndexDemoConfigIn } from '../helpers/demoConfig.js';
-import { contentText, startOpenAIServer, type ChatReply, type ChatRequestBody, type OpenAIServer } from '../helpers/openaiServer.js';
+import { contentText } from '../../src/generation/langchainMessages.js';
+import { startOpenAIServer, type ChatReply, type ChatRequestBody, type OpenAIServer } from '../helpers/openaiServer.js';
 import { REPO_ROOT, runCli } from '../helpers/runCli.js';
 import { freePort } from '../methods/externalFixtures.js';
 import { queryMethodsConfigIn } from '../methods/queryMethodsConfig.js';
@@ -277,7 +279,7 @@ describe('the dry-run plan bounds every run', () => {
     // The plan the run wrote before its first answer (planned in this process, the service it starts would hold the port).
     const run = await runCli(['run', file, '--run-id', 'external', '--no-progress', '--quiet']);
     expect(run.code, run.stderr).toBe(0);
-    const plan = RunPlanSchema.parse(JSON.parse(readFileSync(join(dir, 'runs', 'external', 'plan.json'), 'utf8')));
+    const plan = PlanFileSchema.parse(JSON.parse(readFileSync(join(dir, 'runs', 'external', 'plan.json'), 'utf8')));
     expectInside(plan, records(join(dir, 'runs', 'external')));
     for (const label of ['rag-service', 'lcel-chain', 'saved']) {
       const cell = plan.cells.find((c) => c.condition.startsWith(label))!;

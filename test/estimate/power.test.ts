@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planPower, type PowerDesign } from '../../src/estimate/power.js';
-import { RunItemRecordSchema, type RunItemRecord } from '../../src/experiment/records.js';
+import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { minimumDetectableDifference, pairedVarianceOf } from '../../src/statistics/power.js';
 import { demoConfigIn } from '../helpers/demoConfig.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { validateExperimentConfig } from '../../src/config/load.js';
-import { readRunRecords } from '../../src/experiment/runDirectory.js';
+import { readRunRecords } from '../../src/runFiles/runDir.js';
 import { runExperiment } from '../../src/app/runExperiment.js';
 import { retrievers } from '../../src/retrieval/registry.js';
 import type { RetrievalQuery, RetrievedChunk } from '../../src/retrieval/types.js';

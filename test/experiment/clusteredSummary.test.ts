@@ -4,7 +4,7 @@ import { summaryTable } from '../../src/report/table.js';
 import { summaryCsv } from '../../src/report/csv.js';
 import { renderReportHtml } from '../../src/report/html.js';
 import { ConfigError } from '../../src/errors.js';
-import type { RunItemRecord } from '../../src/experiment/records.js';
+import type { RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { makeRecord, scored } from './fixtures.js';
 
 const conditions = ['closed-book', 'rag@10', 'rag@20', 'rag@50'];
@@ -86,7 +86,7 @@ describe('clustered summary', () => {
     const row = csv.find((line) => line.startsWith('m,rag@20,'))!.split(',');
     expect(Number(row[header.indexOf('p_holm')])).toBeGreaterThan(0);
     expect(Number(row[header.indexOf('design_effect')])).toBeGreaterThan(2);
-    const html = renderReportHtml({ summary, records: longHisDocRecords(), manifest: {} });
+    const html = renderReportHtml({ summary, records: longHisDocRecords(), manifest: { version: 0 } });
     expect(html).toContain('class="point-mark"');
     expect(html).toContain('P(best) per k');
   });

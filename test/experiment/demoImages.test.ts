@@ -4,8 +4,8 @@ import { join, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { imageTokensOf } from '../../src/generation/imageTokens.js';
-import { RunItemRecordSchema, type RunItemRecord } from '../../src/experiment/records.js';
-import { RunSummarySchema } from '../../src/experiment/summary.js';
+import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/itemRecord.js';
+import { SummaryFileSchema } from '../../src/runFiles/summaryFile.js';
 import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
 
 const IMAGES = resolve(REPO_ROOT, 'corpora/sources/demo-longhisdoc/LongHisDoc_IMG');
@@ -101,7 +101,7 @@ describe('the page-image demo (experiments/demo-longhisdoc-images.yaml), end to 
   });
 
   it('breaks image input against OCR input down by evidence modality in summary.json and the report', () => {
-    const summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(runDir(), 'summary.json'), 'utf8')));
+    const summary = SummaryFileSchema.parse(JSON.parse(readFileSync(join(runDir(), 'summary.json'), 'utf8')));
     const pair = summary.byModality?.find((p) => p.condition === 'image-input' && p.against === 'ocr-input');
     expect(pair).toBeDefined();
     expect(Object.keys(pair!.byGroup.evidence_modal!).sort()).toEqual(['(none)', 'layout', 'text', 'visual']);

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RunItemRecordSchema } from '../../src/experiment/records.js';
-import { RunSummarySchema } from '../../src/experiment/summary.js';
+import { RunItemRecordSchema } from '../../src/runFiles/itemRecord.js';
+import { SummaryFileSchema } from '../../src/runFiles/summaryFile.js';
 import { demoConfigIn } from '../helpers/demoConfig.js';
 import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
 
@@ -58,7 +58,7 @@ describe('the demo, end to end through the CLI', () => {
     expect(manifest.indexManifests.hnsw).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(manifest.components.retrievers.hnsw.corpusHash).toMatch(/^sha256:/);
     expect(manifest.hisragVersion).toBeTruthy();
-    const summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')));
+    const summary = SummaryFileSchema.parse(JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')));
     expect(summary.conditions).toEqual(['closed-book', 'rag@10', 'rag@20']);
     expect(summary.cells.every((c) => c.score.ciLow !== null)).toBe(true);
   });

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { RunSummarySchema, type RunSummary } from '../../src/experiment/summary.js';
-import { RunItemRecordSchema } from '../../src/experiment/records.js';
+import { type RunSummary } from '../../src/runFiles/summary.js';
+import { SummaryFileSchema } from '../../src/runFiles/summaryFile.js';
+import { RunItemRecordSchema } from '../../src/runFiles/itemRecord.js';
 import { multiIndexDemoConfigIn } from '../helpers/demoConfig.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
 
@@ -21,7 +22,7 @@ describe('experiments/demo-samples.yaml: 3 samples per question at the sampling 
     const file = join(dir, 'samples.yaml');
     writeFileSync(file, stringify(config));
     result = await runCli(['run', file, '--run-id', 'samples', '--no-progress']);
-    summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(dir, 'runs', 'samples', 'summary.json'), 'utf8')));
+    summary = SummaryFileSchema.parse(JSON.parse(readFileSync(join(dir, 'runs', 'samples', 'summary.json'), 'utf8')));
   }, 240_000);
 
   it('announces the sampling stand-in and answers every question × condition 3 times', () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadExperimentConfig } from '../../src/config/load.js';
 import { ServiceUnavailableError } from '../../src/errors.js';
-import { readRunRecords } from '../../src/experiment/runDirectory.js';
+import { readRunRecords } from '../../src/runFiles/runDir.js';
 import { runExperiment } from '../../src/app/runExperiment.js';
 import { startOpenAIServer, type OpenAIServer } from '../helpers/openaiServer.js';
 import { runCli, summaryWithoutTiming } from '../helpers/runCli.js';

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadExperimentConfig } from '../../src/config/load.js';
-import { readRunRecords } from '../../src/experiment/runDirectory.js';
+import { readRunRecords } from '../../src/runFiles/runDir.js';
 import { runExperiment } from '../../src/app/runExperiment.js';
-import type { RunItemRecord } from '../../src/experiment/records.js';
+import type { RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { startOpenAIServer, type OpenAIServer } from '../helpers/openaiServer.js';
 import { deterministicResponder, endpointExperimentConfig } from './endpointFixtures.js';
 

@@ -1,4 +1,4 @@
-import type { RunItemRecord } from '../../src/experiment/records.js';
+import type { RunItemRecord } from '../../src/runFiles/itemRecord.js';
 
 /** A run record with sensible defaults, for summary and report tests. */
 export function makeRecord(partial: Partial<RunItemRecord> & { itemId: string; condition: string; score?: RunItemRecord['score'] }): RunItemRecord {

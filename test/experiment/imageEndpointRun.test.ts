@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ImagePreparer } from '../../src/generation/imagePreparation.js';
 import { imageTokensOf, ImageSettingsSchema } from '../../src/generation/imageTokens.js';
-import { RunItemRecordSchema, type RunItemRecord } from '../../src/experiment/records.js';
+import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { contentParts, contentText, requestImageUrls, startOpenAIServer, type ChatRequestBody, type OpenAIServer } from '../helpers/openaiServer.js';
 import { REPO_ROOT, runCli, summaryWithoutTiming } from '../helpers/runCli.js';
 

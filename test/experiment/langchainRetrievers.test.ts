@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunItemRecordSchema } from '../../src/experiment/records.js';
+import { RunItemRecordSchema } from '../../src/runFiles/itemRecord.js';
 import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
 
 /**

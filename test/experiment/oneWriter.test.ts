@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunItemRecordSchema } from '../../src/experiment/records.js';
+import { RunItemRecordSchema } from '../../src/runFiles/itemRecord.js';
 import { loadRun } from '../../src/results/loadRun.js';
 import { startOpenAIServer, type OpenAIServer } from '../helpers/openaiServer.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';

@@ -3,7 +3,7 @@ import { summarizeRun } from '../../src/analysis/summary.js';
 import { summaryTable } from '../../src/report/table.js';
 import { summaryCsv } from '../../src/report/csv.js';
 import { renderReportHtml } from '../../src/report/html.js';
-import type { RunItemRecord } from '../../src/experiment/records.js';
+import type { RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { makeRecord, scored } from './fixtures.js';
 
 const conditions = ['closed-book', 'rag@10', 'rag@50'];
@@ -106,7 +106,7 @@ describe('summary of a run with repeated samples', () => {
     const row = csv.find((l) => l.startsWith('m,closed-book,closed-book,,,all,all'))!.split(',');
     expect(Number(row[header.indexOf('variance_within')])).toBeCloseTo(100, 6);
     expect(row.length).toBe(header.length);
-    const html = renderReportHtml({ summary, records: sampledRecords(), manifest: {} });
+    const html = renderReportHtml({ summary, records: sampledRecords(), manifest: { version: 0 } });
     expect(html).toContain('variance between / within questions');
     expect(html).toContain('two-stage bootstraps');
   });

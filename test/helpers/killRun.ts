@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { RunItemRecordSchema } from '../../src/experiment/records.js';
+import { RunItemRecordSchema } from '../../src/runFiles/itemRecord.js';
 import type { Responder } from './openaiServer.js';
 import { runCli, summaryWithoutTiming } from './runCli.js';
 

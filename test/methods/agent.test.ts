@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadExperimentConfig } from '../../src/config/load.js';
-import { readRunRecords } from '../../src/experiment/runDirectory.js';
+import { readRunRecords } from '../../src/runFiles/runDir.js';
 import { runExperiment } from '../../src/app/runExperiment.js';
 import { closeResponseCaches } from '../../src/generation/responseCache.js';
 import { startOpenAIServer, type ChatReply, type ChatRequestBody, type OpenAIServer } from '../helpers/openaiServer.js';

@@ -2,8 +2,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RunItemRecordSchema, type RunItemRecord } from '../../src/experiment/records.js';
-import { RunSummarySchema, type RunSummary } from '../../src/experiment/summary.js';
+import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/itemRecord.js';
+import { type RunSummary } from '../../src/runFiles/summary.js';
+import { SummaryFileSchema } from '../../src/runFiles/summaryFile.js';
 import { demoConfigIn } from '../helpers/demoConfig.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
 
@@ -21,7 +22,7 @@ describe('experiments/demo-methods.yaml, offline through the CLI', () => {
     result = await runCli(['run', file, '--run-id', 'methods', '--no-progress']);
     const runDir = join(dir, 'runs', 'methods');
     records = readFileSync(join(runDir, 'items.jsonl'), 'utf8').trim().split('\n').map((l) => RunItemRecordSchema.parse(JSON.parse(l)));
-    summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')));
+    summary = SummaryFileSchema.parse(JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')));
     report = readFileSync(join(runDir, 'report.html'), 'utf8');
   }, 240_000);
 

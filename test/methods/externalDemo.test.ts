@@ -3,9 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { readRunRecords } from '../../src/experiment/runDirectory.js';
-import { RunSummarySchema, type RunSummary } from '../../src/experiment/summary.js';
-import type { RunItemRecord } from '../../src/experiment/records.js';
+import { readRunRecords } from '../../src/runFiles/runDir.js';
+import { type RunSummary } from '../../src/runFiles/summary.js';
+import { SummaryFileSchema } from '../../src/runFiles/summaryFile.js';
+import type { RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
 import { demoExternalIn, freePort } from './externalFixtures.js';
 
@@ -18,7 +19,7 @@ describe('experiments/demo-external.yaml: three external systems beside closed-b
   beforeAll(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hisrag-demo-external-'));
     result = await runCli(['run', demoExternalIn(dir, await freePort()), '--run-id', 'ext', '--no-progress']);
-    summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(dir, 'runs', 'ext', 'summary.json'), 'utf8')));
+    summary = SummaryFileSchema.parse(JSON.parse(readFileSync(join(dir, 'runs', 'ext', 'summary.json'), 'utf8')));
     records = await readRunRecords(join(dir, 'runs', 'ext'));
   }, 120_000);
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadExperimentConfig } from '../../src/config/load.js';
 import { DataFileError } from '../../src/errors.js';
-import { readRunRecords } from '../../src/experiment/runDirectory.js';
+import { readRunRecords } from '../../src/runFiles/runDir.js';
 import { runExperiment } from '../../src/app/runExperiment.js';
 import { runCli } from '../helpers/runCli.js';
 import { externalConfig, QA_FILE, sampleRecords } from './externalFixtures.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/app/compare.js';
 import { summarizeRun } from '../../src/analysis/summary.js';
-import type { RunItemRecord } from '../../src/experiment/records.js';
+import type { RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { makeRecord, scored } from '../experiment/fixtures.js';
 import { runCli } from '../helpers/runCli.js';
 

@@ -28,7 +28,7 @@ function run() {
 describe('HTML report', () => {
   it('draws a score-vs-k chart with CI bands and the closed-book reference line', () => {
     const { records, summary } = run();
-    const html = renderReportHtml({ summary, records, manifest: {} });
+    const html = renderReportHtml({ summary, records, manifest: { version: 0 } });
     expect(html).toContain('<svg');
     expect(html).toContain('class="ci-band"');
     expect(html).toContain('class="reference-line"');
@@ -37,7 +37,7 @@ describe('HTML report', () => {
 
   it('escapes everything a model wrote', () => {
     const { records, summary } = run();
-    const html = renderReportHtml({ summary, records, manifest: {} });
+    const html = renderReportHtml({ summary, records, manifest: { version: 0 } });
     expect(html).not.toContain('<script>');
     expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
     expect(html).toContain('&lt;b&gt;殿试&lt;/b&gt;');
@@ -45,13 +45,13 @@ describe('HTML report', () => {
 
   it('is self-contained: no external scripts, styles or fonts', () => {
     const { records, summary } = run();
-    const html = renderReportHtml({ summary, records, manifest: {} });
+    const html = renderReportHtml({ summary, records, manifest: { version: 0 } });
     expect(html).not.toMatch(/<script|<link |src="http|href="http/);
   });
 
   it('lists every question in the drill-down with each condition', () => {
     const { records, summary } = run();
-    const html = renderReportHtml({ summary, records, manifest: {} });
+    const html = renderReportHtml({ summary, records, manifest: { version: 0 } });
     expect(html.match(/<details class="question">/g)).toHaveLength(6);
     expect(html.match(/<details class="answer">/g)).toHaveLength(18);
   });

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareModalities, type PairedCell } from '../../src/analysis/modalityComparison.js';
 import { runStatistics } from '../../src/analysis/observations.js';
-import { RunSummarySchema, type RunSummary } from '../../src/experiment/summary.js';
+import { RunSummarySchema, type RunSummary } from '../../src/runFiles/summary.js';
 import { summarizeRun } from '../../src/analysis/summary.js';
 import { renderReportHtml } from '../../src/report/html.js';
 import { summaryTable } from '../../src/report/table.js';
@@ -89,7 +89,7 @@ describe('image input against OCR input, by evidence modality', () => {
   });
 
   it('shows in report.html as a section with the Table 3 shape, the paired differences and the decomposition', () => {
-    const html = renderReportHtml({ summary, records: run.records, manifest: {} });
+    const html = renderReportHtml({ summary, records: run.records, manifest: { version: 0 } });
     expect(html).toContain('<h2 id="image-vs-ocr">Image input against OCR input, by evidence modality</h2>');
     const section = html.slice(html.indexOf('id="image-vs-ocr"'), html.indexOf('<h2', html.indexOf('id="image-vs-ocr"') + 10));
     expect(section).toContain('<th colspan="3">evidence modality</th>');
@@ -110,7 +110,7 @@ describe('image input against OCR input, by evidence modality', () => {
     try {
       const plain = summarizeRun(textOnly.records, { ...OPTIONS, conditions: ['closed-book', 'ocr-input'] });
       expect(plain.byModality).toBeUndefined();
-      expect(renderReportHtml({ summary: plain, records: textOnly.records, manifest: {} })).not.toContain('image-vs-ocr');
+      expect(renderReportHtml({ summary: plain, records: textOnly.records, manifest: { version: 0 } })).not.toContain('image-vs-ocr');
     } finally {
       rmSync(textOnly.root, { recursive: true, force: true });
     }

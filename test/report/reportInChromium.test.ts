@@ -22,7 +22,7 @@ describe.runIf(hasChromium)('the HTML report in Chromium', () => {
     const summary = summarizeRun(records, { experiment: 'browser', models: ['m'], conditions, baseline: 'closed-book', resamples: 200, seed: 1 });
     const dir = mkdtempSync(join(tmpdir(), 'hisrag-report-'));
     const file = join(dir, 'report.html');
-    writeFileSync(file, renderReportHtml({ summary, records, manifest: { runId: 'browser' } }));
+    writeFileSync(file, renderReportHtml({ summary, records, manifest: { version: 0, runId: 'browser' } }));
 
     const browser = await chromium.launch({
       executablePath: CHROMIUM,

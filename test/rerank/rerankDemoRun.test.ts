@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RunItemRecordSchema, type RunItemRecord } from '../../src/experiment/records.js';
-import { RunSummarySchema } from '../../src/experiment/summary.js';
+import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/itemRecord.js';
+import { SummaryFileSchema } from '../../src/runFiles/summaryFile.js';
 import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
 
 /** experiments/demo-rerank.yaml with every artefact and the run written into a temp dir. */
@@ -83,7 +83,7 @@ describe('the offline reranking demo, end to end through the CLI', () => {
   });
 
   it('reports recall@k before and after reranking, and the first-stage recall equals the plain retriever\'s', () => {
-    const summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(dir, 'runs', 'r', 'summary.json'), 'utf8')));
+    const summary = SummaryFileSchema.parse(JSON.parse(readFileSync(join(dir, 'runs', 'r', 'summary.json'), 'utf8')));
     for (const k of [1, 3, 5]) {
       const reranked = summary.cells.find((c) => c.condition === `dense-rerank/rag@${k}`)!;
       const plain = summary.cells.find((c) => c.condition === `dense/rag@${k}`)!;

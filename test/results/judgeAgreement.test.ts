@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RunItemRecord } from '../../src/experiment/records.js';
+import type { RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { judgeAgreementRows } from '../../src/results/judgeAgreement.js';
 import { loadRun } from '../../src/results/loadRun.js';
 import { makeRecord } from '../experiment/fixtures.js';

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunItemRecord } from '../../src/experiment/records.js';
+import type { RunItemRecord } from '../../src/runFiles/itemRecord.js';
 
 /**
  * Writes a run directory as the runner leaves it (config.json, manifest.json, items.jsonl)

@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnswerDetail, RunDetail } from '../../src/viewer/api.js';
 import { writeBundle } from '../../src/viewer/bundle.js';
-import { imagesOf } from '../../src/viewer/runIndex.js';
+import { imagesOf } from '../../src/viewer/answerQueries.js';
 import { THUMBNAIL_SIDE } from '../../src/viewer/pageImages.js';
 import { startViewer, type ViewerServer } from '../../src/viewer/server.js';
 import { DOC_ID, writeImageRun, type ImageRun } from './imageRunFixture.js';

@@ -1,6 +1,4 @@
 import { assertLiveGenerator } from '../../generation/batchQueue.js';
-import { createHash } from 'node:crypto';
-import { z } from 'zod';
 import { ServiceUnavailableError } from '../../errors.js';
 import { OpenAIGenerator, OpenAIParamsFields } from '../../generation/openai.js';
 import { generators } from '../../generation/registry.js';
@@ -9,10 +7,12 @@ import type { GenerationResult, Generator } from '../../generation/types.js';
 import { estimateTokens } from '../../text/tokenCounter.js';
 import type { ChatMessage } from '../../prompting/types.js';
 import type { RegistryEntry } from '../../registry.js';
-import type { ClaimLabel } from '../../runFiles/diagnosticsSchema.js';
+import type { ClaimLabel } from '../../runFiles/diagnosis.js';
 import { parseClaimList, parseLabels } from './parseClaims.js';
 import { checkingMessages, extractionMessages, PROMPT_VERSION } from './prompts.js';
 import type { CallUsage, ClaimCallOptions, ClaimChecker, ClaimExtractor } from './types.js';
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
 
 /**
  * The LLM claim extractor and checker (RAGChecker's, with hisrag's Chinese prompts) over any

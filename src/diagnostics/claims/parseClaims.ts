@@ -1,5 +1,5 @@
 import { stripThink } from '../../scoring/stripThink.js';
-import type { ClaimLabel } from '../../runFiles/diagnosticsSchema.js';
+import type { ClaimLabel } from '../../runFiles/diagnosis.js';
 
 /**
  * Strict readers of the claim extractor's and checker's outputs. A reply that cannot be read is an

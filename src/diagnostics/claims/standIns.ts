@@ -4,7 +4,7 @@ import { estimateTokens } from '../../text/tokenCounter.js';
 import type { RegistryEntry } from '../../registry.js';
 import { contentKeys, itemContent } from '../../scoring/judges/lexical.js';
 import { stripThink } from '../../scoring/stripThink.js';
-import type { ClaimLabel } from '../../runFiles/diagnosticsSchema.js';
+import type { ClaimLabel } from '../../runFiles/diagnosis.js';
 import type { CallUsage, ClaimChecker, ClaimExtractor } from './types.js';
 
 /** Sentence-final punctuation and list numbering: not part of a claim's content. */

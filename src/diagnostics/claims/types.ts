@@ -1,4 +1,4 @@
-import type { ClaimLabel } from '../../runFiles/diagnosticsSchema.js';
+import type { ClaimLabel } from '../../runFiles/diagnosis.js';
 
 /** Tokens one call (or several, retries included) used; `estimated` where the endpoint reported none. */
 export interface CallUsage {

@@ -230,7 +230,7 @@ function Passages({ passages, truncated }: { passages: PassageView[]; truncated:
 
 const LABEL_CLASS: Record<string, string> = { entailment: 'met', contradiction: 'unmet', neutral: 'neutral' };
 
-/** Claims with their labels, where the run was diagnosed (src/runFiles/diagnosticsSchema.ts RecordDiagnostics; read defensively). */
+/** Claims with their labels, where the run was diagnosed (src/runFiles/diagnosis.ts RecordDiagnostics; read defensively). */
 function Diagnostics({ value }: { value: unknown }) {
   if (!value || typeof value !== 'object') return null;
   const d = value as { responseClaims?: unknown; goldClaims?: unknown; labels?: { responseVsGold?: unknown; goldVsResponse?: unknown }; metrics?: unknown };

@@ -46,6 +46,9 @@ export function RunView({ id }: { id: string }) {
         ) : null}
       </p>
       {d.run.stoppedBecause ? <p class="error">stopped because: {d.run.stoppedBecause}</p> : null}
+      {d.run.problems.map((problem) => (
+        <p class="error run-file-problem">{problem}</p>
+      ))}
       <Indexing run={d.run} />
       <Previous detail={d} />
       <h2>Conditions</h2>

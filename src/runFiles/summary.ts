@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { CellDiagnosticsSchema, DecompositionSchema } from '../runFiles/diagnosticsSchema.js';
+import { CellDiagnosticsSchema, DecompositionSchema } from './diagnosis.js';
 
 /**
- * The shape of a run's summary.json (computed in `analysis/summary.ts` through `statistics/`).
- * A mean with its 95% interval: over clusters (`clusters`, `designEffect`) when the run is clustered.
+ * The estimates a run's summary is made of, shared by the per-condition summary and the comparisons
+ * built on it (image input against OCR input, …): a mean with its percentile-bootstrap CI, seeded
+ * per estimate so each interval is reproducible on its own, whatever else the run contains.
  */
-export const MeanWithCiSchema = z.object({
+export const MeanWithCiSchema = z.strictObject({
   n: z.number().int(),
   mean: z.number().nullable(),
   ciLow: z.number().nullable(),
@@ -18,7 +19,7 @@ export const MeanWithCiSchema = z.object({
 export type MeanWithCi = z.infer<typeof MeanWithCiSchema>;
 
 /** One cell: both conditions' means on the questions both scored, and the paired difference condition − against. */
-export const PairedCellSchema = z.object({
+export const PairedCellSchema = z.strictObject({
   n: z.number().int().nonnegative(),
   condition: MeanWithCiSchema,
   against: MeanWithCiSchema,
@@ -30,7 +31,7 @@ export const PairedCellSchema = z.object({
 });
 export type PairedCell = z.infer<typeof PairedCellSchema>;
 
-export const ModalityComparisonSchema = z.object({
+export const ModalityComparisonSchema = z.strictObject({
   model: z.string(),
   /** A condition whose prompts showed page images. */
   condition: z.string(),
@@ -51,13 +52,13 @@ export type ModalityComparison = z.infer<typeof ModalityComparisonSchema>;
  * their labels.
  */
 // Declared here, not in cellMethod.ts (which reads configs): the viewer's browser client imports this module's schemas.
-export const CellMethodSchema = z.object({
+export const CellMethodSchema = z.strictObject({
   name: z.string(),
   params: z.record(z.string(), z.unknown()),
 });
 export type CellMethod = z.infer<typeof CellMethodSchema>;
 
-export const CellSummarySchema = z.object({
+export const CellSummarySchema = z.strictObject({
   model: z.string(),
   condition: z.string(),
   strategy: z.string(),
@@ -67,7 +68,7 @@ export const CellSummarySchema = z.object({
   k: z.number().nullable(),
   items: z.number().int(),
   scored: z.number().int(),
-  failed: z.object({ generation: z.number().int(), judge: z.number().int() }),
+  failed: z.strictObject({ generation: z.number().int(), judge: z.number().int() }),
   /**
    * Answers that were empty (after the endpoint's retries, or the model said nothing): scored
    * by the benchmark's rule (0) or, with `scoring.emptyAnswer: failed`, counted as failed.
@@ -111,7 +112,7 @@ export const CellSummarySchema = z.object({
     .default(null),
   /** Per-item method figures over the cell's answered items: mean (a flag's mean is a share) and total. */
   method: z
-    .record(z.string(), z.object({ mean: z.number(), total: z.number(), n: z.number().int(), /** A yes/no figure: its mean is a share. */ flag: z.boolean().default(false) }))
+    .record(z.string(), z.strictObject({ mean: z.number(), total: z.number(), n: z.number().int(), /** A yes/no figure: its mean is a share. */ flag: z.boolean().default(false) }))
     .default({}),
   /** The diagnostics stage's figures (`hisrag diagnose`, or a config's `diagnostics:`): absent until a run is diagnosed. */
   diagnostics: CellDiagnosticsSchema.optional(),
@@ -133,7 +134,7 @@ export const CellSummarySchema = z.object({
 });
 export type CellSummary = z.infer<typeof CellSummarySchema>;
 
-export const PairedDifferenceSchema = z.object({
+export const PairedDifferenceSchema = z.strictObject({
   model: z.string(),
   condition: z.string(),
   baseline: z.string(),
@@ -157,13 +158,13 @@ export const PairedDifferenceSchema = z.object({
 });
 export type PairedDifference = z.infer<typeof PairedDifferenceSchema>;
 
-export const RunSummarySchema = z.object({
+export const RunSummarySchema = z.strictObject({
   experiment: z.string(),
   baseline: z.string(),
-  bootstrap: z.object({ resamples: z.number().int(), seed: z.number().int(), confidence: z.number() }),
+  bootstrap: z.strictObject({ resamples: z.number().int(), seed: z.number().int(), confidence: z.number() }),
   models: z.array(z.string()),
   conditions: z.array(z.string()),
-  totals: z.object({
+  totals: z.strictObject({
     items: z.number().int(),
     scored: z.number().int(),
     generationFailed: z.number().int(),
@@ -194,7 +195,7 @@ export const RunSummarySchema = z.object({
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 
 /** A family of comparisons whose p-values are adjusted together. */
-export const ComparisonFamilySchema = z.object({
+export const ComparisonFamilySchema = z.strictObject({
   name: z.string(),
   /** The condition every difference of the family is taken against. */
   reference: z.string(),
@@ -202,10 +203,10 @@ export const ComparisonFamilySchema = z.object({
   size: z.number().int(),
 });
 
-const IntervalSchema = z.object({ estimate: z.number(), ciLow: z.number(), ciHigh: z.number() });
+const IntervalSchema = z.strictObject({ estimate: z.number(), ciLow: z.number(), ciHigh: z.number() });
 
 /** Score against depth for one model × strategy × retriever measured at two depths or more. */
-export const DepthCurveSchema = z.object({
+export const DepthCurveSchema = z.strictObject({
   model: z.string(),
   strategy: z.string(),
   retriever: z.string().nullable(),
@@ -226,5 +227,6 @@ export const DepthCurveSchema = z.object({
   /** The deepest k is below the best and the interval of (deepest − best) excludes 0. */
   deepestBelowBest: z.boolean(),
 });
+export type ComparisonFamily = z.infer<typeof ComparisonFamilySchema>;
 export type DepthCurve = z.infer<typeof DepthCurveSchema>;
 

@@ -1,6 +1,7 @@
-import { readFile } from 'node:fs/promises';
+import { atomicWriteJson } from '../io/atomicWrite.js';
 import { z } from 'zod';
-import { runFile } from '../experiment/runDirectory.js';
+import { runFile } from './runDir.js';
+import { readVersionedJson, type VersionedFormat } from './versionedFile.js';
 
 /**
  * The plan of a run (`hisrag run --dry-run`, and `plan.json` in a run directory): per model ×
@@ -9,11 +10,11 @@ import { runFile } from '../experiment/runDirectory.js';
  */
 
 /** A figure as a range: `min` = `max` where it is exact; `max` null where nothing bounds it (no `maxTokens`, no earlier run). */
-export const RangeSchema = z.object({ min: z.number(), max: z.number().nullable() });
+export const RangeSchema = z.strictObject({ min: z.number(), max: z.number().nullable() });
 export type Range = z.infer<typeof RangeSchema>;
 
 /** What one model × condition will cost, before any call. */
-export const PlanCellSchema = z.object({
+export const PlanCellSchema = z.strictObject({
   model: z.string(),
   condition: z.string(),
   answers: z.number().int().nonnegative(),
@@ -46,8 +47,8 @@ export const PlanCellSchema = z.object({
 });
 export type PlanCell = z.infer<typeof PlanCellSchema>;
 
-/** Read leniently: figures a later version adds are dropped, never a reason to refuse a run. */
-export const RunPlanSchema = z.object({
+/** A run's plan: what `hisrag run --dry-run` prints and `plan.json` holds (with its `version`). */
+export const RunPlanSchema = z.strictObject({
   experiment: z.string(),
   /** When the plan was made (plan.json only: before the run's first answer). */
   plannedAt: z.string().optional(),
@@ -59,17 +60,30 @@ export const RunPlanSchema = z.object({
 });
 export type RunPlan = z.infer<typeof RunPlanSchema>;
 
+/** plan.json's version: 1 since files carry one (unversioned files, from before, have the same fields). */
+export const PLAN_VERSION = 1;
+export const PlanFileSchema = RunPlanSchema.extend({ version: z.literal(PLAN_VERSION) });
+
+const PLAN_FORMAT: VersionedFormat<z.infer<typeof PlanFileSchema>, RunPlan> = {
+  version: PLAN_VERSION,
+  current: PlanFileSchema,
+  legacy: RunPlanSchema,
+  upgrade: (old) => old as RunPlan,
+};
+
 /**
  * A run directory's `plan.json` (what the run was estimated to cost before its first answer);
- * undefined for runs from before plans, or an unreadable file (the report then has no plan section).
+ * undefined for runs from before plans. A damaged or hand-edited file is an error naming the file and field.
  */
 export async function readRunPlan(runDir: string): Promise<RunPlan | undefined> {
-  const text = await readFile(runFile(runDir, 'plan'), 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined;
-  try {
-    const parsed = RunPlanSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
+  const read = await readVersionedJson(runFile(runDir, 'plan'), PLAN_FORMAT);
+  if (!read) return undefined;
+  const { version: _version, ...plan } = read as RunPlan & { version?: number };
+  return plan;
+}
+
+/** Writes `plan.json` at today's version. */
+export async function writeRunPlan(runDir: string, plan: RunPlan): Promise<void> {
+  const file: z.infer<typeof PlanFileSchema> = { version: PLAN_VERSION, ...plan };
+  await atomicWriteJson(runFile(runDir, 'plan'), file);
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RecordedMessageSchema } from '../corpus/pageImage.js';
 import { MethodCostSchema, MethodNotesSchema, TraceStepSchema } from '../methods/trace.js';
 import { ItemScoreSchema } from '../scoring/types.js';
-import { RecordDiagnosticsSchema } from '../runFiles/diagnosticsSchema.js';
+import { RecordDiagnosticsSchema } from './diagnosis.js';
 
 /** One retrieved passage as kept in a run record (text kept for the report's drill-down). */
 export const RecordedChunkSchema = z.object({

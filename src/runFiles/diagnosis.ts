@@ -4,8 +4,7 @@ import { z } from 'zod';
  * The diagnostics stage's records: what one answer's claim-level diagnosis holds (stored with the
  * labels it came from, so every metric can be recomputed from a record), and what a summary cell
  * holds (the help/hurt decomposition against a baseline and the claim metrics' means with CIs).
- * Plain zod, imported by the run record (`experiment/records.ts`) and the summary; here, below the
- * engine, because they are part of the files a run writes (`diagnostics/` fills them in).
+ * Plain zod, imported by the run record (`runFiles/itemRecord.ts`) and the summary.
  */
 
 /** RAGChecker's three labels; only entailment counts. */

@@ -1,0 +1,331 @@
+import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import type Database from 'better-sqlite3';
+import { benchmarks } from '../benchmarks/registry.js';
+import type { BenchmarkItem } from '../benchmarks/types.js';
+import type { ExperimentConfig } from '../config/experiment.js';
+import { RunItemRecordSchema, type RunItemRecord } from '../runFiles/itemRecord.js';
+import { RUN_FILES } from '../runFiles/runDir.js';
+import type { IndexState } from './api.js';
+import type { IndexCache, IndexCounters } from './indexCache.js';
+import { haystackOf } from './queries.js';
+import { insideFile } from './runFileReads.js';
+
+/** Characters of question and answer kept in a table row (the answer page reads the record whole). */
+const SNIPPET = 160;
+/** items.jsonl is indexed in steps of about this many bytes (one transaction each): memory stays bounded whatever the file's size, and requests are answered between steps. */
+const STEP_BYTES = 1024 * 1024;
+/** Bytes before the indexed offset whose hash tells a file rewritten in place from one appended to. */
+const TAIL = 4096;
+
+/**
+ * What the summary needs of a record, without its texts (prompt, passages, trace, response): the
+ * index keeps these in memory for the run's summary, so memory grows with the number of answers,
+ * never with what they say.
+ */
+function slim(record: RunItemRecord): RunItemRecord {
+  const out: RunItemRecord = {
+    ...record,
+    question: '',
+    // One image reference of the prompt is kept: the summary tells image conditions by it (`byModality`).
+    prompt: keptImage(record),
+    retrieved: record.retrieved.filter((c) => c.rerankFallback !== undefined).map((c) => ({ ...c, title: '', text: '' })),
+    contextIds: [],
+    response: record.response ? { text: record.response.text ? ' ' : '', raw: '' } : null,
+    score: { ...record.score, judgeRaw: undefined, extracted: undefined },
+    trace: [],
+  };
+  // Claims and labels: the cells' diagnostics come from summary.json, not from here.
+  delete (out as { diagnostics?: unknown }).diagnostics;
+  return out;
+}
+
+function keptImage(record: RunItemRecord): RunItemRecord['prompt'] {
+  const message = record.prompt.find((m) => m.images?.length);
+  return message ? [{ role: message.role, content: '', images: [message.images![0]!] }] : [];
+}
+
+export interface StoredItem {
+  referenceAnswer?: string;
+  rubrics?: string;
+  answer?: BenchmarkItem['answer'];
+  goldChunkIds?: string[];
+  evidencePages?: number[];
+  docId?: string;
+}
+
+/**
+ * Loads a run's answers into its index cache incrementally: items.jsonl is read in steps from the
+ * offset indexed so far (`indexStep`), each step one transaction with the new offset; a file
+ * truncated, rewritten or replaced since (other device, inode or bytes before the offset) starts
+ * the index over. Also loads the benchmark's items (references for search) once per cache.
+ */
+export class AnswerLoader {
+  /** The file as last seen: a change of size, mtime or inode is checked against the index. */
+  private seen = { size: -1, mtimeMs: -1, ino: -1 };
+  private answerCount: { changes: number; n: number; items: number; benchmarks: string[] } | null = null;
+
+  constructor(
+    private readonly dir: string,
+    private readonly cache: IndexCache,
+    private readonly counters: IndexCounters,
+    /** Called whenever the index changed; `version()` counts the changes. */
+    private readonly changed: () => void,
+    private readonly version: () => number,
+  ) {}
+
+  /** The index, started over: its items.jsonl was truncated or replaced. */
+  private rebuild(): void {
+    this.cache.db.transaction(() => {
+      this.cache.db.exec('DELETE FROM answers');
+      this.cache.writeMeta({ offset: 0, tail: '', badLines: 0, dev: 0, ino: 0, counts: '' });
+    })();
+    this.tornTail = -1;
+    this.counters.rebuilds++;
+    this.changed();
+  }
+
+  private tailHash(fd: number, offset: number): string {
+    const start = Math.max(0, offset - TAIL);
+    const buffer = Buffer.alloc(offset - start);
+    const read = readSync(fd, buffer, 0, buffer.length, start);
+    return createHash('sha1').update(buffer.subarray(0, read)).digest('hex');
+  }
+
+  /**
+   * Stats items.jsonl; when it changed since last seen, checks that the indexed bytes are still the
+   * file's first bytes (same device and inode, not shorter, same bytes before the offset), else
+   * starts the index over. Returns the file's size (0 when there is none).
+   */
+  checkFile(): number {
+    const file = insideFile(this.dir, RUN_FILES.items);
+    if (!file) {
+      if (this.cache.meta.offset > 0) this.rebuild();
+      this.seen = { size: 0, mtimeMs: -1, ino: -1 };
+      return 0;
+    }
+    const fd = openSync(file, 'r');
+    try {
+      const st = fstatSync(fd);
+      if (st.size === this.seen.size && st.mtimeMs === this.seen.mtimeMs && st.ino === this.seen.ino) return st.size;
+      if (this.cache.meta.offset > 0) {
+        const same = st.dev === this.cache.meta.dev && st.ino === this.cache.meta.ino && st.size >= this.cache.meta.offset && this.tailHash(fd, this.cache.meta.offset) === this.cache.meta.tail;
+        if (!same) this.rebuild();
+      }
+      this.seen = { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
+      return st.size;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Bytes of items.jsonl not indexed yet (a last line without its newline counts until it is read). */
+  get pending(): number {
+    return Math.max(0, this.seen.size - this.cache.meta.offset);
+  }
+
+  /** Every complete line indexed: what is left, if anything, is a line still being written. */
+  get ready(): boolean {
+    return this.pending === 0 || this.tornTail === this.seen.size;
+  }
+
+  /** The file size at which the last step found only an unfinished line after the offset. */
+  private tornTail = -1;
+
+  get indexState(): IndexState {
+    return { state: this.ready ? 'ready' : 'indexing', bytes: this.cache.meta.offset, totalBytes: Math.max(this.seen.size, 0), answers: this.counts().n };
+  }
+
+  /** Whether the benchmark's items (references, for search) still have to be loaded before the first answers. */
+  get needsItems(): boolean {
+    return !this.cache.meta.itemsLoaded;
+  }
+
+  /**
+   * Loads the benchmark's items (references, rubrics, gold evidence: a benchmark file that moved
+   * leaves them out) into the index, once per cache, before the first answers, so that references
+   * are searchable.
+   */
+  async loadItems(config: ExperimentConfig): Promise<void> {
+    if (this.cache.meta.itemsLoaded) return;
+    const specs = config.benchmarks ?? (config.benchmark ? [config.benchmark] : []);
+    const insert = this.cache.db.prepare('INSERT OR REPLACE INTO items (itemKey, info) VALUES (?, ?)');
+    for (const spec of specs) {
+      try {
+        const benchmark = await benchmarks.create(spec as { name: string } & Record<string, unknown>, undefined);
+        const items = await benchmark.load();
+        if (!this.cache.db.open) return;
+        this.cache.db.transaction(() => {
+          for (const item of items) {
+            const stored: StoredItem = {
+              ...(item.referenceAnswer ? { referenceAnswer: item.referenceAnswer } : {}),
+              ...(item.rubrics ? { rubrics: item.rubrics } : {}),
+              ...(item.answer !== undefined ? { answer: item.answer } : {}),
+              ...(item.goldChunkIds ? { goldChunkIds: item.goldChunkIds } : {}),
+              ...(item.evidencePages ? { evidencePages: item.evidencePages } : {}),
+              ...(item.docId ? { docId: item.docId } : {}),
+            };
+            insert.run(`${item.benchmark}:${item.id}`, JSON.stringify(stored));
+          }
+        })();
+      } catch {
+        // The run directory is what the viewer shows; a benchmark file elsewhere is a bonus.
+      }
+    }
+    if (this.cache.db.open) this.cache.writeMeta({ itemsLoaded: true });
+  }
+
+  /**
+   * Indexes the next complete lines of items.jsonl, about `maxBytes` of them, in one transaction
+   * with the new offset; returns whether more is left.
+   */
+  indexStep(maxBytes = STEP_BYTES): boolean {
+    const size = this.checkFile();
+    if (this.ready) return false;
+    const file = insideFile(this.dir, RUN_FILES.items);
+    if (!file) return false;
+    const fd = openSync(file, 'r');
+    try {
+      const st = fstatSync(fd);
+      const start = this.cache.meta.offset;
+      let buffer = Buffer.allocUnsafe(Math.min(maxBytes, Math.max(1, st.size - start)));
+      let filled = 0;
+      let lastNewline = -1;
+      // Read a piece; a line longer than it grows the buffer until the line's newline is in.
+      for (;;) {
+        const read = readSync(fd, buffer, filled, buffer.length - filled, start + filled);
+        if (read <= 0) break;
+        filled += read;
+        lastNewline = buffer.lastIndexOf(0x0a, filled - 1);
+        if (lastNewline !== -1 || start + filled >= st.size) break;
+        const bigger = Buffer.allocUnsafe(buffer.length * 2);
+        buffer.copy(bigger, 0, 0, filled);
+        buffer = bigger;
+      }
+      if (lastNewline === -1) {
+        // Only a line being written is left: ready until the file grows.
+        this.tornTail = size;
+        return false;
+      }
+      if (start === 0 || this.cache.meta.dev !== st.dev || this.cache.meta.ino !== st.ino) this.cache.writeMeta({ dev: st.dev, ino: st.ino });
+      const end = start + lastNewline + 1;
+      let lines = 0;
+      let bad = 0;
+      const { upsert, reference } = this.cache.statements();
+      const step = this.cache.db.transaction(() => {
+        // Another viewer on the same cache may have indexed these bytes meanwhile: take its state.
+        const offset = Number((this.cache.db.prepare("SELECT value FROM meta WHERE key = 'offset'").get() as { value: string } | undefined)?.value ?? 0);
+        if (offset !== start) return false;
+        // Each line decoded on its own, between the piece's newline bytes (a newline byte never occurs
+        // inside a UTF-8 sequence): one string of the whole piece would be a large object, old
+        // garbage until the next full GC.
+        let from = 0;
+        const benchmarkNames = new Set(this.storedCounts()?.benchmarks ?? []);
+        while (from <= lastNewline) {
+          const nl = buffer.indexOf(0x0a, from);
+          if (nl - from > 0) {
+            const text = buffer.toString('utf8', from, nl);
+            if (text.trim()) {
+              lines++;
+              const benchmark = this.insertLine(upsert, reference, text, start + from, nl - from);
+              if (benchmark === null) bad++;
+              else benchmarkNames.add(benchmark);
+            }
+          }
+          from = nl + 1;
+        }
+        this.cache.writeMeta({ offset: end, tail: this.tailHash(fd, end), badLines: this.cache.meta.badLines + bad, counts: JSON.stringify(this.countNow([...benchmarkNames])) });
+        return true;
+      });
+      if (!step.immediate()) {
+        this.cache.meta = this.cache.readMeta();
+        this.changed();
+        return !this.ready;
+      }
+      if (start > 0 && !this.extendedOnce) this.counters.extended++;
+      this.extendedOnce = true;
+      this.counters.lines += lines;
+      this.counters.bytes += end - start;
+      this.changed();
+      return !this.ready;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private extendedOnce = false;
+
+  /** One line of items.jsonl into the index: its benchmark, or null when it is not a valid record (left out, counted). */
+  private insertLine(upsert: Database.Statement, reference: Database.Statement, text: string, offset: number, length: number): string | null {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return null;
+    }
+    const parsed = RunItemRecordSchema.safeParse(value);
+    if (!parsed.success) return null;
+    const r = parsed.data;
+    const itemKey = `${r.benchmark}:${r.itemId}`;
+    const info = reference.get(itemKey) as { info: string } | undefined;
+    const answer = r.response?.text ?? '';
+    upsert.run({
+      key: r.key,
+      model: r.model,
+      condition: r.condition,
+      benchmark: r.benchmark,
+      itemId: r.itemId,
+      itemKey,
+      category: r.category,
+      groups: JSON.stringify(r.groups),
+      question: r.question.slice(0, SNIPPET),
+      answer: answer.slice(0, SNIPPET),
+      score: r.score.status === 'scored' ? r.score.score : null,
+      status: r.score.status,
+      empty: r.score.rule === 'empty-answer' ? 1 : 0,
+      tokens: r.cost ? r.cost.promptTokens + r.cost.completionTokens : null,
+      price: r.cost?.price ?? null,
+      rcalls: r.cost?.retrievalCalls ?? null,
+      gcalls: r.cost?.generationCalls ?? null,
+      ms: r.cost?.durationMs ?? r.durationMs,
+      offset,
+      length,
+      haystack: haystackOf(r.question, answer, info ? ((JSON.parse(info.info) as StoredItem).referenceAnswer ?? null) : null),
+      slim: JSON.stringify(slim(r)),
+    });
+    return r.benchmark;
+  }
+
+  /** Lines that were not valid records (left out; the run's own tools report them). */
+  get badLines(): number {
+    return this.cache.meta.badLines;
+  }
+
+  /** Counted in the step's transaction, over the indexes (the table's rows are not read). */
+  private countNow(benchmarks: string[]): { n: number; items: number; benchmarks: string[] } {
+    const n = (this.cache.db.prepare('SELECT COUNT(*) AS n FROM answers').get() as { n: number }).n;
+    const items = (this.cache.db.prepare('SELECT COUNT(DISTINCT itemKey) AS n FROM answers').get() as { n: number }).n;
+    return { n, items, benchmarks: [...benchmarks].sort() };
+  }
+
+  private storedCounts(): { n: number; items: number; benchmarks: string[] } | null {
+    try {
+      return this.cache.meta.counts ? (JSON.parse(this.cache.meta.counts) as { n: number; items: number; benchmarks: string[] }) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  counts(): { n: number; items: number; benchmarks: string[] } {
+    if (this.answerCount?.changes === this.version()) return this.answerCount;
+    let counted = this.storedCounts();
+    if (!counted) {
+      // An empty index, or a cache without its counts: counted once (the benchmark names scan the table).
+      const names = (this.cache.db.prepare('SELECT DISTINCT benchmark FROM answers').all() as { benchmark: string }[]).map((r) => r.benchmark);
+      counted = this.countNow(names);
+      if (counted.n > 0) this.cache.writeMeta({ counts: JSON.stringify(counted) });
+    }
+    this.answerCount = { changes: this.version(), ...counted };
+    return this.answerCount;
+  }
+}

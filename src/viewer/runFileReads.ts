@@ -1,0 +1,155 @@
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { isAbsolute, join, sep } from 'node:path';
+import type { ExperimentConfig } from '../config/experiment.js';
+import { validateExperimentConfig } from '../config/load.js';
+import { parseRunManifest, type StoredRunManifest } from '../runFiles/manifest.js';
+import { RUN_FILES } from '../runFiles/runDir.js';
+import type { RunSummary } from '../runFiles/summary.js';
+import { parseRunSummary } from '../runFiles/summaryFile.js';
+import type { RunStatus } from './api.js';
+
+/** A file of the run directory, or null when it is absent or a link that leads outside the directory. */
+export function insideFile(dir: string, name: string): string | null {
+  const path = join(dir, name);
+  try {
+    const real = realpathSync(path);
+    const root = realpathSync(dir);
+    if (!real.startsWith(root + sep)) return null;
+    return statSync(real).isFile() ? real : null;
+  } catch {
+    return null;
+  }
+}
+
+function readJson(dir: string, name: string): Record<string, unknown> | null {
+  const file = insideFile(dir, name);
+  if (!file) return null;
+  try {
+    const value = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    return value && typeof value === 'object' ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether the process that wrote a run's last session is still running: alive, and — where
+ * /proc says what it runs — a hisrag command (not another process that got its number after a reboot).
+ */
+function runnerAlive(pid: unknown): boolean {
+  if (typeof pid !== 'number' || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    return /hisrag|tsx/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+  } catch {
+    return true; // no /proc (macOS, Windows): alive is all we know
+  }
+}
+
+/** A run's summary.json, read when it changed (mtime, size): null when absent, or invalid (`problem` says why). */
+interface StoredSummary {
+  stamp: string;
+  value: RunSummary | null;
+  problem: string | null;
+  mtimeMs: number;
+}
+
+/**
+ * What a run directory says of itself, read through the run files' readers: its config (at once),
+ * its manifest (again whenever its text changed) and its summary.json (again when its mtime or size
+ * changed). A damaged manifest or summary is not fatal: the run is shown without it, and
+ * `problems()` names the file and field.
+ */
+export class RunFiles {
+  readonly config: ExperimentConfig;
+  manifest: StoredRunManifest = { version: 0 };
+  private manifestText = '';
+  /** Why manifest.json could not be read (the run is shown without it, with this message). */
+  private manifestProblem: string | null = null;
+  private stored: StoredSummary | null = null;
+
+  constructor(
+    private readonly dir: string,
+    /** Called whenever what was read changed (the run's version goes up). */
+    private readonly changed: () => void,
+  ) {
+    this.config = this.readConfig();
+    this.readManifest();
+  }
+
+  private readConfig(): ExperimentConfig {
+    const raw = readJson(this.dir, RUN_FILES.config);
+    if (!raw) throw new Error(`${this.dir}: no readable ${RUN_FILES.config}`);
+    return validateExperimentConfig(raw, join(this.dir, RUN_FILES.config));
+  }
+
+  readManifest(): void {
+    const file = insideFile(this.dir, RUN_FILES.manifest);
+    let text = '';
+    try {
+      text = file ? readFileSync(file, 'utf8') : '';
+    } catch {
+      text = '';
+    }
+    if (text === this.manifestText) return;
+    this.manifestText = text;
+    this.manifestProblem = null;
+    try {
+      this.manifest = file && text ? parseRunManifest(file, text) : { version: 0 };
+    } catch (error) {
+      this.manifest = { version: 0 };
+      this.manifestProblem = (error as Error).message;
+    }
+    this.changed();
+  }
+
+  /** What of the run's own files could not be read (damaged or hand-edited), each naming the file and field: the run is shown without them. */
+  problems(): string[] {
+    return [this.manifestProblem, this.readStored().problem].filter((p): p is string => p !== null);
+  }
+
+  status(): RunStatus {
+    const m = this.manifest;
+    if (m.complete === true) return 'done';
+    if (typeof m.stoppedBecause === 'string') return 'failed';
+    const last = m.sessions?.[m.sessions.length - 1];
+    if (last && last.pid !== process.pid && runnerAlive(last.pid)) return 'in progress';
+    if (last && last.pid === process.pid) return 'in progress';
+    return 'interrupted';
+  }
+
+  /** summary.json, re-read when its mtime or size changed. */
+  readStored(): StoredSummary {
+    const file = insideFile(this.dir, RUN_FILES.summary);
+    let st: { mtimeMs: number; size: number } | null = null;
+    try {
+      st = file ? statSync(file) : null;
+    } catch {
+      st = null;
+    }
+    const stamp = st ? `${st.mtimeMs} ${st.size}` : '';
+    if (this.stored?.stamp === stamp) return this.stored;
+    let value: RunSummary | null = null;
+    let problem: string | null = null;
+    if (file) {
+      try {
+        value = parseRunSummary(file, readFileSync(file, 'utf8'));
+      } catch (error) {
+        // Shown on the run's page; the summary is computed from the answers meanwhile.
+        problem = (error as Error).message;
+      }
+    }
+    this.stored = { stamp, value, problem, mtimeMs: st?.mtimeMs ?? 0 };
+    this.changed();
+    return this.stored;
+  }
+
+  /** The manifest's `imageDirs`: the absolute folders this run's prompts may show pages from, and the only ones served. */
+  imageDirs(): string[] {
+    return (this.manifest.imageDirs ?? []).filter((d) => isAbsolute(d));
+  }
+}
