@@ -24,19 +24,14 @@ const retrievalSchema = () =>
     .object({
       /** Retrieval depths; every strategy that uses retrieval runs once per retriever × k (an entry's own `k:` overrides it; without either, a strategy's default depths apply). */
       k: DepthsSchema.optional().describe('Retrieval depths; every strategy that uses retrieval runs once per retriever × k (an entry\'s own `k:` overrides it; without either, a strategy\'s default depths apply)'),
-      retrievers: z.array(RetrieverSpecSchema()).min(1, { error: 'expected at least one retriever' }).optional(),
-      /** Shorthand for a single retriever. */
-      retriever: RetrieverSpecSchema().optional().describe('Shorthand for a single retriever'),
+      retrievers: z.array(RetrieverSpecSchema()).min(1, { error: 'expected at least one retriever' }).describe('the retrievers of the grid (`retriever: {…}` is read as a list of one)'),
       /**
        * `corpus`: rank the whole index. `document`: rank only the chunks of the question's own
        * document (LongHisDoc's setting: the pages of one book).
        */
       scope: z.enum(['corpus', 'document']).default('corpus').describe('`corpus`: rank the whole index'),
     })
-    .strict()
-    .refine((r) => Boolean(r.retrievers) !== Boolean(r.retriever), {
-      error: 'give either `retriever` or `retrievers` (exactly one)',
-    });
+    .strict();
 
 /** What the endpoint charges, in any one currency per million tokens: gives each answer a price. */
 const PriceSchema = z
@@ -103,8 +98,7 @@ function buildExperimentConfigSchema() {
       })
       .strict()
       .optional(),
-    benchmarks: z.array(BenchmarkSpecSchema()).min(1, { error: 'expected at least one benchmark' }).optional(),
-    benchmark: BenchmarkSpecSchema().optional(),
+    benchmarks: z.array(BenchmarkSpecSchema()).min(1, { error: 'expected at least one benchmark' }).describe('the benchmarks whose questions are asked (`benchmark: {…}` is read as a list of one)'),
     retrieval: retrievalSchema().optional(),
     strategies: z.array(StrategyEntrySchema()).min(1, { error: 'expected at least one strategy' }),
     models: z.array(modelEntrySchema()).min(1, { error: 'expected at least one model' }),
@@ -156,24 +150,48 @@ function buildExperimentConfigSchema() {
       .strict()
       .default({ concurrency: 4, maxFailures: 0 }),
   })
-  .strict()
-  .refine((c) => Boolean(c.benchmarks) !== Boolean(c.benchmark), {
-    error: 'give either `benchmark` or `benchmarks` (exactly one)',
-  });
+  .strict();
+}
+
+/** The singular shorthands and the one (plural) form each is read as. */
+export const SHORTHANDS: readonly { at: readonly string[]; singular: string; plural: string }[] = [
+  { at: [], singular: 'benchmark', plural: 'benchmarks' },
+  { at: ['retrieval'], singular: 'retriever', plural: 'retrievers' },
+];
+
+type Raw = Record<string, any>;
+
+const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The one step that reads a singular shorthand (`benchmark: {…}`, `retrieval.retriever: {…}`) as
+ * the list of one it stands for, before the config is checked: every reader downstream sees only
+ * `benchmarks` and `retrieval.retrievers`. Stored configs of earlier runs wrote either form.
+ * Both forms at once are left in place for the check to refuse.
+ */
+export function withPluralForms(value: unknown): unknown {
+  if (!isObject(value)) return value;
+  const out: Raw = { ...value };
+  for (const { at, singular, plural } of SHORTHANDS) {
+    const parent = at.length === 0 ? out : out[at[0]!];
+    if (!isObject(parent) || !(singular in parent) || plural in parent) continue;
+    const { [singular]: one, ...rest } = parent;
+    if (at.length === 0) {
+      delete out[singular];
+      out[plural] = [one];
+    } else out[at[0]!] = { ...rest, [plural]: [one] };
+  }
+  return out;
 }
 
 /**
  * The experiment file's one schema, built from the registries as they are now: rebuilt when an
  * implementation was registered since (a plugin retriever registered by a script, say).
  */
-export const experimentConfigSchema = builtFromRegistries(STAGE_REGISTRIES, buildExperimentConfigSchema);
+export const experimentConfigSchema = builtFromRegistries(STAGE_REGISTRIES, () => z.preprocess(withPluralForms, buildExperimentConfigSchema()));
 
 export type ExperimentConfig = z.infer<ReturnType<typeof buildExperimentConfigSchema>>;
 export type ModelPrice = z.infer<typeof PriceSchema>;
-
-type Raw = Record<string, any>;
-
-const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The written spec, with the named fields as the schema read them (the grid's own fields: label, price …). */
 function asWritten(written: unknown, parsed: unknown, gridFields: readonly string[]): unknown {
@@ -183,13 +201,25 @@ function asWritten(written: unknown, parsed: unknown, gridFields: readonly strin
   return out;
 }
 
+/** Where a problem found in the normalised config is in the file as written: `benchmarks[0].x` is `benchmark.x` in a file that wrote the shorthand. */
+export function writtenPath(written: unknown, path: readonly PropertyKey[]): PropertyKey[] {
+  for (const { at, singular, plural } of SHORTHANDS) {
+    const parent = at.length === 0 ? written : isObject(written) ? written[at[0]!] : undefined;
+    const usedShorthand = isObject(parent) && singular in parent && !(plural in parent);
+    const prefix = [...at, plural, 0];
+    if (usedShorthand && prefix.every((key, i) => path[i] === key)) return [...at, singular, ...path.slice(prefix.length)];
+  }
+  return [...path];
+}
+
 /**
  * The checked config, its component specs as the file wrote them: the schema has checked every
  * parameter, but fills its defaults only when the registry builds the component. So what a run
  * records of a spec (config.json, the summary's methods) is what its author wrote, and a stored
  * config reads back the same.
  */
-export function specsAsWritten(written: unknown, parsed: ExperimentConfig): ExperimentConfig {
+export function specsAsWritten(writtenAnyForm: unknown, parsed: ExperimentConfig): ExperimentConfig {
+  const written = withPluralForms(writtenAnyForm);
   if (!isObject(written)) return parsed;
   const out = parsed as Raw;
   const each = (key: string, holder: Raw, from: Raw | undefined, gridFields: readonly string[] = []) => {
@@ -198,14 +228,12 @@ export function specsAsWritten(written: unknown, parsed: ExperimentConfig): Expe
     else if (holder[key] !== undefined) holder[key] = asWritten(value, holder[key], gridFields);
   };
   each('benchmarks', out, written);
-  each('benchmark', out, written);
   each('judge', out, written);
   each('extractor', out, written);
   each('models', out, written, ['label', 'price', 'samples']);
   each('strategies', out, written, ['label', 'k']);
   if (isObject(out.retrieval)) {
     each('retrievers', out.retrieval, written.retrieval);
-    each('retriever', out.retrieval, written.retrieval);
   }
   if (isObject(out.prepare) && isObject(written.prepare)) {
     each('corpora', out.prepare, written.prepare);
