@@ -55,7 +55,7 @@ function modelEntrySchema() {
 const FixtureModelSchema = z
   .object({
     out: nonEmptyString('an output directory'),
-    seed: z.number().int().default(42),
+    seed: z.number().int().default(42).describe('Seed of the random retrievers and the bootstrap of every interval'),
     dim: positiveInt().default(64),
   })
   .strict();
@@ -78,45 +78,46 @@ const indexBuildSchema = () => z
 function buildExperimentConfigSchema() {
   return z
   .object({
-    name: z.string().regex(/^[\w.-]+$/, { error: 'expected letters, digits, ".", "_" or "-"' }),
-    description: z.string().optional(),
-    seed: z.number().int().default(42),
+    name: z.string().regex(/^[\w.-]+$/, { error: 'expected letters, digits, ".", "_" or "-"' }).describe('Name of the experiment: its run folders are named after it'),
+    description: z.string().optional().describe('Free text, shown with the run'),
+    seed: z.number().int().default(42).describe('Seed of the random retrievers and the bootstrap of every interval'),
     /** Parent folder of run directories. */
     output: z.string().default('experiments/runs').describe('Parent folder of run directories'),
     /** Artefacts built before the run when they are missing (idempotent). */
     prepare: z
       .object({
-        fixtureModel: FixtureModelSchema.optional(),
+        fixtureModel: FixtureModelSchema.optional().describe('The generated embedder (offline fixture) that offline demos index and retrieve with'),
         /** The generated cross-encoder (query-coverage fixture) that offline reranking demos use. */
         rerankerModel: FixtureModelSchema.optional().describe('The generated cross-encoder (query-coverage fixture) that offline reranking demos use'),
         /** The generated CLIP-style dual encoder (text ↔ page image) that offline image-retrieval demos use. */
         clipModel: FixtureModelSchema.extend({ imageSize: positiveInt().optional() }).strict().optional().describe('The generated CLIP-style dual encoder (text ↔ page image) that offline image-retrieval demos use'),
         /** The generated causal LM (GPT-2-shaped bigram stand-in) that offline context-compression demos score tokens with. */
         causalLmModel: FixtureModelSchema.optional().describe('The generated causal LM (GPT-2-shaped bigram stand-in) that offline context-compression demos score tokens with'),
-        corpora: z.array(corpusBuildConfigSchema()).optional(),
-        indexes: z.array(indexBuildSchema()).optional(),
+        corpora: z.array(corpusBuildConfigSchema()).optional().describe('Corpora built before the run when missing or stale'),
+        indexes: z.array(indexBuildSchema()).optional().describe('Indexes built before the run when missing or stale'),
       })
       .strict()
-      .optional(),
+      .optional()
+      .describe('Artefacts built before the run when missing or stale (idempotent)'),
     benchmarks: z.array(BenchmarkSpecSchema()).min(1, { error: 'expected at least one benchmark' }).describe('the benchmarks whose questions are asked (`benchmark: {…}` is read as a list of one)'),
-    retrieval: retrievalSchema().optional(),
-    strategies: z.array(StrategyEntrySchema()).min(1, { error: 'expected at least one strategy' }),
-    models: z.array(modelEntrySchema()).min(1, { error: 'expected at least one model' }),
+    retrieval: retrievalSchema().optional().describe('How passages are retrieved: retrievers, depths, scope (omit for closed-book only)'),
+    strategies: z.array(StrategyEntrySchema()).min(1, { error: 'expected at least one strategy' }).describe('Prompting strategies and RAG methods, by name or `{ name, …params, label, k }`'),
+    models: z.array(modelEntrySchema()).min(1, { error: 'expected at least one model' }).describe('The models answering every question under every condition'),
     /**
      * Answers per question and condition for every model without its own `samples` (default 1):
      * repeated samples of a model at temperature > 0, reduced per question by `scoring.reducer`.
      */
     samples: positiveInt().optional().describe('Answers per question and condition for every model without its own `samples` (default 1): repeated samples of a model at temperature > 0, reduced per question by `scoring.reducer`'),
-    judge: JudgeSpecSchema().optional(),
-    extractor: ExtractorSpecSchema().optional(),
+    judge: JudgeSpecSchema().optional().describe('Scores rubric answers (default `lexical`, offline)'),
+    extractor: ExtractorSpecSchema().optional().describe('Pulls the final answer out of a reply before scoring (MCQ letters, short answers)'),
     scoring: z
       .object({
         /** `reference` reproduces the published implementation's rubric-parsing quirk. */
         compat: z.enum(['hisrag', 'reference']).default('hisrag').describe('`reference` reproduces the published implementation\'s rubric-parsing quirk'),
-        textMetrics: z.boolean().default(true),
+        textMetrics: z.boolean().default(true).describe('Also score answers by text overlap with the reference (ROUGE-L, BLEU, …)'),
         /** Encoder (local directory or model id) whose token vectors BERTScore matches; omit for no BERTScore. */
         bertScoreModel: z.string().min(1).optional().describe('Encoder (local directory or model id) whose token vectors BERTScore matches; omit for no BERTScore'),
-        bootstrapResamples: positiveInt().default(1000),
+        bootstrapResamples: positiveInt().default(1000).describe('Bootstrap resamples of every interval'),
         /** Condition every paired difference is taken against. */
         baseline: z.string().default('closed-book').describe('Condition every paired difference is taken against'),
         /** Further conditions every condition is also compared with (e.g. OCR input beside closed-book); an image-input condition against a text-only one gets the modality breakdown. */
@@ -137,7 +138,8 @@ function buildExperimentConfigSchema() {
         emptyAnswer: z.enum(['zero', 'failed']).default('zero').describe('An answer that is empty after the endpoint\'s retries: `zero` scores it by the benchmark\'s rule (0) and counts it as empty; `failed` records it as a failure, excluded from means (and answered again on resume)'),
       })
       .strict()
-      .default({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book', versus: [], emptyAnswer: 'zero' }),
+      .default({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book', versus: [], emptyAnswer: 'zero' })
+      .describe('How answers are scored and compared'),
     /** Why retrieval helps or hurts: help/hurt decomposition and claim-level diagnostics after scoring (`hisrag diagnose` does the same on any run directory). */
     diagnostics: DiagnosticsConfigSchema.optional().describe('Why retrieval helps or hurts: help/hurt decomposition and claim-level diagnostics after scoring (`hisrag diagnose` does the same on any run directory)'),
     execution: z
@@ -148,7 +150,8 @@ function buildExperimentConfigSchema() {
         maxFailures: z.number().int().nonnegative().default(0).describe('Stop after this many failed items (0 = never)'),
       })
       .strict()
-      .default({ concurrency: 4, maxFailures: 0 }),
+      .default({ concurrency: 4, maxFailures: 0 })
+      .describe('How many items run at once, and when a run stops'),
   })
   .strict();
 }
