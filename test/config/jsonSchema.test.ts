@@ -116,4 +116,14 @@ describe('docs/configuration.md', () => {
     for (const name of ['hnsw', 'bm25', 'openai', 'rag', 'ircot', 'cross-encoder', 'wikipedia-dump', 'transformers']) expect(reference).toContain(`#### \`${name}\``);
     expect(reference).toMatch(/\| `efSearch` \| `integer` \|/);
   });
+
+  it('gives every parameter a one-line meaning (a `.describe()` on its schema)', () => {
+    let section = '';
+    const bare: string[] = [];
+    for (const line of parameterReference().split('\n')) {
+      if (line.startsWith('###')) section = line.replace(/^#+ /, '');
+      else if (/^\| `[^`]+` \|.*\| {2}\|$/.test(line)) bare.push(`${section}: ${line.split('|')[1]!.trim()}`);
+    }
+    expect(bare).toEqual([]);
+  });
 });
