@@ -229,7 +229,7 @@ export const SearcherParamsSchema = z
     /** The tags of `protocol: custom` (or to override a preset's). */
     tags: SearchTagsSchema.optional().describe('The tags of `protocol: custom` (or to override a preset\'s)'),
     ...ReasoningSearchFields,
-    prompts: promptOverridesSchema(['begin', 'continue']).describe('Prompt overrides per step: `<step>: { system, template }` (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
+    prompts: promptOverridesSchema(['begin', 'continue']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
   })
   .strict()
   .refine((params) => params.protocol !== 'custom' || params.tags !== undefined, {
