@@ -75,13 +75,19 @@ function unwrapUnions(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
   return plausible[0]!.flatMap((inner) => unwrapUnions({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue));
 }
 
+/** A refused key's line of the message (one line per key: a "did you mean" given at parse time), else `unknown key`. */
+function keyMessage(message: string, keys: number, i: number): string {
+  const lines = message.split('\n');
+  return lines.length === keys && lines[i]!.startsWith('unknown key') ? lines[i]! : 'unknown key';
+}
+
 /** One line per problem: `path: message`. */
 export function formatZodIssues(error: z.ZodError, prefix = ''): string {
   return error.issues
     .flatMap(unwrapUnions)
     .flatMap((issue) =>
       issue.code === 'unrecognized_keys'
-        ? issue.keys.map((key) => `${formatPath([...issue.path, key], prefix)}: unknown key`)
+        ? issue.keys.map((key, i) => `${formatPath([...issue.path, key], prefix)}: ${keyMessage(issue.message, issue.keys.length, i)}`)
         : [`${formatPath(issue.path, prefix)}: ${issue.message}`],
     )
     .join('\n');

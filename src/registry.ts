@@ -98,6 +98,26 @@ export function nearest(word: string, known: readonly string[]): string | undefi
   return best?.name;
 }
 
+/** `strategy` → `strategies`, `model` → `models`: a key written in the singular is a near miss too. */
+const plural = (word: string) => (word.endsWith('y') ? `${word.slice(0, -1)}ies` : `${word}s`);
+
+/**
+ * A parse option (`schema.safeParse(v, { error: unknownKeyHints })`) that gives each key a strict
+ * object refuses a "did you mean" from the keys it knows: one line per key, in the issue's key
+ * order, as `formatZodIssues` prints them (`strategy: unknown key; did you mean "strategies"?`).
+ */
+export function unknownKeyHints(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code !== 'unrecognized_keys') return undefined;
+  const shape = (issue.inst as { _zod?: { def?: { shape?: Record<string, unknown> } } } | undefined)?._zod?.def?.shape ?? {};
+  const known = Object.keys(shape);
+  return issue.keys
+    .map((key) => {
+      const guess = nearest(key, known) ?? known.find((k) => plural(key) === k || plural(k) === key);
+      return guess ? `unknown key; did you mean "${guess}"?` : 'unknown key';
+    })
+    .join('\n');
+}
+
 /** `unknown retriever "hnws" (known: …); did you mean "hnsw"?`, or what a spec without a name lacks. */
 export function unknownNameMessage(input: unknown, what: string, known: readonly string[], listing = `known: ${known.join(', ')}`): string {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return `expected { name: <${what}>, … }`;

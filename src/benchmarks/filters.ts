@@ -11,22 +11,22 @@ const stringList = z.array(z.string().min(1)).min(1);
  */
 export const BenchmarkFilterSchema = z.object({
   /** Source category (`名词解释`, `Single Page` ...). */
-  categories: stringList.optional(),
+  categories: stringList.optional().describe('Keep items of these source categories (`名词解释`, `Single Page` …)'),
   /** ProHist task (`T1`..`T4`, `MCQ`); LongHisDoc type. */
-  tasks: stringList.optional(),
+  tasks: stringList.optional().describe('Keep items of these ProHist tasks (`T1`..`T4`, `MCQ`) or LongHisDoc types'),
   /** LongHisDoc `type` (`Single Page`, `Cross Pages`, `Multi Hop`, `Unanswerable`); same as tasks there. */
-  types: stringList.optional(),
+  types: stringList.optional().describe('Keep items of these LongHisDoc types (`Single Page`, `Cross Pages`, `Multi Hop`, `Unanswerable`)'),
   /** `level_of_difficulty`, compared as text (1 and "1" match). */
   difficulties: z.array(z.union([z.string(), z.number()])).min(1).optional().describe('`level_of_difficulty`, compared as text (1 and "1" match)'),
   /** Matches `dynasty`, `author_dynasty` or `publication_dynasty`. */
-  dynasties: stringList.optional(),
-  answerTypes: z.array(z.enum(['Str', 'List', 'Int', 'None', 'Bool', 'Enum'])).min(1).optional(),
-  evidenceModals: z.array(z.string()).min(1).optional(),
-  docIds: stringList.optional(),
-  ids: stringList.optional(),
-  sample: z.number().int().positive().optional(),
-  seed: z.number().int().default(0),
-  limit: z.number().int().positive().optional(),
+  dynasties: stringList.optional().describe('Keep items whose `dynasty`, `author_dynasty` or `publication_dynasty` is one of these'),
+  answerTypes: z.array(z.enum(['Str', 'List', 'Int', 'None', 'Bool', 'Enum'])).min(1).optional().describe('Keep items of these LongHisDoc answer types'),
+  evidenceModals: z.array(z.string()).min(1).optional().describe('Keep items whose evidence is of one of these modalities (LongHisDoc `evidence_modal`)'),
+  docIds: stringList.optional().describe('Keep items of these documents (LongHisDoc volumes)'),
+  ids: stringList.optional().describe('Keep only the items with these ids'),
+  sample: z.number().int().positive().optional().describe('Draw this many items at random (with `seed`), kept in file order'),
+  seed: z.number().int().default(0).describe('Seed of the `sample` draw'),
+  limit: z.number().int().positive().optional().describe('Keep the first n items (after the filters and `sample`)'),
 });
 export type BenchmarkFilter = z.infer<typeof BenchmarkFilterSchema>;
 

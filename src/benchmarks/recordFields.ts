@@ -7,7 +7,7 @@ import { levenshtein } from '../text/levenshtein.js';
  * become groups of the breakdowns. Any other field a format does not know is refused, so that a
  * misspelt field (`gold_chunk_id`) never passes silently.
  */
-export const MetadataFieldsSchema = z.array(z.string().min(1)).default([]);
+export const MetadataFieldsSchema = z.array(z.string().min(1)).default([]).describe('Your own record fields to keep (they become groups of the breakdowns); any other unknown field is refused');
 
 /** The nearest of `candidates` to a misspelt `name` (a few edits, or one a prefix of the other), if any is near. */
 export function nearestName(name: string, candidates: readonly string[]): string | undefined {

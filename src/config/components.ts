@@ -20,8 +20,8 @@ import { judges } from '../scoring/judges/registry.js';
 
 /** Where each registry's components are named in an experiment file (the parameter reference's sections). */
 export const COMPONENT_STAGES: { field: string; registries: Pick<Registry<unknown, any>, 'list' | 'names' | 'stage'>[] }[] = [
-  { field: '`benchmarks[]` (or `benchmark`)', registries: [benchmarks] },
-  { field: '`retrieval.retrievers[]` (or `retrieval.retriever`)', registries: [retrievers] },
+  { field: '`benchmarks[]`', registries: [benchmarks] },
+  { field: '`retrieval.retrievers[]`', registries: [retrievers] },
   { field: '`retrieval.retrievers[].rerank`', registries: [rerankers] },
   { field: '`strategies[]`', registries: [strategies, methods] },
   { field: '`models[]`', registries: [generators] },

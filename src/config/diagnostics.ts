@@ -13,9 +13,9 @@ export const DiagnosticsConfigSchema = z
     /** Helped when score − baseline ≥ delta, hurt when ≤ −delta; default 10 on 0–100 scores (0.1 on 0–1 metrics). */
     delta: z.number().positive().optional().describe('Helped when score − baseline ≥ delta, hurt when ≤ −delta; default 10 on 0–100 scores (0.1 on 0–1 metrics)'),
     /** Claim extractor `{ name, …params }`: `sentences` (offline), `llm` ({ generator }), `openai` (endpoint params). */
-    extractor: componentSpec('claim extractor').optional(),
+    extractor: componentSpec('claim extractor').optional().describe('Claim extractor `{ name, …params }`: `sentences` (offline), `llm` ({ generator }), `openai` (endpoint params)'),
     /** Claim checker `{ name, …params }`: `lexical` (offline), `llm` ({ generator }), `openai` (endpoint params). */
-    checker: componentSpec('claim checker').optional(),
+    checker: componentSpec('claim checker').optional().describe('Claim checker `{ name, …params }`: `lexical` (offline), `llm` ({ generator }), `openai` (endpoint params)'),
     /**
      * Which (claim, passage) pairs reach the checker: each claim against its best `topChunks`
      * passages by `hybrid` (lexical coverage of the claim's content, the condition's retriever
@@ -24,7 +24,7 @@ export const DiagnosticsConfigSchema = z
      * `none` (all pairs: RAGChecker's computation).
      */
     prefilter: z.enum(['hybrid', 'relevance', 'lexical', 'none']).default('hybrid').describe('Which (claim, passage) pairs reach the checker: each claim against its best `topChunks` passages by `hybrid` (lexical coverage of the claim\'s content, the condition\'s retriever relevance between equals: the default, measured in…'),
-    topChunks: positiveInt().default(3),
+    topChunks: positiveInt().default(3).describe('Passages each claim is checked against (after `prefilter`)'),
     /** Answers diagnosed at once (each endpoint also bounds its own concurrency). */
     concurrency: positiveInt().default(4).describe('Answers diagnosed at once (each endpoint also bounds its own concurrency)'),
     /** SQLite cache of every extraction and label; default `<run-dir>/diagnostics-cache.sqlite`. Share one across runs to reuse gold-side labels. */

@@ -24,19 +24,14 @@ const retrievalSchema = () =>
     .object({
       /** Retrieval depths; every strategy that uses retrieval runs once per retriever × k (an entry's own `k:` overrides it; without either, a strategy's default depths apply). */
       k: DepthsSchema.optional().describe('Retrieval depths; every strategy that uses retrieval runs once per retriever × k (an entry\'s own `k:` overrides it; without either, a strategy\'s default depths apply)'),
-      retrievers: z.array(RetrieverSpecSchema()).min(1, { error: 'expected at least one retriever' }).optional(),
-      /** Shorthand for a single retriever. */
-      retriever: RetrieverSpecSchema().optional().describe('Shorthand for a single retriever'),
+      retrievers: z.array(RetrieverSpecSchema()).min(1, { error: 'expected at least one retriever' }).describe('the retrievers of the grid (`retriever: {…}` is read as a list of one)'),
       /**
        * `corpus`: rank the whole index. `document`: rank only the chunks of the question's own
        * document (LongHisDoc's setting: the pages of one book).
        */
       scope: z.enum(['corpus', 'document']).default('corpus').describe('`corpus`: rank the whole index'),
     })
-    .strict()
-    .refine((r) => Boolean(r.retrievers) !== Boolean(r.retriever), {
-      error: 'give either `retriever` or `retrievers` (exactly one)',
-    });
+    .strict();
 
 /** What the endpoint charges, in any one currency per million tokens: gives each answer a price. */
 const PriceSchema = z
@@ -60,7 +55,7 @@ function modelEntrySchema() {
 const FixtureModelSchema = z
   .object({
     out: nonEmptyString('an output directory'),
-    seed: z.number().int().default(42),
+    seed: z.number().int().default(42).describe('Seed of the random retrievers and the bootstrap of every interval'),
     dim: positiveInt().default(64),
   })
   .strict();
@@ -83,46 +78,46 @@ const indexBuildSchema = () => z
 function buildExperimentConfigSchema() {
   return z
   .object({
-    name: z.string().regex(/^[\w.-]+$/, { error: 'expected letters, digits, ".", "_" or "-"' }),
-    description: z.string().optional(),
-    seed: z.number().int().default(42),
+    name: z.string().regex(/^[\w.-]+$/, { error: 'expected letters, digits, ".", "_" or "-"' }).describe('Name of the experiment: its run folders are named after it'),
+    description: z.string().optional().describe('Free text, shown with the run'),
+    seed: z.number().int().default(42).describe('Seed of the random retrievers and the bootstrap of every interval'),
     /** Parent folder of run directories. */
     output: z.string().default('experiments/runs').describe('Parent folder of run directories'),
     /** Artefacts built before the run when they are missing (idempotent). */
     prepare: z
       .object({
-        fixtureModel: FixtureModelSchema.optional(),
+        fixtureModel: FixtureModelSchema.optional().describe('The generated embedder (offline fixture) that offline demos index and retrieve with'),
         /** The generated cross-encoder (query-coverage fixture) that offline reranking demos use. */
         rerankerModel: FixtureModelSchema.optional().describe('The generated cross-encoder (query-coverage fixture) that offline reranking demos use'),
         /** The generated CLIP-style dual encoder (text ↔ page image) that offline image-retrieval demos use. */
         clipModel: FixtureModelSchema.extend({ imageSize: positiveInt().optional() }).strict().optional().describe('The generated CLIP-style dual encoder (text ↔ page image) that offline image-retrieval demos use'),
         /** The generated causal LM (GPT-2-shaped bigram stand-in) that offline context-compression demos score tokens with. */
         causalLmModel: FixtureModelSchema.optional().describe('The generated causal LM (GPT-2-shaped bigram stand-in) that offline context-compression demos score tokens with'),
-        corpora: z.array(corpusBuildConfigSchema()).optional(),
-        indexes: z.array(indexBuildSchema()).optional(),
+        corpora: z.array(corpusBuildConfigSchema()).optional().describe('Corpora built before the run when missing or stale'),
+        indexes: z.array(indexBuildSchema()).optional().describe('Indexes built before the run when missing or stale'),
       })
       .strict()
-      .optional(),
-    benchmarks: z.array(BenchmarkSpecSchema()).min(1, { error: 'expected at least one benchmark' }).optional(),
-    benchmark: BenchmarkSpecSchema().optional(),
-    retrieval: retrievalSchema().optional(),
-    strategies: z.array(StrategyEntrySchema()).min(1, { error: 'expected at least one strategy' }),
-    models: z.array(modelEntrySchema()).min(1, { error: 'expected at least one model' }),
+      .optional()
+      .describe('Artefacts built before the run when missing or stale (idempotent)'),
+    benchmarks: z.array(BenchmarkSpecSchema()).min(1, { error: 'expected at least one benchmark' }).describe('the benchmarks whose questions are asked (`benchmark: {…}` is read as a list of one)'),
+    retrieval: retrievalSchema().optional().describe('How passages are retrieved: retrievers, depths, scope (omit for closed-book only)'),
+    strategies: z.array(StrategyEntrySchema()).min(1, { error: 'expected at least one strategy' }).describe('Prompting strategies and RAG methods, by name or `{ name, …params, label, k }`'),
+    models: z.array(modelEntrySchema()).min(1, { error: 'expected at least one model' }).describe('The models answering every question under every condition'),
     /**
      * Answers per question and condition for every model without its own `samples` (default 1):
      * repeated samples of a model at temperature > 0, reduced per question by `scoring.reducer`.
      */
     samples: positiveInt().optional().describe('Answers per question and condition for every model without its own `samples` (default 1): repeated samples of a model at temperature > 0, reduced per question by `scoring.reducer`'),
-    judge: JudgeSpecSchema().optional(),
-    extractor: ExtractorSpecSchema().optional(),
+    judge: JudgeSpecSchema().optional().describe('Scores rubric answers (default `lexical`, offline)'),
+    extractor: ExtractorSpecSchema().optional().describe('Pulls the final answer out of a reply before scoring (MCQ letters, short answers)'),
     scoring: z
       .object({
         /** `reference` reproduces the published implementation's rubric-parsing quirk. */
         compat: z.enum(['hisrag', 'reference']).default('hisrag').describe('`reference` reproduces the published implementation\'s rubric-parsing quirk'),
-        textMetrics: z.boolean().default(true),
+        textMetrics: z.boolean().default(true).describe('Also score answers by text overlap with the reference (ROUGE-L, BLEU, …)'),
         /** Encoder (local directory or model id) whose token vectors BERTScore matches; omit for no BERTScore. */
         bertScoreModel: z.string().min(1).optional().describe('Encoder (local directory or model id) whose token vectors BERTScore matches; omit for no BERTScore'),
-        bootstrapResamples: positiveInt().default(1000),
+        bootstrapResamples: positiveInt().default(1000).describe('Bootstrap resamples of every interval'),
         /** Condition every paired difference is taken against. */
         baseline: z.string().default('closed-book').describe('Condition every paired difference is taken against'),
         /** Further conditions every condition is also compared with (e.g. OCR input beside closed-book); an image-input condition against a text-only one gets the modality breakdown. */
@@ -143,7 +138,8 @@ function buildExperimentConfigSchema() {
         emptyAnswer: z.enum(['zero', 'failed']).default('zero').describe('An answer that is empty after the endpoint\'s retries: `zero` scores it by the benchmark\'s rule (0) and counts it as empty; `failed` records it as a failure, excluded from means (and answered again on resume)'),
       })
       .strict()
-      .default({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book', versus: [], emptyAnswer: 'zero' }),
+      .default({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book', versus: [], emptyAnswer: 'zero' })
+      .describe('How answers are scored and compared'),
     /** Why retrieval helps or hurts: help/hurt decomposition and claim-level diagnostics after scoring (`hisrag diagnose` does the same on any run directory). */
     diagnostics: DiagnosticsConfigSchema.optional().describe('Why retrieval helps or hurts: help/hurt decomposition and claim-level diagnostics after scoring (`hisrag diagnose` does the same on any run directory)'),
     execution: z
@@ -154,26 +150,51 @@ function buildExperimentConfigSchema() {
         maxFailures: z.number().int().nonnegative().default(0).describe('Stop after this many failed items (0 = never)'),
       })
       .strict()
-      .default({ concurrency: 4, maxFailures: 0 }),
+      .default({ concurrency: 4, maxFailures: 0 })
+      .describe('How many items run at once, and when a run stops'),
   })
-  .strict()
-  .refine((c) => Boolean(c.benchmarks) !== Boolean(c.benchmark), {
-    error: 'give either `benchmark` or `benchmarks` (exactly one)',
-  });
+  .strict();
+}
+
+/** The singular shorthands and the one (plural) form each is read as. */
+export const SHORTHANDS: readonly { at: readonly string[]; singular: string; plural: string }[] = [
+  { at: [], singular: 'benchmark', plural: 'benchmarks' },
+  { at: ['retrieval'], singular: 'retriever', plural: 'retrievers' },
+];
+
+type Raw = Record<string, any>;
+
+const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The one step that reads a singular shorthand (`benchmark: {…}`, `retrieval.retriever: {…}`) as
+ * the list of one it stands for, before the config is checked: every reader downstream sees only
+ * `benchmarks` and `retrieval.retrievers`. Stored configs of earlier runs wrote either form.
+ * Both forms at once are left in place for the check to refuse.
+ */
+export function withPluralForms(value: unknown): unknown {
+  if (!isObject(value)) return value;
+  const out: Raw = { ...value };
+  for (const { at, singular, plural } of SHORTHANDS) {
+    const parent = at.length === 0 ? out : out[at[0]!];
+    if (!isObject(parent) || !(singular in parent) || plural in parent) continue;
+    const { [singular]: one, ...rest } = parent;
+    if (at.length === 0) {
+      delete out[singular];
+      out[plural] = [one];
+    } else out[at[0]!] = { ...rest, [plural]: [one] };
+  }
+  return out;
 }
 
 /**
  * The experiment file's one schema, built from the registries as they are now: rebuilt when an
  * implementation was registered since (a plugin retriever registered by a script, say).
  */
-export const experimentConfigSchema = builtFromRegistries(STAGE_REGISTRIES, buildExperimentConfigSchema);
+export const experimentConfigSchema = builtFromRegistries(STAGE_REGISTRIES, () => z.preprocess(withPluralForms, buildExperimentConfigSchema()));
 
 export type ExperimentConfig = z.infer<ReturnType<typeof buildExperimentConfigSchema>>;
 export type ModelPrice = z.infer<typeof PriceSchema>;
-
-type Raw = Record<string, any>;
-
-const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The written spec, with the named fields as the schema read them (the grid's own fields: label, price …). */
 function asWritten(written: unknown, parsed: unknown, gridFields: readonly string[]): unknown {
@@ -183,13 +204,25 @@ function asWritten(written: unknown, parsed: unknown, gridFields: readonly strin
   return out;
 }
 
+/** Where a problem found in the normalised config is in the file as written: `benchmarks[0].x` is `benchmark.x` in a file that wrote the shorthand. */
+export function writtenPath(written: unknown, path: readonly PropertyKey[]): PropertyKey[] {
+  for (const { at, singular, plural } of SHORTHANDS) {
+    const parent = at.length === 0 ? written : isObject(written) ? written[at[0]!] : undefined;
+    const usedShorthand = isObject(parent) && singular in parent && !(plural in parent);
+    const prefix = [...at, plural, 0];
+    if (usedShorthand && prefix.every((key, i) => path[i] === key)) return [...at, singular, ...path.slice(prefix.length)];
+  }
+  return [...path];
+}
+
 /**
  * The checked config, its component specs as the file wrote them: the schema has checked every
  * parameter, but fills its defaults only when the registry builds the component. So what a run
  * records of a spec (config.json, the summary's methods) is what its author wrote, and a stored
  * config reads back the same.
  */
-export function specsAsWritten(written: unknown, parsed: ExperimentConfig): ExperimentConfig {
+export function specsAsWritten(writtenAnyForm: unknown, parsed: ExperimentConfig): ExperimentConfig {
+  const written = withPluralForms(writtenAnyForm);
   if (!isObject(written)) return parsed;
   const out = parsed as Raw;
   const each = (key: string, holder: Raw, from: Raw | undefined, gridFields: readonly string[] = []) => {
@@ -198,14 +231,12 @@ export function specsAsWritten(written: unknown, parsed: ExperimentConfig): Expe
     else if (holder[key] !== undefined) holder[key] = asWritten(value, holder[key], gridFields);
   };
   each('benchmarks', out, written);
-  each('benchmark', out, written);
   each('judge', out, written);
   each('extractor', out, written);
   each('models', out, written, ['label', 'price', 'samples']);
   each('strategies', out, written, ['label', 'k']);
   if (isObject(out.retrieval)) {
     each('retrievers', out.retrieval, written.retrieval);
-    each('retriever', out.retrieval, written.retrieval);
   }
   if (isObject(out.prepare) && isObject(written.prepare)) {
     each('corpora', out.prepare, written.prepare);

@@ -1,8 +1,22 @@
 import { z } from 'zod';
 import { INPUT_JSON_SCHEMA } from './components.js';
-import { experimentConfigSchema } from './experiment.js';
+import { experimentConfigSchema, SHORTHANDS } from './experiment.js';
 
 type JsonSchema = Record<string, unknown>;
+
+type Node = JsonSchema & { properties?: Record<string, Node>; required?: string[]; items?: Node };
+
+/** Lets the file say `benchmark: {…}` (and `retrieval.retriever`) where the checked config has a list of one. */
+function withShorthands(schema: Node): void {
+  for (const { at, singular, plural } of SHORTHANDS) {
+    const node = at.reduce<Node | undefined>((n, key) => n?.properties?.[key], schema);
+    const list = node?.properties?.[plural];
+    if (!node?.properties || !list?.items) continue;
+    node.properties[singular] = { ...list.items, description: `shorthand for a list of one \`${plural}\`` };
+    // Either may be written (the checked config requires one, not both); no `oneOf` of `required`s, which editors' validators read unevenly.
+    node.required = (node.required ?? []).filter((key) => key !== plural);
+  }
+}
 
 /**
  * The experiment file's schema as JSON Schema (draft 2020-12), for editors
@@ -22,5 +36,6 @@ export function experimentJsonSchema(): JsonSchema {
       Object.assign(ctx.jsonSchema, accepts);
     },
   }) as JsonSchema;
+  withShorthands(schema);
   return { ...schema, title: 'hisrag experiment config', $id: 'https://hisrag.dev/schema/experiment.json' };
 }

@@ -1,7 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
 import { ConfigError, formatZodIssues } from '../errors.js';
-import { experimentConfigSchema, specsAsWritten, type ExperimentConfig } from './experiment.js';
+import { unknownKeyHints } from '../registry.js';
+import { z } from 'zod';
+import { experimentConfigSchema, SHORTHANDS, specsAsWritten, writtenPath, type ExperimentConfig } from './experiment.js';
 
 /** Parses YAML text into a plain value; syntax errors name file, line and column. */
 export function parseYaml(text: string, file: string): unknown {
@@ -55,10 +57,24 @@ export function applyOverrides(config: unknown, overrides: string[]): unknown {
   return root;
 }
 
+/** A refused key's "did you mean"; a shorthand written beside its list, the one to keep. */
+function configIssueMessage(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code !== 'unrecognized_keys') return undefined;
+  const input = issue.input as Record<string, unknown> | undefined;
+  const hints = unknownKeyHints(issue)!.split('\n');
+  return issue.keys
+    .map((key, i) => {
+      const shorthand = SHORTHANDS.find((s) => s.singular === key && input && s.plural in input);
+      return shorthand ? `unknown key beside \`${shorthand.plural}\`; give the list only (\`${key}\` is its shorthand for a list of one)` : hints[i];
+    })
+    .join('\n');
+}
+
 export function validateExperimentConfig(value: unknown, file: string): ExperimentConfig {
-  const result = experimentConfigSchema().safeParse(value);
+  const result = experimentConfigSchema().safeParse(value, { error: configIssueMessage });
   if (!result.success) {
-    throw new ConfigError(`${file}: invalid experiment config:\n${formatZodIssues(result.error)}`);
+    const issues = result.error.issues.map((issue) => ({ ...issue, path: writtenPath(value, issue.path) }));
+    throw new ConfigError(`${file}: invalid experiment config:\n${formatZodIssues(new z.ZodError(issues))}`);
   }
   return specsAsWritten(value, result.data);
 }

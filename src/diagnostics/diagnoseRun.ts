@@ -118,7 +118,7 @@ async function namingField<T>(path: string, create: () => Promise<T>): Promise<T
 }
 
 async function loadItems(config: ExperimentConfig): Promise<Map<string, BenchmarkItem>> {
-  const specs = config.benchmarks ? config.benchmarks.map((spec, i) => ({ spec, path: `benchmarks[${i}]` })) : [{ spec: config.benchmark!, path: 'benchmark' }];
+  const specs = config.benchmarks.map((spec, i) => ({ spec, path: `benchmarks[${i}]` }));
   const items = new Map<string, BenchmarkItem>();
   for (const { spec, path } of specs) {
     const benchmark = await benchmarks.create(spec, undefined, path);

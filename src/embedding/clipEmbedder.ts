@@ -38,13 +38,13 @@ export const ClipEmbedderParamsSchema = z
     threads: modelParamFields.threads,
     /** Texts or images per model call. */
     batchSize: z.number().int().positive().default(8).describe('Texts or images per model call'),
-    normalize: z.boolean().default(true),
+    normalize: z.boolean().default(true).describe('Scale vectors to unit length (dot product = cosine)'),
     /** Prepended by `embedQuery` only (CLIP-family models are usually queried bare; jina-clip-v2 suggests its retrieval instruction). */
     queryPrefix: z.string().default('').describe('Prepended by `embedQuery` only (CLIP-family models are usually queried bare; jina-clip-v2 suggests its retrieval instruction)'),
     /** Lowers the tokenizer's model_max_length (CLIP 77, Chinese-CLIP 52, jina-clip-v2 512 tokens). */
     maxTokens: z.number().int().min(3).optional().describe('Lowers the tokenizer\'s model_max_length (CLIP 77, Chinese-CLIP 52, jina-clip-v2 512 tokens)'),
-    cacheFile: z.string().min(1).optional(),
-    progress: z.boolean().default(false),
+    cacheFile: z.string().min(1).optional().describe('SQLite file caching vectors by (embedder, sha256 of input): a re-run embeds nothing twice'),
+    progress: z.boolean().default(false).describe('Print embedding progress'),
   })
   .strict();
 export type ClipEmbedderParams = z.output<typeof ClipEmbedderParamsSchema>;

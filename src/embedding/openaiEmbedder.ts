@@ -27,7 +27,7 @@ export const OpenAIEmbedderParamsSchema = z
     queryPrefix: z.string().default('').describe('Prepended by `embedQuery` only (the server cannot tell queries from documents)'),
     /** What the served model does (recorded in the identity; the server decides). */
     pooling: z.enum(['cls', 'mean']).default('cls').describe('What the served model does (recorded in the identity; the server decides)'),
-    normalize: z.boolean().default(true),
+    normalize: z.boolean().default(true).describe('Scale vectors to unit length (dot product = cosine)'),
     /** Vector width; asked of the server with one probe request when not given. */
     dimension: z.number().int().positive().optional().describe('Vector width; asked of the server with one probe request when not given'),
     /** Texts per request. */
@@ -38,11 +38,11 @@ export const OpenAIEmbedderParamsSchema = z
     maxRetries: z.number().int().nonnegative().default(6).describe('Retries of a request while every replica fails, each after the soonest replica\'s cooldown'),
     /** Cooldown of a replica after a failure (connection refused, timeout, 5xx, 429), doubled with each failure in a row. */
     retryBaseMs: z.number().int().positive().default(500).describe('Cooldown of a replica after a failure (connection refused, timeout, 5xx, 429), doubled with each failure in a row'),
-    retryMaxMs: z.number().int().positive().default(30_000),
-    timeoutMs: z.number().int().positive().default(120_000),
+    retryMaxMs: z.number().int().positive().default(30_000).describe('Longest cooldown of a replica in ms'),
+    timeoutMs: z.number().int().positive().default(120_000).describe('A request with no reply after this many ms fails'),
     /** Wire format of the vectors: base64 of little-endian float32 (the default, what OpenAI's SDK asks for) or JSON floats. */
     encodingFormat: z.enum(['float', 'base64']).optional().describe('Wire format of the vectors: base64 of little-endian float32 (the default, what OpenAI\'s SDK asks for) or JSON floats'),
-    cacheFile: z.string().min(1).optional(),
+    cacheFile: z.string().min(1).optional().describe('SQLite file caching vectors by (embedder, sha256 of text): a re-run embeds nothing twice'),
     /**
      * The provider's limits, paced evenly over the whole pool (shared with everything on the same URLs);
      * without it the servers' x-ratelimit-* headers and 429s set the pace. Tokens: the texts' estimate.

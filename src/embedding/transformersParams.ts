@@ -12,8 +12,8 @@ export const TransformersEmbedderParamsSchema = z
     model: z.string().min(1).default(DEFAULT_MODEL).describe('Hugging Face hub id (looked up in `cacheDir`) or a local model directory'),
     /** cacheDir, allowRemote, dtype, threads, workers: as every model stage. */
     ...modelParamFields,
-    pooling: z.enum(['cls', 'mean']).default('cls'),
-    normalize: z.boolean().default(true),
+    pooling: z.enum(['cls', 'mean']).default('cls').describe('How token vectors become one: `cls` (the first token, BGE) or `mean`'),
+    normalize: z.boolean().default(true).describe('Scale vectors to unit length (dot product = cosine)'),
     /** Prepended by `embedQuery` only, never by `embedDocuments`. */
     queryPrefix: z.string().default(BGE_QUERY_PREFIX).describe('Prepended by `embedQuery` only, never by `embedDocuments`'),
     /** Longer texts are truncated to this many tokens (including [CLS]/[SEP]). */

@@ -40,11 +40,9 @@ export interface PlannedRetriever {
 export function retrieversOf(config: ExperimentConfig): PlannedRetriever[] {
   const retrieval = config.retrieval;
   if (!retrieval) return [];
-  const list = retrieval.retrievers ?? (retrieval.retriever ? [retrieval.retriever] : []);
-  return list.map((entry, i) => {
+  return retrieval.retrievers.map((entry, i) => {
     const { label, ...spec } = entry;
-    const path = retrieval.retrievers ? `retrieval.retrievers[${i}]` : 'retrieval.retriever';
-    return { label: label ?? spec.name, spec: spec as ComponentSpec, path };
+    return { label: label ?? spec.name, spec: spec as ComponentSpec, path: `retrieval.retrievers[${i}]` };
   });
 }
 

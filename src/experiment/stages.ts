@@ -69,9 +69,7 @@ const OFFLINE_STAND_INS: Record<string, string> = {
 };
 
 function componentSpecs(config: ExperimentConfig) {
-  const benchmarkSpecs = config.benchmarks
-    ? config.benchmarks.map((spec, i) => ({ spec, path: `benchmarks[${i}]` }))
-    : [{ spec: config.benchmark!, path: 'benchmark' }];
+  const benchmarkSpecs = config.benchmarks.map((spec, i) => ({ spec, path: `benchmarks[${i}]` }));
   return {
     benchmarkSpecs,
     strategyList: strategySpecs(config),

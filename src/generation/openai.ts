@@ -31,27 +31,27 @@ export const OpenAIParamsFields = z
      * again later; the run stops (exit 3) only when every replica is down.
      */
     baseURL: z.union([z.string().url(), z.array(z.string().url()).min(1, { error: 'expected at least one replica URL' })]).describe('The endpoint, or a list of replicas of one model (vLLM data-parallel, several servers): each request goes to the replica with the fewest in flight; a failing replica is drained and tried again later; the run stops (exit 3) only when…'),
-    model: z.string().min(1),
+    model: z.string().min(1).describe('Model name sent to the endpoint'),
     /** Name of the environment variable holding the API key; omit for servers that need none. */
     apiKeyEnv: z.string().min(1).optional().describe('Name of the environment variable holding the API key; omit for servers that need none'),
-    temperature: z.number().min(0).max(2).default(0),
+    temperature: z.number().min(0).max(2).default(0).describe('Sampling temperature (0: greedy; > 0 with `samples` for repeated samples)'),
     /**
      * Seeds the endpoint's sampling (vLLM and OpenAI honour `seed`): every request of sample i
      * carries `seed + i`, so repeated samples at temperature > 0 are distinct and reproducible.
      * Omitted: no `seed` is sent. Part of the cache key.
      */
     seed: z.number({ error: 'expected an integer (sample i sends seed + i)' }).int({ error: 'expected an integer (sample i sends seed + i)' }).optional().describe('Seeds the endpoint\'s sampling (vLLM and OpenAI honour `seed`): every request of sample i carries `seed + i`, so repeated samples at temperature > 0 are distinct and reproducible'),
-    maxTokens: z.number().int().positive().optional(),
+    maxTokens: z.number().int().positive().optional().describe('Longest answer in tokens (default: the server\'s)'),
     /** Extra HTTP headers (not part of the cache key; never recorded in describe()). */
     headers: z.record(z.string(), z.string()).default({}).describe('Extra HTTP headers (not part of the cache key; never recorded in describe())'),
     /** Extra request-body fields, e.g. `{ enable_thinking: false }` or `{ top_p: 0.9 }`; part of the cache key. */
     extraBody: z.record(z.string(), z.unknown()).default({}).describe('Extra request-body fields, e.g. `{ enable_thinking: false }` or `{ top_p: 0.9 }`; part of the cache key'),
-    timeoutMs: z.number().int().positive().default(300_000),
+    timeoutMs: z.number().int().positive().default(300_000).describe('A request with no reply after this many ms fails (and is retried)'),
     /** Requests in flight to this endpoint at once (shared by everything that uses the same baseURL). */
     concurrency: z.number().int().positive().default(4).describe('Requests in flight to this endpoint at once (shared by everything that uses the same baseURL)'),
-    retries: z.number().int().min(0).default(5),
-    retryBaseMs: z.number().int().min(0).default(1000),
-    retryMaxMs: z.number().int().min(0).default(60_000),
+    retries: z.number().int().min(0).default(5).describe('Retries of a failed request (network error, 429, 5xx); an answer still empty after them is an empty answer'),
+    retryBaseMs: z.number().int().min(0).default(1000).describe('First backoff delay in ms (doubles per retry, up to retryMaxMs)'),
+    retryMaxMs: z.number().int().min(0).default(60_000).describe('Longest backoff delay in ms'),
     /** An endpoint failing every request (connection refused, DNS, timeouts, 5xx) this long stops the run. */
     unavailableAfterMs: z.number().int().positive().default(30_000).describe('An endpoint failing every request (connection refused, DNS, timeouts, 5xx) this long stops the run'),
     /** Longest server Retry-After honoured. */
@@ -99,7 +99,7 @@ export function defaultBatchCache(model: string): string {
 }
 
 const ChatCompletionSchema = z.looseObject({
-  model: z.string().optional(),
+  model: z.string().optional().describe('Model name sent to the endpoint'),
   choices: z.array(z.looseObject({ message: z.looseObject({ role: z.literal('assistant'), content: z.string().nullable().optional() }) })).min(1),
   usage: z.looseObject({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }).optional(),
 });

@@ -8,7 +8,7 @@ import { decidePrompt } from './templates/adaptive.js';
 import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
 
 export const AdaptiveParamsSchema = RagParamsSchema.extend({
-  prompts: z.object({ decide: PromptOverrideSchema.optional(), closedBook: PromptOverrideSchema.optional() }).strict().default({}),
+  prompts: z.object({ decide: PromptOverrideSchema.optional(), closedBook: PromptOverrideSchema.optional() }).strict().default({}).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
 }).strict();
 export type AdaptiveParams = z.infer<typeof AdaptiveParamsSchema>;
 

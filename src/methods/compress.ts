@@ -17,7 +17,7 @@ export const CompressParamsSchema = z
     /** Or: keep as many tokens as the first `budgetK` passages hold — "RAG@100 compressed to the budget of RAG@20". */
     budgetK: z.number().int().positive().optional().describe('Or: keep as many tokens as the first `budgetK` passages hold — "RAG@100 compressed to the budget of RAG@20"'),
     ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['answer']),
+    prompts: promptOverridesSchema(['answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
   })
   .strict()
   .refine((p) => (p.ratio === undefined) !== (p.budgetK === undefined), { message: 'give exactly one of ratio (share of tokens kept) and budgetK (the token budget of the first budgetK passages)', path: ['ratio'] });

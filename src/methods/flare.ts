@@ -25,8 +25,8 @@ export const FlareParamsSchema = z
     /** Retrieve with the question before the first sentence (the paper does). */
     retrieveFirst: z.boolean().default(true).describe('Retrieve with the question before the first sentence (the paper does)'),
     ...PassageParamsShape,
-    instructions: AnswerInstructionsSchema.optional(),
-    prompts: promptOverridesSchema(['write', 'question']),
+    instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
+    prompts: promptOverridesSchema(['write', 'question']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
   })
   .strict();
 export type FlareParams = z.infer<typeof FlareParamsSchema>;

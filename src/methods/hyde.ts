@@ -13,7 +13,7 @@ export const HydeParamsSchema = z
     /** Search with the question too (the paper averages the question's encoding with the hypotheses'). */
     includeQuestion: z.boolean().default(true).describe('Search with the question too (the paper averages the question\'s encoding with the hypotheses\')'),
     ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['hypothesis', 'answer']),
+    prompts: promptOverridesSchema(['hypothesis', 'answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
   })
   .strict();
 export type HydeParams = z.infer<typeof HydeParamsSchema>;

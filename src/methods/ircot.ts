@@ -18,8 +18,8 @@ export const IrcotParamsSchema = z
     /** The model's final answer follows this marker. */
     finalAnswerPrefix: z.string().min(1).default(FINAL_ANSWER_PREFIX).describe('The model\'s final answer follows this marker'),
     ...PassageParamsShape,
-    instructions: AnswerInstructionsSchema.optional(),
-    prompts: promptOverridesSchema(['reason', 'conclude']),
+    instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
+    prompts: promptOverridesSchema(['reason', 'conclude']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
   })
   .strict();
 export type IrcotParams = z.infer<typeof IrcotParamsSchema>;

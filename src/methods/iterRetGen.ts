@@ -11,8 +11,8 @@ export const IterRetGenParamsSchema = z
     /** Retrieve → generate rounds; the last round's answer counts. */
     rounds: z.number().int().min(1).max(20).default(3).describe('Retrieve → generate rounds; the last round\'s answer counts'),
     ...PassageParamsShape,
-    instructions: AnswerInstructionsSchema.optional(),
-    prompts: promptOverridesSchema(['answer']),
+    instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
+    prompts: promptOverridesSchema(['answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
   })
   .strict();
 export type IterRetGenParams = z.infer<typeof IterRetGenParamsSchema>;

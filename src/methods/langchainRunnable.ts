@@ -33,9 +33,9 @@ export const LangChainRunnableParamsSchema = z
      * (LangChain's retriever callbacks); usage from its models' callbacks when not mapped.
      */
     response: ResponseMappingSchema.default({}).describe('Paths into the Runnable\'s output: a string output is the answer; an object\'s answer is at `answer`'),
-    timeoutMs: z.number().int().positive().default(300_000),
+    timeoutMs: z.number().int().positive().default(300_000).describe('A call with no result after this many ms fails (and is retried)'),
     ...CallPolicyShape,
-    retries: z.number().int().min(0).default(2),
+    retries: z.number().int().min(0).default(2).describe('Retries of a failed call, with exponential backoff'),
   })
   .strict()
   .superRefine((p, ctx) => {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
 import { messagesOf } from '../prompting/templateStrategy.js';
+import { overriddenPrompt, PromptOverrideSchema as SharedPromptOverrideSchema, type PromptOverride } from '../prompting/templateOverrides.js';
 import type { TextChatMessage } from '../prompting/types.js';
 
 /** A built-in prompt of one method step: system text, user template, and the slots it must keep. */
@@ -12,16 +13,9 @@ export interface MethodPrompt {
   slots: readonly string[];
 }
 
-/** What a config may replace of one step's prompt (`prompts: { decide: { template: … } }`). */
-export const PromptOverrideSchema = z
-  .object({
-    /** System message (`""` sends none). */
-    system: z.string().optional().describe('System message (`""` sends none)'),
-    /** User message template with the step's placeholders. */
-    template: z.string().min(1).optional().describe('User message template with the step\'s placeholders'),
-  })
-  .strict();
-export type PromptOverride = z.infer<typeof PromptOverrideSchema>;
+/** What a config may replace of one step's prompt (`prompts: { decide: { template: … } }`): the strategies' override, per step. */
+export const PromptOverrideSchema = SharedPromptOverrideSchema.strict();
+export type { PromptOverride };
 
 /** The `prompts` field of a method's params: an optional override per named step, unknown steps rejected. */
 export function promptOverridesSchema<Step extends string>(steps: readonly Step[]) {
@@ -42,7 +36,7 @@ export function resolvePrompts<Step extends string>(
   for (const step of Object.keys(builtIn) as Step[]) {
     const base = builtIn[step];
     const override = overrides[step] ?? {};
-    const prompt = { system: override.system ?? base.system, user: override.template ?? base.user, slots: base.slots };
+    const prompt = { ...overriddenPrompt(base, override), slots: base.slots };
     const missing = prompt.slots.filter((slot) => !prompt.user.includes(`{${slot}}`));
     if (missing.length) throw new ConfigError(`method "${method}": prompts.${step}.template lacks ${missing.map((s) => `{${s}}`).join(', ')}`);
     out[step] = prompt;

@@ -19,7 +19,7 @@ export const RagFusionParamsSchema = z
     /** The constant c of reciprocal-rank fusion, Σ 1 / (c + rank). */
     rrfK: z.number().positive().default(RRF_K).describe('The constant c of reciprocal-rank fusion, Σ 1 / (c + rank)'),
     ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['queries', 'answer']),
+    prompts: promptOverridesSchema(['queries', 'answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
   })
   .strict();
 export type RagFusionParams = z.infer<typeof RagFusionParamsSchema>;

@@ -16,7 +16,7 @@ import type { CallBound, MethodContext, MethodOutcome, RagMethod } from './types
 /** The params of a reader: how passages enter the prompt, and the answer instructions. */
 export const ReaderParamsShape = {
   ...PassageParamsShape,
-  instructions: AnswerInstructionsSchema.optional(),
+  instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
 };
 export interface ReaderParams extends PassageParams {
   instructions?: AnswerInstructions;

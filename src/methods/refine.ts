@@ -17,8 +17,8 @@ export const RefineParamsSchema = z
     /** Extractive: sentences kept (the best by relevance, in their original order). */
     keep: z.number().int().positive().default(10).describe('Extractive: sentences kept (the best by relevance, in their original order)'),
     ...PassageParamsShape,
-    instructions: AnswerInstructionsSchema.optional(),
-    prompts: promptOverridesSchema(['condense', 'answer']),
+    instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
+    prompts: promptOverridesSchema(['condense', 'answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
   })
   .strict();
 export type RefineParams = z.infer<typeof RefineParamsSchema>;

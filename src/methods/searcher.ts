@@ -67,7 +67,7 @@ export const ReasoningSearchFields = {
   /** The completions prompt around the instruction: `{system}`, `{user}` (the model's chat template, ending where its reasoning starts). */
   completionTemplate: z.string().min(1).default(DEFAULT_COMPLETION_TEMPLATE).describe('The completions prompt around the instruction: `{system}`, `{user}` (the model\'s chat template, ending where its reasoning starts)'),
   ...PassageParamsShape,
-  instructions: AnswerInstructionsSchema.optional(),
+  instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
 };
 
 /** What a step's result says: the text the model wrote, and the query it stopped at (if any). */
@@ -225,11 +225,11 @@ export function planSearchLoop(
 
 export const SearcherParamsSchema = z
   .object({
-    protocol: z.enum(['r1-searcher', 'research', 'search-r1', 'custom']).default('search-r1'),
+    protocol: z.enum(['r1-searcher', 'research', 'search-r1', 'custom']).default('search-r1').describe('The search-tag protocol the reasoning model was trained with: `search-r1`, `r1-searcher`, `research`, or `custom` (give `tags`)'),
     /** The tags of `protocol: custom` (or to override a preset's). */
     tags: SearchTagsSchema.optional().describe('The tags of `protocol: custom` (or to override a preset\'s)'),
     ...ReasoningSearchFields,
-    prompts: promptOverridesSchema(['begin', 'continue']),
+    prompts: promptOverridesSchema(['begin', 'continue']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
   })
   .strict()
   .refine((params) => params.protocol !== 'custom' || params.tags !== undefined, {

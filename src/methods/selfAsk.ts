@@ -13,8 +13,8 @@ export const SelfAskParamsSchema = z
     /** Follow-up questions at most before the final answer. */
     maxFollowUps: z.number().int().min(1).max(20).default(3).describe('Follow-up questions at most before the final answer'),
     ...PassageParamsShape,
-    instructions: AnswerInstructionsSchema.optional(),
-    prompts: promptOverridesSchema(['followUp', 'intermediate', 'answer']),
+    instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
+    prompts: promptOverridesSchema(['followUp', 'intermediate', 'answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
   })
   .strict();
 export type SelfAskParams = z.infer<typeof SelfAskParamsSchema>;

@@ -12,8 +12,8 @@ export const SureParamsSchema = z
     /** Candidate answers asked for (at most). */
     candidates: z.number().int().min(1).max(10).default(3).describe('Candidate answers asked for (at most)'),
     ...PassageParamsShape,
-    instructions: AnswerInstructionsSchema.optional(),
-    prompts: promptOverridesSchema(['candidates', 'summary', 'validity', 'rank']),
+    instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
+    prompts: promptOverridesSchema(['candidates', 'summary', 'validity', 'rank']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
   })
   .strict();
 export type SureParams = z.infer<typeof SureParamsSchema>;

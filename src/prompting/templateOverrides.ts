@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { ConfigError, formatZodIssues } from '../errors.js';
@@ -6,14 +6,22 @@ import { AnswerInstructionsSchema } from './answerInstructions.js';
 import { requirePlaceholders, type Placeholder } from './fillTemplate.js';
 import type { PromptTemplate } from './templates/promptTemplate.js';
 
-/** Config fields every strategy accepts to edit its built-in template. */
-export const TemplateOverrideSchema = z.object({
+/**
+ * One prompt override, the same shape for a strategy's template and for each step of a method
+ * (`prompts.<step>`): inline text, or a file, or both (inline wins).
+ */
+export const PromptOverrideSchema = z.object({
   /** System message text (replaces the built-in one; `""` sends none). */
   system: z.string().optional().describe('System message text (replaces the built-in one; `""` sends none)'),
-  /** User message template with `{question}`, `{context}`, `{instructions}`. */
-  template: z.string().min(1).optional().describe('User message template with `{question}`, `{context}`, `{instructions}`'),
+  /** User message template; it must keep the placeholders of the prompt it replaces (`{question}`, `{context}` …). */
+  template: z.string().min(1).optional().describe('User message template; it must keep the placeholders of the prompt it replaces (`{question}`, `{context}` …)'),
   /** A file with the template: `.json`/`.yaml`/`.yml` holding `{system?, template?}`, any other file is the user template text. */
   templateFile: z.string().min(1).optional().describe('A file with the template: `.json`/`.yaml`/`.yml` holding `{system?, template?}`, any other file is the user template text'),
+});
+export type PromptOverride = z.infer<typeof PromptOverrideSchema>;
+
+/** Config fields every strategy accepts to edit its built-in template: a prompt override and the answer instructions. */
+export const TemplateOverrideSchema = PromptOverrideSchema.extend({
   /** Per-benchmark answer instructions (`{instructions}`). */
   instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}`)'),
 });
@@ -21,10 +29,10 @@ export type TemplateOverride = z.infer<typeof TemplateOverrideSchema>;
 
 const TemplateFileSchema = z.object({ system: z.string().optional(), template: z.string().min(1).optional() }).strict();
 
-async function readTemplateFile(path: string): Promise<{ system?: string; template?: string }> {
+function readTemplateFile(path: string): { system?: string; template?: string } {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     throw new ConfigError(`templateFile: cannot read ${path} (${(error as Error).message})`);
   }
@@ -40,6 +48,12 @@ async function readTemplateFile(path: string): Promise<{ system?: string; templa
   return parsed.data;
 }
 
+/** A built-in prompt with an override applied: inline `system`/`template` over a `templateFile`'s, over the built-in's. */
+export function overriddenPrompt(builtIn: PromptTemplate, override: PromptOverride): PromptTemplate {
+  const fromFile = override.templateFile ? readTemplateFile(override.templateFile) : {};
+  return { system: override.system ?? fromFile.system ?? builtIn.system, user: override.template ?? fromFile.template ?? builtIn.user };
+}
+
 /**
  * The template a strategy uses: inline `system`/`template` override a `templateFile`, which
  * overrides the built-in template. Checks the placeholders the strategy needs.
@@ -50,11 +64,7 @@ export async function resolveTemplate(
   strategy: string,
   required: readonly Placeholder[],
 ): Promise<PromptTemplate> {
-  const fromFile = override.templateFile ? await readTemplateFile(override.templateFile) : {};
-  const template: PromptTemplate = {
-    system: override.system ?? fromFile.system ?? builtIn.system,
-    user: override.template ?? fromFile.template ?? builtIn.user,
-  };
+  const template = overriddenPrompt(builtIn, override);
   requirePlaceholders(template.user, required, `strategy "${strategy}" template`);
   return template;
 }

@@ -21,7 +21,7 @@ export const RemoteRerankerParamsSchema = z
     maxConcurrency: z.number().int().positive().default(4).describe('Requests in flight at once'),
     /** Retries of a failed request (network error, 429, 5xx), with exponential backoff. */
     maxRetries: z.number().int().nonnegative().default(6).describe('Retries of a failed request (network error, 429, 5xx), with exponential backoff'),
-    timeoutMs: z.number().int().positive().default(120_000),
+    timeoutMs: z.number().int().positive().default(120_000).describe('A request with no reply after this many ms fails (and is retried)'),
     /** First backoff delay (doubles per retry). */
     retryDelayMs: z.number().int().nonnegative().default(500).describe('First backoff delay (doubles per retry)'),
   })

@@ -148,7 +148,7 @@ export class AnswerLoader {
    */
   async loadItems(config: ExperimentConfig): Promise<void> {
     if (this.cache.meta.itemsLoaded) return;
-    const specs = config.benchmarks ?? (config.benchmark ? [config.benchmark] : []);
+    const specs = config.benchmarks;
     const insert = this.cache.db.prepare('INSERT OR REPLACE INTO items (itemKey, info) VALUES (?, ?)');
     for (const spec of specs) {
       try {

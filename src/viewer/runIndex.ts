@@ -189,7 +189,7 @@ export class RunIndex {
     const price = weight && costed.every((c) => c.cost!.price !== null) ? costed.reduce((s, c) => s + c.cost!.price! * c.cost!.n, 0) / weight : null;
     const planned = manifest.answers;
     const options = summaryOptionsOf(config, manifest, []);
-    const configBenchmarks = (config.benchmarks ?? (config.benchmark ? [config.benchmark] : [])).map((b) => String((b as { name?: unknown }).name ?? '')).filter(Boolean);
+    const configBenchmarks = config.benchmarks.map((b) => String((b as { name?: unknown }).name ?? '')).filter(Boolean);
     // Before the answers are indexed, what the run says of itself: its summary, else its manifest.
     const counted = index.state === 'ready' ? this.loader.counts() : null;
     const answers = counted?.n ?? summary?.totals.items ?? planned?.done ?? index.answers;

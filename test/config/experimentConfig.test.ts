@@ -42,8 +42,13 @@ describe('experiment config validation', () => {
     ['no models', (c) => (c.models = []), 'models: expected at least one model'],
     ['a model without a name', (c) => (c.models = [{ model: 'gpt' }]), 'models[0].name: expected the name of a registered generator'],
     ['no strategies', (c) => (c.strategies = []), 'strategies: expected at least one strategy'],
-    ['both benchmark and benchmarks', (c) => (c.benchmarks = [c.benchmark]), 'give either `benchmark` or `benchmarks` (exactly one)'],
-    ['neither retriever nor retrievers', (c) => delete c.retrieval.retriever, 'give either `retriever` or `retrievers` (exactly one)'],
+    ['both benchmark and benchmarks', (c) => (c.benchmarks = [c.benchmark]), 'benchmark: unknown key beside `benchmarks`; give the list only (`benchmark` is its shorthand for a list of one)'],
+    ['both retriever and retrievers', (c) => (c.retrieval.retrievers = [c.retrieval.retriever]), 'retrieval.retriever: unknown key beside `retrievers`; give the list only'],
+    ['neither benchmark nor benchmarks', (c) => delete c.benchmark, 'benchmarks: '],
+    ['neither retriever nor retrievers', (c) => delete c.retrieval.retriever, 'retrieval.retrievers: '],
+    ['`strategy:` for `strategies:`', (c) => { c.strategy = c.strategies; delete c.strategies; }, 'strategy: unknown key; did you mean "strategies"?'],
+    ['a misspelled top-level key (the guess)', (c) => (c.retreival = {}), 'retreival: unknown key; did you mean "retrieval"?'],
+    ['a misspelled strategy parameter (the guess)', (c) => (c.strategies[1] = { name: 'rag', persna: 'plain' }), 'strategies[1].persna: unknown key; did you mean "persona"?'],
     ['a name with spaces', (c) => (c.name = 'my run'), 'name: expected letters, digits, ".", "_" or "-"'],
     ['an unknown compat mode', (c) => (c.scoring = { compat: 'paper' }), 'scoring.compat:'],
     ['zero concurrency', (c) => (c.execution = { concurrency: 0 }), 'execution.concurrency: expected a positive integer'],
@@ -79,8 +84,26 @@ describe('experiment config validation', () => {
     const checked = validateExperimentConfig(config, 'exp.yaml') as any;
     expect(checked.models[0]).toEqual({ name: 'extractive', label: 'x', price: { inputPerMillion: 1, outputPerMillion: 2, batchDiscount: 0.5 } });
     expect(checked.strategies[1]).toEqual({ name: 'ircot', maxSteps: 3, k: [5] });
-    expect(checked.retrieval.retriever).toEqual({ name: 'hnsw', index: 'indexes/demo' });
+    expect(checked.retrieval.retrievers).toEqual([{ name: 'hnsw', index: 'indexes/demo' }]);
+    expect(checked.retrieval.retriever).toBeUndefined();
     expect(validateExperimentConfig(JSON.parse(JSON.stringify(checked)), 'config.json')).toEqual(checked);
+  });
+
+  it('reads the singular shorthands as lists of one, so readers see only `benchmarks` and `retrieval.retrievers`', () => {
+    const short = validateExperimentConfig(valid(), 'exp.yaml') as any;
+    const { benchmark, ...rest } = valid();
+    const long = validateExperimentConfig({ ...rest, benchmarks: [benchmark], retrieval: { k: [10, 20, 50, 100], retrievers: [rest.retrieval.retriever] } }, 'exp.yaml');
+    expect(short).toEqual(long);
+    expect(short.benchmarks).toEqual([{ name: 'prohist', file: 'experiments/data/demo-prohist.json' }]);
+    expect('benchmark' in short).toBe(false);
+    expect('retriever' in short.retrieval).toBe(false);
+  });
+
+  it('keeps loading the stored config.json of a run written with the shorthands (before they were normalised)', () => {
+    const stored = { ...valid(), seed: 42, output: 'experiments/runs', scoring: { compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book', versus: [], emptyAnswer: 'zero' }, execution: { concurrency: 4, maxFailures: 0 } };
+    const config = validateExperimentConfig(JSON.parse(JSON.stringify(stored)), 'runs/old/config.json');
+    expect(config.benchmarks).toHaveLength(1);
+    expect(config.retrieval?.retrievers).toEqual([{ name: 'hnsw', index: 'indexes/demo' }]);
   });
 
   it('names file, line and column of a YAML syntax error', async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -60,6 +60,7 @@ describe('hisrag schema', () => {
       [(c) => (c.models[0].temprature = 0), 'models[0].temprature: unknown key'],
       [(c) => (c.scoring = { ...c.scoring, bootstrapResample: 10 }), 'scoring.bootstrapResample: unknown key'],
       [(c) => (c.retreival = c.retrieval), 'retreival: unknown key'],
+      [(c) => { c.strategy = c.strategies; delete c.strategies; }, 'strategy: unknown key'],
     ];
     for (const [edit, line] of cases) {
       const config = raw('demo.yaml');
@@ -67,6 +68,30 @@ describe('hisrag schema', () => {
       expect(check(config)).toContain(line);
       expect(() => validateExperimentConfig(config, 'demo.yaml')).toThrow(line);
     }
+  });
+
+  it('says `strategy:` for `strategies:` at the path the schema names, with a "did you mean" (hisrag run, exit 2)', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'hisrag-strategy-'));
+    const config = raw('demo.yaml');
+    config.strategy = config.strategies;
+    delete config.strategies;
+    const file = join(out, 'strategy.yaml');
+    writeFileSync(file, JSON.stringify(config));
+    const result = await runCli(['run', file, '--no-progress']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('strategy: unknown key; did you mean "strategies"?');
+    expect(jsonSchemaValidator(schema)(config)).toContain('strategy: unknown key');
+  }, 60_000);
+
+  it('accepts the list form of the singular shorthands as well (the one form every reader sees)', () => {
+    const check = jsonSchemaValidator(schema);
+    const config = raw('demo.yaml');
+    config.benchmarks = [config.benchmark];
+    delete config.benchmark;
+    config.retrieval.retrievers = [config.retrieval.retriever];
+    delete config.retrieval.retriever;
+    expect(check(config)).toEqual([]);
+    expect(validateExperimentConfig(config, 'demo.yaml')).toEqual(validateExperimentConfig(raw('demo.yaml'), 'demo.yaml'));
   });
 
   it('lists each component with its own parameters (a discriminated union per stage)', () => {
@@ -90,5 +115,15 @@ describe('docs/configuration.md', () => {
     const reference = parameterReference();
     for (const name of ['hnsw', 'bm25', 'openai', 'rag', 'ircot', 'cross-encoder', 'wikipedia-dump', 'transformers']) expect(reference).toContain(`#### \`${name}\``);
     expect(reference).toMatch(/\| `efSearch` \| `integer` \|/);
+  });
+
+  it('gives every parameter a one-line meaning (a `.describe()` on its schema)', () => {
+    let section = '';
+    const bare: string[] = [];
+    for (const line of parameterReference().split('\n')) {
+      if (line.startsWith('###')) section = line.replace(/^#+ /, '');
+      else if (/^\| `[^`]+` \|.*\| {2}\|$/.test(line)) bare.push(`${section}: ${line.split('|')[1]!.trim()}`);
+    }
+    expect(bare).toEqual([]);
   });
 });

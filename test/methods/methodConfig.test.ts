@@ -26,7 +26,7 @@ describe('method configs that cannot run are refused before anything is answered
     });
     const run = runExperiment({ config, runId: 'x' });
     await expect(run).rejects.toThrow(ConfigError);
-    await expect(runExperiment({ config, runId: 'y' })).rejects.toThrow(/strategies\[1\]\.mode: refine with mode: extractive .* retrieval\.retriever \(random\) has none/);
+    await expect(runExperiment({ config, runId: 'y' })).rejects.toThrow(/strategies\[1\]\.mode: refine with mode: extractive .* retrieval\.retrievers\[0\] \(random\) has none/);
   }, 120_000);
 
   it('agent with a generator that cannot call tools names the model', async () => {

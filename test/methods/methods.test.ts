@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { contentAsText } from '../../src/prompting/messageContent.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
@@ -217,5 +220,17 @@ describe('method params', () => {
     const { url } = await scripted({ answer: (p) => (p.startsWith('自定义') ? '收到自定义' : '默认') });
     const { outcome } = await runMethod({ name: 'iter-retgen', rounds: 1, prompts: { answer: { template: '自定义：{context}\n【问题】{question}\n{instructions}' } } }, url);
     expect(outcome.answer).toBe('收到自定义');
+  });
+
+  it('take a step\'s prompt from a file, in the shape strategies take it (templateFile: text, or YAML with system and template)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hisrag-prompts-'));
+    const text = join(dir, 'answer.txt');
+    writeFileSync(text, '文件模板：{context}\n【问题】{question}\n{instructions}');
+    const { url } = await scripted({ answer: (p) => (p.startsWith('文件模板') ? '收到文件模板' : '默认') });
+    expect((await runMethod({ name: 'iter-retgen', rounds: 1, prompts: { answer: { templateFile: text } } }, url)).outcome.answer).toBe('收到文件模板');
+    const yaml = join(dir, 'reason.yaml');
+    writeFileSync(yaml, 'system: 系统\ntemplate: "{question}"\n');
+    await expect(methods.create({ name: 'ircot', prompts: { reason: { templateFile: yaml } } }, undefined, 'strategies[0]')).rejects.toThrow(/prompts\.reason\.template lacks \{context\}/);
+    await expect(methods.create({ name: 'ircot', prompts: { reason: { templateFile: join(dir, 'missing.txt') } } }, undefined, 'strategies[0]')).rejects.toThrow(/templateFile: cannot read .*missing\.txt/);
   });
 });

@@ -254,7 +254,7 @@ describe('the ProHist noise-study config', () => {
     await expect(validateComponents(config)).resolves.toBeUndefined();
     const retrievers = config.retrieval!.retrievers!;
     expect(retrievers.filter((r) => r.name === 'oracle+noise')).toHaveLength(6);
-    expect(config.benchmark).toMatchObject({ name: 'jsonl' });
+    expect(config.benchmarks).toMatchObject([{ name: 'jsonl' }]);
   });
 });
 

@@ -33,9 +33,9 @@ export const LongHisDocParamsSchema = BenchmarkFilterSchema.extend({
   imageDir: z.string().min(1).optional().describe('`LongHisDoc_IMG/` of the release: `<doc_id>/page_<n>.jpg` (n one-based)'),
   /** `error`: a missing, truncated or unreadable page image, or a folder that does not match the OCR, stops the run; `warn`: counted in describe(). */
   onImageProblem: z.enum(['error', 'warn']).default('error').describe('`error`: a missing, truncated or unreadable page image, or a folder that does not match the OCR, stops the run; `warn`: counted in describe()'),
-  label: z.string().min(1).default('longhisdoc'),
+  label: z.string().min(1).default('longhisdoc').describe('Name recorded with each item (`benchmark` column)'),
   /** Record fields of one's own to keep (as meta and groups); any other field outside the release's schema is refused. */
-  metadata: MetadataFieldsSchema,
+  metadata: MetadataFieldsSchema.describe('Record fields of one\'s own to keep (as meta and groups); any other field outside the release\'s schema is refused'),
 }).strict();
 export type LongHisDocParams = z.infer<typeof LongHisDocParamsSchema>;
 

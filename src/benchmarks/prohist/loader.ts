@@ -18,7 +18,7 @@ export const ProHistParamsSchema = BenchmarkFilterSchema.extend({
    */
   onUnscorable: z.enum(['error', 'skip']).default('error').describe('A record its metric cannot score (an open question without rubrics): `error` (default) stops with the file, record and field; `skip` leaves it out and counts it'),
   /** Record fields of one's own to keep (as meta and groups); any other field outside the release's schema is refused. */
-  metadata: MetadataFieldsSchema,
+  metadata: MetadataFieldsSchema.describe('Record fields of one\'s own to keep (as meta and groups); any other field outside the release\'s schema is refused'),
 }).strict();
 export type ProHistParams = z.infer<typeof ProHistParamsSchema>;
 

@@ -22,7 +22,8 @@ export const JsonCollectionParamsSchema = z.strictObject({
       /** Extra fields copied into each chunk's meta (e.g. author, dynasty). */
       meta: z.array(FieldName).default([]).describe('Extra fields copied into each chunk\'s meta (e.g. author, dynasty)'),
     })
-    .default({ id: 'id', title: 'title', text: 'text', meta: [] }),
+    .default({ id: 'id', title: 'title', text: 'text', meta: [] })
+    .describe('Record fields holding the id, title and text (`text` may be an array of strings, joined by newlines), and `meta`'),
   /** Where a .json file keeps its array, when not at the top (dot path, e.g. `data.items`). */
   recordsPath: z.string().min(1).optional().describe('Where a .json file keeps its array, when not at the top (dot path, e.g. `data.items`)'),
   /** Convert title and text to simplified Chinese (chinese-poetry is traditional). */

@@ -19,7 +19,7 @@ export const LonghisdocOcrParamsSchema = z.strictObject({
   docIds: z.array(z.string().min(1)).optional().describe('Only these documents'),
   /** Also emit windows of `size` consecutive pages every `stride` pages (cross-page evidence). */
   windows: z.strictObject({ size: z.number().int().min(2), stride: z.number().int().positive().default(1) }).optional().describe('Also emit windows of `size` consecutive pages every `stride` pages (cross-page evidence)'),
-  simplify: z.boolean().default(false),
+  simplify: z.boolean().default(false).describe('Convert the OCR text to simplified Chinese'),
   /**
    * `LongHisDoc_IMG/` (relative to the build's base directory, like `input`): page documents then
    * record their scan as `meta.image` ({path, width, height, bytes}, path inside this folder),

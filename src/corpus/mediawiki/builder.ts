@@ -18,10 +18,10 @@ const CategorySpec = z.strictObject({
 
 export const MediawikiApiParamsSchema = z
   .strictObject({
-    apiUrl: z.string().url().default('https://zh.wikipedia.org/w/api.php'),
-    titles: z.array(z.string().min(1)).optional(),
-    search: z.strictObject({ query: z.string().min(1), limit: z.number().int().positive().max(5000).default(50) }).optional(),
-    categories: z.array(CategorySpec).optional(),
+    apiUrl: z.string().url().default('https://zh.wikipedia.org/w/api.php').describe('The wiki\'s `api.php` URL'),
+    titles: z.array(z.string().min(1)).optional().describe('Fetch these pages by title'),
+    search: z.strictObject({ query: z.string().min(1), limit: z.number().int().positive().max(5000).default(50) }).optional().describe('Fetch the pages a full-text search finds: `{ query, limit }`'),
+    categories: z.array(CategorySpec).optional().describe('Fetch the pages of these categories'),
     /**
      * Where the text comes from. `wikitext` (default, any MediaWiki ≥ 1.35): the page source
      * through `prop=revisions`, cleaned by the same parser as the dump builder. `extracts`: the
@@ -44,12 +44,12 @@ export const MediawikiApiParamsSchema = z
     maxlag: z.number().int().nonnegative().default(5).describe('`maxlag` sent with each request (Wikimedia asks bots for 5); 0 sends none'),
     /** Longest `Retry-After` wait honoured before a call fails. */
     maxRetryAfterSeconds: z.number().positive().default(120).describe('Longest `Retry-After` wait honoured before a call fails'),
-    userAgent: z.string().min(1).default('hisrag/0.1 (RAG corpus builder for research on Chinese historical text; https://www.mediawiki.org/wiki/API:Etiquette)'),
-    simplify: z.boolean().default(true),
-    skipDisambiguation: z.boolean().default(true),
+    userAgent: z.string().min(1).default('hisrag/0.1 (RAG corpus builder for research on Chinese historical text; https://www.mediawiki.org/wiki/API:Etiquette)').describe('User-Agent sent with each request (Wikimedia asks for one that names the tool and a contact)'),
+    simplify: z.boolean().default(true).describe('Convert the text to simplified Chinese'),
+    skipDisambiguation: z.boolean().default(true).describe('Skip disambiguation pages'),
     /** Templates that mark a disambiguation page (besides the `disambiguation` page property). */
     disambiguationTemplates: z.array(z.string().min(1)).default(DEFAULT_DISAMBIGUATION_TEMPLATES).describe('Templates that mark a disambiguation page (besides the `disambiguation` page property)'),
-    dropSections: z.array(z.string()).default(DEFAULT_DROPPED_SECTIONS),
+    dropSections: z.array(z.string()).default(DEFAULT_DROPPED_SECTIONS).describe('Section titles dropped from each page (references, see also …)'),
   })
   .refine((p) => p.titles || p.search || p.categories, { message: 'give titles, search or categories', path: ['titles'] });
 export type MediawikiApiParams = z.output<typeof MediawikiApiParamsSchema>;
@@ -80,7 +80,7 @@ const QuerySchema = z.looseObject({
   normalized: z.array(z.looseObject({ from: z.string(), to: z.string() })).optional(),
   redirects: z.array(z.looseObject({ from: z.string(), to: z.string() })).optional(),
   pages: z.array(ApiPageSchema).optional(),
-  search: z.array(z.looseObject({ ns: z.number(), title: z.string() })).optional(),
+  search: z.array(z.looseObject({ ns: z.number(), title: z.string() })).optional().describe('Fetch the pages a full-text search finds: `{ query, limit }`'),
   categorymembers: z.array(z.looseObject({ ns: z.number(), title: z.string() })).optional(),
 });
 

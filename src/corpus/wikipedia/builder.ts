@@ -26,14 +26,14 @@ export const DEFAULT_DISAMBIGUATION_TEMPLATES = [
 export const WikipediaDumpParamsSchema = z.strictObject({
   /** `pages-articles` dump: `.xml`, `.xml.bz2` or `-multistream.xml.bz2`. */
   input: z.string().min(1).describe('`pages-articles` dump: `.xml`, `.xml.bz2` or `-multistream.xml.bz2`'),
-  namespaces: z.array(z.number().int()).min(1).default([0]),
-  skipRedirects: z.boolean().default(true),
-  skipDisambiguation: z.boolean().default(true),
+  namespaces: z.array(z.number().int()).min(1).default([0]).describe('Page namespaces kept (0: articles)'),
+  skipRedirects: z.boolean().default(true).describe('Skip redirect pages'),
+  skipDisambiguation: z.boolean().default(true).describe('Skip disambiguation pages'),
   /** Extra disambiguation template names (wtf_wikipedia knows 消歧义, disambig, dab, ...). */
   disambiguationTemplates: z.array(z.string().min(1)).default(DEFAULT_DISAMBIGUATION_TEMPLATES).describe('Extra disambiguation template names (wtf_wikipedia knows 消歧义, disambig, dab, ...)'),
   /** Traditional → simplified Chinese on the extracted text (OpenCC t → cn). */
   simplify: z.boolean().default(true).describe('Traditional → simplified Chinese on the extracted text (OpenCC t → cn)'),
-  dropSections: z.array(z.string()).default(DEFAULT_DROPPED_SECTIONS),
+  dropSections: z.array(z.string()).default(DEFAULT_DROPPED_SECTIONS).describe('Section titles dropped from each article (references, see also …)'),
   /** Keep only these titles (traditional or simplified both match). */
   titles: z.array(z.string().min(1)).optional().describe('Keep only these titles (traditional or simplified both match)'),
   /** Keep only articles directly in one of these categories (without the `Category:` prefix). */

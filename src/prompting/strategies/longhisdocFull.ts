@@ -15,7 +15,7 @@ export const LongHisDocFullParamsSchema = TemplateOverrideSchema.extend({
   pages: z.enum(['input', 'all']).default('input').describe('`input`: the record\'s `input_pages` (the benchmark\'s setting); `all`: the whole book'),
   /** Tokens of OCR text (null: no limit); later pages are cut first. */
   contextBudget: z.number().int().positive().nullable().default(60_000).describe('Tokens of OCR text (null: no limit); later pages are cut first'),
-  tokenCounter: z.enum(Object.keys(tokenCounters) as [keyof typeof tokenCounters]).default('cjk-estimate'),
+  tokenCounter: z.enum(Object.keys(tokenCounters) as [keyof typeof tokenCounters]).default('cjk-estimate').describe('How `contextBudget` is counted: `cjk-estimate` (a CJK character is a token, other text 4 characters a token) or `chars` (characters)'),
   /**
    * What each page shows: `text` (its OCR: the benchmark's text setting), `image` (its scan: the
    * image-input setting, for a vision-language model), `image+text` (the scan followed by its OCR).

@@ -16,8 +16,8 @@ import type { PromptStrategy } from '../types.js';
 export const RagParamsSchema = TemplateOverrideSchema.extend({
   /** Tokens the retrieved context may take (null: no limit). Over budget, the lowest-ranked chunks are dropped. */
   contextBudget: z.number().int().positive().nullable().default(60_000).describe('Tokens the retrieved context may take (null: no limit)'),
-  tokenCounter: z.enum(Object.keys(tokenCounters) as [keyof typeof tokenCounters]).default('cjk-estimate'),
-  ordering: ContextOrderingSchema.default('rank'),
+  tokenCounter: z.enum(Object.keys(tokenCounters) as [keyof typeof tokenCounters]).default('cjk-estimate').describe('How `contextBudget` is counted: `cjk-estimate` (a CJK character is a token, other text 4 characters a token) or `chars` (characters)'),
+  ordering: ContextOrderingSchema.default('rank').describe('Where passages go in the prompt: `rank` (best first), `reversed` (best last, next to the question), `gold-middle` (gold evidence in the middle: lost in the middle)'),
   /** Show page numbers (`（第12页）`) for chunks that carry them (LongHisDoc pages). */
   showPages: z.boolean().default(true).describe('Show page numbers (`（第12页）`) for chunks that carry them (LongHisDoc pages)'),
   /** System message style: plain RAG, or combined with historian role, professional or chain-of-thought prompting. */
@@ -35,7 +35,7 @@ export const RagParamsSchema = TemplateOverrideSchema.extend({
 export type RagParams = z.infer<typeof RagParamsSchema>;
 
 /** `page-rag`: `rag` over a page corpus, shown as page images by default, at 1–10 pages unless the config says otherwise. */
-export const PageRagParamsSchema = RagParamsSchema.extend({ input: PageInputSchema.default('image') }).strict();
+export const PageRagParamsSchema = RagParamsSchema.extend({ input: PageInputSchema.default('image').describe('What each retrieved page shows: its `image` (default), its `text` (OCR), or `image+text`') }).strict();
 
 /** The depths page retrieval runs at when neither the entry nor `retrieval.k` names any. */
 export const PAGE_DEPTHS = [1, 3, 5, 10] as const;

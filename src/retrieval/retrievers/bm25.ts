@@ -14,7 +14,11 @@ retrievers.register({
   name: 'bm25',
   description: 'BM25 (Okapi, Lucene idf) over jieba terms and optional CJK bigrams',
   params: z
-    .object({ index: z.string().min(1), k1: z.number().nonnegative().optional(), b: z.number().min(0).max(1).optional() })
+    .object({
+      index: z.string().min(1).describe('Folder of a bm25 index (`hisrag index build`)'),
+      k1: z.number().nonnegative().optional().describe('BM25 term-frequency saturation (default: the index\'s)'),
+      b: z.number().min(0).max(1).optional().describe('BM25 length normalisation, 0–1 (default: the index\'s)'),
+    })
     .strict(),
   async create(params, context) {
     const index = await context.openIndex(params.index);

@@ -13,7 +13,7 @@ import { denseIndexParams, openDenseIndex, retrieveDense } from './denseIndex.js
 retrievers.register({
   name: 'hnsw',
   description: 'dense retrieval: HNSW graph (hnswlib or usearch, as built) over the index vectors; exact search within one document',
-  params: z.object({ ...denseIndexParams, efSearch: z.number().int().positive().optional() }).strict(),
+  params: z.object({ ...denseIndexParams, efSearch: z.number().int().positive().optional().describe('HNSW search breadth (higher: better recall, slower); default: the value tuned for the index at build time') }).strict(),
   async create(params, context) {
     const index = await openDenseIndex(params, context);
     const efSearch = params.efSearch ?? index.manifest.hnsw?.efSearch ?? DEFAULT_HNSW.efSearch;

@@ -14,12 +14,12 @@ retrievers.register({
   description: 'reciprocal-rank or weighted min-max score fusion of several retrievers',
   params: z
     .object({
-      retrievers: z.array(RetrieverSpecSchema).min(2),
-      fusion: z.enum(['rrf', 'weighted']).default('rrf'),
+      retrievers: z.array(RetrieverSpecSchema).min(2).describe('Two or more retriever specs whose rankings are fused'),
+      fusion: z.enum(['rrf', 'weighted']).default('rrf').describe('`rrf` (reciprocal-rank fusion) or `weighted` (min-max normalised scores, weighted)'),
       /** One weight per child retriever (default all 1). */
       weights: z.array(z.number().nonnegative()).optional().describe('One weight per child retriever (default all 1)'),
-      rrfK: z.number().positive().default(RRF_K),
-      candidates: z.number().int().positive().optional(),
+      rrfK: z.number().positive().default(RRF_K).describe('The RRF constant: a child\'s rank r contributes 1/(rrfK + r)'),
+      candidates: z.number().int().positive().optional().describe('Chunks each child retriever contributes (default max(k, 100))'),
     })
     .strict()
     .refine((p) => !p.weights || p.weights.length === p.retrievers.length, {

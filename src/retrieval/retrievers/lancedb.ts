@@ -31,8 +31,8 @@ retrievers.register({
   params: z
     .object({
       ...denseIndexParams,
-      nprobes: z.number().int().positive().optional(),
-      refineFactor: z.number().int().positive().optional(),
+      nprobes: z.number().int().positive().optional().describe('IVF partitions searched per query (IVF-PQ index only; more: better recall, slower)'),
+      refineFactor: z.number().int().positive().optional().describe('Re-rank refineFactor × k candidates exactly after the IVF-PQ search'),
     })
     .strict(),
   async create(params, context) {

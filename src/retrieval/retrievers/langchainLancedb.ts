@@ -22,8 +22,8 @@ const Params = z
     index: z.string().min(1).describe('A hisrag index'),
     /** Where the copy goes (LanceDB URI); default: a temporary folder removed on close. Reused when its table exists. */
     uri: z.string().min(1).optional().describe('Where the copy goes (LanceDB URI); default: a temporary folder removed on close'),
-    table: z.string().regex(/^[\w.-]+$/).default('langchain'),
-    embedder: ComponentSpecSchema.optional(),
+    table: z.string().regex(/^[\w.-]+$/).default('langchain').describe('Name of the LanceDB table the chunks are copied to'),
+    embedder: ComponentSpecSchema.optional().describe('Embedder of the questions (default: the index\'s own)'),
   })
   .strict();
 

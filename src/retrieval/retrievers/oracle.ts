@@ -10,7 +10,7 @@ import { reRank } from '../toRetrievedChunks.js';
 retrievers.register({
   name: 'oracle',
   description: 'control: the gold evidence chunks or pages of each item (score 1), nothing else',
-  params: z.object({ index: z.string().min(1) }).strict(),
+  params: z.object({ index: z.string().min(1).describe('Index whose chunks are searched for the gold evidence') }).strict(),
   async create(params, context) {
     const index = await context.openIndex(params.index);
     return {

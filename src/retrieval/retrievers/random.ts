@@ -13,7 +13,7 @@ import { toRetrievedChunks } from '../toRetrievedChunks.js';
 retrievers.register({
   name: 'random',
   description: 'control: k chunks drawn uniformly at random, seeded per item',
-  params: z.object({ index: z.string().min(1), seed: z.number().int().optional() }).strict(),
+  params: z.object({ index: z.string().min(1).describe('Index the chunks are drawn from'), seed: z.number().int().optional().describe('Seed of the draw (default: the run\'s seed)') }).strict(),
   async create(params, context) {
     const index = await context.openIndex(params.index);
     const seed = params.seed ?? context.seed;

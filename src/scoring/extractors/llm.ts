@@ -64,7 +64,7 @@ export function createLlmExtractor(generator: Generator, options: { retries?: nu
 const LlmExtractorParams = z.strictObject({
   /** A generator spec (`{ name, ...params }`) resolved through the generators registry. */
   generator: z.looseObject({ name: z.string() }).describe('A generator spec (`{ name, ...params }`) resolved through the generators registry'),
-  retries: z.number().int().min(0).default(2),
+  retries: z.number().int().min(0).default(2).describe('Retries of an extraction call that fails (or comes back empty)'),
 });
 
 export const llmExtractor: RegistryEntry<z.infer<typeof LlmExtractorParams>, AnswerExtractor, void> = {
