@@ -32,7 +32,7 @@ export function makeLabelRun(dir: string, conditions: string[], options: { skip?
         JSON.stringify({
           key: `m|${condition}|prohist:${q.id}`, itemId: q.id, benchmark: 'prohist', kind: 'rubric', category: q.category, question: `question ${q.id}`,
           model: 'm', condition, strategy: condition === 'closed-book' ? 'closed-book' : 'rag', retriever: null, k: null, prompt: [], retrieved: [], contextIds: [], truncated: 0,
-          response: { text: `answer ${index} ${condition}`, raw: `answer ${index} ${condition}` },
+          response: { text: `answer ${index} ${conditions.indexOf(condition)}`, raw: `answer ${index} ${conditions.indexOf(condition)}` },
           score: failed ? { status: 'judge_failed', score: null, scoreRaw: null, metric: 'rs' } : { status: 'scored', score: 50, scoreRaw: 50, metric: 'rs', verdicts },
           groups: { dynasty: q.dynasty, category: q.category }, durationMs: 1,
         }),
