@@ -49,6 +49,8 @@ export interface Marks {
  */
 export function scoreMarks(record: RunItemRecord, target: LabelTarget | undefined, marks: Marks, compat: ExperimentConfig['scoring']['compat']): { score: number | null; problems: string[] } {
   const problems: string[] = [];
+  // A rubric answer is marked item by item: without its rubric (benchmark file moved) it cannot be scored.
+  if (record.kind === 'rubric' && !target?.rubric.length) return { score: null, problems: [`key: the rubric of ${record.benchmark}:${record.itemId} could not be read from the run's benchmark file`] };
   const rubric = target?.rubric ?? [];
   if (rubric.length) {
     if (marks.correct !== undefined) problems.push('correct: this answer is marked item by item (verdicts), not correct/incorrect');

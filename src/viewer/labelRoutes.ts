@@ -79,7 +79,7 @@ export class LabelRoutes {
       config,
       sample,
       records: new Map(records.filter((r) => wanted.has(r.key)).map((r) => [r.key, r])),
-      targets: held?.targets ?? (await labelTargets(config).catch(() => new Map<string, LabelTarget>())),
+      targets: held?.targets ?? (await labelTargets(config)),
     };
     this.contexts.set(dir, context);
     return context;

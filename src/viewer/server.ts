@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { InputError } from '../errors.js';
 import { RUN_FILES } from '../runFiles/runDir.js';
 import { answerQueryFromParams, compareQueryFromParams } from './api.js';
 import { clientAssets, indexHtml } from './clientBuild.js';
@@ -106,9 +107,15 @@ export async function startViewer(paths: string[], options: { port?: number; hos
         const run = store.get(id);
         if (!run) return notFound(res, head);
         const reply = replyJson(res, SECURITY_HEADERS);
-        if (labelWrite) return labels.write(run.dir, req, reply);
-        if (segments[3] === 'judge') return labels.judge(run.dir, Number(q.get('index') ?? -1), q.get('annotator') ?? '', reply);
-        return json(res, await labels.page(run.dir, q.get('annotator')), head);
+        try {
+          if (labelWrite) return await labels.write(run.dir, req, reply);
+          if (segments[3] === 'judge') return await labels.judge(run.dir, Number(q.get('index') ?? -1), q.get('annotator') ?? '', reply);
+          return json(res, await labels.page(run.dir, q.get('annotator')), head);
+        } catch (error) {
+          // A run that cannot be labelled (its benchmark file moved, a damaged label file) says why.
+          if (error instanceof InputError) return reply(400, { error: error.message });
+          throw error;
+        }
       }
       if (segments.length === 4 && segments[3] === 'answers') return json(res, store.answers(answerQueryFromParams(id, q)), head);
       if (segments.length === 4 && segments[3] === 'answer') return json(res, await store.answer(id, q.get('key') ?? ''), head);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { exportLabels, importLabels } from '../../src/app/labelExchange.js';
+import { exportLabels, importLabels, scoreMarks } from '../../src/app/labelExchange.js';
 import { drawLabelSample, drawRunLabelSample, readRunForLabels } from '../../src/app/labelSample.js';
 import { appendLabels, readLabels, readLabelSample } from '../../src/runFiles/labelFiles.js';
 import { parseRubric } from '../../src/scoring/rubric/parseRubric.js';
@@ -118,6 +118,18 @@ describe('hisrag annotate: import and export', () => {
     await expect(importLabels(dir, csv, 'zhang')).rejects.toThrow(`${csv}:2: mark: expected 0 or 1, got "yes"`);
     writeFileSync(csv, `key,item,mark\nm|closed-book|prohist:${q0!.id},加分项_1,1\n`);
     await expect(importLabels(dir, csv, 'zhang')).rejects.toThrow(`${csv}:2: verdicts.加分项_2: missing`);
+  });
+
+  it('refuses to score a rubric answer whose rubric cannot be read, and marks of the wrong kind', async () => {
+    const dir = makeLabelRun(tmp(), ['closed-book']);
+    const { records } = await readRunForLabels(dir);
+    expect(scoreMarks(records[0]!, undefined, { correct: 1 }, 'hisrag').problems[0]).toMatch(/rubric of prohist:.* could not be read/);
+    const plain = { ...records[0]!, kind: 'reference' };
+    expect(scoreMarks(plain, undefined, { correct: 1 }, 'hisrag')).toEqual({ score: 100, problems: [] });
+    expect(scoreMarks(plain, undefined, { verdicts: { 加分项_1: 1 } }, 'hisrag').problems).toEqual([
+      'verdicts: this answer has no rubric; mark it correct (1) or incorrect (0)',
+      'correct: missing (1 correct, 0 incorrect)',
+    ]);
   });
 
   it('draws from the CLI and says how to label', async () => {
