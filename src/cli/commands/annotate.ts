@@ -40,7 +40,7 @@ export function registerAnnotateCommand(program: Command): void {
 Examples:
   hisrag annotate experiments/runs/prohist-… --size 50
   hisrag annotate experiments/runs/prohist-… --size 30 --conditions rag@10,rag@100 --seed 7
-  hisrag view experiments/runs/prohist-…     (then open the run's "Label" page)
+  hisrag view experiments/runs/prohist-…     (then the run's "label answers" link)
   hisrag annotate experiments/runs/prohist-… --export labels.csv
   hisrag annotate experiments/runs/prohist-… --import marks.csv --annotator zhang
 
@@ -77,6 +77,7 @@ answers marked right/wrong). Exit codes: 0 done, 2 bad input (each bad line name
       log(`drew ${sample.size} question(s)${short} × ${sample.conditions.length} condition(s) = ${sample.keys.length} answer(s) to label, seed ${sample.seed}`);
       log(`conditions: ${sample.conditions.join(', ')} (baseline ${sample.baseline}); spread over: ${sample.cluster ?? 'questions'}`);
       log(`written: ${dir}/labels/sample.json`);
-      log(`label them: hisrag view ${dir}  → the run's "Label" page (one file per annotator: labels/<name>.jsonl)`);
+      const { basename } = await import('node:path');
+      log(`label them: hisrag view ${dir}, then the run's "label answers" link (#/run/${basename(dir)}/label); one file per annotator: labels/<name>.jsonl`);
     });
 }

@@ -120,7 +120,7 @@ function Workspace({ run, annotator, page }: { run: string; annotator: string; p
   return (
     <section class="label-page">
       <h1>
-        Label answers <span class="meta"><Link href={to(`/run/${encodeURIComponent(run)}`)}>{run}</Link> · annotator <b class="annotator-name">{annotator}</b></span>
+        Label answers <span class="meta"><Link href={to(`/run/${encodeURIComponent(run)}`)}>{run}</Link> · annotator <b class="annotator-name">{annotator}</b> (<Link href={to(`/run/${encodeURIComponent(run)}/label`)}>change</Link>)</span>
       </h1>
       <p class="label-progress">
         answer <b>{at.pos + 1}</b> of {page.tasks.length} · <span class="labelled-count">{done}</span> labelled · keys: j/k item, 1/h hit, 0/m miss, Enter save, n/p next/previous answer
