@@ -86,7 +86,9 @@ export function labelOf(record: RunItemRecord, annotator: string, marks: Marks, 
   };
 }
 
-const Mark = z.union([z.literal(0), z.literal(1)]);
+/** One mark: 1 hit (correct), 0 miss (incorrect). */
+export const MarkSchema = z.union([z.literal(0), z.literal(1)]);
+const Mark = MarkSchema;
 /** A label line made elsewhere: the answer's key and its marks (other fields, such as an export's, are recomputed from the run). */
 const ImportLineSchema = z.looseObject({
   key: z.string().min(1),

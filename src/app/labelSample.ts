@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { itemKeyOf } from '../analysis/observations.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { validateExperimentConfig } from '../config/load.js';
 import { InputError } from '../errors.js';
@@ -21,8 +22,6 @@ export interface DrawOptions {
   strata?: string | undefined;
   drawnAt?: string;
 }
-
-const itemKeyOf = (r: RunItemRecord) => `${r.benchmark}:${r.itemId}`;
 
 function shuffle<T>(values: T[], next: (n: number) => number): T[] {
   const out = [...values];

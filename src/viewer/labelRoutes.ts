@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { labelTargets, labelOf, scoreMarks, type LabelTarget } from '../app/labelExchange.js';
+import { labelTargets, labelOf, MarkSchema, scoreMarks, type LabelTarget } from '../app/labelExchange.js';
 import { readRunForLabels } from '../app/labelSample.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { formatZodIssues } from '../errors.js';
@@ -20,7 +20,7 @@ interface LabelContext {
   targets: Map<string, LabelTarget>;
 }
 
-const Mark = z.union([z.literal(0), z.literal(1)]);
+const Mark = MarkSchema;
 const LabelWriteSchema = z.strictObject({
   annotator: AnnotatorSchema,
   index: z.number().int().nonnegative(),
