@@ -13,6 +13,7 @@ import { registerPowerCommand } from './commands/power.js';
 import { registerReportCommands } from './commands/report.js';
 import { registerViewCommand } from './commands/view.js';
 import { registerDiagnoseCommand } from './commands/diagnose.js';
+import { registerAnnotateCommand } from './commands/annotate.js';
 import { registerBatchCommands } from './commands/batch.js';
 import { registerSchemaCommand } from './commands/schema.js';
 
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerRunCommand(program);
   registerPowerCommand(program);
   registerDiagnoseCommand(program);
+  registerAnnotateCommand(program);
   registerBatchCommands(program);
   registerReportCommands(program);
   registerViewCommand(program);

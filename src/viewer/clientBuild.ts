@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LABEL_TOKEN_META } from './labelApi.js';
 
 export interface ClientAssets {
   js: string;
@@ -43,7 +44,7 @@ export function clientAssets(): Promise<ClientAssets> {
 }
 
 /** The page that loads the client; `dataScript` (a bundle's run list) comes before the client. */
-export function indexHtml(options: { title?: string; bundle?: boolean } = {}): string {
+export function indexHtml(options: { title?: string; bundle?: boolean; labelToken?: string } = {}): string {
   return [
     '<!doctype html>',
     '<html lang="zh-Hans"><head><meta charset="utf-8">',
@@ -51,6 +52,8 @@ export function indexHtml(options: { title?: string; bundle?: boolean } = {}): s
     `<title>${options.title ?? 'hisrag view'}</title>`,
     '<link rel="icon" href="data:,">',
     '<link rel="stylesheet" href="app.css">',
+    // The live server's label-write token (base64url: nothing to escape); a bundle has none and cannot write.
+    options.labelToken ? `<meta name="${LABEL_TOKEN_META}" content="${options.labelToken}">` : '',
     options.bundle ? '<script src="data/runs.js"></script>' : '',
     '</head><body><div id="app"></div>',
     '<script src="app.js"></script>',

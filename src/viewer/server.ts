@@ -1,9 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { InputError } from '../errors.js';
 import { RUN_FILES } from '../runFiles/runDir.js';
 import { answerQueryFromParams, compareQueryFromParams } from './api.js';
 import { clientAssets, indexHtml } from './clientBuild.js';
+import { LabelRoutes, replyJson } from './labelRoutes.js';
 import { pageImageFile, thumbnailOf } from './pageImages.js';
 import { insideFile } from './runFileReads.js';
 import { RunStore } from './runStore.js';
@@ -45,8 +48,10 @@ const json = (res: ServerResponse, value: unknown, head: boolean) =>
  * the runs of a `RunStore`, and the page images their prompts showed (from the folders each run's
  * manifest lists, full size or as thumbnails). Every route is matched whole; a run is named by its
  * id and an image folder by its index, never by a path, so `..`, encoded traversal, absolute paths
- * and links leading outside lead nowhere but to 404. Only GET and HEAD; nothing is written in a run
- * directory (the answers' indexes live in the cache folder, `RunStore`).
+ * and links leading outside lead nowhere but to 404. GET and HEAD, and one write: a label from the
+ * annotation page (`labelRoutes.ts`: token, Origin and JSON checked), appended to the run's
+ * `labels/<annotator>.jsonl`; nothing else is written in a run directory (the answers' indexes live in
+ * the cache folder, `RunStore`).
  */
 export async function startViewer(paths: string[], options: { port?: number; host?: string; cacheDir?: string; cacheLimit?: string } = {}): Promise<ViewerServer> {
   // The runs are found and read from what they summarise; their answers are indexed in the background.
@@ -54,11 +59,16 @@ export async function startViewer(paths: string[], options: { port?: number; hos
   await store.scan(true);
   let listServed = () => {};
   const assets = await clientAssets();
-  const html = indexHtml();
+  // Label writes carry the token of this start's page (and come from its origin): no other page can write.
+  const labelToken = randomBytes(24).toString('base64url');
+  const html = indexHtml({ labelToken });
+  let ownOrigins: string[] = [];
+  const labels = new LabelRoutes(labelToken, () => ownOrigins);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const head = req.method === 'HEAD';
-    if (req.method !== 'GET' && !head) {
+    const labelWrite = req.method === 'POST' && /^\/api\/runs\/[^/?]+\/labels(\?|$)/.test(req.url ?? '');
+    if (req.method !== 'GET' && !head && !labelWrite) {
       res.writeHead(405, { Allow: 'GET, HEAD', ...SECURITY_HEADERS });
       res.end();
       return;
@@ -93,6 +103,20 @@ export async function startViewer(paths: string[], options: { port?: number; hos
       // A run that appeared since the last scan is looked for at once.
       await store.scan(!store.ids().includes(id));
       if (segments.length === 3) return json(res, store.run(id), head);
+      if (segments.length === 4 && (segments[3] === 'labels' || segments[3] === 'judge')) {
+        const run = store.get(id);
+        if (!run) return notFound(res, head);
+        const reply = replyJson(res, SECURITY_HEADERS);
+        try {
+          if (labelWrite) return await labels.write(run.dir, req, reply);
+          if (segments[3] === 'judge') return await labels.judge(run.dir, Number(q.get('index') ?? -1), q.get('annotator') ?? '', reply);
+          return json(res, await labels.page(run.dir, q.get('annotator')), head);
+        } catch (error) {
+          // A run that cannot be labelled (its benchmark file moved, a damaged label file) says why.
+          if (error instanceof InputError) return reply(400, { error: error.message });
+          throw error;
+        }
+      }
       if (segments.length === 4 && segments[3] === 'answers') return json(res, store.answers(answerQueryFromParams(id, q)), head);
       if (segments.length === 4 && segments[3] === 'answer') return json(res, await store.answer(id, q.get('key') ?? ''), head);
       // A page image the run's prompts may show: `images/<i>/<path>` (full size) or `thumbs/<i>/<path>`, i indexing the manifest's imageDirs.
@@ -155,6 +179,8 @@ export async function startViewer(paths: string[], options: { port?: number; hos
   };
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const loopback = ['127.0.0.1', '::1', 'localhost'].includes(host);
+  ownOrigins = [...new Set([shownHost, host.includes(':') ? `[${host}]` : host, ...(loopback ? ['127.0.0.1', 'localhost', '[::1]'] : [])])].map((h) => `http://${h}:${address.port}`);
   return {
     url: `http://${shownHost}:${address.port}/`,
     server,

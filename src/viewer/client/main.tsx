@@ -5,6 +5,7 @@ import { HttpApi } from './api/http.js';
 import { AnswerView } from './pages/answer.js';
 import { AnswersView } from './pages/answers.js';
 import { CompareView } from './pages/compare.js';
+import { LabelView } from './pages/label.js';
 import { RunView } from './pages/run.js';
 import { RunsView } from './pages/runs.js';
 import { ApiContext } from './util.js';
@@ -26,6 +27,7 @@ function App() {
           <Switch>
             <Route path="/run/:id/answers">{(p) => <AnswersView run={p.id} />}</Route>
             <Route path="/run/:id/answer">{(p) => <AnswerView run={p.id} />}</Route>
+            <Route path="/run/:id/label">{(p) => <LabelView run={p.id} />}</Route>
             <Route path="/run/:id">{(p) => <RunView id={p.id} />}</Route>
             <Route path="/compare">{() => <CompareView />}</Route>
             <Route path="/">{() => <RunsView />}</Route>

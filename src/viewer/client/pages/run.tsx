@@ -38,6 +38,12 @@ export function RunView({ id }: { id: string }) {
         <Status value={d.run.status} /> started {when(d.run.startedAt)}
         {d.run.finishedAt ? `, finished ${when(d.run.finishedAt)}` : ''} · <span class="answers-count">{d.run.answers}</span>
         {d.run.total !== null ? ` of ${d.run.total}` : ''} answers · {d.run.items} items · baseline <b>{d.baseline}</b> · {d.run.failures} failed · {d.run.empty} empty
+        {api.live ? (
+          <>
+            {' '}
+            · <Link href={to(`/run/${encodeURIComponent(id)}/label`)}>label answers</Link>
+          </>
+        ) : null}
         {report && d.report ? (
           <>
             {' '}
