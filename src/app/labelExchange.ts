@@ -23,7 +23,7 @@ export interface LabelTarget {
 
 /** Every benchmark item of the run, by item key (`<benchmark>:<id>`), as an annotator sees it. */
 export async function labelTargets(config: ExperimentConfig): Promise<Map<string, LabelTarget>> {
-  const specs = config.benchmarks ?? (config.benchmark ? [config.benchmark] : []);
+  const specs = config.benchmarks;
   const out = new Map<string, LabelTarget>();
   for (const spec of specs) {
     const benchmark = await benchmarks.create(spec as { name: string } & Record<string, unknown>, undefined);
