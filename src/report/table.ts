@@ -140,20 +140,21 @@ function statisticsNotes(summary: RunSummary): string[] {
   return lines;
 }
 
-/** One line per depth curve: slope over ln k, best k with its probability, deepest − best. */
+/** One line per depth curve: slope over ln k, best k (highest P(best)) with every P(best), deepest − best. */
 function depthCurveLines(summary: RunSummary): string[] {
   const curves = summary.depthCurves ?? [];
   if (!curves.length) return [];
-  const lines = [`depth curves (paired over the questions scored at every depth${summary.cluster ? `, clustered by ${summary.cluster}` : ''}): slope per ln k [95% CI]; best k (bootstrap P(best) per k); deepest − best [95% CI]`];
+  const lines = [`depth curves (paired over the questions scored at every depth${summary.cluster ? `, clustered by ${summary.cluster}` : ''}): slope per ln k [95% CI]; best k = the k with the highest P(best) (bootstrap share of resamples in which it has the highest mean); deepest − best [95% CI]`];
   for (const c of curves) {
     const name = `${summary.models.length > 1 ? `${c.model} ` : ''}${c.strategy}${c.retriever ? `·${c.retriever}` : ''}`;
     const probabilities = c.depths.map((k, i) => `${k}:${c.probabilityBest[i]!.toFixed(2)}`).join(' ');
+    const deepest = c.depths[c.depths.length - 1]!;
     const gap = c.deepestMinusBest;
-    const verdict = c.deepestBelowBest ? 'deepest below best' : c.bestK === c.depths[c.depths.length - 1] ? 'deepest is best' : 'deepest not clearly below best';
-    lines.push(
-      `  ${name}: slope ${signed(c.slope.estimate)} [${fmt(c.slope.ciLow)}, ${fmt(c.slope.ciHigh)}]; best k=${c.bestK} (${probabilities}); ` +
-        `k=${c.depths[c.depths.length - 1]} − k=${c.bestK}: ${signed(gap.estimate)} [${fmt(gap.ciLow)}, ${fmt(gap.ciHigh)}], ${verdict} (n=${c.n})`,
-    );
+    const tail =
+      c.bestK === deepest
+        ? 'the deepest is best'
+        : `k=${deepest} − k=${c.bestK}: ${signed(gap.estimate)} [${fmt(gap.ciLow)}, ${fmt(gap.ciHigh)}], ${c.deepestBelowBest ? 'deepest below best' : 'deepest not clearly below best'}`;
+    lines.push(`  ${name}: slope ${signed(c.slope.estimate)} [${fmt(c.slope.ciLow)}, ${fmt(c.slope.ciHigh)}]; best k=${c.bestK} (P(best) ${probabilities}); ${tail} (n=${c.n})`);
   }
   return lines;
 }

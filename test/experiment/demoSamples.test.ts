@@ -74,7 +74,7 @@ describe('experiments/demo-samples.yaml: 3 samples per question at the sampling 
   });
 
   it('prints per method the slope over ln k and the best k with its probability', () => {
-    expect(result.stdout).toMatch(/^ {2}rag·dense: slope [-+][\d.]+ \[[-\d.]+, [-\d.]+\]; best k=\d+ \(1:[\d.]+ 3:[\d.]+ 10:[\d.]+\)/m);
+    expect(result.stdout).toMatch(/^ {2}rag·dense: slope [-+][\d.]+ \[[-\d.]+, [-\d.]+\]; best k=\d+ \(P\(best\) 1:[\d.]+ 3:[\d.]+ 10:[\d.]+\)/m);
     expect(result.stdout).toMatch(/^ {2}rag·bm25: slope /m);
     expect(summary.depthCurves).toHaveLength(2);
   });
