@@ -1,4 +1,5 @@
 import type { RunSummary } from '../runFiles/summary.js';
+import { deltaText, meanHeader, summaryMetric } from '../scoring/metrics.js';
 import { modalityLines } from './modalitySection.js';
 
 const fmt = (x: number | null, digits = 2) => (x === null ? '–' : x.toFixed(digits));
@@ -56,6 +57,7 @@ export function summaryTable(summary: RunSummary): string {
   const clustered = Boolean(summary.cluster);
   const tested = summary.paired.some((d) => d.p != null);
   const sampled = summary.cells.some((c) => c.sampling);
+  const metric = summaryMetric(summary);
   for (const model of summary.models) {
     const rows: string[][] = [];
     for (const condition of summary.conditions) {
@@ -82,7 +84,7 @@ export function summaryTable(summary: RunSummary): string {
     }
     blocks.push(
       `model: ${model}\n` +
-        renderTextTable(['condition', 'mean', '95% CI', ...(clustered ? ['deff'] : []), `Δ vs ${summary.baseline} [95% CI]`, ...(tested ? ['p (Holm, BH)'] : []), ...(sampled ? ['var between / within (sampling share)', 'n_eff'] : []), ...(summary.versusConditions ?? []).map((v) => `Δ vs ${v} [95% CI]`), 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], rows),
+        renderTextTable(['condition', meanHeader(metric.id), '95% CI', ...(clustered ? ['deff'] : []), `Δ vs ${summary.baseline} [95% CI]`, ...(tested ? ['p (Holm, BH)'] : []), ...(sampled ? ['var between / within (sampling share)', 'n_eff'] : []), ...(summary.versusConditions ?? []).map((v) => `Δ vs ${v} [95% CI]`), 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], rows),
     );
   }
   const notes = statisticsNotes(summary);
@@ -207,7 +209,7 @@ export function diagnosticsTables(summary: RunSummary): string {
       });
       const delta = decomposed[0]!.diagnostics!.decomposition!.delta;
       blocks.push(
-        `why (model: ${model}; vs ${decomposed[0]!.diagnostics!.decomposition!.baseline}, δ ${delta}): items helped / hurt / unchanged (contribution to Δ)\n` +
+        `why (model: ${model}; vs ${decomposed[0]!.diagnostics!.decomposition!.baseline}, ${deltaText(delta, decomposed[0]!.metric)}): items helped / hurt / unchanged (contribution to Δ)\n` +
           renderTextTable(['condition', 'helped', 'hurt', 'unchanged', 'Δ', ...(withGold ? ['hurt: gold in prompt / cut / not retrieved / no gold'] : []), 'n'], rows) +
           (withGold ? '\ncut: gold retrieved but not in the final prompt (context budget, refiner, method); no gold: the question names no evidence (e.g. unanswerable)' : ''),
       );
