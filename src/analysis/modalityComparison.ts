@@ -1,6 +1,7 @@
 import { conditionMean, pairedDifference, type Observation } from '../statistics/run.js';
 import { reduceSamples } from '../statistics/samples.js';
-import { decompose, defaultDelta, pairedItems } from '../diagnostics/decomposition.js';
+import { decompose, pairedItems } from '../diagnostics/decomposition.js';
+import { defaultDelta } from '../scoring/metrics.js';
 import type { ModalityComparison, PairedCell } from '../runFiles/summary.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { isScored, itemKeyOf, type RunStatistics } from './observations.js';

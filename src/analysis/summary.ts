@@ -1,3 +1,4 @@
+import { metricInfo, runMetric } from '../scoring/metrics.js';
 import { z } from 'zod';
 import { adjustFamily as adjustedP, conditionMean, depthCurveOf, groupBreakdown, pairedDifference, salts, samplingOf } from '../statistics/run.js';
 import type { MethodCost } from '../methods/trace.js';
@@ -122,6 +123,7 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
       judgeFailed: sorted.filter((r) => r.score.status === 'judge_failed').length,
       empty: sorted.filter(isEmptyAnswer).length,
     },
+    metric: metricInfo(runMetric(cells.map((c) => c.metric))),
     cells,
     paired,
     ...(options.versus?.length ? { versusConditions: options.versus, versus } : {}),

@@ -5,14 +5,14 @@ import { DataFileError } from '../errors.js';
 import { assertRunDirectory, readRunRecords, runFile } from '../runFiles/runDir.js';
 import type { RunSummary } from '../runFiles/summary.js';
 import { readRunSummaryFile } from '../runFiles/summaryFile.js';
-import { compareRunData, type ComparisonRow } from '../report/compare.js';
+import { compareRunData } from '../report/compare.js';
 
 /**
  * `hisrag compare`: two runs side by side, matched by model label and condition name, with the paired
  * difference B − A on the questions both scored (`compareRunData`). Reads each run's summary.json,
  * config and records.
  */
-export async function compareRuns(runA: string, runB: string, options: { against?: string } = {}): Promise<{ rows: ComparisonRow[]; text: string; family: string; cluster: string | null }> {
+export async function compareRuns(runA: string, runB: string, options: { against?: string } = {}): Promise<ReturnType<typeof compareRunData>> {
   const [a, b] = await Promise.all([readRunSummary(runA), readRunSummary(runB)]);
   const [configA, configB] = await Promise.all([readRunConfig(runA), readRunConfig(runB)]);
   const [recordsA, recordsB] = await Promise.all([readRunRecords(runA), readRunRecords(runB)]);

@@ -10,8 +10,8 @@ export const DiagnosticsConfigSchema = z
   .object({
     /** Condition each condition is decomposed against; default: the run's `scoring.baseline` (closed-book). */
     baseline: z.string().min(1).optional().describe('Condition each condition is decomposed against; default: the run\'s `scoring.baseline` (closed-book)'),
-    /** Helped when score − baseline ≥ delta, hurt when ≤ −delta; default 10 on 0–100 scores (0.1 on 0–1 metrics). */
-    delta: z.number().positive().optional().describe('Helped when score − baseline ≥ delta, hurt when ≤ −delta; default 10 on 0–100 scores (0.1 on 0–1 metrics)'),
+    /** Helped when score − baseline ≥ delta, hurt when ≤ −delta; default a tenth of the metric's scale: 10 on 0–100 scores (RS, accuracy, ROUGE-L), 0.1 on 0–1 ones. */
+    delta: z.number().positive().optional().describe("Helped when score − baseline ≥ delta, hurt when ≤ −delta; default a tenth of the metric's scale: 10 on 0–100 scores (RS, accuracy, ROUGE-L), 0.1 on 0–1 ones"),
     /** Claim extractor `{ name, …params }`: `sentences` (offline), `llm` ({ generator }), `openai` (endpoint params). */
     extractor: componentSpec('claim extractor').optional().describe('Claim extractor `{ name, …params }`: `sentences` (offline), `llm` ({ generator }), `openai` (endpoint params)'),
     /** Claim checker `{ name, …params }`: `lexical` (offline), `llm` ({ generator }), `openai` (endpoint params). */

@@ -11,11 +11,6 @@ export function outcomeOf(diff: number, delta: number): Outcome {
   return diff >= delta ? 'helped' : diff <= -delta ? 'hurt' : 'unchanged';
 }
 
-/** The default δ: 10 points on the 0–100 scores, 0.1 on metrics on 0–1 (ROUGE-L of `reference` items). */
-export function defaultDelta(metric: string): number {
-  return metric === 'rougeL' ? 0.1 : 10;
-}
-
 export interface PairedItem {
   itemKey: string;
   diff: number;

@@ -2,7 +2,8 @@ import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { RunSummary } from '../runFiles/summary.js';
 import { conditionMean, questionsOf, seedFor, type Observation } from '../statistics/run.js';
 import type { Reducer } from '../statistics/samples.js';
-import { decompose, defaultDelta, pairedItems } from './decomposition.js';
+import { decompose, pairedItems } from './decomposition.js';
+import { defaultDelta } from '../scoring/metrics.js';
 import { CLAIM_METRICS, type CellDiagnostics, type ClaimMetric, type MetricMean, type RecordDiagnostics } from '../runFiles/diagnosis.js';
 
 /** The diagnostics settings the summary needs (stored in the run directory's diagnostics.json). */

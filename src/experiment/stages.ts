@@ -18,6 +18,7 @@ import { withHandOff } from '../retrieval/handOff.js';
 import type { RetrievalQuery, Retriever } from '../retrieval/types.js';
 import { extractors } from '../scoring/extractors/registry.js';
 import { judges } from '../scoring/judges/registry.js';
+import { metricInfo, metricLabel, runMetric } from '../scoring/metrics.js';
 import { scoreItem } from '../scoring/scoreItem.js';
 import { loadTransformersTokenVectors } from '../scoring/textMetrics/transformersTokenVectors.js';
 import type { AnswerExtractor, ItemScore, Judge } from '../scoring/types.js';
@@ -120,7 +121,7 @@ export function metricOf(item: BenchmarkItem): string {
 
 /**
  * One mean per condition needs one metric: a run whose questions are scored by different
- * metrics (ProHist Rubric Score and LongHisDoc accuracy, or ROUGE-L on its 0–1 scale) is refused
+ * metrics (ProHist Rubric Score, LongHisDoc accuracy, ROUGE-L against reference answers) is refused
  * before anything is answered. ProHist's own mix of rubric and multiple-choice questions, both
  * 0–100 scores of the benchmark, is the one exception (the summary names it `mcq+rs`).
  */
@@ -196,8 +197,13 @@ async function loadBenchmarkItems(benchmarkSpecs: { spec: ComponentSpec; path: s
   return { items, benchmarkDescriptions };
 }
 
-/** Human-readable lines naming each component (`Stages.describeLines`): what was skipped, each retriever, embedder, reranker, method, generator, judge and extractor. */
-function componentLines({ benchmarkDescriptions, retrieverByLabel, methods, models, judge, extractor }: {
+/**
+ * Human-readable lines naming each component (`Stages.describeLines`): what was skipped, each
+ * retriever, embedder, reranker, method, generator, the metric, and the rubric judge and answer
+ * extractor only where some question is scored by them (rubric questions, LongHisDoc questions).
+ */
+function componentLines({ items, benchmarkDescriptions, retrieverByLabel, methods, models, judge, extractor }: {
+  items: BenchmarkItem[];
   benchmarkDescriptions: Record<string, unknown>[];
   retrieverByLabel: Map<string, Retriever>;
   methods: Set<RagMethod>;
@@ -240,8 +246,10 @@ function componentLines({ benchmarkDescriptions, retrieverByLabel, methods, mode
     const samples = m.samples > 1 ? `; ${m.samples} samples per question and condition` : '';
     lines.push(`generator ${m.label}: ${m.generator.name}${OFFLINE_STAND_INS[m.generator.name] ? ` (${OFFLINE_STAND_INS[m.generator.name]})` : ''}${typeof sampling === 'string' ? ` (${sampling})` : ''}${samples}`);
   }
-  lines.push(`judge: ${judge.name}${OFFLINE_STAND_INS[judge.name] ? ` (${OFFLINE_STAND_INS[judge.name]})` : ` (${judge.model})`}`);
-  lines.push(`answer extractor: ${extractor.name}${OFFLINE_STAND_INS[extractor.name] ? ` (${OFFLINE_STAND_INS[extractor.name]})` : ''}`);
+  const metric = runMetric(items.map(metricOf));
+  if (metric) lines.push(`metric: ${metricLabel(metric)}, ${metricInfo(metric).description}`);
+  if (items.some((item) => item.kind === 'rubric')) lines.push(`rubric judge: ${judge.name}${OFFLINE_STAND_INS[judge.name] ? ` (${OFFLINE_STAND_INS[judge.name]})` : ` (${judge.model})`}`);
+  if (items.some((item) => item.kind === 'longhisdoc')) lines.push(`answer extractor: ${extractor.name}${OFFLINE_STAND_INS[extractor.name] ? ` (${OFFLINE_STAND_INS[extractor.name]})` : ''}`);
   return lines;
 }
 
@@ -353,7 +361,7 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
       };
     },
     describeLines() {
-      return componentLines({ benchmarkDescriptions, retrieverByLabel, methods: new Set(methodByPath.values()), models, judge, extractor });
+      return componentLines({ items, benchmarkDescriptions, retrieverByLabel, methods: new Set(methodByPath.values()), models, judge, extractor });
     },
     async close() {
       for (const close of closers) await close().catch(() => {});

@@ -23,6 +23,51 @@ export interface ProgressOptions {
   /** Disable entirely. */
   silent?: boolean;
   intervalMs?: number;
+  /** Milliseconds now (tests pass a fake clock); `Date.now` by default. */
+  clock?: () => number;
+}
+
+/** How many of the most recent finished items the rate is measured over. */
+const RATE_WINDOW_ITEMS = 20;
+
+/**
+ * The pace of the work: items finished per second over the most recent `windowItems` finished
+ * (all of them while fewer have finished), measured up to now, so a burst of quick items (cached
+ * answers, closed-book before the RAG methods) is soon outweighed by the real pace, and a stall
+ * lowers the rate instead of freezing it. The ETA is the items left at that rate.
+ */
+export class RateWindow {
+  /** (time, items done by then), oldest first; the first is the start. */
+  private readonly marks: { t: number; done: number }[];
+  private done = 0;
+
+  constructor(
+    started: number,
+    private readonly windowItems = RATE_WINDOW_ITEMS,
+  ) {
+    this.marks = [{ t: started, done: 0 }];
+  }
+
+  finished(count: number, now: number): void {
+    if (count <= 0) return;
+    this.done += count;
+    this.marks.push({ t: now, done: this.done });
+    // Keep the newest mark at least `windowItems` back (and the ones after it).
+    while (this.marks.length > 2 && this.done - this.marks[1]!.done >= this.windowItems) this.marks.shift();
+  }
+
+  /** Items per second over the window, up to `now`; 0 before anything finished. */
+  rate(now: number): number {
+    const from = this.marks[0]!;
+    const items = this.done - from.done;
+    return items > 0 ? items / Math.max(1e-3, (now - from.t) / 1000) : 0;
+  }
+
+  /** Seconds until `total` at the current rate; NaN when unknown. */
+  etaSeconds(total: number, now: number): number {
+    const rate = this.rate(now);
+    return total > 0 && rate > 0 ? Math.max(0, total - this.done) / rate : NaN;
+  }
 }
 
 export function formatDuration(seconds: number): string {
@@ -41,7 +86,9 @@ export function createProgress(options: ProgressOptions): ProgressReporter {
   let total = options.total ?? 0;
   let done = 0;
   let extra: Record<string, string | number> = {};
-  const started = Date.now();
+  const now = options.clock ?? Date.now;
+  const started = now();
+  const pace = new RateWindow(started);
   const describeExtra = () =>
     Object.entries(extra)
       .map(([k, v]) => `${k} ${v}`)
@@ -50,20 +97,21 @@ export function createProgress(options: ProgressOptions): ProgressReporter {
   if (stream.isTTY && !options.plain) {
     const bar = new cliProgress.SingleBar(
       {
-        format: `${options.label} [{bar}] {value}/{total} ${unit} | {rate}/s | ETA {eta_formatted} {extra}`,
+        format: `${options.label} [{bar}] {value}/{total} ${unit} | {rate}/s | ETA {eta} {extra}`,
         stream,
         hideCursor: true,
         etaBuffer: 50,
       },
       cliProgress.Presets.shades_classic,
     );
-    bar.start(total, 0, { rate: '0.0', extra: '' });
+    bar.start(total, 0, { rate: '0.0', eta: '?', extra: '' });
     return {
       tick(delta = 1, more) {
         done += delta;
         if (more) extra = { ...extra, ...more };
-        const rate = done / Math.max(1e-3, (Date.now() - started) / 1000);
-        bar.update(done, { rate: rate.toFixed(1), extra: describeExtra() });
+        const t = now();
+        pace.finished(delta, t);
+        bar.update(done, { rate: pace.rate(t).toFixed(1), eta: formatDuration(pace.etaSeconds(total, t)), extra: describeExtra() });
       },
       setTotal(n) {
         total = n;
@@ -76,11 +124,13 @@ export function createProgress(options: ProgressOptions): ProgressReporter {
   }
 
   const interval = options.intervalMs ?? 5000;
-  let lastPrint = 0;
+  let lastPrint = -Infinity;
   const print = (final: boolean) => {
-    const elapsed = (Date.now() - started) / 1000;
-    const rate = done / Math.max(1e-3, elapsed);
-    const eta = total > 0 && rate > 0 ? formatDuration((total - done) / rate) : '?';
+    const t = now();
+    const elapsed = (t - started) / 1000;
+    // The final line's rate is the whole run's; the running one is the recent pace.
+    const rate = final ? done / Math.max(1e-3, elapsed) : pace.rate(t);
+    const eta = formatDuration(pace.etaSeconds(total, t));
     const of = total > 0 ? `/${total}` : '';
     const tail = describeExtra();
     stream.write(
@@ -91,9 +141,10 @@ export function createProgress(options: ProgressOptions): ProgressReporter {
     tick(delta = 1, more) {
       done += delta;
       if (more) extra = { ...extra, ...more };
-      const now = Date.now();
-      if (now - lastPrint >= interval) {
-        lastPrint = now;
+      const t = now();
+      pace.finished(delta, t);
+      if (t - lastPrint >= interval) {
+        lastPrint = t;
         print(false);
       }
     },

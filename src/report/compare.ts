@@ -1,3 +1,4 @@
+import { metricInfo, metricLabel, summaryMetric } from '../scoring/metrics.js';
 import { basename, resolve } from 'node:path';
 import { DataFileError } from '../errors.js';
 import type { ExperimentConfig } from '../config/experiment.js';
@@ -36,7 +37,7 @@ export interface ComparedRun {
  * question's samples reduced first so they move together) and Holm / BH adjustment over every row
  * compared — the family is named in the text and in each row.
  */
-export function compareRunData(A: ComparedRun, B: ComparedRun, options: { against?: string } = {}): { rows: ComparisonRow[]; text: string; family: string; cluster: string | null } {
+export function compareRunData(A: ComparedRun, B: ComparedRun, options: { against?: string } = {}): { rows: ComparisonRow[]; text: string; family: string; cluster: string | null; metric: string } {
   const against = options.against;
   const [runA, runB] = [A.dir, B.dir];
   // One run against itself (`--against closed-book`): the summary's own differences, under its salts.
@@ -48,6 +49,12 @@ export function compareRunData(A: ComparedRun, B: ComparedRun, options: { agains
   if ((configA.scoring.reducer ?? 'mean') !== (configB.scoring.reducer ?? 'mean')) {
     throw new DataFileError(`hisrag compare: the runs reduce repeated samples differently (A: ${configA.scoring.reducer ?? 'mean'}, B: ${configB.scoring.reducer ?? 'mean'}; scoring.reducer); rescore one of them with the other's reducer`);
   }
+  // Differences of scores on different metrics (RS against accuracy) mean nothing.
+  const [metricA, metricB] = [summaryMetric(a), summaryMetric(b)];
+  if (metricA.id && metricB.id && metricA.id !== metricB.id) {
+    throw new DataFileError(`hisrag compare: the runs are scored by different metrics (A: ${metricLabel(metricA.id)}, B: ${metricLabel(metricB.id)}); compare runs of the same benchmark`);
+  }
+  const metric = metricB.id || metricA.id;
   // One run's settings for both sides: B's seed and resamples, the cluster field either sets (B's first).
   const stats = runStatistics([...recordsA, ...recordsB], { cluster: configB.scoring.cluster ?? configA.scoring.cluster, reducer, resamples: configB.scoring.bootstrapResamples, seed: configB.seed });
   const clusterField = stats.settings.cluster;
@@ -122,7 +129,8 @@ export function compareRunData(A: ComparedRun, B: ComparedRun, options: { agains
     ]),
   );
   const note =
+    `scores: ${metricLabel(metric)}, ${metricInfo(metric).description}; mean [95% CI] n=questions; ` +
     `paired B − A: the questions both runs scored${stats.settings.repeatedSamples ? ` (repeated samples reduced by their ${reducer}; two-stage bootstrap)` : ''}` +
     `${clusterField ? `, resampled and sign-flipped by cluster (${clusterField})` : ''}; p: paired sign-flip permutation test; Holm and BH adjusted over the family: ${family}`;
-  return { rows, text: `${table}\n\n${note}`, family, cluster: clusterField };
+  return { rows, text: `${table}\n\n${note}`, family, cluster: clusterField, metric };
 }

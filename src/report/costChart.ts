@@ -1,3 +1,4 @@
+import { meanAxisTitle, summaryMetric } from '../scoring/metrics.js';
 import type { CellSummary, RunSummary } from '../runFiles/summary.js';
 import { lineChartSvg, type ChartSeries } from './lineChart.js';
 import { seriesColors, seriesLabel } from './seriesColors.js';
@@ -24,7 +25,7 @@ export function costChartSvg(summary: RunSummary, model: string): string | null 
   const estimated = cells.some((c) => c.cost!.estimatedTokens);
   return lineChartSvg({
     xLabel: byPrice ? 'price per answer (log scale)' : `tokens per answer, prompt + completion (log scale${estimated ? '; estimated where the endpoint reported none' : ''})`,
-    yLabel: 'mean score (95% CI)',
+    yLabel: meanAxisTitle(summaryMetric(summary).id),
     series: [...series.values()],
     xScale: 'log',
     errorBars: true,

@@ -1,3 +1,4 @@
+import { metricInfo, scaleText } from '../scoring/metrics.js';
 import { stringify } from 'csv-stringify/sync';
 import type { RunSummary } from '../runFiles/summary.js';
 import { CLAIM_METRICS } from '../runFiles/diagnosis.js';
@@ -28,9 +29,12 @@ function costColumns(cell: RunSummary['cells'][number]): unknown[] {
 /** The method that produced the cell: its name, and its params as JSON (empty for summaries without them). */
 const methodColumns = (cell: RunSummary['cells'][number]): unknown[] => (cell.methodSpec ? [cell.methodSpec.name, JSON.stringify(cell.methodSpec.params)] : ['', '']);
 
+/** The metric's id, display name and scale (`rougeL`, `ROUGE-L`, `0–100`). */
+const metricColumns = (id: string): unknown[] => [id, metricInfo(id).name, scaleText(id)];
+
 /** `summary.csv`: one row per model × condition (× group), tidy for spreadsheets and pandas. */
 export function summaryCsv(summary: RunSummary): string {
-  const header = ['model', 'condition', 'strategy', 'retriever', 'k', 'group', 'group_value', 'n', 'mean', 'ci_low', 'ci_high', 'diff_vs_baseline', 'diff_ci_low', 'diff_ci_high', 'share_positive', 'scored', 'generation_failed', 'judge_failed', 'empty', 'metric', 'recall', 'precision', 'ap', 'retrieval_calls', 'generation_calls', 'prompt_tokens', 'completion_tokens', 'tokens_estimated', 'ms_per_answer', 'price', ...DIAGNOSTIC_HEADER, 'clusters', 'design_effect', 'diff_design_effect', 'p', 'p_holm', 'p_bh', 'family', 'method', 'method_params'];
+  const header = ['model', 'condition', 'strategy', 'retriever', 'k', 'group', 'group_value', 'n', 'mean', 'ci_low', 'ci_high', 'diff_vs_baseline', 'diff_ci_low', 'diff_ci_high', 'share_positive', 'scored', 'generation_failed', 'judge_failed', 'empty', 'metric', 'metric_name', 'metric_scale', 'recall', 'precision', 'ap', 'retrieval_calls', 'generation_calls', 'prompt_tokens', 'completion_tokens', 'tokens_estimated', 'ms_per_answer', 'price', ...DIAGNOSTIC_HEADER, 'clusters', 'design_effect', 'diff_design_effect', 'p', 'p_holm', 'p_bh', 'family', 'method', 'method_params'];
   // Repeated samples add their columns at the end (runs with one sample per question keep their CSV as it was).
   const sampled = summary.cells.some((c) => c.sampling);
   if (sampled) header.push('samples_per_question', 'reducer', 'variance_between', 'variance_within', 'sampling_share', 'effective_questions');
@@ -43,10 +47,10 @@ export function summaryCsv(summary: RunSummary): string {
   for (const cell of summary.cells) {
     const diff = summary.paired.find((p) => p.model === cell.model && p.condition === cell.condition);
     const r = cell.retrieval ?? {};
-    rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, 'all', 'all', cell.score.n, cell.score.mean, cell.score.ciLow, cell.score.ciHigh, diff?.meanDiff, diff?.ciLow, diff?.ciHigh, diff?.sharePositive, cell.scored, cell.failed.generation, cell.failed.judge, cell.empty, cell.metric, r.recall, r.precision, r.ap, ...costColumns(cell), ...diagnosticColumns(cell), cell.score.clusters, cell.score.designEffect, diff?.designEffect, diff?.p, diff?.pHolm, diff?.pBH, diff?.family, ...methodColumns(cell), ...samplingColumns(cell)]);
+    rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, 'all', 'all', cell.score.n, cell.score.mean, cell.score.ciLow, cell.score.ciHigh, diff?.meanDiff, diff?.ciLow, diff?.ciHigh, diff?.sharePositive, cell.scored, cell.failed.generation, cell.failed.judge, cell.empty, ...metricColumns(cell.metric), r.recall, r.precision, r.ap, ...costColumns(cell), ...diagnosticColumns(cell), cell.score.clusters, cell.score.designEffect, diff?.designEffect, diff?.p, diff?.pHolm, diff?.pBH, diff?.family, ...methodColumns(cell), ...samplingColumns(cell)]);
     for (const [group, values] of Object.entries(cell.byGroup)) {
       for (const [value, stats] of Object.entries(values)) {
-        rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, group, value, stats.n, stats.mean, stats.ciLow, stats.ciHigh, '', '', '', '', '', '', '', '', '', cell.metric, '', '', '', '', '', '', '', '', '', '', ...DIAGNOSTIC_HEADER.map(() => ''), stats.clusters, stats.designEffect, '', '', '', '', '', ...methodColumns(cell), ...(sampled ? ['', '', '', '', '', ''] : [])]);
+        rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, group, value, stats.n, stats.mean, stats.ciLow, stats.ciHigh, '', '', '', '', '', '', '', '', ...metricColumns(cell.metric), '', '', '', '', '', '', '', '', '', '', ...DIAGNOSTIC_HEADER.map(() => ''), stats.clusters, stats.designEffect, '', '', '', '', '', ...methodColumns(cell), ...(sampled ? ['', '', '', '', '', ''] : [])]);
       }
     }
   }

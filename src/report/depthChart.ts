@@ -1,3 +1,4 @@
+import { meanAxisTitle, summaryMetric } from '../scoring/metrics.js';
 import type { RunSummary } from '../runFiles/summary.js';
 import { lineChartSvg, type ChartReference, type ChartSeries } from './lineChart.js';
 import { seriesColors, seriesLabel } from './seriesColors.js';
@@ -53,7 +54,7 @@ export function depthChartSvg(summary: RunSummary, model: string): string | null
   if (series.size === 0) return null;
   return lineChartSvg({
     xLabel: 'retrieval depth k',
-    yLabel: 'mean score (95% CI)',
+    yLabel: meanAxisTitle(summaryMetric(summary).id),
     series: [...series.values()],
     references,
     // Depths are spaced evenly (10, 20, 50, 100 are roughly log-spaced already).

@@ -1,3 +1,4 @@
+import { meanHeader, summaryMetric } from '../scoring/metrics.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { MeanWithCi, RunSummary } from '../runFiles/summary.js';
 import { CONTEXT_END, parseContextBlock } from '../prompting/contextBlock.js';
@@ -86,7 +87,7 @@ export function renderReportHtml(input: ReportInput): string {
   const samplingCells = (s: (typeof summary.cells)[number]['sampling']) =>
     s ? `<td>${num(s.between, 1)} / ${num(s.within, 1)} <span class="ci">(${(100 * s.samplingShare).toFixed(0)}% sampling)</span></td><td>${num(s.effectiveQuestions, 1)}</td>` : '<td>–</td><td>–</td>';
   for (const model of summary.models) {
-    out.push(`<h3>${esc(model)}</h3><div class="scroll"><table class="conditions"><tr><th>condition</th><th>mean [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th><th>P(Δ&gt;0)</th><th>p (Holm, BH)</th>${summary.cluster ? '<th>design effect (mean / Δ)</th>' : ''}${sampled ? '<th>variance between / within questions</th><th>effective questions</th>' : ''}${versusConditions.map((v) => `<th>Δ vs ${esc(v)} [95% CI]</th>`).join('')}<th>scored / items</th><th>failed (gen / judge)</th><th>empty</th><th>truncated</th><th>retrievals / answer</th><th>generations / answer</th><th>tokens / answer</th><th>ms / answer</th>${priced ? '<th>price / answer</th>' : ''}${limited ? '<th>429s / answer</th><th>rate-limit wait ms / answer</th>' : ''}${noted ? '<th>method figures</th>' : ''}</tr>`);
+    out.push(`<h3>${esc(model)}</h3><div class="scroll"><table class="conditions"><tr><th>condition</th><th>${esc(meanHeader(summaryMetric(summary).id))} [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th><th>P(Δ&gt;0)</th><th>p (Holm, BH)</th>${summary.cluster ? '<th>design effect (mean / Δ)</th>' : ''}${sampled ? '<th>variance between / within questions</th><th>effective questions</th>' : ''}${versusConditions.map((v) => `<th>Δ vs ${esc(v)} [95% CI]</th>`).join('')}<th>scored / items</th><th>failed (gen / judge)</th><th>empty</th><th>truncated</th><th>retrievals / answer</th><th>generations / answer</th><th>tokens / answer</th><th>ms / answer</th>${priced ? '<th>price / answer</th>' : ''}${limited ? '<th>429s / answer</th><th>rate-limit wait ms / answer</th>' : ''}${noted ? '<th>method figures</th>' : ''}</tr>`);
     for (const cell of summary.cells.filter((c) => c.model === model)) {
       const d = summary.paired.find((p) => p.model === model && p.condition === cell.condition);
       const cls = d?.meanDiff === null || d === undefined ? '' : d.meanDiff > 0 ? 'pos' : d.meanDiff < 0 ? 'neg' : '';

@@ -1,3 +1,4 @@
+import { deltaText, summaryMetric } from '../scoring/metrics.js';
 import type { MeanWithCi, RunSummary } from '../runFiles/summary.js';
 import { MODALITY_BREAKDOWN_KEYS, type ModalityComparison, type PairedCell } from '../analysis/modalityComparison.js';
 import { escapeHtml as esc } from './escape.js';
@@ -43,7 +44,7 @@ export function modalitySectionHtml(summary: RunSummary): string {
     `<p class="meta">Conditions whose prompts showed page images against the text-only conditions of <code>scoring.versus</code> (${all
       .map((c) => esc(c.against))
       .filter((v, i, a) => a.indexOf(v) === i)
-      .join(', ')}). Means with 95% bootstrap CIs; differences are paired (condition − OCR input) on the questions both scored; helped / hurt use δ = ${num(all[0]!.decomposition.delta, 1)}.</p>`,
+      .join(', ')}). Means with 95% bootstrap CIs; differences are paired (condition − OCR input) on the questions both scored; helped / hurt use ${esc(deltaText(all[0]!.decomposition.delta, summaryMetric(summary).id))}.</p>`,
   );
   for (const model of summary.models) {
     const mine = all.filter((c) => c.model === model);

@@ -1,3 +1,4 @@
+import { meanAxisTitle, summaryMetric } from '../scoring/metrics.js';
 import type { CellDiagnostics, ClaimMetric, MetricMean } from '../runFiles/diagnosis.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { CellSummary, RunSummary } from '../runFiles/summary.js';
@@ -112,6 +113,8 @@ export interface ModelNoiseStudy {
 
 export interface NoiseStudy {
   bootstrap: { resamples: number; seed: number };
+  /** The metric of the scores (the summary's), for the charts' axes. */
+  metric: string;
   models: ModelNoiseStudy[];
 }
 
@@ -350,7 +353,7 @@ export function noiseStudy(records: RunItemRecord[], summary: RunSummary, manife
       shortPrompts: oracle.filter((n) => n.record.k !== null && n.passages < n.record.k).length,
     });
   }
-  return models.length ? { bootstrap, models } : null;
+  return models.length ? { bootstrap, metric: summaryMetric(summary).id, models } : null;
 }
 
 /**
@@ -430,7 +433,7 @@ export function noiseStudyHtml(study: NoiseStudy | null): string {
         lineChartSvg({
           title: 'score vs noise rate',
           xLabel: 'noise rate: share of distractors among the prompt\'s passages',
-          yLabel: 'mean score (95% CI)',
+          yLabel: meanAxisTitle(study.metric),
           series: rateSeries,
           references,
           xScale: 'linear',
@@ -451,7 +454,7 @@ export function noiseStudyHtml(study: NoiseStudy | null): string {
         lineChartSvg({
           title: 'score vs gold position',
           xLabel: 'position of the gold passage among the distractors',
-          yLabel: 'mean score (95% CI)',
+          yLabel: meanAxisTitle(study.metric),
           series: positionSeries,
           references,
           xScale: 'ordinal',

@@ -1,4 +1,5 @@
 import type { RunSummary } from '../runFiles/summary.js';
+import { deltaText, meanHeader, summaryMetric } from '../scoring/metrics.js';
 import { modalityLines } from './modalitySection.js';
 
 const fmt = (x: number | null, digits = 2) => (x === null ? '–' : x.toFixed(digits));
@@ -56,6 +57,7 @@ export function summaryTable(summary: RunSummary): string {
   const clustered = Boolean(summary.cluster);
   const tested = summary.paired.some((d) => d.p != null);
   const sampled = summary.cells.some((c) => c.sampling);
+  const metric = summaryMetric(summary);
   for (const model of summary.models) {
     const rows: string[][] = [];
     for (const condition of summary.conditions) {
@@ -82,7 +84,7 @@ export function summaryTable(summary: RunSummary): string {
     }
     blocks.push(
       `model: ${model}\n` +
-        renderTextTable(['condition', 'mean', '95% CI', ...(clustered ? ['deff'] : []), `Δ vs ${summary.baseline} [95% CI]`, ...(tested ? ['p (Holm, BH)'] : []), ...(sampled ? ['var between / within (sampling share)', 'n_eff'] : []), ...(summary.versusConditions ?? []).map((v) => `Δ vs ${v} [95% CI]`), 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], rows),
+        renderTextTable(['condition', meanHeader(metric.id), '95% CI', ...(clustered ? ['deff'] : []), `Δ vs ${summary.baseline} [95% CI]`, ...(tested ? ['p (Holm, BH)'] : []), ...(sampled ? ['var between / within (sampling share)', 'n_eff'] : []), ...(summary.versusConditions ?? []).map((v) => `Δ vs ${v} [95% CI]`), 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], rows),
     );
   }
   const notes = statisticsNotes(summary);
@@ -140,20 +142,21 @@ function statisticsNotes(summary: RunSummary): string[] {
   return lines;
 }
 
-/** One line per depth curve: slope over ln k, best k with its probability, deepest − best. */
+/** One line per depth curve: slope over ln k, best k (highest P(best)) with every P(best), deepest − best. */
 function depthCurveLines(summary: RunSummary): string[] {
   const curves = summary.depthCurves ?? [];
   if (!curves.length) return [];
-  const lines = [`depth curves (paired over the questions scored at every depth${summary.cluster ? `, clustered by ${summary.cluster}` : ''}): slope per ln k [95% CI]; best k (bootstrap P(best) per k); deepest − best [95% CI]`];
+  const lines = [`depth curves (paired over the questions scored at every depth${summary.cluster ? `, clustered by ${summary.cluster}` : ''}): slope per ln k [95% CI]; best k = the k with the highest P(best) (bootstrap share of resamples in which it has the highest mean); deepest − best [95% CI]`];
   for (const c of curves) {
     const name = `${summary.models.length > 1 ? `${c.model} ` : ''}${c.strategy}${c.retriever ? `·${c.retriever}` : ''}`;
     const probabilities = c.depths.map((k, i) => `${k}:${c.probabilityBest[i]!.toFixed(2)}`).join(' ');
+    const deepest = c.depths[c.depths.length - 1]!;
     const gap = c.deepestMinusBest;
-    const verdict = c.deepestBelowBest ? 'deepest below best' : c.bestK === c.depths[c.depths.length - 1] ? 'deepest is best' : 'deepest not clearly below best';
-    lines.push(
-      `  ${name}: slope ${signed(c.slope.estimate)} [${fmt(c.slope.ciLow)}, ${fmt(c.slope.ciHigh)}]; best k=${c.bestK} (${probabilities}); ` +
-        `k=${c.depths[c.depths.length - 1]} − k=${c.bestK}: ${signed(gap.estimate)} [${fmt(gap.ciLow)}, ${fmt(gap.ciHigh)}], ${verdict} (n=${c.n})`,
-    );
+    const tail =
+      c.bestK === deepest
+        ? 'the deepest is best'
+        : `k=${deepest} − k=${c.bestK}: ${signed(gap.estimate)} [${fmt(gap.ciLow)}, ${fmt(gap.ciHigh)}], ${c.deepestBelowBest ? 'deepest below best' : 'deepest not clearly below best'}`;
+    lines.push(`  ${name}: slope ${signed(c.slope.estimate)} [${fmt(c.slope.ciLow)}, ${fmt(c.slope.ciHigh)}]; best k=${c.bestK} (P(best) ${probabilities}); ${tail} (n=${c.n})`);
   }
   return lines;
 }
@@ -206,7 +209,7 @@ export function diagnosticsTables(summary: RunSummary): string {
       });
       const delta = decomposed[0]!.diagnostics!.decomposition!.delta;
       blocks.push(
-        `why (model: ${model}; vs ${decomposed[0]!.diagnostics!.decomposition!.baseline}, δ ${delta}): items helped / hurt / unchanged (contribution to Δ)\n` +
+        `why (model: ${model}; vs ${decomposed[0]!.diagnostics!.decomposition!.baseline}, ${deltaText(delta, decomposed[0]!.metric)}): items helped / hurt / unchanged (contribution to Δ)\n` +
           renderTextTable(['condition', 'helped', 'hurt', 'unchanged', 'Δ', ...(withGold ? ['hurt: gold in prompt / cut / not retrieved / no gold'] : []), 'n'], rows) +
           (withGold ? '\ncut: gold retrieved but not in the final prompt (context budget, refiner, method); no gold: the question names no evidence (e.g. unanswerable)' : ''),
       );

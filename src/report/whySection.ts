@@ -1,3 +1,4 @@
+import { deltaText } from '../scoring/metrics.js';
 import { CLAIM_METRICS, EVIDENCE_STATUSES, type ClaimMetric, type MatrixEntry, type RecordDiagnostics } from '../runFiles/diagnosis.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { CellSummary, RunSummary } from '../runFiles/summary.js';
@@ -154,8 +155,10 @@ export function renderWhySection(summary: RunSummary, extra = ''): string {
   const settings = (summary.diagnostics ?? {}) as Record<string, any>;
   if (cells.length) {
     const standIns = [settings.extractor, settings.checker].filter((c) => c?.standIn).map((c) => `${esc(c.name)}: ${esc(c.standIn)}`);
+    const decomposed = cells.find((c) => c.diagnostics!.decomposition);
+    const delta = decomposed ? ` (${esc(deltaText(decomposed.diagnostics!.decomposition!.delta, decomposed.metric))})` : '';
     out.push(
-      `<p class="meta">Each condition against <b>${esc(settings.baseline ?? summary.baseline)}</b> on the questions both scored: helped when the score rose by at least δ, hurt when it fell by at least δ; a group's contribution is the sum of its differences ÷ n, so the three add up to Δ. ` +
+      `<p class="meta">Each condition against <b>${esc(settings.baseline ?? summary.baseline)}</b> on the questions both scored: helped when the score rose by at least δ, hurt when it fell by at least δ${delta}; a group's contribution is the sum of its differences ÷ n, so the three add up to Δ. ` +
         `Claim metrics are RAGChecker's (per answer, then the mean ×100 with 95% bootstrap CIs); prefilter <code>${esc(String(settings.prefilter ?? ''))}</code>${settings.prefilter !== 'none' ? `, top ${esc(String(settings.topChunks ?? ''))} passages per claim` : ' (all pairs)'}.` +
         (standIns.length ? ` <b>Offline stand-ins</b>: ${standIns.join('; ')}.` : '') +
         '</p>',

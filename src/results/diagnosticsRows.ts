@@ -1,4 +1,5 @@
-import { defaultDelta, outcomeOf } from '../diagnostics/decomposition.js';
+import { outcomeOf } from '../diagnostics/decomposition.js';
+import { defaultDelta } from '../scoring/metrics.js';
 import { goldRankBucket } from '../diagnostics/evidence.js';
 import { CLAIM_METRICS, type ClaimMetric, type EvidenceStatus, type GoldRankBucket } from '../runFiles/diagnosis.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';

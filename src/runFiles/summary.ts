@@ -171,6 +171,15 @@ export const RunSummarySchema = z.strictObject({
     judgeFailed: z.number().int(),
     empty: z.number().int().default(0),
   }),
+  /** The metric of the run's means (its cells' `metric`), named with its scale: `{ id: 'rs', name: 'RS', scale: { min: 0, max: 100 } }`. */
+  metric: z
+    .strictObject({
+      id: z.string(),
+      name: z.string(),
+      description: z.string(),
+      scale: z.strictObject({ min: z.number(), max: z.number() }),
+    })
+    .optional(),
   cells: z.array(CellSummarySchema),
   paired: z.array(PairedDifferenceSchema),
   /** `scoring.versus`: the further conditions every condition is also compared with (OCR input beside closed-book …). */

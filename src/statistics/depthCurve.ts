@@ -15,7 +15,11 @@ export interface DepthCurveEstimate {
   clusters: number;
   /** Least-squares slope of the mean score against ln k: points per e-fold of depth (× ln 2 ≈ 0.69 per doubling). */
   slope: Interval & { designEffect: number | null };
-  /** The depth with the highest mean (the shallowest of ties: it costs least). */
+  /**
+   * The depth with the highest P(best): most often the highest mean across the bootstrap resamples
+   * (ties: the higher observed mean, then the shallower depth, which costs least). One definition,
+   * so the best k and its P(best) always agree.
+   */
   bestK: number;
   /** Per depth, the share of resamples in which it has the highest mean (ties share a resample). */
   probabilityBest: number[];
@@ -74,12 +78,6 @@ export function depthCurve(depths: readonly number[], scores: readonly (readonly
   const clusterCounts = Float64Array.from(counts);
 
   const means = depths.map((_, j) => scores.reduce((a, row) => a + row[j]!, 0) / n);
-  const argmax = (m: ArrayLike<number>) => {
-    let best = 0;
-    for (let j = 1; j < K; j++) if (m[j]! > m[best]!) best = j;
-    return best;
-  };
-  const best = argmax(means);
   const slopeOf = (m: ArrayLike<number>) => {
     let s = 0;
     for (let j = 0; j < K; j++) s += w[j]! * m[j]!;
@@ -89,7 +87,8 @@ export function depthCurve(depths: readonly number[], scores: readonly (readonly
   const resamples = options.resamples ?? 1000;
   const random = new FastRandom(options.seed ?? 0);
   const slopes = new Float64Array(resamples);
-  const gaps = new Float64Array(resamples);
+  // Each resample's per-depth means, kept to compute deepest − best once the best is known.
+  const resampledMeans = new Float64Array(resamples * K);
   const wins = new Float64Array(K);
   const acc = new Float64Array(K);
   for (let r = 0; r < resamples; r++) {
@@ -110,8 +109,12 @@ export function depthCurve(depths: readonly number[], scores: readonly (readonly
     for (let j = 0; j < K; j++) if (acc[j] === top) tied++;
     for (let j = 0; j < K; j++) if (acc[j] === top) wins[j]! += 1 / tied;
     slopes[r] = slopeOf(acc);
-    gaps[r] = acc[K - 1]! - acc[best]!;
+    resampledMeans.set(acc, r * K);
   }
+  let best = 0;
+  for (let j = 1; j < K; j++) if (wins[j]! > wins[best]! || (wins[j] === wins[best] && means[j]! > means[best]!)) best = j;
+  const gaps = new Float64Array(resamples);
+  for (let r = 0; r < resamples; r++) gaps[r] = resampledMeans[r * K + K - 1]! - resampledMeans[r * K + best]!;
   slopes.sort();
   gaps.sort();
   const alpha = (1 - (options.level ?? 0.95)) / 2;

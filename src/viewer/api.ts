@@ -86,6 +86,8 @@ export interface RunDetail {
   /** `cluster`: the field its intervals are clustered over (summary.json's `cluster`; null or absent: over questions). */
   bootstrap: { resamples: number; seed: number; confidence: number; reducer?: Reducer; cluster?: string | null };
   cells: CellView[];
+  /** The metric of the means (summary.json's `metric`, or its cells'): `rs`, `accuracy`, `rougeL` … (`scoring/metrics.ts` names it). */
+  metric?: string;
   /** Differences against the `scoring.versus` conditions (summary.json's `versus`), with their adjusted p. */
   versus?: PairedDifference[];
   /** Breakdown keys the answers carry (category, task, dynasty …). */

@@ -1,3 +1,4 @@
+import { summaryMetric } from '../scoring/metrics.js';
 import { statSync } from 'node:fs';
 import type { RunSummary } from '../runFiles/summary.js';
 import { RUN_FILES } from '../runFiles/runDir.js';
@@ -255,6 +256,7 @@ export class RunIndex {
       baseline: summary?.baseline ?? config.scoring.baseline,
       bootstrap: { ...(summary?.bootstrap ?? { resamples: config.scoring.bootstrapResamples, seed: config.seed, confidence: 0.95 }), reducer: config.scoring.reducer ?? 'mean', cluster: summary?.cluster ?? null },
       cells,
+      ...(summary ? { metric: summaryMetric(summary).id } : {}),
       ...(summary?.versus ? { versus: summary.versus } : {}),
       groupKeys: Object.keys(groupValues).sort(),
       groupValues,

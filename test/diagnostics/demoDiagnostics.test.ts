@@ -60,7 +60,7 @@ describe('experiments/demo-diagnostics.yaml: ProHist-format questions, rubric po
 
   it('prints the summary table once (the diagnosed one), not once before and once after diagnosis', () => {
     // The means table's header line (condition, mean, 95% CI …): one per model, once.
-    expect(result.stdout.split('\n').filter((line) => /^condition\s+mean\s+95% CI/.test(line))).toHaveLength(summary.models.length);
+    expect(result.stdout.split('\n').filter((line) => /^condition\s+mean RS(\/MCQ)? \(0–100\)\s+95% CI/.test(line))).toHaveLength(summary.models.length);
   });
 
   it('prints helped / hurt / unchanged per condition, with contributions that add up to the printed Δ', () => {

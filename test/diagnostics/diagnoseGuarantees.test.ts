@@ -348,7 +348,7 @@ describe('hisrag diagnose through the CLI', () => {
     expect(modelServer.chatRequests().length).toBe(requestsAfterRun);
     expect(modelServer.requests.length).toBe(requestsAfterRun);
     // The "why" table: a line per condition with helped / hurt / unchanged and their contributions.
-    expect(diagnosed.stdout).toMatch(/^why \(model: m; vs closed-book, δ 10\)/m);
+    expect(diagnosed.stdout).toMatch(/^why \(model: m; vs closed-book, δ 10 \((RS|RS\/MCQ), 0–100\)\)/m);
     for (const condition of ['rag@10', 'rag@50']) expect(diagnosed.stdout).toMatch(new RegExp(`^${condition}\\s+\\d+ \\([+-]\\d+\\.\\d\\d\\)\\s+\\d+ \\(`, 'm'));
     expect(diagnosed.stdout).toMatch(/^claim diagnostics \(model: m;/m);
     const summary = readJson<SummaryJson>(join(runDir, 'summary.json'));

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { BenchmarkItem } from '../../src/benchmarks/types.js';
 import { sentenceClaims, createLexicalClaimChecker } from '../../src/diagnostics/claims/standIns.js';
-import { decompose, defaultDelta, outcomeOf, pairedItems } from '../../src/diagnostics/decomposition.js';
+import { decompose, outcomeOf, pairedItems } from '../../src/diagnostics/decomposition.js';
+import { defaultDelta } from '../../src/scoring/metrics.js';
 import { evidenceOf, goldRankBucket } from '../../src/diagnostics/evidence.js';
 import { twoStageBootstrap } from '../../src/statistics/samples.js';
 import { benchmarkGold, rubricItemClaim } from '../../src/diagnostics/goldClaims.js';
@@ -16,7 +17,19 @@ describe('help/hurt decomposition', () => {
     expect(outcomeOf(-10, 10)).toBe('hurt');
     expect(outcomeOf(9.99, 10)).toBe('unchanged');
     expect(defaultDelta('rs')).toBe(10);
-    expect(defaultDelta('rougeL')).toBe(0.1);
+    // ROUGE-L is recorded on 0–100 (a perfect match scores 100), so its δ is on that scale too.
+    expect(defaultDelta('rougeL')).toBe(10);
+    expect(defaultDelta('accuracy')).toBe(10);
+    expect(defaultDelta('bertScoreF1')).toBe(0.1);
+  });
+
+  it("gives a reference item's ROUGE-L a δ on the scale the scorer records it on", async () => {
+    const { scoreItem } = await import('../../src/scoring/scoreItem.js');
+    const { metricInfo } = await import('../../src/scoring/metrics.js');
+    const perfect = await scoreItem(item({ kind: 'reference', referenceAnswer: '秦始皇统一六国' }), '秦始皇统一六国');
+    expect(perfect.metric).toBe('rougeL');
+    expect(perfect.score).toBe(metricInfo('rougeL').scale.max);
+    expect(defaultDelta(perfect.metric)).toBe(perfect.score! / 10);
   });
 
   it('contributions add up to the mean difference exactly, whatever the mix', () => {

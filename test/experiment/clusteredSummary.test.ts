@@ -80,7 +80,7 @@ describe('clustered summary', () => {
     expect(table).toContain('deff');
     expect(table).toContain('p (Holm, BH)');
     expect(table).toContain('Holm and BH adjusted over the family: 3 differences vs closed-book');
-    expect(table).toMatch(/rag·hnsw: slope [-+]\d+\.\d\d \[.*\]; best k=20 \(10:\d\.\d\d 20:\d\.\d\d 50:\d\.\d\d\)/);
+    expect(table).toMatch(/rag·hnsw: slope [-+]\d+\.\d\d \[.*\]; best k=20 \(P\(best\) 10:\d\.\d\d 20:\d\.\d\d 50:\d\.\d\d\)/);
     const csv = summaryCsv(summary).split('\n');
     const header = csv[0]!.split(',');
     const row = csv.find((line) => line.startsWith('m,rag@20,'))!.split(',');
@@ -89,6 +89,16 @@ describe('clustered summary', () => {
     const html = renderReportHtml({ summary, records: longHisDocRecords(), manifest: { version: 0 } });
     expect(html).toContain('class="point-mark"');
     expect(html).toContain('P(best) per k');
+  });
+
+  it('prints no "deepest − best" difference when the deepest k is the best', () => {
+    const summary = summarizeRun(longHisDocRecords(), options);
+    const curve = summary.depthCurves![0]!;
+    const deepestBest = { ...summary, depthCurves: [{ ...curve, bestK: 50, probabilityBest: [0, 0.1, 0.9], deepestMinusBest: { estimate: 0, ciLow: 0, ciHigh: 0 }, deepestBelowBest: false }] };
+    const table = summaryTable(deepestBest);
+    expect(table).toMatch(/best k=50 \(P\(best\) 10:0\.00 20:0\.10 50:0\.90\); the deepest is best \(n=/);
+    expect(table).not.toContain('k=50 − k=50');
+    expect(summaryTable(summary)).toMatch(/best k=20 .*; k=50 − k=20: -6\.00 \[.*\], deepest below best/);
   });
 
   it('leaves runs without clusters (ProHist) on the plain bootstrap', () => {

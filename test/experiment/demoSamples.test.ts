@@ -39,7 +39,7 @@ describe('experiments/demo-samples.yaml: 3 samples per question at the sampling 
   });
 
   it('prints two-stage clustered intervals with deff, p (Holm, BH), the variance split and n_eff', () => {
-    expect(result.stdout).toMatch(/condition\s+mean\s+95% CI\s+deff\s+Δ vs closed-book \[95% CI\]\s+p \(Holm, BH\)\s+var between \/ within \(sampling share\)\s+n_eff/);
+    expect(result.stdout).toMatch(/condition\s+mean accuracy \(0–100\)\s+95% CI\s+deff\s+Δ vs closed-book \[95% CI\]\s+p \(Holm, BH\)\s+var between \/ within \(sampling share\)\s+n_eff/);
     expect(result.stdout).toMatch(/^dense\/rag@10\s+[\d.]+\s+\[[\d.]+, [\d.]+\]\s+[\d.]+ \/ [\d.–]+\s+[-+][\d.]+ \[[-\d.]+, [-\d.]+\]\s+[\d.<]+ \([\d.<]+, [\d.<]+\)\s+[\d.]+ \/ [\d.]+ \(\d+%\)\s+[\d.]+/m);
     expect(result.stdout).toContain('repeated samples: 3 per question, reduced by their mean; CIs are two-stage bootstraps (clusters, then samples within a question)');
     expect(result.stdout).toContain('Holm and BH adjusted over the family: 6 differences vs closed-book (conditions)');
@@ -74,7 +74,7 @@ describe('experiments/demo-samples.yaml: 3 samples per question at the sampling 
   });
 
   it('prints per method the slope over ln k and the best k with its probability', () => {
-    expect(result.stdout).toMatch(/^ {2}rag·dense: slope [-+][\d.]+ \[[-\d.]+, [-\d.]+\]; best k=\d+ \(1:[\d.]+ 3:[\d.]+ 10:[\d.]+\)/m);
+    expect(result.stdout).toMatch(/^ {2}rag·dense: slope [-+][\d.]+ \[[-\d.]+, [-\d.]+\]; best k=\d+ \(P\(best\) 1:[\d.]+ 3:[\d.]+ 10:[\d.]+\)/m);
     expect(result.stdout).toMatch(/^ {2}rag·bm25: slope /m);
     expect(summary.depthCurves).toHaveLength(2);
   });

@@ -15,7 +15,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function runWith(records: unknown[], name: string) {
+async function runWith(records: unknown[], name: string, model = 'openai, baseURL: "http://127.0.0.1:9/v1", model: m', output = 'runs') {
   const bench = join(dir, `${name}.jsonl`);
   await writeFile(bench, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const config = join(dir, `${name}.yaml`);
@@ -23,14 +23,14 @@ async function runWith(records: unknown[], name: string) {
     config,
     [
       `name: ${name}`,
-      `output: ${join(dir, 'runs')}`,
+      `output: ${join(dir, output)}`,
       'prepare:',
       `  corpora: [{ name: mini, builder: { name: json, input: ${join(dir, 'source.jsonl')} }, out: ${join(dir, 'corpus')}, chunking: { maxSize: 500, unit: chars } }]`,
       `  indexes: [{ out: ${join(dir, 'index')}, corpus: ${join(dir, 'corpus')}, retriever: bm25 }]`,
       `benchmark: { name: jsonl, file: ${bench} }`,
       `retrieval: { retriever: { name: bm25, index: ${join(dir, 'index')} }, k: [1] }`,
       'strategies: [closed-book, rag]',
-      'models: [{ name: openai, baseURL: "http://127.0.0.1:9/v1", model: m }]',
+      `models: [{ name: ${model} }]`,
       '',
     ].join('\n'),
   );
@@ -72,4 +72,16 @@ describe('a benchmark file is checked before any model call', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`${bench}: line 2: id "q1" appears twice (first at line 1)`);
   }, 60_000);
+});
+
+describe('what a run announces', () => {
+  it('names the metric, and announces no rubric judge for a benchmark without rubrics', async () => {
+    const { result } = await runWith([{ id: 'q1', question: '何謂進士？', answer: '進士是科舉殿試及第者的稱號', gold_chunk_ids: ['mini:b:0'] }], 'no-rubrics', 'extractive', 'runs-announce');
+    expect(result.code).toBe(0);
+    const out = result.stdout + result.stderr;
+    expect(out).toContain('metric: ROUGE-L (0–100), character ROUGE-L F1 ×100 against the reference answer');
+    expect(out).not.toMatch(/judge: (lexical|llm)/);
+    expect(out).not.toContain('answer extractor');
+    expect(out).toMatch(/condition +mean ROUGE-L \(0–100\)/);
+  }, 120_000);
 });

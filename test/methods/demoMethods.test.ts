@@ -29,7 +29,7 @@ describe('experiments/demo-methods.yaml, offline through the CLI', () => {
   it('exits 0 and prints, per condition, the mean with its CI, the difference against closed-book, retrieval calls and tokens', () => {
     expect(result.stderr).not.toContain('internal error');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/condition\s+mean\s+95% CI\s+Δ vs closed-book \[95% CI\]\s+p \(Holm, BH\)\s+recall\s+retrievals\s+tokens\s+scored/);
+    expect(result.stdout).toMatch(/condition\s+mean RS(\/MCQ)? \(0–100\)\s+95% CI\s+Δ vs closed-book \[95% CI\]\s+p \(Holm, BH\)\s+recall\s+retrievals\s+tokens\s+scored/);
     for (const method of CONDITIONS.slice(1)) {
       for (const k of [5, 20]) {
         // name, mean, [lo, hi], +diff [lo, hi], recall, retrievals, tokens (estimated: *), scored

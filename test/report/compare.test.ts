@@ -15,7 +15,7 @@ const conditions = ['closed-book', 'rag@10', 'rag@50'];
  * × 4 questions, `samples` answers each; `lift` adds points per condition (run B's lift of rag@10 is
  * its improvement over run A).
  */
-function writeRun(dir: string, name: string, lift: Record<string, number>, samples: number, reducer?: string, firstVolume = 800): string {
+function writeRun(dir: string, name: string, lift: Record<string, number>, samples: number, reducer?: string, firstVolume = 800, metric = 'accuracy'): string {
   const runDir = join(dir, name);
   mkdirSync(runDir, { recursive: true });
   const records: RunItemRecord[] = [];
@@ -25,7 +25,7 @@ function writeRun(dir: string, name: string, lift: Record<string, number>, sampl
       for (const condition of conditions) {
         for (let s = 0; s < samples; s++) {
           const score = Math.max(0, Math.min(100, 30 + 4 * v + (lift[condition] ?? 0) + ((v * 5 + q + s) % 3) * 5));
-          records.push(makeRecord({ itemId, condition, kind: 'longhisdoc', benchmark: 'longhisdoc', key: `m|${condition}|longhisdoc:${itemId}${s ? `#${s}` : ''}`, ...(samples > 1 ? { sample: s } : {}), score: scored(score) }));
+          records.push(makeRecord({ itemId, condition, kind: 'longhisdoc', benchmark: 'longhisdoc', key: `m|${condition}|longhisdoc:${itemId}${s ? `#${s}` : ''}`, ...(samples > 1 ? { sample: s } : {}), score: { ...scored(score), metric } }));
         }
       }
     }
@@ -54,6 +54,19 @@ describe('hisrag compare of runs without a shared question', () => {
     const result = await runCli(['compare', a, other]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('share no question scored in both');
+  }, 60_000);
+});
+
+describe('hisrag compare names the metric', () => {
+  it('says which metric the means are on, and refuses runs scored by different metrics', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hisrag-compare-metric-'));
+    const a = writeRun(dir, 'run-a', {}, 1);
+    const b = writeRun(dir, 'run-b', { 'rag@10': 5 }, 1);
+    const comparison = await compareRuns(a, b);
+    expect(comparison.metric).toBe('accuracy');
+    expect(comparison.text).toContain('scores: accuracy (0–100), LongHisDoc generalised accuracy ×100');
+    const rouge = writeRun(dir, 'run-rouge', {}, 1, undefined, 800, 'rougeL');
+    await expect(compareRuns(a, rouge)).rejects.toThrow(/scored by different metrics \(A: accuracy \(0–100\), B: ROUGE-L \(0–100\)\)/);
   }, 60_000);
 });
 

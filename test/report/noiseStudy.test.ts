@@ -157,7 +157,7 @@ describe('noiseStudy', () => {
     const [m] = noiseStudy(records, summary, manifest, { resamples: RESAMPLES, seed: SEED })!.models;
     expect(m!.excludedNoGold).toBe(3); // item 7 in the three oracle+noise conditions
     expect(m!.excludedNoGoldItems).toBe(1);
-    expect(noiseStudyHtml({ bootstrap: { resamples: RESAMPLES, seed: SEED }, models: [m!] })).toContain('3 answers to 1 item without gold evidence left out');
+    expect(noiseStudyHtml({ bootstrap: { resamples: RESAMPLES, seed: SEED }, metric: 'rs', models: [m!] })).toContain('3 answers to 1 item without gold evidence left out');
     const first = m!.byNoiseRate.find((s) => s.retriever === 'gold-first')!;
     expect(first.points.map((p) => [p.x, p.n])).toEqual([
       [0, 7],

@@ -152,6 +152,18 @@ describe('depth curve', () => {
     expect(c.probabilityBest.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 10);
   });
 
+  it('names as best k the depth with the highest P(best), even where another has the highest mean', () => {
+    // k=3 and k=10 score alike (they tie in every resample and share its win); k=3 beats k=1 on 11
+    // questions and loses on 10, so its mean is higher, yet k=1 is best in more resamples than either.
+    const scores = Array.from({ length: 21 }, (_, i) => (i < 11 ? [50, 51, 51] : [51, 50, 50]));
+    const c = depthCurve([1, 3, 10], scores, undefined, { resamples: 2000, seed: 3 });
+    expect(c.means[1]!).toBeGreaterThan(c.means[0]!);
+    const highest = Math.max(...c.probabilityBest);
+    expect(c.probabilityBest[0]).toBe(highest);
+    expect(c.bestK).toBe(1);
+    expect(c.deepestMinusBest.estimate).toBeCloseTo(1 / 21, 10);
+  });
+
   it('refuses unsorted depths', () => {
     expect(() => depthCurve([20, 10], [[1, 2]], undefined)).toThrow(/ascending/);
   });

@@ -1,3 +1,4 @@
+import { deltaText } from '../../../scoring/metrics.js';
 import type { RunDetail } from '../../api.js';
 import { ci, fmt, signed } from '../util.js';
 
@@ -30,7 +31,7 @@ export function ModalityTable({ detail }: { detail: RunDetail }) {
   return (
     <>
       <h2 id="image-vs-ocr">Image input against OCR input, by evidence modality</h2>
-      <p class="meta">Paired difference (image condition − OCR condition) on the questions both scored, with 95% bootstrap CIs; helped / hurt at δ {fmt(list[0]!.decomposition.delta, 1)}.</p>
+      <p class="meta">Paired difference (image condition − OCR condition) on the questions both scored, with 95% bootstrap CIs; helped / hurt at {deltaText(list[0]!.decomposition.delta, detail.metric ?? '')}.</p>
       <div class="scroll">
         <table class="modality">
           <thead>

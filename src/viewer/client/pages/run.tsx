@@ -1,3 +1,4 @@
+import { meanHeader, metricInfo } from '../../../scoring/metrics.js';
 import { Link, useLocation, useSearchParams } from '../router.js';
 import type { CellView, RunDetail } from '../../api.js';
 import { decompositionOf, FACTORS, factorValue, pivotCells, type Factor } from '../../queries.js';
@@ -183,7 +184,7 @@ function ConditionsTable({ detail }: { detail: RunDetail }) {
             <th>method</th>
             <th>retriever</th>
             <th>k</th>
-            <th>mean</th>
+            <th title={metricInfo(detail.metric ?? '').description}>{meanHeader(detail.metric ?? '')}</th>
             <th>95% CI</th>
             <th>Δ vs {detail.baseline} [95% CI]</th>
             {tested ? <th title={family ? `paired sign-flip test; Holm and BH adjusted over the family: ${family}` : 'paired sign-flip test'}>p (Holm, BH)</th> : null}
