@@ -40,6 +40,28 @@ const notFound = (res: ServerResponse, head: boolean) => send(res, 404, 'text/pl
 const json = (res: ServerResponse, value: unknown, head: boolean) =>
   value === null ? notFound(res, head) : send(res, 200, 'application/json; charset=utf-8', JSON.stringify(value), head);
 
+/** The routes under `/api/runs/<id>/`: the run, its answers, one answer, and the page images its prompts may show. */
+async function serveRun(store: RunStore, segments: string[], q: URLSearchParams, res: ServerResponse, head: boolean): Promise<void> {
+  const id = segments[2]!;
+  // A run that appeared since the last scan is looked for at once.
+  await store.scan(!store.ids().includes(id));
+  if (segments.length === 3) return json(res, store.run(id), head);
+  if (segments.length === 4 && segments[3] === 'answers') return json(res, store.answers(answerQueryFromParams(id, q)), head);
+  if (segments.length === 4 && segments[3] === 'answer') return json(res, await store.answer(id, q.get('key') ?? ''), head);
+  // A page image the run's prompts may show: `images/<i>/<path>` (full size) or `thumbs/<i>/<path>`, i indexing the manifest's imageDirs.
+  if (segments.length >= 6 && (segments[3] === 'images' || segments[3] === 'thumbs') && /^\d+$/.test(segments[4]!)) {
+    const imageDir = store.get(id)?.imageDirs()[Number(segments[4])];
+    const image = imageDir ? pageImageFile(imageDir, segments.slice(5).join('/')) : null;
+    if (!image) return notFound(res, head);
+    if (segments[3] === 'thumbs') return sendImage(res, 'image/jpeg', await thumbnailOf(image.file), head);
+    res.writeHead(200, { 'Content-Type': image.type, 'Cache-Control': 'private, max-age=300', ...SECURITY_HEADERS });
+    if (head) return res.end();
+    createReadStream(image.file).pipe(res);
+    return;
+  }
+  return notFound(res, head);
+}
+
 /**
  * `hisrag view`'s server (Node's `http`): the client's three files, a read-only JSON API over
  * the runs of a `RunStore`, and the page images their prompts showed (from the folders each run's
@@ -88,26 +110,7 @@ export async function startViewer(paths: string[], options: { port?: number; hos
     } catch {
       return notFound(res, head); // a malformed escape
     }
-    if (segments[0] === 'api' && segments[1] === 'runs' && segments[2] !== undefined) {
-      const id = segments[2];
-      // A run that appeared since the last scan is looked for at once.
-      await store.scan(!store.ids().includes(id));
-      if (segments.length === 3) return json(res, store.run(id), head);
-      if (segments.length === 4 && segments[3] === 'answers') return json(res, store.answers(answerQueryFromParams(id, q)), head);
-      if (segments.length === 4 && segments[3] === 'answer') return json(res, await store.answer(id, q.get('key') ?? ''), head);
-      // A page image the run's prompts may show: `images/<i>/<path>` (full size) or `thumbs/<i>/<path>`, i indexing the manifest's imageDirs.
-      if (segments.length >= 6 && (segments[3] === 'images' || segments[3] === 'thumbs') && /^\d+$/.test(segments[4]!)) {
-        const imageDir = store.get(id)?.imageDirs()[Number(segments[4])];
-        const image = imageDir ? pageImageFile(imageDir, segments.slice(5).join('/')) : null;
-        if (!image) return notFound(res, head);
-        if (segments[3] === 'thumbs') return sendImage(res, 'image/jpeg', await thumbnailOf(image.file), head);
-        res.writeHead(200, { 'Content-Type': image.type, 'Cache-Control': 'private, max-age=300', ...SECURITY_HEADERS });
-        if (head) return res.end();
-        createReadStream(image.file).pipe(res);
-        return;
-      }
-      return notFound(res, head);
-    }
+    if (segments[0] === 'api' && segments[1] === 'runs' && segments[2] !== undefined) return serveRun(store, segments, q, res, head);
     if (segments.length === 3 && segments[0] === 'runs' && segments[2] === RUN_FILES.report) {
       const run = store.get(segments[1]!);
       const file = run ? insideFile(run.dir, RUN_FILES.report) : null;
