@@ -68,12 +68,6 @@ const POSITIVE_INT = 'expected a positive integer';
 export const positiveInt = () =>
   z.number({ error: POSITIVE_INT }).int({ error: POSITIVE_INT }).positive({ error: POSITIVE_INT });
 
-export const nonNegativeInt = () =>
-  z
-    .number({ error: 'expected a non-negative integer' })
-    .int({ error: 'expected a non-negative integer' })
-    .nonnegative({ error: 'expected a non-negative integer' });
-
 export const nonEmptyString = (what = 'a non-empty string') =>
   z.string({ error: `expected ${what}` }).min(1, { error: `expected ${what}` });
 

@@ -1,6 +1,7 @@
 import type { ExperimentConfig } from '../config/experiment.js';
 import type { EarlierRun } from '../estimate/earlierRun.js';
-import { planRun, type RunPlan } from '../estimate/estimateRun.js';
+import { planRun } from '../estimate/estimateRun.js';
+import type { RunPlan } from '../runFiles/plan.js';
 import { checkPowerRequest, powerOfStages, type PowerPlan, type PowerRequest } from '../estimate/power.js';
 import { planConditions, type Condition } from '../experiment/plan.js';
 import { buildStages, type Stages } from '../experiment/stages.js';

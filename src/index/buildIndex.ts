@@ -34,9 +34,7 @@ import { heldOutSample, tuneEfSearch } from './tuneEfSearch.js';
 /** hisrag's version, recorded in index manifests. */
 export const TOOL_VERSION = VERSION;
 
-export { DEFAULT_BM25, DEFAULT_HNSW } from './defaults.js';
 
-export type { BuildIndexOptions } from './buildOptions.js';
 
 /**
  * Builds an index directory from a corpus directory:

@@ -12,7 +12,6 @@ export const QueryRewriteParamsSchema = z
     prompts: promptOverridesSchema(['rewrite', 'answer']),
   })
   .strict();
-export type QueryRewriteParams = z.infer<typeof QueryRewriteParamsSchema>;
 
 /** The search query of a rewriter's reply: its first non-empty line, a `检索式：` label or list number dropped. */
 export function parseQuery(text: string): string {

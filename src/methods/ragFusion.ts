@@ -22,7 +22,6 @@ export const RagFusionParamsSchema = z
     prompts: promptOverridesSchema(['queries', 'answer']),
   })
   .strict();
-export type RagFusionParams = z.infer<typeof RagFusionParamsSchema>;
 
 /**
  * Multi-query retrieval / RAG-Fusion (Rackauckas 2024, "RAG-Fusion: a New Take on

@@ -55,8 +55,8 @@ async function serveRun(store: RunStore, segments: string[], q: URLSearchParams,
     if (!image) return notFound(res, head);
     if (segments[3] === 'thumbs') return sendImage(res, 'image/jpeg', await thumbnailOf(image.file), head);
     res.writeHead(200, { 'Content-Type': image.type, 'Cache-Control': 'private, max-age=300', ...SECURITY_HEADERS });
-    if (head) return res.end();
-    createReadStream(image.file).pipe(res);
+    if (head) res.end();
+    else createReadStream(image.file).pipe(res);
     return;
   }
   return notFound(res, head);

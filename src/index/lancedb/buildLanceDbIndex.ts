@@ -14,7 +14,6 @@ import { DEFAULT_LANCEDB, LANCEDB_IVF_PQ_MIN_ROWS } from '../defaults.js';
 import type { LanceDbParams } from './params.js';
 import { chunkRows, chunkTableSchema, connectLance } from './table.js';
 
-export type { LanceDbBuildOptions } from './params.js';
 
 /**
  * Builds a `lancedb` index: the corpus's chunks and their vectors are appended to a LanceDB table one
