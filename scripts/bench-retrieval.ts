@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Chunk } from '../src/chunking/types.js';
 import { buildBm25, Bm25Searcher } from '../src/index/bm25/bm25Index.js';
-import { DEFAULT_BM25, DEFAULT_HNSW } from '../src/index/buildIndex.js';
+import { DEFAULT_BM25, DEFAULT_HNSW } from '../src/index/defaults.js';
 import { ChunkStore } from '../src/index/chunkStore.js';
 import { ExactSearch } from '../src/index/exactSearch.js';
 import { createHnswGraph, type HnswGraph } from '../src/index/hnswGraph.js';

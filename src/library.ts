@@ -21,7 +21,8 @@ export { readChunks, readCorpusManifest } from './corpus/read.js';
 export { generateFixtureModel } from './embedding/fixture/generateFixtureModel.js';
 export { embedders, createEmbedder } from './embedding/registry.js';
 export type { TextEmbedder, EmbedderIdentity } from './embedding/types.js';
-export { buildIndex, type BuildIndexOptions } from './index/buildIndex.js';
+export { buildIndex } from './index/buildIndex.js';
+export type { BuildIndexOptions } from './index/buildOptions.js';
 export { appendChunks } from './index/appendChunks.js';
 export { tuneIndex } from './index/tuneIndex.js';
 export { openIndex } from './index/openIndex.js';
@@ -74,7 +75,7 @@ export { retrievalMetrics } from './scoring/retrievalMetrics.js';
 // diagnostics: why retrieval helps or hurts
 export { resolveDiagnosticsConfig, defaultClaimModels, type DiagnoseOptions } from './diagnostics/diagnoseRun.js';
 export { diagnoseRun, type DiagnoseResult } from './app/diagnose.js';
-export { DiagnosticsConfigSchema, type DiagnosticsConfig } from './diagnostics/config.js';
+export { DiagnosticsConfigSchema, type DiagnosticsConfig } from './config/diagnostics.js';
 export { claimExtractors, claimCheckers } from './diagnostics/claims/registry.js';
 export type { ClaimExtractor, ClaimChecker } from './diagnostics/claims/types.js';
 export { ragCheckerMetrics, answerMetrics } from './diagnostics/claimMetrics.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError, formatZodIssues } from './errors.js';
+import { levenshtein } from './text/levenshtein.js';
 
 /**
  * One named implementation of a pipeline stage. `params` validates the part of the
@@ -12,7 +13,6 @@ export interface RegistryEntry<Params, Product, Context> {
   params: z.ZodType<Params>;
   create(params: Params, context: Context): Product | Promise<Product>;
 }
-
 
 /** A registry per stage: embedders, retrievers, generators, judges, prompt strategies, builders. */
 export class Registry<Product, Context = void> {
@@ -68,12 +68,6 @@ const POSITIVE_INT = 'expected a positive integer';
 export const positiveInt = () =>
   z.number({ error: POSITIVE_INT }).int({ error: POSITIVE_INT }).positive({ error: POSITIVE_INT });
 
-export const nonNegativeInt = () =>
-  z
-    .number({ error: 'expected a non-negative integer' })
-    .int({ error: 'expected a non-negative integer' })
-    .nonnegative({ error: 'expected a non-negative integer' });
-
 export const nonEmptyString = (what = 'a non-empty string') =>
   z.string({ error: `expected ${what}` }).min(1, { error: `expected ${what}` });
 
@@ -81,18 +75,9 @@ export type Shape = Record<string, z.ZodType>;
 
 /** The closest known name within two edits (a typo), for "did you mean". */
 export function nearest(word: string, known: readonly string[]): string | undefined {
-  const distance = (a: string, b: string): number => {
-    let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-      const row = [i];
-      for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      previous = row;
-    }
-    return previous[b.length]!;
-  };
   let best: { name: string; d: number } | undefined;
   for (const name of known) {
-    const d = distance(word.toLowerCase(), name.toLowerCase());
+    const d = levenshtein(word.toLowerCase(), name.toLowerCase());
     if (d <= 2 && d < word.length && (!best || d < best.d)) best = { name, d };
   }
   return best?.name;

@@ -6,7 +6,6 @@ import type { ModalityComparison, PairedCell } from '../runFiles/summary.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { isScored, itemKeyOf, type RunStatistics } from './observations.js';
 
-export type { ModalityComparison, PairedCell } from '../runFiles/summary.js';
 
 /**
  * The breakdowns of LongHisDoc's Table 3 (image input against OCR input), in its order: evidence

@@ -1,6 +1,7 @@
 import type { ExperimentConfig } from '../config/experiment.js';
 import type { EarlierRun } from '../estimate/earlierRun.js';
-import { planRun, type RunPlan } from '../estimate/estimateRun.js';
+import { planRun } from '../estimate/estimateRun.js';
+import type { RunPlan } from '../runFiles/plan.js';
 import { checkPowerRequest, powerOfStages, type PowerPlan, type PowerRequest } from '../estimate/power.js';
 import { planConditions, type Condition } from '../experiment/plan.js';
 import { buildStages, type Stages } from '../experiment/stages.js';
@@ -20,10 +21,9 @@ export interface DryRunOptions {
  * No model is called.
  */
 export async function estimateRun(config: ExperimentConfig, options: DryRunOptions & { log?: (line: string) => void } = {}): Promise<RunPlan> {
-  return withPlannedStages(config, options.log, async (stages, conditions) => {
-    const earlier = await readEarlierRun(options.estimateFrom);
-    return planRun(config, stages, conditions, { ...(earlier ? { earlier } : {}), ...(options.signal ? { signal: options.signal } : {}) });
-  });
+  return withPlannedStages(config, options.log, async (stages, conditions) =>
+    planRun(config, stages, conditions, planOptions(await readEarlierRun(options.estimateFrom), options.signal)),
+  );
 }
 
 /** `hisrag power`: the grid's power figures, from the stages a run would build (no model is called). */
@@ -37,11 +37,13 @@ export async function planWithPower(config: ExperimentConfig, options: DryRunOpt
   return withPlannedStages(config, undefined, async (stages, conditions) => {
     const earlier = await readEarlierRun(options.estimateFrom);
     return {
-      plan: await planRun(config, stages, conditions, { ...(earlier ? { earlier } : {}), ...(options.signal ? { signal: options.signal } : {}) }),
+      plan: await planRun(config, stages, conditions, planOptions(earlier, options.signal)),
       power: powerOfStages(config, stages, conditions, {}, earlier),
     };
   });
 }
+
+const planOptions = (earlier: EarlierRun | undefined, signal: AbortSignal | undefined) => ({ ...(earlier ? { earlier } : {}), ...(signal ? { signal } : {}) });
 
 /** Prepares the artefacts and builds the stages as a run would, hands them and the grid's conditions to `use`, and closes them (the dry run's plan and its power figures share one build). */
 async function withPlannedStages<T>(config: ExperimentConfig, log: ((line: string) => void) | undefined, use: (stages: Stages, conditions: Condition[]) => Promise<T>): Promise<T> {

@@ -1,6 +1,6 @@
 import type { ExperimentConfig } from '../config/experiment.js';
 import type { RunPlan } from '../runFiles/plan.js';
-import { methodsByStrategy } from '../experiment/cellMethod.js';
+import { summaryOptionsOf } from '../results/loadRun.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { runFile } from '../runFiles/runDir.js';
 import { summarizeRun } from '../analysis/summary.js';
@@ -14,18 +14,7 @@ import { writeRunSummary } from '../runFiles/summaryFile.js';
 
 /** The summary of what a run has done so far, by its config's scoring settings. */
 export function summarizeRecords(config: ExperimentConfig, records: RunItemRecord[], models: string[], conditions: string[]): RunSummary {
-  return summarizeRun(records, {
-    experiment: config.name,
-    models,
-    conditions,
-    baseline: config.scoring.baseline,
-    versus: config.scoring.versus,
-    resamples: config.scoring.bootstrapResamples,
-    seed: config.seed,
-    ...(config.scoring.cluster !== undefined ? { cluster: config.scoring.cluster } : {}),
-    ...(config.scoring.reducer ? { reducer: config.scoring.reducer } : {}),
-    methods: methodsByStrategy(config),
-  });
+  return summarizeRun(records, summaryOptionsOf(config, { models, conditions }, records));
 }
 
 /** Writes summary.json, summary.csv and report.html; returns the report's path. */

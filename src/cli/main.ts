@@ -17,7 +17,6 @@ import { registerAnnotateCommand } from './commands/annotate.js';
 import { registerBatchCommands } from './commands/batch.js';
 import { registerSchemaCommand } from './commands/schema.js';
 
-export { VERSION } from '../version.js';
 import { VERSION } from '../version.js';
 
 /** Builds the CLI: a thin layer over the library API, one file per command group. */

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { atomicWriteJson } from '../io/atomicWrite.js';
 import { DataFileError, formatZodIssues } from '../errors.js';
+import { parseJsonText } from '../io/jsonText.js';
 
 /**
  * Where an interrupted build stopped: written atomically after each batch of chunks is appended
@@ -31,12 +32,7 @@ export async function readCheckpoint(path: string): Promise<BuildCheckpoint | un
   } catch {
     return undefined;
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (error) {
-    throw new DataFileError(`${path}: not valid JSON (${(error as Error).message}); delete it to start over`);
-  }
+  const value = parseJsonText(path, raw, '; delete it to start over');
   const parsed = BuildCheckpointSchema.safeParse(value);
   if (!parsed.success) throw new DataFileError(`${path}: ${formatZodIssues(parsed.error)}`);
   return parsed.data;

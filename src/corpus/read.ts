@@ -5,6 +5,7 @@ import { DataFileError, formatZodIssues } from '../errors.js';
 import { readJsonl } from '../io/jsonl.js';
 import { corpusPaths } from './paths.js';
 import { CorpusManifestSchema, type CorpusManifest } from './types.js';
+import { parseJsonText } from '../io/jsonText.js';
 
 /** Reads `<dir>/manifest.json`; refuses a corpus whose build has not finished. */
 export async function readCorpusManifest(corpusDir: string): Promise<CorpusManifest> {
@@ -20,12 +21,7 @@ export async function readCorpusManifest(corpusDir: string): Promise<CorpusManif
     }
     throw new DataFileError(`${paths.manifest}: not found — ${corpusDir} is not a built corpus (run \`hisrag corpus build\`)`);
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (error) {
-    throw new DataFileError(`${paths.manifest}: not valid JSON (${(error as Error).message})`);
-  }
+  const value = parseJsonText(paths.manifest, raw);
   const parsed = CorpusManifestSchema.safeParse(value);
   if (!parsed.success) throw new DataFileError(`${paths.manifest}: ${formatZodIssues(parsed.error)}`);
   if (!parsed.data.complete) {

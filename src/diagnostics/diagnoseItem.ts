@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { ServiceUnavailableError } from '../errors.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { stripThink } from '../scoring/stripThink.js';
@@ -309,9 +308,4 @@ export async function diagnoseItem(
     });
   }
   return out;
-}
-
-/** Rethrown as is: an endpoint that is down stops the diagnosis (resumable), it is no answer's failure. */
-export function isFatal(error: unknown): boolean {
-  return error instanceof ServiceUnavailableError;
 }

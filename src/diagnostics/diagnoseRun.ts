@@ -20,7 +20,7 @@ import type { Retriever } from '../retrieval/types.js';
 import { createRetrieverWithRerank } from '../rerank/rerankedRetriever.js';
 import { claimCheckers, claimExtractors } from './claims/registry.js';
 import type { ClaimChecker, ClaimExtractor } from './claims/types.js';
-import { DiagnosticsConfigSchema, type DiagnosticsConfig } from './config.js';
+import { DiagnosticsConfigSchema, type DiagnosticsConfig } from '../config/diagnostics.js';
 import { diagnoseItem, LabelService, type DiagnosisContext } from './diagnoseItem.js';
 import { LabelStore } from './labelStore.js';
 import { hybridPairScorer, lexicalPairScorer, relevancePairScorer, type PairScorer } from './prefilter.js';

@@ -1,7 +1,7 @@
 import { Embeddings } from '@langchain/core/embeddings';
 import { createHash } from 'node:crypto';
 import type { PageImageRef } from '../corpus/pageImage.js';
-import { isImageEmbedder, type EmbedderIdentity, type ImageEmbedder, type TextEmbedder } from './types.js';
+import { isImageEmbedder, type EmbedderIdentity, type TextEmbedder } from './types.js';
 import { EmbeddingCache } from './embeddingCache.js';
 import { imageContentHash, readPageImage } from './pageImageBytes.js';
 

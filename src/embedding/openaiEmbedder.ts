@@ -2,7 +2,7 @@ import { Embeddings } from '@langchain/core/embeddings';
 import OpenAI from 'openai';
 import { z } from 'zod';
 import { ConfigError, DataFileError, formatZodIssues } from '../errors.js';
-import type { EmbedderIdentity, ImageEmbedder, TextEmbedder } from './types.js';
+import type { EmbedderIdentity, ImageEmbedder } from './types.js';
 import type { PageImageRef } from '../corpus/pageImage.js';
 import { describePageImage } from '../corpus/pageImageFile.js';
 import { pageImageDataUrl } from './pageImageBytes.js';

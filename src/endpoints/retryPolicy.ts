@@ -13,7 +13,6 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
-export type { FailureClass } from './generationError.js';
 
 function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];

@@ -15,7 +15,6 @@ import { addBounds, answerBounds, type Bound, type BoundInputs } from './callBou
 import { passageLimits } from './passageBounds.js';
 import type { PlanCell, Range, RunPlan } from '../runFiles/plan.js';
 
-export { PlanCellSchema, RangeSchema, RunPlanSchema, type PlanCell, type Range, type RunPlan } from '../runFiles/plan.js';
 
 /** The prompt of a method's next model call, caught instead of sent. */
 class PromptCaught extends Error {

@@ -26,7 +26,7 @@ export interface TaskAnswer {
  * is down are thrown; an item the user interrupted mid-method gives undefined (redone on resume).
  */
 export async function answerTask(task: Task, stages: Stages, context: TaskContext, config: ExperimentConfig, userStopped: () => boolean): Promise<TaskAnswer | undefined> {
-  const { condition, item } = task;
+  const { condition } = task;
   const method = stages.method(condition.strategy, condition.strategyPath);
   const run = context.methodRunFor(task);
   let outcome: MethodOutcome | undefined;

@@ -3,9 +3,6 @@ import { strategySpecs } from './plan.js';
 import { redactSecrets } from './redact.js';
 import type { CellMethod } from '../runFiles/summary.js';
 
-export { CellMethodSchema, type CellMethod } from '../runFiles/summary.js';
-
-
 /** Each `strategies:` entry's method, by the entry's label (what records and cells call `strategy`). */
 export function methodsByStrategy(config: ExperimentConfig): Record<string, CellMethod> {
   return Object.fromEntries(

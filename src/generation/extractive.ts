@@ -38,7 +38,6 @@ export type ExtractiveParams = z.infer<typeof ExtractiveParamsSchema>;
 export const CANNOT_ANSWER_ZH = '无法回答';
 export const CANNOT_ANSWER_EN = 'I cannot answer';
 
-export { characterBigrams, parseOptions } from './lexicalOverlap.js';
 
 /**
  * The offline baseline: answers with the retrieved sentences that share the most character

@@ -11,7 +11,7 @@ import {
   YES,
   type OutputKind,
 } from '../prompting/taskFormat.js';
-import { characterBigrams, isOptionLine, parseOptions, pickWithin, rankSentences, sharedBigrams, splitIntoSentences } from './lexicalOverlap.js';
+import { characterBigrams, parseOptions, questionClauses, pickWithin, rankSentences, sharedBigrams, splitIntoSentences } from './lexicalOverlap.js';
 
 /** What the stand-in's step rules share with its plain answer rule. */
 export interface StandInTools {
@@ -94,16 +94,6 @@ function followUp(user: string, _tools: StandInTools): string {
   const clauses = questionClauses(question);
   const next = clauses.find((c) => !asked.has(c));
   return next ? `${FOLLOW_UP_PREFIX}${next}` : NO_FOLLOW_UP;
-}
-
-/** The question's clauses (options excluded), each with at least two bigrams. */
-function questionClauses(question: string): string[] {
-  return question
-    .split('\n')
-    .filter((line) => !isOptionLine(line))
-    .flatMap((line) => line.split(/[，。；？！、,;?!：:（）()]/))
-    .map((c) => c.trim())
-    .filter((c) => characterBigrams(c).size >= 2);
 }
 
 /** Interrogative words and particles, dropped when a question becomes a statement or a query. */

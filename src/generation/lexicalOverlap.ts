@@ -81,3 +81,13 @@ export function parseOptions(question: string): { letter: string; text: string }
 export function isOptionLine(line: string): boolean {
   return /^\s*[A-H][.．、:：]\s*\S/.test(line);
 }
+
+/** The question's clauses (options left out), each with at least two bigrams (each worth a search): split at Chinese and Latin punctuation. */
+export function questionClauses(question: string): string[] {
+  return question
+    .split('\n')
+    .filter((line) => !isOptionLine(line))
+    .flatMap((line) => line.split(/[，。；？！、,;?!：:（）()]/))
+    .map((c) => c.trim())
+    .filter((c) => characterBigrams(c).size >= 2);
+}

@@ -7,23 +7,13 @@ import type { ChatMessage } from '../prompting/types.js';
 import type { RegistryEntry } from '../registry.js';
 import { toSimplified } from '../text/simplify.js';
 import { ExtractiveGenerator, ExtractiveParamsSchema, type ExtractiveParams } from './extractive.js';
-import { characterBigrams, isOptionLine, rankSentences } from './lexicalOverlap.js';
+import { characterBigrams, questionClauses, rankSentences } from './lexicalOverlap.js';
 import type { GenerateOptions, GenerationResult, Generator, TokenLogprob } from './types.js';
 
 export const LogprobWriterParamsSchema = ExtractiveParamsSchema;
 
 export const LOGPROB_WRITER_NOTE =
   'offline stand-in for a model that returns token logprobs: writes one sentence per clause of the question, from the prompt\'s passages when one overlaps the clause (every token p = 0.95), else a guess whose unsupported words have p = 0.15; other prompts as the extractive stand-in';
-
-/** The question's clauses (options left out), each worth a search: split at Chinese and Latin punctuation. */
-export function questionClauses(question: string): string[] {
-  return question
-    .split('\n')
-    .filter((line) => !isOptionLine(line))
-    .flatMap((line) => line.split(/[，。；？！、,;?!：:（）()]/))
-    .map((c) => c.trim())
-    .filter((c) => characterBigrams(c).size >= 2);
-}
 
 /** Probabilities it gives its tokens (one character each): supported by a passage, and guessed. */
 const SURE = Math.log(0.95);

@@ -7,7 +7,8 @@ import type { RegistryEntry } from '../registry.js';
 import { toSimplified } from '../text/simplify.js';
 import { CANNOT_ANSWER_ZH, ExtractiveParamsSchema } from './extractive.js';
 import { characterBigrams, pickWithin, rankSentences } from './lexicalOverlap.js';
-import { LogprobWriterGenerator, questionClauses } from './logprobWriter.js';
+import { LogprobWriterGenerator } from './logprobWriter.js';
+import { questionClauses } from './lexicalOverlap.js';
 import type { GenerateOptions, GenerationResult, Generator } from './types.js';
 
 export const SearchReasonerParamsSchema = ExtractiveParamsSchema.extend({

@@ -1,6 +1,6 @@
 import { VERSION } from '../version.js';
 import { DEFAULT_BM25, DEFAULT_HNSW, graphDefaults } from './defaults.js';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Chunk } from '../chunking/types.js';
 import { isImageEmbedder, type ImageEmbedder, type TextEmbedder } from '../embedding/types.js';
@@ -13,7 +13,8 @@ import { ChunkStore } from './chunkStore.js';
 import { openCorpusInput } from './corpusInput.js';
 import type { GraphIndex, GraphLibrary, StreamedGraphBuild, TunableGraph } from './graphIndex.js';
 import { graphLibrary } from './graphs/graphLibraries.js';
-import { assertSameIdentity, embedderFromSpec } from './indexEmbedder.js';
+import { embedderFromSpec } from './indexEmbedder.js';
+import { prepareIndexOutDir } from './outDir.js';
 import {
   CHUNK_STORE_FILE,
   HNSW_FILE,
@@ -34,9 +35,7 @@ import { heldOutSample, tuneEfSearch } from './tuneEfSearch.js';
 /** hisrag's version, recorded in index manifests. */
 export const TOOL_VERSION = VERSION;
 
-export { DEFAULT_BM25, DEFAULT_HNSW } from './defaults.js';
 
-export type { BuildIndexOptions } from './buildOptions.js';
 
 /**
  * Builds an index directory from a corpus directory:
@@ -250,34 +249,8 @@ function buildSettings(manifest: IndexManifest): unknown {
 }
 
 async function prepareOutDir(out: string, planned: IndexManifest, resume: boolean): Promise<void> {
-  await mkdir(out, { recursive: true });
-  const existing = await readIndexManifest(out);
-  if (!existing) {
-    const entries = (await readdir(out)).filter((name) => !name.startsWith('.'));
-    if (entries.length > 0) throw new InputError(`${out}: directory is not empty and holds no index; choose another --out`);
-    return;
-  }
-  if (!resume) {
-    throw new InputError(
-      existing.complete
-        ? `${out}: an index is already built here; delete it or choose another --out`
-        : `${out}: an interrupted index build is here; continue it with --resume or delete the directory`,
-    );
-  }
-  const before = JSON.stringify(buildSettings(existing));
-  const now = JSON.stringify(buildSettings(planned));
-  if (before !== now) {
-    if (existing.embedder && planned.embedder) {
-      assertSameIdentity(out, existing.embedder.identity, planned.embedder.identity);
-      if (existing.embedder.fingerprint !== planned.embedder.fingerprint) {
-        throw new InputError(
-          `${out}: --resume with other model files than the interrupted build (model fingerprint was ${existing.embedder.fingerprint}, now ${planned.embedder.fingerprint})`,
-        );
-      }
-    }
-    throw new InputError(`${out}: --resume with different settings than the interrupted build (was ${before}, now ${now})`);
-  }
-  if (!existing.complete) {
+  const existing = await prepareIndexOutDir(out, planned, resume, buildSettings);
+  if (existing && !existing.complete) {
     await rm(join(out, HNSW_FILE), { force: true });
     await rm(join(out, USEARCH_FILE), { force: true });
   }

@@ -4,6 +4,7 @@ import { ChunkSchema, type Chunk } from '../chunking/types.js';
 import { DataFileError, formatZodIssues, InputError } from '../errors.js';
 import { CorpusManifestSchema, type CorpusManifest } from '../corpus/types.js';
 import { readJsonl } from '../io/jsonl.js';
+import { parseJsonText } from '../io/jsonText.js';
 
 /** A built corpus directory as an index build reads it: its manifest and a stream of its chunks. */
 export interface CorpusInput {
@@ -26,12 +27,7 @@ export async function openCorpusInput(dir: string): Promise<CorpusInput> {
     }
     throw error;
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (error) {
-    throw new DataFileError(`${manifestPath}: not valid JSON (${(error as Error).message})`);
-  }
+  const value = parseJsonText(manifestPath, raw);
   const parsed = CorpusManifestSchema.safeParse(value);
   if (!parsed.success) throw new DataFileError(formatZodIssues(parsed.error, manifestPath));
   const manifest = parsed.data;

@@ -6,6 +6,7 @@ import { EmbedderIdentitySchema } from '../embedding/types.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
 import { BuildInputsSchema } from '../io/fingerprint.js';
 import { LanceDbParamsSchema } from './lancedb/params.js';
+import { parseJsonText } from '../io/jsonText.js';
 
 /** 2: chunk texts stored as UTF-16LE (format 1 indexes, TEXT columns, still open). */
 export const INDEX_FORMAT_VERSION = 2;
@@ -134,12 +135,7 @@ export async function readIndexManifest(dir: string): Promise<IndexManifest | un
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (error) {
-    throw new DataFileError(`${path}: not valid JSON (${(error as Error).message})`);
-  }
+  const value = parseJsonText(path, raw);
   const parsed = IndexManifestSchema.safeParse(value);
   if (!parsed.success) throw new DataFileError(formatZodIssues(parsed.error, path));
   return parsed.data;

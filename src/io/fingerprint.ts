@@ -15,7 +15,6 @@ export const FileFingerprintSchema = z.object({
   mtimeMs: z.number(),
   sha256: z.string(),
 });
-export type FileFingerprint = z.infer<typeof FileFingerprintSchema>;
 
 export const BuildInputsSchema = z.object({
   /** Absolute path → fingerprint. */

@@ -21,7 +21,6 @@ export const CompressParamsSchema = z
   })
   .strict()
   .refine((p) => (p.ratio === undefined) !== (p.budgetK === undefined), { message: 'give exactly one of ratio (share of tokens kept) and budgetK (the token budget of the first budgetK passages)', path: ['ratio'] });
-export type CompressParams = z.infer<typeof CompressParamsSchema>;
 
 /**
  * Token-level context compression after Selective-Context (Li et al. 2023, "Compressing Context to

@@ -145,7 +145,7 @@ export const cragMethod = readerMethod({
           const scores = strips.length ? await context.relevance(item.question, strips.map((s) => s.text), 'score-strips') : [];
           const chosen = new Set(
             strips
-              .map((strip, order) => ({ order, score: scores[order]! }))
+              .map((_, order) => ({ order, score: scores[order]! }))
               .sort((a, b) => b.score - a.score || a.order - b.order)
               .slice(0, params.keepStrips)
               .map((s) => s.order),

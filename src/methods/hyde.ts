@@ -16,7 +16,6 @@ export const HydeParamsSchema = z
     prompts: promptOverridesSchema(['hypothesis', 'answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
   })
   .strict();
-export type HydeParams = z.infer<typeof HydeParamsSchema>;
 
 /** What the hypothesis prompt says after the first one, so that n samples differ even at temperature 0 (and in the response cache). */
 export const hypothesisVariant = (index: number) => (index === 1 ? '' : `（这是第${index}段，请换一个角度撰写，与前几段不同。）`);

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
 import { messagesOf } from '../prompting/templateStrategy.js';
 import { overriddenPrompt, PromptOverrideSchema as SharedPromptOverrideSchema, type PromptOverride } from '../prompting/templateOverrides.js';
 import type { TextChatMessage } from '../prompting/types.js';
@@ -22,9 +21,6 @@ export function promptOverridesSchema<Step extends string>(steps: readonly Step[
   const shape = Object.fromEntries(steps.map((step) => [step, PromptOverrideSchema.optional()])) as Record<Step, z.ZodOptional<typeof PromptOverrideSchema>>;
   return z.object(shape).strict().default({} as never);
 }
-
-/** Fields every method accepts besides its own: answer instructions per benchmark kind, prompt overrides. */
-export const MethodInstructionsSchema = AnswerInstructionsSchema.optional();
 
 /** The prompts a method will use: the built-ins with the config's overrides, slots checked now (config time). */
 export function resolvePrompts<Step extends string>(

@@ -12,7 +12,6 @@ export const QueryRewriteParamsSchema = z
     prompts: promptOverridesSchema(['rewrite', 'answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
   })
   .strict();
-export type QueryRewriteParams = z.infer<typeof QueryRewriteParamsSchema>;
 
 /** The search query of a rewriter's reply: its first non-empty line, a `检索式：` label or list number dropped. */
 export function parseQuery(text: string): string {

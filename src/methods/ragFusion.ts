@@ -22,7 +22,6 @@ export const RagFusionParamsSchema = z
     prompts: promptOverridesSchema(['queries', 'answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
   })
   .strict();
-export type RagFusionParams = z.infer<typeof RagFusionParamsSchema>;
 
 /**
  * Multi-query retrieval / RAG-Fusion (Rackauckas 2024, "RAG-Fusion: a New Take on

@@ -1,6 +1,7 @@
 import { deltaText, summaryMetric } from '../scoring/metrics.js';
 import type { MeanWithCi, RunSummary } from '../runFiles/summary.js';
-import { MODALITY_BREAKDOWN_KEYS, type ModalityComparison, type PairedCell } from '../analysis/modalityComparison.js';
+import { MODALITY_BREAKDOWN_KEYS } from '../analysis/modalityComparison.js';
+import type { ModalityComparison, PairedCell } from '../runFiles/summary.js';
 import { escapeHtml as esc } from './escape.js';
 
 /** How the Table 3 breakdowns are headed. */

@@ -13,7 +13,6 @@ export const NOISE_STUDY_SECTION_ID = 'noise';
 
 /** Gold positions of `oracle+noise`, in the order the position chart puts them (x = 1, 2, 3, 4). */
 export const GOLD_POSITIONS = ['first', 'middle', 'last', 'random'] as const;
-export type NoiseStudyGoldPosition = (typeof GOLD_POSITIONS)[number];
 
 /** The claim metrics shown beside the curves (RAGChecker's generator metrics for noise, and claim recall). */
 export const NOISE_DIAGNOSTIC_METRICS = ['noiseSensitivityRelevant', 'noiseSensitivityIrrelevant', 'faithfulness', 'claimRecall'] as const satisfies readonly ClaimMetric[];

@@ -1,5 +1,5 @@
 import { pearson } from '../statistics/agreement.js';
-import type { GroupKey } from './groupMeans.js';
+import type { GroupKey } from './groupKeyValue.js';
 import { groupKeyValue } from './groupKeyValue.js';
 import type { TidyRow } from './tidyRows.js';
 

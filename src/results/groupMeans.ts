@@ -3,7 +3,6 @@ import type { Reducer } from '../statistics/samples.js';
 import { groupKeyValue, type GroupKey } from './groupKeyValue.js';
 import type { TidyRow } from './tidyRows.js';
 
-export type { GroupKey } from './groupKeyValue.js';
 
 export interface GroupMean {
   /** The group's values, by key. */

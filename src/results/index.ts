@@ -17,7 +17,8 @@
 export { loadRun, loadRuns, type LoadedRun } from './loadRun.js';
 export { tidyRows, tidyRow, type TidyRow } from './tidyRows.js';
 export { diagnosticsRows, type DiagnosticsRow } from './diagnosticsRows.js';
-export { groupMeans, pairedDifferences, type GroupKey, type GroupMean, type PairedComparison } from './groupMeans.js';
+export { groupMeans, pairedDifferences, type GroupMean, type PairedComparison } from './groupMeans.js';
+export type { GroupKey } from './groupKeyValue.js';
 export { groupKeyValue } from './groupKeyValue.js';
 export { correlations, type GroupCorrelation } from './correlations.js';
 export { judgeAgreementRows, verdictRecords, type JudgeDisagreement } from './judgeAgreement.js';

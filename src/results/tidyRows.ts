@@ -1,6 +1,7 @@
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { LoadedRun } from './loadRun.js';
-import { methodsByStrategy, type CellMethod } from '../experiment/cellMethod.js';
+import { methodsByStrategy } from '../experiment/cellMethod.js';
+import type { CellMethod } from '../runFiles/summary.js';
 import { clusterKeyOf } from '../experiment/clusterKey.js';
 
 /** One answer as a flat row: easy to filter, group and plot. */

@@ -236,6 +236,5 @@ export const DepthCurveSchema = z.strictObject({
   /** The deepest k is below the best and the interval of (deepest − best) excludes 0. */
   deepestBelowBest: z.boolean(),
 });
-export type ComparisonFamily = z.infer<typeof ComparisonFamilySchema>;
 export type DepthCurve = z.infer<typeof DepthCurveSchema>;
 

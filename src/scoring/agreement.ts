@@ -6,8 +6,6 @@ import { rubricScore } from './rubric/rubricScore.js';
 import type { Verdicts } from './types.js';
 import { pearson } from '../statistics/agreement.js';
 
-export { pearson };
-
 /**
  * One judged answer in a verdict file (JSONL, one per line). `verdicts` or `judge_output`
  * gives the per-item 0/1 verdicts; the answer-level value is `score` when present, else the

@@ -30,14 +30,13 @@ export {
   type LongHisDocFile,
   type LongHisDocGold,
 } from '../benchmarks/longhisdoc/schema.js';
-export { summarizeScores, pairedBootstrap, type BootstrapOptions, type ScoreSummary, type PairedSummary } from '../statistics/bootstrap.js';
 export { summarizeBy } from './summarizeBy.js';
 export { retrievalMetrics, meanRetrievalMetrics, retrievalBreakdown, type RetrievalMetrics } from './retrievalMetrics.js';
 export { bleu4 } from './textMetrics/bleu.js';
 export { rougeL, type PrfScore } from './textMetrics/rougeL.js';
 export { bertScore, greedyMatch, type TokenVectors } from './textMetrics/bertScore.js';
 export { loadTransformersTokenVectors, type TokenVectorOptions } from './textMetrics/transformersTokenVectors.js';
-export { judgeAgreement, pearson, VerdictRecordSchema, type VerdictRecord, type JudgeAgreement } from './agreement.js';
+export { judgeAgreement, VerdictRecordSchema, type VerdictRecord, type JudgeAgreement } from './agreement.js';
 export { rescoreRubricRecord, SavedRubricRecordSchema, type SavedRubricRecord } from './rescore/rubricRecord.js';
 export { rescoreLongHisDocRecord, longHisDocItem, ScoredLongHisDocRecordSchema } from './rescore/longhisdocRecord.js';
 export * from './types.js';

@@ -43,6 +43,46 @@ const notFound = (res: ServerResponse, head: boolean) => send(res, 404, 'text/pl
 const json = (res: ServerResponse, value: unknown, head: boolean) =>
   value === null ? notFound(res, head) : send(res, 200, 'application/json; charset=utf-8', JSON.stringify(value), head);
 
+/** The routes under `/api/runs/<id>/`: the run, its answers, one answer, and the page images its prompts may show. */
+/** The annotation page's routes: the blind page data, the judge's marks once saved, and the one write (a label). */
+async function serveLabels(store: RunStore, labels: LabelRoutes, write: boolean, segments: string[], q: URLSearchParams, req: IncomingMessage, res: ServerResponse, head: boolean): Promise<void> {
+  const id = segments[2]!;
+  await store.scan(!store.ids().includes(id));
+  const run = store.get(id);
+  if (!run) return notFound(res, head);
+  const reply = replyJson(res, SECURITY_HEADERS);
+  try {
+    if (write) return await labels.write(run.dir, req, reply);
+    if (segments[3] === 'judge') return await labels.judge(run.dir, Number(q.get('index') ?? -1), q.get('annotator') ?? '', reply);
+    return json(res, await labels.page(run.dir, q.get('annotator')), head);
+  } catch (error) {
+    // A run that cannot be labelled (its benchmark file moved, a damaged label file) says why.
+    if (error instanceof InputError) return reply(400, { error: error.message });
+    throw error;
+  }
+}
+
+async function serveRun(store: RunStore, segments: string[], q: URLSearchParams, res: ServerResponse, head: boolean): Promise<void> {
+  const id = segments[2]!;
+  // A run that appeared since the last scan is looked for at once.
+  await store.scan(!store.ids().includes(id));
+  if (segments.length === 3) return json(res, store.run(id), head);
+  if (segments.length === 4 && segments[3] === 'answers') return json(res, store.answers(answerQueryFromParams(id, q)), head);
+  if (segments.length === 4 && segments[3] === 'answer') return json(res, await store.answer(id, q.get('key') ?? ''), head);
+  // A page image the run's prompts may show: `images/<i>/<path>` (full size) or `thumbs/<i>/<path>`, i indexing the manifest's imageDirs.
+  if (segments.length >= 6 && (segments[3] === 'images' || segments[3] === 'thumbs') && /^\d+$/.test(segments[4]!)) {
+    const imageDir = store.get(id)?.imageDirs()[Number(segments[4])];
+    const image = imageDir ? pageImageFile(imageDir, segments.slice(5).join('/')) : null;
+    if (!image) return notFound(res, head);
+    if (segments[3] === 'thumbs') return sendImage(res, 'image/jpeg', await thumbnailOf(image.file), head);
+    res.writeHead(200, { 'Content-Type': image.type, 'Cache-Control': 'private, max-age=300', ...SECURITY_HEADERS });
+    if (head) res.end();
+    else createReadStream(image.file).pipe(res);
+    return;
+  }
+  return notFound(res, head);
+}
+
 /**
  * `hisrag view`'s server (Node's `http`): the client's three files, a read-only JSON API over
  * the runs of a `RunStore`, and the page images their prompts showed (from the folders each run's
@@ -99,38 +139,8 @@ export async function startViewer(paths: string[], options: { port?: number; hos
       return notFound(res, head); // a malformed escape
     }
     if (segments[0] === 'api' && segments[1] === 'runs' && segments[2] !== undefined) {
-      const id = segments[2];
-      // A run that appeared since the last scan is looked for at once.
-      await store.scan(!store.ids().includes(id));
-      if (segments.length === 3) return json(res, store.run(id), head);
-      if (segments.length === 4 && (segments[3] === 'labels' || segments[3] === 'judge')) {
-        const run = store.get(id);
-        if (!run) return notFound(res, head);
-        const reply = replyJson(res, SECURITY_HEADERS);
-        try {
-          if (labelWrite) return await labels.write(run.dir, req, reply);
-          if (segments[3] === 'judge') return await labels.judge(run.dir, Number(q.get('index') ?? -1), q.get('annotator') ?? '', reply);
-          return json(res, await labels.page(run.dir, q.get('annotator')), head);
-        } catch (error) {
-          // A run that cannot be labelled (its benchmark file moved, a damaged label file) says why.
-          if (error instanceof InputError) return reply(400, { error: error.message });
-          throw error;
-        }
-      }
-      if (segments.length === 4 && segments[3] === 'answers') return json(res, store.answers(answerQueryFromParams(id, q)), head);
-      if (segments.length === 4 && segments[3] === 'answer') return json(res, await store.answer(id, q.get('key') ?? ''), head);
-      // A page image the run's prompts may show: `images/<i>/<path>` (full size) or `thumbs/<i>/<path>`, i indexing the manifest's imageDirs.
-      if (segments.length >= 6 && (segments[3] === 'images' || segments[3] === 'thumbs') && /^\d+$/.test(segments[4]!)) {
-        const imageDir = store.get(id)?.imageDirs()[Number(segments[4])];
-        const image = imageDir ? pageImageFile(imageDir, segments.slice(5).join('/')) : null;
-        if (!image) return notFound(res, head);
-        if (segments[3] === 'thumbs') return sendImage(res, 'image/jpeg', await thumbnailOf(image.file), head);
-        res.writeHead(200, { 'Content-Type': image.type, 'Cache-Control': 'private, max-age=300', ...SECURITY_HEADERS });
-        if (head) return res.end();
-        createReadStream(image.file).pipe(res);
-        return;
-      }
-      return notFound(res, head);
+      if (segments.length === 4 && (segments[3] === 'labels' || segments[3] === 'judge')) return serveLabels(store, labels, labelWrite, segments, q, req, res, head);
+      return serveRun(store, segments, q, res, head);
     }
     if (segments.length === 3 && segments[0] === 'runs' && segments[2] === RUN_FILES.report) {
       const run = store.get(segments[1]!);

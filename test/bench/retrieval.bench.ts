@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { bench, describe } from 'vitest';
 import { generatedChineseDocs, randomUnitVectors } from '../../scripts/bench-retrieval.js';
 import { buildBm25, Bm25Searcher } from '../../src/index/bm25/bm25Index.js';
-import { DEFAULT_BM25, DEFAULT_HNSW } from '../../src/index/buildIndex.js';
+import { DEFAULT_BM25, DEFAULT_HNSW } from '../../src/index/defaults.js';
 import { ChunkStore } from '../../src/index/chunkStore.js';
 import { ExactSearch } from '../../src/index/exactSearch.js';
 import { createHnswGraph } from '../../src/index/hnswGraph.js';

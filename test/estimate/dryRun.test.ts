@@ -5,7 +5,7 @@ import { parse, stringify } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadExperimentConfig, validateExperimentConfig } from '../../src/config/load.js';
 import { estimateRun } from '../../src/app/dryRun.js';
-import type { RunPlan } from '../../src/estimate/estimateRun.js';
+import type { RunPlan } from '../../src/runFiles/plan.js';
 import { planTable } from '../../src/report/planTable.js';
 import { planVsActualHtml } from '../../src/report/planVsActual.js';
 import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/itemRecord.js';

@@ -5,7 +5,7 @@ import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadExperimentConfig } from '../../src/config/load.js';
 import { estimateRun } from '../../src/app/dryRun.js';
-import { RunPlanSchema, type PlanCell, type RunPlan } from '../../src/estimate/estimateRun.js';
+import type { PlanCell, RunPlan } from '../../src/runFiles/plan.js';
 import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { PlanFileSchema } from '../../src/runFiles/plan.js';
 import { ExtractiveGenerator, ExtractiveParamsSchema } from '../../src/generation/extractive.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ExtractiveGenerator, ExtractiveParamsSchema, characterBigrams } from '../../src/generation/extractive.js';
+import { ExtractiveGenerator, ExtractiveParamsSchema } from '../../src/generation/extractive.js';
+import { characterBigrams } from '../../src/generation/lexicalOverlap.js';
 import { formatContextBlock } from '../../src/prompting/contextBlock.js';
 import type { ChatMessage } from '../../src/prompting/types.js';
 

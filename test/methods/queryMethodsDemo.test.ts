@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadExperimentConfig } from '../../src/config/load.js';
 import { estimateRun } from '../../src/app/dryRun.js';
-import type { PlanCell, RunPlan } from '../../src/estimate/estimateRun.js';
+import type { PlanCell, RunPlan } from '../../src/runFiles/plan.js';
 import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
 import { queryMethodsConfigIn } from './queryMethodsConfig.js';

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareModalities, type PairedCell } from '../../src/analysis/modalityComparison.js';
+import { compareModalities } from '../../src/analysis/modalityComparison.js';
+import type { PairedCell } from '../../src/runFiles/summary.js';
 import { runStatistics } from '../../src/analysis/observations.js';
 import { RunSummarySchema, type RunSummary } from '../../src/runFiles/summary.js';
 import { summarizeRun } from '../../src/analysis/summary.js';

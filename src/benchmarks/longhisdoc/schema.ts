@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { DataFileError, formatZodIssues } from '../../errors.js';
+import { parseJsonText } from '../../io/jsonText.js';
 
 export const LONGHISDOC_ANSWER_TYPES = ['Str', 'List', 'Int', 'None', 'Bool', 'Enum'] as const;
 export type LongHisDocAnswerType = (typeof LONGHISDOC_ANSWER_TYPES)[number];
@@ -59,12 +60,7 @@ export async function readLongHisDocShape(path: string): Promise<Record<string, 
   } catch (error) {
     throw new DataFileError(`${path}: cannot read (${(error as Error).message})`);
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new DataFileError(`${path}: not valid JSON (${(error as Error).message})`);
-  }
+  const value = parseJsonText(path, text);
   const shape = LongHisDocFileShapeSchema.safeParse(value);
   if (!shape.success) throw new DataFileError(`${path}: expected {doc_id: [records]}: ${formatZodIssues(shape.error)}`);
   return shape.data;

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { DataFileError, formatZodIssues } from '../../errors.js';
+import { parseJsonText } from '../../io/jsonText.js';
 
 /** One OCR page: `punc` is the punctuated text; it may be missing (an empty page). */
 const OcrPageSchema = z.looseObject({ punc: z.string().optional() });
@@ -26,12 +27,7 @@ export async function readOcrPages(file: string): Promise<OcrPage[]> {
   } catch (error) {
     throw new DataFileError(`${file}: cannot read OCR file (${(error as Error).message})`);
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch (error) {
-    throw new DataFileError(`${file}: not valid JSON (${(error as Error).message})`);
-  }
+  const value = parseJsonText(file, raw);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new DataFileError(`${file}: expected an object keyed by zero-based page number`);
   }

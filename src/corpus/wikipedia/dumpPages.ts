@@ -2,7 +2,6 @@ import type { Bz2DecoderChoice } from './bz2Decoder.js';
 import { openDumpBlocks } from './dumpBlocks.js';
 import { DumpXmlReader, type DumpPage } from './dumpXml.js';
 
-export type { DumpPage } from './dumpXml.js';
 
 export interface DumpReadOptions {
   /** Absolute bytes read from the file so far (compressed bytes for .bz2). */

@@ -178,7 +178,7 @@ export const usearchGraph: GraphLibrary = {
     const loaded = newIndex(dimension, params, params.efSearch);
     loaded.load(path);
     addStored(loaded, store, dimension, have, want);
-    return servedInMemory(loaded, dimension, params, (efSearch) => {
+    return servedInMemory(loaded, params, (efSearch) => {
       const copy = newIndex(dimension, params, efSearch);
       copy.load(path);
       addStored(copy, store, dimension, have, want);
@@ -197,7 +197,7 @@ export const usearchGraph: GraphLibrary = {
   },
 };
 
-function servedInMemory(first: UsearchIndex, dimension: number, params: HnswParams, make: (efSearch: number) => UsearchIndex): GraphIndex {
+function servedInMemory(first: UsearchIndex, params: HnswParams, make: (efSearch: number) => UsearchIndex): GraphIndex {
   const copies = new Map<number, UsearchIndex>([[params.efSearch, first]]);
   const size = first.size();
   return {

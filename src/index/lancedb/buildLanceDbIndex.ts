@@ -1,4 +1,3 @@
-import { mkdir, readdir } from 'node:fs/promises';
 import { Index, type Table } from '@lancedb/lancedb';
 import type { Chunk } from '../../chunking/types.js';
 import type { TextEmbedder } from '../../embedding/types.js';
@@ -7,14 +6,14 @@ import { createProgress } from '../../progress/progress.js';
 import { VERSION } from '../../version.js';
 import type { BuildIndexOptions } from '../buildOptions.js';
 import { openCorpusInput } from '../corpusInput.js';
-import { assertSameIdentity, embedderFromSpec } from '../indexEmbedder.js';
-import { INDEX_FORMAT_VERSION, readIndexManifest, writeIndexManifest, type IndexManifest } from '../manifest.js';
+import { embedderFromSpec } from '../indexEmbedder.js';
+import { prepareIndexOutDir } from '../outDir.js';
+import { INDEX_FORMAT_VERSION, writeIndexManifest, type IndexManifest } from '../manifest.js';
 import { passageText } from '../passageText.js';
 import { DEFAULT_LANCEDB, LANCEDB_IVF_PQ_MIN_ROWS } from '../defaults.js';
 import type { LanceDbParams } from './params.js';
 import { chunkRows, chunkTableSchema, connectLance } from './table.js';
 
-export type { LanceDbBuildOptions } from './params.js';
 
 /**
  * Builds a `lancedb` index: the corpus's chunks and their vectors are appended to a LanceDB table one
@@ -65,7 +64,7 @@ export async function buildLanceDbIndex(options: BuildIndexOptions): Promise<Ind
       ...(options.inputs && { inputs: options.inputs }),
     };
 
-    const existing = await prepareLanceOutDir(options.out, manifest, options.resume ?? false);
+    const existing = await prepareIndexOutDir(options.out, manifest, options.resume ?? false, buildSettings);
     if (existing?.complete) return existing;
     if (existing) manifest = { ...manifest, createdAt: existing.createdAt };
     await writeIndexManifest(options.out, manifest);
@@ -127,31 +126,6 @@ export async function buildLanceDbIndex(options: BuildIndexOptions): Promise<Ind
 function buildSettings(manifest: IndexManifest): unknown {
   const { kind, corpus, embedder, lancedb } = manifest;
   return { kind, contentHash: corpus.contentHash, identity: embedder?.identity, passage: embedder?.passage, lancedb };
-}
-
-/** As for the other kinds: a fresh build needs an empty directory; --resume needs the same settings. */
-async function prepareLanceOutDir(out: string, planned: IndexManifest, resume: boolean): Promise<IndexManifest | undefined> {
-  await mkdir(out, { recursive: true });
-  const existing = await readIndexManifest(out);
-  if (!existing) {
-    const entries = (await readdir(out)).filter((name) => !name.startsWith('.'));
-    if (entries.length > 0) throw new InputError(`${out}: directory is not empty and holds no index; choose another --out`);
-    return undefined;
-  }
-  if (!resume) {
-    throw new InputError(
-      existing.complete
-        ? `${out}: an index is already built here; delete it or choose another --out`
-        : `${out}: an interrupted index build is here; continue it with --resume or delete the directory`,
-    );
-  }
-  const before = JSON.stringify(buildSettings(existing));
-  const now = JSON.stringify(buildSettings(planned));
-  if (before !== now) {
-    if (existing.embedder && planned.embedder) assertSameIdentity(out, existing.embedder.identity, planned.embedder.identity);
-    throw new InputError(`${out}: --resume with different settings than the interrupted build (was ${before}, now ${now})`);
-  }
-  return existing;
 }
 
 /** Appends the corpus's chunks after the rows already stored, embedding each batch first; returns the document count. */

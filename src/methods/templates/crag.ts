@@ -10,6 +10,3 @@ export const gradePrompt: MethodPrompt = {
     OUTPUT_FORMATS.grade,
   slots: ['question', 'context'],
 };
-
-/** Titles of the two kinds of knowledge in CRAG's answer prompt. */
-export const REFINED_TITLE = '检索资料（经筛选）';

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataFileError } from '../../../src/errors.js';
-import { readDumpPages, type DumpPage } from '../../../src/corpus/wikipedia/dumpPages.js';
+import { readDumpPages } from '../../../src/corpus/wikipedia/dumpPages.js';
+import type { DumpPage } from '../../../src/corpus/wikipedia/dumpXml.js';
 import { DumpXmlReader } from '../../../src/corpus/wikipedia/dumpXml.js';
 import { readPageBatches, type PageBatchOptions } from '../../../src/corpus/wikipedia/pageBatches.js';
 
