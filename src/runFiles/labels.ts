@@ -1,4 +1,8 @@
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { z } from 'zod';
+import { readAppendLog } from '../io/jsonl.js';
 
 /**
  * Human labels of a run's answers, kept beside the answers and never inside `items.jsonl`:
@@ -64,3 +68,19 @@ export const LabelSampleSchema = z.strictObject({
   keys: z.array(z.string()).min(1),
 });
 export type LabelSample = z.infer<typeof LabelSampleSchema>;
+
+/**
+ * Every annotator's labels of a run (`labels/*.jsonl`), the last line per (annotator, answer) winning;
+ * a torn last line (a write cut short) is ignored, a bad line anywhere else is an error naming file and line.
+ * A run without labels reads as none.
+ */
+export async function readRunLabels(runDir: string): Promise<AnswerLabel[]> {
+  const dir = join(runDir, LABELS_DIR);
+  if (!existsSync(dir)) return [];
+  const files = (await readdir(dir)).filter((f) => f.endsWith('.jsonl')).sort();
+  const latest = new Map<string, AnswerLabel>();
+  for (const file of files) {
+    for (const label of await readAppendLog(join(dir, file), AnswerLabelSchema)) latest.set(`${label.annotator}\u0000${label.key}`, label);
+  }
+  return [...latest.values()];
+}
