@@ -10,6 +10,7 @@
  */
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { AnswerLabel } from '../runFiles/labels.js';
+import type { JudgeCheckSummary } from '../runFiles/summary.js';
 import { cohensKappa, krippendorffAlpha, pearsonWithInterval, type AlphaEstimate, type CorrelationEstimate, type KappaEstimate } from '../statistics/agreement.js';
 import type { BootstrapOptions } from '../statistics/bootstrap.js';
 import { correctedDifference, correctedMean, judgeBias, judgeBiasDifference, type BiasDifference, type BiasEstimate, type CorrectedDifference, type JudgedAnswer, type PredictionPoweredEstimate } from '../statistics/ppi.js';
@@ -199,5 +200,43 @@ export function checkJudge(records: readonly RunItemRecord[], labels: readonly A
     annotatorAgreement,
     conditions,
     deltas,
+  };
+}
+
+type RaterAgreement = JudgeCheckSummary['agreement'][number];
+
+const finite = (v: number) => (Number.isFinite(v) ? v : null);
+const open = (e: { estimate?: number; value?: number; ciLow: number; ciHigh: number }) => ({ estimate: finite(e.estimate ?? e.value!), ciLow: finite(e.ciLow), ciHigh: finite(e.ciHigh) });
+const openOrNull = (e: Parameters<typeof open>[0] | null) => (e ? open(e) : null);
+const raterRow = (r: AgreementRow): RaterAgreement => ({
+  judge: r.judge,
+  annotator: r.annotator,
+  answers: r.answers,
+  units: r.units,
+  rubricPearson: openOrNull(r.rubricPearson),
+  answerPearson: openOrNull(r.answerPearson),
+  kappa: openOrNull(r.kappa),
+  alpha: openOrNull(r.alpha),
+});
+const corrected = (e: PredictionPoweredEstimate) => ({ n: e.n, labelled: e.labelled, judgeOnly: open(e.judgeOnly), labelsOnly: open(e.labelsOnly), ppiPlusPlus: open(e.ppiPlusPlus), lambda: e.ppiPlusPlus.lambda });
+
+/** The check as summary.json keeps it (undefined figures as null); undefined for a run without labels, so its summary does not change. */
+export function judgeCheckSummary(check: JudgeCheck): JudgeCheckSummary | undefined {
+  if (check.labelledAnswers === 0) return undefined;
+  return {
+    labelledAnswers: check.labelledAnswers,
+    annotators: check.annotators,
+    synthetic: check.synthetic,
+    agreement: check.agreement.map(raterRow),
+    annotatorAgreement: check.annotatorAgreement.map(raterRow),
+    means: check.conditions.map((c) => ({ model: c.model, condition: c.condition, ...corrected(c.mean), bias: open(c.bias) })),
+    differences: check.deltas.map((d) => ({
+      model: d.model,
+      condition: d.condition,
+      baseline: d.baseline,
+      ...corrected(d.delta),
+      biasDifference: openOrNull(d.biasDifference),
+      judgeShare: d.biasDifference?.shareOfJudgeDelta ?? null,
+    })),
   };
 }

@@ -10,6 +10,7 @@ import { renderAnswerClaims, renderWhySection } from './whySection.js';
 import { noiseStudy, noiseStudyHtml } from './noiseStudy.js';
 import { planVsActualHtml } from './planVsActual.js';
 import { modalitySectionHtml } from './modalitySection.js';
+import { judgeCheckSectionHtml } from './judgeCheckTable.js';
 import type { RunPlan } from '../runFiles/plan.js';
 import type { StoredRunManifest } from '../runFiles/manifest.js';
 
@@ -128,6 +129,7 @@ export function renderReportHtml(input: ReportInput): string {
   }
 
   out.push(modalitySectionHtml(summary));
+  out.push(judgeCheckSectionHtml(summary.judgeCheck));
 
   const withRetrieval = summary.cells.filter((c) => c.retrieval);
   if (withRetrieval.length) {

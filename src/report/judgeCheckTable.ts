@@ -1,13 +1,16 @@
-import type { AgreementRow, JudgeCheck } from '../analysis/judgeCheck.js';
+import type { JudgeCheckSummary } from '../runFiles/summary.js';
+import { escapeHtml } from './escape.js';
 import { renderTextTable } from './table.js';
 
-const fixed = (v: number, digits: number) => (Number.isFinite(v) ? v.toFixed(digits) : '—');
-const signed = (v: number, digits: number) => (Number.isFinite(v) ? `${v > 0 ? '+' : ''}${v.toFixed(digits)}` : '—');
-const withInterval = (e: { estimate?: number; value?: number; ciLow: number; ciHigh: number } | null, digits: number, sign = false) => {
-  if (!e) return '—';
-  const v = e.estimate ?? e.value!;
+type Open = { estimate: number | null; ciLow: number | null; ciHigh: number | null };
+type AgreementRow = JudgeCheckSummary['agreement'][number];
+
+const fixed = (v: number | null, digits: number) => (v === null ? '—' : v.toFixed(digits));
+const signed = (v: number | null, digits: number) => (v === null ? '—' : `${v > 0 ? '+' : ''}${v.toFixed(digits)}`);
+const withInterval = (e: Open | null, digits: number, sign = false) => {
+  if (!e || e.estimate === null) return '—';
   const f = sign ? signed : fixed;
-  return `${f(v, digits)} [${f(e.ciLow, digits)}, ${f(e.ciHigh, digits)}]`;
+  return e.ciLow === null ? f(e.estimate, digits) : `${f(e.estimate, digits)} [${f(e.ciLow, digits)}, ${f(e.ciHigh, digits)}]`;
 };
 
 function agreementTable(rows: AgreementRow[], raterHeader: string): string {
@@ -17,9 +20,9 @@ function agreementTable(rows: AgreementRow[], raterHeader: string): string {
   );
 }
 
-/** `hisrag judges`: the judge checked against people, as text tables (figures from analysis/judgeCheck.ts). */
-export function judgeCheckTables(check: JudgeCheck): string {
-  if (check.labelledAnswers === 0) return 'No human labels in this run (labels/<annotator>.jsonl): nothing to check the judge against.';
+/** `hisrag judges` and `hisrag report`: the judge checked against people, as text tables (summary.json's `judgeCheck`). */
+export function judgeCheckTables(check: JudgeCheckSummary | undefined): string {
+  if (!check) return 'No human labels in this run (labels/<annotator>.jsonl): nothing to check the judge against.';
   const parts: string[] = [];
   if (check.synthetic) parts.push('SYNTHETIC LABELS: some labels in this run are declared synthetic (a demo), not a person\'s reading.');
   parts.push(`Judge against people: ${check.labelledAnswers} labelled answers, annotators ${check.annotators.join(', ')}; 95% intervals (r at rubric level, κ and α resample whole answers).`);
@@ -29,37 +32,44 @@ export function judgeCheckTables(check: JudgeCheck): string {
     'Means, judge-only beside corrected with the labels (PPI++), and the judge\'s bias (judge − human) on the labelled answers:\n' +
       renderTextTable(
         ['model', 'condition', 'judged', 'labelled', 'judge-only', 'labels only', 'PPI++', 'λ', 'bias'],
-        check.conditions.map((c) => [
+        check.means.map((c) => [
           c.model,
           c.condition,
-          String(c.mean.n),
-          String(c.mean.labelled),
-          withInterval(c.mean.judgeOnly, 1),
-          withInterval(c.mean.labelsOnly, 1),
-          withInterval(c.mean.ppiPlusPlus, 1),
-          fixed(c.mean.ppiPlusPlus.lambda, 2),
+          String(c.n),
+          String(c.labelled),
+          withInterval(c.judgeOnly, 1),
+          withInterval(c.labelsOnly, 1),
+          withInterval(c.ppiPlusPlus, 1),
+          fixed(c.lambda, 2),
           withInterval(c.bias, 1, true),
         ]),
       ),
   );
-  if (check.deltas.length) {
+  if (check.differences.length) {
     parts.push(
       'Paired Δ against the baseline, judge-only beside corrected, and the bias difference (the judge\'s part of Δ):\n' +
         renderTextTable(
           ['model', 'condition', 'vs', 'pairs', 'labelled', 'Δ judge-only', 'Δ PPI++', 'bias Δ', 'judge share'],
-          check.deltas.map((d) => [
+          check.differences.map((d) => [
             d.model,
             d.condition,
             d.baseline,
-            String(d.delta.n),
-            String(d.delta.labelled),
-            withInterval(d.delta.judgeOnly, 1, true),
-            withInterval(d.delta.ppiPlusPlus, 1, true),
+            String(d.n),
+            String(d.labelled),
+            withInterval(d.judgeOnly, 1, true),
+            withInterval(d.ppiPlusPlus, 1, true),
             withInterval(d.biasDifference, 1, true),
-            d.biasDifference?.shareOfJudgeDelta === null || d.biasDifference === null ? '—' : `${Math.round(d.biasDifference.shareOfJudgeDelta * 100)}%`,
+            d.judgeShare === null ? '—' : `${Math.round(d.judgeShare * 100)}%`,
           ]),
         ),
     );
   }
   return parts.join('\n\n');
+}
+
+/** The report's section: the same tables, preformatted (absent without labels). */
+export function judgeCheckSectionHtml(check: JudgeCheckSummary | undefined): string {
+  if (!check) return '';
+  const text = escapeHtml(judgeCheckTables(check));
+  return `<h2 id="judge-check">Judge checked against people</h2><p class="meta">Human labels beside the answers (labels/): agreement, the judge's bias per condition, and every mean and Δ corrected with the labels (PPI++) beside the judge-only figures. <code>hisrag judges &lt;run-dir&gt;</code> prints the same.</p><pre class="judge-check">${text}</pre>`;
 }

@@ -1,4 +1,5 @@
 import type { RunSummary } from '../runFiles/summary.js';
+import { judgeCheckTables } from './judgeCheckTable.js';
 import { modalityLines } from './modalitySection.js';
 
 const fmt = (x: number | null, digits = 2) => (x === null ? '–' : x.toFixed(digits));
@@ -110,6 +111,8 @@ export function summaryTable(summary: RunSummary): string {
   if (figures.length) blocks.push(figures.join('\n'));
   const diagnostics = diagnosticsTables(summary);
   if (diagnostics) blocks.push(diagnostics);
+  // With human labels beside the answers: the judge checked against them, corrected figures beside the judge-only ones.
+  if (summary.judgeCheck) blocks.push(judgeCheckTables(summary.judgeCheck));
   return blocks.join('\n\n');
 }
 

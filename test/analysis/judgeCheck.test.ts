@@ -2,8 +2,11 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkJudge } from '../../src/analysis/judgeCheck.js';
-import { judgeCheckTables } from '../../src/report/judgeCheckTable.js';
+import { checkJudge, judgeCheckSummary } from '../../src/analysis/judgeCheck.js';
+import { summarizeRun } from '../../src/analysis/summary.js';
+import { judgeCheckSectionHtml, judgeCheckTables } from '../../src/report/judgeCheckTable.js';
+import { summaryTable } from '../../src/report/table.js';
+import { RunSummarySchema } from '../../src/runFiles/summary.js';
 import type { RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { readRunLabels, type AnswerLabel } from '../../src/runFiles/labels.js';
 import { pearson } from '../../src/statistics/agreement.js';
@@ -114,7 +117,7 @@ describe('checkJudge: a judge that over-credits RAG answers, checked against lab
     expect(delta.ppiPlusPlus.ciLow).toBeLessThan(delta.labelsOnly.estimate);
     expect(delta.ppiPlusPlus.ciHigh).toBeGreaterThan(delta.labelsOnly.estimate);
     expect(biasDifference!.shareOfJudgeDelta).toBeGreaterThan(0.4);
-    const text = judgeCheckTables(check);
+    const text = judgeCheckTables(judgeCheckSummary(check));
     expect(text).toMatch(/SYNTHETIC LABELS/);
     expect(text).toMatch(/Δ judge-only/);
     expect(text).toMatch(/Δ PPI\+\+/);
@@ -123,7 +126,8 @@ describe('checkJudge: a judge that over-credits RAG answers, checked against lab
   it('changes nothing for a run without labels', () => {
     const none = checkJudge(records, [], options);
     expect(none).toMatchObject({ labelledAnswers: 0, conditions: [], deltas: [], agreement: [] });
-    expect(judgeCheckTables(none)).toMatch(/No human labels/);
+    expect(judgeCheckSummary(none)).toBeUndefined();
+    expect(judgeCheckTables(judgeCheckSummary(none))).toMatch(/No human labels/);
   });
 });
 
@@ -147,5 +151,23 @@ describe('readRunLabels', () => {
 
   it('reads a run without labels as none', async () => {
     expect(await readRunLabels(mkdtempSync(join(tmpdir(), 'labels-')))).toEqual([]);
+  });
+});
+
+describe('summary.json, the terminal table and the report with labels', () => {
+  const { records, labels } = biasedRun();
+  const base = { experiment: 'e', models: ['m'], conditions: ['closed', 'rag@5'], baseline: 'closed', cluster: 'volume', resamples: 200, seed: 1 };
+
+  it('adds judgeCheck (schema-valid after a JSON round trip) beside the judge-only figures, and nothing without labels', () => {
+    const summary = summarizeRun(records, { ...base, labels });
+    const read = RunSummarySchema.parse(JSON.parse(JSON.stringify(summary)));
+    expect(read.judgeCheck!.differences[0]).toMatchObject({ condition: 'rag@5', baseline: 'closed', n: QUESTIONS, labelled: LABELLED });
+    expect(read.judgeCheck!.differences[0]!.judgeOnly.estimate).toBeCloseTo(read.paired.find((p) => p.condition === 'rag@5')!.meanDiff!, 9);
+    expect(read.judgeCheck!.means.map((m) => m.condition)).toEqual(['closed', 'rag@5']);
+    expect(summaryTable(read)).toMatch(/Δ PPI\+\+/);
+    expect(judgeCheckSectionHtml(read.judgeCheck)).toMatch(/id="judge-check"/);
+    const plain = summarizeRun(records, base);
+    expect('judgeCheck' in plain).toBe(false);
+    expect(summaryTable(plain)).not.toMatch(/PPI/);
   });
 });

@@ -19,6 +19,6 @@ No model is called. Exit codes: 0 done, 2 bad input, 1 internal error.`,
       const { checkRunJudge } = await import('../../app/judgeCheck.js');
       const { judgeCheckTables } = await import('../../report/judgeCheckTable.js');
       const check = await checkRunJudge(runDir);
-      process.stdout.write((opts.json ? JSON.stringify(check, null, 2) : judgeCheckTables(check)) + '\n');
+      process.stdout.write((opts.json ? JSON.stringify(check ?? null, null, 2) : judgeCheckTables(check)) + '\n');
     });
 }
