@@ -3,7 +3,8 @@ import type { ExperimentConfig } from '../config/experiment.js';
 import { validateExperimentConfig } from '../config/load.js';
 import { DataFileError, formatZodIssues } from '../errors.js';
 import { assertRunDirectory, readRunRecords, runFile } from '../runFiles/runDir.js';
-import { RunSummarySchema, type RunSummary } from '../runFiles/summary.js';
+import type { RunSummary } from '../runFiles/summary.js';
+import { readRunSummaryFile } from '../runFiles/summaryFile.js';
 import { compareRunData, type ComparisonRow } from '../report/compare.js';
 
 /**
@@ -20,16 +21,10 @@ export async function compareRuns(runA: string, runB: string, options: { against
 
 async function readRunSummary(runDir: string): Promise<RunSummary> {
   assertRunDirectory(runDir);
-  const path = runFile(runDir, 'summary');
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, 'utf8'));
-  } catch (error) {
-    throw new DataFileError(`${path}: cannot read the run summary (${(error as Error).message}); run \`hisrag report ${runDir}\` first`);
-  }
-  const parsed = RunSummarySchema.safeParse(value);
-  if (!parsed.success) throw new DataFileError(`${path}: ${formatZodIssues(parsed.error)}`);
-  return parsed.data;
+  // The versioned reader: today's summary.json (with its version) and older ones; a damaged file names file and field.
+  const summary = await readRunSummaryFile(runDir);
+  if (!summary) throw new DataFileError(`${runFile(runDir, 'summary')}: no run summary; run \`hisrag report ${runDir}\` first`);
+  return summary;
 }
 
 async function readRunConfig(runDir: string): Promise<ExperimentConfig> {

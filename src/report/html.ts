@@ -10,7 +10,7 @@ import { renderAnswerClaims, renderWhySection } from './whySection.js';
 import { noiseStudy, noiseStudyHtml } from './noiseStudy.js';
 import { planVsActualHtml } from './planVsActual.js';
 import { modalitySectionHtml } from './modalitySection.js';
-import { judgeCheckSectionHtml } from './judgeCheckTable.js';
+import { judgeCheckSectionHtml } from './judgeCheckSection.js';
 import type { RunPlan } from '../runFiles/plan.js';
 import type { StoredRunManifest } from '../runFiles/manifest.js';
 

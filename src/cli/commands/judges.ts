@@ -17,7 +17,7 @@ No model is called. Exit codes: 0 done, 2 bad input, 1 internal error.`,
     )
     .action(async (runDir: string, opts: { json?: boolean }) => {
       const { checkRunJudge } = await import('../../app/judgeCheck.js');
-      const { judgeCheckTables } = await import('../../report/judgeCheckTable.js');
+      const { judgeCheckTables } = await import('../../report/table.js');
       const check = await checkRunJudge(runDir);
       process.stdout.write((opts.json ? JSON.stringify(check ?? null, null, 2) : judgeCheckTables(check)) + '\n');
     });
