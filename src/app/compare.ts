@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { validateExperimentConfig } from '../config/load.js';
-import { DataFileError, formatZodIssues } from '../errors.js';
+import { DataFileError } from '../errors.js';
 import { assertRunDirectory, readRunRecords, runFile } from '../runFiles/runDir.js';
 import type { RunSummary } from '../runFiles/summary.js';
 import { readRunSummaryFile } from '../runFiles/summaryFile.js';
