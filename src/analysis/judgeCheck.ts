@@ -102,14 +102,16 @@ function agreementOf(judge: string, annotator: string, a: Map<string, Marks>, b:
   const scoreA: number[] = [];
   const scoreB: number[] = [];
   let rubric = false;
-  for (const [key, marksA] of a) {
+  // Answers in record-key order, items in verdict-key order: the figures recompute exactly (to the last bit) from the files.
+  for (const key of [...a.keys()].sort()) {
+    const marksA = a.get(key)!;
     const marksB = b.get(key);
     if (!marksB) continue;
     if (marksA.score !== null && marksB.score !== null) {
       scoreA.push(marksA.score);
       scoreB.push(marksB.score);
     }
-    for (const [unit, va] of marksA.units) {
+    for (const [unit, va] of [...marksA.units].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) {
       const vb = marksB.units.get(unit);
       if (vb === undefined) continue;
       if (unit !== 'correct') rubric = true;

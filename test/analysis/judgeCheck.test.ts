@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +11,8 @@ import type { RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { readRunLabels, type AnswerLabel } from '../../src/runFiles/labels.js';
 import { pearson } from '../../src/statistics/agreement.js';
 import { makeRecord } from '../experiment/fixtures.js';
+import { runCli } from '../helpers/runCli.js';
+import { writeRunDir } from '../results/runDirFixture.js';
 
 function mulberry32(seed: number) {
   let a = seed >>> 0;
@@ -33,14 +35,14 @@ const LABELLED = 60;
  * and 40% on RAG answers. Annotator h1 marks the true hits of the first 60 questions in both
  * conditions, h2 the first 20 (one item flipped per answer on the RAG side).
  */
-function biasedRun() {
+function biasedRun(baseline = 'closed') {
   const random = mulberry32(7);
   const records: RunItemRecord[] = [];
   const labels: AnswerLabel[] = [];
   const truth = { closed: 0, rag: 0 };
   for (let q = 0; q < QUESTIONS; q++) {
     const base = 0.2 + 0.5 * random();
-    for (const condition of ['closed', 'rag@5'] as const) {
+    for (const condition of [baseline, 'rag@5']) {
       const p = base + (condition === 'rag@5' ? 0.1 : 0);
       const overCredit = condition === 'rag@5' ? 0.4 : 0.05;
       const hits: Record<string, 0 | 1> = {};
@@ -71,11 +73,12 @@ describe('checkJudge: a judge that over-credits RAG answers, checked against lab
   const check = checkJudge(records, labels, options);
 
   it('recomputes the Pearson figures exactly from the stored verdicts and labels', () => {
-    const h1 = labels.filter((l) => l.annotator === 'h1');
+    // In record-key order, rubric items in verdict-key order (docs/scoring.md).
+    const h1 = labels.filter((l) => l.annotator === 'h1').sort((a, b) => (a.key < b.key ? -1 : 1));
     const byKey = new Map(records.map((r) => [r.key, r]));
     const judgeItems: number[] = [];
     const humanItems: number[] = [];
-    for (const l of h1) for (const [item, v] of Object.entries(l.verdicts!)) {
+    for (const l of h1) for (const [item, v] of Object.entries(l.verdicts!).sort(([x], [y]) => (x < y ? -1 : 1))) {
       judgeItems.push(byKey.get(l.key)!.score.verdicts![item]!);
       humanItems.push(v);
     }
@@ -169,5 +172,28 @@ describe('summary.json, the terminal table and the report with labels', () => {
     const plain = summarizeRun(records, base);
     expect('judgeCheck' in plain).toBe(false);
     expect(summaryTable(plain)).not.toMatch(/PPI/);
+  });
+});
+
+describe('hisrag judges and hisrag report on a run directory with labels/', () => {
+  it('print the judge table and the corrected Δ, and write them into summary.json', { timeout: 60_000 }, async () => {
+    const { records, labels } = biasedRun('closed-book');
+    const dir = writeRunDir(records, { conditions: ['closed-book', 'rag@5'] });
+    mkdirSync(join(dir, 'labels'));
+    for (const annotator of ['h1', 'h2']) writeFileSync(join(dir, 'labels', `${annotator}.jsonl`), labels.filter((l) => l.annotator === annotator).map((l) => JSON.stringify(l) + '\n').join(''));
+    const json = await runCli(['judges', dir, '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const check = JSON.parse(json.stdout);
+    const byKey = new Map(records.map((r) => [r.key, r]));
+    const h1 = labels.filter((l) => l.annotator === 'h1').sort((a, b) => (a.key < b.key ? -1 : 1));
+    expect(check.agreement[0].answerPearson.estimate).toBe(pearson(h1.map((l) => byKey.get(l.key)!.score.score!), h1.map((l) => l.score!)));
+    expect(check.differences[0]).toMatchObject({ condition: 'rag@5', baseline: 'closed-book', labelled: LABELLED });
+    const report = await runCli(['report', dir]);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toMatch(/Δ PPI\+\+/);
+    expect(report.stdout).toMatch(/SYNTHETIC LABELS/);
+    const summary = JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8'));
+    expect(summary.judgeCheck.differences[0].ppiPlusPlus).toEqual(check.differences[0].ppiPlusPlus);
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toMatch(/id="judge-check"/);
   });
 });
