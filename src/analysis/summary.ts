@@ -2,9 +2,11 @@ import { metricInfo, runMetric } from '../scoring/metrics.js';
 import { z } from 'zod';
 import { adjustFamily as adjustedP, conditionMean, depthCurveOf, groupBreakdown, pairedDifference, salts, samplingOf } from '../statistics/run.js';
 import type { MethodCost } from '../methods/trace.js';
-import type { CellMethod, CellSummary, ComparisonFamilySchema, DepthCurve, PairedDifference, RunSummary } from '../runFiles/summary.js';
+import type { CellMethod, CellSummary, ComparisonFamilySchema, DepthCurve, JudgeCheckSummary, PairedDifference, RunSummary } from '../runFiles/summary.js';
+import type { AnswerLabel } from '../runFiles/labels.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { Reducer } from '../statistics/samples.js';
+import { checkJudge, judgeCheckSummary } from './judgeCheck.js';
 import { compareModalities } from './modalityComparison.js';
 import { isScored, itemKeyOf, runStatistics, type RunStatistics } from './observations.js';
 
@@ -25,6 +27,8 @@ export interface SummaryOptions {
   methods?: Record<string, CellMethod>;
   /** `scoring.reducer`: how a question's repeated samples become its score (default mean). */
   reducer?: Reducer;
+  /** The human labels beside the answers (`labels/`): with any, the summary gains `judgeCheck` (figures corrected with them). */
+  labels?: readonly AnswerLabel[];
 }
 
 
@@ -131,7 +135,17 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
     cluster: stats.settings.cluster,
     families,
     ...(curves.length ? { depthCurves: curves } : {}),
+    ...judgeCheckOf(sorted, options),
   };
+}
+
+/** `judgeCheck` for a run with labels; nothing for one without. */
+function judgeCheckOf(records: RunItemRecord[], options: SummaryOptions): { judgeCheck?: JudgeCheckSummary } {
+  if (!options.labels?.length) return {};
+  const check = judgeCheckSummary(
+    checkJudge(records, options.labels, { baseline: options.baseline, ...(options.cluster !== undefined ? { cluster: options.cluster } : {}), resamples: options.resamples, seed: options.seed }),
+  );
+  return check ? { judgeCheck: check } : {};
 }
 
 /** One model × condition: counts and costs over answers, the statistics over questions (samples reduced). */

@@ -10,6 +10,7 @@ import { registerScoreCommands } from './commands/score.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerPrepareCommand } from './commands/prepare.js';
 import { registerPowerCommand } from './commands/power.js';
+import { registerJudgesCommand } from './commands/judges.js';
 import { registerReportCommands } from './commands/report.js';
 import { registerViewCommand } from './commands/view.js';
 import { registerDiagnoseCommand } from './commands/diagnose.js';
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerPrepareCommand(program);
   registerRunCommand(program);
   registerPowerCommand(program);
+  registerJudgesCommand(program);
   registerDiagnoseCommand(program);
   registerAnnotateCommand(program);
   registerBatchCommands(program);

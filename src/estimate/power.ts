@@ -9,6 +9,7 @@ import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { Stages } from '../experiment/stages.js';
 import type { EarlierRun } from './earlierRun.js';
 import { isScored, runStatistics } from '../analysis/observations.js';
+import { labelsNeeded, momentsFromAgreement } from '../statistics/ppi.js';
 import { questionsOf } from '../statistics/run.js';
 import { reduceSamples } from '../statistics/samples.js';
 import {
@@ -91,6 +92,8 @@ export interface PowerComparison {
   questionsNeededBonferroni: number | null;
   /** The earlier run's paired questions the variance was measured on. */
   measuredOn?: number;
+  /** `--label-width`: human labels (questions labelled in both conditions) whose PPI++ interval of the Δ is at most that wide; null: not even labelling all. */
+  labelsNeeded?: number | null;
 }
 
 export interface PowerPlan {
@@ -105,6 +108,21 @@ export interface PowerPlan {
   /** Per reference condition, the comparisons adjusted together (as the summary's families). */
   families: { reference: string; size: number }[];
   comparisons: PowerComparison[];
+  /** `--label-width`: the interval width the labels are planned for and the judge–human correlation assumed. */
+  labelPlan?: { width: number; judgeR: number };
+}
+
+/**
+ * Before labelling: per comparison, the labels a corrected (PPI++) 95% interval of Δ at most
+ * `width` points wide needs, judge and human per-question differences assumed to share σ_d and to
+ * correlate at `judgeR` (statistics/ppi.ts's `labelsNeeded`, with the comparison's design effect).
+ */
+export function withLabelPlan(power: PowerPlan, width: number, judgeR: number): PowerPlan {
+  const comparisons = power.comparisons.map((c) => ({
+    ...c,
+    labelsNeeded: c.sd === null ? null : labelsNeeded(momentsFromAgreement(c.sd, judgeR), c.n, width, { designEffect: c.designEffect ?? 1 }),
+  }));
+  return { ...power, comparisons, labelPlan: { width, judgeR } };
 }
 
 const comparisonKey = (model: string, condition: string, reference: string) => `${model}\u0000${condition}\u0000${reference}`;

@@ -11,6 +11,7 @@ import { renderAnswerClaims, renderWhySection } from './whySection.js';
 import { noiseStudy, noiseStudyHtml } from './noiseStudy.js';
 import { planVsActualHtml } from './planVsActual.js';
 import { modalitySectionHtml } from './modalitySection.js';
+import { judgeCheckSectionHtml } from './judgeCheckSection.js';
 import type { RunPlan } from '../runFiles/plan.js';
 import type { StoredRunManifest } from '../runFiles/manifest.js';
 
@@ -129,6 +130,7 @@ export function renderReportHtml(input: ReportInput): string {
   }
 
   out.push(modalitySectionHtml(summary));
+  out.push(judgeCheckSectionHtml(summary.judgeCheck));
 
   const withRetrieval = summary.cells.filter((c) => c.retrieval);
   if (withRetrieval.length) {

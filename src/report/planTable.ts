@@ -67,7 +67,8 @@ export function powerTable(power: PowerPlan): string {
   const count = (x: number | null) => (x === null ? '–' : x.toLocaleString('en-US'));
   const asked = power.difference !== undefined;
   const pct = `${Math.round(power.power * 100)}%`;
-  const header = ['model', 'condition', 'vs', 'n', 'clusters', 'σ_d', 'design effect', `MDD`, `MDD (Bonferroni)`, ...(asked ? [`n for Δ ${power.difference}`, `n for Δ ${power.difference} (Bonferroni)`] : [])];
+  const labels = power.labelPlan;
+  const header = ['model', 'condition', 'vs', 'n', 'clusters', 'σ_d', 'design effect', `MDD`, `MDD (Bonferroni)`, ...(asked ? [`n for Δ ${power.difference}`, `n for Δ ${power.difference} (Bonferroni)`] : []), ...(labels ? [`labels for ±${labels.width / 2}`] : [])];
   const rows = power.comparisons.map((c) => [
     c.model,
     c.condition,
@@ -79,6 +80,7 @@ export function powerTable(power: PowerPlan): string {
     num(c.mdd, 1),
     num(c.mddBonferroni, 1),
     ...(asked ? [count(c.questionsNeeded), count(c.questionsNeededBonferroni)] : []),
+    ...(labels ? [count(c.labelsNeeded ?? null)] : []),
   ]);
   const source =
     power.source.kind === 'earlier-run'
@@ -93,6 +95,10 @@ export function powerTable(power: PowerPlan): string {
       (power.clusterField ? ` Clusters: ${power.clusterField}.` : ''),
   ];
   if (power.comparisons.some((c) => c.mdd === null)) lines.push('–: the earlier run has no paired differences for that comparison.');
+  if (labels)
+    lines.push(
+      `labels for ±${labels.width / 2}: questions to label in both conditions (of n) for a prediction-powered (PPI++) 95% interval of Δ at most ${labels.width} points wide, judge and human differences assumed to correlate at r = ${labels.judgeR} (–: not even labelling all).`,
+    );
   if (asked) lines.push(`n for Δ: questions needed to detect a difference of ${power.difference} points at ${pct} power, at the same questions per cluster.`);
   return lines.join('\n');
 }

@@ -1,4 +1,4 @@
-import type { RunSummary } from '../runFiles/summary.js';
+import type { JudgeCheckSummary, RunSummary } from '../runFiles/summary.js';
 import { deltaText, meanHeader, summaryMetric } from '../scoring/metrics.js';
 import { modalityLines } from './modalitySection.js';
 
@@ -112,6 +112,8 @@ export function summaryTable(summary: RunSummary): string {
   if (figures.length) blocks.push(figures.join('\n'));
   const diagnostics = diagnosticsTables(summary);
   if (diagnostics) blocks.push(diagnostics);
+  // With human labels beside the answers: the judge checked against them, corrected figures beside the judge-only ones.
+  if (summary.judgeCheck) blocks.push(judgeCheckTables(summary.judgeCheck));
   return blocks.join('\n\n');
 }
 
@@ -236,4 +238,71 @@ export function diagnosticsTables(summary: RunSummary): string {
   const standIns = [settings.extractor, settings.checker].filter((c) => c?.standIn).map((c) => `${c!.name}: ${c!.standIn}`);
   if (standIns.length) blocks.push(`claims from offline stand-ins — ${standIns.join('; ')}`);
   return blocks.join('\n\n');
+}
+
+// The judge checked against people (summary.json's `judgeCheck`).
+
+type OpenInterval = { estimate: number | null; ciLow: number | null; ciHigh: number | null };
+type AgreementRow = JudgeCheckSummary['agreement'][number];
+
+const fixedOrDash = (v: number | null, digits: number) => (v === null ? '—' : v.toFixed(digits));
+const signedOrDash = (v: number | null, digits: number) => (v === null ? '—' : `${v > 0 ? '+' : ''}${v.toFixed(digits)}`);
+const withInterval = (e: OpenInterval | null, digits: number, sign = false) => {
+  if (!e || e.estimate === null) return '—';
+  const f = sign ? signedOrDash : fixedOrDash;
+  return e.ciLow === null ? f(e.estimate, digits) : `${f(e.estimate, digits)} [${f(e.ciLow, digits)}, ${f(e.ciHigh, digits)}]`;
+};
+
+function agreementTable(rows: AgreementRow[], raterHeader: string): string {
+  return renderTextTable(
+    [raterHeader, 'annotator', 'answers', 'units', 'r rubric', 'r answer (RS)', 'κ', 'α'],
+    rows.map((r) => [r.judge, r.annotator, String(r.answers), String(r.units), withInterval(r.rubricPearson, 2), withInterval(r.answerPearson, 2), withInterval(r.kappa, 2), withInterval(r.alpha, 2)]),
+  );
+}
+
+/** `hisrag judges` and `hisrag report`: the judge checked against people, as text tables (summary.json's `judgeCheck`). */
+export function judgeCheckTables(check: JudgeCheckSummary | undefined): string {
+  if (!check) return 'No human labels in this run (labels/<annotator>.jsonl): nothing to check the judge against.';
+  const parts: string[] = [];
+  if (check.synthetic) parts.push('SYNTHETIC LABELS: some labels in this run are declared synthetic (a demo), not a person\'s reading.');
+  parts.push(`Judge against people: ${check.labelledAnswers} labelled answers, annotators ${check.annotators.join(', ')}; 95% intervals (r at rubric level, κ and α resample whole answers).`);
+  parts.push(agreementTable(check.agreement, 'judge'));
+  if (check.annotatorAgreement.length) parts.push('Between annotators:\n' + agreementTable(check.annotatorAgreement, 'annotator'));
+  parts.push(
+    'Means, judge-only beside corrected with the labels (PPI++), and the judge\'s bias (judge − human) on the labelled answers:\n' +
+      renderTextTable(
+        ['model', 'condition', 'judged', 'labelled', 'judge-only', 'labels only', 'PPI++', 'λ', 'bias'],
+        check.means.map((c) => [
+          c.model,
+          c.condition,
+          String(c.n),
+          String(c.labelled),
+          withInterval(c.judgeOnly, 1),
+          withInterval(c.labelsOnly, 1),
+          withInterval(c.ppiPlusPlus, 1),
+          fixedOrDash(c.lambda, 2),
+          withInterval(c.bias, 1, true),
+        ]),
+      ),
+  );
+  if (check.differences.length) {
+    parts.push(
+      'Paired Δ against the baseline, judge-only beside corrected, and the bias difference (the judge\'s part of Δ):\n' +
+        renderTextTable(
+          ['model', 'condition', 'vs', 'pairs', 'labelled', 'Δ judge-only', 'Δ PPI++', 'bias Δ', 'judge share'],
+          check.differences.map((d) => [
+            d.model,
+            d.condition,
+            d.baseline,
+            String(d.n),
+            String(d.labelled),
+            withInterval(d.judgeOnly, 1, true),
+            withInterval(d.ppiPlusPlus, 1, true),
+            withInterval(d.biasDifference, 1, true),
+            d.judgeShare === null ? '—' : `${Math.round(d.judgeShare * 100)}%`,
+          ]),
+        ),
+    );
+  }
+  return parts.join('\n\n');
 }

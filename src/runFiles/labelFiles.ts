@@ -103,3 +103,8 @@ export async function readLabelSample(runDir: string): Promise<LabelSample | und
 export async function writeLabelSample(runDir: string, sample: LabelSample): Promise<void> {
   await atomicWriteJson(labelSampleFile(runDir), LabelSampleSchema.parse(sample));
 }
+
+/** Every annotator's labels of a run, the latest per (annotator, answer); a run without labels reads as none. */
+export async function readRunLabels(runDir: string): Promise<AnswerLabel[]> {
+  return [...(await readAllLabels(runDir)).values()].flat();
+}

@@ -200,6 +200,8 @@ export const RunSummarySchema = z.strictObject({
   families: z.array(z.lazy(() => ComparisonFamilySchema)).optional(),
   /** The shape of each score-vs-depth curve (slope over ln k, best k, deepest − best). */
   depthCurves: z.array(z.lazy(() => DepthCurveSchema)).optional(),
+  /** The judge checked against the human labels beside the answers (`labels/`), every mean and Δ corrected with them (PPI++); absent without labels. */
+  judgeCheck: z.lazy(() => JudgeCheckSummarySchema).optional(),
 });
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 
@@ -238,3 +240,45 @@ export const DepthCurveSchema = z.strictObject({
 });
 export type DepthCurve = z.infer<typeof DepthCurveSchema>;
 
+
+/** An estimate with its interval; null where it is undefined (no labels on one side, a constant rater). */
+const OpenIntervalSchema = z.strictObject({ estimate: z.number().nullable(), ciLow: z.number().nullable(), ciHigh: z.number().nullable() });
+
+/** One rater against an annotator (`hisrag judges`' table). */
+export const RaterAgreementSchema = z.strictObject({
+  judge: z.string(),
+  annotator: z.string(),
+  answers: z.number().int(),
+  units: z.number().int(),
+  rubricPearson: OpenIntervalSchema.nullable(),
+  answerPearson: OpenIntervalSchema.nullable(),
+  kappa: OpenIntervalSchema.nullable(),
+  alpha: OpenIntervalSchema.nullable(),
+});
+
+/** A mean or a paired Δ, judge-only beside corrected with the labels. */
+const CorrectedFiguresSchema = z.strictObject({
+  model: z.string(),
+  condition: z.string(),
+  /** Answers (questions, for a Δ) judged, and of them labelled. */
+  n: z.number().int(),
+  labelled: z.number().int(),
+  judgeOnly: OpenIntervalSchema,
+  labelsOnly: OpenIntervalSchema,
+  ppiPlusPlus: OpenIntervalSchema,
+  lambda: z.number(),
+});
+
+export const JudgeCheckSummarySchema = z.strictObject({
+  labelledAnswers: z.number().int(),
+  annotators: z.array(z.string()),
+  /** Some labels are declared synthetic (the offline demo's), not a person's reading. */
+  synthetic: z.boolean(),
+  agreement: z.array(RaterAgreementSchema),
+  annotatorAgreement: z.array(RaterAgreementSchema),
+  /** Per model × condition with labels: corrected mean, and the judge's bias (judge − human) on the labelled answers. */
+  means: z.array(CorrectedFiguresSchema.extend({ bias: OpenIntervalSchema })),
+  /** Per condition against the baseline: corrected Δ, and the bias difference (the judge's part of Δ) with its share of the judge-only Δ. */
+  differences: z.array(CorrectedFiguresSchema.extend({ baseline: z.string(), biasDifference: OpenIntervalSchema.nullable(), judgeShare: z.number().nullable() })),
+});
+export type JudgeCheckSummary = z.infer<typeof JudgeCheckSummarySchema>;

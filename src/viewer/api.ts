@@ -4,7 +4,7 @@
  * (`client/api/*`: the live server over HTTP, or a bundle's files from `file://`). Types only, plus
  * the query-string codec both sides use, so that server, bundle and client cannot drift apart.
  */
-import type { CellSummary, PairedDifference, ModalityComparison } from '../runFiles/summary.js';
+import type { CellSummary, JudgeCheckSummary, PairedDifference, ModalityComparison } from '../runFiles/summary.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { Reducer } from '../statistics/samples.js';
 
@@ -97,6 +97,8 @@ export interface RunDetail {
   charts: ChartView[];
   /** Image conditions against the text-only `scoring.versus` conditions, by evidence modality, type and answer type (summary.json's `byModality`); empty without such a pair. */
   byModality: ModalityComparison[];
+  /** The judge checked against the human labels beside the answers (summary.json's `judgeCheck`); absent without labels. */
+  judgeCheck?: JudgeCheckSummary;
   /** Whether the run has a report.html the server can serve (`/runs/<id>/report.html`). */
   report: boolean;
 }

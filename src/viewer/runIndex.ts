@@ -262,6 +262,7 @@ export class RunIndex {
       groupValues,
       charts: summary ? summary.models.map((model) => ({ model, depth: depthChartSvg(summary, model), cost: costChartSvg(summary, model) })) : [],
       byModality: summary?.byModality ?? [],
+      ...(summary?.judgeCheck ? { judgeCheck: summary.judgeCheck } : {}),
       report: insideFile(this.dir, RUN_FILES.report) !== null,
     };
     this.detailCache = { key: cacheKey, value: detail };

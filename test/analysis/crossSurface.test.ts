@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { RunSummarySchema, type PairedDifference, type RunSummary } from '../../src/runFiles/summary.js';
+import type { PairedDifference, RunSummary } from '../../src/runFiles/summary.js';
+import { parseRunSummary } from '../../src/runFiles/summaryFile.js';
 import type { RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { summarizeRun } from '../../src/analysis/summary.js';
 import { loadRun } from '../../src/results/loadRun.js';
@@ -37,7 +38,7 @@ describe('one comparison, every surface (experiments/demo-samples.yaml: 3 volume
     writeFileSync(file, stringify(config));
     result = await runCli(['run', file, '--run-id', 'samples', '--no-progress']);
     runDir = join(dir, 'runs', 'samples');
-    summary = RunSummarySchema.parse(JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')));
+    summary = parseRunSummary(join(runDir, 'summary.json'), readFileSync(join(runDir, 'summary.json'), 'utf8'));
     d = summary.paired.find((p) => p.condition === CONDITION && p.baseline === BASELINE)!;
   }, 300_000);
 

@@ -19,6 +19,8 @@ export function registerPowerCommand(program: Command): void {
     .option('--alpha <alpha>', 'two-sided level of the test', '0.05')
     .option('--power <power>', 'probability of detecting the difference', '0.8')
     .option('--set <path=value>', 'override a config field, value as YAML (repeatable)', collect, [])
+    .option('--label-width <points>', 'also show the human labels a corrected (PPI++) 95% interval of each Δ this wide needs')
+    .option('--judge-r <r>', 'with --label-width: the assumed judge–human correlation of per-question differences', '0.8')
     .option('--json', 'print the figures as JSON')
     .addHelpText(
       'after',
@@ -26,6 +28,7 @@ export function registerPowerCommand(program: Command): void {
 Examples:
   hisrag power experiments/longhisdoc-rag-depth.yaml --estimate-from experiments/runs/<run-id> --difference 3
   hisrag power experiments/prohist-rag-depth.yaml --sd 40 --icc 0.1 --cluster-size 10
+  hisrag power experiments/prohist-rag-depth.yaml --sd 20 --label-width 6 --judge-r 0.8
 
 MDD = (z₁₋α/₂ + z_power) · sqrt(design effect · σ_d² / n); design effect 1 + (m − 1)·ρ when assumed.
 No model is called. Exit codes: 0 done, 2 bad input, 1 internal error.`,
@@ -33,7 +36,7 @@ No model is called. Exit codes: 0 done, 2 bad input, 1 internal error.`,
     .action(
       async (
         configFile: string,
-        opts: { estimateFrom?: string; sd?: string; icc?: string; clusterSize?: string; difference?: string; alpha: string; power: string; set: string[]; json?: boolean },
+        opts: { estimateFrom?: string; sd?: string; icc?: string; clusterSize?: string; difference?: string; alpha: string; power: string; set: string[]; json?: boolean; labelWidth?: string; judgeR: string },
       ) => {
         if (opts.estimateFrom && opts.sd !== undefined) throw new InputError('power: give either --estimate-from <run-dir> or --sd <points>, not both');
         if (!opts.estimateFrom && opts.sd === undefined) throw new InputError('power: give --estimate-from <run-dir> (an earlier run) or --sd <points> (an assumption)');
@@ -50,7 +53,16 @@ No model is called. Exit codes: 0 done, 2 bad input, 1 internal error.`,
             ? { estimateFrom: opts.estimateFrom }
             : { assume: { sd: numberOption(opts.sd)!, ...(opts.icc !== undefined ? { icc: numberOption(opts.icc)! } : {}), ...(opts.clusterSize !== undefined ? { clusterSize: numberOption(opts.clusterSize)! } : {}) } }),
         });
-        process.stdout.write((opts.json ? JSON.stringify(power, null, 2) : powerTable(power)) + '\n');
+        let plan = power;
+        if (opts.labelWidth !== undefined) {
+          const width = Number(opts.labelWidth);
+          const judgeR = Number(opts.judgeR);
+          if (!(width > 0)) throw new InputError(`power: --label-width must be a positive number of points, got ${opts.labelWidth}`);
+          if (!(judgeR >= -1 && judgeR <= 1)) throw new InputError(`power: --judge-r must be between -1 and 1, got ${opts.judgeR}`);
+          const { withLabelPlan } = await import('../../estimate/power.js');
+          plan = withLabelPlan(power, width, judgeR);
+        }
+        process.stdout.write((opts.json ? JSON.stringify(plan, null, 2) : powerTable(plan)) + '\n');
       },
     );
 }

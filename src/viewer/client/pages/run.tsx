@@ -4,6 +4,7 @@ import type { CellView, RunDetail } from '../../api.js';
 import { decompositionOf, FACTORS, factorValue, pivotCells, type Factor } from '../../queries.js';
 import { ci, Failure, fmt, Indexing, pValue, signed, Status, to, useApi, useLoad, when } from '../util.js';
 import { ModalityTable } from './modality.js';
+import { JudgeCheckTable } from './judgeCheck.js';
 
 const tokensOf = (c: CellView) => (c.cost ? c.cost.promptTokens + c.cost.completionTokens : null);
 
@@ -82,6 +83,7 @@ export function RunView({ id }: { id: string }) {
       </div>
       {rows && cols && rows !== cols ? <PivotTable detail={d} rows={rows} cols={cols} /> : <ConditionsTable detail={d} />}
       <ModalityTable detail={d} />
+      <JudgeCheckTable detail={d} />
       {d.charts.map((chart) => (
         <div class="charts">
           {d.charts.length > 1 ? <h3>{chart.model}</h3> : null}

@@ -1,0 +1,244 @@
+/**
+ * A run's judge checked against its human labels (`labels/<annotator>.jsonl`): the judge-selection
+ * table (Pearson at rubric and at answer level, Cohen's κ, Krippendorff's α, per judge and
+ * annotator, and between annotators), the judge's bias per condition and its difference against
+ * the baseline, and every condition's mean and paired Δ corrected with the labels (PPI++). Every
+ * figure is computed by `statistics/`; this file only joins answers with their labels.
+ *
+ * The answers are the first sample of each question (`sample` 0): labels are of single answers,
+ * and the corrected estimators pair one answer per question and condition.
+ */
+import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import type { AnswerLabel } from '../runFiles/labels.js';
+import type { JudgeCheckSummary } from '../runFiles/summary.js';
+import { cohensKappa, krippendorffAlpha, pearsonWithInterval, type AlphaEstimate, type CorrelationEstimate, type KappaEstimate } from '../statistics/agreement.js';
+import type { BootstrapOptions } from '../statistics/bootstrap.js';
+import { correctedDifference, correctedMean, judgeBias, judgeBiasDifference, type BiasDifference, type BiasEstimate, type CorrectedDifference, type JudgedAnswer, type PredictionPoweredEstimate } from '../statistics/ppi.js';
+import { isScored, itemKeyOf, runStatistics } from './observations.js';
+
+export interface JudgeCheckOptions {
+  baseline: string;
+  /** `scoring.cluster`, as for every other interval of the run. */
+  cluster?: string;
+  resamples: number;
+  seed: number;
+  /** The run's judge as the table names it (default `judge`). */
+  judgeName?: string;
+}
+
+/** One judge (or annotator) against one annotator, on the answers both marked. */
+export interface AgreementRow {
+  judge: string;
+  annotator: string;
+  /** Answers both scored. */
+  answers: number;
+  /** Rubric items (or right/wrong marks) both gave. */
+  units: number;
+  /** Pearson r over rubric items, 0/1 (the paper's rubric level); null without rubric marks. */
+  rubricPearson: CorrelationEstimate | null;
+  /** Pearson r over answers' scores (the paper's answer level, RS). */
+  answerPearson: CorrelationEstimate | null;
+  /** Cohen's κ over the same units as the rubric-level r. */
+  kappa: KappaEstimate | null;
+  /** Krippendorff's α (nominal) over the same units. */
+  alpha: AlphaEstimate | null;
+}
+
+export interface ConditionCheck {
+  model: string;
+  condition: string;
+  /** Judge-only, labels-only, PPI and PPI++ means with clustered intervals. */
+  mean: PredictionPoweredEstimate;
+  /** mean(judge − human) on the labelled answers. */
+  bias: BiasEstimate;
+}
+
+export interface DeltaCheck {
+  model: string;
+  condition: string;
+  baseline: string;
+  /** Judge-only and corrected Δ (condition − baseline) on the questions both answered. */
+  delta: CorrectedDifference;
+  /** Judge bias in the condition minus in the baseline, on questions labelled in both; its share of the judge-only Δ. */
+  biasDifference: BiasDifference | null;
+}
+
+export interface JudgeCheck {
+  /** Answers with at least one label. */
+  labelledAnswers: number;
+  annotators: string[];
+  /** True when any label the run holds is declared synthetic (the offline demo's): every surface says so. */
+  synthetic: boolean;
+  agreement: AgreementRow[];
+  /** Annotator against annotator, where two labelled the same answers. */
+  annotatorAgreement: AgreementRow[];
+  conditions: ConditionCheck[];
+  deltas: DeltaCheck[];
+}
+
+/** What one rater said about one answer: its score on the benchmark's scale and its 0/1 marks per unit (rubric item, or `correct`). */
+interface Marks {
+  score: number | null;
+  units: Map<string, 0 | 1>;
+}
+
+function judgeMarks(record: RunItemRecord): Marks {
+  const units = new Map<string, 0 | 1>(Object.entries(record.score.verdicts ?? {}));
+  if (!record.score.verdicts && record.score.score !== null) units.set('correct', record.score.score >= 50 ? 1 : 0);
+  return { score: record.score.score, units };
+}
+
+function labelMarks(label: AnswerLabel): Marks {
+  const units = new Map<string, 0 | 1>(Object.entries(label.verdicts ?? {}));
+  if (label.correct !== undefined) units.set('correct', label.correct);
+  return { score: label.score, units };
+}
+
+/** Agreement of two raters over the answers both marked (`a` and `b` keyed by record key). */
+function agreementOf(judge: string, annotator: string, a: Map<string, Marks>, b: Map<string, Marks>, bootstrap: BootstrapOptions): AgreementRow {
+  const unitA: (0 | 1)[] = [];
+  const unitB: (0 | 1)[] = [];
+  const unitAnswer: string[] = [];
+  const scoreA: number[] = [];
+  const scoreB: number[] = [];
+  let rubric = false;
+  // Answers in record-key order, items in verdict-key order: the figures recompute exactly (to the last bit) from the files.
+  for (const key of [...a.keys()].sort()) {
+    const marksA = a.get(key)!;
+    const marksB = b.get(key);
+    if (!marksB) continue;
+    if (marksA.score !== null && marksB.score !== null) {
+      scoreA.push(marksA.score);
+      scoreB.push(marksB.score);
+    }
+    for (const [unit, va] of [...marksA.units].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) {
+      const vb = marksB.units.get(unit);
+      if (vb === undefined) continue;
+      if (unit !== 'correct') rubric = true;
+      unitA.push(va);
+      unitB.push(vb);
+      unitAnswer.push(key);
+    }
+  }
+  // Rubric items of one answer are not independent: resample whole answers.
+  const byAnswer = { ...bootstrap, clusters: unitAnswer };
+  const units = unitA.length;
+  return {
+    judge,
+    annotator,
+    answers: scoreA.length,
+    units,
+    rubricPearson: rubric && units > 1 ? pearsonWithInterval(unitA, unitB, byAnswer) : null,
+    answerPearson: scoreA.length > 1 ? pearsonWithInterval(scoreA, scoreB) : null,
+    kappa: units ? cohensKappa(unitA, unitB, byAnswer) : null,
+    alpha: units
+      ? krippendorffAlpha(
+          unitA.map((v, i) => [v, unitB[i]!]),
+          byAnswer,
+        )
+      : null,
+  };
+}
+
+const mean = (values: number[]) => values.reduce((s, v) => s + v, 0) / values.length;
+
+/** The judge-selection table, bias per condition and corrected estimates of one run's judge against its labels. */
+export function checkJudge(records: readonly RunItemRecord[], labels: readonly AnswerLabel[], options: JudgeCheckOptions): JudgeCheck {
+  const bootstrap: BootstrapOptions = { resamples: options.resamples, seed: options.seed };
+  const judgeName = options.judgeName ?? 'judge';
+  const answers = records.filter((r) => (r.sample ?? 0) === 0);
+  const byKey = new Map(answers.map((r) => [r.key, r]));
+  const known = labels.filter((l) => byKey.has(l.key));
+  const annotators = [...new Set(known.map((l) => l.annotator))].sort();
+
+  const judged = new Map(answers.filter(isScored).map((r) => [r.key, judgeMarks(r)]));
+  const marksBy = new Map(annotators.map((a) => [a, new Map(known.filter((l) => l.annotator === a).map((l) => [l.key, labelMarks(l)]))]));
+  const agreement = annotators.map((a) => agreementOf(judgeName, a, judged, marksBy.get(a)!, bootstrap));
+  const annotatorAgreement = annotators.flatMap((a, i) =>
+    annotators.slice(i + 1).flatMap((b) => {
+      const row = agreementOf(a, b, marksBy.get(a)!, marksBy.get(b)!, bootstrap);
+      return row.answers || row.units ? [row] : [];
+    }),
+  );
+
+  // The human score of an answer: the mean of its annotators' scores.
+  const humanScores = new Map<string, number[]>();
+  for (const l of known) if (l.score !== null) humanScores.set(l.key, [...(humanScores.get(l.key) ?? []), l.score]);
+  const stats = runStatistics(answers, { ...(options.cluster !== undefined ? { cluster: options.cluster } : {}), resamples: options.resamples, seed: options.seed });
+  const cells = new Map<string, JudgedAnswer[]>();
+  const cellOrder: { model: string; condition: string }[] = [];
+  for (const r of answers.filter(isScored)) {
+    const cell = `${r.model}\u0000${r.condition}`;
+    if (!cells.has(cell)) {
+      cells.set(cell, []);
+      cellOrder.push({ model: r.model, condition: r.condition });
+    }
+    const human = humanScores.get(r.key);
+    cells.get(cell)!.push({
+      key: itemKeyOf(r),
+      judge: r.score.score!,
+      ...(human ? { human: mean(human) } : {}),
+      ...(stats.clusterKey ? { cluster: stats.clusterKey(r) } : {}),
+    });
+  }
+  const isLabelled = (a: JudgedAnswer) => a.human !== undefined;
+  const conditions: ConditionCheck[] = cellOrder.flatMap(({ model, condition }) => {
+    const list = cells.get(`${model}\u0000${condition}`)!;
+    return list.some(isLabelled) ? [{ model, condition, mean: correctedMean(list, bootstrap), bias: judgeBias(list, bootstrap) }] : [];
+  });
+  const deltas: DeltaCheck[] = cellOrder.flatMap(({ model, condition }) => {
+    const base = cells.get(`${model}\u0000${options.baseline}`);
+    if (condition === options.baseline || !base) return [];
+    const list = cells.get(`${model}\u0000${condition}`)!;
+    const delta = correctedDifference(list, base, bootstrap);
+    if (delta.labelled === 0) return [];
+    return [{ model, condition, baseline: options.baseline, delta, biasDifference: judgeBiasDifference(list, base, bootstrap) }];
+  });
+  return {
+    labelledAnswers: humanScores.size,
+    annotators,
+    synthetic: known.some((l) => l.synthetic === true),
+    agreement,
+    annotatorAgreement,
+    conditions,
+    deltas,
+  };
+}
+
+type RaterAgreement = JudgeCheckSummary['agreement'][number];
+
+const finite = (v: number) => (Number.isFinite(v) ? v : null);
+const open = (e: { estimate?: number; value?: number; ciLow: number; ciHigh: number }) => ({ estimate: finite(e.estimate ?? e.value!), ciLow: finite(e.ciLow), ciHigh: finite(e.ciHigh) });
+const openOrNull = (e: Parameters<typeof open>[0] | null) => (e ? open(e) : null);
+const raterRow = (r: AgreementRow): RaterAgreement => ({
+  judge: r.judge,
+  annotator: r.annotator,
+  answers: r.answers,
+  units: r.units,
+  rubricPearson: openOrNull(r.rubricPearson),
+  answerPearson: openOrNull(r.answerPearson),
+  kappa: openOrNull(r.kappa),
+  alpha: openOrNull(r.alpha),
+});
+const corrected = (e: PredictionPoweredEstimate) => ({ n: e.n, labelled: e.labelled, judgeOnly: open(e.judgeOnly), labelsOnly: open(e.labelsOnly), ppiPlusPlus: open(e.ppiPlusPlus), lambda: e.ppiPlusPlus.lambda });
+
+/** The check as summary.json keeps it (undefined figures as null); undefined for a run without labels, so its summary does not change. */
+export function judgeCheckSummary(check: JudgeCheck): JudgeCheckSummary | undefined {
+  if (check.labelledAnswers === 0) return undefined;
+  return {
+    labelledAnswers: check.labelledAnswers,
+    annotators: check.annotators,
+    synthetic: check.synthetic,
+    agreement: check.agreement.map(raterRow),
+    annotatorAgreement: check.annotatorAgreement.map(raterRow),
+    means: check.conditions.map((c) => ({ model: c.model, condition: c.condition, ...corrected(c.mean), bias: open(c.bias) })),
+    differences: check.deltas.map((d) => ({
+      model: d.model,
+      condition: d.condition,
+      baseline: d.baseline,
+      ...corrected(d.delta),
+      biasDifference: openOrNull(d.biasDifference),
+      judgeShare: d.biasDifference?.shareOfJudgeDelta ?? null,
+    })),
+  };
+}

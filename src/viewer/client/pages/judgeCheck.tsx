@@ -1,0 +1,65 @@
+import type { RunDetail } from '../../api.js';
+import { ci, fmt, signed } from '../util.js';
+
+type Open = { estimate: number | null; ciLow: number | null; ciHigh: number | null } | null;
+
+const Figure = ({ value, sign, digits = 1 }: { value: Open; sign?: boolean; digits?: number }) => (
+  <td class="num">
+    {value ? (sign ? signed(value.estimate, digits) : fmt(value.estimate, digits)) : '–'} <span class="meta">{value ? ci(value.ciLow, value.ciHigh, digits) : ''}</span>
+  </td>
+);
+
+/**
+ * The judge checked against people on the run page (summary's `judgeCheck`): each Δ against the
+ * baseline judge-only beside corrected with the labels (PPI++), the judge's bias per condition, and
+ * the judge's agreement with each annotator. Nothing for runs without labels.
+ */
+export function JudgeCheckTable({ detail }: { detail: RunDetail }) {
+  const check = detail.judgeCheck;
+  if (!check) return null;
+  return (
+    <>
+      <h2 id="judge-check">Judge checked against people</h2>
+      <p class="meta">
+        {check.labelledAnswers} labelled answers ({check.annotators.join(', ')}){check.synthetic ? ' — SYNTHETIC LABELS (a demo), not a person’s reading' : ''}; 95% clustered intervals. <code>hisrag judges &lt;run-dir&gt;</code> prints every figure.
+      </p>
+      <div class="scroll">
+        <table class="judge-check">
+          <thead>
+            <tr><th>condition</th><th>labelled</th><th>judge-only</th><th>PPI++</th><th>bias (judge − human)</th><th>Δ judge-only</th><th>Δ PPI++</th><th>judge’s part of Δ</th></tr>
+          </thead>
+          <tbody>
+            {check.means.map((m) => {
+              const d = check.differences.find((x) => x.model === m.model && x.condition === m.condition);
+              return (
+                <tr data-condition={m.condition}>
+                  <td>{m.condition}</td>
+                  <td class="num">{m.labelled} / {m.n}</td>
+                  <Figure value={m.judgeOnly} />
+                  <Figure value={m.ppiPlusPlus} />
+                  <Figure value={m.bias} sign />
+                  <Figure value={d?.judgeOnly ?? null} sign />
+                  <Figure value={d?.ppiPlusPlus ?? null} sign />
+                  <Figure value={d?.biasDifference ?? null} sign />
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      <table class="judge-agreement">
+        <thead>
+          <tr><th>judge</th><th>annotator</th><th>answers</th><th>r rubric</th><th>r answer</th><th>κ</th><th>α</th></tr>
+        </thead>
+        <tbody>
+          {[...check.agreement, ...check.annotatorAgreement].map((a) => (
+            <tr>
+              <td>{a.judge}</td><td>{a.annotator}</td><td class="num">{a.answers}</td>
+              <Figure value={a.rubricPearson} digits={2} /><Figure value={a.answerPearson} digits={2} /><Figure value={a.kappa} digits={2} /><Figure value={a.alpha} digits={2} />
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
