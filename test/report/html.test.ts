@@ -29,10 +29,10 @@ describe('HTML report', () => {
   it('draws a score-vs-k chart with CI bands and the closed-book reference line', () => {
     const { records, summary } = run();
     const html = renderReportHtml({ summary, records, manifest: { version: 0 } });
-    expect(html).toContain('<svg');
-    expect(html).toContain('class="ci-band"');
-    expect(html).toContain('class="reference-line"');
-    expect(html).toContain('class="series-line"');
+    expect(html).toMatch(/<svg[^>]*class="marks depth-chart"/);
+    expect(html).toMatch(/class="[^"]*ci_band_marks"/);
+    expect(html).toMatch(/class="[^"]*reference_line_marks"/);
+    expect(html).toMatch(/class="[^"]*series_line_marks"/);
   });
 
   it('escapes everything a model wrote', () => {
