@@ -42,6 +42,8 @@ export interface LineFigure {
   xScale?: 'ordinal' | 'linear' | 'log';
   /** A linear axis's x range (default: the data's), e.g. a rate from 0 to 1. */
   xDomain?: [number, number];
+  /** Where a continuous x axis puts its ticks (default: Vega's choice). */
+  xTicks?: number[];
   /** Names of ordinal x values (e.g. gold positions); default: the number. */
   xNames?: Record<number, string>;
   /** Draw each point's interval as an error bar instead of a band. */
@@ -108,14 +110,16 @@ export function lineFigureSpec(figure: LineFigure): VegaLiteSpec {
   const ordinal = (figure.xScale ?? 'ordinal') === 'ordinal';
   const xOrder = [...new Set(rows.filter((r) => r.kind === 'series').sort((a, b) => a.x! - b.x!).map((r) => r.xName!))];
   const x = ordinal
-    ? { field: 'xName', type: 'ordinal', title: figure.xLabel, sort: xOrder, axis: { labelAngle: 0 } }
+    ? { field: 'xName', type: 'ordinal', title: figure.xLabel, sort: xOrder, axis: { labelAngle: 0, grid: false } }
     : {
         field: 'x',
         type: 'quantitative',
         title: figure.xLabel,
+        // Vertical grid lines add little to a figure read along y; a log axis would draw one per minor tick.
+        axis: { grid: false, ...(figure.xTicks || figure.xScale === 'log' ? { values: figure.xTicks ?? logTicks(rows.filter((r) => r.x !== null).map((r) => r.x!)) } : {}) },
         scale: { ...(figure.xScale === 'log' ? { type: 'log' } : { zero: false }), ...(figure.xDomain ? { domain: figure.xDomain } : {}) },
       };
-  const y = { field: 'y', type: 'quantitative', title: figure.yLabel, scale: { zero: false, ...(figure.yDomain ? { domain: figure.yDomain } : {}) } };
+  const y = { field: 'y', type: 'quantitative', title: figure.yLabel, axis: { tickCount: 6 }, scale: { zero: false, ...(figure.yDomain ? { domain: figure.yDomain } : {}) } };
   const color = { field: 'series', type: 'nominal', title: null, scale: { domain: labels, range: colors }, legend: facet ? null : { orient: 'right', labelLimit: 320 } };
   const hiddenWhen = (shown: number) => ({ condition: { param: 'hidden', empty: false, value: 0 }, value: shown });
   const tooltip = [
@@ -171,6 +175,16 @@ export function lineFigureSpec(figure: LineFigure): VegaLiteSpec {
     resolve: { scale: { y: 'shared', x: 'shared' } },
     spec: { width: 'container', height, layer },
   };
+}
+
+/** Ticks of a log axis at 1, 2 and 5 × 10ⁿ over the data's range (Vega's own draws every minor tick, mostly unlabelled). */
+function logTicks(xs: number[]): number[] {
+  if (!xs.length) return [];
+  const lo = Math.floor(Math.log10(Math.max(1e-9, Math.min(...xs))));
+  const hi = Math.ceil(Math.log10(Math.max(1e-9, Math.max(...xs))));
+  const ticks: number[] = [];
+  for (let e = lo; e <= hi; e++) for (const m of [1, 2, 5]) ticks.push(Number((m * 10 ** e).toPrecision(6)));
+  return ticks.filter((t) => t >= Math.min(...xs) / 2 && t <= Math.max(...xs) * 2);
 }
 
 /** One look for every figure: system fonts (CJK labels included), light grid, no chart border. */

@@ -206,3 +206,24 @@ export function helpHurtFigure(cells: CellSummary[]): VegaLiteSpec | null {
     config: FIGURE_CONFIG,
   };
 }
+
+/** A file-name-safe form of a model's name (`org/model:7b` → `org-model-7b`). */
+const fileSafe = (name: string) => name.replace(/[^\p{L}\p{N}._-]+/gu, '-').replace(/^-+|-+$/g, '') || 'model';
+
+/**
+ * Every figure of a run by file name (without `.vl.json`): what a run saves beside its report
+ * (`figures/<name>.vl.json`) so a figure can be restyled and re-rendered (`hisrag figures`).
+ */
+export function runFigureSpecs(summary: RunSummary): { name: string; spec: VegaLiteSpec }[] {
+  const out: { name: string; spec: VegaLiteSpec }[] = [];
+  for (const model of summary.models) {
+    const tag = summary.models.length > 1 ? `-${fileSafe(model)}` : '';
+    const add = (name: string, spec: VegaLiteSpec | null) => spec && out.push({ name: `${name}${tag}`, spec });
+    add('score-vs-k', depthFigure(summary, model));
+    add('score-vs-cost', costFigure(summary, model));
+    add('recall-before-after-rerank', rerankRecallFigure(summary, model));
+    add('help-hurt', helpHurtFigure(summary.cells.filter((c) => c.model === model)));
+    for (const { metric, spec } of claimMetricFigures(summary, summary.cells, model)) add(`claims-${metric}`, spec);
+  }
+  return out;
+}

@@ -438,6 +438,7 @@ export function noiseStudyHtml(study: NoiseStudy | null): string {
           // Error bars, not bands: several series over few items overlap into one blur as bands.
           errorBars: true,
           xDomain: [0, 1],
+          xTicks: [0, 0.2, 0.4, 0.6, 0.8, 1],
         }), { className: 'noise-rate-chart', ariaLabel: `score vs noise rate for ${m.model}` }),
       );
     }

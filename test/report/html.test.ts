@@ -35,6 +35,14 @@ describe('HTML report', () => {
     expect(html).toMatch(/class="[^"]*series_line_marks"/);
   });
 
+  it('opens offline: no script, stylesheet, image or font is fetched from anywhere', () => {
+    const { records, summary } = run();
+    const html = renderReportHtml({ summary, records, manifest: { version: 0 } });
+    expect(html).not.toMatch(/(?:src|href)\s*=\s*["']?(?:https?:)?\/\//i);
+    expect(html).not.toMatch(/url\(\s*["']?(?:https?:)?\/\//i);
+    expect(html).not.toMatch(/@import/);
+  });
+
   it('escapes everything a model wrote', () => {
     const { records, summary } = run();
     const html = renderReportHtml({ summary, records, manifest: { version: 0 } });
