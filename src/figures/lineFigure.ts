@@ -74,7 +74,8 @@ interface Row {
   lo: number | null;
   hi: number | null;
   interval: string;
-  mark: string | null;
+  /** A note on the point ('' when none: a tooltip would print null). */
+  mark: string;
 }
 
 /**
@@ -99,12 +100,12 @@ export function lineFigureSpec(figure: LineFigure): VegaLiteSpec {
   const rows: Row[] = [];
   for (const s of series) {
     for (const p of s.points) {
-      rows.push({ series: s.label, panel: s.label, kind: 'series', x: p.x, xName: figure.xNames?.[p.x] ?? fmt(p.x), y: p.y, lo: p.lo ?? null, hi: p.hi ?? null, interval: interval(p.lo, p.hi), mark: p.mark ?? null });
+      rows.push({ series: s.label, panel: s.label, kind: 'series', x: p.x, xName: figure.xNames?.[p.x] ?? fmt(p.x), y: p.y, lo: p.lo ?? null, hi: p.hi ?? null, interval: interval(p.lo, p.hi), mark: p.mark ?? '' });
     }
   }
   for (const r of references) {
     for (const panel of facet ? series.map((s) => s.label) : ['']) {
-      rows.push({ series: r.label, panel, kind: 'reference', x: null, xName: null, y: r.y, lo: r.lo ?? null, hi: r.hi ?? null, interval: interval(r.lo, r.hi), mark: null });
+      rows.push({ series: r.label, panel, kind: 'reference', x: null, xName: null, y: r.y, lo: r.lo ?? null, hi: r.hi ?? null, interval: interval(r.lo, r.hi), mark: '' });
     }
   }
   const ordinal = (figure.xScale ?? 'ordinal') === 'ordinal';
@@ -127,7 +128,7 @@ export function lineFigureSpec(figure: LineFigure): VegaLiteSpec {
     ...(ordinal ? [{ field: 'xName', title: figure.xLabel }] : [{ field: 'x', title: figure.xLabel, format: '.4~g' }]),
     { field: 'y', title: figure.yLabel, format: '.2f' },
     { field: 'interval', title: 'interval' },
-    ...(rows.some((r) => r.mark) ? [{ field: 'mark', title: 'note' }] : []),
+    ...(rows.some((r) => r.mark !== '') ? [{ field: 'mark', title: 'note' }] : []),
   ];
   const bands = !figure.errorBars && series.length <= MAX_BANDS;
   const isSeries = { filter: "datum.kind === 'series'" };
@@ -160,7 +161,7 @@ export function lineFigureSpec(figure: LineFigure): VegaLiteSpec {
     },
     {
       name: 'point-mark',
-      transform: [isSeries, { filter: 'datum.mark != null' }],
+      transform: [isSeries, { filter: "datum.mark !== ''" }],
       mark: { type: 'point', size: 220, strokeWidth: 2, filled: false },
       encoding: { x, y, color, tooltip, opacity: hiddenWhen(1) },
     },

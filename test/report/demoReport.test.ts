@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,6 +47,13 @@ describe('the demo report (70 answers)', () => {
     });
     expect(axes[0]).toEqual(['10', '20', '50', '100']);
     expect(Number(/<svg[^>]*width="(\d+)"/.exec(svg!)![1])).toBeGreaterThanOrEqual(900);
+  });
+
+  it('saves each figure of the report as a Vega-Lite spec beside it', () => {
+    const spec = JSON.parse(readFileSync(join(dir, 'runs', 'full', 'figures', 'score-vs-k.vl.json'), 'utf8')) as { $schema: string; width: string };
+    expect(spec.$schema).toMatch(/vega-lite/);
+    expect(spec.width).toBe('container');
+    expect(existsSync(join(dir, 'runs', 'full', 'figures', 'score-vs-cost.vl.json'))).toBe(true);
   });
 
   it('stores each retrieved passage once, and answers link to it', () => {

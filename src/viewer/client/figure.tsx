@@ -15,5 +15,10 @@ export function Figure({ spec, label }: { spec: Record<string, unknown>; label: 
     const shown = embed(host.current, spec as never, { actions: false, ast: true, expr: expressionInterpreter, renderer: 'svg' });
     return () => void shown.then((result) => result.finalize()).catch(() => undefined);
   }, [spec]);
-  return <figure class="chart" aria-label={label} ref={host} />;
+  // vega-embed takes over the element it is given (its class, aria-label): a div inside the figure.
+  return (
+    <figure class="chart" aria-label={label}>
+      <div ref={host} />
+    </figure>
+  );
 }
