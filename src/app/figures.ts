@@ -30,3 +30,27 @@ export async function renderRunFigures(runDir: string, options: { format?: 'svg'
   });
   return saveFigures(figures, { png: false, pdf: options.format === 'pdf', ...(options.chromiumPath ? { chromiumPath: options.chromiumPath } : {}) });
 }
+
+/**
+ * `hisrag export <run-dir> --latex <out-dir>`: the run's tables as booktabs LaTeX (`<name>.tex`,
+ * formatted from summary.json) and its figures as SVG (and PDF with `pdf`, through Chromium) under
+ * `<out-dir>/figures/`; returns the files written.
+ */
+export async function exportLatex(runDir: string, outDir: string, options: { pdf?: boolean; chromiumPath?: string } = {}): Promise<string[]> {
+  const { readRunSummaryFile } = await import('../runFiles/summaryFile.js');
+  const summary = await readRunSummaryFile(runDir);
+  if (!summary) throw new InputError(`${runDir}: no summary.json (write it with \`hisrag report ${runDir}\`)`);
+  const { latexTables } = await import('../report/latex.js');
+  const { runFigureSpecs } = await import('../figures/runFigures.js');
+  const { atomicWrite } = await import('../io/atomicWrite.js');
+  const written: string[] = [];
+  for (const { name, tex } of latexTables(summary)) {
+    const path = join(outDir, `${name}.tex`);
+    await atomicWrite(path, tex + '\n');
+    written.push(path);
+  }
+  const figures = runFigureSpecs(summary).map(({ name, spec }) => ({ svg: figureSvg(spec), path: join(outDir, 'figures', `${name}.svg`) }));
+  const saved = await saveFigures(figures, { png: false, pdf: options.pdf ?? false, ...(options.chromiumPath ? { chromiumPath: options.chromiumPath } : {}) });
+  for (const figure of saved) written.push(figure.svg, ...(figure.pdf ? [figure.pdf] : []));
+  return written;
+}

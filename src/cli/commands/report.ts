@@ -30,6 +30,17 @@ export function registerReportCommands(program: Command): void {
     });
 
   program
+    .command('export')
+    .description("A run's tables as booktabs LaTeX (conditions with intervals, Δ with adjusted p, depth curves; numbers from summary.json) and its figures as SVG (and PDF)")
+    .argument('<run-dir>', 'a run directory (experiments/runs/<run-id>)')
+    .requiredOption('--latex <out-dir>', 'where to write <table>.tex and figures/<name>.svg')
+    .option('--pdf', 'also print each figure to PDF (needs Chromium: CHROMIUM_PATH or /usr/bin/chromium)')
+    .action(async (runDir: string, opts: { latex: string; pdf?: boolean }) => {
+      const { exportLatex } = await import('../../app/figures.js');
+      for (const path of await exportLatex(runDir, opts.latex, { pdf: opts.pdf ?? false })) process.stdout.write(`${path}\n`);
+    });
+
+  program
     .command('compare')
     .description('Put two runs side by side: mean score per model × condition, the difference B − A paired over the questions both scored (interval, sign-flip p, Holm and BH over the named family)')
     .argument('<run-a>', 'first run directory')
