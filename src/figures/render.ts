@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as vega from 'vega';
 import { compile } from 'vega-lite';
 import type { VegaLiteSpec } from './lineFigure.js';
@@ -22,7 +23,10 @@ export function figureSvg(spec: VegaLiteSpec, options: { width?: number; classNa
   renderer.render((view as unknown as { _scenegraph: { root: unknown } })._scenegraph.root);
   view.finalize();
   const attributes = `class="marks${options.className ? ` ${escapeAttribute(options.className)}` : ''}" role="img"${options.ariaLabel ? ` aria-label="${escapeAttribute(options.ariaLabel)}"` : ''}`;
-  return compact(renderer.svg()).replace('class="marks"', attributes);
+  const svg = compact(renderer.svg());
+  // Vega numbers its clip paths from 1 in every figure; a page holds many figures, so each gets ids of its own (from its content: deterministic).
+  const prefix = `f${createHash('sha256').update(svg).digest('hex').slice(0, 8)}-`;
+  return svg.replace(/id="clip(\d+)"/g, `id="${prefix}clip$1"`).replace(/url\(#clip(\d+)\)/g, `url(#${prefix}clip$1)`).replace('class="marks"', attributes);
 }
 
 /**

@@ -48,6 +48,15 @@ describe('lineFigureSpec', () => {
     expect(figureSvg(lineFigureSpec({ xLabel: 'k', yLabel: 's', series: series(6) }))).not.toContain('role-title');
   });
 
+  it('gives each figure clip-path ids of its own, so many figures share one page', () => {
+    const ids = (svg: string) => [...svg.matchAll(/id="([^"]+)"/g)].map((m) => m[1]!);
+    const a = figureSvg(lineFigureSpec({ xLabel: 'k', yLabel: 's', series: series(1) }));
+    const b = figureSvg(lineFigureSpec({ xLabel: 'k', yLabel: 's', series: series(2) }), { width: 520 });
+    expect(ids(a).length).toBeGreaterThan(0);
+    expect(ids(a).filter((id) => ids(b).includes(id))).toEqual([]);
+    for (const id of ids(a)) expect(a).toContain(`url(#${id})`);
+  });
+
   it('puts y ticks on round numbers', () => {
     const svg = figureSvg(lineFigureSpec({ xLabel: 'k', yLabel: 's', xScale: 'linear', series: [{ label: 'a', points: [0, 55].map((y, i) => ({ x: i, y })) }] }));
     const ticks = [...svg.matchAll(/>(-?[\d.]+)<\/text>/g)].map((m) => Number(m[1]));
