@@ -11,17 +11,20 @@ import { renderReportHtml } from '../report/html.js';
 import { summaryTable } from '../report/table.js';
 import type { StoredRunManifest } from '../runFiles/manifest.js';
 import { writeRunSummary } from '../runFiles/summaryFile.js';
+import { join } from 'node:path';
+import { runFigureSpecs } from '../figures/runFigures.js';
 
 /** The summary of what a run has done so far, by its config's scoring settings. */
 export function summarizeRecords(config: ExperimentConfig, records: RunItemRecord[], models: string[], conditions: string[]): RunSummary {
   return summarizeRun(records, summaryOptionsOf(config, { models, conditions }, records));
 }
 
-/** Writes summary.json, summary.csv and report.html; returns the report's path. */
+/** Writes summary.json, summary.csv, report.html and the figures' Vega-Lite specs (`figures/<name>.vl.json`); returns the report's path. */
 export async function writeRunOutputs(runDir: string, run: { summary: RunSummary; records: RunItemRecord[]; manifest: StoredRunManifest; plan?: RunPlan | undefined }): Promise<string> {
   await writeRunSummary(runDir, run.summary);
   await atomicWrite(runFile(runDir, 'summaryCsv'), summaryCsv(run.summary));
   const reportPath = runFile(runDir, 'report');
+  for (const { name, spec } of runFigureSpecs(run.summary)) await atomicWrite(join(runDir, 'figures', `${name}.vl.json`), JSON.stringify(spec, null, 1) + '\n');
   await atomicWrite(reportPath, renderReportHtml({ summary: run.summary, records: run.records, manifest: run.manifest, ...(run.plan ? { plan: run.plan } : {}) }));
   return reportPath;
 }

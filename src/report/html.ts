@@ -2,10 +2,10 @@ import { meanHeader, summaryMetric } from '../scoring/metrics.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { MeanWithCi, RunSummary } from '../runFiles/summary.js';
 import { CONTEXT_END, parseContextBlock } from '../prompting/contextBlock.js';
-import { costChartSvg } from './costChart.js';
-import { depthChartSvg, depthCurveTableHtml } from './depthChart.js';
+import { depthCurveTableHtml } from './depthCurveTable.js';
 import { pText } from './table.js';
-import { rerankRecallChartSvg } from './rerankRecallChart.js';
+import { costFigure, depthFigure, rerankRecallFigure } from '../figures/runFigures.js';
+import { figureSvg } from '../figures/render.js';
 import { escapeHtml as esc } from './escape.js';
 import { renderAnswerClaims, renderWhySection } from './whySection.js';
 import { noiseStudy, noiseStudyHtml } from './noiseStudy.js';
@@ -43,7 +43,7 @@ pre{white-space:pre-wrap;background:#f7f7f7;padding:.5rem;border-radius:4px;font
 
 const JUDGE_BOOKKEEPING = /^judge/;
 
-/** The run report: one self-contained HTML file (no scripts, no CDN); every model-written string is escaped. */
+/** The run report: one self-contained HTML file (no scripts, no CDN; its figures are static SVG rendered from the Vega-Lite specs of `src/figures/`); every model-written string is escaped. */
 export function renderReportHtml(input: ReportInput): string {
   const { summary, records, manifest } = input;
   const out: string[] = [];
@@ -58,20 +58,27 @@ export function renderReportHtml(input: ReportInput): string {
 
   out.push('<h2 id="depth">Score vs retrieval depth</h2>');
   for (const model of summary.models) {
-    const svg = depthChartSvg(summary, model);
+    const spec = depthFigure(summary, model);
+    const svg = spec && figureSvg(spec, { className: 'depth-chart', ariaLabel: `score vs k for ${model}` });
     out.push(`<h3>${esc(model)}</h3>`);
     out.push(svg ?? '<p class="meta">No retrieval conditions in this run.</p>');
     out.push(depthCurveTableHtml(summary, model));
   }
 
-  const costCharts = summary.models.map((model) => [model, costChartSvg(summary, model)] as const).filter(([, svg]) => svg);
+  const costCharts = summary.models.flatMap((model) => {
+    const spec = costFigure(summary, model);
+    return spec ? [[model, figureSvg(spec, { className: 'cost-chart', ariaLabel: `score vs cost for ${model}` })] as const] : [];
+  });
   if (costCharts.length) {
     out.push('<h2 id="cost">Score vs cost</h2>');
     out.push('<p class="meta">Each condition at its mean cost per scored answer (retrieval calls and tokens are in the conditions table); error bars are 95% CIs. A method is worth its calls when it sits above and left of the others.</p>');
     for (const [model, svg] of costCharts) out.push(`<h3>${esc(model)}</h3>${svg}`);
   }
 
-  const recallCharts = summary.models.map((model) => [model, rerankRecallChartSvg(summary, model)] as const).filter(([, svg]) => svg);
+  const recallCharts = summary.models.flatMap((model) => {
+    const spec = rerankRecallFigure(summary, model);
+    return spec ? [[model, figureSvg(spec, { className: 'rerank-recall-chart', ariaLabel: `recall before and after reranking for ${model}` })] as const] : [];
+  });
   if (recallCharts.length) {
     out.push('<h2 id="rerank-recall">Retrieval recall@k before and after reranking</h2>');
     out.push('<p class="meta">Reranked retrievers: recall of the first-stage list cut at k (<code>firstStage.recall</code>) against recall of the reranked list cut at k (what the prompt got); items with gold evidence.</p>');

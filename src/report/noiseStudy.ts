@@ -5,7 +5,8 @@ import type { CellSummary, RunSummary } from '../runFiles/summary.js';
 import { runStatistics, type RunStatistics } from '../analysis/observations.js';
 import { conditionMean } from '../statistics/run.js';
 import { escapeHtml as esc } from './escape.js';
-import { lineChartSvg, type ChartReference, type ChartSeries } from './lineChart.js';
+import { lineFigureSpec, type ChartReference, type ChartSeries } from '../figures/lineFigure.js';
+import { figureSvg } from '../figures/render.js';
 import type { StoredRunManifest } from '../runFiles/manifest.js';
 
 /** The report section's anchor (`<h2 id="noise">`). */
@@ -429,7 +430,7 @@ export function noiseStudyHtml(study: NoiseStudy | null): string {
     const rateSeries = [...m.byNoiseRate.map((s) => toSeries(s.label, s.points)), ...m.realistic.map((s) => toSeries(s.label, s.points))].filter((s) => s.points.length);
     if (rateSeries.length) {
       out.push(
-        lineChartSvg({
+        figureSvg(lineFigureSpec({
           title: 'score vs noise rate',
           xLabel: 'noise rate: share of distractors among the prompt\'s passages',
           yLabel: meanAxisTitle(study.metric),
@@ -440,17 +441,14 @@ export function noiseStudyHtml(study: NoiseStudy | null): string {
           errorBars: true,
           xDomain: [0, 1],
           xTicks: [0, 0.2, 0.4, 0.6, 0.8, 1],
-          xTickLabel: (x) => String(x),
-          className: 'noise-rate-chart',
-          ariaLabel: `score vs noise rate for ${m.model}`,
-        }),
+        }), { className: 'noise-rate-chart', ariaLabel: `score vs noise rate for ${m.model}` }),
       );
     }
     const positionSeries = m.byGoldPosition.map((s) => toSeries(s.label, s.points)).filter((s) => s.points.length);
     if (positionSeries.length) {
       const names = new Map(m.byGoldPosition.flatMap((s) => s.points.map((p) => [p.x, p.position] as const)));
       out.push(
-        lineChartSvg({
+        figureSvg(lineFigureSpec({
           title: 'score vs gold position',
           xLabel: 'position of the gold passage among the distractors',
           yLabel: meanAxisTitle(study.metric),
@@ -458,10 +456,8 @@ export function noiseStudyHtml(study: NoiseStudy | null): string {
           references,
           xScale: 'ordinal',
           errorBars: true,
-          xTickLabel: (x) => names.get(x) ?? String(x),
-          className: 'gold-position-chart',
-          ariaLabel: `score vs gold position for ${m.model}`,
-        }),
+          xNames: Object.fromEntries(names),
+        }), { className: 'gold-position-chart', ariaLabel: `score vs gold position for ${m.model}` }),
       );
     }
     if (m.diagnostics.length) {

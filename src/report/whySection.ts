@@ -3,142 +3,9 @@ import { CLAIM_METRICS, EVIDENCE_STATUSES, type ClaimMetric, type MatrixEntry, t
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { CellSummary, RunSummary } from '../runFiles/summary.js';
 import { escapeHtml as esc } from './escape.js';
-import { lineChartSvg, type ChartSeries } from './lineChart.js';
-import { seriesColors, seriesLabel } from './seriesColors.js';
+import { CLAIM_METRIC_TITLES, claimMetricFigures, helpHurtFigure } from '../figures/runFigures.js';
+import { figureSvg } from '../figures/render.js';
 
-/** What the report calls each claim metric (RAGChecker's names). */
-export const CLAIM_METRIC_TITLES: Record<ClaimMetric, string> = {
-  precision: 'precision',
-  recall: 'recall',
-  f1: 'F1',
-  claimRecall: 'claim recall',
-  contextPrecision: 'context precision',
-  contextUtilization: 'context utilization',
-  noiseSensitivityRelevant: 'noise sensitivity (relevant)',
-  noiseSensitivityIrrelevant: 'noise sensitivity (irrelevant)',
-  hallucination: 'hallucination',
-  selfKnowledge: 'self-knowledge',
-  faithfulness: 'faithfulness',
-};
-
-/** Evidence statuses and items without gold, in bar order, with their colours. */
-const SEGMENTS = [
-  { key: 'inPrompt', label: 'gold in the final prompt', color: '#2c7fb8' },
-  { key: 'retrievedNotInPrompt', label: 'gold retrieved, not in the prompt', color: '#fdae61' },
-  { key: 'notRetrieved', label: 'gold not retrieved', color: '#d7191c' },
-  { key: 'noGold', label: 'no gold evidence', color: '#bbbbbb' },
-] as const;
-
-type Segment = (typeof SEGMENTS)[number]['key'];
-
-function segmentCounts(cell: CellSummary, outcome: 'helped' | 'hurt'): Record<Segment, number> {
-  const d = cell.diagnostics!.decomposition!;
-  const by = d.byEvidence?.[outcome];
-  const counted = by ? EVIDENCE_STATUSES.reduce((n, s) => n + by[s]!.n, 0) : 0;
-  return {
-    inPrompt: by?.inPrompt?.n ?? 0,
-    retrievedNotInPrompt: by?.retrievedNotInPrompt?.n ?? 0,
-    notRetrieved: by?.notRetrieved?.n ?? 0,
-    noGold: d[outcome].n - counted,
-  };
-}
-
-/**
- * A diverging stacked bar per condition: hurt items to the left of zero, helped items to the
- * right, each split by what became of the item's gold evidence. Hand-written SVG like the report's
- * other charts (no scripts, no CDN; see lineChart.ts for why no charting library).
- */
-export function helpHurtChartSvg(cells: CellSummary[]): string {
-  const rows = cells.filter((c) => c.diagnostics?.decomposition);
-  const labelW = Math.min(260, 20 + Math.max(...rows.map((c) => c.condition.length * 7.2)));
-  const rowH = 22;
-  const W = 860;
-  const top = 28;
-  const legendH = 24;
-  const H = top + rows.length * rowH + 40 + legendH;
-  // Room beyond each bar's end for its count and contribution.
-  const plotW = W - labelW - 120;
-  const max = Math.max(1, ...rows.map((c) => Math.max(c.diagnostics!.decomposition!.helped.n, c.diagnostics!.decomposition!.hurt.n)));
-  const zero = labelW + 50 + plotW / 2;
-  const unit = plotW / 2 / max;
-  const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" font-family="sans-serif" class="help-hurt-chart" aria-label="items hurt and helped per condition, by gold evidence">`,
-    `<rect x="0" y="0" width="${W}" height="${H}" fill="#fff"/>`,
-    `<text x="${zero - 8}" y="16" text-anchor="end" font-size="12">← hurt</text><text x="${zero + 8}" y="16" font-size="12">helped →</text>`,
-  ];
-  rows.forEach((cell, i) => {
-    const y = top + i * rowH;
-    parts.push(`<text x="${labelW - 8}" y="${y + 15}" text-anchor="end" font-size="11">${esc(cell.condition)}</text>`);
-    for (const outcome of ['hurt', 'helped'] as const) {
-      const counts = segmentCounts(cell, outcome);
-      let offset = 0;
-      for (const segment of SEGMENTS) {
-        const n = counts[segment.key];
-        if (n <= 0) continue;
-        const w = n * unit;
-        const x = outcome === 'helped' ? zero + offset : zero - offset - w;
-        parts.push(
-          `<rect class="bar ${outcome} ${segment.key}" x="${x.toFixed(1)}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowH - 6}" fill="${segment.color}"><title>${esc(`${cell.condition}: ${n} ${outcome}, ${segment.label}`)}</title></rect>`,
-        );
-        offset += w;
-      }
-      const d = cell.diagnostics!.decomposition!;
-      const total = d[outcome].n;
-      if (total > 0) {
-        const x = outcome === 'helped' ? zero + offset + 4 : zero - offset - 4;
-        parts.push(`<text x="${x.toFixed(1)}" y="${y + 15}" font-size="10" text-anchor="${outcome === 'helped' ? 'start' : 'end'}" fill="#444">${total} (${d[outcome].contribution >= 0 ? '+' : ''}${d[outcome].contribution.toFixed(1)})</text>`);
-      }
-    }
-  });
-  const axisY = top + rows.length * rowH + 4;
-  parts.push(`<line x1="${zero}" x2="${zero}" y1="${top - 2}" y2="${axisY}" stroke="#333"/>`);
-  parts.push(`<line x1="${zero - plotW / 2}" x2="${zero + plotW / 2}" y1="${axisY}" y2="${axisY}" stroke="#ccc"/>`);
-  for (const v of [max, Math.round(max / 2), 0]) {
-    for (const sign of v === 0 ? [1] : [-1, 1]) parts.push(`<text x="${(zero + sign * v * unit).toFixed(1)}" y="${axisY + 14}" text-anchor="middle" font-size="10">${v}</text>`);
-  }
-  let lx = 12;
-  const ly = axisY + 34;
-  for (const segment of SEGMENTS) {
-    parts.push(`<rect x="${lx}" y="${ly - 9}" width="12" height="12" fill="${segment.color}"/><text x="${lx + 16}" y="${ly + 1}" font-size="11">${esc(segment.label)}</text>`);
-    lx += 30 + segment.label.length * 6.2;
-  }
-  parts.push('</svg>');
-  return parts.join('\n');
-}
-
-
-/** Small multiples: one chart per claim metric, one line per method (and retriever) against k, CIs as error bars. */
-export function claimMetricCharts(cells: CellSummary[], model: string, colors: Map<string, string>): string[] {
-  const withK = cells.filter((c) => c.model === model && c.k !== null && c.diagnostics);
-  const charts: string[] = [];
-  for (const metric of CLAIM_METRICS) {
-    const series = new Map<string, ChartSeries>();
-    for (const cell of withK) {
-      const m = cell.diagnostics!.claims[metric];
-      if (!m || m.mean === null) continue;
-      const label = seriesLabel(cell);
-      const entry = series.get(label) ?? { label, points: [], ...(colors.get(label) ? { color: colors.get(label)! } : {}) };
-      entry.points.push({ x: cell.k!, y: m.mean, lo: m.ciLow, hi: m.ciHigh });
-      series.set(label, entry);
-    }
-    if (!series.size) continue;
-    charts.push(
-      lineChartSvg({
-        title: CLAIM_METRIC_TITLES[metric],
-        xLabel: 'k',
-        yLabel: '×100 (95% CI)',
-        series: [...series.values()],
-        xScale: 'ordinal',
-        errorBars: true,
-        width: 520,
-        height: 300,
-        className: 'claim-metric-chart',
-        ariaLabel: `${CLAIM_METRIC_TITLES[metric]} vs k for ${model}`,
-      }),
-    );
-  }
-  return charts;
-}
 
 const num = (x: number | null | undefined, d = 1) => (x === null || x === undefined ? '–' : x.toFixed(d));
 
@@ -170,7 +37,7 @@ export function renderWhySection(summary: RunSummary, extra = ''): string {
     out.push(`<h3>${esc(model)}</h3>`);
     const decomposed = mine.filter((c) => c.diagnostics!.decomposition);
     if (decomposed.length) {
-      out.push(helpHurtChartSvg(decomposed));
+      out.push(figureSvg(helpHurtFigure(decomposed)!, { className: 'help-hurt-chart', ariaLabel: 'items hurt and helped per condition, by gold evidence' }));
       const withGold = decomposed.some((c) => c.diagnostics!.decomposition!.byEvidence);
       out.push(`<div class="scroll"><table class="decomposition"><tr><th>condition</th><th>n</th><th>helped</th><th>hurt</th><th>unchanged</th><th>Δ</th>${withGold ? '<th>hurt: gold in prompt</th><th>hurt: gold cut</th><th>hurt: gold not retrieved</th><th>hurt: best gold rank</th>' : ''}</tr>`);
       for (const cell of decomposed) {
@@ -199,7 +66,7 @@ export function renderWhySection(summary: RunSummary, extra = ''): string {
         );
       }
       out.push('</table></div>');
-      const charts = claimMetricCharts(mine, model, seriesColors(summary));
+      const charts = claimMetricFigures(summary, mine, model).map((f) => figureSvg(f.spec, { width: 520, className: 'claim-metric-chart', ariaLabel: `${CLAIM_METRIC_TITLES[f.metric]} vs k for ${model}` }));
       if (charts.length) out.push(`<details class="claim-charts" open><summary>Claim metrics against k, per method</summary><div class="small-multiples">${charts.join('\n')}</div></details>`);
     }
   }

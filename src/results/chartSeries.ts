@@ -1,5 +1,5 @@
 import type { GroupMean } from './groupMeans.js';
-import type { ChartReference, ChartSeries } from '../report/lineChart.js';
+import type { ChartReference, ChartSeries } from '../figures/lineFigure.js';
 
 /**
  * Turns group means into chart lines: groups with a numeric `x` (e.g. `k`) become points of the

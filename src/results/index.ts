@@ -11,8 +11,9 @@
  *   groupMeans(rows.filter((r) => r.reranked), ['retriever', 'k'], { value: 'recallFirstStage' }); // recall@k before reranking
  *   diagnosticsRows(run).filter((r) => r.outcome === 'hurt');          // after `hisrag diagnose`: why, per answer
  *
- * Charts for notebooks: `lineChartSvg(chartSeries(groupMeans(...), { x: 'k', series: ['model'] }))`
- * gives a self-contained SVG (inline display), `saveFigure` writes it as .svg and .png.
+ * Charts for notebooks: `lineFigureSpec({ xLabel: 'k', yLabel: 'score', ...chartSeries(groupMeans(...), { x: 'k', series: ['model'] }) })`
+ * is a Vega-Lite spec (display it with Altair/vega-embed, or restyle it); `figureSvg(spec)` gives a
+ * self-contained SVG (inline display), `saveFigure` writes it as .svg and .png.
  */
 export { loadRun, loadRuns, type LoadedRun } from './loadRun.js';
 export { tidyRows, tidyRow, type TidyRow } from './tidyRows.js';
@@ -22,7 +23,8 @@ export type { GroupKey } from './groupKeyValue.js';
 export { groupKeyValue } from './groupKeyValue.js';
 export { correlations, type GroupCorrelation } from './correlations.js';
 export { judgeAgreementRows, verdictRecords, type JudgeDisagreement } from './judgeAgreement.js';
-export { lineChartSvg, type LineChartSpec, type ChartSeries, type ChartPoint, type ChartReference } from '../report/lineChart.js';
+export { lineFigureSpec, type LineFigure, type VegaLiteSpec, type ChartSeries, type ChartPoint, type ChartReference } from '../figures/lineFigure.js';
+export { figureSvg } from '../figures/render.js';
 export { chartSeries } from './chartSeries.js';
 export { htmlTable } from './htmlTable.js';
 export { saveFigure, saveFigures, type SavedFigure, type SaveFigureOptions } from './saveFigure.js';

@@ -74,9 +74,9 @@ export interface CellView extends Omit<CellSummary, 'diagnostics'> {
 
 export interface ChartView {
   model: string;
-  /** SVG markup from the project's chart module (`src/report/*Chart.ts`): every label in it is escaped. */
-  depth: string | null;
-  cost: string | null;
+  /** Vega-Lite specs from the project's one chart module (`src/figures/`), the same the report renders to SVG; the client embeds them interactively. */
+  depth: Record<string, unknown> | null;
+  cost: Record<string, unknown> | null;
 }
 
 export interface RunDetail {

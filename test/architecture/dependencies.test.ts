@@ -8,7 +8,7 @@ function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return files(path);
-    return /\.(ts|mjs|js)$/.test(path) ? [path] : [];
+    return /\.(ts|tsx|mjs|js)$/.test(path) ? [path] : [];
   });
 }
 

@@ -46,6 +46,10 @@ describe('the documented folder order', () => {
     expect(layers.get('experiment/')!).toBeLessThan(layers.get('report/')!);
     expect(layers.get('report/')!).toBeLessThan(layers.get('app/')!);
     expect(layers.get('app/')!).toBeLessThan(layers.get('cli/')!);
+    // One chart grammar under every surface that draws: the report and the viewer import figures/, never the reverse.
+    expect(layers.get('runFiles/')!).toBeLessThan(layers.get('figures/')!);
+    expect(layers.get('figures/')!).toBeLessThan(layers.get('report/')!);
+    expect(layers.get('figures/')!).toBeLessThan(layers.get('viewer/')!);
   });
 
   it('finds imports against the order, cycles and folders it does not place (the check can fail)', () => {

@@ -87,7 +87,7 @@ describe('clustered summary', () => {
     expect(Number(row[header.indexOf('p_holm')])).toBeGreaterThan(0);
     expect(Number(row[header.indexOf('design_effect')])).toBeGreaterThan(2);
     const html = renderReportHtml({ summary, records: longHisDocRecords(), manifest: { version: 0 } });
-    expect(html).toContain('class="point-mark"');
+    expect(html).toContain('point_mark_marks"');
     expect(html).toContain('P(best) per k');
   });
 

@@ -1,9 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoConfigIn } from '../helpers/demoConfig.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
+import { axisLabels } from '../helpers/figureAxes.js';
 
 /** Whether `step` is 1, 2 or 5 times a power of ten. */
 function isRoundStep(step: number): boolean {
@@ -33,9 +34,10 @@ describe('the demo report (70 answers)', () => {
   });
 
   it("reads its chart's y axis in round numbers, evenly spaced, and its x axis in the depths", () => {
-    const svg = /<svg[^>]*class="depth-chart"[\s\S]*?<\/svg>/.exec(html)?.[0];
+    const svg = /<svg[^>]*class="marks depth-chart"[\s\S]*?<\/svg>/.exec(html)?.[0];
     expect(svg).toBeDefined();
-    const ticks = [...svg!.matchAll(/class="y-tick"[^>]*>([^<]+)</g)].map((m) => Number(m[1]));
+    const axes = axisLabels(svg!);
+    const ticks = axes[1]!.map(Number);
     expect(ticks.length).toBeGreaterThanOrEqual(3);
     const step = ticks[1]! - ticks[0]!;
     expect(isRoundStep(step), `tick step ${step} (${ticks.join(', ')})`).toBe(true);
@@ -43,8 +45,15 @@ describe('the demo report (70 answers)', () => {
       expect(tick % step).toBe(0);
       if (i > 0) expect(tick - ticks[i - 1]!).toBeCloseTo(step, 9);
     });
-    expect([...svg!.matchAll(/class="x-tick"[^>]*>([^<]+)</g)].map((m) => m[1])).toEqual(['10', '20', '50', '100']);
+    expect(axes[0]).toEqual(['10', '20', '50', '100']);
     expect(Number(/<svg[^>]*width="(\d+)"/.exec(svg!)![1])).toBeGreaterThanOrEqual(900);
+  });
+
+  it('saves each figure of the report as a Vega-Lite spec beside it', () => {
+    const spec = JSON.parse(readFileSync(join(dir, 'runs', 'full', 'figures', 'score-vs-k.vl.json'), 'utf8')) as { $schema: string; width: string };
+    expect(spec.$schema).toMatch(/vega-lite/);
+    expect(spec.width).toBe('container');
+    expect(existsSync(join(dir, 'runs', 'full', 'figures', 'score-vs-cost.vl.json'))).toBe(true);
   });
 
   it('stores each retrieved passage once, and answers link to it', () => {

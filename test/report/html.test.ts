@@ -29,10 +29,18 @@ describe('HTML report', () => {
   it('draws a score-vs-k chart with CI bands and the closed-book reference line', () => {
     const { records, summary } = run();
     const html = renderReportHtml({ summary, records, manifest: { version: 0 } });
-    expect(html).toContain('<svg');
-    expect(html).toContain('class="ci-band"');
-    expect(html).toContain('class="reference-line"');
-    expect(html).toContain('class="series-line"');
+    expect(html).toMatch(/<svg[^>]*class="marks depth-chart"/);
+    expect(html).toMatch(/class="[^"]*ci_band_marks"/);
+    expect(html).toMatch(/class="[^"]*reference_line_marks"/);
+    expect(html).toMatch(/class="[^"]*series_line_marks"/);
+  });
+
+  it('opens offline: no script, stylesheet, image or font is fetched from anywhere', () => {
+    const { records, summary } = run();
+    const html = renderReportHtml({ summary, records, manifest: { version: 0 } });
+    expect(html).not.toMatch(/(?:src|href)\s*=\s*["']?(?:https?:)?\/\//i);
+    expect(html).not.toMatch(/url\(\s*["']?(?:https?:)?\/\//i);
+    expect(html).not.toMatch(/@import/);
   });
 
   it('escapes everything a model wrote', () => {

@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_BANDS } from '../../src/report/lineChart.js';
+import { MAX_BANDS } from '../../src/figures/lineFigure.js';
 import { demoConfigIn } from '../helpers/demoConfig.js';
 import { runCli } from '../helpers/runCli.js';
 
@@ -13,14 +13,13 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`methods-report-in-Chromium test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
 
-/** The colour of each legend entry of a chart: label → stroke of its legend swatch. */
-const LEGEND_COLORS = (selector: string) => `(() => {
-  const svg = document.querySelector(${JSON.stringify(selector)});
-  const out = {};
-  const lines = [...svg.querySelectorAll('line')].filter((l) => l.nextElementSibling && l.nextElementSibling.tagName === 'text' && Number(l.getAttribute('x2')) - Number(l.getAttribute('x1')) === 20);
-  for (const line of lines) out[line.nextElementSibling.textContent] = line.getAttribute('stroke');
-  return out;
-})()`;
+/** A figure spec's colours: series label → colour, from its colour scale (the one every layer and facet uses). */
+function specColors(path: string): Record<string, string> {
+  const spec = JSON.parse(readFileSync(path, 'utf8')) as { spec?: { layer: unknown[] }; layer?: unknown[] };
+  const layer = (spec.layer ?? spec.spec!.layer)[0] as { encoding: { color: { scale: { domain: string[]; range: string[] } } } };
+  const { domain, range } = layer.encoding.color.scale;
+  return Object.fromEntries(domain.map((label, i) => [label, range[i]!]));
+}
 
 describe.runIf(hasChromium)('the methods report in Chromium', () => {
   let browser: Browser;
@@ -37,10 +36,9 @@ describe.runIf(hasChromium)('the methods report in Chromium', () => {
   afterAll(async () => browser?.close());
 
   it('draws each condition in one colour in every chart', async () => {
-    const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
-    await page.goto(reportUrl);
-    const depth = (await page.evaluate(LEGEND_COLORS('svg.depth-chart'))) as Record<string, string>;
-    const cost = (await page.evaluate(LEGEND_COLORS('svg.cost-chart'))) as Record<string, string>;
+    const figures = join(dir, 'runs', 'methods', 'figures');
+    const depth = specColors(join(figures, 'score-vs-k.vl.json'));
+    const cost = specColors(join(figures, 'score-vs-cost.vl.json'));
     const shared = Object.keys(depth).filter((label) => label in cost);
     // closed-book and the eight methods appear in both charts.
     expect(shared.length).toBeGreaterThanOrEqual(9);
@@ -53,9 +51,11 @@ describe.runIf(hasChromium)('the methods report in Chromium', () => {
     const page = await browser.newPage();
     await page.goto(reportUrl);
     for (const chart of await page.locator('svg').all()) {
-      expect(await chart.locator('polygon.ci-band').count()).toBeLessThanOrEqual(MAX_BANDS);
+      expect(await chart.locator('g[class*="ci_band_marks"]').count()).toBeLessThanOrEqual(MAX_BANDS);
     }
-    expect(await page.locator('svg.depth-chart .error-bar').count()).toBeGreaterThan(0);
+    expect(await page.locator('svg.depth-chart g[class*="error_bar_marks"]').count()).toBeGreaterThan(0);
+    // Nine series (eight methods and closed-book) are drawn as small multiples, one plot per method, not piled into one.
+    expect(await page.locator('svg.depth-chart g.role-title').count()).toBeGreaterThanOrEqual(8);
   });
 
   it('renders the Chinese category headers with a CJK font, not as missing-glyph boxes', async () => {

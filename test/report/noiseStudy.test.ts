@@ -13,6 +13,7 @@ import { NOISE_STUDY_SECTION_ID, noiseStudy, noiseStudyHtml, type NoiseStudy } f
 import { summarizeScores } from '../../src/statistics/bootstrap.js';
 import { makeRecord, scored } from '../experiment/fixtures.js';
 import { REPO_ROOT, runCli } from '../helpers/runCli.js';
+import { axisLabels } from '../helpers/figureAxes.js';
 
 const RESAMPLES = 300;
 const SEED = 7;
@@ -206,16 +207,16 @@ describe('noiseStudyHtml', () => {
     const html = noiseStudyHtml(study(['m']));
     expect(html).toContain(`<h2 id="${NOISE_STUDY_SECTION_ID}">`);
     expect(html.match(/<svg/g)).toHaveLength(2);
-    expect(html.match(/<svg[^>]*class="noise-rate-chart"/g)).toHaveLength(1);
-    expect(html.match(/<svg[^>]*class="gold-position-chart"/g)).toHaveLength(1);
-    expect(html).toContain('class="reference-line"');
-    expect(html).toContain('class="error-bar"');
+    expect(html.match(/<svg[^>]*class="marks noise-rate-chart"/g)).toHaveLength(1);
+    expect(html.match(/<svg[^>]*class="marks gold-position-chart"/g)).toHaveLength(1);
+    expect(html).toContain('reference_line_marks"');
+    expect(html).toContain('error_bar_marks"');
     expect(html).toContain('<p class="meta">');
     // Ticks: the noise rate on a fixed 0–1 axis; positions by name.
-    const rate = /<svg[^>]*class="noise-rate-chart"[\s\S]*?<\/svg>/.exec(html)![0];
-    expect([...rate.matchAll(/class="x-tick"[^>]*>([^<]+)</g)].map((t) => t[1])).toEqual(['0', '0.2', '0.4', '0.6', '0.8', '1']);
-    const position = /<svg[^>]*class="gold-position-chart"[\s\S]*?<\/svg>/.exec(html)![0];
-    expect([...position.matchAll(/class="x-tick"[^>]*>([^<]+)</g)].map((t) => t[1])).toEqual(['first', 'last']);
+    const rate = /<svg[^>]*class="marks noise-rate-chart"[\s\S]*?<\/svg>/.exec(html)![0];
+    expect(axisLabels(rate)[0]).toEqual(['0.0', '0.2', '0.4', '0.6', '0.8', '1.0']);
+    const position = /<svg[^>]*class="marks gold-position-chart"[\s\S]*?<\/svg>/.exec(html)![0];
+    expect(axisLabels(position)[0]).toEqual(['first', 'last']);
     expect(html).not.toContain('noise-diagnostics');
     expect(noiseStudyHtml(study(['a', 'b'])).match(/<svg/g)).toHaveLength(4);
   });

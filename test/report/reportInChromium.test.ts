@@ -32,20 +32,24 @@ describe.runIf(hasChromium)('the HTML report in Chromium', () => {
       const page = await browser.newPage();
       const failedRequests: string[] = [];
       page.on('requestfailed', (r) => failedRequests.push(r.url()));
+      // Offline: any request that is not the file itself is recorded and refused.
+      const outside: string[] = [];
+      await page.route('**/*', (route) => (route.request().url().startsWith('file:') ? route.continue() : (outside.push(route.request().url()), route.abort())));
       await page.goto(pathToFileURL(file).href);
       expect(await page.title()).toBe('hisrag report: browser');
       const chart = page.locator('svg.depth-chart');
       expect(await chart.count()).toBe(1);
       const box = await chart.boundingBox();
       expect(box!.width).toBeGreaterThan(300);
-      expect(await page.locator('svg.depth-chart .series-line').count()).toBe(1);
-      expect(await page.locator('svg.depth-chart .reference-line').count()).toBe(1);
+      expect(await page.locator('svg.depth-chart g[class*="series_line_marks"]').count()).toBe(1);
+      expect(await page.locator('svg.depth-chart g[class*="reference_line_marks"]').count()).toBe(1);
       expect(await page.locator('table.conditions tr').count()).toBe(1 + conditions.length);
       expect(await page.locator('details.question').count()).toBe(5);
       await page.locator('details.question summary').first().click();
       expect(await page.locator('details.question').first().getAttribute('open')).not.toBeNull();
       await page.screenshot({ path: join(dir, 'report.png'), fullPage: false });
       expect(failedRequests).toEqual([]);
+      expect(outside).toEqual([]);
     } finally {
       await browser.close();
     }

@@ -86,7 +86,7 @@ describe('hisrag view: the server and its JSON API', () => {
     expect(detail.cells.find((c) => c.condition === 'rag@100')!.paired!.meanDiff).toBe(loaded.summary.paired.find((p) => p.condition === 'rag@100')!.meanDiff);
     expect(detail.groupKeys).toContain('category');
     expect(detail.groupValues.category).toContain('名词解释');
-    expect(detail.charts[0]!.depth).toContain('<svg');
+    expect(detail.charts[0]!.depth).toMatchObject({ $schema: expect.stringContaining('vega-lite'), width: 'container' });
     expect(detail.report).toBe(true);
   });
 

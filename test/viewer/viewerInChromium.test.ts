@@ -128,6 +128,25 @@ describe.runIf(hasChromium)('hisrag view in Chromium', () => {
     await shot('answer');
   }
 
+  it("live: a run's charts come from the figure specs, show a value with its interval on hover and hide a series when its legend entry is clicked", async () => {
+    const { page, problems } = await open(`${viewer.url}#/run/demo`);
+    const chart = page.locator('figure.chart[aria-label="score against k"]');
+    await chart.locator('svg g[class*="series_line_marks"] path').first().waitFor();
+    // Figures use the width they have: in a 1,400 px window, most of the page's column.
+    expect((await chart.locator('svg').first().boundingBox())!.width).toBeGreaterThan(800);
+    const point = chart.locator('svg g[class*="series_line_layer_1_marks"] path, svg g[class*="layer_3_layer_1_marks"] path').first();
+    const box = (await point.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    const tooltip = page.locator('#vg-tooltip-element.visible');
+    await tooltip.waitFor();
+    expect(await tooltip.textContent()).toMatch(/interval\s*\[\d/);
+    const hidden = chart.locator('svg g[class*="series_line_marks"] path[opacity="0"]');
+    expect(await hidden.count()).toBe(0);
+    await chart.locator('g.role-legend-entry text', { hasText: /^rag$/ }).first().click();
+    await poll(() => hidden.count()).toBe(1);
+    expect(problems).toEqual([]);
+  });
+
   it('live: from the run list to closed-book vs rag@100, to an item RAG made worse, to its passages with gold marked; the link reproduces the view', async () => {
     const { page, problems } = await open(viewer.url);
     await doneWhenPath(page, (name) => page.screenshot({ path: join(shots, `${name}.png`) }).then(() => {}));

@@ -15,6 +15,32 @@ export function registerReportCommands(program: Command): void {
     });
 
   program
+    .command('figures')
+    .description("Render a run's figure specs (figures/<name>.vl.json, saved with the report; restyle them freely) to figures/<name>.svg, or .svg and .pdf")
+    .argument('<run-dir>', 'a run directory (experiments/runs/<run-id>)')
+    .option('--format <format>', 'svg, or pdf (also writes the SVG; needs Chromium: CHROMIUM_PATH or /usr/bin/chromium)', 'svg')
+    .action(async (runDir: string, opts: { format: string }) => {
+      const { InputError } = await import('../../errors.js');
+      if (opts.format !== 'svg' && opts.format !== 'pdf') throw new InputError(`hisrag figures: --format must be svg or pdf, not ${JSON.stringify(opts.format)}`);
+      const { renderRunFigures } = await import('../../app/figures.js');
+      const saved = await renderRunFigures(runDir, { format: opts.format });
+      for (const figure of saved) process.stdout.write(`${figure.pdf ?? figure.svg}\n`);
+      const skipped = saved.find((f) => opts.format === 'pdf' && !f.pdf);
+      if (skipped) process.stderr.write(`PDF skipped: ${skipped.reason ?? 'no Chromium'}; the SVGs are written\n`);
+    });
+
+  program
+    .command('export')
+    .description("A run's tables as booktabs LaTeX (conditions with intervals, Δ with adjusted p, depth curves; numbers from summary.json) and its figures as SVG (and PDF)")
+    .argument('<run-dir>', 'a run directory (experiments/runs/<run-id>)')
+    .requiredOption('--latex <out-dir>', 'where to write <table>.tex and figures/<name>.svg')
+    .option('--pdf', 'also print each figure to PDF (needs Chromium: CHROMIUM_PATH or /usr/bin/chromium)')
+    .action(async (runDir: string, opts: { latex: string; pdf?: boolean }) => {
+      const { exportLatex } = await import('../../app/figures.js');
+      for (const path of await exportLatex(runDir, opts.latex, { pdf: opts.pdf ?? false })) process.stdout.write(`${path}\n`);
+    });
+
+  program
     .command('compare')
     .description('Put two runs side by side: mean score per model × condition, the difference B − A paired over the questions both scored (interval, sign-flip p, Holm and BH over the named family)')
     .argument('<run-a>', 'first run directory')

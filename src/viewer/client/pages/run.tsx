@@ -5,6 +5,7 @@ import { decompositionOf, FACTORS, factorValue, pivotCells, type Factor } from '
 import { ci, Failure, fmt, Indexing, pValue, signed, Status, to, useApi, useLoad, when } from '../util.js';
 import { ModalityTable } from './modality.js';
 import { JudgeCheckTable } from './judgeCheck.js';
+import { Figure } from '../figure.js';
 
 const tokensOf = (c: CellView) => (c.cost ? c.cost.promptTokens + c.cost.completionTokens : null);
 
@@ -87,9 +88,8 @@ export function RunView({ id }: { id: string }) {
       {d.charts.map((chart) => (
         <div class="charts">
           {d.charts.length > 1 ? <h3>{chart.model}</h3> : null}
-          {/* The project's chart module escapes every label it writes (src/report/lineChart.ts). */}
-          {chart.depth ? <figure class="chart" aria-label="score against k" dangerouslySetInnerHTML={{ __html: chart.depth }} /> : null}
-          {chart.cost ? <figure class="chart" aria-label="score against cost" dangerouslySetInnerHTML={{ __html: chart.cost }} /> : null}
+          {chart.depth ? <Figure spec={chart.depth} label="score against k" /> : null}
+          {chart.cost ? <Figure spec={chart.cost} label="score against cost" /> : null}
         </div>
       ))}
       {d.groupKeys.length ? (

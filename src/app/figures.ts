@@ -1,0 +1,56 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DataFileError, InputError } from '../errors.js';
+import { figureSvg } from '../figures/render.js';
+import type { VegaLiteSpec } from '../figures/lineFigure.js';
+import { saveFigures, type SavedFigure } from '../results/saveFigure.js';
+
+/**
+ * `hisrag figures <run-dir>`: renders every saved figure spec of a run (`figures/<name>.vl.json`,
+ * written with the report and perhaps restyled since) to `figures/<name>.svg`, and with
+ * `format: 'pdf'` also to `.pdf` through headless Chromium (skipped, with the reason, without one).
+ */
+export async function renderRunFigures(runDir: string, options: { format?: 'svg' | 'pdf'; chromiumPath?: string } = {}): Promise<SavedFigure[]> {
+  const dir = join(runDir, 'figures');
+  if (!existsSync(dir)) throw new InputError(`${dir}: no figures saved with this run (rewrite the report with \`hisrag report ${runDir}\` to save them)`);
+  const files = readdirSync(dir).filter((f) => f.endsWith('.vl.json')).sort();
+  const figures = files.map((file) => {
+    const path = join(dir, file);
+    let spec: VegaLiteSpec;
+    try {
+      spec = JSON.parse(readFileSync(path, 'utf8')) as VegaLiteSpec;
+    } catch (error) {
+      throw new DataFileError(`${path}: not JSON (${(error as Error).message})`);
+    }
+    try {
+      return { svg: figureSvg(spec), path: join(dir, file.replace(/\.vl\.json$/, '.svg')) };
+    } catch (error) {
+      throw new DataFileError(`${path}: not a Vega-Lite spec this renderer can draw (${(error as Error).message})`);
+    }
+  });
+  return saveFigures(figures, { png: false, pdf: options.format === 'pdf', ...(options.chromiumPath ? { chromiumPath: options.chromiumPath } : {}) });
+}
+
+/**
+ * `hisrag export <run-dir> --latex <out-dir>`: the run's tables as booktabs LaTeX (`<name>.tex`,
+ * formatted from summary.json) and its figures as SVG (and PDF with `pdf`, through Chromium) under
+ * `<out-dir>/figures/`; returns the files written.
+ */
+export async function exportLatex(runDir: string, outDir: string, options: { pdf?: boolean; chromiumPath?: string } = {}): Promise<string[]> {
+  const { readRunSummaryFile } = await import('../runFiles/summaryFile.js');
+  const summary = await readRunSummaryFile(runDir);
+  if (!summary) throw new InputError(`${runDir}: no summary.json (write it with \`hisrag report ${runDir}\`)`);
+  const { latexTables } = await import('../report/latex.js');
+  const { runFigureSpecs } = await import('../figures/runFigures.js');
+  const { atomicWrite } = await import('../io/atomicWrite.js');
+  const written: string[] = [];
+  for (const { name, tex } of latexTables(summary)) {
+    const path = join(outDir, `${name}.tex`);
+    await atomicWrite(path, tex + '\n');
+    written.push(path);
+  }
+  const figures = runFigureSpecs(summary).map(({ name, spec }) => ({ svg: figureSvg(spec), path: join(outDir, 'figures', `${name}.svg`) }));
+  const saved = await saveFigures(figures, { png: false, pdf: options.pdf ?? false, ...(options.chromiumPath ? { chromiumPath: options.chromiumPath } : {}) });
+  for (const figure of saved) written.push(figure.svg, ...(figure.pdf ? [figure.pdf] : []));
+  return written;
+}

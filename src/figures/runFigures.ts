@@ -1,0 +1,229 @@
+import { CLAIM_METRICS, EVIDENCE_STATUSES, type ClaimMetric } from '../runFiles/diagnosis.js';
+import type { CellSummary, RunSummary } from '../runFiles/summary.js';
+import { FIRST_STAGE_PREFIX } from '../experiment/itemDetails.js';
+import { FIGURE_CONFIG, lineFigureSpec, type ChartReference, type ChartSeries, type VegaLiteSpec } from './lineFigure.js';
+import { seriesColors, seriesLabel } from './palette.js';
+import { meanAxisTitle, summaryMetric } from '../scoring/metrics.js';
+
+/** The axis title of a run's score: its metric, named and scaled by the one metric map. */
+function scoreTitle(summary: RunSummary): string {
+  return meanAxisTitle(summaryMetric(summary).id);
+}
+
+/**
+ * Score against retrieval depth k for one model: one line per retrieval strategy (and retriever)
+ * with its 95% CI, closed-book conditions as reference lines; the depth curve's best k is ringed.
+ * Null when the model has no retrieval conditions.
+ */
+export function depthFigure(summary: RunSummary, model: string): VegaLiteSpec | null {
+  const cells = summary.cells.filter((c) => c.model === model && c.score.mean !== null);
+  const series = new Map<string, ChartSeries>();
+  const references: ChartReference[] = [];
+  const colors = seriesColors(summary);
+  for (const cell of cells) {
+    const { mean, ciLow, ciHigh } = cell.score;
+    if (cell.k === null) {
+      references.push({ label: cell.condition, y: mean!, lo: ciLow ?? mean, hi: ciHigh ?? mean, color: colors.get(cell.condition)! });
+      continue;
+    }
+    const label = seriesLabel(cell);
+    const entry = series.get(label) ?? { label, points: [], color: colors.get(label)! };
+    const curve = summary.depthCurves?.find((c) => c.model === model && c.bestK === cell.k && c.conditions.includes(cell.condition));
+    const mark = curve ? `best k, P(best) ${curve.probabilityBest[curve.depths.indexOf(cell.k)]!.toFixed(2)}` : undefined;
+    entry.points.push({ x: cell.k, y: mean!, lo: ciLow ?? mean, hi: ciHigh ?? mean, ...(mark ? { mark } : {}) });
+    series.set(label, entry);
+  }
+  if (series.size === 0) return null;
+  return lineFigureSpec({ xLabel: 'retrieval depth k', yLabel: scoreTitle(summary), series: [...series.values()], references, xScale: 'ordinal' });
+}
+
+/**
+ * Score against cost for one model: each condition at its mean cost per answer — the price when
+ * every condition has one, else tokens (prompt + completion) — on a log axis, its 95% CI as an
+ * error bar; a method's depths are joined. Null without costs.
+ */
+export function costFigure(summary: RunSummary, model: string): VegaLiteSpec | null {
+  const cells = summary.cells.filter((c) => c.model === model && c.score.mean !== null && c.cost);
+  if (cells.length === 0) return null;
+  const byPrice = cells.every((c) => c.cost!.price !== null && c.cost!.price > 0);
+  const costOf = (c: CellSummary) => (byPrice ? c.cost!.price! : Math.max(1, c.cost!.promptTokens + c.cost!.completionTokens));
+  const series = new Map<string, ChartSeries>();
+  const colors = seriesColors(summary);
+  for (const cell of cells) {
+    const label = seriesLabel(cell);
+    const entry = series.get(label) ?? { label, points: [], color: colors.get(label)! };
+    entry.points.push({ x: costOf(cell), y: cell.score.mean!, lo: cell.score.ciLow ?? cell.score.mean, hi: cell.score.ciHigh ?? cell.score.mean });
+    series.set(label, entry);
+  }
+  const estimated = cells.some((c) => c.cost!.estimatedTokens);
+  return lineFigureSpec({
+    xLabel: byPrice ? 'price per answer (log scale)' : `tokens per answer, prompt + completion (log scale${estimated ? '; estimated where the endpoint reported none' : ''})`,
+    yLabel: scoreTitle(summary),
+    series: [...series.values()].map((s) => ({ ...s, points: s.points.sort((a, b) => a.x - b.x) })),
+    xScale: 'log',
+    errorBars: true,
+  });
+}
+
+/**
+ * Retrieval recall@k before and after reranking for one model: per reranked retriever one line
+ * for the first-stage list and one for the reranked list, both cut at k. Null without reranking.
+ */
+export function rerankRecallFigure(summary: RunSummary, model: string, metric = 'recall'): VegaLiteSpec | null {
+  const cells = summary.cells.filter((c) => c.model === model && c.k !== null && c.retrieval?.[metric] !== undefined);
+  if (!cells.some((c) => c.retrieval![`${FIRST_STAGE_PREFIX}${metric}`] !== undefined)) return null;
+  const series = new Map<string, ChartSeries>();
+  const add = (label: string, x: number, y: number) => {
+    const s = series.get(label) ?? { label, points: [] };
+    if (!s.points.some((p) => p.x === x)) s.points.push({ x, y });
+    series.set(label, s);
+  };
+  for (const cell of cells) {
+    const name = cell.retriever ?? 'retriever';
+    const before = cell.retrieval![`${FIRST_STAGE_PREFIX}${metric}`];
+    if (before === undefined) {
+      add(name, cell.k!, cell.retrieval![metric]!);
+      continue;
+    }
+    add(`${name}: first stage`, cell.k!, before);
+    add(`${name}: reranked`, cell.k!, cell.retrieval![metric]!);
+  }
+  return lineFigureSpec({ title: `${metric}@k before and after reranking — ${model}`, xLabel: 'retrieval depth k', yLabel: `${metric}@k`, series: [...series.values()], yDomain: [0, 1] });
+}
+
+/** What the report calls each claim metric (RAGChecker's names). */
+export const CLAIM_METRIC_TITLES: Record<ClaimMetric, string> = {
+  precision: 'precision',
+  recall: 'recall',
+  f1: 'F1',
+  claimRecall: 'claim recall',
+  contextPrecision: 'context precision',
+  contextUtilization: 'context utilization',
+  noiseSensitivityRelevant: 'noise sensitivity (relevant)',
+  noiseSensitivityIrrelevant: 'noise sensitivity (irrelevant)',
+  hallucination: 'hallucination',
+  selfKnowledge: 'self-knowledge',
+  faithfulness: 'faithfulness',
+};
+
+/** One figure per claim metric: a line per method (and retriever) against k, intervals as error bars. */
+export function claimMetricFigures(summary: RunSummary, cells: CellSummary[], model: string): { metric: ClaimMetric; spec: VegaLiteSpec }[] {
+  const withK = cells.filter((c) => c.model === model && c.k !== null && c.diagnostics);
+  const colors = seriesColors(summary);
+  const figures: { metric: ClaimMetric; spec: VegaLiteSpec }[] = [];
+  for (const metric of CLAIM_METRICS) {
+    const series = new Map<string, ChartSeries>();
+    for (const cell of withK) {
+      const m = cell.diagnostics!.claims[metric];
+      if (!m || m.mean === null) continue;
+      const label = seriesLabel(cell);
+      const entry = series.get(label) ?? { label, points: [], ...(colors.get(label) ? { color: colors.get(label)! } : {}) };
+      entry.points.push({ x: cell.k!, y: m.mean, lo: m.ciLow, hi: m.ciHigh });
+      series.set(label, entry);
+    }
+    if (series.size) {
+      figures.push({ metric, spec: lineFigureSpec({ title: CLAIM_METRIC_TITLES[metric], xLabel: 'k', yLabel: '×100 (95% CI)', series: [...series.values()], xScale: 'ordinal', errorBars: true, height: 220 }) });
+    }
+  }
+  return figures;
+}
+
+/** Evidence statuses and items without gold, in bar order, with their colours. */
+export const EVIDENCE_SEGMENTS = [
+  { key: 'inPrompt', label: 'gold in the final prompt', color: '#2c7fb8' },
+  { key: 'retrievedNotInPrompt', label: 'gold retrieved, not in the prompt', color: '#fdae61' },
+  { key: 'notRetrieved', label: 'gold not retrieved', color: '#d7191c' },
+  { key: 'noGold', label: 'no gold evidence', color: '#bbbbbb' },
+] as const;
+
+type Segment = (typeof EVIDENCE_SEGMENTS)[number]['key'];
+
+function segmentCounts(cell: CellSummary, outcome: 'helped' | 'hurt'): Record<Segment, number> {
+  const d = cell.diagnostics!.decomposition!;
+  const by = d.byEvidence?.[outcome];
+  const counted = by ? EVIDENCE_STATUSES.reduce((n, s) => n + by[s]!.n, 0) : 0;
+  return {
+    inPrompt: by?.inPrompt?.n ?? 0,
+    retrievedNotInPrompt: by?.retrievedNotInPrompt?.n ?? 0,
+    notRetrieved: by?.notRetrieved?.n ?? 0,
+    noGold: d[outcome].n - counted,
+  };
+}
+
+/**
+ * A diverging stacked bar per condition: hurt items left of zero, helped items right of it, each
+ * split by what became of the item's gold evidence; the tooltip gives the count and the outcome's
+ * contribution to Δ. Null when no cell has a decomposition.
+ */
+export function helpHurtFigure(cells: CellSummary[]): VegaLiteSpec | null {
+  const rows = cells.filter((c) => c.diagnostics?.decomposition);
+  if (!rows.length) return null;
+  const values = rows.flatMap((cell) =>
+    (['hurt', 'helped'] as const).flatMap((outcome) => {
+      const counts = segmentCounts(cell, outcome);
+      const d = cell.diagnostics!.decomposition!;
+      return EVIDENCE_SEGMENTS.filter((s) => counts[s.key] > 0).map((s, order) => ({
+        condition: cell.condition,
+        outcome,
+        evidence: s.label,
+        order,
+        items: outcome === 'hurt' ? -counts[s.key] : counts[s.key],
+        count: counts[s.key],
+        total: d[outcome].n,
+        contribution: d[outcome].contribution,
+      }));
+    }),
+  );
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    data: { values },
+    width: 'container',
+    autosize: { type: 'fit-x', contains: 'padding' },
+    height: { step: 24 },
+    params: [{ name: 'hidden', select: { type: 'point', fields: ['evidence'], toggle: 'true' }, bind: 'legend' }],
+    mark: 'bar',
+    encoding: {
+      y: { field: 'condition', type: 'nominal', title: null, sort: rows.map((c) => c.condition), axis: { labelLimit: 260 } },
+      x: { field: 'items', type: 'quantitative', title: '← hurt · items · helped →', stack: 'zero' },
+      color: {
+        field: 'evidence',
+        type: 'nominal',
+        title: null,
+        scale: { domain: EVIDENCE_SEGMENTS.map((s) => s.label), range: EVIDENCE_SEGMENTS.map((s) => s.color) },
+        legend: { orient: 'bottom', direction: 'horizontal' },
+      },
+      order: { field: 'order' },
+      opacity: { condition: { param: 'hidden', empty: false, value: 0 }, value: 1 },
+      tooltip: [
+        { field: 'condition' },
+        { field: 'outcome' },
+        { field: 'evidence' },
+        { field: 'count', title: 'items' },
+        { field: 'total', title: 'items (outcome)' },
+        { field: 'contribution', title: 'contribution to Δ', format: '+.1f' },
+      ],
+    },
+    config: FIGURE_CONFIG,
+  };
+}
+
+/** A file-name-safe form of a model's name (`org/model:7b` → `org-model-7b`). */
+const fileSafe = (name: string) => name.replace(/[^\p{L}\p{N}._-]+/gu, '-').replace(/^-+|-+$/g, '') || 'model';
+
+/**
+ * Every figure of a run by file name (without `.vl.json`): what a run saves beside its report
+ * (`figures/<name>.vl.json`) so a figure can be restyled and re-rendered (`hisrag figures`).
+ */
+export function runFigureSpecs(summary: RunSummary): { name: string; spec: VegaLiteSpec }[] {
+  const out: { name: string; spec: VegaLiteSpec }[] = [];
+  for (const model of summary.models) {
+    const tag = summary.models.length > 1 ? `-${fileSafe(model)}` : '';
+    const add = (name: string, spec: VegaLiteSpec | null) => spec && out.push({ name: `${name}${tag}`, spec });
+    add('score-vs-k', depthFigure(summary, model));
+    add('score-vs-cost', costFigure(summary, model));
+    add('recall-before-after-rerank', rerankRecallFigure(summary, model));
+    add('help-hurt', helpHurtFigure(summary.cells.filter((c) => c.model === model)));
+    for (const { metric, spec } of claimMetricFigures(summary, summary.cells, model)) add(`claims-${metric}`, spec);
+  }
+  return out;
+}
