@@ -278,6 +278,8 @@ export interface CompareResult {
   cost: { a: CostSide; b: CostSide };
   /** The diagnostics' help/hurt decomposition of b against a, when b's cell was diagnosed against a. */
   decomposition: unknown;
+  /** B's run's metric (`scoring/metrics.ts` names it and its scale: the δ above is on that scale). */
+  metric?: string | undefined;
   /** The list of items, filtered by `outcome`, worst (or best) first. */
   items: { total: number; offset: number; rows: CompareItem[] };
 }

@@ -382,6 +382,7 @@ export class RunStore {
       ...result,
       decomposition:
         decomposition && runA === runB && decomposition.baseline === query.a.condition && query.a.model === query.b.model ? (cellB.diagnostics as { decomposition: unknown }).decomposition : null,
+      metric: runB.detail().metric,
     };
   }
 }

@@ -116,6 +116,8 @@ describe('hisrag view: the server and its JSON API', () => {
     expect(result.counts.worse).toBeGreaterThan(0);
     expect(result.items.rows.every((r) => r.diff < 0)).toBe(true);
     expect(result.cost.b.tokens).toBeGreaterThan(result.cost.a.tokens!);
+    // The metric the δ of the diagnostics and the means are on is named (the run's own).
+    expect(result.metric).toBe(loaded.summary.metric?.id ?? loaded.summary.cells[0]!.metric);
     // Across runs over the same items: demo's rag@100 against demo-methods' closed-book (4 of the same questions).
     const across = await get<CompareResult>('api/compare?ar=demo-methods&am=extractive-baseline&ac=closed-book&br=demo&bm=extractive-baseline&bc=rag%40100');
     expect(across.n).toBe(4);

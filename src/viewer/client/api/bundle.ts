@@ -98,6 +98,7 @@ export class BundleApi implements ViewerApi {
       b: { ...query.b, mean: cellB.score.mean, scored: cellB.scored, answers: cellB.items },
       ...result,
       decomposition: same ? (cellB.diagnostics as { decomposition: unknown }).decomposition : null,
+      metric: fileB.detail.metric,
     };
   }
   reportUrl(): string | null {

@@ -1,6 +1,7 @@
 import { Link, useLocation, useSearchParams } from '../router.js';
 import { compareQueryFromParams, compareQueryToParams, type CompareQuery, type CompareResult, type ConditionRef, type CostSide, type Outcome, type RunListEntry } from '../../api.js';
 import { decompositionOf } from '../../queries.js';
+import { deltaText } from '../../../scoring/metrics.js';
 import { ci, Failure, fmt, pValue, signed, to, useApi, useLoad } from '../util.js';
 
 /** Condition B against condition A (same run or another over the same items): paired Δ, cost Δ, items better / worse / same. */
@@ -124,7 +125,7 @@ function Result({ query, result, onChange }: { query: CompareQuery; result: Comp
         {dec ? (
           <>
             <p class="diagnostics">
-              Diagnostics (δ = {dec.delta}): helped {dec.helped.n} ({signed(dec.helped.contribution)}), hurt {dec.hurt.n} ({signed(dec.hurt.contribution)}), unchanged {dec.unchanged.n} ({signed(dec.unchanged.contribution)})
+              Diagnostics ({result.metric ? deltaText(dec.delta, result.metric) : `δ ${dec.delta}`}): helped {dec.helped.n} ({signed(dec.helped.contribution)}), hurt {dec.hurt.n} ({signed(dec.hurt.contribution)}), unchanged {dec.unchanged.n} ({signed(dec.unchanged.contribution)})
             </p>
             <Causes title="by where the gold evidence ended up" value={(result.decomposition as { byEvidence?: unknown }).byEvidence} />
             <Causes title="by the best rank of gold" value={(result.decomposition as { byGoldRank?: unknown }).byGoldRank} />
