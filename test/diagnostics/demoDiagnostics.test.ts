@@ -102,9 +102,9 @@ describe('experiments/demo-diagnostics.yaml: ProHist-format questions, rubric po
 
   it('the report has a "Why" section: help/hurt bars, claim metrics, their charts against k, and claims per answer', () => {
     expect(report).toContain('<h2 id="why">');
-    expect(report).toContain('class="help-hurt-chart"');
+    expect(report).toContain('class="marks help-hurt-chart"');
     expect(report).toContain('<table class="claim-metrics">');
-    expect((report.match(/class="claim-metric-chart"/g) ?? []).length).toBe(11);
+    expect((report.match(/class="marks claim-metric-chart"/g) ?? []).length).toBe(11);
     expect(report).toMatch(/<li class="claim (ent|neu)">/);
   });
 

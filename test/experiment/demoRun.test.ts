@@ -83,8 +83,9 @@ describe('the demo, end to end through the CLI', () => {
     try {
       const page = await browser.newPage();
       await page.goto(pathToFileURL(join(dir, 'runs', 'reduced', 'report.html')).href);
-      expect(await page.locator('svg.depth-chart .series-line').count()).toBe(1);
-      expect(await page.locator('svg.depth-chart .reference-line').count()).toBe(1);
+      // The figure is Vega's: one series line and the closed-book reference line.
+      expect(await page.locator('svg.depth-chart g[class*="series_line_marks"]').count()).toBe(1);
+      expect(await page.locator('svg.depth-chart g[class*="reference_line_marks"]').count()).toBe(1);
       expect(await page.locator('table.conditions tr').count()).toBe(4);
       expect(await page.locator('table.groups').count()).toBeGreaterThan(0);
       expect(await page.locator('details.question').count()).toBe(5);

@@ -71,8 +71,11 @@ describe('a grid against an endpoint that fails 30% of requests', () => {
 
   it('never writes the API key into the run directory', async () => {
     const { readdirSync, readFileSync } = await import('node:fs');
-    for (const file of readdirSync(result.runDir)) {
-      expect(readFileSync(join(result.runDir, file), 'utf8')).not.toContain('sk-test-secret-key-123');
+    // Every file, subfolders (figures/, labels/) included.
+    const files = readdirSync(result.runDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+    expect(files.length).toBeGreaterThan(3);
+    for (const file of files) {
+      expect(readFileSync(join(file.parentPath, file.name), 'utf8')).not.toContain('sk-test-secret-key-123');
     }
     expect(server.requests.some((r) => String(r.headers.authorization).includes('sk-test-secret-key-123'))).toBe(true);
   });
