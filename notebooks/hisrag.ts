@@ -4,8 +4,8 @@
  * Why not a plain `import ... from '../src/results/index.js'`: tslab compiles cells with its own
  * TypeScript 5.0 (Node10 module resolution, CommonJS, `rootDir` = the notebook folder), which can
  * neither reach files outside notebooks/ nor resolve package "exports" subpaths the library uses.
- * So the code is loaded at run time by tsx — the same loader `bin/hisrag.mjs` uses — and the types
- * come from declarations `npm run notebooks` emits with the project's own TypeScript
+ * So the compiled code is imported at run time (`loadHisrag`), and the types come from declarations
+ * `npm run notebooks` emits with the project's own TypeScript
  * (notebooks/tsconfig.types.json → notebooks/.hisrag-types/).
  */
 import type * as Results from './.hisrag-types/results/index.js';
@@ -19,10 +19,18 @@ export const repoRoot: string = path.resolve(process.cwd(), '..');
 export type Hisrag = typeof Results;
 export type { TidyRow, GroupMean, LoadedRun, PairedComparison } from './.hisrag-types/results/index.js';
 
-/** Loads `src/results/index.ts` through tsx (CommonJS API: tslab runs cells as CommonJS). */
-export function loadHisrag(): Hisrag {
-  const tsx = require('tsx/cjs/api') as { require: (id: string, fromFile: string) => unknown };
-  return tsx.require(path.join(repoRoot, 'src/results/index.ts'), path.join(repoRoot, 'notebooks/hisrag.ts')) as Hisrag;
+/**
+ * Loads the compiled results API (`dist/results/index.js`, built by `npm ci` / `npm run build`) as an
+ * ES module: its figures use Vega, whose modules are ESM with top-level await and cannot be
+ * `require`d. A stale `dist/` (sources edited since the build) is refused with a message saying to run
+ * `npm run build` (`bin/sourceGuard.mjs`).
+ */
+export async function loadHisrag(): Promise<Hisrag> {
+  // A real dynamic import: tslab compiles cells to CommonJS, which would turn `import()` into `require()`.
+  const importModule = new Function('url', 'return import(url)') as (url: string) => Promise<unknown>;
+  const { pathToFileURL } = require('node:url') as typeof import('url');
+  await importModule(pathToFileURL(path.join(repoRoot, 'bin/sourceGuard.mjs')).href);
+  return (await importModule(pathToFileURL(path.join(repoRoot, 'dist/results/index.js')).href)) as Hisrag;
 }
 
 /**

@@ -28,6 +28,9 @@ node_modules/.bin/tslab install --python="$python" --binary="$root/node_modules/
 step "types for the kernel (notebooks/.hisrag-types)"
 node_modules/.bin/tsc -p notebooks/tsconfig.types.json
 
+step "the compiled library the notebooks import (dist/, npm run build)"
+node scripts/build.mjs >/dev/null
+
 # A run whose manifest says complete is used as it is; any other existing run directory was
 # interrupted and is resumed (an interrupted run also writes a partial summary.json).
 ensure_run() {
