@@ -33,24 +33,32 @@ export async function renderRunFigures(runDir: string, options: { format?: 'svg'
 
 /**
  * `hisrag export <run-dir> --latex <out-dir>`: the run's tables as booktabs LaTeX (`<name>.tex`,
- * formatted from summary.json) and its figures as SVG (and PDF with `pdf`, through Chromium) under
- * `<out-dir>/figures/`; returns the files written.
+ * formatted from summary.json), its figures as SVG (and PDF with `pdf`, through Chromium) under
+ * `<out-dir>/figures/`, and `main.tex`, a document that sets them all with captions; returns the
+ * files written and the TeX engine that compiles main.tex.
  */
-export async function exportLatex(runDir: string, outDir: string, options: { pdf?: boolean; chromiumPath?: string } = {}): Promise<string[]> {
+export async function exportLatex(runDir: string, outDir: string, options: { pdf?: boolean; chromiumPath?: string } = {}): Promise<{ files: string[]; engine: 'pdflatex' | 'xelatex'; pdfSkipped?: string }> {
   const { readRunSummaryFile } = await import('../runFiles/summaryFile.js');
   const summary = await readRunSummaryFile(runDir);
   if (!summary) throw new InputError(`${runDir}: no summary.json (write it with \`hisrag report ${runDir}\`)`);
-  const { latexTables } = await import('../report/latex.js');
+  const { latexDocument, latexTables } = await import('../report/latex.js');
   const { runFigureSpecs } = await import('../figures/runFigures.js');
   const { atomicWrite } = await import('../io/atomicWrite.js');
-  const written: string[] = [];
-  for (const { name, tex } of latexTables(summary)) {
+  const files: string[] = [];
+  const tables = latexTables(summary);
+  for (const { name, tex } of tables) {
     const path = join(outDir, `${name}.tex`);
     await atomicWrite(path, tex + '\n');
-    written.push(path);
+    files.push(path);
   }
-  const figures = runFigureSpecs(summary).map(({ name, spec }) => ({ svg: figureSvg(spec), path: join(outDir, 'figures', `${name}.svg`) }));
+  const specs = runFigureSpecs(summary);
+  const figures = specs.map(({ name, spec }) => ({ svg: figureSvg(spec), path: join(outDir, 'figures', `${name}.svg`) }));
   const saved = await saveFigures(figures, { png: false, pdf: options.pdf ?? false, ...(options.chromiumPath ? { chromiumPath: options.chromiumPath } : {}) });
-  for (const figure of saved) written.push(figure.svg, ...(figure.pdf ? [figure.pdf] : []));
-  return written;
+  for (const figure of saved) files.push(figure.svg, ...(figure.pdf ? [figure.pdf] : []));
+  const main = latexDocument(summary, tables, specs.map((f, i) => ({ name: f.name, model: f.model, subject: f.subject, pdf: Boolean(saved[i]!.pdf) })));
+  const mainPath = join(outDir, 'main.tex');
+  await atomicWrite(mainPath, main);
+  files.push(mainPath);
+  const skipped = options.pdf ? saved.find((f) => !f.pdf)?.reason : undefined;
+  return { files, engine: main.includes('\\usepackage{xeCJK}') ? 'xelatex' : 'pdflatex', ...(skipped ? { pdfSkipped: skipped } : {}) };
 }

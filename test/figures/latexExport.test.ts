@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { summarizeRun } from '../../src/analysis/summary.js';
 import { exportLatex } from '../../src/app/figures.js';
 import { writeRunSummary } from '../../src/runFiles/summaryFile.js';
-import { pText } from '../../src/report/table.js';
+import { texP } from '../../src/report/latex.js';
 import { makeRecord, scored } from '../experiment/fixtures.js';
 
 async function runDir() {
@@ -33,7 +33,9 @@ describe('hisrag export --latex', () => {
   it("writes booktabs tables whose numbers are summary.json's, with metric, interval method and family in the captions, and the figures as SVG", async () => {
     const { dir, summary } = await runDir();
     const out = join(dir, 'paper');
-    const written = await exportLatex(dir, out);
+    const { files: written, engine } = await exportLatex(dir, out);
+    expect(engine).toBe('pdflatex');
+    expect(written).toContain(join(out, 'main.tex'));
     expect(written).toContain(join(out, 'conditions.tex'));
     expect(written).toContain(join(out, 'figures', 'score-vs-k.svg'));
     const tex = readFileSync(join(out, 'conditions.tex'), 'utf8');
@@ -50,7 +52,7 @@ describe('hisrag export --latex', () => {
       const d = summary.paired.find((p) => p.condition === cell.condition);
       if (d && d.meanDiff !== null) {
         expect(row[2]).toBe(`${d.meanDiff >= 0 ? '+' : ''}${d.meanDiff.toFixed(2)} [${d.ciLow!.toFixed(2)}, ${d.ciHigh!.toFixed(2)}]`);
-        if (d.p != null) expect(row[3]).toBe(`${pText(d.pHolm ?? null)} / ${pText(d.pBH ?? null)}`);
+        if (d.p != null) expect(row[3]).toBe(`${texP(d.pHolm)} / ${texP(d.pBH)}`);
       }
     }
     const curves = readFileSync(join(out, 'depth-curves.tex'), 'utf8');
@@ -58,11 +60,23 @@ describe('hisrag export --latex', () => {
     expect(curves).toContain(`${curve.slope.estimate.toFixed(2)} [${curve.slope.ciLow.toFixed(2)}, ${curve.slope.ciHigh.toFixed(2)}] & ${curve.bestK} &`);
   });
 
-  it.runIf(hasPdflatex)('compiles with pdflatex', async () => {
+  it('sets Chinese names with xeCJK under XeLaTeX, and every engine sets the signs hisrag writes', async () => {
+    const { latexDocument, latexTables, texEscape } = await import('../../src/report/latex.js');
+    expect(texEscape('Δ − δ × · – 50% a_b')).toBe('$\\Delta$ $-$ $\\delta$ $\\times$ $\\cdot$ -- 50\\% a\\_b');
+    expect(texP(0.0001)).toBe('$<$0.001');
+    const { summary } = await runDir();
+    const latin = latexDocument(summary, latexTables(summary), []);
+    expect(latin).not.toContain('xeCJK');
+    const chinese = { ...summary, models: ['通义千问'], cells: summary.cells.map((c) => ({ ...c, model: '通义千问' })), paired: summary.paired.map((p) => ({ ...p, model: '通义千问' })), depthCurves: summary.depthCurves!.map((c) => ({ ...c, model: '通义千问' })) };
+    const cjk = latexDocument(chinese, latexTables(chinese), []);
+    expect(cjk).toContain('\\usepackage{xeCJK}');
+    expect(cjk).toContain('\\ifXeTeX\\else\\errmessage');
+  });
+
+  it.runIf(hasPdflatex)('main.tex compiles with pdflatex', async () => {
     const { dir } = await runDir();
     const out = join(dir, 'paper');
     await exportLatex(dir, out);
-    writeFileSync(join(out, 'main.tex'), '\\documentclass{article}\\usepackage{booktabs}\\usepackage{amsmath}\\begin{document}\\input{conditions}\\input{depth-curves}\\end{document}\n');
     execFileSync('pdflatex', ['-interaction=nonstopmode', '-halt-on-error', 'main.tex'], { cwd: out, stdio: 'ignore' });
     expect(existsSync(join(out, 'main.pdf'))).toBe(true);
   }, 60_000);

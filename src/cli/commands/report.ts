@@ -33,11 +33,14 @@ export function registerReportCommands(program: Command): void {
     .command('export')
     .description("A run's tables as booktabs LaTeX (conditions with intervals, Δ with adjusted p, depth curves; numbers from summary.json) and its figures as SVG (and PDF)")
     .argument('<run-dir>', 'a run directory (experiments/runs/<run-id>)')
-    .requiredOption('--latex <out-dir>', 'where to write <table>.tex and figures/<name>.svg')
+    .requiredOption('--latex <out-dir>', 'where to write <table>.tex, figures/<name>.svg and main.tex (the document that sets them)')
     .option('--pdf', 'also print each figure to PDF (needs Chromium: CHROMIUM_PATH or /usr/bin/chromium)')
     .action(async (runDir: string, opts: { latex: string; pdf?: boolean }) => {
       const { exportLatex } = await import('../../app/figures.js');
-      for (const path of await exportLatex(runDir, opts.latex, { pdf: opts.pdf ?? false })) process.stdout.write(`${path}\n`);
+      const { files, engine, pdfSkipped } = await exportLatex(runDir, opts.latex, { pdf: opts.pdf ?? false });
+      for (const path of files) process.stdout.write(`${path}\n`);
+      if (pdfSkipped) process.stderr.write(`figures not printed to PDF: ${pdfSkipped}; main.tex names them in comments\n`);
+      process.stderr.write(`compile: cd ${opts.latex} && ${engine} main.tex\n`);
     });
 
   program
