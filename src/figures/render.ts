@@ -42,7 +42,11 @@ function compact(svg: string): string {
   return fonted
     .replace(/<path class="foreground"[^>]*display="none"\/>/g, '')
     .replace(/<path class="background"[^>]*d="M0,0h0v0h0Z"[^>]*\/>/g, '')
-    .replace(/ (?:aria-hidden="true"|pointer-events="none"|opacity="1"|aria-roledescription="[^"]*"|aria-label="[^"]*"|role="graphics-[a-z-]*"|stroke-width="1"|transform="translate\(0,0\)")/g, '');
+    // Coordinates to a thousandth of a pixel (Vega writes 17 digits: 218.05714285714282).
+    .replace(/="([^"]*\d\.\d{4,}[^"]*)"/g, (_, value: string) => `="${value.replace(/-?\d+\.\d{4,}/g, (n) => String(Number(Number(n).toFixed(3))))}"`)
+    .replace(/ (?:aria-hidden="true"|pointer-events="none"|opacity="1"|aria-roledescription="[^"]*"|aria-label="[^"]*"|role="graphics-[a-z-]*"|stroke-width="1"|transform="translate\(0,0\)")/g, '')
+    // A background with neither fill nor stroke of its own draws nothing (the root sets fill="none").
+    .replace(/<path class="background" d="[^"]*"\/>/g, '');
 }
 
 const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');

@@ -211,19 +211,44 @@ export function helpHurtFigure(cells: CellSummary[]): VegaLiteSpec | null {
 const fileSafe = (name: string) => name.replace(/[^\p{L}\p{N}._-]+/gu, '-').replace(/^-+|-+$/g, '') || 'model';
 
 /**
+ * Per depth curve of one model, the bootstrap probability that each depth k is the best (the share
+ * of resamples in which it has the highest mean) against k; the best k is ringed. Null without depth curves.
+ */
+export function probabilityBestFigure(summary: RunSummary, model: string): VegaLiteSpec | null {
+  const curves = (summary.depthCurves ?? []).filter((c) => c.model === model);
+  if (!curves.length) return null;
+  const colors = seriesColors(summary);
+  const series = curves.map((c): ChartSeries => {
+    const label = seriesLabel({ condition: c.conditions[0]!, k: c.depths[0]! });
+    const points = c.depths.map((k, i) => ({ x: k, y: c.probabilityBest[i]!, ...(k === c.bestK ? { mark: 'best k' } : {}) }));
+    return { label, points, ...(colors.get(label) ? { color: colors.get(label)! } : {}) };
+  });
+  return lineFigureSpec({ xLabel: 'retrieval depth k', yLabel: 'P(best k), bootstrap', series, xScale: 'ordinal', yDomain: [0, 1], height: 220 });
+}
+
+/** A saved figure: its file name (without `.vl.json`), its spec, its model and what it shows (a caption's first sentence). */
+export interface RunFigure {
+  name: string;
+  spec: VegaLiteSpec;
+  model: string;
+  subject: string;
+}
+
+/**
  * Every figure of a run by file name (without `.vl.json`): what a run saves beside its report
  * (`figures/<name>.vl.json`) so a figure can be restyled and re-rendered (`hisrag figures`).
  */
-export function runFigureSpecs(summary: RunSummary): { name: string; spec: VegaLiteSpec }[] {
-  const out: { name: string; spec: VegaLiteSpec }[] = [];
+export function runFigureSpecs(summary: RunSummary): RunFigure[] {
+  const out: RunFigure[] = [];
   for (const model of summary.models) {
     const tag = summary.models.length > 1 ? `-${fileSafe(model)}` : '';
-    const add = (name: string, spec: VegaLiteSpec | null) => spec && out.push({ name: `${name}${tag}`, spec });
-    add('score-vs-k', depthFigure(summary, model));
-    add('score-vs-cost', costFigure(summary, model));
-    add('recall-before-after-rerank', rerankRecallFigure(summary, model));
-    add('help-hurt', helpHurtFigure(summary.cells.filter((c) => c.model === model)));
-    for (const { metric, spec } of claimMetricFigures(summary, summary.cells, model)) add(`claims-${metric}`, spec);
+    const add = (name: string, spec: VegaLiteSpec | null, subject: string) => spec && out.push({ name: `${name}${tag}`, spec, model, subject });
+    add('score-vs-k', depthFigure(summary, model), 'Mean score against retrieval depth k, conditions without retrieval as dashed reference lines; the ringed point is the best k of the depth curve');
+    add('p-best', probabilityBestFigure(summary, model), 'Probability that each depth k is the best (share of bootstrap resamples in which it has the highest mean), per depth curve');
+    add('score-vs-cost', costFigure(summary, model), 'Mean score against the cost per answer');
+    add('recall-before-after-rerank', rerankRecallFigure(summary, model), 'Retrieval recall@k before and after reranking');
+    add('help-hurt', helpHurtFigure(summary.cells.filter((c) => c.model === model)), 'Items retrieval helped and hurt, by what became of their gold evidence');
+    for (const { metric, spec } of claimMetricFigures(summary, summary.cells, model)) add(`claims-${metric}`, spec, `Claim metric: ${CLAIM_METRIC_TITLES[metric]} against k`);
   }
   return out;
 }

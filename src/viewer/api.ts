@@ -76,6 +76,8 @@ export interface ChartView {
   model: string;
   /** Vega-Lite specs from the project's one chart module (`src/figures/`), the same the report renders to SVG; the client embeds them interactively. */
   depth: Record<string, unknown> | null;
+  /** P(best k) per depth curve (`probabilityBestFigure`). */
+  pBest: Record<string, unknown> | null;
   cost: Record<string, unknown> | null;
 }
 

@@ -5,7 +5,7 @@ import { RUN_FILES } from '../runFiles/runDir.js';
 import { summarizeRun } from '../analysis/summary.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { summaryOptionsOf } from '../results/loadRun.js';
-import { costFigure, depthFigure } from '../figures/runFigures.js';
+import { costFigure, depthFigure, probabilityBestFigure } from '../figures/runFigures.js';
 import type { AnswerDetail, AnswerPage, AnswerQuery, CellView, IndexState, RunDetail, RunListEntry } from './api.js';
 import { AnswerLoader, type StoredItem } from './answerLoader.js';
 import { answerDetail, answerKeys, answersPage, bundleRows, scoreRows, storedItem } from './answerQueries.js';
@@ -259,7 +259,7 @@ export class RunIndex {
       ...(summary?.versus ? { versus: summary.versus } : {}),
       groupKeys: Object.keys(groupValues).sort(),
       groupValues,
-      charts: summary ? summary.models.map((model) => ({ model, depth: depthFigure(summary, model), cost: costFigure(summary, model) })) : [],
+      charts: summary ? summary.models.map((model) => ({ model, depth: depthFigure(summary, model), pBest: probabilityBestFigure(summary, model), cost: costFigure(summary, model) })) : [],
       byModality: summary?.byModality ?? [],
       ...(summary?.judgeCheck ? { judgeCheck: summary.judgeCheck } : {}),
       report: insideFile(this.dir, RUN_FILES.report) !== null,

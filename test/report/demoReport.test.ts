@@ -27,10 +27,13 @@ describe('the demo report (70 answers)', () => {
   }, 240_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('is under 300 KB', () => {
+  it('is under 300 KB besides its figures, each figure under 10 KB', () => {
     expect(result.code).toBe(0);
     expect(readFileSync(join(dir, 'runs', 'full', 'items.jsonl'), 'utf8').trim().split('\n')).toHaveLength(70);
-    expect(bytes).toBeLessThan(300 * 1024);
+    const figures = [...html.matchAll(/<svg[^>]*class="marks[\s\S]*?<\/svg>/g)].map((m) => Buffer.byteLength(m[0]));
+    expect(figures.length).toBe(3); // score vs k, P(best k), score vs cost
+    for (const figure of figures) expect(figure).toBeLessThan(10 * 1024);
+    expect(bytes - figures.reduce((a, b) => a + b, 0)).toBeLessThan(300 * 1024);
   });
 
   it("reads its chart's y axis in round numbers, evenly spaced, and its x axis in the depths", () => {
@@ -54,6 +57,17 @@ describe('the demo report (70 answers)', () => {
     expect(spec.$schema).toMatch(/vega-lite/);
     expect(spec.width).toBe('container');
     expect(existsSync(join(dir, 'runs', 'full', 'figures', 'score-vs-cost.vl.json'))).toBe(true);
+    expect(existsSync(join(dir, 'runs', 'full', 'figures', 'p-best.vl.json'))).toBe(true);
+  });
+
+  it('draws the depth curve\'s P(best k) from its figure spec, per depth on a 0–1 axis', () => {
+    const svg = /<svg[^>]*class="marks p-best-chart"[\s\S]*?<\/svg>/.exec(html)?.[0];
+    expect(svg).toBeDefined();
+    const axes = axisLabels(svg!);
+    expect(axes[0]).toEqual(['10', '20', '50', '100']);
+    expect(axes[1]!.map(Number)[0]).toBe(0);
+    expect(axes[1]!.map(Number).at(-1)).toBe(1);
+    expect(svg).toMatch(/series_line_marks/);
   });
 
   it('stores each retrieved passage once, and answers link to it', () => {

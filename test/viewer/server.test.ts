@@ -87,6 +87,7 @@ describe('hisrag view: the server and its JSON API', () => {
     expect(detail.groupKeys).toContain('category');
     expect(detail.groupValues.category).toContain('名词解释');
     expect(detail.charts[0]!.depth).toMatchObject({ $schema: expect.stringContaining('vega-lite'), width: 'container' });
+    expect(detail.charts[0]!.pBest).toMatchObject({ $schema: expect.stringContaining('vega-lite'), width: 'container' });
     expect(detail.report).toBe(true);
   });
 

@@ -89,6 +89,7 @@ export function RunView({ id }: { id: string }) {
         <div class="charts">
           {d.charts.length > 1 ? <h3>{chart.model}</h3> : null}
           {chart.depth ? <Figure spec={chart.depth} label="score against k" /> : null}
+          {chart.pBest ? <Figure spec={chart.pBest} label="P(best k)" /> : null}
           {chart.cost ? <Figure spec={chart.cost} label="score against cost" /> : null}
         </div>
       ))}
