@@ -121,7 +121,9 @@ export function lineFigureSpec(figure: LineFigure): VegaLiteSpec {
         scale: { ...(figure.xScale === 'log' ? { type: 'log' } : { zero: false }), ...(figure.xDomain ? { domain: figure.xDomain } : {}) },
       };
   const y = { field: 'y', type: 'quantitative', title: figure.yLabel, axis: { tickCount: 6 }, scale: { zero: false, ...(figure.yDomain ? { domain: figure.yDomain } : {}) } };
-  const color = { field: 'series', type: 'nominal', title: null, scale: { domain: labels, range: colors }, legend: facet ? null : { orient: 'right', labelLimit: 320 } };
+  // Faceted, each plot is titled by its series; the legend names only what every plot repeats (the reference lines).
+  const legend = !facet ? { orient: 'right', labelLimit: 320 } : references.length ? { orient: 'top', direction: 'horizontal', labelLimit: 320, values: references.map((r) => r.label) } : null;
+  const color = { field: 'series', type: 'nominal', title: null, scale: { domain: labels, range: colors }, legend };
   const hiddenWhen = (shown: number) => ({ condition: { param: 'hidden', empty: false, value: 0 }, value: shown });
   const tooltip = [
     { field: 'series', title: 'series' },

@@ -44,6 +44,12 @@ describe('lineFigureSpec', () => {
     // one plot per series, each titled by its series and each with the reference line
     for (let i = 0; i < 10; i++) expect(svg).toContain(`>method ${i}</text>`);
     expect(svg.match(/role-mark reference_line_marks/g)!.length).toBe(10);
+    // readable: the legend names the reference lines every plot repeats (and only them), and each plot keeps a usable width
+    const legendLabels = [...svg.matchAll(/series_legend_labels"><text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+    expect(legendLabels).toEqual(['closed-book']);
+    const plots = [...svg.matchAll(/<path class="background" d="M0\.5,0\.5h([\d.]+)v/g)].map((m) => Number(m[1]));
+    expect(plots.length).toBe(10);
+    for (const width of plots) expect(width).toBeGreaterThanOrEqual(250);
     expect(MAX_SERIES_PER_PLOT).toBe(6);
     expect(figureSvg(lineFigureSpec({ xLabel: 'k', yLabel: 's', series: series(6) }))).not.toContain('role-title');
   });
