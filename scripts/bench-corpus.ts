@@ -19,6 +19,15 @@
  *                of pages (every 20th article)
  *   poems        the json builder on chinese-poetry-shaped Tang poems (generated: the npm package
  *                is ~85 MB compressed, too big to add for a benchmark)
+ *   versus-wikiextractor
+ *                WikiExtractor (`python3 -m wikiextractor.WikiExtractor --no-templates`, run from
+ *                --wikiextractor, a checkout of github.com/attardi/wikiextractor) and hisrag's dump
+ *                build (the CLI as a user runs it: `node bin/hisrag.mjs corpus build --builder
+ *                wikipedia-dump`, from the compiled dist/, whose chunk workers load compiled
+ *                JavaScript too) on the same dump, --rounds times, alternating which goes first;
+ *                each one's CPU-seconds are user + system of its whole process tree (threads and
+ *                child processes included), and the ratio is WikiExtractor's over hisrag's.
+ *                Only with --only versus-wikiextractor; --input xml (default) or bz2.
  * A stage that runs past --max-seconds is stopped and reports the rate over what it did.
  * Rates are given per wall second and per CPU second (user + system of the stage's process, worker
  * threads and finished child processes such as native bzip2 included): on a shared machine the
@@ -40,6 +49,9 @@ const { values } = parseArgs({
     'max-seconds': { type: 'string', default: '240' },
     stage: { type: 'string' },
     only: { type: 'string' },
+    wikiextractor: { type: 'string', default: '/tmp/wikiextractor' },
+    rounds: { type: 'string', default: '3' },
+    input: { type: 'string', default: 'xml' },
   },
 });
 const dir = values.dir!;
@@ -229,6 +241,60 @@ function describe(result: StageResult, uncompressedBytes: number, compressedByte
   return parts.join(', ');
 }
 
+/** CPU-seconds (user + system) of the children this process has reaped, their own children included. */
+const reapedChildrenCpu = () => procCpuSeconds('/proc/self/stat', true)! - procCpuSeconds('/proc/self/stat', false)!;
+
+/** Runs `command` to its end; its wall seconds and the CPU-seconds of its whole process tree. */
+function measured(command: string, args: string[], cwd: string): { seconds: number; cpuSeconds: number } {
+  const cpuBefore = reapedChildrenCpu();
+  const started = performance.now();
+  const result = spawnSync(command, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+  const seconds = (performance.now() - started) / 1000;
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')}: exit ${result.status}\n${result.stderr}`);
+  return { seconds, cpuSeconds: reapedChildrenCpu() - cpuBefore };
+}
+
+/**
+ * WikiExtractor against hisrag's dump build on the same input, side by side: --rounds rounds, each
+ * tool once per round, the first alternating. hisrag runs as the installed CLI does, from dist/
+ * (rebuilt here when stale; a stale dist/ would make the CLI fall back to tsx and count
+ * TypeScript compilation in its CPU-seconds).
+ */
+async function versusWikiExtractor(input: string, uncompressedBytes: number): Promise<void> {
+  const root = new URL('..', import.meta.url).pathname;
+  const { compiledIsCurrent } = await import('../bin/sourceStamp.mjs');
+  if (!compiledIsCurrent(root)) execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+  if (!compiledIsCurrent(root)) throw new Error('dist/ is not current after scripts/build.mjs');
+  const checkout = values.wikiextractor!;
+  if (!existsSync(join(checkout, 'wikiextractor', 'WikiExtractor.py'))) throw new Error(`no WikiExtractor at ${checkout} (git archive of github.com/attardi/wikiextractor; see docs/performance.md)`);
+  const mb = uncompressedBytes / 1e6;
+  const load = () => loadavg()[0]!.toFixed(1);
+  const tools = {
+    wikiextractor: (out: string) => measured('python3', ['-m', 'wikiextractor.WikiExtractor', '--no-templates', '-q', '-o', out, input], checkout),
+    hisrag: (out: string) => measured(process.execPath, [join(root, 'bin', 'hisrag.mjs'), 'corpus', 'build', '--builder', 'wikipedia-dump', '--input', input, '--out', out, '--no-progress'], root),
+  };
+  process.stdout.write(`versus WikiExtractor on ${input} (${mb.toFixed(1)} MB of XML); hisrag from dist/ (compiled; chunk workers load dist/corpus/wikipedia/*.js)\n`);
+  const ratios: number[] = [];
+  for (let round = 1; round <= Number(values.rounds); round++) {
+    const order = round % 2 === 1 ? (['wikiextractor', 'hisrag'] as const) : (['hisrag', 'wikiextractor'] as const);
+    const cpu: Record<string, number> = {};
+    for (const tool of order) {
+      const out = join(dir, `out-${tool}`);
+      await rm(out, { recursive: true, force: true });
+      const before = load();
+      const { seconds, cpuSeconds } = tools[tool](out);
+      cpu[tool] = cpuSeconds;
+      process.stdout.write(`  round ${round} ${tool.padEnd(13)} ${seconds.toFixed(1).padStart(6)} s wall, ${cpuSeconds.toFixed(2).padStart(6)} CPU-s, ${(mb / cpuSeconds).toFixed(2)} MB of XML per CPU-second (load ${before} → ${load()})\n`);
+      await rm(out, { recursive: true, force: true });
+    }
+    ratios.push(cpu.wikiextractor! / cpu.hisrag!);
+    process.stdout.write(`  round ${round}: hisrag ${ratios.at(-1)!.toFixed(2)}× WikiExtractor per CPU-second\n`);
+  }
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  process.stdout.write(`hisrag against WikiExtractor per CPU-second: median ${median.toFixed(2)}× (${sorted.map((r) => r.toFixed(2)).join(', ')})\n`);
+}
+
 if (values.stage) {
   process.stdout.write(JSON.stringify(await runStage(values.stage)) + '\n');
 } else {
@@ -236,13 +302,19 @@ if (values.stage) {
   if (!existsSync(xmlPath)) {
     execFileSync(process.execPath, ['--import', 'tsx', new URL('./generate-synthetic-dump.ts', import.meta.url).pathname, '--out', xmlPath, '--mb', values.mb!], { stdio: 'inherit' });
   }
-  if (!existsSync(bz2Path)) execFileSync('sh', ['-c', `bzip2 -c -9 '${xmlPath}' > '${bz2Path}.tmp' && mv '${bz2Path}.tmp' '${bz2Path}'`], { stdio: 'inherit' });
-  if (!existsSync(poemsDir)) await writePoems(Number(values.poems));
-  const uncompressed = statSync(xmlPath).size;
-  const compressed = statSync(bz2Path).size;
-  process.stdout.write(`synthetic dump: ${(uncompressed / 1048576).toFixed(1)} MiB XML, ${(compressed / 1048576).toFixed(1)} MiB bz2; ${values.poems} poems\n`);
   const stages = values.only ? values.only.split(',') : ['bz2-system', 'bz2-js', 'xml', 'build-xml', 'build-xml-wtf', 'equality', 'build-bz2', 'build-bz2-js', 'poems'];
+  // The .bz2 and the poems only when a stage reads them (compressing 70 MB takes a while).
+  const needsBz2 = stages.some((s) => s.includes('bz2')) || (stages.includes('versus-wikiextractor') && values.input === 'bz2');
+  if (needsBz2 && !existsSync(bz2Path)) execFileSync('sh', ['-c', `bzip2 -c -9 '${xmlPath}' > '${bz2Path}.tmp' && mv '${bz2Path}.tmp' '${bz2Path}'`], { stdio: 'inherit' });
+  if (stages.includes('poems') && !existsSync(poemsDir)) await writePoems(Number(values.poems));
+  const uncompressed = statSync(xmlPath).size;
+  const compressed = existsSync(bz2Path) ? statSync(bz2Path).size : 0;
+  process.stdout.write(`synthetic dump: ${(uncompressed / 1048576).toFixed(1)} MiB XML${compressed ? `, ${(compressed / 1048576).toFixed(1)} MiB bz2` : ''}\n`);
   for (const stage of stages) {
+    if (stage === 'versus-wikiextractor') {
+      await versusWikiExtractor(values.input === 'bz2' ? bz2Path : xmlPath, uncompressed);
+      continue;
+    }
     if (stage === 'bz2-system') {
       const started = performance.now();
       const result = spawnSync('sh', ['-c', `bzip2 -dc '${bz2Path}' | wc -c`], { encoding: 'utf8' });
