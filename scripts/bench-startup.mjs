@@ -2,9 +2,8 @@
 // Start-up of the CLI, side by side with Node's own start: each round runs every command once, in
 // turn, so that a busy machine slows them alike; prints the median and the range of each.
 //   node scripts/bench-startup.mjs [--rounds 10] [--baseline <another checkout>]
-// "first line": `hisrag run experiments/demo.yaml` (prepared: models, corpus and index already
-// built) until its first line of output, then stopped with Ctrl-C (its run directory goes to a
-// temporary folder). "sources": the same CLI forced onto the TypeScript sources (tsx), as before
+// "first line": `hisrag run experiments/demo.yaml` until its first line of output, then stopped
+// with Ctrl-C (its run directory goes to a temporary folder). "sources": the same CLI forced onto the TypeScript sources (tsx), as before
 // dist/. --baseline: `hisrag --help` of another checkout (e.g. one before this change).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -45,7 +44,7 @@ const cases = [
 ];
 if (values.baseline) cases.push([`--help of ${values.baseline}`, () => time([join(values.baseline, 'bin', 'hisrag.mjs'), '--help'])]);
 
-await cases[3][1](); // prepares the demo's models, corpus and index if needed (not measured)
+await cases[3][1](); // warms the file cache (not measured)
 const times = new Map(cases.map(([name]) => [name, []]));
 for (let round = 0; round < rounds; round++) for (const [name, run] of cases) times.get(name).push(await run());
 rmSync(out, { recursive: true, force: true });

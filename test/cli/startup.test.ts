@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,18 +69,26 @@ describe('the CLI entry: compiled code only when current', () => {
   }, 60_000);
 });
 
-/** Every command imports what it uses when it runs: `--help` loads no model, index, LLM or schema library. */
-describe('hisrag --help loads only the command definitions', () => {
-  it('resolves no heavy package', () => {
-    const log = join(mkdtempSync(join(tmpdir(), 'hisrag-imports-')), 'imports.txt');
-    const hooks = `data:text/javascript,${encodeURIComponent(`
+/** Packages that take a noticeable share of a second to import. */
+const HEAVY = /node_modules\/(@langchain|langchain|@huggingface|@lancedb|sharp|onnxruntime-node|zod|yaml|openai|better-sqlite3|hnswlib-node|usearch)\//;
+
+/** A `--import` argument that appends every module URL the process resolves to `log`. */
+function importLogger(log: string): string {
+  const hooks = `data:text/javascript,${encodeURIComponent(`
       import { appendFileSync } from 'node:fs';
       export async function resolve(specifier, context, next) {
         const result = await next(specifier, context);
         appendFileSync(${JSON.stringify(log)}, result.url + '\\n');
         return result;
       }`)}`;
-    const register = `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(hooks)});`)}`;
+  return `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(hooks)});`)}`;
+}
+
+/** Every command imports what it uses when it runs: `--help` loads no model, index, LLM or schema library. */
+describe('hisrag --help loads only the command definitions', () => {
+  it('resolves no heavy package', () => {
+    const log = join(mkdtempSync(join(tmpdir(), 'hisrag-imports-')), 'imports.txt');
+    const register = importLogger(log);
     for (const fromSource of ['1', '0']) {
       writeFileSync(log, '');
       const result = spawnSync(process.execPath, ['--import', register, join(REPO_ROOT, 'bin/hisrag.mjs'), '--help'], {
@@ -92,8 +100,33 @@ describe('hisrag --help loads only the command definitions', () => {
       expect(result.stdout).toMatch(/Usage: hisrag/);
       const loaded = spawnSync('cat', [log], { encoding: 'utf8' }).stdout.split('\n');
       expect(loaded.some((url) => url.includes('/commander/'))).toBe(true);
-      const heavy = loaded.filter((url) => /node_modules\/(@langchain|langchain|@huggingface|@lancedb|sharp|onnxruntime-node|zod|yaml|openai|better-sqlite3|hnswlib-node|usearch)\//.test(url));
+      const heavy = loaded.filter((url) => HEAVY.test(url));
       expect(heavy).toEqual([]);
     }
+  }, 60_000);
+});
+
+/** `hisrag run`'s first line is printed before the config is checked: it waits on no heavy import. */
+describe('hisrag run answers at once', () => {
+  it('prints its first line before resolving any heavy package, then checks the config', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hisrag-first-line-'));
+    const log = join(dir, 'imports.txt');
+    writeFileSync(log, '');
+    const child = spawn(process.execPath, ['--import', importLogger(log), join(REPO_ROOT, 'bin/hisrag.mjs'), 'run', 'experiments/demo.yaml', '--set', `output=${join(dir, 'runs')}`, '--no-progress'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    const firstLine = await new Promise<{ line: string; loaded: string[] }>((resolve, reject) => {
+      child.stdout.on('data', (d) => {
+        stdout += d;
+        // The modules resolved by the time the line arrived (the hooks write synchronously, before each import runs).
+        if (stdout.includes('\n')) resolve({ line: stdout.split('\n')[0]!, loaded: readFileSync(log, 'utf8').split('\n') });
+      });
+      child.on('close', (code) => reject(new Error(`hisrag run exited ${code} before a line: ${stdout}`)));
+    });
+    child.kill('SIGINT');
+    await new Promise((resolve) => child.on('close', resolve));
+    expect(firstLine.line).toBe('hisrag run: checking experiments/demo.yaml');
+    expect(firstLine.loaded.some((url) => url.includes('/commander/'))).toBe(true);
+    expect(firstLine.loaded.filter((url) => HEAVY.test(url))).toEqual([]);
+    rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 });

@@ -58,11 +58,11 @@ unavailable, execution.maxFailures reached, or no answer scored (resumable), 130
       // Ctrl-C: answers in flight are kept, nothing new starts; the CLI exits 130 (resume with --resume).
       const stop = gracefulStop();
       try {
-        // Loaded on use so that `hisrag --help` and other commands start fast.
-        const { loadExperimentConfig } = await import('../../config/load.js');
-        const config = configFile ? await loadExperimentConfig(configFile, opts.set) : undefined;
-        // A first line at once: loading the stages' libraries (models, indexes, LLM clients) takes a while.
-        log(config ? `hisrag run ${config.name}: ${configFile} is valid; loading its stages` : `hisrag run: resuming ${opts.resume}`);
+        // A first line at once, before any import: checking a config loads every registered
+        // component's module (LLM clients, embedders, indexes: seconds), the run its stages' libraries.
+        log(configFile ? `hisrag run: checking ${configFile}` : `hisrag run: resuming ${opts.resume}`);
+        const config = configFile ? await (await import('../../config/load.js')).loadExperimentConfig(configFile, opts.set) : undefined;
+        if (config) log(`hisrag run ${config.name}: ${configFile} is valid; loading its stages`);
         const { runAndDiagnose } = await import('../../app/runAndDiagnose.js');
         const result = await runAndDiagnose({
           ...(config ? { config, configFile } : {}),
