@@ -3,8 +3,9 @@
 // turn, so that a busy machine slows them alike; prints the median and the range of each.
 //   node scripts/bench-startup.mjs [--rounds 10] [--baseline <another checkout>]
 // "first line": `hisrag run experiments/demo.yaml` until its first line of output, then stopped
-// with Ctrl-C (its run directory goes to a temporary folder). "sources": the same CLI forced onto the TypeScript sources (tsx), as before
-// dist/. --baseline: `hisrag --help` of another checkout (e.g. one before this change).
+// with Ctrl-C (its run directory goes to a temporary folder); "config checked": the same until its
+// second line (the config validated against every registered component). "sources": the same CLI
+// forced onto the TypeScript sources (tsx), as before dist/. --baseline: `hisrag --help` of another checkout (e.g. one before this change).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,14 +18,16 @@ const root = join(import.meta.dirname, '..');
 const cli = join(root, 'bin', 'hisrag.mjs');
 const out = mkdtempSync(join(tmpdir(), 'hisrag-bench-startup-'));
 
-/** Milliseconds from spawn to exit, or (firstLine) to the first line of output, after which it is interrupted. */
-function time(args, { env = {}, firstLine = false } = {}) {
+/** Milliseconds from spawn to exit, or to the `lines`-th line of output, after which it is interrupted. */
+function time(args, { env = {}, lines = 0 } = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let took = null;
+    let seen = 0;
     const onData = (chunk) => {
-      if (firstLine && took === null && chunk.includes('\n')) {
+      seen += String(chunk).split('\n').length - 1;
+      if (lines && took === null && seen >= lines) {
         took = performance.now() - started;
         child.kill('SIGINT');
       }
@@ -40,7 +43,8 @@ const cases = [
   ['node -e ""', () => time(['-e', ''])],
   ['hisrag --help', () => time([cli, '--help'])],
   ['hisrag --help (sources, tsx)', () => time([cli, '--help'], { env: { HISRAG_FROM_SOURCE: '1' } })],
-  ['hisrag run: first line', () => time([cli, 'run', 'experiments/demo.yaml', '--set', `output=${out}`, '--no-progress'], { firstLine: true })],
+  ['hisrag run: first line', () => time([cli, 'run', 'experiments/demo.yaml', '--set', `output=${out}`, '--no-progress'], { lines: 1 })],
+  ['hisrag run: config checked', () => time([cli, 'run', 'experiments/demo.yaml', '--set', `output=${out}`, '--no-progress'], { lines: 2 })],
 ];
 if (values.baseline) cases.push([`--help of ${values.baseline}`, () => time([join(values.baseline, 'bin', 'hisrag.mjs'), '--help'])]);
 

@@ -95,7 +95,9 @@ export async function generateLargeRun(options: LargeRunOptions): Promise<{ dir:
   const conditions = options.conditions ?? sourceConditions;
   for (const c of conditions) if (!sourceConditions.includes(c)) throw new Error(`--conditions: ${c} is not a condition of ${source} (${sourceConditions.join(', ')})`);
   const records = all.filter((r) => conditions.includes(r.condition));
-  const benchmarkFile = resolve(config.benchmark.file);
+  // A stored config names its benchmarks as a list (`benchmarks`); older ones one `benchmark`.
+  const benchmarkSpec = config.benchmarks?.[0] ?? config.benchmark;
+  const benchmarkFile = resolve(benchmarkSpec.file);
   const questions = JSON.parse(readFileSync(benchmarkFile, 'utf8')) as { id: string; question: string; reference_answer?: string }[];
   const items = options.answers !== undefined ? Math.ceil(options.answers / conditions.length) : (options.items ?? 4000);
   const copies = Math.ceil(items / questions.length);
@@ -111,7 +113,8 @@ export async function generateLargeRun(options: LargeRunOptions): Promise<{ dir:
   }
   const benchmarkOut = join(dirname(out), '..', `${runId}-benchmark.json`);
   writeFileSync(benchmarkOut, JSON.stringify(benchmark));
-  const runConfig = { ...config, name: runId, benchmark: { ...config.benchmark, file: resolve(benchmarkOut) } };
+  const generatedBenchmark = { ...benchmarkSpec, file: resolve(benchmarkOut) };
+  const runConfig = { ...config, name: runId, ...(config.benchmarks ? { benchmarks: [generatedBenchmark] } : { benchmark: generatedBenchmark }) };
   writeFileSync(join(out, 'config.json'), JSON.stringify(runConfig, null, 2));
 
   // A seeded LCG: the same run every time.
