@@ -144,6 +144,15 @@ describe.runIf(hasChromium)('hisrag view in Chromium', () => {
     expect(await hidden.count()).toBe(0);
     await chart.locator('g.role-legend-entry text', { hasText: /^rag$/ }).first().click();
     await poll(() => hidden.count()).toBe(1);
+    // The depth curve's P(best k), from the same spec the report draws: one line over the four depths, its value on hover.
+    const pBest = page.locator('figure.chart[aria-label="P(best k)"]');
+    await pBest.locator('svg g[class*="series_line_marks"] path').first().waitFor();
+    const pBestPoints = pBest.locator('svg g[class*="series_line_layer_1_marks"] path, svg g[class*="layer_3_layer_1_marks"] path');
+    expect(await pBestPoints.count()).toBe(4);
+    await pBest.scrollIntoViewIfNeeded();
+    const last = (await pBestPoints.last().boundingBox())!;
+    await page.mouse.move(last.x + last.width / 2, last.y + last.height / 2);
+    await poll(async () => (await tooltip.textContent()) ?? '').toMatch(/P\(best k\), bootstrap\s*0\.\d\d/);
     expect(problems).toEqual([]);
   });
 
