@@ -79,6 +79,21 @@ function methodFigures(records: RunItemRecord[]): CellSummary['method'] {
   );
 }
 
+/** Mean context per answer (chunks placed, their tokens) and the corpus the chunks come from, over the records that carry them. */
+function contextOf(records: RunItemRecord[]): Pick<CellSummary, 'context' | 'corpus'> {
+  const used = records.flatMap((r) => (r.context ? [r.context] : []));
+  const corpora = new Map<string, number>();
+  for (const r of records) for (const chunk of r.retrieved) corpora.set(corpusOfChunk(chunk.id), (corpora.get(corpusOfChunk(chunk.id)) ?? 0) + 1);
+  const corpus = [...corpora].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0];
+  return {
+    ...(used.length ? { context: { n: used.length, chunks: meanOf(used.map((c) => c.chunks))!, tokens: meanOf(used.map((c) => c.tokens))! } } : {}),
+    ...(corpus ? { corpus } : {}),
+  };
+}
+
+/** A chunk id's corpus: its first part (`<corpus>:<document>:<n>`). */
+const corpusOfChunk = (id: string) => id.split(':')[0]!;
+
 /** An answer that was empty, whether scored 0 by the benchmark's rule or recorded as failed. */
 export const isEmptyAnswer = (r: RunItemRecord) => r.score.rule === 'empty-answer';
 
@@ -171,6 +186,8 @@ function cellSummary(model: string, condition: string, list: RunItemRecord[], op
     ...(options.methods?.[first.strategy] ? { methodSpec: options.methods[first.strategy] } : {}),
     retriever: first.retriever,
     k: first.k,
+    ...(first.contextTokens ? { contextTokens: first.contextTokens } : {}),
+    ...contextOf(list),
     items: list.length,
     scored: scored.length,
     failed: {

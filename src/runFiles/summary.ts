@@ -66,6 +66,12 @@ export const CellSummarySchema = z.strictObject({
   methodSpec: CellMethodSchema.optional(),
   retriever: z.string().nullable(),
   k: z.number().nullable(),
+  /** The depth as a context budget in tokens (`rag@2000tok`); absent for a depth k. */
+  contextTokens: z.number().int().optional(),
+  /** Mean per answer of the chunks placed in the prompt and their texts' tokens (records with `context`); absent without retrieval. */
+  context: z.strictObject({ n: z.number().int(), chunks: z.number(), tokens: z.number() }).optional(),
+  /** The chunking: the corpus its retriever reads (the first part of its retrieved chunks' ids, the most frequent); absent without retrieval. */
+  corpus: z.string().optional(),
   items: z.number().int(),
   scored: z.number().int(),
   failed: z.strictObject({ generation: z.number().int(), judge: z.number().int() }),
