@@ -223,27 +223,46 @@ function adjustFamily(differences: PairedDifference[], reference: string, models
   return { name, reference, size: members.length };
 }
 
+/** A cell's depth on its series' axis: its k, or its context budget; null without either. */
+const depthOf = (cell: CellSummary): { unit: 'k' | 'contextTokens'; depth: number } | null =>
+  cell.k !== null ? { unit: 'k', depth: cell.k } : cell.contextTokens !== undefined ? { unit: 'contextTokens', depth: cell.contextTokens } : null;
+
+/** The depth series of a run: per model × strategy × retriever × unit (k, context budget), its cells in depth order (one per depth). */
+export function depthSeries(cells: readonly CellSummary[]): { unit: 'k' | 'contextTokens'; depths: number[]; cells: CellSummary[] }[] {
+  const series = new Map<string, { unit: 'k' | 'contextTokens'; cells: CellSummary[] }>();
+  for (const cell of cells) {
+    const at = depthOf(cell);
+    if (!at) continue;
+    const key = `${cell.model}\u0000${cell.strategy}\u0000${cell.retriever ?? ''}\u0000${at.unit}`;
+    (series.get(key) ?? series.set(key, { unit: at.unit, cells: [] }).get(key)!).cells.push(cell);
+  }
+  return [...series.values()].flatMap(({ unit, cells: list }) => {
+    const depths = [...new Set(list.map((c) => depthOf(c)!.depth))].sort((a, b) => a - b);
+    // Two conditions at one depth (e.g. two rerankers over one retriever) are not one series.
+    if (depths.length !== list.length) return [];
+    return [{ unit, depths, cells: depths.map((d) => list.find((c) => depthOf(c)!.depth === d)!) }];
+  });
+}
+
 /**
- * Per model × strategy × retriever measured at two depths or more: the depth curve's shape on the
- * questions scored at every depth (slope over ln k, best k and its probability, deepest − best).
+ * Per model × strategy × retriever measured at two depths or more (k, or context budgets): the
+ * depth curve's shape on the questions scored at every depth (slope over ln depth, best depth and
+ * its probability, deepest − best), and the same fitted against the mean context tokens of each
+ * condition, so that series of different chunkings share one axis.
  */
 function depthCurves(cells: CellSummary[], byCell: Map<string, RunItemRecord[]>, stats: RunStatistics): DepthCurve[] {
-  const series = new Map<string, CellSummary[]>();
-  for (const cell of cells) {
-    if (cell.k === null) continue;
-    const key = `${cell.model}\u0000${cell.strategy}\u0000${cell.retriever ?? ''}`;
-    (series.get(key) ?? series.set(key, []).get(key)!).push(cell);
-  }
   const out: DepthCurve[] = [];
-  for (const list of series.values()) {
-    const depths = [...new Set(list.map((c) => c.k!))].sort((a, b) => a - b);
-    // Two conditions at one depth (e.g. two rerankers over one retriever) are not one curve.
-    if (depths.length < 2 || depths.length !== list.length) continue;
-    const ordered = depths.map((k) => list.find((c) => c.k === k)!);
+  for (const { unit, depths, cells: ordered } of depthSeries(cells)) {
+    if (depths.length < 2) continue;
     const first = ordered[0]!;
     const byDepth = ordered.map((c) => stats.observations(byCell.get(cellKey(c.model, c.condition))!));
-    const curve = depthCurveOf(depths, byDepth, stats.settings, salts.depth(first.model, first.strategy, first.retriever));
+    const salt = salts.depth(first.model, first.strategy, first.retriever) + (unit === 'contextTokens' ? '|tokens' : '');
+    const curve = depthCurveOf(depths, byDepth, stats.settings, salt);
     if (!curve) continue;
+    const tokens = ordered.map((c) => c.context?.tokens ?? 0);
+    const rising = tokens[0]! > 0 && tokens.every((t, i) => i === 0 || t > tokens[i - 1]!);
+    // The same salt: the same bootstrap draws, so the best depth and its P(best) agree on both axes.
+    const onTokens = rising ? depthCurveOf(tokens, byDepth, stats.settings, salt) : null;
     out.push({
       model: first.model,
       strategy: first.strategy,
@@ -258,6 +277,9 @@ function depthCurves(cells: CellSummary[], byCell: Map<string, RunItemRecord[]>,
       probabilityBest: curve.probabilityBest,
       deepestMinusBest: curve.deepestMinusBest,
       deepestBelowBest: curve.deepestBelowBest,
+      unit,
+      ...(first.corpus ? { corpus: first.corpus } : {}),
+      ...(onTokens ? { againstTokens: { tokens, slope: onTokens.slope, bestTokens: onTokens.bestK, probabilityBest: onTokens.probabilityBest } } : {}),
     });
   }
   return out;

@@ -14,14 +14,32 @@ export function depthCurveTableHtml(summary: RunSummary, model: string): string 
     const bars = c.depths
       .map((k, i) => {
         const p = c.probabilityBest[i]!;
-        return `<div class="pbest"><span class="k">k=${k}</span><span class="bar" style="display:inline-block;width:${Math.round(80 * p)}px;height:8px;background:#4a7fb5"></span> ${n(p)}</div>`;
+        return `<div class="pbest"><span class="k">${c.unit === 'contextTokens' ? `${k}tok` : `k=${k}`}</span><span class="bar" style="display:inline-block;width:${Math.round(80 * p)}px;height:8px;background:#4a7fb5"></span> ${n(p)}</div>`;
       })
       .join('');
     const gap = c.deepestMinusBest;
-    return `<tr><td>${escapeHtml(seriesLabel({ condition: c.conditions[0]!, k: c.depths[0]! }))}</td><td>${n(c.slope.estimate)} <span class="ci">[${n(c.slope.ciLow)}, ${n(c.slope.ciHigh)}]</span></td><td>${c.bestK}</td><td>${bars}</td><td>${n(gap.estimate)} <span class="ci">[${n(gap.ciLow)}, ${n(gap.ciHigh)}]</span>${c.deepestBelowBest ? ' <b>below</b>' : ''}</td><td>${c.n}</td></tr>`;
+    return `<tr><td>${escapeHtml(seriesLabel({ condition: c.conditions[0]!, k: c.depths[0]! }))}${c.unit === 'contextTokens' ? ' (budgets)' : ''}</td><td>${n(c.slope.estimate)} <span class="ci">[${n(c.slope.ciLow)}, ${n(c.slope.ciHigh)}]</span></td><td>${c.unit === 'contextTokens' ? `${c.bestK} tokens` : c.bestK}</td><td>${bars}</td><td>${n(gap.estimate)} <span class="ci">[${n(gap.ciLow)}, ${n(gap.ciHigh)}]</span>${c.deepestBelowBest ? ' <b>below</b>' : ''}</td><td>${c.n}</td></tr>`;
   });
   return (
     `<table class="depth-curves"><thead><tr><th>series</th><th>slope per ln k [95% CI]</th><th>best k</th><th>P(best) per k</th><th>deepest − best [95% CI]</th><th>n</th></tr></thead><tbody>${rows.join('')}</tbody></table>` +
     `<p class="meta">Paired over the questions scored at every depth${summary.cluster ? `, bootstrapped over clusters (${escapeHtml(summary.cluster)})` : ''}; the ringed point of each line is its best k.</p>`
   );
+}
+
+/**
+ * The depth curves of one model against mean context tokens: per series its chunking (corpus), the
+ * mean tokens at each depth, the slope per ln tokens with its interval, and the best depth as its
+ * tokens with P(best). Empty when none was fitted.
+ */
+export function depthCurveTokensTableHtml(summary: RunSummary, model: string): string {
+  const curves = (summary.depthCurves ?? []).filter((c) => c.model === model && c.againstTokens);
+  if (!curves.length) return '';
+  const n = (x: number) => x.toFixed(2);
+  const rows = curves.map((c) => {
+    const t = c.againstTokens!;
+    const best = c.depths.indexOf(c.bestK);
+    const depths = c.depths.map((d, i) => `${c.unit === 'contextTokens' ? `${d}tok` : `k=${d}`}: ${Math.round(t.tokens[i]!)}`).join(', ');
+    return `<tr><td>${escapeHtml(seriesLabel({ condition: c.conditions[0]!, k: c.depths[0]! }))}${c.unit === 'contextTokens' ? ' (budgets)' : ''}</td><td>${escapeHtml(c.corpus ?? '–')}</td><td>${depths}</td><td>${n(t.slope.estimate)} <span class="ci">[${n(t.slope.ciLow)}, ${n(t.slope.ciHigh)}]</span></td><td>≈ ${Math.round(t.bestTokens)} (P(best) ${n(t.probabilityBest[best]!)})</td><td>${c.n}</td></tr>`;
+  });
+  return `<table class="depth-curves-tokens"><thead><tr><th>series</th><th>chunking (corpus)</th><th>mean context tokens per depth</th><th>slope per ln tokens [95% CI]</th><th>best depth, tokens</th><th>n</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }

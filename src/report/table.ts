@@ -144,21 +144,35 @@ function statisticsNotes(summary: RunSummary): string[] {
   return lines;
 }
 
-/** One line per depth curve: slope over ln k, best k (highest P(best)) with every P(best), deepest − best. */
+/**
+ * One line per depth curve: slope over ln k (or ln budget), best depth (highest P(best)) with every
+ * P(best), deepest − best; and under it the same curve against mean context tokens (slope per ln
+ * tokens, best depth as its tokens), the axis that chunkings share.
+ */
 function depthCurveLines(summary: RunSummary): string[] {
   const curves = summary.depthCurves ?? [];
   if (!curves.length) return [];
-  const lines = [`depth curves (paired over the questions scored at every depth${summary.cluster ? `, clustered by ${summary.cluster}` : ''}): slope per ln k [95% CI]; best k = the k with the highest P(best) (bootstrap share of resamples in which it has the highest mean); deepest − best [95% CI]`];
+  const lines = [
+    `depth curves (paired over the questions scored at every depth${summary.cluster ? `, clustered by ${summary.cluster}` : ''}): slope per ln k (per ln budget for budgets in tokens) [95% CI]; best k = the k with the highest P(best) (bootstrap share of resamples in which it has the highest mean); deepest − best [95% CI]; ` +
+      'against tokens: the same curve over the mean context tokens of each depth (the axis chunkings share), slope per ln tokens [95% CI], best ≈ its tokens',
+  ];
   for (const c of curves) {
-    const name = `${summary.models.length > 1 ? `${c.model} ` : ''}${c.strategy}${c.retriever ? `·${c.retriever}` : ''}`;
+    const budget = c.unit === 'contextTokens';
+    const at = (d: number) => (budget ? `${d}tok` : `k=${d}`);
+    const name = `${summary.models.length > 1 ? `${c.model} ` : ''}${c.strategy}${c.retriever ? `·${c.retriever}` : ''}${budget ? ' (budgets)' : ''}`;
     const probabilities = c.depths.map((k, i) => `${k}:${c.probabilityBest[i]!.toFixed(2)}`).join(' ');
     const deepest = c.depths[c.depths.length - 1]!;
     const gap = c.deepestMinusBest;
     const tail =
       c.bestK === deepest
         ? 'the deepest is best'
-        : `k=${deepest} − k=${c.bestK}: ${signed(gap.estimate)} [${fmt(gap.ciLow)}, ${fmt(gap.ciHigh)}], ${c.deepestBelowBest ? 'deepest below best' : 'deepest not clearly below best'}`;
-    lines.push(`  ${name}: slope ${signed(c.slope.estimate)} [${fmt(c.slope.ciLow)}, ${fmt(c.slope.ciHigh)}]; best k=${c.bestK} (P(best) ${probabilities}); ${tail} (n=${c.n})`);
+        : `${at(deepest)} − ${at(c.bestK)}: ${signed(gap.estimate)} [${fmt(gap.ciLow)}, ${fmt(gap.ciHigh)}], ${c.deepestBelowBest ? 'deepest below best' : 'deepest not clearly below best'}`;
+    lines.push(`  ${name}: slope ${signed(c.slope.estimate)} [${fmt(c.slope.ciLow)}, ${fmt(c.slope.ciHigh)}]; best ${at(c.bestK)} (P(best) ${probabilities}); ${tail} (n=${c.n})`);
+    const t = c.againstTokens;
+    if (t) {
+      const best = c.depths.indexOf(c.bestK);
+      lines.push(`    against tokens${c.corpus ? ` (chunking ${c.corpus})` : ''}, means ${t.tokens.map((x) => Math.round(x)).join(', ')}: slope per ln tokens ${signed(t.slope.estimate)} [${fmt(t.slope.ciLow)}, ${fmt(t.slope.ciHigh)}]; best ≈ ${Math.round(t.bestTokens)} tokens (P(best) ${t.probabilityBest[best]!.toFixed(2)})`);
+    }
   }
   return lines;
 }

@@ -243,6 +243,24 @@ export const DepthCurveSchema = z.strictObject({
   deepestMinusBest: IntervalSchema,
   /** The deepest k is below the best and the interval of (deepest − best) excludes 0. */
   deepestBelowBest: z.boolean(),
+  /** What `depths` count: passages (`k`, absent in runs from before) or context budgets in tokens (`contextTokens`: `rag@2000tok`). */
+  unit: z.enum(['k', 'contextTokens']).optional(),
+  /** The chunking: the corpus the series' retriever reads (its cells' `corpus`). */
+  corpus: z.string().optional(),
+  /**
+   * The same curve against the mean context tokens per condition (cells' `context.tokens`), so that
+   * depths of different chunkings share one axis: slope per ln tokens with its interval, and the
+   * best depth (the same bootstrap, so the same P(best)) as its mean tokens. Absent when the means
+   * do not rise with depth (a corpus smaller than the deeper k) or were not recorded.
+   */
+  againstTokens: z
+    .strictObject({
+      tokens: z.array(z.number()),
+      slope: IntervalSchema.extend({ designEffect: z.number().nullable() }),
+      bestTokens: z.number(),
+      probabilityBest: z.array(z.number()),
+    })
+    .optional(),
 });
 export type DepthCurve = z.infer<typeof DepthCurveSchema>;
 

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/itemRecord.js';
+import { SummaryFileSchema } from '../../src/runFiles/summaryFile.js';
+import type { RunSummary } from '../../src/runFiles/summary.js';
 import { estimateTokens } from '../../src/text/tokenCounter.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
 import { writeTokenDepthStudy } from './tokenDepthFixture.js';
@@ -10,12 +12,14 @@ import { writeTokenDepthStudy } from './tokenDepthFixture.js';
 let dir: string;
 let result: CliResult;
 let records: RunItemRecord[];
+let summary: RunSummary;
 const runDir = () => join(dir, 'runs', 'r');
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'hisrag-token-depth-'));
   result = await runCli(['run', writeTokenDepthStudy(dir), '--run-id', 'r', '--no-progress']);
   records = readFileSync(join(runDir(), 'items.jsonl'), 'utf8').trim().split('\n').map((line) => RunItemRecordSchema.parse(JSON.parse(line)));
+  summary = SummaryFileSchema.parse(JSON.parse(readFileSync(join(runDir(), 'summary.json'), 'utf8')));
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -65,3 +69,57 @@ describe('depth as a context budget in tokens, on two corpora chunked differentl
     expect(records.find((r) => r.condition === 'closed-book')!.context).toBeUndefined();
   });
 });
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+describe('depth curves against context tokens', () => {
+  it('summary.json: every curve (k and budgets, both chunkings) is also fitted against the mean context tokens of its conditions', () => {
+    const curves = summary.depthCurves!;
+    expect(curves.map((c) => `${c.retriever}:${c.unit}:${c.corpus}`).sort()).toEqual(['large:contextTokens:mini-l', 'large:k:mini-l', 'small:contextTokens:mini-s', 'small:k:mini-s']);
+    for (const curve of curves) {
+      const t = curve.againstTokens!;
+      // The tokens are the cells' means, recomputed from the records.
+      const recomputed = curve.conditions.map((condition) => mean(records.filter((r) => r.condition === condition).map((r) => r.context!.tokens)));
+      t.tokens.forEach((x, i) => expect(x).toBeCloseTo(recomputed[i]!, 9));
+      // The slope per ln tokens is the least-squares slope of the means against ln tokens.
+      const x = t.tokens.map(Math.log);
+      const xm = mean(x);
+      const slope = x.reduce((a, v, i) => a + (v - xm) * curve.means[i]!, 0) / x.reduce((a, v) => a + (v - xm) ** 2, 0);
+      expect(t.slope.estimate).toBeCloseTo(slope, 9);
+      expect(t.slope.ciLow).toBeLessThanOrEqual(t.slope.estimate);
+      // The best depth is the same on both axes, named by its tokens, with the same P(best).
+      const best = curve.depths.indexOf(curve.bestK);
+      expect(t.bestTokens).toBe(t.tokens[best]);
+      expect(t.probabilityBest).toEqual(curve.probabilityBest);
+    }
+    const cell = summary.cells.find((c) => c.condition === 'large/rag@300tok')!;
+    expect(cell).toMatchObject({ k: null, contextTokens: 300, corpus: 'mini-l' });
+  });
+
+  it('the terminal shows each curve against tokens, with its chunking', () => {
+    expect(result.stdout).toMatch(/^ {2}rag·small \(budgets\): slope [-+][\d.]+ .*best \d+tok \(P\(best\) 150:/m);
+    expect(result.stdout).toMatch(/^ {4}against tokens \(chunking mini-l\), means \d+, \d+, \d+: slope per ln tokens [-+][\d.]+ \[[-\d.]+, [-\d.]+\]; best ≈ \d+ tokens/m);
+    expect(result.stdout.match(/against tokens \(chunking/g)).toHaveLength(4);
+  });
+
+  it('the report draws score against context tokens, one line per chunking, with the fitted table', () => {
+    const html = readFileSync(join(runDir(), 'report.html'), 'utf8');
+    const section = html.slice(html.indexOf('<h2 id="context-tokens">'));
+    expect(section).toContain('<svg');
+    expect(section).toContain('class="depth-curves-tokens"');
+    expect(section).toMatch(/<td>mini-s<\/td>/);
+    const spec = JSON.parse(readFileSync(join(runDir(), 'figures', 'score-vs-context-tokens.vl.json'), 'utf8'));
+    const rows: { series: string; kind: string; x: number }[] = JSON.stringify(spec).includes('"values"') ? findValues(spec) : [];
+    const lines = new Set(rows.filter((r) => r.kind === 'series').map((r) => r.series));
+    expect([...lines].sort()).toEqual(['mini-l · budgets', 'mini-l · k', 'mini-s · budgets', 'mini-s · k']);
+  });
+});
+
+/** The inline data rows of a Vega-Lite spec. */
+function findValues(spec: unknown): any[] {
+  if (!spec || typeof spec !== 'object') return [];
+  if (Array.isArray(spec)) return spec.flatMap(findValues);
+  const o = spec as Record<string, unknown>;
+  if (Array.isArray(o.values)) return o.values as any[];
+  return Object.values(o).flatMap(findValues);
+}
