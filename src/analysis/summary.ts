@@ -8,6 +8,7 @@ import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { Reducer } from '../statistics/samples.js';
 import { checkJudge, judgeCheckSummary } from './judgeCheck.js';
 import { compareModalities } from './modalityComparison.js';
+import { DEPTH_FAMILY_REFERENCE, depthFamilyComparisons, depthFamilyName, type DepthPoint } from './depthFamilies.js';
 import { isScored, itemKeyOf, runStatistics, type RunStatistics } from './observations.js';
 
 export type { CellMethod };
@@ -127,6 +128,8 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
   }
   const families = [adjustFamily(paired, options.baseline, options.models.length), ...(options.versus ?? []).map((v) => adjustFamily(versus, v, options.models.length))];
   const curves = depthCurves(cells, byCell, stats);
+  const depthFamilies = compareDepths(cells, byCell, stats, options.baseline);
+  families.push(...depthFamilies.families);
   const modalities = compareModalities(sorted, { ...options, versus: options.versus ?? [] }, stats);
 
   return {
@@ -149,6 +152,7 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
     ...(modalities.length ? { byModality: modalities } : {}),
     cluster: stats.settings.cluster,
     families,
+    ...(depthFamilies.differences.length ? { depthComparisons: depthFamilies.differences } : {}),
     ...(curves.length ? { depthCurves: curves } : {}),
     ...judgeCheckOf(sorted, options),
   };
@@ -283,6 +287,39 @@ function depthCurves(cells: CellSummary[], byCell: Map<string, RunItemRecord[]>,
     });
   }
   return out;
+}
+
+/** A cell as a point of its depth series (for the depth and chunking families); null without a depth. */
+function depthPointOf(cell: CellSummary): DepthPoint | null {
+  const at = depthOf(cell);
+  if (!at) return null;
+  return { model: cell.model, condition: cell.condition, strategy: cell.strategy, retriever: cell.retriever, ...at, ...(cell.corpus ? { corpus: cell.corpus } : {}), ...(cell.context ? { tokens: cell.context.tokens } : {}) };
+}
+
+/**
+ * The depth steps and the chunkings at equal context (analysis/depthFamilies.ts) as paired
+ * differences, each family's p adjusted by Holm and BH; families without a comparison are left out.
+ */
+function compareDepths(cells: CellSummary[], byCell: Map<string, RunItemRecord[]>, stats: RunStatistics, baseline: string): { differences: PairedDifference[]; families: z.infer<typeof ComparisonFamilySchema>[] } {
+  const comparisons = depthFamilyComparisons(cells.flatMap((c) => depthPointOf(c) ?? []));
+  const differences: PairedDifference[] = [];
+  const families: z.infer<typeof ComparisonFamilySchema>[] = [];
+  for (const kind of ['depth', 'chunking'] as const) {
+    const members = comparisons
+      .filter((c) => c.kind === kind)
+      .map(({ model, condition, reference }): PairedDifference => {
+        const d = pairedDifference(stats.observations(byCell.get(cellKey(model, condition))!), stats.observations(byCell.get(cellKey(model, reference))!), stats.settings, salts.paired(model, condition, reference, baseline));
+        return d.n === 0 ? { model, condition, baseline: reference, n: 0, meanDiff: null, ciLow: null, ciHigh: null, sharePositive: null } : { model, condition, baseline: reference, ...d };
+      });
+    if (!members.length) continue;
+    const tested = members.filter((d) => d.p !== undefined && d.p !== null);
+    const name = depthFamilyName(kind, tested.length);
+    const { holm, bh } = adjustedP(tested.map((d) => d.p!));
+    tested.forEach((d, i) => Object.assign(d, { pHolm: holm[i]!, pBH: bh[i]!, family: name }));
+    differences.push(...members);
+    families.push({ name, reference: DEPTH_FAMILY_REFERENCE[kind], size: tested.length, kind });
+  }
+  return { differences, families };
 }
 
 /** Every condition of one model against a reference condition, on the questions both scored. */

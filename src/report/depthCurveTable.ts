@@ -43,3 +43,27 @@ export function depthCurveTokensTableHtml(summary: RunSummary, model: string): s
   });
   return `<table class="depth-curves-tokens"><thead><tr><th>series</th><th>chunking (corpus)</th><th>mean context tokens per depth</th><th>slope per ln tokens [95% CI]</th><th>best depth, tokens</th><th>n</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
+
+/**
+ * The depth families (depth steps, chunkings at equal context) as HTML: per family its name and a
+ * row per comparison (Δ with its interval, P(Δ>0), p with Holm and BH over the family). Empty when
+ * the run has none.
+ */
+export function depthFamiliesHtml(summary: RunSummary): string {
+  const families = (summary.families ?? []).filter((f) => f.kind !== undefined);
+  if (!families.length) return '';
+  const n = (x: number | null | undefined) => (x === null || x === undefined ? '–' : x.toFixed(2));
+  const p = (x: number | null | undefined) => (x === null || x === undefined ? '–' : x < 0.001 ? '&lt;0.001' : x.toFixed(3));
+  const out = ['<h2 id="depth-families">Depths and chunkings compared</h2>'];
+  for (const family of families) {
+    const rows = (summary.depthComparisons ?? [])
+      .filter((d) => d.family === family.name)
+      .map(
+        (d) =>
+          `<tr><td>${summary.models.length > 1 ? `${escapeHtml(d.model)} ` : ''}${escapeHtml(d.condition)} − ${escapeHtml(d.baseline)}</td><td>${d.meanDiff === null ? '–' : `${d.meanDiff >= 0 ? '+' : ''}${n(d.meanDiff)}`} <span class="ci">[${n(d.ciLow)}, ${n(d.ciHigh)}]</span></td><td>${n(d.sharePositive)}</td><td>${p(d.p)} (${p(d.pHolm)}, ${p(d.pBH)})</td><td>${d.n}</td></tr>`,
+      );
+    out.push(`<h3>${escapeHtml(family.name)}</h3><table class="depth-family"><thead><tr><th>comparison</th><th>Δ [95% CI]</th><th>P(Δ&gt;0)</th><th>p (Holm, BH)</th><th>n</th></tr></thead><tbody>${rows.join('')}</tbody></table>`);
+  }
+  out.push('<p class="meta">Paired over the questions both conditions scored; p: paired sign-flip permutation test, adjusted by Holm (family-wise error) and Benjamini–Hochberg (false discoveries) over each family.</p>');
+  return out.join('');
+}

@@ -2,7 +2,7 @@ import { meanHeader, summaryMetric } from '../scoring/metrics.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { MeanWithCi, RunSummary } from '../runFiles/summary.js';
 import { CONTEXT_END, parseContextBlock } from '../prompting/contextBlock.js';
-import { depthCurveTableHtml, depthCurveTokensTableHtml } from './depthCurveTable.js';
+import { depthCurveTableHtml, depthCurveTokensTableHtml, depthFamiliesHtml } from './depthCurveTable.js';
 import { pText } from './table.js';
 import { contextFigure, costFigure, depthFigure, rerankRecallFigure } from '../figures/runFigures.js';
 import { figureSvg } from '../figures/render.js';
@@ -74,6 +74,7 @@ export function renderReportHtml(input: ReportInput): string {
     out.push('<p class="meta">Every retrieving condition at the mean tokens of the chunks placed in its prompts (cjk-estimate), one line per chunking (the corpus its retriever reads), so that k of different chunk sizes and context budgets share one axis; closed-book as reference lines.</p>');
     for (const [model, svg] of contextCharts) out.push(`<h3>${esc(model)}</h3>`, svg, depthCurveTokensTableHtml(summary, model));
   }
+  out.push(depthFamiliesHtml(summary));
 
   const costCharts = summary.models.flatMap((model) => {
     const spec = costFigure(summary, model);

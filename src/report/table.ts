@@ -91,6 +91,7 @@ export function summaryTable(summary: RunSummary): string {
   if (notes.length) blocks.push(notes.join('\n'));
   const curves = depthCurveLines(summary);
   if (curves.length) blocks.push(curves.join('\n'));
+  for (const family of depthFamilyTables(summary)) blocks.push(family);
   if (summary.cells.some((c) => c.cost?.estimatedTokens)) {
     blocks.push('retrievals, tokens (prompt + completion) and price: means per scored answer; * tokens estimated (cjk-estimate) where the endpoint reported no usage');
   }
@@ -175,6 +176,18 @@ function depthCurveLines(summary: RunSummary): string[] {
     }
   }
   return lines;
+}
+
+/** Per depth family (depth steps, chunkings at equal context): its name, then one row per comparison with Δ, its interval, p and the adjusted p. */
+function depthFamilyTables(summary: RunSummary): string[] {
+  return (summary.families ?? [])
+    .filter((f) => f.kind !== undefined)
+    .map((family) => {
+      const rows = (summary.depthComparisons ?? [])
+        .filter((d) => d.family === family.name)
+        .map((d) => [`${summary.models.length > 1 ? `${d.model} ` : ''}${d.condition} − ${d.baseline}`, diffText(d), testText(d), String(d.n)]);
+      return `${family.name}; p: paired sign-flip test, Holm and BH adjusted over the family\n${renderTextTable(['comparison', 'Δ [95% CI]', 'p (Holm, BH)', 'n'], rows)}`;
+    });
 }
 
 const signed = (x: number | null | undefined) => (x === null || x === undefined ? '–' : `${x >= 0 ? '+' : ''}${x.toFixed(2)}`);

@@ -204,6 +204,12 @@ export const RunSummarySchema = z.strictObject({
   cluster: z.string().nullable().optional(),
   /** The families of comparisons whose p-values were adjusted together (Holm, Benjamini–Hochberg). */
   families: z.array(z.lazy(() => ComparisonFamilySchema)).optional(),
+  /**
+   * Comparisons between depths (each depth against the next shallower one) and between chunkings at
+   * equal context (the same budget, or the nearest mean context tokens), each difference's `baseline`
+   * its reference condition, its p adjusted over its `family` (kind `depth` or `chunking`).
+   */
+  depthComparisons: z.array(PairedDifferenceSchema).optional(),
   /** The shape of each score-vs-depth curve (slope over ln k, best k, deepest − best). */
   depthCurves: z.array(z.lazy(() => DepthCurveSchema)).optional(),
   /** The judge checked against the human labels beside the answers (`labels/`), every mean and Δ corrected with them (PPI++); absent without labels. */
@@ -218,6 +224,8 @@ export const ComparisonFamilySchema = z.strictObject({
   reference: z.string(),
   /** Comparisons with data (those without have no p). */
   size: z.number().int(),
+  /** `depth`: depth steps; `chunking`: chunkings at equal context (`depthComparisons`); absent: differences against `reference` (`paired`, `versus`). */
+  kind: z.enum(['depth', 'chunking']).optional(),
 });
 
 const IntervalSchema = z.strictObject({ estimate: z.number(), ciLow: z.number(), ciHigh: z.number() });

@@ -123,3 +123,82 @@ function findValues(spec: unknown): any[] {
   if (Array.isArray(o.values)) return o.values as any[];
   return Object.values(o).flatMap(findValues);
 }
+
+/** Exact two-sided paired sign-flip p over every sign pattern (each question its own cluster). */
+function exactSignFlipP(diffs: number[]): number {
+  const observed = Math.abs(diffs.reduce((a, b) => a + b, 0));
+  let extreme = 0;
+  for (let pattern = 0; pattern < 2 ** diffs.length; pattern++) {
+    const total = diffs.reduce((a, d, c) => a + (pattern & (1 << c) ? -d : d), 0);
+    if (Math.abs(total) >= observed * (1 - 1e-12) - 1e-12) extreme++;
+  }
+  return extreme / 2 ** diffs.length;
+}
+
+function holm(ps: number[]): number[] {
+  const order = ps.map((p, i) => [p, i] as const).sort((a, b) => a[0] - b[0]);
+  const out = new Array<number>(ps.length);
+  let running = 0;
+  order.forEach(([p, i], rank) => {
+    running = Math.max(running, Math.min(1, (ps.length - rank) * p));
+    out[i] = running;
+  });
+  return out;
+}
+
+function benjaminiHochberg(ps: number[]): number[] {
+  const order = ps.map((p, i) => [p, i] as const).sort((a, b) => b[0] - a[0]);
+  const out = new Array<number>(ps.length);
+  let running = 1;
+  order.forEach(([p, i], j) => {
+    running = Math.min(running, (ps.length * p) / (ps.length - j));
+    out[i] = running;
+  });
+  return out;
+}
+
+describe('depth steps and chunkings at equal context as families', () => {
+  it('names both families and recomputes every Δ, p and adjusted p from the records', () => {
+    const families = summary.families!.filter((f) => f.kind);
+    expect(families.map((f) => f.kind)).toEqual(['depth', 'chunking']);
+    const comparisons = summary.depthComparisons!;
+    // Depth steps: 2 retrievers × (k: 2 steps + budgets: 2 steps); chunkings: 3 budgets + the k pairs.
+    const steps = comparisons.filter((d) => d.family === families[0]!.name);
+    expect(steps.map((d) => `${d.condition} − ${d.baseline}`)).toContain('small/rag@30 − small/rag@8');
+    expect(steps.map((d) => `${d.condition} − ${d.baseline}`)).toContain('large/rag@600tok − large/rag@300tok');
+    expect(steps).toHaveLength(8);
+    const chunkings = comparisons.filter((d) => d.family === families[1]!.name);
+    for (const tokens of [150, 300, 600]) expect(chunkings.map((d) => `${d.condition} − ${d.baseline}`)).toContain(`small/rag@${tokens}tok − large/rag@${tokens}tok`);
+    // Every k of mini-l is paired with the k of mini-s nearest in mean context tokens.
+    const cell = (condition: string) => summary.cells.find((c) => c.condition === condition)!;
+    for (const d of chunkings.filter((x) => !x.condition.endsWith('tok'))) {
+      const a = cell(d.baseline).context!.tokens;
+      const nearest = [2, 8, 30].map((k) => cell(`small/rag@${k}`)).sort((x, y) => Math.abs(Math.log(x.context!.tokens / a)) - Math.abs(Math.log(y.context!.tokens / a)))[0]!;
+      expect(d.condition).toBe(nearest.condition);
+    }
+    for (const [family, members] of [[families[0]!, steps], [families[1]!, chunkings]] as const) {
+      expect(family.size).toBe(members.length);
+      const ps = members.map((d) => {
+        const score = (condition: string) => new Map(records.filter((r) => r.condition === condition).map((r) => [r.itemId, r.score.score!]));
+        const b = score(d.condition);
+        const a = score(d.baseline);
+        const diffs = [...b.keys()].sort().map((id) => b.get(id)! - a.get(id)!);
+        expect(d.meanDiff).toBeCloseTo(mean(diffs), 9);
+        const p = exactSignFlipP(diffs);
+        expect(d.p).toBeCloseTo(p, 12);
+        return p;
+      });
+      holm(ps).forEach((p, i) => expect(members[i]!.pHolm).toBeCloseTo(p, 12));
+      benjaminiHochberg(ps).forEach((p, i) => expect(members[i]!.pBH).toBeCloseTo(p, 12));
+    }
+  });
+
+  it('prints each family with its adjusted p in the terminal and the report', () => {
+    expect(result.stdout).toMatch(/^depth steps: 8 comparisons.*Holm and BH adjusted over the family$/m);
+    expect(result.stdout).toMatch(/^small\/rag@150tok − large\/rag@150tok +[-+][\d.]+ \[.*\] +[\d.<]+ \([\d.<]+, [\d.<]+\) +10$/m);
+    const html = readFileSync(join(runDir(), 'report.html'), 'utf8');
+    expect(html).toContain('<h2 id="depth-families">');
+    expect(html).toContain('small/rag@600tok − large/rag@600tok');
+    expect(html).toContain(summary.families!.find((f) => f.kind === 'chunking')!.name);
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * The comparisons between depths and between chunkings that are tested together, as two named
+ * families (the summary adjusts their p-values by Holm and BH; the power plan sizes them): one
+ * definition for before the run (conditions, their planned context) and after (cells).
+ */
+
+/** One condition of a depth series: its model, strategy, retriever, depth (k or a budget in tokens), chunking and mean context tokens where known. */
+export interface DepthPoint {
+  model: string;
+  condition: string;
+  strategy: string;
+  retriever: string | null;
+  unit: 'k' | 'contextTokens';
+  depth: number;
+  /** The corpus its retriever reads; without one a condition is in no chunking comparison. */
+  corpus?: string;
+  /** Mean context tokens per answer; without them a k condition is in no chunking comparison. */
+  tokens?: number;
+}
+
+export type DepthFamilyKind = 'depth' | 'chunking';
+
+/** condition − reference, in family `kind`. */
+export interface FamilyComparison {
+  kind: DepthFamilyKind;
+  model: string;
+  condition: string;
+  reference: string;
+}
+
+/** The family's name, as the summary, the terminal, the report and the power plan print it. */
+export function depthFamilyName(kind: DepthFamilyKind, size: number): string {
+  return kind === 'depth'
+    ? `depth steps: ${size} comparisons, each depth against the next shallower one (within a model × strategy × retriever, k and budgets apart)`
+    : `chunkings at equal context: ${size} comparisons between corpora (the same budget in tokens, or the k of the other corpus nearest in mean context tokens)`;
+}
+
+/** What `reference` means in each family (the summary's `families[].reference`). */
+export const DEPTH_FAMILY_REFERENCE: Record<DepthFamilyKind, string> = { depth: 'the next shallower depth', chunking: 'the other chunking at equal context' };
+
+const groupBy = <T>(list: readonly T[], key: (t: T) => string): Map<string, T[]> => {
+  const out = new Map<string, T[]>();
+  for (const t of list) (out.get(key(t)) ?? out.set(key(t), []).get(key(t))!).push(t);
+  return out;
+};
+
+/**
+ * **Depth steps**: per model × strategy × retriever × unit, each depth against the next shallower
+ * one (`rag@20` − `rag@10`). **Chunkings at equal context**: per model × strategy, between every two
+ * corpora (A before B by name), each budget of B against the same budget of A, and each k of A
+ * paired with the k of B nearest to it in mean context tokens (by |ln tokens ratio|; ties: the
+ * shallower), B − A, each pair once.
+ */
+export function depthFamilyComparisons(points: readonly DepthPoint[]): FamilyComparison[] {
+  const out: FamilyComparison[] = [];
+  for (const series of groupBy(points, (p) => `${p.model}\u0000${p.strategy}\u0000${p.retriever ?? ''}\u0000${p.unit}`).values()) {
+    const ordered = [...series].sort((a, b) => a.depth - b.depth);
+    for (let i = 1; i < ordered.length; i++) out.push({ kind: 'depth', model: ordered[i]!.model, condition: ordered[i]!.condition, reference: ordered[i - 1]!.condition });
+  }
+  for (const group of groupBy(points.filter((p) => p.corpus !== undefined), (p) => `${p.model}\u0000${p.strategy}`).values()) {
+    const corpora = [...new Set(group.map((p) => p.corpus!))].sort();
+    const seen = new Set<string>();
+    const add = (b: DepthPoint, a: DepthPoint) => {
+      const key = `${b.condition}\u0000${a.condition}`;
+      if (seen.has(key)) return;
+      seen.add(key);
+      out.push({ kind: 'chunking', model: b.model, condition: b.condition, reference: a.condition });
+    };
+    for (const [i, corpusA] of corpora.entries()) {
+      for (const corpusB of corpora.slice(i + 1)) {
+        const inA = group.filter((p) => p.corpus === corpusA);
+        const inB = group.filter((p) => p.corpus === corpusB);
+        for (const a of inA.filter((p) => p.unit === 'contextTokens')) {
+          const b = inB.find((p) => p.unit === 'contextTokens' && p.depth === a.depth);
+          if (b) add(b, a);
+        }
+        const withTokens = (p: DepthPoint) => p.unit === 'k' && p.tokens !== undefined && p.tokens > 0;
+        const candidates = inB.filter(withTokens).sort((x, y) => x.depth - y.depth);
+        for (const a of inA.filter(withTokens).sort((x, y) => x.depth - y.depth)) {
+          let nearest: DepthPoint | undefined;
+          for (const b of candidates) if (!nearest || Math.abs(Math.log(b.tokens! / a.tokens!)) < Math.abs(Math.log(nearest.tokens! / a.tokens!))) nearest = b;
+          if (nearest) add(nearest, a);
+        }
+      }
+    }
+  }
+  return out;
+}
