@@ -18,6 +18,13 @@ export interface DepthPoint {
   tokens?: number;
 }
 
+/** The chunking chunks come from: the corpus (a chunk id's first part, `<corpus>:<document>:<n>`) most of them name (ties: the first by name); undefined for none. */
+export function corpusOfChunks(ids: Iterable<string>): string | undefined {
+  const counts = new Map<string, number>();
+  for (const id of ids) counts.set(id.split(':')[0]!, (counts.get(id.split(':')[0]!) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0];
+}
+
 export type DepthFamilyKind = 'depth' | 'chunking';
 
 /** condition − reference, in family `kind`. */

@@ -8,7 +8,7 @@ import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { Reducer } from '../statistics/samples.js';
 import { checkJudge, judgeCheckSummary } from './judgeCheck.js';
 import { compareModalities } from './modalityComparison.js';
-import { DEPTH_FAMILY_REFERENCE, depthFamilyComparisons, depthFamilyName, type DepthPoint } from './depthFamilies.js';
+import { corpusOfChunks, DEPTH_FAMILY_REFERENCE, depthFamilyComparisons, depthFamilyName, type DepthPoint } from './depthFamilies.js';
 import { isScored, itemKeyOf, runStatistics, type RunStatistics } from './observations.js';
 
 export type { CellMethod };
@@ -83,17 +83,12 @@ function methodFigures(records: RunItemRecord[]): CellSummary['method'] {
 /** Mean context per answer (chunks placed, their tokens) and the corpus the chunks come from, over the records that carry them. */
 function contextOf(records: RunItemRecord[]): Pick<CellSummary, 'context' | 'corpus'> {
   const used = records.flatMap((r) => (r.context ? [r.context] : []));
-  const corpora = new Map<string, number>();
-  for (const r of records) for (const chunk of r.retrieved) corpora.set(corpusOfChunk(chunk.id), (corpora.get(corpusOfChunk(chunk.id)) ?? 0) + 1);
-  const corpus = [...corpora].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0];
+  const corpus = corpusOfChunks(records.flatMap((r) => r.retrieved.map((chunk) => chunk.id)));
   return {
     ...(used.length ? { context: { n: used.length, chunks: meanOf(used.map((c) => c.chunks))!, tokens: meanOf(used.map((c) => c.tokens))! } } : {}),
     ...(corpus ? { corpus } : {}),
   };
 }
-
-/** A chunk id's corpus: its first part (`<corpus>:<document>:<n>`). */
-const corpusOfChunk = (id: string) => id.split(':')[0]!;
 
 /** An answer that was empty, whether scored 0 by the benchmark's rule or recorded as failed. */
 export const isEmptyAnswer = (r: RunItemRecord) => r.score.rule === 'empty-answer';

@@ -15,6 +15,7 @@ import type { RetrievedChunk } from '../retrieval/types.js';
 import type { EarlierRun } from './earlierRun.js';
 import { addBounds, answerBounds, type Bound, type BoundInputs } from './callBounds.js';
 import { passageLimits } from './passageBounds.js';
+import { corpusOfChunks } from '../analysis/depthFamilies.js';
 import type { PlanCell, Range, RunPlan } from '../runFiles/plan.js';
 
 
@@ -227,6 +228,36 @@ function retrievalMemo(stages: Stages, conditions: Condition[]): Retrieve {
     if (condition.contextTokens) return retrieveWithinBudget((depth) => rankedAt(label, item, depth), condition.contextTokens);
     return (await rankedAt(label, item, condition.k!)).slice(0, condition.k!);
   };
+}
+
+/** A condition's chunking and context before the run: the corpus of its retrieved chunks and their mean tokens per question. */
+export interface PlannedContext {
+  corpus?: string;
+  tokens: number;
+}
+
+/**
+ * Each retrieving condition's planned context: every question retrieved as the run retrieves it
+ * (k cut, or filled to the budget), the corpus its chunks come from (the first part of their ids,
+ * the most frequent) and the mean tokens of their texts (before a strategy's own context budget).
+ */
+export async function plannedContexts(stages: Stages, conditions: Condition[]): Promise<Map<string, PlannedContext>> {
+  const retrieve = retrievalMemo(stages, conditions);
+  const out = new Map<string, PlannedContext>();
+  for (const condition of conditions) {
+    if (!condition.usesRetrieval || !condition.retrieverLabel) continue;
+    const ids: string[] = [];
+    let tokens = 0;
+    for (const item of stages.items) {
+      for (const chunk of await retrieve(condition, item)) {
+        tokens += estimateTokens(chunk.text);
+        ids.push(chunk.id);
+      }
+    }
+    const corpus = corpusOfChunks(ids);
+    out.set(condition.name, { tokens: tokens / Math.max(1, stages.items.length), ...(corpus ? { corpus } : {}) });
+  }
+  return out;
 }
 
 /** The prompt of the condition's first model call for the item, built by the method itself and caught before it is sent. */

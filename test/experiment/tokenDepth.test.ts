@@ -6,6 +6,7 @@ import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/item
 import { SummaryFileSchema } from '../../src/runFiles/summaryFile.js';
 import type { RunSummary } from '../../src/runFiles/summary.js';
 import { estimateTokens } from '../../src/text/tokenCounter.js';
+import { minimumDetectableDifference } from '../../src/statistics/power.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
 import { writeTokenDepthStudy } from './tokenDepthFixture.js';
 
@@ -201,4 +202,26 @@ describe('depth steps and chunkings at equal context as families', () => {
     expect(html).toContain('small/rag@600tok − large/rag@600tok');
     expect(html).toContain(summary.families!.find((f) => f.kind === 'chunking')!.name);
   });
+});
+
+describe('power before the run covers the depth and chunking families', () => {
+  it('lists every depth step and chunking pair the summary tests, each at the Bonferroni level of its own family', async () => {
+    const power = await runCli(['power', join(dir, 'depth.yaml'), '--sd', '30']);
+    expect(power.stderr).not.toContain('internal error');
+    expect(power.code).toBe(0);
+    const rows = power.stdout.split('\n').filter((line) => line.startsWith('extractive ')).map((line) => line.trim().split(/\s{2,}/));
+    const families = summary.families!.filter((f) => f.kind);
+    for (const family of families) {
+      const members = summary.depthComparisons!.filter((d) => d.family === family.name);
+      const mdd = minimumDetectableDifference(30, 10, 1, { alpha: 0.05 / members.length, power: 0.8 }).toFixed(1);
+      for (const d of members) {
+        const row = rows.find((r) => r[1] === d.condition && r[2] === d.baseline);
+        expect(row, `${d.condition} vs ${d.baseline}`).toBeDefined();
+        expect(row![8]).toBe(mdd);
+      }
+      expect(power.stdout).toContain(family.name);
+    }
+    // Against the baseline as before, and nothing more than the three families.
+    expect(rows).toHaveLength(12 + summary.depthComparisons!.length);
+  }, 60_000);
 });
