@@ -62,6 +62,16 @@ describe('depth as a context budget in tokens, on two corpora chunked differentl
     expect(filledBeyondOneChunk).toBeGreaterThan(20);
   });
 
+  it('is planned and priced before the run like k: the plan built every budget prompt exactly', () => {
+    const plan = JSON.parse(readFileSync(join(runDir(), 'plan.json'), 'utf8')) as { cells: { condition: string; basis: string; promptTokens: { min: number; max: number } }[] };
+    for (const condition of ['small/rag@150tok', 'large/rag@600tok']) {
+      const cell = plan.cells.find((c) => c.condition === condition)!;
+      const spent = records.filter((r) => r.condition === condition).reduce((sum, r) => sum + r.cost!.promptTokens, 0);
+      expect(cell.basis).toBe('exact');
+      expect(cell.promptTokens).toEqual({ min: spent, max: spent });
+    }
+  });
+
   it('records the chunks and context tokens of every retrieving answer, also at a depth k', () => {
     for (const r of records.filter((x) => x.k !== null)) {
       expect(r.context!.chunks).toBe(r.contextIds.length);
