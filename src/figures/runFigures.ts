@@ -54,10 +54,16 @@ export function contextFigure(summary: RunSummary, model: string): VegaLiteSpec 
   const strategies = new Set(placed.map((c) => c.strategy)).size > 1;
   const units = new Set(placed.map((c) => (c.contextTokens !== undefined ? 'budget' : 'k'))).size > 1;
   const labelOf = (c: CellSummary) => [c.corpus!, ...(strategies ? [c.strategy] : []), ...(units ? [c.contextTokens !== undefined ? 'budgets' : 'k'] : [])].join(' · ');
+  const colors = seriesColors(summary);
+  const references: ChartReference[] = cells
+    .filter((c) => c.k === null && c.contextTokens === undefined)
+    .map((c) => ({ label: c.condition, y: c.score.mean!, lo: c.score.ciLow ?? c.score.mean, hi: c.score.ciHigh ?? c.score.mean, color: colors.get(c.condition)! }));
+  // The chunkings' lines take the palette's colours the reference lines do not.
+  const free = SERIES_PALETTE.filter((color) => !references.some((r) => r.color === color));
   const series = new Map<string, ChartSeries>();
   for (const cell of placed) {
     const label = labelOf(cell);
-    const entry = series.get(label) ?? { label, points: [], color: SERIES_PALETTE[series.size % SERIES_PALETTE.length]! };
+    const entry = series.get(label) ?? { label, points: [], color: free[series.size % free.length]! };
     const curve = summary.depthCurves?.find((c) => c.model === model && c.againstTokens && c.conditions.includes(cell.condition));
     const at = curve ? curve.conditions.indexOf(cell.condition) : -1;
     const best = curve && curve.depths[at] === curve.bestK;
@@ -66,10 +72,6 @@ export function contextFigure(summary: RunSummary, model: string): VegaLiteSpec 
     series.set(label, entry);
   }
   if (series.size < 2) return null;
-  const colors = seriesColors(summary);
-  const references: ChartReference[] = cells
-    .filter((c) => c.k === null && c.contextTokens === undefined)
-    .map((c) => ({ label: c.condition, y: c.score.mean!, lo: c.score.ciLow ?? c.score.mean, hi: c.score.ciHigh ?? c.score.mean, color: colors.get(c.condition)! }));
   return lineFigureSpec({
     xLabel: 'context tokens per answer, mean (log scale; cjk-estimate)',
     yLabel: scoreTitle(summary),

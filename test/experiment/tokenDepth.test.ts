@@ -123,6 +123,10 @@ describe('depth curves against context tokens', () => {
     const rows: { series: string; kind: string; x: number }[] = JSON.stringify(spec).includes('"values"') ? findValues(spec) : [];
     const lines = new Set(rows.filter((r) => r.kind === 'series').map((r) => r.series));
     expect([...lines].sort()).toEqual(['mini-l · budgets', 'mini-l · k', 'mini-s · budgets', 'mini-s · k']);
+    // Each line and the closed-book reference have colours of their own.
+    const scale = JSON.stringify(spec).match(/"domain":(\[[^\]]*\]),"range":(\[[^\]]*\])/)!;
+    expect(JSON.parse(scale[1]!)).toContain('closed-book');
+    expect(new Set(JSON.parse(scale[2]!)).size).toBe(JSON.parse(scale[1]!).length);
   });
 });
 
