@@ -38,8 +38,8 @@ export interface FamilyComparison {
 /** The family's name, as the summary, the terminal, the report and the power plan print it. */
 export function depthFamilyName(kind: DepthFamilyKind, size: number): string {
   return kind === 'depth'
-    ? `depth steps: ${size} comparisons, each depth against the next shallower one (within a model × strategy × retriever, k and budgets apart)`
-    : `chunkings at equal context: ${size} comparisons between corpora (the same budget in tokens, or the k of the other corpus nearest in mean context tokens)`;
+    ? `depth steps: ${size} comparisons, each depth vs the next shallower`
+    : `chunkings at equal context: ${size} comparisons (same budget, or nearest mean context tokens)`;
 }
 
 /** What `reference` means in each family (the summary's `families[].reference`). */

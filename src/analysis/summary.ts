@@ -227,7 +227,7 @@ const depthOf = (cell: CellSummary): { unit: 'k' | 'contextTokens'; depth: numbe
   cell.k !== null ? { unit: 'k', depth: cell.k } : cell.contextTokens !== undefined ? { unit: 'contextTokens', depth: cell.contextTokens } : null;
 
 /** The depth series of a run: per model × strategy × retriever × unit (k, context budget), its cells in depth order (one per depth). */
-export function depthSeries(cells: readonly CellSummary[]): { unit: 'k' | 'contextTokens'; depths: number[]; cells: CellSummary[] }[] {
+function depthSeries(cells: readonly CellSummary[]): { unit: 'k' | 'contextTokens'; depths: number[]; cells: CellSummary[] }[] {
   const series = new Map<string, { unit: 'k' | 'contextTokens'; cells: CellSummary[] }>();
   for (const cell of cells) {
     const at = depthOf(cell);

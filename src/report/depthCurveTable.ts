@@ -46,7 +46,8 @@ export function depthCurveTokensTableHtml(summary: RunSummary, model: string): s
 
 /**
  * The depth families (depth steps, chunkings at equal context) as HTML: per family its name and a
- * row per comparison (Δ with its interval, P(Δ>0), p with Holm and BH over the family). Empty when
+ * row per comparison (Δ with its interval, p with Holm and BH over the family; paired on the
+ * questions both scored, as every difference). Empty when
  * the run has none.
  */
 export function depthFamiliesHtml(summary: RunSummary): string {
@@ -54,16 +55,15 @@ export function depthFamiliesHtml(summary: RunSummary): string {
   if (!families.length) return '';
   const n = (x: number | null | undefined) => (x === null || x === undefined ? '–' : x.toFixed(2));
   const p = (x: number | null | undefined) => (x === null || x === undefined ? '–' : x < 0.001 ? '&lt;0.001' : x.toFixed(3));
-  const out = ['<h2 id="depth-families">Depths and chunkings compared</h2>'];
+  const out = ['<h2 id="depth-families">Depths and chunkings compared (paired; sign-flip p, Holm and BH per family)</h2>'];
   for (const family of families) {
     const rows = (summary.depthComparisons ?? [])
       .filter((d) => d.family === family.name)
       .map(
         (d) =>
-          `<tr><td>${summary.models.length > 1 ? `${escapeHtml(d.model)} ` : ''}${escapeHtml(d.condition)} − ${escapeHtml(d.baseline)}</td><td>${d.meanDiff === null ? '–' : `${d.meanDiff >= 0 ? '+' : ''}${n(d.meanDiff)}`} <span class="ci">[${n(d.ciLow)}, ${n(d.ciHigh)}]</span></td><td>${n(d.sharePositive)}</td><td>${p(d.p)} (${p(d.pHolm)}, ${p(d.pBH)})</td><td>${d.n}</td></tr>`,
+          `<tr><td>${summary.models.length > 1 ? `${escapeHtml(d.model)} ` : ''}${escapeHtml(d.condition)} − ${escapeHtml(d.baseline)}</td><td>${d.meanDiff === null ? '–' : `${d.meanDiff >= 0 ? '+' : ''}${n(d.meanDiff)}`} [${n(d.ciLow)}, ${n(d.ciHigh)}]</td><td>${p(d.p)} (${p(d.pHolm)}, ${p(d.pBH)})</td></tr>`,
       );
-    out.push(`<h3>${escapeHtml(family.name)}</h3><table class="depth-family"><thead><tr><th>comparison</th><th>Δ [95% CI]</th><th>P(Δ&gt;0)</th><th>p (Holm, BH)</th><th>n</th></tr></thead><tbody>${rows.join('')}</tbody></table>`);
+    out.push(`<h3>${escapeHtml(family.name)}</h3><table><tr><th>comparison</th><th>Δ [95% CI]</th><th>p (Holm, BH)</th></tr>${rows.join('')}</table>`);
   }
-  out.push('<p class="meta">Paired over the questions both conditions scored; p: paired sign-flip permutation test, adjusted by Holm (family-wise error) and Benjamini–Hochberg (false discoveries) over each family.</p>');
   return out.join('');
 }
