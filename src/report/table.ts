@@ -91,6 +91,8 @@ export function summaryTable(summary: RunSummary): string {
   if (notes.length) blocks.push(notes.join('\n'));
   const curves = depthCurveLines(summary);
   if (curves.length) blocks.push(curves.join('\n'));
+  const grid = chunkingDepthGrid(summary);
+  if (grid) blocks.push(grid);
   for (const family of depthFamilyTables(summary)) blocks.push(family);
   if (summary.cells.some((c) => c.cost?.estimatedTokens)) {
     blocks.push('retrievals, tokens (prompt + completion) and price: means per scored answer; * tokens estimated (cjk-estimate) where the endpoint reported no usage');
@@ -176,6 +178,27 @@ function depthCurveLines(summary: RunSummary): string[] {
     }
   }
   return lines;
+}
+
+/**
+ * With two chunkings or more: a row per model × strategy × corpus, a column per depth (each k, then
+ * each budget in tokens), each cell its mean score and mean context tokens. Null otherwise.
+ */
+function chunkingDepthGrid(summary: RunSummary): string | null {
+  const cells = summary.cells.filter((c) => c.corpus && (c.k !== null || c.contextTokens !== undefined));
+  if (new Set(cells.map((c) => c.corpus)).size < 2) return null;
+  const depth = (c: (typeof cells)[number]) => (c.k !== null ? `k=${c.k}` : `${c.contextTokens}tok`);
+  const order = (c: (typeof cells)[number]) => (c.k !== null ? c.k : 1e9 + c.contextTokens!);
+  const columns = [...new Map([...cells].sort((a, b) => order(a) - order(b)).map((c) => [depth(c), c])).keys()];
+  const rowKey = (c: (typeof cells)[number]) => `${summary.models.length > 1 ? `${c.model} ` : ''}${c.strategy} · ${c.corpus}`;
+  const rows = [...new Set(cells.map(rowKey))].map((key) => [
+    key,
+    ...columns.map((column) => {
+      const c = cells.filter((x) => rowKey(x) === key && depth(x) === column);
+      return c.length === 1 ? `${fmt(c[0]!.score.mean)} (${c[0]!.context ? Math.round(c[0]!.context.tokens) : '–'} tok)` : c.length ? 'several' : '';
+    }),
+  ]);
+  return `chunking × depth: mean score (mean context tokens) per corpus the retriever reads\n${renderTextTable(['strategy · chunking', ...columns], rows)}`;
 }
 
 /** Per depth family (depth steps, chunkings at equal context): its name, then one row per comparison with Δ, its interval, p and the adjusted p. */

@@ -107,6 +107,13 @@ describe('depth curves against context tokens', () => {
     expect(cell).toMatchObject({ k: null, contextTokens: 300, corpus: 'mini-l' });
   });
 
+  it('the terminal shows a chunking × depth grid: a row per corpus, a column per k and per budget', () => {
+    const grid = result.stdout.slice(result.stdout.indexOf('chunking × depth:'));
+    expect(grid.split('\n')[1]).toMatch(/^strategy · chunking +k=2 +k=8 +k=30 +150tok +300tok +600tok$/);
+    const cell = summary.cells.find((c) => c.condition === 'large/rag@8')!;
+    expect(grid).toMatch(new RegExp(`^rag · mini-l .* ${cell.score.mean!.toFixed(2)} \\(${Math.round(cell.context!.tokens)} tok\\)`, 'm'));
+  });
+
   it('the terminal shows each curve against tokens, with its chunking', () => {
     expect(result.stdout).toMatch(/^ {2}rag·small \(budgets\): slope [-+][\d.]+ .*best \d+tok \(P\(best\) 150:/m);
     expect(result.stdout).toMatch(/^ {4}against tokens \(chunking mini-l\), means \d+, \d+, \d+: slope per ln tokens [-+][\d.]+ \[[-\d.]+, [-\d.]+\]; best ≈ \d+ tokens/m);
