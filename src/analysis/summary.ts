@@ -8,6 +8,7 @@ import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { Reducer } from '../statistics/samples.js';
 import { checkJudge, judgeCheckSummary } from './judgeCheck.js';
 import { compareModalities } from './modalityComparison.js';
+import { corpusOfChunks, DEPTH_FAMILY_REFERENCE, depthFamilyComparisons, depthFamilyName, type DepthPoint } from './depthFamilies.js';
 import { isScored, itemKeyOf, runStatistics, type RunStatistics } from './observations.js';
 
 export type { CellMethod };
@@ -79,6 +80,16 @@ function methodFigures(records: RunItemRecord[]): CellSummary['method'] {
   );
 }
 
+/** Mean context per answer (chunks placed, their tokens) and the corpus the chunks come from, over the records that carry them. */
+function contextOf(records: RunItemRecord[]): Pick<CellSummary, 'context' | 'corpus'> {
+  const used = records.flatMap((r) => (r.context ? [r.context] : []));
+  const corpus = corpusOfChunks(records.flatMap((r) => r.retrieved.map((chunk) => chunk.id)));
+  return {
+    ...(used.length ? { context: { n: used.length, chunks: meanOf(used.map((c) => c.chunks))!, tokens: meanOf(used.map((c) => c.tokens))! } } : {}),
+    ...(corpus ? { corpus } : {}),
+  };
+}
+
 /** An answer that was empty, whether scored 0 by the benchmark's rule or recorded as failed. */
 export const isEmptyAnswer = (r: RunItemRecord) => r.score.rule === 'empty-answer';
 
@@ -112,6 +123,8 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
   }
   const families = [adjustFamily(paired, options.baseline, options.models.length), ...(options.versus ?? []).map((v) => adjustFamily(versus, v, options.models.length))];
   const curves = depthCurves(cells, byCell, stats);
+  const depthFamilies = compareDepths(cells, byCell, stats, options.baseline);
+  families.push(...depthFamilies.families);
   const modalities = compareModalities(sorted, { ...options, versus: options.versus ?? [] }, stats);
 
   return {
@@ -134,6 +147,7 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
     ...(modalities.length ? { byModality: modalities } : {}),
     cluster: stats.settings.cluster,
     families,
+    ...(depthFamilies.differences.length ? { depthComparisons: depthFamilies.differences } : {}),
     ...(curves.length ? { depthCurves: curves } : {}),
     ...judgeCheckOf(sorted, options),
   };
@@ -171,6 +185,8 @@ function cellSummary(model: string, condition: string, list: RunItemRecord[], op
     ...(options.methods?.[first.strategy] ? { methodSpec: options.methods[first.strategy] } : {}),
     retriever: first.retriever,
     k: first.k,
+    ...(first.contextTokens ? { contextTokens: first.contextTokens } : {}),
+    ...contextOf(list),
     items: list.length,
     scored: scored.length,
     failed: {
@@ -206,27 +222,46 @@ function adjustFamily(differences: PairedDifference[], reference: string, models
   return { name, reference, size: members.length };
 }
 
+/** A cell's depth on its series' axis: its k, or its context budget; null without either. */
+const depthOf = (cell: CellSummary): { unit: 'k' | 'contextTokens'; depth: number } | null =>
+  cell.k !== null ? { unit: 'k', depth: cell.k } : cell.contextTokens !== undefined ? { unit: 'contextTokens', depth: cell.contextTokens } : null;
+
+/** The depth series of a run: per model × strategy × retriever × unit (k, context budget), its cells in depth order (one per depth). */
+function depthSeries(cells: readonly CellSummary[]): { unit: 'k' | 'contextTokens'; depths: number[]; cells: CellSummary[] }[] {
+  const series = new Map<string, { unit: 'k' | 'contextTokens'; cells: CellSummary[] }>();
+  for (const cell of cells) {
+    const at = depthOf(cell);
+    if (!at) continue;
+    const key = `${cell.model}\u0000${cell.strategy}\u0000${cell.retriever ?? ''}\u0000${at.unit}`;
+    (series.get(key) ?? series.set(key, { unit: at.unit, cells: [] }).get(key)!).cells.push(cell);
+  }
+  return [...series.values()].flatMap(({ unit, cells: list }) => {
+    const depths = [...new Set(list.map((c) => depthOf(c)!.depth))].sort((a, b) => a - b);
+    // Two conditions at one depth (e.g. two rerankers over one retriever) are not one series.
+    if (depths.length !== list.length) return [];
+    return [{ unit, depths, cells: depths.map((d) => list.find((c) => depthOf(c)!.depth === d)!) }];
+  });
+}
+
 /**
- * Per model × strategy × retriever measured at two depths or more: the depth curve's shape on the
- * questions scored at every depth (slope over ln k, best k and its probability, deepest − best).
+ * Per model × strategy × retriever measured at two depths or more (k, or context budgets): the
+ * depth curve's shape on the questions scored at every depth (slope over ln depth, best depth and
+ * its probability, deepest − best), and the same fitted against the mean context tokens of each
+ * condition, so that series of different chunkings share one axis.
  */
 function depthCurves(cells: CellSummary[], byCell: Map<string, RunItemRecord[]>, stats: RunStatistics): DepthCurve[] {
-  const series = new Map<string, CellSummary[]>();
-  for (const cell of cells) {
-    if (cell.k === null) continue;
-    const key = `${cell.model}\u0000${cell.strategy}\u0000${cell.retriever ?? ''}`;
-    (series.get(key) ?? series.set(key, []).get(key)!).push(cell);
-  }
   const out: DepthCurve[] = [];
-  for (const list of series.values()) {
-    const depths = [...new Set(list.map((c) => c.k!))].sort((a, b) => a - b);
-    // Two conditions at one depth (e.g. two rerankers over one retriever) are not one curve.
-    if (depths.length < 2 || depths.length !== list.length) continue;
-    const ordered = depths.map((k) => list.find((c) => c.k === k)!);
+  for (const { unit, depths, cells: ordered } of depthSeries(cells)) {
+    if (depths.length < 2) continue;
     const first = ordered[0]!;
     const byDepth = ordered.map((c) => stats.observations(byCell.get(cellKey(c.model, c.condition))!));
-    const curve = depthCurveOf(depths, byDepth, stats.settings, salts.depth(first.model, first.strategy, first.retriever));
+    const salt = salts.depth(first.model, first.strategy, first.retriever) + (unit === 'contextTokens' ? '|tokens' : '');
+    const curve = depthCurveOf(depths, byDepth, stats.settings, salt);
     if (!curve) continue;
+    const tokens = ordered.map((c) => c.context?.tokens ?? 0);
+    const rising = tokens[0]! > 0 && tokens.every((t, i) => i === 0 || t > tokens[i - 1]!);
+    // The same salt: the same bootstrap draws, so the best depth and its P(best) agree on both axes.
+    const onTokens = rising ? depthCurveOf(tokens, byDepth, stats.settings, salt) : null;
     out.push({
       model: first.model,
       strategy: first.strategy,
@@ -241,9 +276,45 @@ function depthCurves(cells: CellSummary[], byCell: Map<string, RunItemRecord[]>,
       probabilityBest: curve.probabilityBest,
       deepestMinusBest: curve.deepestMinusBest,
       deepestBelowBest: curve.deepestBelowBest,
+      unit,
+      ...(first.corpus ? { corpus: first.corpus } : {}),
+      ...(onTokens ? { againstTokens: { tokens, slope: onTokens.slope, bestTokens: onTokens.bestK, probabilityBest: onTokens.probabilityBest } } : {}),
     });
   }
   return out;
+}
+
+/** A cell as a point of its depth series (for the depth and chunking families); null without a depth. */
+function depthPointOf(cell: CellSummary): DepthPoint | null {
+  const at = depthOf(cell);
+  if (!at) return null;
+  return { model: cell.model, condition: cell.condition, strategy: cell.strategy, retriever: cell.retriever, ...at, ...(cell.corpus ? { corpus: cell.corpus } : {}), ...(cell.context ? { tokens: cell.context.tokens } : {}) };
+}
+
+/**
+ * The depth steps and the chunkings at equal context (analysis/depthFamilies.ts) as paired
+ * differences, each family's p adjusted by Holm and BH; families without a comparison are left out.
+ */
+function compareDepths(cells: CellSummary[], byCell: Map<string, RunItemRecord[]>, stats: RunStatistics, baseline: string): { differences: PairedDifference[]; families: z.infer<typeof ComparisonFamilySchema>[] } {
+  const comparisons = depthFamilyComparisons(cells.flatMap((c) => depthPointOf(c) ?? []));
+  const differences: PairedDifference[] = [];
+  const families: z.infer<typeof ComparisonFamilySchema>[] = [];
+  for (const kind of ['depth', 'chunking'] as const) {
+    const members = comparisons
+      .filter((c) => c.kind === kind)
+      .map(({ model, condition, reference }): PairedDifference => {
+        const d = pairedDifference(stats.observations(byCell.get(cellKey(model, condition))!), stats.observations(byCell.get(cellKey(model, reference))!), stats.settings, salts.paired(model, condition, reference, baseline));
+        return d.n === 0 ? { model, condition, baseline: reference, n: 0, meanDiff: null, ciLow: null, ciHigh: null, sharePositive: null } : { model, condition, baseline: reference, ...d };
+      });
+    if (!members.length) continue;
+    const tested = members.filter((d) => d.p !== undefined && d.p !== null);
+    const name = depthFamilyName(kind, tested.length);
+    const { holm, bh } = adjustedP(tested.map((d) => d.p!));
+    tested.forEach((d, i) => Object.assign(d, { pHolm: holm[i]!, pBH: bh[i]!, family: name }));
+    differences.push(...members);
+    families.push({ name, reference: DEPTH_FAMILY_REFERENCE[kind], size: tested.length, kind });
+  }
+  return { differences, families };
 }
 
 /** Every condition of one model against a reference condition, on the questions both scored. */

@@ -38,7 +38,7 @@ export async function planWithPower(config: ExperimentConfig, options: DryRunOpt
     const earlier = await readEarlierRun(options.estimateFrom);
     return {
       plan: await planRun(config, stages, conditions, planOptions(earlier, options.signal)),
-      power: powerOfStages(config, stages, conditions, {}, earlier),
+      power: await powerOfStages(config, stages, conditions, {}, earlier),
     };
   });
 }

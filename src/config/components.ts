@@ -85,7 +85,10 @@ export const DepthsSchema = z
     },
   });
 
-/** A `strategies:` entry: a prompting strategy or a RAG method, by name or `{ name, …params, label, k }`. */
+/** Context budgets in tokens as depths (`contextTokens: [500, 1000, 2000]`): one or a list, like `k`. */
+export const ContextBudgetsSchema = DepthsSchema;
+
+/** A `strategies:` entry: a prompting strategy or a RAG method, by name or `{ name, …params, label, k, contextTokens }`. */
 export function StrategyEntrySchema() {
   const names = [...strategies.names(), ...methods.names()].sort();
   const listing = listingOf([strategies, methods]);
@@ -101,6 +104,7 @@ export function StrategyEntrySchema() {
     componentUnion([strategies, methods], 'strategy or method', {
       label: z.string().min(1).optional().describe('names the entry in condition names (default: its name)'),
       k: DepthsSchema.optional().describe('depths of this entry alone (overrides retrieval.k)'),
+      contextTokens: ContextBudgetsSchema.optional().describe('depths of this entry alone as context budgets in tokens (overrides retrieval.contextTokens; configuration.md)'),
     }, NESTED),
   ]);
 }

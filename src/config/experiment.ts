@@ -7,6 +7,7 @@ import { DiagnosticsConfigSchema } from './diagnostics.js';
 import {
   STAGE_REGISTRIES,
   BenchmarkSpecSchema,
+  ContextBudgetsSchema,
   DepthsSchema,
   EmbedderSpecSchema,
   ExtractorSpecSchema,
@@ -24,6 +25,8 @@ const retrievalSchema = () =>
     .object({
       /** Retrieval depths; every strategy that uses retrieval runs once per retriever × k (an entry's own `k:` overrides it; without either, a strategy's default depths apply). */
       k: DepthsSchema.optional().describe('Retrieval depths; every strategy that uses retrieval runs once per retriever × k (an entry\'s own `k:` overrides it; without either, a strategy\'s default depths apply)'),
+      /** Depths as context budgets in tokens: every retrieving strategy also runs once per retriever × budget, retrieving in rank order until the budget is filled (an entry's own `contextTokens:` or `k:` overrides it). */
+      contextTokens: ContextBudgetsSchema.optional().describe('Depths as context budgets in tokens: every retrieving strategy also runs once per retriever × budget, retrieving in rank order until the budget is filled (an entry\'s own `contextTokens:` or `k:` overrides it)'),
       retrievers: z.array(RetrieverSpecSchema()).min(1, { error: 'expected at least one retriever' }).describe('the retrievers of the grid (`retriever: {…}` is read as a list of one)'),
       /**
        * `corpus`: rank the whole index. `document`: rank only the chunks of the question's own
@@ -101,7 +104,7 @@ function buildExperimentConfigSchema() {
       .describe('Artefacts built before the run when missing or stale (idempotent)'),
     benchmarks: z.array(BenchmarkSpecSchema()).min(1, { error: 'expected at least one benchmark' }).describe('the benchmarks whose questions are asked (`benchmark: {…}` is read as a list of one)'),
     retrieval: retrievalSchema().optional().describe('How passages are retrieved: retrievers, depths, scope (omit for closed-book only)'),
-    strategies: z.array(StrategyEntrySchema()).min(1, { error: 'expected at least one strategy' }).describe('Prompting strategies and RAG methods, by name or `{ name, …params, label, k }`'),
+    strategies: z.array(StrategyEntrySchema()).min(1, { error: 'expected at least one strategy' }).describe('Prompting strategies and RAG methods, by name or `{ name, …params, label, k, contextTokens }`'),
     models: z.array(modelEntrySchema()).min(1, { error: 'expected at least one model' }).describe('The models answering every question under every condition'),
     /**
      * Answers per question and condition for every model without its own `samples` (default 1):
@@ -234,7 +237,7 @@ export function specsAsWritten(writtenAnyForm: unknown, parsed: ExperimentConfig
   each('judge', out, written);
   each('extractor', out, written);
   each('models', out, written, ['label', 'price', 'samples']);
-  each('strategies', out, written, ['label', 'k']);
+  each('strategies', out, written, ['label', 'k', 'contextTokens']);
   if (isObject(out.retrieval)) {
     each('retrievers', out.retrieval, written.retrieval);
   }

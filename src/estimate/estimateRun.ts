@@ -1,7 +1,9 @@
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { InputError, InterruptedError } from '../errors.js';
-import { modelsOf, type Condition } from '../experiment/plan.js';
+import { modelsOf, retrievalDepth, type Condition } from '../experiment/plan.js';
+import { otherQuery } from '../experiment/taskContext.js';
+import { mostPassagesWithin, retrieveWithinBudget } from '../retrieval/tokenBudget.js';
 import type { Stages } from '../experiment/stages.js';
 import type { MethodContext } from '../methods/types.js';
 import { estimateTokens } from '../text/tokenCounter.js';
@@ -13,6 +15,7 @@ import type { RetrievedChunk } from '../retrieval/types.js';
 import type { EarlierRun } from './earlierRun.js';
 import { addBounds, answerBounds, type Bound, type BoundInputs } from './callBounds.js';
 import { passageLimits } from './passageBounds.js';
+import { corpusOfChunks } from '../analysis/depthFamilies.js';
 import type { PlanCell, Range, RunPlan } from '../runFiles/plan.js';
 
 
@@ -77,7 +80,7 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
       const method = stages.method(condition.strategy, condition.strategyPath);
       const declared = method.calls;
       const inputs: BoundInputs = {
-        k: condition.k ?? 0,
+        k: passagesBound(condition),
         passages: condition.retrieverLabel && condition.retriever ? passageLimitOf(condition.retrieverLabel, condition.retriever) : null,
         maxTokens,
         maxTokensSetting,
@@ -111,7 +114,7 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
           continue;
         }
         const questionPassages = condition.usesRetrieval ? await retrieve(condition, item) : null;
-        const answer = answerBounds(await method.planCalls({ item, k: condition.k ?? 0, questionPassages }), inputs);
+        const answer = answerBounds(await method.planCalls({ item, k: passagesBound(condition), questionPassages }), inputs);
         calls = addBounds(calls, answer.calls);
         prompt = addBounds(prompt, answer.promptTokens);
       }
@@ -185,25 +188,27 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
   };
 }
 
+/** The most passages one retrieval of the condition can return: its k, or as many as its budget can hold. */
+const passagesBound = (condition: Condition) => (condition.contextTokens ? mostPassagesWithin(condition.contextTokens) : (condition.k ?? 0));
+
 const rangeOf = (b: Bound): Range => ({ min: b.min, max: b.max });
 const scaleBound = (b: Bound, factor: number): Bound => ({ ...b, min: b.min * factor, max: b.max === null ? null : b.max * factor });
 
 type Retrieve = (condition: Condition, item: BenchmarkItem) => Promise<RetrievedChunk[]>;
 
-/** Retrieval as the run does it: each retriever once per question at its deepest k (in batches where it can), cut per condition. */
+/** Retrieval as the run does it: each retriever once per question at its deepest k (in batches where it can), cut per condition (or filled to its context budget). */
 function retrievalMemo(stages: Stages, conditions: Condition[]): Retrieve {
   const deepest = new Map<string, number>();
-  for (const c of conditions) if (c.retrieverLabel && c.k) deepest.set(c.retrieverLabel, Math.max(c.k, deepest.get(c.retrieverLabel) ?? 0));
+  for (const c of conditions) if (c.retrieverLabel && c.usesRetrieval) deepest.set(c.retrieverLabel, Math.max(retrievalDepth(c), deepest.get(c.retrieverLabel) ?? 0));
   const lists = new Map<string, Promise<Map<string, RetrievedChunk[]>>>();
   const atDepth = new Map<string, Promise<RetrievedChunk[]>>();
-  return async (condition, item) => {
-    const label = condition.retrieverLabel!;
+  const rankedAt = async (label: string, item: BenchmarkItem, asked: number): Promise<RetrievedChunk[]> => {
     const retriever = stages.retriever(label);
-    if (retriever.depthDependent) {
+    if (retriever.depthDependent || asked > deepest.get(label)!) {
       // Once per question and depth, as the run asks (not once per model).
-      const key = `${label}|${condition.k}|${item.benchmark}:${item.id}`;
+      const key = `${label}|${asked}|${item.benchmark}:${item.id}`;
       let list = atDepth.get(key);
-      if (!list) atDepth.set(key, (list = retriever.retrieve(stages.queryFor(item), condition.k!)));
+      if (!list) atDepth.set(key, (list = retriever.retrieve(stages.queryFor(item), asked)));
       return list;
     }
     let all = lists.get(label);
@@ -216,8 +221,43 @@ function retrievalMemo(stages: Stages, conditions: Condition[]): Retrieve {
       })();
       lists.set(label, all);
     }
-    return (await all).get(`${item.benchmark}:${item.id}`)!.slice(0, condition.k!);
+    return (await all).get(`${item.benchmark}:${item.id}`)!;
   };
+  return async (condition, item) => {
+    const label = condition.retrieverLabel!;
+    if (condition.contextTokens) return retrieveWithinBudget((depth) => rankedAt(label, item, depth), condition.contextTokens);
+    return (await rankedAt(label, item, condition.k!)).slice(0, condition.k!);
+  };
+}
+
+/** A condition's chunking and context before the run: the corpus of its retrieved chunks and their mean tokens per question. */
+export interface PlannedContext {
+  corpus?: string;
+  tokens: number;
+}
+
+/**
+ * Each retrieving condition's planned context: every question retrieved as the run retrieves it
+ * (k cut, or filled to the budget), the corpus its chunks come from (the first part of their ids,
+ * the most frequent) and the mean tokens of their texts (before a strategy's own context budget).
+ */
+export async function plannedContexts(stages: Stages, conditions: Condition[]): Promise<Map<string, PlannedContext>> {
+  const retrieve = retrievalMemo(stages, conditions);
+  const out = new Map<string, PlannedContext>();
+  for (const condition of conditions) {
+    if (!condition.usesRetrieval || !condition.retrieverLabel) continue;
+    const ids: string[] = [];
+    let tokens = 0;
+    for (const item of stages.items) {
+      for (const chunk of await retrieve(condition, item)) {
+        tokens += estimateTokens(chunk.text);
+        ids.push(chunk.id);
+      }
+    }
+    const corpus = corpusOfChunks(ids);
+    out.set(condition.name, { tokens: tokens / Math.max(1, stages.items.length), ...(corpus ? { corpus } : {}) });
+  }
+  return out;
 }
 
 /** The prompt of the condition's first model call for the item, built by the method itself and caught before it is sent. */
@@ -226,8 +266,8 @@ async function firstPrompt(stages: Stages, condition: Condition, item: Benchmark
   const retriever = condition.usesRetrieval ? stages.retriever(condition.retrieverLabel!) : undefined;
   const context: MethodContext = {
     item,
-    k: condition.k ?? 0,
-    retrieve: (query) => (query === item.question || !retriever ? retrieve(condition, item) : retriever.retrieve({ ...stages.queryFor(item), text: query }, condition.k!)),
+    k: retrievalDepth(condition),
+    retrieve: (query) => (query === item.question || !retriever ? retrieve(condition, item) : otherQuery(retriever, condition, { ...stages.queryFor(item), text: query })),
     generate: async (_label, messages) => {
       throw new PromptCaught(messages);
     },

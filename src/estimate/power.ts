@@ -5,6 +5,8 @@ import { InputError } from '../errors.js';
 import { clusterFieldOf, clusterKeyOf } from '../experiment/clusterKey.js';
 import { itemGroups } from '../experiment/itemDetails.js';
 import type { Condition } from '../experiment/plan.js';
+import { DEPTH_FAMILY_REFERENCE, depthFamilyComparisons, depthFamilyName, type DepthFamilyKind, type DepthPoint, type FamilyComparison } from '../analysis/depthFamilies.js';
+import { plannedContexts, type PlannedContext } from './estimateRun.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { Stages } from '../experiment/stages.js';
 import type { EarlierRun } from './earlierRun.js';
@@ -23,7 +25,8 @@ import {
 
 /**
  * Power before the run (`hisrag power`, and `hisrag run --dry-run`): per comparison of the grid —
- * every condition against the baseline and against each `scoring.versus` condition, per model — the
+ * every condition against the baseline and against each `scoring.versus` condition, per model, and
+ * the depth steps and chunkings at equal context the summary tests as families — the
  * minimum detectable difference at the configured number of questions and clusters, and the
  * questions a given difference needs. σ_d and the design effect come from an earlier run's paired
  * differences (`--estimate-from`, clustered as the summary clusters them) or from a stated
@@ -63,6 +66,8 @@ export interface PowerDesign {
   clusterField: string | null;
   /** Repeated samples per question, by model label (absent: 1). */
   samples?: Record<string, number>;
+  /** The depth steps and chunkings at equal context the summary will test as families (analysis/depthFamilies.ts). */
+  depthComparisons?: FamilyComparison[];
 }
 
 /**
@@ -92,6 +97,8 @@ export interface PowerComparison {
   questionsNeededBonferroni: number | null;
   /** The earlier run's paired questions the variance was measured on. */
   measuredOn?: number;
+  /** The depth family the comparison is in (its name); absent for a comparison against the baseline or a `versus` condition. */
+  family?: string;
   /** `--label-width`: human labels (questions labelled in both conditions) whose PPI++ interval of the Δ is at most that wide; null: not even labelling all. */
   labelsNeeded?: number | null;
 }
@@ -105,8 +112,8 @@ export interface PowerPlan {
   questions: number;
   clusters: number;
   clusterField: string | null;
-  /** Per reference condition, the comparisons adjusted together (as the summary's families). */
-  families: { reference: string; size: number }[];
+  /** Per reference condition, and per depth family, the comparisons adjusted together (as the summary's families). */
+  families: { reference: string; size: number; name?: string; kind?: DepthFamilyKind }[];
   comparisons: PowerComparison[];
   /** `--label-width`: the interval width the labels are planned for and the judge–human correlation assumed. */
   labelPlan?: { width: number; judgeR: number };
@@ -142,7 +149,7 @@ export function designOf(config: ExperimentConfig, items: BenchmarkItem[], model
 }
 
 /** Each comparison's σ_d and design effect in an earlier run, from its items.jsonl, clustered over `clusterSetting` as its summary would be. */
-export function measuredVariances(run: EarlierRun, clusterSetting: string | undefined): MeasuredVariances {
+export function measuredVariances(run: EarlierRun, clusterSetting: string | undefined, extraPairs: readonly { model: string; condition: string; reference: string }[] = []): MeasuredVariances {
   // The run's own statistics settings (its cluster field unless `clusterSetting` overrides it); samples reduced as the summary reduces them.
   const reducer = run.config.scoring.reducer ?? 'mean';
   const stats = runStatistics(run.records.filter(isScored), { cluster: clusterSetting ?? run.config.scoring.cluster, reducer, resamples: run.config.scoring.bootstrapResamples, seed: run.config.seed });
@@ -154,38 +161,36 @@ export function measuredVariances(run: EarlierRun, clusterSetting: string | unde
     return list ? new Map(questionsOf(stats.observations(list)).map((q) => [q.itemKey, q])) : undefined;
   };
   const references = [run.config.scoring.baseline, ...run.config.scoring.versus];
+  const pairs = run.models.flatMap((model) => references.flatMap((reference) => run.conditions.filter((c) => c !== reference).map((condition) => ({ model, condition, reference }))));
+  // The design's depth steps and chunkings at equal context, where the earlier run has both sides.
+  for (const pair of extraPairs) if (run.models.includes(pair.model)) pairs.push(pair);
   const out: MeasuredVariances = new Map();
-  for (const model of run.models) {
-    for (const reference of references) {
-      const base = questions(model, reference);
-      if (!base) continue;
-      for (const condition of run.conditions) {
-        const list = condition === reference ? undefined : questions(model, condition);
-        if (!list) continue;
-        const diffs: number[] = [];
-        const keys: string[] = [];
-        let sampling = 0;
-        let sampledQuestions = 0;
-        let samplesSeen = 0;
-        for (const [key, r] of list) {
-          const b = base.get(key);
-          if (!b) continue;
-          diffs.push(reduceSamples(r.scores, reducer) - reduceSamples(b.scores, reducer));
-          if (cluster) keys.push(r.cluster!);
-          if (r.scores.length > 1 && b.scores.length > 1) {
-            sampling += sampleVariance(r.scores) + sampleVariance(b.scores);
-            sampledQuestions++;
-            samplesSeen += (r.scores.length + b.scores.length) / 2;
-          }
-        }
-        const variance = pairedVarianceOf(diffs, cluster ? keys : undefined);
-        if (variance) {
-          out.set(comparisonKey(model, condition, reference), {
-            ...variance,
-            ...(sampledQuestions && reducer === 'mean' ? { sampling: { variance: sampling / sampledQuestions, samples: samplesSeen / sampledQuestions } } : {}),
-          });
-        }
+  for (const { model, condition, reference } of pairs) {
+    const base = questions(model, reference);
+    const list = base ? questions(model, condition) : undefined;
+    if (!base || !list) continue;
+    const diffs: number[] = [];
+    const keys: string[] = [];
+    let sampling = 0;
+    let sampledQuestions = 0;
+    let samplesSeen = 0;
+    for (const [key, r] of list) {
+      const b = base.get(key);
+      if (!b) continue;
+      diffs.push(reduceSamples(r.scores, reducer) - reduceSamples(b.scores, reducer));
+      if (cluster) keys.push(r.cluster!);
+      if (r.scores.length > 1 && b.scores.length > 1) {
+        sampling += sampleVariance(r.scores) + sampleVariance(b.scores);
+        sampledQuestions++;
+        samplesSeen += (r.scores.length + b.scores.length) / 2;
       }
+    }
+    const variance = pairedVarianceOf(diffs, cluster ? keys : undefined);
+    if (variance) {
+      out.set(comparisonKey(model, condition, reference), {
+        ...variance,
+        ...(sampledQuestions && reducer === 'mean' ? { sampling: { variance: sampling / sampledQuestions, samples: samplesSeen / sampledQuestions } } : {}),
+      });
     }
   }
   if (out.size === 0) throw new InputError(`--estimate-from ${run.from}: the run has no paired differences that vary (no condition scored beside ${references.join(' / ')} on the same questions)`);
@@ -216,30 +221,35 @@ export function planPower(design: PowerDesign, source: VarianceSource, options: 
   const clusters = source.kind === 'assumed' && source.clusterSize !== undefined ? Math.max(1, Math.round(n / source.clusterSize)) : design.clusters;
   const comparisons: PowerComparison[] = [];
   const families: PowerPlan['families'] = [];
+  const figures = (model: string, condition: string, reference: string, familySize: number): Omit<PowerComparison, 'model' | 'condition' | 'reference'> => {
+    const measured = source.kind === 'earlier-run' ? source.variances.get(comparisonKey(model, condition, reference)) : undefined;
+    const sd = source.kind === 'assumed' ? source.sd : measured ? sdAtSamples(measured, design.samples?.[model] ?? 1) : null;
+    const deff = source.kind === 'assumed' ? designEffectOf(source.icc, clusterSize) : measured ? projectDesignEffect(measured, clusterSize) : null;
+    const known = sd !== null && deff !== null;
+    const bonferroni = { alpha: alpha / Math.max(1, familySize), power };
+    return {
+      n,
+      clusters,
+      sd,
+      designEffect: deff,
+      mdd: known ? minimumDetectableDifference(sd, n, deff, { alpha, power }) : null,
+      mddBonferroni: known ? minimumDetectableDifference(sd, n, deff, bonferroni) : null,
+      questionsNeeded: known && difference !== undefined ? questionsNeeded(sd, difference, deff, { alpha, power }) : null,
+      questionsNeededBonferroni: known && difference !== undefined ? questionsNeeded(sd, difference, deff, bonferroni) : null,
+      ...(measured ? { measuredOn: measured.n } : {}),
+    };
+  };
   for (const reference of references) {
     const members = design.models.flatMap((model) => design.conditions.filter((c) => c !== reference).map((condition) => ({ model, condition })));
     families.push({ reference, size: members.length });
-    const bonferroni = { alpha: alpha / Math.max(1, members.length), power };
-    for (const { model, condition } of members) {
-      const measured = source.kind === 'earlier-run' ? source.variances.get(comparisonKey(model, condition, reference)) : undefined;
-      const sd = source.kind === 'assumed' ? source.sd : measured ? sdAtSamples(measured, design.samples?.[model] ?? 1) : null;
-      const deff = source.kind === 'assumed' ? designEffectOf(source.icc, clusterSize) : measured ? projectDesignEffect(measured, clusterSize) : null;
-      const known = sd !== null && deff !== null;
-      comparisons.push({
-        model,
-        condition,
-        reference,
-        n,
-        clusters,
-        sd,
-        designEffect: deff,
-        mdd: known ? minimumDetectableDifference(sd, n, deff, { alpha, power }) : null,
-        mddBonferroni: known ? minimumDetectableDifference(sd, n, deff, bonferroni) : null,
-        questionsNeeded: known && difference !== undefined ? questionsNeeded(sd, difference, deff, { alpha, power }) : null,
-        questionsNeededBonferroni: known && difference !== undefined ? questionsNeeded(sd, difference, deff, bonferroni) : null,
-        ...(measured ? { measuredOn: measured.n } : {}),
-      });
-    }
+    for (const { model, condition } of members) comparisons.push({ model, condition, reference, ...figures(model, condition, reference, members.length) });
+  }
+  for (const kind of ['depth', 'chunking'] as const) {
+    const members = (design.depthComparisons ?? []).filter((c) => c.kind === kind);
+    if (!members.length) continue;
+    const name = depthFamilyName(kind, members.length);
+    families.push({ reference: DEPTH_FAMILY_REFERENCE[kind], size: members.length, name, kind });
+    for (const { model, condition, reference } of members) comparisons.push({ model, condition, reference, ...figures(model, condition, reference, members.length), family: name });
   }
   return {
     experiment: design.experiment,
@@ -262,11 +272,25 @@ export interface PowerRequest extends PowerOptions {
   assume?: z.input<typeof PowerAssumptionSchema>;
 }
 
-/** The power plan of a grid on stages already built; σ_d from `earlier` (the run `estimateFrom` names, read by the caller) or the assumption. */
-export function powerOfStages(config: ExperimentConfig, stages: Stages, conditions: Condition[], request: Omit<PowerRequest, 'estimateFrom'>, earlier?: EarlierRun): PowerPlan {
-  const design = { ...designOf(config, stages.items, stages.models.map((m) => m.label), conditions.map((c) => c.name)), samples: Object.fromEntries(stages.models.map((m) => [m.label, m.samples])) };
+/**
+ * The power plan of a grid on stages already built; σ_d from `earlier` (the run `estimateFrom` names,
+ * read by the caller) or the assumption. The depth families come from the conditions; the chunkings
+ * at equal context need each condition's corpus and context, which with two retrievers or more are
+ * planned by retrieving every question (`plannedContexts`).
+ */
+export async function powerOfStages(config: ExperimentConfig, stages: Stages, conditions: Condition[], request: Omit<PowerRequest, 'estimateFrom'>, earlier?: EarlierRun): Promise<PowerPlan> {
+  const models = stages.models.map((m) => m.label);
+  const contexts = new Set(conditions.flatMap((c) => c.retrieverLabel ?? [])).size > 1 ? await plannedContexts(stages, conditions) : new Map<string, PlannedContext>();
+  const points = conditions.flatMap((c) => {
+    const at = c.k !== null ? { unit: 'k' as const, depth: c.k } : c.contextTokens !== undefined ? { unit: 'contextTokens' as const, depth: c.contextTokens } : null;
+    if (!at || !c.usesRetrieval) return [];
+    const context = contexts.get(c.name);
+    return models.map((model): DepthPoint => ({ model, condition: c.name, strategy: c.strategyLabel, retriever: c.retrieverLabel, ...at, ...(context ?? {}) }));
+  });
+  const depthComparisons = depthFamilyComparisons(points);
+  const design = { ...designOf(config, stages.items, models, conditions.map((c) => c.name)), samples: Object.fromEntries(stages.models.map((m) => [m.label, m.samples])), depthComparisons };
   const source: VarianceSource = earlier
-    ? { kind: 'earlier-run', from: earlier.from, variances: measuredVariances(earlier, config.scoring.cluster) }
+    ? { kind: 'earlier-run', from: earlier.from, variances: measuredVariances(earlier, config.scoring.cluster, depthComparisons) }
     : { kind: 'assumed', ...parseOrThrow(PowerAssumptionSchema, request.assume ?? DEFAULT_ASSUMPTION) };
   return planPower(design, source, request);
 }

@@ -7,6 +7,7 @@ import type { MethodOutcome } from '../methods/types.js';
 import { recordedMessageOf } from '../prompting/messageContent.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { stripThink } from '../scoring/stripThink.js';
+import { estimateTokens } from '../text/tokenCounter.js';
 import { itemGroups, methodRetrievalMetrics, recordedChunks } from './itemDetails.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { Stages } from './stages.js';
@@ -50,6 +51,7 @@ export async function answerTask(task: Task, stages: Stages, context: TaskContex
     prompt: (outcome?.prompt ?? []).map(recordedMessageOf),
     retrieved: recordedChunks(retrieved),
     contextIds: outcome?.contextIds ?? [],
+    ...(condition.usesRetrieval && outcome ? { context: contextUsed(outcome.contextIds, retrieved) } : {}),
     truncated: outcome?.truncated ?? 0,
     response: outcome ? recordedResponse(outcome) : null,
     score,
@@ -81,7 +83,13 @@ async function retrievalMetricsOf(task: Task, stages: Stages, run: MethodRun, ou
   // issue 14 (reranking): a reranked retriever also hands back its cached first-stage list, for recall@k before reranking.
   const firstStage = retriever && run.questionList ? await retriever.firstStage?.(stages.queryFor(item)) : undefined;
   if (!outcome || !(condition.usesRetrieval || outcome.passages !== undefined)) return undefined;
-  return methodRetrievalMetrics(item, retrieved, outcome.contextIds, condition.k ?? 0, firstStage);
+  return methodRetrievalMetrics(item, retrieved, outcome.contextIds, condition.k ?? retrieved.length, firstStage);
+}
+
+/** The chunks placed in the prompt and their texts' tokens (the estimate the run counts context lengths with). */
+export function contextUsed(contextIds: readonly string[], retrieved: readonly RetrievedChunk[]): { chunks: number; tokens: number } {
+  const byId = new Map(retrieved.map((chunk) => [chunk.id, chunk]));
+  return { chunks: contextIds.length, tokens: contextIds.reduce((sum, id) => sum + estimateTokens(byId.get(id)?.text ?? ''), 0) };
 }
 
 function recordedResponse(outcome: MethodOutcome): NonNullable<RunItemRecord['response']> {
@@ -112,6 +120,7 @@ function baseRecord({ key, model, condition, item, sample }: Task) {
     strategy: condition.strategyLabel,
     retriever: condition.retrieverLabel,
     k: condition.k,
+    ...(condition.contextTokens ? { contextTokens: condition.contextTokens } : {}),
     groups: itemGroups(item),
     ...(item.evidencePages?.length ? { evidence: { ...(item.docId ? { docId: item.docId } : {}), pages: item.evidencePages } } : {}),
   };

@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
 import type { ExperimentConfig, ModelPrice } from '../config/experiment.js';
 import type { ComponentSpec } from '../registry.js';
+import { candidateDepth } from '../retrieval/tokenBudget.js';
 
 /** One column of the results: a strategy or method, with a retriever and depth when it retrieves. */
 export interface Condition {
@@ -13,7 +14,10 @@ export interface Condition {
   retrieverLabel: string | null;
   retriever: ComponentSpec | null;
   retrieverPath: string | null;
+  /** Passages per retrieval; null for a condition without retrieval or one whose depth is a context budget. */
   k: number | null;
+  /** The depth as a context budget in tokens (`rag@2000tok`): retrieval in rank order until the budget is filled. */
+  contextTokens?: number;
 }
 
 export interface PlannedModel {
@@ -25,11 +29,22 @@ export interface PlannedModel {
   samples: number;
 }
 
+const ascending = (list: readonly number[] | undefined): number[] => [...new Set(list ?? [])].sort((a, b) => a - b);
+
 export function depthsOf(config: ExperimentConfig): number[] {
-  const k = config.retrieval?.k;
-  if (k === undefined) return [];
-  return [...new Set(k)].sort((a, b) => a - b);
+  return ascending(config.retrieval?.k);
 }
+
+/** The run's context budgets in tokens (`retrieval.contextTokens`), ascending. */
+export function budgetsOf(config: ExperimentConfig): number[] {
+  return ascending(config.retrieval?.contextTokens);
+}
+
+/** Passages a condition first asks its retriever for: its k, or its budget's first candidates (0 without retrieval). */
+export const retrievalDepth = (c: Pick<Condition, 'k' | 'contextTokens'>): number => c.k ?? (c.contextTokens ? candidateDepth(c.contextTokens) : 0);
+
+/** A token-budget condition's name suffix: `rag@2000tok`. */
+export const budgetSuffix = (tokens: number) => `@${tokens}tok`;
 
 export interface PlannedRetriever {
   label: string;
@@ -46,13 +61,18 @@ export function retrieversOf(config: ExperimentConfig): PlannedRetriever[] {
   });
 }
 
-/** A `strategies:` entry: its label, its spec as the registries see it, and its own depths (`k:`) if it names any. */
-export function strategySpecs(config: ExperimentConfig): { label: string; spec: ComponentSpec; path: string; depths?: number[] }[] {
+/** A `strategies:` entry: its label, its spec as the registries see it, and its own depths (`k:`, `contextTokens:`) if it names any. */
+export function strategySpecs(config: ExperimentConfig): { label: string; spec: ComponentSpec; path: string; depths?: number[]; budgets?: number[] }[] {
   return config.strategies.map((entry, i) => {
     if (typeof entry === 'string') return { label: entry, spec: { name: entry }, path: `strategies[${i}]` };
-    const { label, k, ...spec } = entry;
-    const depths = k === undefined ? undefined : [...new Set(typeof k === 'number' ? [k] : k)].sort((a, b) => a - b);
-    return { label: label ?? spec.name, spec: spec as ComponentSpec, path: `strategies[${i}]`, ...(depths ? { depths } : {}) };
+    const { label, k, contextTokens, ...spec } = entry;
+    return {
+      label: label ?? spec.name,
+      spec: spec as ComponentSpec,
+      path: `strategies[${i}]`,
+      ...(k !== undefined ? { depths: ascending(k) } : {}),
+      ...(contextTokens !== undefined ? { budgets: ascending(contextTokens) } : {}),
+    };
   });
 }
 
@@ -74,7 +94,8 @@ export function modelsOf(config: ExperimentConfig): PlannedModel[] {
 /**
  * Expands strategies × retrievers × depths into conditions. A strategy that needs retrieval
  * runs once per retriever and depth (its entry's `k:`, else `retrieval.k`, else its own default
- * depths); one that does not runs once. With a single retriever the
+ * depths) and once per retriever and context budget (`contextTokens:`, `rag@2000tok`); one that
+ * does not runs once. With a single retriever the
  * retriever label is left out of condition names (`rag@10`), otherwise it prefixes them.
  */
 export function planConditions(
@@ -83,6 +104,7 @@ export function planConditions(
 ): Condition[] {
   const retrievers = retrieversOf(config);
   const runDepths = depthsOf(config);
+  const runBudgets = budgetsOf(config);
   const conditions: Condition[] = [];
   for (const strategy of strategySpecs(config)) {
     const method = methodOf(strategy.spec, strategy.path);
@@ -100,26 +122,19 @@ export function planConditions(
       });
       continue;
     }
-    // The entry's own `k:`, else the run's `retrieval.k`, else the strategy's own default depths.
-    const depths = strategy.depths ?? (runDepths.length ? runDepths : [...(method.defaultDepths ?? [])].sort((a, b) => a - b));
-    if (depths.length === 0) {
-      throw new ConfigError(`${strategy.path}: ${strategy.label} retrieves, but no depth is given: set \`retrieval.k\` or the entry's own \`k:\``);
+    // The entry's own `k:` and `contextTokens:` (either one replaces both of the run's), else the
+    // run's `retrieval.k` and `retrieval.contextTokens`, else the strategy's own default depths.
+    const own = strategy.depths !== undefined || strategy.budgets !== undefined;
+    const budgets = own ? (strategy.budgets ?? []) : runBudgets;
+    const depths = own ? (strategy.depths ?? []) : runDepths.length || runBudgets.length ? runDepths : ascending(method.defaultDepths);
+    if (depths.length === 0 && budgets.length === 0) {
+      throw new ConfigError(`${strategy.path}: ${strategy.label} retrieves, but no depth is given: set \`retrieval.k\` (or \`retrieval.contextTokens\`) or the entry's own \`k:\``);
     }
     for (const retriever of retrievers) {
-      for (const k of depths) {
-        const prefix = retrievers.length > 1 ? `${retriever.label}/` : '';
-        conditions.push({
-          name: `${prefix}${strategy.label}@${k}`,
-          strategyLabel: strategy.label,
-          strategy: strategy.spec,
-          strategyPath: strategy.path,
-          usesRetrieval: true,
-          retrieverLabel: retriever.label,
-          retriever: retriever.spec,
-          retrieverPath: retriever.path,
-          k,
-        });
-      }
+      const prefix = retrievers.length > 1 ? `${retriever.label}/` : '';
+      const retrieving = { strategyLabel: strategy.label, strategy: strategy.spec, strategyPath: strategy.path, usesRetrieval: true, retrieverLabel: retriever.label, retriever: retriever.spec, retrieverPath: retriever.path };
+      for (const k of depths) conditions.push({ name: `${prefix}${strategy.label}@${k}`, ...retrieving, k });
+      for (const tokens of budgets) conditions.push({ name: `${prefix}${strategy.label}${budgetSuffix(tokens)}`, ...retrieving, k: null, contextTokens: tokens });
     }
   }
   const names = new Set<string>();

@@ -4,9 +4,10 @@ import type { ExperimentConfig } from '../config/experiment.js';
 import { createProgress } from '../progress/progress.js';
 import { MethodRun } from '../methods/methodRun.js';
 import { estimateTokens } from '../text/tokenCounter.js';
-import type { RetrievedChunk } from '../retrieval/types.js';
+import type { RetrievalQuery, RetrievedChunk, Retriever } from '../retrieval/types.js';
 import { stripThink } from '../scoring/stripThink.js';
-import type { Condition } from './plan.js';
+import { retrieveWithinBudget } from '../retrieval/tokenBudget.js';
+import { retrievalDepth, type Condition } from './plan.js';
 import type { Stages } from './stages.js';
 import { forSample } from './sampledGenerator.js';
 
@@ -61,7 +62,7 @@ export function createTaskContext(stages: Stages, conditions: Condition[], tasks
   const retrievalMemo = new Map<string, Promise<RetrievedChunk[]>>();
   const maxDepth = new Map<string, number>();
   for (const c of conditions) {
-    if (c.retrieverLabel && c.k) maxDepth.set(c.retrieverLabel, Math.max(c.k, maxDepth.get(c.retrieverLabel) ?? 0));
+    if (c.retrieverLabel && c.usesRetrieval) maxDepth.set(c.retrieverLabel, Math.max(retrievalDepth(c), maxDepth.get(c.retrieverLabel) ?? 0));
   }
   // Retrievers that answer many queries at once (dense ones embed them in one batch, exact search
   // scores them in one matrix product) get the questions still to answer in groups of
@@ -80,16 +81,17 @@ export function createTaskContext(stages: Stages, conditions: Condition[], tasks
     batch.items.push(task.item);
     batchOf.set(key, batch);
   }
-  const retrieve = (condition: Condition, item: BenchmarkItem): Promise<RetrievedChunk[]> => {
+  /** The item's ranked list at `depth` or deeper (memoised; batched at the retriever's deepest depth). */
+  const rankedAt = (condition: Condition, item: BenchmarkItem, asked: number): Promise<RetrievedChunk[]> => {
     const label = condition.retrieverLabel!;
     const retriever = stages.retriever(label);
     // Rankings are prefix-consistent for real retrievers: retrieve once at the deepest k and
     // cut. Control retrievers whose list depends on k (oracle+noise) are asked per depth.
-    const depth = retriever.depthDependent ? condition.k! : maxDepth.get(label)!;
+    const depth = retriever.depthDependent ? asked : Math.max(asked, maxDepth.get(label)!);
     const memoKey = `${label}|${depth}|${itemKey(item)}`;
     let pending = retrievalMemo.get(memoKey);
     if (!pending) {
-      const batch = batchOf.get(`${label}|${itemKey(item)}`);
+      const batch = depth === maxDepth.get(label) ? batchOf.get(`${label}|${itemKey(item)}`) : undefined;
       if (batch) {
         batch.result ??= retriever.retrieveBatch!(batch.items.map((i) => stages.queryFor(i)), depth);
         const position = batch.items.indexOf(item);
@@ -99,14 +101,18 @@ export function createTaskContext(stages: Stages, conditions: Condition[], tasks
       }
       retrievalMemo.set(memoKey, pending);
     }
-    return pending.then((list) => list.slice(0, condition.k!));
+    return pending;
   };
+  const retrieve = (condition: Condition, item: BenchmarkItem): Promise<RetrievedChunk[]> =>
+    condition.contextTokens
+      ? retrieveWithinBudget((depth) => rankedAt(condition, item, depth), condition.contextTokens)
+      : rankedAt(condition, item, condition.k!).then((list) => list.slice(0, condition.k!));
   const methodRunFor = (task: Task): MethodRun => {
     const { model, condition, item } = task;
     const retriever = condition.usesRetrieval ? stages.retriever(condition.retrieverLabel!) : undefined;
     return new MethodRun({
       item,
-      k: condition.k ?? 0,
+      k: retrievalDepth(condition),
       generator: forSample(model.generator, task.sample),
       countTokens: estimateTokens,
       signal,
@@ -115,13 +121,18 @@ export function createTaskContext(stages: Stages, conditions: Condition[], tasks
         ? {
             // The item's own question comes from the batched, memoised retrieval; other queries (a
             // reasoning step, a follow-up question) go to the retriever as they come.
-            retrieve: (text: string) => (text === item.question ? retrieve(condition, item) : retriever.retrieve({ ...stages.queryFor(item), text }, condition.k!)),
+            retrieve: (text: string) => (text === item.question ? retrieve(condition, item) : otherQuery(retriever, condition, { ...stages.queryFor(item), text })),
             ...(retriever.relevance ? { relevance: (query: string, texts: string[]) => retriever.relevance!(query, texts) } : {}),
           }
         : {}),
     });
   };
   return { retrieve, methodRunFor };
+}
+
+/** A query other than the item's own question (a reasoning step, a follow-up), at the condition's depth or within its budget. */
+export function otherQuery(retriever: Pick<Retriever, 'retrieve'>, condition: Condition, query: RetrievalQuery): Promise<RetrievedChunk[]> {
+  return condition.contextTokens ? retrieveWithinBudget((depth) => retriever.retrieve(query, depth), condition.contextTokens) : retriever.retrieve(query, condition.k!);
 }
 
 /**

@@ -2,7 +2,7 @@ import { CLAIM_METRICS, EVIDENCE_STATUSES, type ClaimMetric } from '../runFiles/
 import type { CellSummary, RunSummary } from '../runFiles/summary.js';
 import { FIRST_STAGE_PREFIX } from '../experiment/itemDetails.js';
 import { FIGURE_CONFIG, lineFigureSpec, type ChartReference, type ChartSeries, type VegaLiteSpec } from './lineFigure.js';
-import { seriesColors, seriesLabel } from './palette.js';
+import { SERIES_PALETTE, seriesColors, seriesLabel } from './palette.js';
 import { meanAxisTitle, summaryMetric } from '../scoring/metrics.js';
 
 /** The axis title of a run's score: its metric, named and scaled by the one metric map. */
@@ -22,6 +22,8 @@ export function depthFigure(summary: RunSummary, model: string): VegaLiteSpec | 
   const colors = seriesColors(summary);
   for (const cell of cells) {
     const { mean, ciLow, ciHigh } = cell.score;
+    // Budget conditions (`rag@2000tok`) have no k: they are drawn against context tokens (contextFigure).
+    if (cell.contextTokens !== undefined) continue;
     if (cell.k === null) {
       references.push({ label: cell.condition, y: mean!, lo: ciLow ?? mean, hi: ciHigh ?? mean, color: colors.get(cell.condition)! });
       continue;
@@ -35,6 +37,48 @@ export function depthFigure(summary: RunSummary, model: string): VegaLiteSpec | 
   }
   if (series.size === 0) return null;
   return lineFigureSpec({ xLabel: 'retrieval depth k', yLabel: scoreTitle(summary), series: [...series.values()], references, xScale: 'ordinal' });
+}
+
+/**
+ * Score against context tokens for one model: every retrieving condition at the mean tokens of the
+ * chunks placed in its prompts (log axis), one line per chunking — the corpus its retriever reads —
+ * so that k of different chunk sizes, and context budgets, share one axis; closed-book conditions
+ * as reference lines; each depth curve's best depth ringed. Null without recorded context, or when
+ * it would have one line (one chunking at k only: the score-vs-k chart says the same).
+ */
+export function contextFigure(summary: RunSummary, model: string): VegaLiteSpec | null {
+  const cells = summary.cells.filter((c) => c.model === model && c.score.mean !== null);
+  const placed = cells.filter((c) => c.context && c.context.tokens > 0 && c.corpus);
+  if (placed.length === 0) return null;
+  // A line per chunking; the strategy and the kind of depth are named only where the run has several.
+  const strategies = new Set(placed.map((c) => c.strategy)).size > 1;
+  const units = new Set(placed.map((c) => (c.contextTokens !== undefined ? 'budget' : 'k'))).size > 1;
+  const labelOf = (c: CellSummary) => [c.corpus!, ...(strategies ? [c.strategy] : []), ...(units ? [c.contextTokens !== undefined ? 'budgets' : 'k'] : [])].join(' · ');
+  const colors = seriesColors(summary);
+  const references: ChartReference[] = cells
+    .filter((c) => c.k === null && c.contextTokens === undefined)
+    .map((c) => ({ label: c.condition, y: c.score.mean!, lo: c.score.ciLow ?? c.score.mean, hi: c.score.ciHigh ?? c.score.mean, color: colors.get(c.condition)! }));
+  // The chunkings' lines take the palette's colours the reference lines do not.
+  const free = SERIES_PALETTE.filter((color) => !references.some((r) => r.color === color));
+  const series = new Map<string, ChartSeries>();
+  for (const cell of placed) {
+    const label = labelOf(cell);
+    const entry = series.get(label) ?? { label, points: [], color: free[series.size % free.length]! };
+    const curve = summary.depthCurves?.find((c) => c.model === model && c.againstTokens && c.conditions.includes(cell.condition));
+    const at = curve ? curve.conditions.indexOf(cell.condition) : -1;
+    const best = curve && curve.depths[at] === curve.bestK;
+    const { mean, ciLow, ciHigh } = cell.score;
+    entry.points.push({ x: cell.context!.tokens, y: mean!, lo: ciLow ?? mean, hi: ciHigh ?? mean, ...(best ? { mark: `best, P(best) ${curve.probabilityBest[at]!.toFixed(2)}` } : {}) });
+    series.set(label, entry);
+  }
+  if (series.size < 2) return null;
+  return lineFigureSpec({
+    xLabel: 'context tokens per answer, mean (log scale; cjk-estimate)',
+    yLabel: scoreTitle(summary),
+    series: [...series.values()].map((s) => ({ ...s, points: s.points.sort((a, b) => a.x - b.x) })),
+    references,
+    xScale: 'log',
+  });
 }
 
 /**
@@ -244,6 +288,7 @@ export function runFigureSpecs(summary: RunSummary): RunFigure[] {
     const tag = summary.models.length > 1 ? `-${fileSafe(model)}` : '';
     const add = (name: string, spec: VegaLiteSpec | null, subject: string) => spec && out.push({ name: `${name}${tag}`, spec, model, subject });
     add('score-vs-k', depthFigure(summary, model), 'Mean score against retrieval depth k, conditions without retrieval as dashed reference lines; the ringed point is the best k of the depth curve');
+    add('score-vs-context-tokens', contextFigure(summary, model), 'Mean score against mean context tokens, a line per chunking (the corpus a retriever reads); k and token budgets as separate lines');
     add('p-best', probabilityBestFigure(summary, model), 'Probability that each depth k is the best (share of bootstrap resamples in which it has the highest mean), per depth curve');
     add('score-vs-cost', costFigure(summary, model), 'Mean score against the cost per answer');
     add('recall-before-after-rerank', rerankRecallFigure(summary, model), 'Retrieval recall@k before and after reranking');

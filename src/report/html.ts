@@ -2,9 +2,9 @@ import { meanHeader, summaryMetric } from '../scoring/metrics.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { MeanWithCi, RunSummary } from '../runFiles/summary.js';
 import { CONTEXT_END, parseContextBlock } from '../prompting/contextBlock.js';
-import { depthCurveTableHtml } from './depthCurveTable.js';
+import { depthCurveTableHtml, depthCurveTokensTableHtml, depthFamiliesHtml } from './depthCurveTable.js';
 import { pText } from './table.js';
-import { costFigure, depthFigure, rerankRecallFigure } from '../figures/runFigures.js';
+import { contextFigure, costFigure, depthFigure, rerankRecallFigure } from '../figures/runFigures.js';
 import { figureSvg } from '../figures/render.js';
 import { escapeHtml as esc } from './escape.js';
 import { renderAnswerClaims, renderWhySection } from './whySection.js';
@@ -64,6 +64,17 @@ export function renderReportHtml(input: ReportInput): string {
     out.push(svg ?? '<p class="meta">No retrieval conditions in this run.</p>');
     out.push(depthCurveTableHtml(summary, model));
   }
+
+  const contextCharts = summary.models.flatMap((model) => {
+    const spec = contextFigure(summary, model);
+    return spec ? [[model, figureSvg(spec, { className: 'context-chart', ariaLabel: `score vs context tokens for ${model}` })] as const] : [];
+  });
+  if (contextCharts.length) {
+    out.push('<h2 id="context-tokens">Score vs context tokens</h2>');
+    out.push('<p class="meta">Every retrieving condition at the mean tokens of the chunks placed in its prompts (cjk-estimate), one line per chunking (the corpus its retriever reads), so that k of different chunk sizes and context budgets share one axis; closed-book as reference lines.</p>');
+    for (const [model, svg] of contextCharts) out.push(`<h3>${esc(model)}</h3>`, svg, depthCurveTokensTableHtml(summary, model));
+  }
+  out.push(depthFamiliesHtml(summary));
 
   const costCharts = summary.models.flatMap((model) => {
     const spec = costFigure(summary, model);

@@ -78,7 +78,7 @@ export function latexTables(summary: RunSummary): { name: string; tex: string }[
           '\\midrule',
           ...curves.map(
             (c) =>
-              `${texEscape(c.conditions[0]!.replace(/@\d+$/, ''))} & ${num(c.slope.estimate)}${ci(c.slope.ciLow, c.slope.ciHigh)} & ${c.bestK} & ${num(c.probabilityBest[c.depths.indexOf(c.bestK)])} & ${num(c.deepestMinusBest.estimate)}${ci(c.deepestMinusBest.ciLow, c.deepestMinusBest.ciHigh)} & ${c.n} \\\\`,
+              `${texEscape(c.conditions[0]!.replace(/@\d+(tok)?$/, ''))}${c.unit === 'contextTokens' ? ' (budgets)' : ''} & ${num(c.slope.estimate)}${ci(c.slope.ciLow, c.slope.ciHigh)} & ${c.bestK}${c.unit === 'contextTokens' ? ' tok' : ''} & ${num(c.probabilityBest[c.depths.indexOf(c.bestK)])} & ${num(c.deepestMinusBest.estimate)}${ci(c.deepestMinusBest.ciLow, c.deepestMinusBest.ciHigh)} & ${c.n} \\\\`,
           ),
           '\\bottomrule',
           '\\end{tabular}',

@@ -91,7 +91,7 @@ export function powerTable(power: PowerPlan): string {
     `power before the run: minimum detectable difference (MDD, points) at ${pct} power, two-sided α = ${power.alpha}: (z₁₋α/₂ + z_power) · sqrt(design effect · σ_d² / n)`,
     renderTextTable(header, rows),
     source + '.',
-    `families: ${power.families.map((f) => `${f.size} comparisons vs ${f.reference}`).join('; ')}; with Holm over a family each test faces a smaller α (at most α ÷ family size: the Bonferroni column bounds it).` +
+    `families: ${power.families.map((f) => f.name ?? `${f.size} comparisons vs ${f.reference}`).join('; ')}; with Holm over a family each test faces a smaller α (at most α ÷ family size: the Bonferroni column bounds it).` +
       (power.clusterField ? ` Clusters: ${power.clusterField}.` : ''),
   ];
   if (power.comparisons.some((c) => c.mdd === null)) lines.push('–: the earlier run has no paired differences for that comparison.');

@@ -91,6 +91,9 @@ export function summaryTable(summary: RunSummary): string {
   if (notes.length) blocks.push(notes.join('\n'));
   const curves = depthCurveLines(summary);
   if (curves.length) blocks.push(curves.join('\n'));
+  const grid = chunkingDepthGrid(summary);
+  if (grid) blocks.push(grid);
+  for (const family of depthFamilyTables(summary)) blocks.push(family);
   if (summary.cells.some((c) => c.cost?.estimatedTokens)) {
     blocks.push('retrievals, tokens (prompt + completion) and price: means per scored answer; * tokens estimated (cjk-estimate) where the endpoint reported no usage');
   }
@@ -144,23 +147,70 @@ function statisticsNotes(summary: RunSummary): string[] {
   return lines;
 }
 
-/** One line per depth curve: slope over ln k, best k (highest P(best)) with every P(best), deepest − best. */
+/**
+ * One line per depth curve: slope over ln k (or ln budget), best depth (highest P(best)) with every
+ * P(best), deepest − best; and under it the same curve against mean context tokens (slope per ln
+ * tokens, best depth as its tokens), the axis that chunkings share.
+ */
 function depthCurveLines(summary: RunSummary): string[] {
   const curves = summary.depthCurves ?? [];
   if (!curves.length) return [];
-  const lines = [`depth curves (paired over the questions scored at every depth${summary.cluster ? `, clustered by ${summary.cluster}` : ''}): slope per ln k [95% CI]; best k = the k with the highest P(best) (bootstrap share of resamples in which it has the highest mean); deepest − best [95% CI]`];
+  const lines = [
+    `depth curves (paired over the questions scored at every depth${summary.cluster ? `, clustered by ${summary.cluster}` : ''}): slope per ln k (per ln budget for budgets in tokens) [95% CI]; best k = the k with the highest P(best) (bootstrap share of resamples in which it has the highest mean); deepest − best [95% CI]; ` +
+      'against tokens: the same curve over the mean context tokens of each depth (the axis chunkings share), slope per ln tokens [95% CI], best ≈ its tokens',
+  ];
   for (const c of curves) {
-    const name = `${summary.models.length > 1 ? `${c.model} ` : ''}${c.strategy}${c.retriever ? `·${c.retriever}` : ''}`;
+    const budget = c.unit === 'contextTokens';
+    const at = (d: number) => (budget ? `${d}tok` : `k=${d}`);
+    const name = `${summary.models.length > 1 ? `${c.model} ` : ''}${c.strategy}${c.retriever ? `·${c.retriever}` : ''}${budget ? ' (budgets)' : ''}`;
     const probabilities = c.depths.map((k, i) => `${k}:${c.probabilityBest[i]!.toFixed(2)}`).join(' ');
     const deepest = c.depths[c.depths.length - 1]!;
     const gap = c.deepestMinusBest;
     const tail =
       c.bestK === deepest
         ? 'the deepest is best'
-        : `k=${deepest} − k=${c.bestK}: ${signed(gap.estimate)} [${fmt(gap.ciLow)}, ${fmt(gap.ciHigh)}], ${c.deepestBelowBest ? 'deepest below best' : 'deepest not clearly below best'}`;
-    lines.push(`  ${name}: slope ${signed(c.slope.estimate)} [${fmt(c.slope.ciLow)}, ${fmt(c.slope.ciHigh)}]; best k=${c.bestK} (P(best) ${probabilities}); ${tail} (n=${c.n})`);
+        : `${at(deepest)} − ${at(c.bestK)}: ${signed(gap.estimate)} [${fmt(gap.ciLow)}, ${fmt(gap.ciHigh)}], ${c.deepestBelowBest ? 'deepest below best' : 'deepest not clearly below best'}`;
+    lines.push(`  ${name}: slope ${signed(c.slope.estimate)} [${fmt(c.slope.ciLow)}, ${fmt(c.slope.ciHigh)}]; best ${at(c.bestK)} (P(best) ${probabilities}); ${tail} (n=${c.n})`);
+    const t = c.againstTokens;
+    if (t) {
+      const best = c.depths.indexOf(c.bestK);
+      lines.push(`    against tokens${c.corpus ? ` (chunking ${c.corpus})` : ''}, means ${t.tokens.map((x) => Math.round(x)).join(', ')}: slope per ln tokens ${signed(t.slope.estimate)} [${fmt(t.slope.ciLow)}, ${fmt(t.slope.ciHigh)}]; best ≈ ${Math.round(t.bestTokens)} tokens (P(best) ${t.probabilityBest[best]!.toFixed(2)})`);
+    }
   }
   return lines;
+}
+
+/**
+ * With two chunkings or more: a row per model × strategy × corpus, a column per depth (each k, then
+ * each budget in tokens), each cell its mean score and mean context tokens. Null otherwise.
+ */
+function chunkingDepthGrid(summary: RunSummary): string | null {
+  const cells = summary.cells.filter((c) => c.corpus && (c.k !== null || c.contextTokens !== undefined));
+  if (new Set(cells.map((c) => c.corpus)).size < 2) return null;
+  const depth = (c: (typeof cells)[number]) => (c.k !== null ? `k=${c.k}` : `${c.contextTokens}tok`);
+  const order = (c: (typeof cells)[number]) => (c.k !== null ? c.k : 1e9 + c.contextTokens!);
+  const columns = [...new Map([...cells].sort((a, b) => order(a) - order(b)).map((c) => [depth(c), c])).keys()];
+  const rowKey = (c: (typeof cells)[number]) => `${summary.models.length > 1 ? `${c.model} ` : ''}${c.strategy} · ${c.corpus}`;
+  const rows = [...new Set(cells.map(rowKey))].map((key) => [
+    key,
+    ...columns.map((column) => {
+      const c = cells.filter((x) => rowKey(x) === key && depth(x) === column);
+      return c.length === 1 ? `${fmt(c[0]!.score.mean)} (${c[0]!.context ? Math.round(c[0]!.context.tokens) : '–'} tok)` : c.length ? 'several' : '';
+    }),
+  ]);
+  return `chunking × depth: mean score (mean context tokens) per corpus the retriever reads\n${renderTextTable(['strategy · chunking', ...columns], rows)}`;
+}
+
+/** Per depth family (depth steps, chunkings at equal context): its name, then one row per comparison with Δ, its interval, p and the adjusted p. */
+function depthFamilyTables(summary: RunSummary): string[] {
+  return (summary.families ?? [])
+    .filter((f) => f.kind !== undefined)
+    .map((family) => {
+      const rows = (summary.depthComparisons ?? [])
+        .filter((d) => d.family === family.name)
+        .map((d) => [`${summary.models.length > 1 ? `${d.model} ` : ''}${d.condition} − ${d.baseline}`, diffText(d), testText(d), String(d.n)]);
+      return `${family.name}; p: paired sign-flip test, Holm and BH adjusted over the family\n${renderTextTable(['comparison', 'Δ [95% CI]', 'p (Holm, BH)', 'n'], rows)}`;
+    });
 }
 
 const signed = (x: number | null | undefined) => (x === null || x === undefined ? '–' : `${x >= 0 ? '+' : ''}${x.toFixed(2)}`);

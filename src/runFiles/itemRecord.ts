@@ -39,6 +39,14 @@ export const RunItemRecordSchema = z.object({
   strategy: z.string(),
   retriever: z.string().nullable(),
   k: z.number().int().positive().nullable(),
+  /** The condition's depth as a context budget in tokens (`rag@2000tok`); absent for a depth k. */
+  contextTokens: z.number().int().positive().optional(),
+  /**
+   * The context this answer was given: the chunks placed in its prompt (`contextIds`) and their
+   * texts' tokens by the run's estimate (`estimateTokens`). Absent without retrieval (and in runs
+   * from before).
+   */
+  context: z.object({ chunks: z.number().int().nonnegative(), tokens: z.number().int().nonnegative() }).optional(),
   prompt: z.array(RecordedMessageSchema),
   retrieved: z.array(RecordedChunkSchema),
   /** Chunk ids placed in the prompt after the context budget. */

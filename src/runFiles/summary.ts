@@ -66,6 +66,12 @@ export const CellSummarySchema = z.strictObject({
   methodSpec: CellMethodSchema.optional(),
   retriever: z.string().nullable(),
   k: z.number().nullable(),
+  /** The depth as a context budget in tokens (`rag@2000tok`); absent for a depth k. */
+  contextTokens: z.number().int().optional(),
+  /** Mean per answer of the chunks placed in the prompt and their texts' tokens (records with `context`); absent without retrieval. */
+  context: z.strictObject({ n: z.number().int(), chunks: z.number(), tokens: z.number() }).optional(),
+  /** The chunking: the corpus its retriever reads (the first part of its retrieved chunks' ids, the most frequent); absent without retrieval. */
+  corpus: z.string().optional(),
   items: z.number().int(),
   scored: z.number().int(),
   failed: z.strictObject({ generation: z.number().int(), judge: z.number().int() }),
@@ -198,6 +204,12 @@ export const RunSummarySchema = z.strictObject({
   cluster: z.string().nullable().optional(),
   /** The families of comparisons whose p-values were adjusted together (Holm, Benjamini–Hochberg). */
   families: z.array(z.lazy(() => ComparisonFamilySchema)).optional(),
+  /**
+   * Comparisons between depths (each depth against the next shallower one) and between chunkings at
+   * equal context (the same budget, or the nearest mean context tokens), each difference's `baseline`
+   * its reference condition, its p adjusted over its `family` (kind `depth` or `chunking`).
+   */
+  depthComparisons: z.array(PairedDifferenceSchema).optional(),
   /** The shape of each score-vs-depth curve (slope over ln k, best k, deepest − best). */
   depthCurves: z.array(z.lazy(() => DepthCurveSchema)).optional(),
   /** The judge checked against the human labels beside the answers (`labels/`), every mean and Δ corrected with them (PPI++); absent without labels. */
@@ -212,6 +224,8 @@ export const ComparisonFamilySchema = z.strictObject({
   reference: z.string(),
   /** Comparisons with data (those without have no p). */
   size: z.number().int(),
+  /** `depth`: depth steps; `chunking`: chunkings at equal context (`depthComparisons`); absent: differences against `reference` (`paired`, `versus`). */
+  kind: z.enum(['depth', 'chunking']).optional(),
 });
 
 const IntervalSchema = z.strictObject({ estimate: z.number(), ciLow: z.number(), ciHigh: z.number() });
@@ -237,6 +251,24 @@ export const DepthCurveSchema = z.strictObject({
   deepestMinusBest: IntervalSchema,
   /** The deepest k is below the best and the interval of (deepest − best) excludes 0. */
   deepestBelowBest: z.boolean(),
+  /** What `depths` count: passages (`k`, absent in runs from before) or context budgets in tokens (`contextTokens`: `rag@2000tok`). */
+  unit: z.enum(['k', 'contextTokens']).optional(),
+  /** The chunking: the corpus the series' retriever reads (its cells' `corpus`). */
+  corpus: z.string().optional(),
+  /**
+   * The same curve against the mean context tokens per condition (cells' `context.tokens`), so that
+   * depths of different chunkings share one axis: slope per ln tokens with its interval, and the
+   * best depth (the same bootstrap, so the same P(best)) as its mean tokens. Absent when the means
+   * do not rise with depth (a corpus smaller than the deeper k) or were not recorded.
+   */
+  againstTokens: z
+    .strictObject({
+      tokens: z.array(z.number()),
+      slope: IntervalSchema.extend({ designEffect: z.number().nullable() }),
+      bestTokens: z.number(),
+      probabilityBest: z.array(z.number()),
+    })
+    .optional(),
 });
 export type DepthCurve = z.infer<typeof DepthCurveSchema>;
 

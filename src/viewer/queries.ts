@@ -224,16 +224,23 @@ export function sortAnswerRows(rows: AnswerRow[], sort: 'item' | 'score' | '-sco
   }
 }
 
-export type Factor = 'model' | 'method' | 'retriever' | 'k';
-export const FACTORS: Factor[] = ['model', 'method', 'retriever', 'k'];
+export type Factor = 'model' | 'method' | 'retriever' | 'corpus' | 'k';
+export const FACTORS: Factor[] = ['model', 'method', 'retriever', 'corpus', 'k'];
 
-/** The value of a factor for a cell: `method` is the condition's strategy or method name. */
+/**
+ * The value of a factor for a cell: `method` is the condition's strategy or method name; `corpus`
+ * its chunking (the corpus its retriever reads); `k` its depth — k, or a context budget (`2000tok`).
+ */
 export function factorValue(cell: CellView, factor: Factor): string {
   if (factor === 'model') return cell.model;
   if (factor === 'method') return cell.strategy;
   if (factor === 'retriever') return cell.retriever ?? '(none)';
-  return cell.k === null ? '–' : String(cell.k);
+  if (factor === 'corpus') return cell.corpus ?? '(none)';
+  return depthText(cell);
 }
+
+/** A cell's depth as the viewer shows it: `10` (k), `2000tok` (a context budget), `–` (none). */
+export const depthText = (cell: Pick<CellView, 'k' | 'contextTokens'>): string => (cell.k !== null ? String(cell.k) : cell.contextTokens !== undefined ? `${cell.contextTokens}tok` : '–');
 
 export interface Pivot {
   rows: string[];
@@ -246,8 +253,9 @@ export interface Pivot {
 export function pivotCells(cells: CellView[], rowFactor: Factor, colFactor: Factor): Pivot {
   const order = (values: string[]) => {
     const unique = [...new Set(values)];
-    // k sorts numerically with closed-book's "–" first; the rest keep the run's order.
-    return unique.every((v) => v === '–' || /^\d+$/.test(v)) ? unique.sort((a, b) => (a === '–' ? -1 : b === '–' ? 1 : Number(a) - Number(b))) : unique;
+    // Depths sort numerically with closed-book's "–" first, then k, then budgets (`2000tok`); the rest keep the run's order.
+    const rank = (v: string) => (v === '–' ? [0, 0] : [v.endsWith('tok') ? 2 : 1, parseInt(v, 10)]);
+    return unique.every((v) => v === '–' || /^\d+(tok)?$/.test(v)) ? unique.sort((a, b) => rank(a)[0]! - rank(b)[0]! || rank(a)[1]! - rank(b)[1]!) : unique;
   };
   const rows = order(cells.map((c) => factorValue(c, rowFactor)));
   const cols = order(cells.map((c) => factorValue(c, colFactor)));

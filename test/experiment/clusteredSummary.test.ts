@@ -51,7 +51,9 @@ describe('clustered summary', () => {
 
   it('tests every difference against the baseline and adjusts over the named family', () => {
     const summary = summarizeRun(longHisDocRecords(), options);
-    expect(summary.families).toEqual([{ name: '3 differences vs closed-book (conditions)', reference: 'closed-book', size: 3 }]);
+    expect(summary.families![0]).toEqual({ name: '3 differences vs closed-book (conditions)', reference: 'closed-book', size: 3 });
+    // Then the depth steps (rag@20 − rag@10, rag@50 − rag@20), a family of their own.
+    expect(summary.families!.slice(1)).toEqual([expect.objectContaining({ kind: 'depth', size: 2 })]);
     for (const d of summary.paired) {
       expect(d.p!).toBeGreaterThan(0);
       expect(d.pHolm!).toBeGreaterThanOrEqual(d.p!);

@@ -152,6 +152,20 @@ describe('pivotCells', () => {
   });
 });
 
+describe('pivotCells by chunking × depth', () => {
+  const cell = (corpus: string | undefined, k: number | null, contextTokens?: number): CellView =>
+    ({ model: 'm', condition: corpus ? `${corpus}/rag@${k ?? `${contextTokens}tok`}` : 'closed-book', strategy: corpus ? 'rag' : 'closed-book', retriever: corpus ?? null, k, ...(contextTokens ? { contextTokens } : {}), ...(corpus ? { corpus } : {}), score: { n: 1, mean: 1, ciLow: null, ciHigh: null }, paired: null }) as unknown as CellView;
+  it('puts corpora in rows and depths in columns: closed-book, then k, then budgets in tokens, each in numeric order', () => {
+    const cells = [cell(undefined, null), cell('wiki-256', 20), cell('wiki-256', null, 2000), cell('wiki-1024', 5), cell('wiki-1024', null, 500), cell('wiki-256', 5)];
+    const pivot = pivotCells(cells, 'corpus', 'k');
+    expect(pivot.rows).toEqual(['(none)', 'wiki-256', 'wiki-1024']);
+    expect(pivot.cols).toEqual(['–', '5', '20', '500tok', '2000tok']);
+    expect(pivot.cells[1]![4]!.map((c) => c.condition)).toEqual(['wiki-256/rag@2000tok']);
+    expect(pivot.cells[2]![3]!.map((c) => c.condition)).toEqual(['wiki-1024/rag@500tok']);
+    expect(pivot.cells[2]![2]).toEqual([]);
+  });
+});
+
 describe('small helpers', () => {
   it('spreads keys over a bundle\'s files and reads diagnostics defensively', () => {
     const counts = new Array(8).fill(0);

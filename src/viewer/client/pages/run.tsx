@@ -1,7 +1,7 @@
 import { meanHeader, metricInfo } from '../../../scoring/metrics.js';
 import { Link, useLocation, useSearchParams } from '../router.js';
 import type { CellView, RunDetail } from '../../api.js';
-import { decompositionOf, FACTORS, factorValue, pivotCells, type Factor } from '../../queries.js';
+import { decompositionOf, depthText, FACTORS, factorValue, pivotCells, type Factor } from '../../queries.js';
 import { ci, Failure, fmt, Indexing, pValue, signed, Status, to, useApi, useLoad, when } from '../util.js';
 import { ModalityTable } from './modality.js';
 import { JudgeCheckTable } from './judgeCheck.js';
@@ -211,7 +211,7 @@ function ConditionsTable({ detail }: { detail: RunDetail }) {
                 </td>
                 <td>{c.strategy}</td>
                 <td>{c.retriever ?? '–'}</td>
-                <td class="num">{c.k ?? '–'}</td>
+                <td class="num">{depthText(c)}</td>
                 <td class="num">
                   <b>{fmt(c.score.mean)}</b>
                 </td>
