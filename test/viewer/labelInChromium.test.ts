@@ -46,7 +46,7 @@ describe.runIf(hasChromium)('the annotation page in Chromium', () => {
     // As a tab that draws no frames (in the background, or on a loaded machine): Preact's deferred
     // effects then wait for their 100 ms fallback, and keys pressed as soon as the page shows must count.
     await page.addInitScript(() => {
-      window.requestAnimationFrame = () => 0;
+      (globalThis as { requestAnimationFrame?: unknown }).requestAnimationFrame = () => 0;
     });
     await page.goto(`${viewer.url}${hash}`);
     return page;
