@@ -16,6 +16,8 @@ import { answerTasks, type AnsweringOutcome } from './answerTasks.js';
 import { openRunDirectory } from './openRun.js';
 import { prepareArtefacts } from './prepare.js';
 import { failureLines, runEndLines, summarizeRecords, writeRunOutputs } from './runOutputs.js';
+import { importConfiguredLabels } from './labelExchange.js';
+import { readRunLabels } from '../runFiles/labelFiles.js';
 import { rm } from 'node:fs/promises';
 
 export interface RunOptions {
@@ -184,7 +186,9 @@ async function finishRun(run: RunInProgress, manifest: RunManifest, plan: Awaite
     if (fatal instanceof Error) fatal.message += `\n(${resumeHint(runDir, records, total)})`;
     throw fatal;
   }
-  const summary = summarizeRecords(config, records, stages.models.map((m) => m.label), conditions.map((c) => c.name));
+  // Labels name answers by key: imported once every answer is there.
+  if (complete) for (const line of await importConfiguredLabels(runDir, config)) log(line);
+  const summary = summarizeRecords(config, records, stages.models.map((m) => m.label), conditions.map((c) => c.name), await readRunLabels(runDir));
   const reportPath = await writeRunOutputs(runDir, { summary, records, manifest: finalManifest, plan });
   for (const line of runEndLines(config, summary, records, reportPath, run.options.printTable ?? true)) log(line);
   if (stopReason) throw new ServiceUnavailableError(`${stopReason}\n(${resumeHint(runDir, records, total)})`);
