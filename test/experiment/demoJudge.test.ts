@@ -50,6 +50,25 @@ describe('the judge-check demo (experiments/demo-judge.yaml), offline through th
     expect(report).toContain(delta.ppiPlusPlus.estimate!.toFixed(1));
   });
 
+  it('hisrag compare puts the corrected mean and Δ beside the judge-only ones (text and --json), the figures of summary.json', async () => {
+    const summary = SummaryFileSchema.parse(JSON.parse(readFileSync(join(runDir, 'summary.json'), 'utf8')));
+    const json = await runCli(['compare', runDir, runDir, '--against', 'closed-book', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const rows = JSON.parse(json.stdout);
+    const rag = rows.find((r: { condition: string }) => r.condition === 'rag@10');
+    const expected = summary.judgeCheck!.differences.find((d) => d.condition === 'rag@10')!;
+    expect(rag.corrected.a).toBeNull();
+    expect(rag.corrected.b.delta).toEqual({ baseline: 'closed-book', labelled: 8, judgeOnly: expected.judgeOnly, ppiPlusPlus: expected.ppiPlusPlus });
+    expect(rag.corrected.b.mean.ppiPlusPlus).toEqual(summary.judgeCheck!.means.find((m) => m.condition === 'rag@10')!.ppiPlusPlus);
+    expect(rag.paired.meanDiff).toBeCloseTo(expected.judgeOnly.estimate!, 9);
+    const text = await runCli(['compare', runDir, runDir, '--against', 'closed-book']);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('SYNTHETIC LABELS');
+    const line = text.stdout.split('\n').find((l) => /^extractive-baseline\s+rag@10\s+B: judge\s/.test(l))!;
+    expect(line).toContain(`+${expected.ppiPlusPlus.estimate!.toFixed(1)} [`);
+    expect(line).toContain(`+${expected.judgeOnly.estimate!.toFixed(1)} [`);
+  });
+
   it('holds the labels the generating script says: the lexical judge’s verdicts of the run’s own answers', async () => {
     const labels = await readLabels(runDir, 'synthetic-lexical');
     expect(labels).toHaveLength(16);
