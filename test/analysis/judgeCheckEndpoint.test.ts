@@ -58,13 +58,17 @@ function unseenBenchmark() {
   return { questions, truth, answers };
 }
 
-/** The over-crediting judge: the true verdicts, plus a missing bonus item marked hit (40% after 据检索材料, 5% otherwise). */
-function overcreditJudge(content: string): string {
+/**
+ * The judges the server plays, by model: `overcredit-judge` gives the true verdicts plus a missing
+ * bonus item marked hit (40% after 据检索材料, 5% otherwise); `fair-judge` the true verdicts;
+ * `lenient-judge` a missing item hit 30% of the time whatever the answer (its own draws).
+ */
+function serverJudge(model: string, content: string): string {
   const answer = content.split('【待评答案】\n')[1]!.split('\n\n【评分细则】')[0]!;
   const rubric = content.split('【评分细则】\n')[1]!.split('\n\n【输出格式】')[0]!;
-  const rate = answer.startsWith('据检索材料') ? 0.4 : 0.05;
+  const rate = model === 'fair-judge' ? 0 : model === 'lenient-judge' ? 0.3 : answer.startsWith('据检索材料') ? 0.4 : 0.05;
   const bonus = [...rubric.matchAll(/^(\d+)、指出(\S+?)\{/gm)].map((m) => ({ key: `加分项_${m[1]}`, text: m[2]! }));
-  const lines = bonus.map(({ key, text }) => `${key}: ${answer.includes(text) || unit('judge', answer, key) < rate ? 1 : 0}`);
+  const lines = bonus.map(({ key, text }) => `${key}: ${answer.includes(text) || unit(model, answer, key) < rate ? 1 : 0}`);
   return [...lines, '减分项_1: 0'].join('\n');
 }
 
@@ -98,7 +102,7 @@ describe('a biased judge over an OpenAI-compatible endpoint, checked against imp
   const trueDelta = data.questions.reduce((s, _, q) => s + trueScore('rag', q) - trueScore('closed-book', q), 0) / QUESTIONS;
 
   beforeAll(async () => {
-    server = await startOpenAIServer({ respond: (request) => overcreditJudge(String(request.messages.at(-1)!.content)) });
+    server = await startOpenAIServer({ respond: (request) => serverJudge(request.model, String(request.messages.at(-1)!.content)) });
     dir = mkdtempSync(join(tmpdir(), 'hisrag-judge-endpoint-'));
     writeFileSync(join(dir, 'unseen.json'), JSON.stringify(data.questions));
     for (const condition of ['closed-book', 'rag'] as const) writeFileSync(join(dir, `${condition}.jsonl`), data.answers[condition].map((a) => JSON.stringify(a)).join('\n') + '\n');
@@ -207,6 +211,52 @@ describe('a biased judge over an OpenAI-compatible endpoint, checked against imp
     const between = check.annotatorAgreement[0];
     expect([between.judge, between.annotator, between.answers]).toEqual(['h1', 'h2', 24]);
     expect(between.kappa.ciLow).toBeLessThan(between.kappa.estimate);
+  });
+
+  it('hisrag rejudge scores the answers again with other judges over the endpoint (planned first), beside the answers, and hisrag judges puts each and the panel’s majority in the table', async () => {
+    const spec = (model: string) => JSON.stringify({ name: 'llm', retries: 0, generator: { name: 'openai', baseURL: server.url, model, retries: 0, cache: join(dir, 'judge-cache.sqlite') } });
+    const itemsBefore = readFileSync(join(runDir, 'items.jsonl'), 'utf8');
+    const calls = () => server.requests.filter((r) => r.path.endsWith('/chat/completions')).length;
+    const before = calls();
+    const plan = await runCli(['rejudge', runDir, '--judge', spec('fair-judge'), '--as', 'fair', '--dry-run']);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toContain(`${2 * QUESTIONS} rubric answer(s) to judge with fair (llm, fair-judge); 0 already in judges/fair.jsonl`);
+    expect(plan.stdout).toMatch(new RegExp(`judge calls: ${2 * QUESTIONS} \\(about \\d+ prompt tokens`));
+    expect(calls()).toBe(before);
+    for (const [model, name] of [['fair-judge', 'fair'], ['lenient-judge', 'lenient']]) {
+      const run = await runCli(['rejudge', runDir, '--judge', spec(model!), '--as', name!]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toContain(`judged ${2 * QUESTIONS} answer(s)`);
+    }
+    expect(calls()).toBe(before + 4 * QUESTIONS);
+    // Resumable: nothing judged twice; items.jsonl (the judge of record) untouched.
+    const again = await runCli(['rejudge', runDir, '--judge', spec('fair-judge'), '--as', 'fair']);
+    expect(again.stdout).toContain(`0 rubric answer(s) to judge with fair (llm, fair-judge); ${2 * QUESTIONS} already in judges/fair.jsonl`);
+    expect(calls()).toBe(before + 4 * QUESTIONS);
+    expect(readFileSync(join(runDir, 'items.jsonl'), 'utf8')).toBe(itemsBefore);
+    const refused = await runCli(['rejudge', runDir, '--judge', 'lexical', '--as', 'majority']);
+    expect(refused.code).toBe(2);
+
+    const table = JSON.parse((await runCli(['judges', runDir, '--json'])).stdout);
+    const rowOf = (judge: string) => table.agreement.find((r: any) => r.judge === judge && r.annotator === 'h1');
+    const labels = jsonl(join(runDir, 'labels', 'h1.jsonl')).sort(byKeyOrder);
+    const verdictsOf = (name: string) => new Map(jsonl(join(runDir, 'judges', `${name}.jsonl`)).map((v) => [v.key, v.score.verdicts as Record<string, number>]));
+    const stored = { judge: new Map(jsonl(join(runDir, 'items.jsonl')).map((r) => [r.key, r.score.verdicts as Record<string, number>])), fair: verdictsOf('fair'), lenient: verdictsOf('lenient') };
+    const rubricLevel = (verdicts: (key: string) => Record<string, number>) => {
+      const [x, y]: number[][] = [[], []];
+      for (const label of labels) for (const item of Object.keys(label.verdicts).sort()) (x.push(verdicts(label.key)[item]!), y.push(label.verdicts[item]));
+      return pearsonR(x, y);
+    };
+    // The fair judge gives the true marks, which h1's labels are: r = 1.
+    expect(rowOf('fair').rubricPearson.estimate).toBe(rubricLevel((k) => stored.fair.get(k)!));
+    expect(rowOf('fair').rubricPearson.estimate).toBeCloseTo(1, 12);
+    expect(rowOf('lenient').rubricPearson.estimate).toBe(rubricLevel((k) => stored.lenient.get(k)!));
+    // The majority of three: an item is hit when at least two of the judges mark it hit.
+    const majority = (key: string) => Object.fromEntries(Object.keys(stored.fair.get(key)!).map((item) => [item, [stored.judge, stored.fair, stored.lenient].filter((m) => m.get(key)![item] === 1).length >= 2 ? 1 : 0]));
+    expect(rowOf('majority(judge,fair,lenient)').rubricPearson.estimate).toBe(rubricLevel(majority));
+    expect(rowOf('majority(judge,fair,lenient)').rubricPearson.estimate).toBeGreaterThan(rowOf('judge').rubricPearson.estimate);
+    for (const judge of ['fair', 'lenient', 'majority(judge,fair,lenient)']) for (const figure of ['answerPearson', 'kappa', 'alpha']) expect(rowOf(judge)[figure], `${judge} ${figure}`).not.toBeNull();
+    expect((await runCli(['judges', runDir])).stdout).toMatch(/^majority\(judge,fair,lenient\)\s+h1\s+80\s+400\s/m);
   });
 
   it('hisrag report writes the corrected figures into summary.json and the report', async () => {
