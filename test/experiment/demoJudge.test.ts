@@ -69,6 +69,23 @@ describe('the judge-check demo (experiments/demo-judge.yaml), offline through th
     expect(line).toContain(`+${expected.judgeOnly.estimate!.toFixed(1)} [`);
   });
 
+  it('hisrag rejudge with the plain lexical judge (offline) gives a panel row that agrees with the synthetic labels exactly (they are its verdicts)', async () => {
+    const plan = await runCli(['rejudge', runDir, '--judge', 'lexical', '--dry-run']);
+    expect(plan.code, plan.stderr).toBe(0);
+    const rubricAnswers = readFileSync(join(runDir, 'items.jsonl'), 'utf8').trim().split('\n').filter((l) => JSON.parse(l).kind === 'rubric').length;
+    expect(rubricAnswers).toBeGreaterThan(20);
+    expect(plan.stdout).toContain(`${rubricAnswers} rubric answer(s) to judge with lexical (lexical, lexical@0.5); 0 already in judges/lexical.jsonl`);
+    expect(plan.stdout).toContain('judge calls: 0 (an offline judge)');
+    const run = await runCli(['rejudge', runDir, '--judge', 'lexical']);
+    expect(run.code, run.stderr).toBe(0);
+    const table = await runCli(['judges', runDir, '--json']);
+    const rows = JSON.parse(table.stdout).agreement;
+    expect(rows.map((r: { judge: string }) => r.judge)).toEqual(['judge', 'lexical', 'majority(judge,lexical)']);
+    const lexical = rows[1];
+    expect([lexical.rubricPearson.estimate, lexical.kappa.estimate, lexical.answerPearson.estimate]).toEqual([1, 1, 1]);
+    expect(rows[0].rubricPearson.estimate).toBeLessThan(1);
+  });
+
   it('holds the labels the generating script says: the lexical judge’s verdicts of the run’s own answers', async () => {
     const labels = await readLabels(runDir, 'synthetic-lexical');
     expect(labels).toHaveLength(16);
