@@ -243,8 +243,14 @@ describe('a biased judge over an OpenAI-compatible endpoint, checked against imp
     const verdictsOf = (name: string) => new Map(jsonl(join(runDir, 'judges', `${name}.jsonl`)).map((v) => [v.key, v.score.verdicts as Record<string, number>]));
     const stored = { judge: new Map(jsonl(join(runDir, 'items.jsonl')).map((r) => [r.key, r.score.verdicts as Record<string, number>])), fair: verdictsOf('fair'), lenient: verdictsOf('lenient') };
     const rubricLevel = (verdicts: (key: string) => Record<string, number>) => {
-      const [x, y]: number[][] = [[], []];
-      for (const label of labels) for (const item of Object.keys(label.verdicts).sort()) (x.push(verdicts(label.key)[item]!), y.push(label.verdicts[item]));
+      const x: number[] = [];
+      const y: number[] = [];
+      for (const label of labels) {
+        for (const item of Object.keys(label.verdicts).sort()) {
+          x.push(verdicts(label.key)[item]!);
+          y.push(label.verdicts[item]);
+        }
+      }
       return pearsonR(x, y);
     };
     // The fair judge gives the true marks, which h1's labels are: r = 1.
