@@ -18,6 +18,7 @@ import { prepareArtefacts } from './prepare.js';
 import { failureLines, runEndLines, summarizeRecords, writeRunOutputs } from './runOutputs.js';
 import { importConfiguredLabels } from './labelExchange.js';
 import { readRunLabels } from '../runFiles/labelFiles.js';
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 
 export interface RunOptions {
@@ -97,6 +98,9 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
     if (!options.resumeDir && error instanceof InputError) await rm(runDir, { recursive: true, force: true });
     return error;
   };
+  // A label file the config names is read once every answer is there: a missing one is refused now, not after the answers.
+  const missingLabels = (config.labels ?? []).findIndex((l) => !existsSync(l.file));
+  if (missingLabels >= 0) throw await refused(new InputError(`labels[${missingLabels}].file: ${config.labels![missingLabels]!.file}: no such file`));
   try {
     await prepareArtefacts(config, { log, progress: options.progress ?? false, signal: options.signal, frozen: options.frozen ?? false });
   } catch (error) {

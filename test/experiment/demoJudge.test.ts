@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -84,6 +84,15 @@ describe('the judge-check demo (experiments/demo-judge.yaml), offline through th
     const lexical = rows[1];
     expect([lexical.rubricPearson.estimate, lexical.kappa.estimate, lexical.answerPearson.estimate]).toEqual([1, 1, 1]);
     expect(rows[0].rubricPearson.estimate).toBeLessThan(1);
+  });
+
+  it('refuses a config whose label file is missing before answering anything (exit 2, no run folder)', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'hisrag-demo-judge-'));
+    const config = demoConfigIn(other, (c) => (c.labels[0].file = join(other, 'nope.jsonl')), 'demo-judge.yaml', 'demo-judge.yaml');
+    const result = await runCli(['run', config, '--run-id', 'missing', '--no-progress']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`labels[0].file: ${join(other, 'nope.jsonl')}: no such file`);
+    expect(existsSync(join(other, 'runs', 'missing'))).toBe(false);
   });
 
   it('holds the labels the generating script says: the lexical judge’s verdicts of the run’s own answers', async () => {
