@@ -263,6 +263,14 @@ describe('a biased judge over an OpenAI-compatible endpoint, checked against imp
     expect(rowOf('majority(judge,fair,lenient)').rubricPearson.estimate).toBeGreaterThan(rowOf('judge').rubricPearson.estimate);
     for (const judge of ['fair', 'lenient', 'majority(judge,fair,lenient)']) for (const figure of ['answerPearson', 'kappa', 'alpha']) expect(rowOf(judge)[figure], `${judge} ${figure}`).not.toBeNull();
     expect((await runCli(['judges', runDir])).stdout).toMatch(/^majority\(judge,fair,lenient\)\s+h1\s+80\s+400\s/m);
+    // Batched like a run's judge: with batch on (and a cache of its own), the calls go through the Batch API, none live.
+    const batchedSpec = JSON.stringify({ name: 'llm', retries: 0, generator: { name: 'openai', baseURL: server.url, model: 'fair-judge', retries: 0, cache: join(dir, 'batched-cache.sqlite'), batch: { pollMs: 10 } } });
+    const batched = await runCli(['rejudge', runDir, '--judge', batchedSpec, '--as', 'fair-batched']);
+    expect(batched.code, batched.stderr).toBe(0);
+    expect(calls()).toBe(before + 4 * QUESTIONS);
+    expect(server.batchLines.length).toBe(2 * QUESTIONS);
+    const scoresOf = (name: string) => jsonl(join(runDir, 'judges', `${name}.jsonl`)).map((v) => [v.key, v.score.verdicts]).sort();
+    expect(scoresOf('fair-batched')).toEqual(scoresOf('fair'));
   });
 
   it('hisrag report writes the corrected figures into summary.json and the report', async () => {
