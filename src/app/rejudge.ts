@@ -26,8 +26,8 @@ export async function judgeSpecOf(text: string): Promise<JudgeSpec> {
   if (/\.(ya?ml|json)$/i.test(text)) {
     if (!existsSync(text)) throw new InputError(`--judge: ${text}: no such file`);
     const parsed = parseYaml(await readFile(text, 'utf8')) as unknown;
-    // A whole experiment config: its judge block.
-    value = parsed && typeof parsed === 'object' && 'judge' in parsed && !('name' in parsed) ? (parsed as { judge: unknown }).judge : parsed;
+    // A whole experiment config (a judge spec has no `judge` field): its judge block.
+    value = parsed && typeof parsed === 'object' && 'judge' in parsed ? (parsed as { judge: unknown }).judge : parsed;
   } else if (text.trim().startsWith('{')) {
     try {
       value = JSON.parse(text);

@@ -9,7 +9,7 @@ import { SummaryFileSchema } from '../../src/runFiles/summaryFile.js';
 import { createLexicalJudge } from '../../src/scoring/judges/lexical.js';
 import { parseRubric } from '../../src/scoring/rubric/parseRubric.js';
 import { demoConfigIn } from '../helpers/demoConfig.js';
-import { runCli, type CliResult } from '../helpers/runCli.js';
+import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
 
 /** experiments/demo-judge.yaml, offline, its artefacts and run inside a temp dir. */
 describe('the judge-check demo (experiments/demo-judge.yaml), offline through the CLI', () => {
@@ -76,6 +76,10 @@ describe('the judge-check demo (experiments/demo-judge.yaml), offline through th
     expect(rubricAnswers).toBeGreaterThan(20);
     expect(plan.stdout).toContain(`${rubricAnswers} rubric answer(s) to judge with lexical (lexical, lexical@0.5); 0 already in judges/lexical.jsonl`);
     expect(plan.stdout).toContain('judge calls: 0 (an offline judge)');
+    // A config file as --judge: its judge block (the run's own judge, here).
+    const fromConfig = await runCli(['rejudge', runDir, '--judge', join(REPO_ROOT, 'experiments', 'demo-judge.yaml'), '--as', 'overcredit', '--dry-run']);
+    expect(fromConfig.code, fromConfig.stderr).toBe(0);
+    expect(fromConfig.stdout).toContain(`${rubricAnswers} rubric answer(s) to judge with overcredit (lexical-overcredit, lexical-overcredit@0.4/0.05)`);
     const run = await runCli(['rejudge', runDir, '--judge', 'lexical']);
     expect(run.code, run.stderr).toBe(0);
     const table = await runCli(['judges', runDir, '--json']);
