@@ -6,7 +6,7 @@ import type { RunSummary } from '../runFiles/summary.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { runStatistics } from '../analysis/observations.js';
 import { adjustFamily, pairedDifference, salts, type Observation } from '../statistics/run.js';
-import { pText, renderTextTable } from './table.js';
+import { pText, renderTextTable, withInterval } from './table.js';
 import { checkJudge, judgeCheckSummary } from '../analysis/judgeCheck.js';
 import type { AnswerLabel } from '../runFiles/labels.js';
 import type { JudgeCheckSummary } from '../runFiles/summary.js';
@@ -184,9 +184,7 @@ export function compareRunData(A: ComparedRun, B: ComparedRun, options: { agains
 
 /** The rows' corrected figures, one line per run and cell with labels: mean and Δ vs the run's baseline, judge-only beside PPI++. */
 function correctedTable(rows: ComparisonRow[], names: [string, string], synthetic: boolean): string {
-  const f = (x: number | null) => (x === null ? '–' : x.toFixed(1));
-  const signed = (x: number | null) => (x === null ? '–' : `${x >= 0 ? '+' : ''}${f(x)}`);
-  const interval = (e: Open, sign = false) => `${(sign ? signed : f)(e.estimate)} [${(sign ? signed : f)(e.ciLow)}, ${(sign ? signed : f)(e.ciHigh)}]`;
+  const interval = (e: Open, sign = false) => withInterval(e, 1, sign);
   const lines: string[][] = [];
   for (const row of rows) {
     for (const [side, cell] of [['A', row.corrected?.a], ['B', row.corrected?.b]] as const) {
