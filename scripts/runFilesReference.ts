@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { RunItemRecordSchema } from '../src/runFiles/itemRecord.js';
+import { JUDGE_VERDICT_VERSION, JudgeVerdictSchema } from '../src/runFiles/judgeVerdicts.js';
 import { MANIFEST_VERSION, RunManifestSchema } from '../src/runFiles/manifest.js';
 import { PLAN_VERSION, PlanFileSchema } from '../src/runFiles/plan.js';
 import { SUMMARY_VERSION, SummaryFileSchema } from '../src/runFiles/summaryFile.js';
@@ -57,6 +58,7 @@ export function runFilesReference(): string {
     table(`\`plan.json\` (version ${PLAN_VERSION})`, PlanFileSchema),
     table(`\`summary.json\` (version ${SUMMARY_VERSION})`, SummaryFileSchema),
     table('`items.jsonl`: one record per line', RunItemRecordSchema),
+    table(`\`judges/<name>.jsonl\` (\`hisrag rejudge\`): one verdict per line (version ${JUDGE_VERDICT_VERSION})`, JudgeVerdictSchema),
     END,
   ].join('\n\n');
 }

@@ -82,10 +82,16 @@ interface Marks {
   units: Map<string, 0 | 1>;
 }
 
-function judgeMarks(record: RunItemRecord): Marks {
-  const units = new Map<string, 0 | 1>(Object.entries(record.score.verdicts ?? {}));
-  if (!record.score.verdicts && record.score.score !== null) units.set('correct', record.score.score >= 50 ? 1 : 0);
-  return { score: record.score.score, units };
+/** A judge's score of one answer: the score and the rubric verdicts behind it. */
+export interface JudgedScore {
+  score: number | null;
+  verdicts?: Record<string, 0 | 1> | undefined;
+}
+
+function judgeMarks(judged: JudgedScore): Marks {
+  const units = new Map<string, 0 | 1>(Object.entries(judged.verdicts ?? {}));
+  if (!judged.verdicts && judged.score !== null) units.set('correct', judged.score >= 50 ? 1 : 0);
+  return { score: judged.score, units };
 }
 
 function labelMarks(label: AnswerLabel): Marks {
@@ -151,7 +157,7 @@ export function checkJudge(records: readonly RunItemRecord[], labels: readonly A
   const known = labels.filter((l) => byKey.has(l.key));
   const annotators = [...new Set(known.map((l) => l.annotator))].sort();
 
-  const judged = new Map(answers.filter(isScored).map((r) => [r.key, judgeMarks(r)]));
+  const judged = new Map(answers.filter(isScored).map((r) => [r.key, judgeMarks(r.score)]));
   const marksBy = new Map(annotators.map((a) => [a, new Map(known.filter((l) => l.annotator === a).map((l) => [l.key, labelMarks(l)]))]));
   const agreement = annotators.map((a) => agreementOf(judgeName, a, judged, marksBy.get(a)!, bootstrap));
   const annotatorAgreement = annotators.flatMap((a, i) =>
@@ -206,6 +212,20 @@ export function checkJudge(records: readonly RunItemRecord[], labels: readonly A
 }
 
 type RaterAgreement = JudgeCheckSummary['agreement'][number];
+
+/**
+ * Another judge of the same answers — a panel judge's verdicts (`hisrag rejudge`), or the panel's
+ * majority — against each annotator, on the answers both scored: its rows of the judge-selection
+ * table, computed as the run's own judge's are.
+ */
+export function panelJudgeAgreement(judge: string, scores: ReadonlyMap<string, JudgedScore>, labels: readonly AnswerLabel[], options: { resamples: number; seed: number }): RaterAgreement[] {
+  const judged = new Map([...scores].filter(([, s]) => s.score !== null).map(([key, s]) => [key, judgeMarks(s)]));
+  const known = labels.filter((l) => judged.has(l.key));
+  const annotators = [...new Set(known.map((l) => l.annotator))].sort();
+  return annotators.map((a) =>
+    raterRow(agreementOf(judge, a, judged, new Map(known.filter((l) => l.annotator === a).map((l) => [l.key, labelMarks(l)])), { resamples: options.resamples, seed: options.seed })),
+  );
+}
 
 const finite = (v: number) => (Number.isFinite(v) ? v : null);
 const open = (e: { estimate?: number; value?: number; ciLow: number; ciHigh: number }) => ({ estimate: finite(e.estimate ?? e.value!), ciLow: finite(e.ciLow), ciHigh: finite(e.ciHigh) });

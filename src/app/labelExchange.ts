@@ -6,7 +6,7 @@ import type { ExperimentConfig } from '../config/experiment.js';
 import { DataFileError, InputError, formatZodIssues } from '../errors.js';
 import { atomicWrite } from '../io/atomicWrite.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
-import { appendLabels, readAllLabels } from '../runFiles/labelFiles.js';
+import { appendLabels, listAnnotators, readAllLabels } from '../runFiles/labelFiles.js';
 import { AnnotatorSchema, LABEL_FILE_VERSION, type AnswerLabel } from '../runFiles/labels.js';
 import { parseRubric, verdictKey } from '../scoring/rubric/parseRubric.js';
 import { scoreRubricVerdicts } from '../scoring/scoreItem.js';
@@ -68,7 +68,7 @@ export function scoreMarks(record: RunItemRecord, target: LabelTarget | undefine
 }
 
 /** A label of `record` from marks (already checked with `scoreMarks`). */
-export function labelOf(record: RunItemRecord, annotator: string, marks: Marks, score: number | null, source: AnswerLabel['source'], at = new Date().toISOString()): AnswerLabel {
+export function labelOf(record: RunItemRecord, annotator: string, marks: Marks, score: number | null, source: AnswerLabel['source'], at = new Date().toISOString(), synthetic = false): AnswerLabel {
   return {
     version: LABEL_FILE_VERSION,
     key: record.key,
@@ -83,6 +83,7 @@ export function labelOf(record: RunItemRecord, annotator: string, marks: Marks, 
     ...(marks.note ? { note: marks.note } : {}),
     at,
     source,
+    ...(synthetic ? { synthetic: true } : {}),
   };
 }
 
@@ -179,7 +180,7 @@ function jsonlLines(file: string, text: string, problems: string[]): Array<{ lin
  * the benchmark's rule and appended to `labels/<annotator>.jsonl`. Any bad line refuses the whole
  * file (each named with file, line and field); nothing is written then.
  */
-export async function importLabels(dir: string, file: string, annotator: string): Promise<{ runDir: string; imported: number }> {
+export async function importLabels(dir: string, file: string, annotator: string, options: { synthetic?: boolean } = {}): Promise<{ runDir: string; imported: number }> {
   const name = AnnotatorSchema.safeParse(annotator);
   if (!name.success) throw new InputError(`--annotator: ${formatZodIssues(name.error)}`);
   const { runDir, config, records } = await readRunForLabels(dir);
@@ -207,12 +208,27 @@ export async function importLabels(dir: string, file: string, annotator: string)
     const marks: Marks = { verdicts: entry.verdicts, correct: entry.correct, note: entry.note };
     const { score, problems: found } = scoreMarks(record, targets.get(`${record.benchmark}:${record.itemId}`), marks, config.scoring.compat);
     problems.push(...found.map((p) => `${file}:${line}: ${p}`));
-    if (!found.length) labels.push(labelOf(record, annotator, marks, score, source, entry.at));
+    if (!found.length) labels.push(labelOf(record, annotator, marks, score, source, entry.at, options.synthetic));
   }
   if (problems.length) throw new DataFileError(problems.join('\n'));
   if (!labels.length) throw new DataFileError(`${file}: no labels in it`);
   await appendLabels(runDir, annotator, labels);
   return { runDir, imported: labels.length };
+}
+
+/**
+ * The config's `labels:` files, imported into the run's label files once its answers are scored. An
+ * annotator whose file the run already holds is left alone (a resumed run does not import twice).
+ */
+export async function importConfiguredLabels(runDir: string, config: ExperimentConfig): Promise<string[]> {
+  const done: string[] = [];
+  const present = new Set(await listAnnotators(runDir));
+  for (const { file, annotator, synthetic } of config.labels ?? []) {
+    if (present.has(annotator)) continue;
+    const { imported } = await importLabels(runDir, file, annotator, { synthetic });
+    done.push(`labels: imported ${imported} ${synthetic ? 'SYNTHETIC ' : ''}label(s) for ${annotator} from ${file}`);
+  }
+  return done;
 }
 
 /** `hisrag annotate --export`: every annotator's labels (latest per answer) as JSONL (label lines) or CSV (one row per marked item). */

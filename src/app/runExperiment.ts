@@ -16,6 +16,9 @@ import { answerTasks, type AnsweringOutcome } from './answerTasks.js';
 import { openRunDirectory } from './openRun.js';
 import { prepareArtefacts } from './prepare.js';
 import { failureLines, runEndLines, summarizeRecords, writeRunOutputs } from './runOutputs.js';
+import { importConfiguredLabels } from './labelExchange.js';
+import { readRunLabels } from '../runFiles/labelFiles.js';
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 
 export interface RunOptions {
@@ -95,6 +98,9 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
     if (!options.resumeDir && error instanceof InputError) await rm(runDir, { recursive: true, force: true });
     return error;
   };
+  // A label file the config names is read once every answer is there: a missing one is refused now, not after the answers.
+  const missingLabels = (config.labels ?? []).findIndex((l) => !existsSync(l.file));
+  if (missingLabels >= 0) throw await refused(new InputError(`labels[${missingLabels}].file: ${config.labels![missingLabels]!.file}: no such file`));
   try {
     await prepareArtefacts(config, { log, progress: options.progress ?? false, signal: options.signal, frozen: options.frozen ?? false });
   } catch (error) {
@@ -184,7 +190,9 @@ async function finishRun(run: RunInProgress, manifest: RunManifest, plan: Awaite
     if (fatal instanceof Error) fatal.message += `\n(${resumeHint(runDir, records, total)})`;
     throw fatal;
   }
-  const summary = summarizeRecords(config, records, stages.models.map((m) => m.label), conditions.map((c) => c.name));
+  // Labels name answers by key: imported once every answer is there.
+  if (complete) for (const line of await importConfiguredLabels(runDir, config)) log(line);
+  const summary = summarizeRecords(config, records, stages.models.map((m) => m.label), conditions.map((c) => c.name), await readRunLabels(runDir));
   const reportPath = await writeRunOutputs(runDir, { summary, records, manifest: finalManifest, plan });
   for (const line of runEndLines(config, summary, records, reportPath, run.options.printTable ?? true)) log(line);
   if (stopReason) throw new ServiceUnavailableError(`${stopReason}\n(${resumeHint(runDir, records, total)})`);

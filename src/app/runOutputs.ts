@@ -2,6 +2,7 @@ import type { ExperimentConfig } from '../config/experiment.js';
 import type { RunPlan } from '../runFiles/plan.js';
 import { summaryOptionsOf } from '../results/loadRun.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import type { AnswerLabel } from '../runFiles/labels.js';
 import { runFile } from '../runFiles/runDir.js';
 import { summarizeRun } from '../analysis/summary.js';
 import type { RunSummary } from '../runFiles/summary.js';
@@ -15,8 +16,8 @@ import { join } from 'node:path';
 import { runFigureSpecs } from '../figures/runFigures.js';
 
 /** The summary of what a run has done so far, by its config's scoring settings. */
-export function summarizeRecords(config: ExperimentConfig, records: RunItemRecord[], models: string[], conditions: string[]): RunSummary {
-  return summarizeRun(records, summaryOptionsOf(config, { models, conditions }, records));
+export function summarizeRecords(config: ExperimentConfig, records: RunItemRecord[], models: string[], conditions: string[], labels: readonly AnswerLabel[] = []): RunSummary {
+  return summarizeRun(records, { ...summaryOptionsOf(config, { models, conditions }, records), ...(labels.length ? { labels } : {}) });
 }
 
 /** Writes summary.json, summary.csv, report.html and the figures' Vega-Lite specs (`figures/<name>.vl.json`); returns the report's path. */

@@ -11,6 +11,7 @@ import { registerRunCommand } from './commands/run.js';
 import { registerPrepareCommand } from './commands/prepare.js';
 import { registerPowerCommand } from './commands/power.js';
 import { registerJudgesCommand } from './commands/judges.js';
+import { registerRejudgeCommand } from './commands/rejudge.js';
 import { registerReportCommands } from './commands/report.js';
 import { registerViewCommand } from './commands/view.js';
 import { registerDiagnoseCommand } from './commands/diagnose.js';
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
   registerRunCommand(program);
   registerPowerCommand(program);
   registerJudgesCommand(program);
+  registerRejudgeCommand(program);
   registerDiagnoseCommand(program);
   registerAnnotateCommand(program);
   registerBatchCommands(program);

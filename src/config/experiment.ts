@@ -143,6 +143,23 @@ function buildExperimentConfigSchema() {
       .strict()
       .default({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book', versus: [], emptyAnswer: 'zero' })
       .describe('How answers are scored and compared'),
+    /**
+     * Label files imported into the run's `labels/<annotator>.jsonl` once its answers are scored (as
+     * `hisrag annotate --import` does), so that its summary checks the judge against them and
+     * corrects every mean and Δ (PPI++). `synthetic`: not a person's reading (the demo's), said on every surface.
+     */
+    labels: z
+      .array(
+        z
+          .object({
+            file: z.string().min(1).describe('A .jsonl (key, verdicts or correct) or .csv (key,item,mark) label file, as `hisrag annotate --import` reads'),
+            annotator: z.string().min(1).describe('Whose labels they are: labels/<annotator>.jsonl'),
+            synthetic: z.boolean().default(false).describe('Labels not made by a person (a demo\'s stand-in): every surface says so'),
+          })
+          .strict(),
+      )
+      .optional()
+      .describe('Label files imported into labels/ after scoring: the summary checks the judge against them and corrects every mean and Δ (PPI++)'),
     /** Why retrieval helps or hurts: help/hurt decomposition and claim-level diagnostics after scoring (`hisrag diagnose` does the same on any run directory). */
     diagnostics: DiagnosticsConfigSchema.optional().describe('Why retrieval helps or hurts: help/hurt decomposition and claim-level diagnostics after scoring (`hisrag diagnose` does the same on any run directory)'),
     execution: z

@@ -6,7 +6,10 @@ import type { RunSummary } from '../runFiles/summary.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { runStatistics } from '../analysis/observations.js';
 import { adjustFamily, pairedDifference, salts, type Observation } from '../statistics/run.js';
-import { pText, renderTextTable } from './table.js';
+import { pText, renderTextTable, withInterval } from './table.js';
+import { checkJudge, judgeCheckSummary } from '../analysis/judgeCheck.js';
+import type { AnswerLabel } from '../runFiles/labels.js';
+import type { JudgeCheckSummary } from '../runFiles/summary.js';
 
 export interface ComparisonRow {
   model: string;
@@ -21,6 +24,23 @@ export interface ComparisonRow {
    * and Benjamini–Hochberg over `family` (every row with paired questions); null when none are shared.
    */
   paired: { n: number; meanDiff: number; ciLow: number; ciHigh: number; clusters: number | null; designEffect: number | null; p: number; pHolm: number; pBH: number; family: string } | null;
+  /** Each run's figures corrected with its own human labels (PPI++), present when either run has labels: null on a side without labels for this cell. */
+  corrected?: { a: CorrectedCell | null; b: CorrectedCell | null };
+}
+
+type Open = JudgeCheckSummary['means'][number]['judgeOnly'];
+
+/** One run's cell, judge-only beside corrected with its labels (`analysis/judgeCheck` over `statistics/ppi`). */
+export interface CorrectedCell {
+  /** Answers judged and, of them, labelled. */
+  n: number;
+  labelled: number;
+  mean: { judgeOnly: Open; ppiPlusPlus: Open };
+  /** The judge's bias (judge − human) on the labelled answers. */
+  bias: Open;
+  /** Δ against the run's baseline, judge-only beside PPI++; null for the baseline itself or without labels on both sides. */
+  delta: { baseline: string; labelled: number; judgeOnly: Open; ppiPlusPlus: Open } | null;
+  synthetic: boolean;
 }
 
 /** One side of a comparison: the run directory as named, its summary, config and records (read by the caller, `app/compare.ts`). */
@@ -29,6 +49,29 @@ export interface ComparedRun {
   summary: RunSummary;
   config: ExperimentConfig;
   records: RunItemRecord[];
+  /** The run's human labels (`labels/`); none: no corrected figures for it. */
+  labels?: readonly AnswerLabel[];
+}
+
+/** A run's judge checked against its labels, under the run's own baseline and interval settings (as its summary.json's `judgeCheck`). */
+function runCheck(run: ComparedRun): JudgeCheckSummary | undefined {
+  if (!run.labels?.length) return undefined;
+  const scoring = run.config.scoring;
+  return judgeCheckSummary(checkJudge(run.records, run.labels, { baseline: scoring.baseline, ...(scoring.cluster !== undefined ? { cluster: scoring.cluster } : {}), resamples: scoring.bootstrapResamples, seed: run.config.seed }));
+}
+
+function correctedCell(check: JudgeCheckSummary | undefined, model: string, condition: string): CorrectedCell | null {
+  const mean = check?.means.find((m) => m.model === model && m.condition === condition);
+  if (!check || !mean) return null;
+  const d = check.differences.find((x) => x.model === model && x.condition === condition);
+  return {
+    n: mean.n,
+    labelled: mean.labelled,
+    mean: { judgeOnly: mean.judgeOnly, ppiPlusPlus: mean.ppiPlusPlus },
+    bias: mean.bias,
+    delta: d ? { baseline: d.baseline, labelled: d.labelled, judgeOnly: d.judgeOnly, ppiPlusPlus: d.ppiPlusPlus } : null,
+    synthetic: check.synthetic,
+  };
 }
 
 /**
@@ -103,6 +146,8 @@ export function compareRunData(A: ComparedRun, B: ComparedRun, options: { agains
     ? `${members.length} differences B − A vs ${against} (${basename(runB)} − ${basename(runA)}, every model × condition of B)`
     : `${members.length} differences B − A (${basename(runB)} − ${basename(runA)}, every model × condition both runs scored)`;
   const { holm, bh } = adjustFamily(members.map((p) => p.p));
+  // One run twice: its corrected figures once, on B's side.
+  const [checkA, checkB] = [sameRun ? undefined : runCheck(A), runCheck(B)];
   let next = 0;
   const rows: ComparisonRow[] = keys.map(([model, condition], i) => {
     const ra = pick(a, model, conditionA(condition));
@@ -111,7 +156,8 @@ export function compareRunData(A: ComparedRun, B: ComparedRun, options: { agains
     const p = paired[i]!;
     const adjusted = p ? { ...p, pHolm: holm[next]!, pBH: bh[next]!, family } : null;
     if (p) next++;
-    return { model, condition, a: ra, b: rb, diff, paired: adjusted };
+    const corrected = checkA || checkB ? { corrected: { a: correctedCell(checkA, model, conditionA(condition)), b: correctedCell(checkB, model, condition) } } : {};
+    return { model, condition, a: ra, b: rb, diff, paired: adjusted, ...corrected };
   });
   const f = (x: number | null | undefined) => (x === null || x === undefined ? '–' : x.toFixed(2));
   const signed = (x: number) => `${x >= 0 ? '+' : ''}${f(x)}`;
@@ -132,5 +178,34 @@ export function compareRunData(A: ComparedRun, B: ComparedRun, options: { agains
     `scores: ${metricLabel(metric)}, ${metricInfo(metric).description}; mean [95% CI] n=questions; ` +
     `paired B − A: the questions both runs scored${stats.settings.repeatedSamples ? ` (repeated samples reduced by their ${reducer}; two-stage bootstrap)` : ''}` +
     `${clusterField ? `, resampled and sign-flipped by cluster (${clusterField})` : ''}; p: paired sign-flip permutation test; Holm and BH adjusted over the family: ${family}`;
-  return { rows, text: `${table}\n\n${note}`, family, cluster: clusterField, metric };
+  const correctedText = checkA || checkB ? `\n\n${correctedTable(rows, [basename(runA), basename(runB)], Boolean(checkA?.synthetic || checkB?.synthetic))}` : '';
+  return { rows, text: `${table}\n\n${note}${correctedText}`, family, cluster: clusterField, metric };
+}
+
+/** The rows' corrected figures, one line per run and cell with labels: mean and Δ vs the run's baseline, judge-only beside PPI++. */
+function correctedTable(rows: ComparisonRow[], names: [string, string], synthetic: boolean): string {
+  const interval = (e: Open, sign = false) => withInterval(e, 1, sign);
+  const lines: string[][] = [];
+  for (const row of rows) {
+    for (const [side, cell] of [['A', row.corrected?.a], ['B', row.corrected?.b]] as const) {
+      if (!cell) continue;
+      lines.push([
+        row.model,
+        row.condition,
+        `${side}: ${names[side === 'A' ? 0 : 1]}`,
+        `${cell.labelled}/${cell.n}`,
+        interval(cell.mean.judgeOnly),
+        interval(cell.mean.ppiPlusPlus),
+        interval(cell.bias, true),
+        cell.delta ? `${interval(cell.delta.judgeOnly, true)} vs ${cell.delta.baseline}` : '–',
+        cell.delta ? interval(cell.delta.ppiPlusPlus, true) : '–',
+      ]);
+    }
+  }
+  const table = renderTextTable(['model', 'condition', 'run', 'labelled', 'mean judge-only', 'mean PPI++', 'bias (judge − human)', 'Δ judge-only', 'Δ PPI++'], lines);
+  return [
+    ...(synthetic ? ["SYNTHETIC LABELS: some labels are declared synthetic (a demo), not a person's reading."] : []),
+    'Corrected with each run\'s human labels (PPI++; labels/ beside its answers), judge-only beside corrected, 95% clustered intervals; Δ against the run\'s own baseline:',
+    table,
+  ].join('\n');
 }

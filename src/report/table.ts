@@ -297,7 +297,8 @@ type AgreementRow = JudgeCheckSummary['agreement'][number];
 
 const fixedOrDash = (v: number | null, digits: number) => (v === null ? '—' : v.toFixed(digits));
 const signedOrDash = (v: number | null, digits: number) => (v === null ? '—' : `${v > 0 ? '+' : ''}${v.toFixed(digits)}`);
-const withInterval = (e: OpenInterval | null, digits: number, sign = false) => {
+/** `estimate [low, high]` of an interval that may be undefined (—), signed for a difference. */
+export const withInterval = (e: OpenInterval | null, digits: number, sign = false) => {
   if (!e || e.estimate === null) return '—';
   const f = sign ? signedOrDash : fixedOrDash;
   return e.ciLow === null ? f(e.estimate, digits) : `${f(e.estimate, digits)} [${f(e.ciLow, digits)}, ${f(e.ciHigh, digits)}]`;

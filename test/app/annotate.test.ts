@@ -84,9 +84,17 @@ describe('hisrag annotate: import and export', () => {
     expect(again!.score).toBe(label!.score);
     expect(again!.note).toBe('看过');
 
+    expect(label!.synthetic).toBeUndefined();
+
+    // Labels declared synthetic (a demo's stand-in) say so in every line.
+    const cli = await runCli(['annotate', dir, '--import', jsonl, '--annotator', 'standin', '--synthetic']);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toContain('imported 1 SYNTHETIC label(s) for standin');
+    expect((await readLabels(dir, 'standin'))[0]!.synthetic).toBe(true);
+
     const out = join(tmp(), 'all.jsonl');
-    expect((await exportLabels(dir, out)).exported).toBe(2);
-    expect(readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l).annotator)).toEqual(['li', 'zhang']);
+    expect((await exportLabels(dir, out)).exported).toBe(3);
+    expect(readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l).annotator)).toEqual(['li', 'standin', 'zhang']);
   });
 
   it('names file, line and field of every bad line, and writes nothing (exit 2 from the CLI)', async () => {

@@ -18,6 +18,7 @@ interface AnnotateOptions {
   export?: string;
   import?: string;
   annotator?: string;
+  synthetic?: boolean;
 }
 
 export function registerAnnotateCommand(program: Command): void {
@@ -34,6 +35,7 @@ export function registerAnnotateCommand(program: Command): void {
     .option('--export <file>', 'write every annotator’s labels to a .jsonl or .csv file')
     .option('--import <file>', 'add labels made elsewhere (.jsonl lines or .csv rows key,item,mark) for --annotator')
     .option('--annotator <name>', 'whose labels --import adds (labels/<name>.jsonl)')
+    .option('--synthetic', 'the imported labels are not a person’s reading (a demo’s stand-in): every surface says so')
     .addHelpText(
       'after',
       `
@@ -53,8 +55,8 @@ answers marked right/wrong). Exit codes: 0 done, 2 bad input (each bad line name
       if (opts.import) {
         if (!opts.annotator) throw new InputError('--import needs --annotator <name> (whose labels they are)');
         const { importLabels } = await import('../../app/labelExchange.js');
-        const { imported } = await importLabels(runDir, opts.import, opts.annotator);
-        log(`imported ${imported} label(s) for ${opts.annotator} from ${opts.import}`);
+        const { imported } = await importLabels(runDir, opts.import, opts.annotator, { synthetic: opts.synthetic ?? false });
+        log(`imported ${imported} ${opts.synthetic ? 'SYNTHETIC ' : ''}label(s) for ${opts.annotator} from ${opts.import}`);
         return;
       }
       if (opts.export) {

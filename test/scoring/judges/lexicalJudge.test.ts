@@ -27,7 +27,7 @@ describe('lexical judge', () => {
   });
 
   it('is registered with a validated threshold', async () => {
-    expect(judges.names()).toEqual(['lexical', 'llm']);
+    expect(judges.names()).toEqual(['lexical', 'lexical-overcredit', 'llm']);
     expect((await judges.create({ name: 'lexical' }, undefined)).model).toBe('lexical@0.5');
     expect(() => judges.parse({ name: 'lexical', threshold: 2 })).toThrow(/judge\.threshold/);
   });

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Link, useSearchParams } from '../router.js';
 import type { JudgeReveal, LabelPage, LabelTask, SavedMarks } from '../../labelApi.js';
 import { labelsApi, labelToken } from '../api/labels.js';
@@ -94,7 +94,9 @@ function Workspace({ run, annotator, page }: { run: string; annotator: string; p
       (e: Error) => setError(e.message),
     );
   };
-  useEffect(() => {
+  // A layout effect, not useEffect: Preact defers useEffect to the next frame (up to 100 ms when the
+  // tab draws no frames), and keys pressed once the page shows, but before then, were lost.
+  useLayoutEffect(() => {
     const actions: Record<string, () => void> = {
       j: () => focus(1),
       k: () => focus(-1),
