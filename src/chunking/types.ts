@@ -7,8 +7,8 @@ export const ChunkSchema = z.object({
   docId: z.string().min(1),
   title: z.string(),
   text: z.string(),
-  /** Builder-specific: url, pageId, section, page (one-based, LongHisDoc), book_name, ... */
-  meta: z.record(z.string(), z.unknown()).describe('Builder-specific: url, pageId, section, page (one-based, LongHisDoc), book_name, ..'),
+  /** Builder-specific: url, pageId, section, page (one-based, LongHisDoc), book_name, ...; `spans`: where the chunk is in its document's text (chunker.ts). */
+  meta: z.record(z.string(), z.unknown()).describe('Builder-specific: url, pageId, section, page (one-based, LongHisDoc), book_name, ..; `spans`: where the chunk is in its document\'s text ([{doc, start, end}])'),
 });
 export type Chunk = z.infer<typeof ChunkSchema>;
 
@@ -44,6 +44,11 @@ export interface SourceDocument {
   /** Plain text; paragraphs separated by blank lines. Section headings may be kept inline. */
   text: string;
   meta: Record<string, unknown>;
+  /**
+   * When the text joins other documents' texts (LongHisDoc's page windows): each part's document
+   * (its `idKey`) and range [start, end) here, so a chunk's place is given in the parts (`meta.spans`).
+   */
+  parts?: { doc: string; start: number; end: number }[];
 }
 
 /** One titled part of a document; chunks never span two sections. */

@@ -138,11 +138,12 @@ export function sweptWrittenPath(written: unknown, path: readonly PropertyKey[])
     }
     return ['prepare', 'corpora', i, ...rest];
   }
-  const swept = (first === 'prepare' && second === 'indexes') || (first === 'retrieval' && second === 'retrievers');
-  const entries = swept && isObject(written[first]) ? (written[first] as Raw)[second as string] : undefined;
-  if (!Array.isArray(entries) || typeof at !== 'number') return [...path];
+  const section = first === 'prepare' && second === 'indexes' ? 'prepare' : first === 'retrieval' && second === 'retrievers' ? 'retrieval' : undefined;
+  const entries = section && isObject(written[section]) ? (written[section] as Raw)[second as string] : undefined;
+  if (!section || !Array.isArray(entries) || typeof at !== 'number') return [...path];
+  const list = second as string;
   // Each written entry became a run of consecutive entries: expand them one at a time to find which.
-  const alone = (entry: unknown) => (expandChunkingSweeps({ ...written, [first]: { ...(written[first] as Raw), [second]: [entry] } }) as Raw)[first][second].length as number;
+  const alone = (entry: unknown) => (expandChunkingSweeps({ ...written, [section]: { ...(written[section] as Raw), [list]: [entry] } }) as Raw)[section][list].length as number;
   const i = origins(entries, alone)[at];
-  return i === undefined ? [...path] : [first, second, i, ...rest];
+  return i === undefined ? [...path] : [section, list, i, ...rest];
 }

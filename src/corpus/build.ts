@@ -78,6 +78,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   if (checkpoint) {
     // Drop whatever was appended after the last checkpoint, then remember the kept chunk texts.
     await truncate(paths.partialChunks, checkpoint.chunksBytes);
+    if (existsSync(paths.partialDocuments)) await truncate(paths.partialDocuments, checkpoint.documentsBytes);
     if (dedupe) for await (const chunk of readJsonl(paths.partialChunks, ChunkSchema)) fingerprints.add(chunk.text);
   } else {
     await rm(paths.partial, { recursive: true, force: true });
@@ -90,6 +91,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
         itemsConsumed: 0,
         sourceBytesRead: 0,
         chunksBytes: 0,
+        documentsBytes: 0,
         chunksWritten: 0,
         documentsRead: 0,
         documentsSkipped: {},
@@ -117,14 +119,19 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   };
 
   const appender = await JsonlAppender.open(paths.partialChunks);
+  const documentAppender = await JsonlAppender.open(paths.partialDocuments);
   let pending: Uint8Array[] = [];
+  let pendingDocuments: Uint8Array[] = [];
   let pendingChunks = 0;
   let itemsSinceCheckpoint = 0;
   let lastCheckpointAt = Date.now();
   const checkpointEvery = options.checkpointEvery ?? 2000;
   const commitBatch = async () => {
     await appender.appendBytes(pending);
+    await documentAppender.appendBytes(pendingDocuments);
     state.chunksBytes = (await stat(paths.partialChunks)).size;
+    state.documentsBytes = (await stat(paths.partialDocuments)).size;
+    pendingDocuments = [];
     state.chunksWritten += pendingChunks;
     pending = [];
     pendingChunks = 0;
@@ -177,6 +184,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
       state.documentsRead += batch.items;
       for (const [reason, n] of Object.entries(batch.skipped)) state.documentsSkipped[reason] = (state.documentsSkipped[reason] ?? 0) + n;
       keepNew(batch);
+      if (batch.documents.length > 0) pendingDocuments.push(batch.documents);
       if (!source.bytes) progress.tick(batch.items, { chunks: state.chunksWritten + pendingChunks });
       else if (Math.floor(state.itemsConsumed / 500) !== Math.floor((state.itemsConsumed - batch.items) / 500)) {
         progress.tick(0, { pages: state.itemsConsumed, chunks: state.chunksWritten + pendingChunks });
@@ -188,6 +196,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
     await commitBatch();
   } finally {
     await appender.close();
+    await documentAppender.close();
     progress.tick(0, { pages: state.itemsConsumed, chunks: state.chunksWritten });
     progress.stop();
   }
@@ -219,6 +228,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
       ...state.builderCounts,
     },
     contentHash: await hashFile(paths.partialChunks),
+    documentsHash: await hashFile(paths.partialDocuments),
     inputs,
     toolVersion: await toolVersion(),
     timings: {

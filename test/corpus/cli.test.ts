@@ -39,7 +39,7 @@ describe('hisrag corpus build', () => {
     await writeFile(config, `name: demo-run\ncorpus:\n  name: mini\n  out: ${out}\n  builder:\n    name: json\n    input: ${join(dir, 'poems.json')}\n    fields: { text: paragraphs }\n  chunking: { maxSize: 64 }\n`);
     await writeFile(join(dir, 'poems.json'), JSON.stringify([{ id: 1, title: '詩', paragraphs: ['一句。', '二句。'] }]));
     await run('corpus', 'build', config, '--no-progress');
-    expect((await readFile(join(out, 'chunks.jsonl'), 'utf8')).trim()).toBe('{"id":"mini:1:0","docId":"1","title":"詩","text":"一句。\\n二句。","meta":{"source":"poems.json"}}');
+    expect((await readFile(join(out, 'chunks.jsonl'), 'utf8')).trim()).toBe('{"id":"mini:1:0","docId":"1","title":"詩","text":"一句。\\n二句。","meta":{"source":"poems.json","spans":[{"doc":"1","start":0,"end":7}]}}');
   });
 
   it('builds the corpus an experiment config lists under prepare.corpora, chosen with --name when several', async () => {
