@@ -31,6 +31,9 @@ export interface SpanMetrics {
   coverChars?: number;
 }
 
+/** The span metrics' names, in the order tables show them. */
+export const SPAN_METRICS = ['charRecall', 'charPrecision', 'charIoU', 'covered', 'coverK', 'coverChars'] as const satisfies readonly (keyof SpanMetrics)[];
+
 /** Sorted, merged ranges per document. */
 function unionOf(spans: Iterable<TextSpan>): Map<string, [number, number][]> {
   const byDoc = new Map<string, [number, number][]>();
