@@ -8,6 +8,8 @@ export interface ChunkerSettings {
   overlap: number;
   measure: SizeMeasure;
   headingPrefix?: boolean;
+  /** `sentences` (default) or `fixed` windows (ChunkingOptions.method). */
+  method?: 'sentences' | 'fixed';
 }
 
 /** Code points: the `chars` unit, so that a surrogate pair counts (and is cut) as one character. */
@@ -48,7 +50,8 @@ export function chunkDocument(doc: SectionedDocument, settings: ChunkerSettings)
     // Builders join their sections into the document's text: a section's ranges are offset by where it is there.
     const sectionAt = doc.text.indexOf(section.text, sectionSearch);
     if (sectionAt >= 0) sectionSearch = sectionAt + section.text.length;
-    for (const packed of packSentences(splitSentences(section.text), { ...settings, maxSize: budget, overlap: Math.min(settings.overlap, budget - 1) })) {
+    const sized = { ...settings, maxSize: budget, overlap: Math.min(settings.overlap, budget - 1) };
+    for (const packed of settings.method === 'fixed' ? fixedWindows(section.text, sized) : packSentences(splitSentences(section.text), sized)) {
       const n = chunks.length;
       const spans = sectionAt >= 0 ? chunkSpans(doc, sectionAt + packed.start, sectionAt + packed.end) : [];
       chunks.push({
@@ -159,6 +162,41 @@ function packSentences(sentences: Sentence[], settings: ChunkerSettings): Packed
   flush();
   return out;
 }
+/**
+ * The `fixed` method: windows of at most maxSize (the measure's unit) over the text's code points,
+ * each starting where at most `overlap` of the previous one is left (at a non-space character); a
+ * window's text is its range less trailing whitespace.
+ */
+function fixedWindows(text: string, settings: ChunkerSettings): Packed[] {
+  const points = Array.from(text);
+  const offsets = [0];
+  for (const point of points) offsets.push(offsets[offsets.length - 1]! + point.length);
+  const measure = (from: number, to: number) => settings.measure(text.slice(offsets[from], offsets[to]));
+  const out: Packed[] = [];
+  for (let start = 0; start < points.length; ) {
+    // A window starts at a non-space character (whitespace there would only be trimmed away).
+    while (start < points.length && !points[start]!.trim()) start++;
+    if (start === points.length) break;
+    // Largest end with the window within maxSize (at least one code point).
+    let lo = start + 1;
+    let hi = points.length;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (measure(start, mid) <= settings.maxSize) lo = mid;
+      else hi = mid - 1;
+    }
+    const end = lo;
+    const window = text.slice(offsets[start], offsets[end]).trimEnd();
+    out.push({ text: window, start: offsets[start]!, end: offsets[start]! + window.length });
+    if (end === points.length) break;
+    // The next window starts at the earliest point after `start` whose tail to `end` fits in the overlap.
+    let next = end;
+    while (next - 1 > start && measure(next - 1, end) <= settings.overlap) next--;
+    start = next;
+  }
+  return out;
+}
+
 /** Cuts an over-long sentence into pieces of at most maxSize, never inside a surrogate pair. */
 function cutLongSentence(text: string, settings: ChunkerSettings): string[] {
   const codePoints = Array.from(text);

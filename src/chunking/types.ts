@@ -22,6 +22,12 @@ export const ChunkingOptionsSchema = z.strictObject({
   overlap: z.number().int().nonnegative().default(0).describe('Trailing sentences of a chunk repeated at the start of the next, up to this size'),
   /** Local directory holding `tokenizer.json` (+ `tokenizer_config.json`), for `unit: tokens`. */
   tokenizer: z.string().min(1).optional().describe('Local directory holding `tokenizer.json` (+ `tokenizer_config.json`), for `unit: tokens`'),
+  /**
+   * How a section is cut: `sentences` (the default) packs whole sentences; `fixed` cuts windows of
+   * `maxSize` regardless of sentences, each the next's start `overlap` before its end, the chunk's text
+   * its range of the document as it is (AutoRAG's and Chroma's fixed-size baseline).
+   */
+  method: z.enum(['sentences', 'fixed']).optional().describe('How a section is cut: `sentences` (default) packs whole sentences; `fixed` cuts windows of `maxSize` regardless of sentences, overlapping by `overlap`, each its range of the text as it is'),
   /** Prefix each chunk's text with its section heading path (it is always in `meta.section`). */
   headingPrefix: z.boolean().default(false).describe('Prefix each chunk\'s text with its section heading path (it is always in `meta.section`)'),
 }).refine((o) => o.overlap < o.maxSize, { message: 'overlap must be smaller than maxSize', path: ['overlap'] })

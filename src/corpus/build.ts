@@ -176,6 +176,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
               overlap: config.chunking.overlap,
               measure,
               headingPrefix: config.chunking.headingPrefix,
+              method: config.chunking.method,
             }),
           );
     for await (const batch of batches) {

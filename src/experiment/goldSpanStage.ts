@@ -33,8 +33,12 @@ export async function placeGoldForRetrievers(items: BenchmarkItem[], retrievers:
   if (wanted.length > 0) {
     const byDocuments = new Map<string, Map<string, GoldSpan[]>>();
     for (const { label, spec } of retrievers) {
-      const corpusDir = await corpusOf(indexDirsOf(spec));
-      if (!corpusDir) continue;
+      const indexDirs = indexDirsOf(spec);
+      const corpusDir = await corpusOf(indexDirs);
+      if (!corpusDir) {
+        if (indexDirs.length > 0) lines.push(`warning: ${label}'s corpus keeps no documents.jsonl (built before corpora kept their documents' texts): no span metrics for it; rebuild the corpus to have them`);
+        continue;
+      }
       const manifest = await readCorpusManifest(corpusDir);
       const documentsKey = manifest.documentsHash ?? corpusDir;
       let placed = byDocuments.get(documentsKey);

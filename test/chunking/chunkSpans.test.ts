@@ -64,6 +64,36 @@ describe('chunk spans: where each chunk is in its document', () => {
     }
   });
 
+  it('the fixed method cuts windows of at most maxSize, overlapping by at most overlap, each exactly its range of the text', () => {
+    const next = random(7);
+    for (let trial = 0; trial < 200; trial++) {
+      const text = generatedText(next, 1 + Math.floor(next() * 12));
+      const maxSize = 4 + Math.floor(next() * 40);
+      const overlap = Math.floor(next() * maxSize);
+      const headingPrefix = next() < 0.3;
+      const doc: SectionedDocument = { docId: 'd', title: 't', meta: {}, text, ...(headingPrefix ? { sections: [{ headings: ['節'], text }] } : {}) };
+      const chunks = chunkDocument(doc, { corpus: 'c', maxSize, overlap, measure: countCodePoints, headingPrefix, method: 'fixed' });
+      const prefix = headingPrefix ? '節\n' : '';
+      const budget = maxSize - (prefix ? 2 : 0);
+      let previous: ChunkSpan | undefined;
+      for (const chunk of chunks) {
+        const span = (chunk.meta.spans as ChunkSpan[])[0]!;
+        expect(prefix + text.slice(span.start, span.end), `trial ${trial}`).toBe(chunk.text);
+        expect(countCodePoints(chunk.text.slice(prefix.length))).toBeLessThanOrEqual(budget);
+        if (previous) {
+          expect(span.start).toBeGreaterThan(previous.start);
+          expect(countCodePoints(text.slice(span.start, Math.max(span.start, previous.end)))).toBeLessThanOrEqual(Math.min(overlap, budget - 1));
+        }
+        previous = span;
+      }
+      const covered = new Set<number>();
+      for (const chunk of chunks) for (const span of chunk.meta.spans as ChunkSpan[]) for (let i = span.start; i < span.end; i++) covered.add(i);
+      for (let i = 0; i < text.length; i++) if (text[i]!.trim()) expect(covered.has(i), `trial ${trial}: offset ${i}`).toBe(true);
+    }
+    // Sentences do not matter: a window ends mid-sentence.
+    expect(chunkDocument({ docId: 'd', title: '', text: '一二三。四五六。', meta: {} }, { corpus: 'c', maxSize: 5, overlap: 2, measure: countCodePoints, method: 'fixed' }).map((c) => c.text)).toEqual(['一二三。四', '。四五六。']);
+  });
+
   it('gives a chunk of a document that joins others (a page window) as spans of those documents', () => {
     const pages = new Map([['b-p1', '甲乙丙。丁戊。'], ['b-p2', '己庚。辛壬癸。']]);
     const text = `${pages.get('b-p1')}\n${pages.get('b-p2')}`;

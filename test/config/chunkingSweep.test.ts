@@ -62,6 +62,15 @@ describe('chunking sweeps', () => {
     expect(out.retrieval.retrievers[7].retrievers.map((r: any) => r.index)).toEqual(['indexes/wiki-dense·maxSize=128·overlap=32', 'indexes/wiki-bm25·maxSize=128·overlap=32']);
   });
 
+  it('sweeps the chunking method like any other setting', () => {
+    const config = sweep();
+    config.prepare.corpora[0]!.chunking = { maxSize: [64, 128], method: ['sentences', 'fixed'] } as any;
+    const checked = validateExperimentConfig(config, 'exp.yaml');
+    expect(checked.prepare!.corpora!.slice(0, 4).map((c) => [c.name, c.chunking.method])).toEqual([
+      ['wiki·maxSize=64·method=sentences', 'sentences'], ['wiki·maxSize=64·method=fixed', 'fixed'], ['wiki·maxSize=128·method=sentences', 'sentences'], ['wiki·maxSize=128·method=fixed', 'fixed'],
+    ]);
+  });
+
   it('leaves a config without lists as it is, and an expanded one expands to itself', () => {
     const plain = sweep();
     plain.prepare.corpora[0]!.chunking = { maxSize: 128 as any, unit: 'chars', overlap: 0 as any };

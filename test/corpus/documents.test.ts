@@ -52,6 +52,18 @@ describe.runIf(existsSync(demoDump))('documents.jsonl: the texts chunk spans poi
     expect(documents.size).toBeGreaterThan(3);
   });
 
+  it('the fixed method cuts the same chunks in worker threads as here, each exactly its range of its document', async () => {
+    const chunking = { maxSize: 60, overlap: 15, method: 'fixed' as const };
+    await buildCorpus({ name: 'fixed', builder: { name: 'wikipedia-dump', input: demoDump, workers: 1 }, out: join(dir, 'fixed-threads'), chunking });
+    await buildCorpus({ name: 'fixed', builder: { name: 'wikipedia-dump', input: demoDump, workers: 0 }, out: join(dir, 'fixed-here'), chunking });
+    expect(readFileSync(join(dir, 'fixed-threads', 'chunks.jsonl'), 'utf8')).toBe(readFileSync(join(dir, 'fixed-here', 'chunks.jsonl'), 'utf8'));
+    const { chunks, documents } = await expectSpansInDocuments(join(dir, 'fixed-threads'));
+    for (const chunk of chunks) {
+      const [span] = chunk.meta.spans as ChunkSpan[];
+      expect(documents.get(span!.doc)!.slice(span!.start, span!.end)).toBe(chunk.text);
+    }
+  });
+
   it('a LongHisDoc page window gives spans in its pages', async () => {
     const out = join(dir, 'pages');
     await buildCorpus({ name: 'pages', builder: { name: 'longhisdoc-ocr', input: join(demoOcr, 'OCR_res'), windows: { size: 2 } }, out, chunking: { maxSize: 4000 } });
