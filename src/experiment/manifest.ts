@@ -20,13 +20,22 @@ function indexManifestHashes(components: Record<string, unknown>): Record<string
   return out;
 }
 
-/** The corpus (and its chunking settings, from its manifest) each retriever's index was built from, by retriever label. */
+type DescribedRetriever = { index?: unknown; retrievers?: unknown };
+
+/** The index folders a described retriever reads: its own, else its first fused child's. */
+function indexOf(described: DescribedRetriever | undefined): string | undefined {
+  if (typeof described?.index === 'string') return described.index;
+  return described && Array.isArray(described.retrievers) ? described.retrievers.map((child) => indexOf(child as DescribedRetriever)).find(Boolean) : undefined;
+}
+
+/** The corpus (and its chunking settings, from its manifest) each retriever's index was built from, by retriever label (a fused retriever: its first child's). */
 function retrieverChunkings(components: Record<string, unknown>): NonNullable<RunManifest['chunkings']> {
   const out: NonNullable<RunManifest['chunkings']> = {};
-  const retrievers = (components.retrievers ?? {}) as Record<string, { index?: unknown }>;
+  const retrievers = (components.retrievers ?? {}) as Record<string, DescribedRetriever>;
   for (const [label, described] of Object.entries(retrievers)) {
-    if (typeof described?.index !== 'string') continue;
-    const corpus = readJson(join(described.index, 'manifest.json'))?.corpus as { dir?: unknown; name?: unknown } | undefined;
+    const index = indexOf(described);
+    if (!index) continue;
+    const corpus = readJson(join(index, 'manifest.json'))?.corpus as { dir?: unknown; name?: unknown } | undefined;
     if (typeof corpus?.dir !== 'string' || typeof corpus.name !== 'string') continue;
     const chunking = (readJson(join(corpus.dir, 'manifest.json'))?.parameters as { chunking?: unknown } | undefined)?.chunking;
     if (chunking && typeof chunking === 'object') out[label] = { corpus: corpus.name, dir: corpus.dir, chunking: chunking as Record<string, unknown> };

@@ -64,6 +64,10 @@ describe('experiments/demo-chunking.yaml: a chunking sweep in one line', () => {
     }
     // The sweep's dense indexes share one embedding cache keyed by text: the query vectors, embedded for the first index, are reused by the others.
     expect(result.stderr).toMatch(/embedding cache .*demo-longhisdoc-chunks-dense\.embeddings\.sqlite: 20 hits, 0 embedded/);
+    // … and a chunk text two chunkings share (a short page is one chunk at every size) is embedded once: a later index build finds some of its chunks there.
+    const uses = [...result.stderr.matchAll(/embedding cache .*?: (\d+) hits, (\d+) embedded/g)].map((m) => [Number(m[1]), Number(m[2])]);
+    expect(uses[0]![0]).toBe(0);
+    expect(uses.some(([hits, embedded]) => hits! > 0 && embedded! > 0)).toBe(true);
   });
 
   it('rebuilds nothing when nothing changed, only the new corpus and its indexes when a size changes, and every corpus when a shared setting does', async () => {
