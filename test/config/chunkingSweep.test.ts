@@ -106,7 +106,7 @@ describe('chunking sweeps', () => {
     two.retrieval.retrievers[1] = { name: 'hybrid', retrievers: [{ name: 'exact', index: 'indexes/wiki-dense' }, { name: 'bm25', index: 'indexes/other-bm25' }] } as any;
     expect(() => expandChunkingSweeps(two)).toThrow(ConfigError);
     expect(() => expandChunkingSweeps(two)).toThrow('retrieval.retrievers[1]: reads indexes of two swept corpora (wiki, other)');
-    expect(() => validateExperimentConfig(two, 'exp.yaml')).toThrow('retrieval.retrievers[1]: reads indexes of two swept corpora');
+    expect(() => validateExperimentConfig(two, 'exp.yaml')).toThrow('exp.yaml: invalid experiment config:\nretrieval.retrievers[1]: reads indexes of two swept corpora');
   });
 
   it('the JSON Schema accepts a list for every chunking setting', () => {
