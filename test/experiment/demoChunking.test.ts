@@ -125,5 +125,10 @@ describe('experiments/demo-chunking.yaml: a chunking sweep in one line', () => {
     expect(result.stdout).toMatch(/^condition\s+char recall\s+char precision\s+char IoU\s+gold covered\s+covering k\s+covering chars$/m);
     expect(result.stdout).toMatch(/^bm25·maxSize=96\/rag@10\s+[\d.]+ \[[\d.]+, [\d.]+\]/m);
     expect(readFileSync(join(dir, 'runs', 'sweep', 'report.html'), 'utf8')).toContain('Span retrieval (chunking-independent)');
+    const [header, ...rows] = readFileSync(join(dir, 'runs', 'sweep', 'summary.csv'), 'utf8').trim().split('\n').map((line) => line.split(','));
+    const at = header!.indexOf('char_recall');
+    expect(header!.slice(at, at + 3)).toEqual(['char_recall', 'char_recall_ci_low', 'char_recall_ci_high']);
+    const csvCell = rows.find((row) => row[1] === 'bm25·maxSize=96/rag@10' && row[5] === 'all')!;
+    expect(Number(csvCell[at])).toBeCloseTo(summary.cells.find((c) => c.condition === 'bm25·maxSize=96/rag@10')!.spanRetrieval!.charRecall!.mean!, 12);
   });
 });
