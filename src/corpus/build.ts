@@ -70,6 +70,9 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   }
   if (options.resume) {
     checkpoint = await readCheckpoint(paths.checkpoint);
+    if (checkpoint && checkpoint.documentsBytes === undefined) {
+      throw new InputError(`${paths.partial}: the interrupted build was started by an earlier hisrag, which kept no documents.jsonl; run without --resume to start over`);
+    }
     if (checkpoint && checkpoint.configHash !== configHash) {
       throw new InputError(`${paths.partial}: the interrupted build used a different config or other source files; run without --resume to start over`);
     }
@@ -78,7 +81,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   if (checkpoint) {
     // Drop whatever was appended after the last checkpoint, then remember the kept chunk texts.
     await truncate(paths.partialChunks, checkpoint.chunksBytes);
-    if (existsSync(paths.partialDocuments)) await truncate(paths.partialDocuments, checkpoint.documentsBytes);
+    await truncate(paths.partialDocuments, checkpoint.documentsBytes!);
     if (dedupe) for await (const chunk of readJsonl(paths.partialChunks, ChunkSchema)) fingerprints.add(chunk.text);
   } else {
     await rm(paths.partial, { recursive: true, force: true });
