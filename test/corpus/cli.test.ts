@@ -33,6 +33,16 @@ describe('hisrag corpus build', () => {
     expect(manifest.parameters.builder).toMatchObject({ workers: 0, minLength: 5 });
   });
 
+  it('builds one point of an experiment config\'s chunking sweep, named by its settings', async () => {
+    const config = join(dir, 'sweep.yaml');
+    await writeFile(join(dir, 'sweep-poems.json'), JSON.stringify([{ id: 1, title: '詩', text: '一句。二句。三句。' }]));
+    await writeFile(config, `name: sweep\nprepare:\n  corpora:\n    - name: poems\n      out: ${join(dir, 'sweep')}\n      builder: { name: json, input: ${join(dir, 'sweep-poems.json')} }\n      chunking: { maxSize: [3, 6] }\n`);
+    await expect(run('corpus', 'build', config)).rejects.toThrow('prepare.corpora lists 2 corpora (poems·maxSize=3, poems·maxSize=6); choose one with --name');
+    await run('corpus', 'build', config, '--name', 'poems·maxSize=6', '--no-progress');
+    const manifest = await readCorpusManifest(join(dir, 'sweep·maxSize=6'));
+    expect(manifest).toMatchObject({ name: 'poems·maxSize=6', parameters: { chunking: { maxSize: 6 } }, counts: { chunksWritten: 2 } });
+  });
+
   it('builds from a YAML config, also when it is the corpus section of an experiment config', async () => {
     const config = join(dir, 'experiment.yaml');
     const out = join(dir, 'yaml');
