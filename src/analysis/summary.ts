@@ -10,6 +10,7 @@ import { checkJudge, judgeCheckSummary } from './judgeCheck.js';
 import { compareModalities } from './modalityComparison.js';
 import { corpusOfChunks, DEPTH_FAMILY_REFERENCE, depthFamilyComparisons, depthFamilyName, type DepthPoint } from './depthFamilies.js';
 import { isScored, itemKeyOf, runStatistics, type RunStatistics } from './observations.js';
+import { spanRetrievalOf } from './spanRetrieval.js';
 
 export type { CellMethod };
 
@@ -178,6 +179,7 @@ function cellSummary(model: string, condition: string, list: RunItemRecord[], op
     for (const [name, value] of Object.entries(r.score.extra ?? {})) (extraSums[name] ??= []).push(value);
   }
   const meanRecord = (sums: Record<string, number[]>) => Object.fromEntries(Object.keys(sums).sort().map((name) => [name, meanOf(sums[name]!)!]));
+  const spanRetrieval = spanRetrievalOf(model, condition, list, stats);
   return {
     model,
     condition,
@@ -201,6 +203,7 @@ function cellSummary(model: string, condition: string, list: RunItemRecord[], op
     // A question's groups are its first scored sample's.
     byGroup: groupBreakdown(observations, (itemKey) => groupsOf.get(itemKey) ?? {}, stats.settings, (key, value) => salts.group(model, condition, key, value)),
     retrieval: Object.keys(metricSums).length ? meanRecord(metricSums) : null,
+    ...(spanRetrieval ? { spanRetrieval } : {}),
     extra: meanRecord(extraSums),
     truncatedItems: list.filter((r) => r.truncated > 0).length,
     cost: meanCost(scored),

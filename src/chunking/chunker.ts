@@ -8,6 +8,8 @@ export interface ChunkerSettings {
   overlap: number;
   measure: SizeMeasure;
   headingPrefix?: boolean;
+  /** `sentences` (default) or `fixed` windows (ChunkingOptions.method). */
+  method?: 'sentences' | 'fixed';
 }
 
 /** Code points: the `chars` unit, so that a surrogate pair counts (and is cut) as one character. */
@@ -34,36 +36,79 @@ export const countCodePoints: SizeMeasure = (text) => {
  * longer than `maxSize` is cut at code-point boundaries. With `overlap`, the next chunk starts
  * with the trailing sentences of the previous one that fit in `overlap`.
  * Ids are deterministic: `<corpus>:<docId>:<n>` (`idKey` in place of docId when set), n counting from 0 within the document.
+ * Each chunk records where it is in its document's text (`meta.spans`, see `chunkSpans`).
  */
 export function chunkDocument(doc: SectionedDocument, settings: ChunkerSettings): Chunk[] {
   const sections: DocumentSection[] = doc.sections ?? [{ headings: [], text: doc.text }];
   const chunks: Chunk[] = [];
+  let sectionSearch = 0;
   for (const section of sections) {
     const heading = section.headings.join(' > ');
     const prefix = settings.headingPrefix && heading ? `${heading}\n` : '';
     const budget = settings.maxSize - (prefix ? settings.measure(prefix) : 0);
     if (budget <= 0) throw new Error(`heading "${heading}" is longer than chunking.maxSize`);
-    for (const text of packSentences(splitSentences(section.text), { ...settings, maxSize: budget, overlap: Math.min(settings.overlap, budget - 1) })) {
+    // Builders join their sections into the document's text: a section's ranges are offset by where it is there.
+    const sectionAt = doc.text.indexOf(section.text, sectionSearch);
+    if (sectionAt >= 0) sectionSearch = sectionAt + section.text.length;
+    const sized = { ...settings, maxSize: budget, overlap: Math.min(settings.overlap, budget - 1) };
+    for (const packed of settings.method === 'fixed' ? fixedWindows(section.text, sized) : packSentences(splitSentences(section.text), sized)) {
       const n = chunks.length;
+      const spans = sectionAt >= 0 ? chunkSpans(doc, sectionAt + packed.start, sectionAt + packed.end) : [];
       chunks.push({
         id: `${settings.corpus}:${doc.idKey ?? doc.docId}:${n}`,
         docId: doc.docId,
         title: doc.title,
-        text: prefix + text,
-        meta: heading ? { ...doc.meta, section: heading } : { ...doc.meta },
+        text: prefix + packed.text,
+        meta: { ...doc.meta, ...(heading ? { section: heading } : {}), ...(spans.length ? { spans } : {}) },
       });
     }
   }
   return chunks;
 }
 
+/**
+ * Where a chunk is: a character range [start, end) of a document's text (UTF-16 offsets, as
+ * `String.slice` takes them), from its first sentence's first non-space character to its last's last.
+ * The chunk's text (less its heading prefix) is the range with only its whitespace changed — blank
+ * lines and the spaces around sentences dropped, a line break kept as one newline — so both have the
+ * same non-whitespace characters in the same order.
+ */
+export interface ChunkSpan {
+  /** The document: `idKey` of its source document, else its docId (a LongHisDoc page: `<doc_id>-p<page>`). */
+  doc: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * The range [start, end) of a document's text as spans of the documents it is made of: itself
+ * (`idKey ?? docId`), or the parts it joins (a LongHisDoc page window: one span per page it covers).
+ */
+export function chunkSpans(doc: SectionedDocument, start: number, end: number): ChunkSpan[] {
+  if (!doc.parts) return [{ doc: doc.idKey ?? doc.docId, start, end }];
+  return doc.parts.flatMap((part) => {
+    const from = Math.max(start, part.start);
+    const to = Math.min(end, part.end);
+    return to > from ? [{ doc: part.doc, start: from - part.start, end: to - part.start }] : [];
+  });
+}
+
 interface Piece {
   text: string;
   size: number;
   paragraphStart: boolean;
+  /** Offset of `text` in the section. */
+  at: number;
 }
 
-function packSentences(sentences: Sentence[], settings: ChunkerSettings): string[] {
+/** A chunk's text and the range [start, end) of the section it comes from (its first piece's first non-space character to its last piece's last). */
+interface Packed {
+  text: string;
+  start: number;
+  end: number;
+}
+
+function packSentences(sentences: Sentence[], settings: ChunkerSettings): Packed[] {
   const pieces: Piece[] = [];
   for (const sentence of sentences) {
     const size = settings.measure(sentence.text);
@@ -71,18 +116,26 @@ function packSentences(sentences: Sentence[], settings: ChunkerSettings): string
       pieces.push({ ...sentence, size });
       continue;
     }
-    cutLongSentence(sentence.text, settings).forEach((text, i) =>
-      pieces.push({ text, size: settings.measure(text), paragraphStart: i === 0 && sentence.paragraphStart }),
-    );
+    let at = sentence.at;
+    cutLongSentence(sentence.text, settings).forEach((text, i) => {
+      pieces.push({ text, size: settings.measure(text), paragraphStart: i === 0 && sentence.paragraphStart, at });
+      at += text.length;
+    });
   }
 
-  const out: string[] = [];
+  const out: Packed[] = [];
   let current: Piece[] = [];
   let currentSize = 0;
   let freshInCurrent = 0; // pieces not carried over as overlap
   const flush = () => {
     if (freshInCurrent === 0) return;
-    out.push(current.map((p, i) => (i > 0 && p.paragraphStart ? '\n' : '') + p.text.trim()).join(''));
+    const kept = current.filter((p) => p.text.trim().length > 0);
+    const text = current.map((p, i) => (i > 0 && p.paragraphStart ? '\n' : '') + p.text.trim()).join('');
+    if (text.length > 0) {
+      const first = kept[0]!;
+      const last = kept[kept.length - 1]!;
+      out.push({ text, start: first.at + first.text.length - first.text.trimStart().length, end: last.at + last.text.trimEnd().length });
+    }
     // Carry the trailing pieces that fit within the overlap into the next chunk.
     const carried: Piece[] = [];
     let carriedSize = 0;
@@ -107,7 +160,41 @@ function packSentences(sentences: Sentence[], settings: ChunkerSettings): string
     freshInCurrent++;
   }
   flush();
-  return out.filter((text) => text.length > 0);
+  return out;
+}
+/**
+ * The `fixed` method: windows of at most maxSize (the measure's unit) over the text's code points,
+ * each starting where at most `overlap` of the previous one is left (at a non-space character); a
+ * window's text is its range less trailing whitespace.
+ */
+function fixedWindows(text: string, settings: ChunkerSettings): Packed[] {
+  const points = Array.from(text);
+  const offsets = [0];
+  for (const point of points) offsets.push(offsets[offsets.length - 1]! + point.length);
+  const measure = (from: number, to: number) => settings.measure(text.slice(offsets[from], offsets[to]));
+  const out: Packed[] = [];
+  for (let start = 0; start < points.length; ) {
+    // A window starts at a non-space character (whitespace there would only be trimmed away).
+    while (start < points.length && !points[start]!.trim()) start++;
+    if (start === points.length) break;
+    // Largest end with the window within maxSize (at least one code point).
+    let lo = start + 1;
+    let hi = points.length;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (measure(start, mid) <= settings.maxSize) lo = mid;
+      else hi = mid - 1;
+    }
+    const end = lo;
+    const window = text.slice(offsets[start], offsets[end]).trimEnd();
+    out.push({ text: window, start: offsets[start]!, end: offsets[start]! + window.length });
+    if (end === points.length) break;
+    // The next window starts at the earliest point after `start` whose tail to `end` fits in the overlap.
+    let next = end;
+    while (next - 1 > start && measure(next - 1, end) <= settings.overlap) next--;
+    start = next;
+  }
+  return out;
 }
 
 /** Cuts an over-long sentence into pieces of at most maxSize, never inside a surrogate pair. */

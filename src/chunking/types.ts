@@ -7,8 +7,8 @@ export const ChunkSchema = z.object({
   docId: z.string().min(1),
   title: z.string(),
   text: z.string(),
-  /** Builder-specific: url, pageId, section, page (one-based, LongHisDoc), book_name, ... */
-  meta: z.record(z.string(), z.unknown()).describe('Builder-specific: url, pageId, section, page (one-based, LongHisDoc), book_name, ..'),
+  /** Builder-specific: url, pageId, section, page (one-based, LongHisDoc), book_name, ...; `spans`: where the chunk is in its document's text (chunker.ts). */
+  meta: z.record(z.string(), z.unknown()).describe('Builder-specific: url, pageId, section, page (one-based, LongHisDoc), book_name, ..; `spans`: where the chunk is in its document\'s text ([{doc, start, end}])'),
 });
 export type Chunk = z.infer<typeof ChunkSchema>;
 
@@ -22,6 +22,12 @@ export const ChunkingOptionsSchema = z.strictObject({
   overlap: z.number().int().nonnegative().default(0).describe('Trailing sentences of a chunk repeated at the start of the next, up to this size'),
   /** Local directory holding `tokenizer.json` (+ `tokenizer_config.json`), for `unit: tokens`. */
   tokenizer: z.string().min(1).optional().describe('Local directory holding `tokenizer.json` (+ `tokenizer_config.json`), for `unit: tokens`'),
+  /**
+   * How a section is cut: `sentences` (the default) packs whole sentences; `fixed` cuts windows of
+   * `maxSize` regardless of sentences, each the next's start `overlap` before its end, the chunk's text
+   * its range of the document as it is (AutoRAG's and Chroma's fixed-size baseline).
+   */
+  method: z.enum(['sentences', 'fixed']).optional().describe('How a section is cut: `sentences` (default) packs whole sentences; `fixed` cuts windows of `maxSize` regardless of sentences, overlapping by `overlap`, each its range of the text as it is'),
   /** Prefix each chunk's text with its section heading path (it is always in `meta.section`). */
   headingPrefix: z.boolean().default(false).describe('Prefix each chunk\'s text with its section heading path (it is always in `meta.section`)'),
 }).refine((o) => o.overlap < o.maxSize, { message: 'overlap must be smaller than maxSize', path: ['overlap'] })
@@ -44,6 +50,11 @@ export interface SourceDocument {
   /** Plain text; paragraphs separated by blank lines. Section headings may be kept inline. */
   text: string;
   meta: Record<string, unknown>;
+  /**
+   * When the text joins other documents' texts (LongHisDoc's page windows): each part's document
+   * (its `idKey`) and range [start, end) here, so a chunk's place is given in the parts (`meta.spans`).
+   */
+  parts?: { doc: string; start: number; end: number }[];
 }
 
 /** One titled part of a document; chunks never span two sections. */

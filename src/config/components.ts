@@ -55,7 +55,7 @@ export const RetrieverSpecSchema = () =>
   componentUnion([retrievers], 'retriever', {
     label: z
       .string()
-      .regex(/^[\w.-]+$/, { error: 'expected letters, digits, ".", "_" or "-"' })
+      .regex(/^[\w.=·-]+$/, { error: 'expected letters, digits, ".", "_", "-" (and the "·", "=" of a chunking sweep\'s labels)' })
       .optional()
       .describe('names the retriever in condition names (dense/rag@10; default: its name)'),
     rerank: rerankSpecSchema().optional().describe("a reranker applied to the retriever's candidates (reranking.md)"),

@@ -4,6 +4,7 @@ import { IndexKindSchema } from '../index/manifest.js';
 import { builtFromRegistries, nonEmptyString, positiveInt } from '../registry.js';
 import { corpusBuildConfigSchema } from '../corpus/config.js';
 import { DiagnosticsConfigSchema } from './diagnostics.js';
+import { expandChunkingSweeps } from './chunkingSweep.js';
 import {
   STAGE_REGISTRIES,
   BenchmarkSpecSchema,
@@ -207,11 +208,14 @@ export function withPluralForms(value: unknown): unknown {
   return out;
 }
 
+/** What the schema checks: the singular shorthands read as lists, chunking sweeps expanded into their grid. */
+export const normalisedForm = (value: unknown): unknown => expandChunkingSweeps(withPluralForms(value));
+
 /**
  * The experiment file's one schema, built from the registries as they are now: rebuilt when an
  * implementation was registered since (a plugin retriever registered by a script, say).
  */
-export const experimentConfigSchema = builtFromRegistries(STAGE_REGISTRIES, () => z.preprocess(withPluralForms, buildExperimentConfigSchema()));
+export const experimentConfigSchema = builtFromRegistries(STAGE_REGISTRIES, () => z.preprocess(normalisedForm, buildExperimentConfigSchema()));
 
 export type ExperimentConfig = z.infer<ReturnType<typeof buildExperimentConfigSchema>>;
 export type ModelPrice = z.infer<typeof PriceSchema>;
@@ -242,7 +246,7 @@ export function writtenPath(written: unknown, path: readonly PropertyKey[]): Pro
  * config reads back the same.
  */
 export function specsAsWritten(writtenAnyForm: unknown, parsed: ExperimentConfig): ExperimentConfig {
-  const written = withPluralForms(writtenAnyForm);
+  const written = normalisedForm(writtenAnyForm);
   if (!isObject(written)) return parsed;
   const out = parsed as Raw;
   const each = (key: string, holder: Raw, from: Raw | undefined, gridFields: readonly string[] = []) => {

@@ -3,7 +3,8 @@ import { parseDocument } from 'yaml';
 import { ConfigError, formatZodIssues } from '../errors.js';
 import { unknownKeyHints } from '../registry.js';
 import { z } from 'zod';
-import { experimentConfigSchema, SHORTHANDS, specsAsWritten, writtenPath, type ExperimentConfig } from './experiment.js';
+import { sweptWrittenPath } from './chunkingSweep.js';
+import { experimentConfigSchema, normalisedForm, SHORTHANDS, specsAsWritten, withPluralForms, writtenPath, type ExperimentConfig } from './experiment.js';
 
 /** Parses YAML text into a plain value; syntax errors name file, line and column. */
 export function parseYaml(text: string, file: string): unknown {
@@ -71,9 +72,23 @@ function configIssueMessage(issue: z.core.$ZodRawIssue): string | undefined {
 }
 
 export function validateExperimentConfig(value: unknown, file: string): ExperimentConfig {
+  try {
+    // A sweep that cannot be expanded (a retriever of two sweeps) is refused before the check, naming the file.
+    normalisedForm(value);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ConfigError(`${file}: invalid experiment config:\n${error.message}`);
+    throw error;
+  }
   const result = experimentConfigSchema().safeParse(value, { error: configIssueMessage });
   if (!result.success) {
-    const issues = result.error.issues.map((issue) => ({ ...issue, path: writtenPath(value, issue.path) }));
+    // A problem of a sweep's list entry is found once per grid point it is in: reported once, where it is written.
+    const seen = new Set<string>();
+    const issues = result.error.issues
+      .map((issue) => ({ ...issue, path: writtenPath(value, sweptWrittenPath(withPluralForms(value), issue.path)) }))
+      .filter((issue) => {
+        const key = JSON.stringify([issue.path, issue.message]);
+        return !seen.has(key) && seen.add(key);
+      });
     throw new ConfigError(`${file}: invalid experiment config:\n${formatZodIssues(new z.ZodError(issues))}`);
   }
   return specsAsWritten(value, result.data);

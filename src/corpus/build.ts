@@ -70,6 +70,9 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   }
   if (options.resume) {
     checkpoint = await readCheckpoint(paths.checkpoint);
+    if (checkpoint && checkpoint.documentsBytes === undefined) {
+      throw new InputError(`${paths.partial}: the interrupted build was started by an earlier hisrag, which kept no documents.jsonl; run without --resume to start over`);
+    }
     if (checkpoint && checkpoint.configHash !== configHash) {
       throw new InputError(`${paths.partial}: the interrupted build used a different config or other source files; run without --resume to start over`);
     }
@@ -78,6 +81,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   if (checkpoint) {
     // Drop whatever was appended after the last checkpoint, then remember the kept chunk texts.
     await truncate(paths.partialChunks, checkpoint.chunksBytes);
+    await truncate(paths.partialDocuments, checkpoint.documentsBytes!);
     if (dedupe) for await (const chunk of readJsonl(paths.partialChunks, ChunkSchema)) fingerprints.add(chunk.text);
   } else {
     await rm(paths.partial, { recursive: true, force: true });
@@ -90,6 +94,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
         itemsConsumed: 0,
         sourceBytesRead: 0,
         chunksBytes: 0,
+        documentsBytes: 0,
         chunksWritten: 0,
         documentsRead: 0,
         documentsSkipped: {},
@@ -117,14 +122,19 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   };
 
   const appender = await JsonlAppender.open(paths.partialChunks);
+  const documentAppender = await JsonlAppender.open(paths.partialDocuments);
   let pending: Uint8Array[] = [];
+  let pendingDocuments: Uint8Array[] = [];
   let pendingChunks = 0;
   let itemsSinceCheckpoint = 0;
   let lastCheckpointAt = Date.now();
   const checkpointEvery = options.checkpointEvery ?? 2000;
   const commitBatch = async () => {
     await appender.appendBytes(pending);
+    await documentAppender.appendBytes(pendingDocuments);
     state.chunksBytes = (await stat(paths.partialChunks)).size;
+    state.documentsBytes = (await stat(paths.partialDocuments)).size;
+    pendingDocuments = [];
     state.chunksWritten += pendingChunks;
     pending = [];
     pendingChunks = 0;
@@ -169,6 +179,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
               overlap: config.chunking.overlap,
               measure,
               headingPrefix: config.chunking.headingPrefix,
+              method: config.chunking.method,
             }),
           );
     for await (const batch of batches) {
@@ -177,6 +188,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
       state.documentsRead += batch.items;
       for (const [reason, n] of Object.entries(batch.skipped)) state.documentsSkipped[reason] = (state.documentsSkipped[reason] ?? 0) + n;
       keepNew(batch);
+      if (batch.documents.length > 0) pendingDocuments.push(batch.documents);
       if (!source.bytes) progress.tick(batch.items, { chunks: state.chunksWritten + pendingChunks });
       else if (Math.floor(state.itemsConsumed / 500) !== Math.floor((state.itemsConsumed - batch.items) / 500)) {
         progress.tick(0, { pages: state.itemsConsumed, chunks: state.chunksWritten + pendingChunks });
@@ -188,6 +200,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
     await commitBatch();
   } finally {
     await appender.close();
+    await documentAppender.close();
     progress.tick(0, { pages: state.itemsConsumed, chunks: state.chunksWritten });
     progress.stop();
   }
@@ -219,6 +232,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
       ...state.builderCounts,
     },
     contentHash: await hashFile(paths.partialChunks),
+    documentsHash: await hashFile(paths.partialDocuments),
     inputs,
     toolVersion: await toolVersion(),
     timings: {

@@ -14,6 +14,8 @@ export const BuildCheckpointSchema = z.object({
   /** Source bytes read when the checkpoint was written (compressed bytes for .bz2); informative. */
   sourceBytesRead: z.number().int().nonnegative().default(0).describe('Source bytes read when the checkpoint was written (compressed bytes for .bz2); informative'),
   chunksBytes: z.number().int().nonnegative(),
+  /** Bytes of `documents.jsonl` at the checkpoint (absent in checkpoints of builds from before it was written: those start over). */
+  documentsBytes: z.number().int().nonnegative().optional(),
   chunksWritten: z.number().int().nonnegative(),
   documentsRead: z.number().int().nonnegative(),
   documentsSkipped: z.record(z.string(), z.number().int().nonnegative()),

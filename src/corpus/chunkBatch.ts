@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Chunk } from '../chunking/types.js';
+import type { Chunk, SectionedDocument } from '../chunking/types.js';
 import { fingerprintChunkText } from './chunkFingerprints.js';
-import type { BuilderItem, ChunkBatch } from './types.js';
+import type { BuilderItem, ChunkBatch, CorpusDocument } from './types.js';
 
 // What arrives from a worker thread: checked once per batch, not per chunk.
 export const ChunkBatchSchema = z
@@ -11,6 +11,7 @@ export const ChunkBatchSchema = z
     lines: z.instanceof(Uint8Array),
     lineEnds: z.instanceof(Uint32Array),
     fingerprints: z.instanceof(Uint32Array),
+    documents: z.instanceof(Uint8Array),
   })
   .refine((b) => b.fingerprints.length === 2 * b.lineEnds.length, 'one fingerprint per line')
   .refine((b) => b.lineEnds.length === 0 || b.lineEnds[b.lineEnds.length - 1] === b.lines.length, 'line ends cover the lines');
@@ -21,6 +22,7 @@ export class ChunkBatchWriter {
   private readonly skipped: Record<string, number> = {};
   private readonly lines: string[] = [];
   private readonly fingerprints: number[] = [];
+  private readonly documents: string[] = [];
 
   add(item: BuilderItem, chunks: () => Chunk[]): void {
     this.items++;
@@ -28,6 +30,7 @@ export class ChunkBatchWriter {
       this.skipped[item.reason] = (this.skipped[item.reason] ?? 0) + 1;
       return;
     }
+    this.documents.push(...documentLines(item.document));
     for (const chunk of chunks()) {
       this.lines.push(JSON.stringify(chunk));
       const [hi, lo] = fingerprintChunkText(chunk.text);
@@ -40,6 +43,15 @@ export class ChunkBatchWriter {
     // JSON escapes newlines inside strings and UTF-8 never has 0x0A inside a character: every 0x0A ends a line.
     const lineEnds = new Uint32Array(this.lines.length);
     for (let i = 0, at = lines.indexOf(10); at >= 0; at = lines.indexOf(10, at + 1)) lineEnds[i++] = at + 1;
-    return { items: this.items, skipped: this.skipped, lines, lineEnds, fingerprints: Uint32Array.from(this.fingerprints) };
+    const documents = new TextEncoder().encode(this.documents.length > 0 ? this.documents.join('\n') + '\n' : '');
+    return { items: this.items, skipped: this.skipped, lines, lineEnds, fingerprints: Uint32Array.from(this.fingerprints), documents };
   }
+}
+
+/** A source document's `documents.jsonl` lines: itself, or the parts it joins (a page window: its pages). */
+function documentLines(document: SectionedDocument): string[] {
+  const lines = document.parts
+    ? document.parts.map((part) => ({ doc: part.doc, docId: document.docId, text: document.text.slice(part.start, part.end) }))
+    : [{ doc: document.idKey ?? document.docId, docId: document.docId, title: document.title, text: document.text }];
+  return lines.map((line) => JSON.stringify(line satisfies CorpusDocument));
 }

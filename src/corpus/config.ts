@@ -13,7 +13,7 @@ const builderSpecSchema = () => componentUnion([corpusBuilders], 'corpus builder
  */
 const buildCorpusBuildConfigSchema = () => z.strictObject({
   /** Corpus name: the first part of chunk ids; letters, digits, `_`, `-`, `.`. */
-  name: z.string().regex(/^[A-Za-z0-9][\w.-]*$/, 'letters, digits, _ - . only').describe('Corpus name: the first part of chunk ids; letters, digits, `_`, `-`, `.`'),
+  name: z.string().regex(/^[A-Za-z0-9][\w.=·-]*$/, 'letters, digits, _ - . only (and the · = of a chunking sweep\'s names)').describe('Corpus name: the first part of chunk ids; letters, digits, `_`, `-`, `.` (a chunking sweep names its corpora `<name>·maxSize=256`)'),
   builder: builderSpecSchema(),
   /** Output directory; default `corpora/<name>`. */
   out: z.string().min(1).optional().describe('Output directory; default `corpora/<name>`'),

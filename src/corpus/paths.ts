@@ -6,9 +6,11 @@ export function corpusPaths(dir: string) {
   return {
     dir,
     chunks: join(dir, 'chunks.jsonl'),
+    documents: join(dir, 'documents.jsonl'),
     manifest: join(dir, 'manifest.json'),
     partial,
     partialChunks: join(partial, 'chunks.jsonl'),
+    partialDocuments: join(partial, 'documents.jsonl'),
     partialManifest: join(partial, 'manifest.json'),
     checkpoint: join(partial, 'checkpoint.json'),
   };

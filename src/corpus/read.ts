@@ -4,7 +4,7 @@ import { ChunkSchema, type Chunk } from '../chunking/types.js';
 import { DataFileError, formatZodIssues } from '../errors.js';
 import { readJsonl } from '../io/jsonl.js';
 import { corpusPaths } from './paths.js';
-import { CorpusManifestSchema, type CorpusManifest } from './types.js';
+import { CorpusDocumentSchema, CorpusManifestSchema, type CorpusDocument, type CorpusManifest } from './types.js';
 import { parseJsonText } from '../io/jsonText.js';
 
 /** Reads `<dir>/manifest.json`; refuses a corpus whose build has not finished. */
@@ -34,4 +34,15 @@ export async function readCorpusManifest(corpusDir: string): Promise<CorpusManif
 export async function* readChunks(corpusDir: string): AsyncGenerator<Chunk> {
   await readCorpusManifest(corpusDir);
   yield* readJsonl(corpusPaths(corpusDir).chunks, ChunkSchema);
+}
+
+/**
+ * Streams the documents of a finished corpus (`documents.jsonl`: the texts chunk spans point into);
+ * a corpus built before documents were kept has none: rebuild it.
+ */
+export async function* readCorpusDocuments(corpusDir: string): AsyncGenerator<CorpusDocument> {
+  await readCorpusManifest(corpusDir);
+  const file = corpusPaths(corpusDir).documents;
+  if (!existsSync(file)) throw new DataFileError(`${file}: not found — ${corpusDir} was built before corpora kept their documents' texts; rebuild it (\`hisrag corpus build\`)`);
+  yield* readJsonl(file, CorpusDocumentSchema);
 }

@@ -17,6 +17,8 @@ export const CorpusManifestSchema = z.object({
   }).catchall(z.unknown()),
   /** sha256 over chunks.jsonl. */
   contentHash: z.string().describe('sha256 over chunks.jsonl'),
+  /** sha256 over documents.jsonl (the texts chunk spans point into); absent in corpora built before it was written. */
+  documentsHash: z.string().optional().describe('sha256 over documents.jsonl (the texts chunk spans point into); absent in corpora built before it was written'),
   toolVersion: z.string(),
   timings: z.record(z.string(), z.unknown()),
   /** What the corpus was built from (source files' hashes, builder and chunking settings); absent in corpora built before it was recorded. */
@@ -25,6 +27,20 @@ export const CorpusManifestSchema = z.object({
   imageDir: z.string().optional().describe('Absolute image folder the chunks\' `meta.image.path` / `meta.images[].path` are relative to (page-image corpora)'),
 }).catchall(z.unknown());
 export type CorpusManifest = z.infer<typeof CorpusManifestSchema>;
+
+/**
+ * One line of `corpora/<name>/documents.jsonl`: a document's text as the chunker read it, the text
+ * chunk spans (`meta.spans`) and gold evidence spans are character ranges of. A page window's pages
+ * are documents of their own; a document in several windows has several (equal) lines.
+ */
+export const CorpusDocumentSchema = z.object({
+  /** The source document's `idKey`, else its docId (a LongHisDoc page: `<doc_id>-p<page>`). */
+  doc: z.string().min(1),
+  docId: z.string(),
+  title: z.string().optional(),
+  text: z.string(),
+});
+export type CorpusDocument = z.infer<typeof CorpusDocumentSchema>;
 
 /** What a builder yields: a document, or a source record it skipped (counted per reason in the manifest). */
 export type BuilderItem =
@@ -57,6 +73,8 @@ export interface ChunkBatch {
   lineEnds: Uint32Array;
   /** Two words (hi, lo) per chunk, as ChunkFingerprints takes them. */
   fingerprints: Uint32Array;
+  /** The batch's documents as `documents.jsonl` lines (`CorpusDocument`, each ending in `\n`): the texts chunk spans point into. */
+  documents: Uint8Array;
 }
 
 /** A builder run that also chunks: corpus name (chunk ids) and chunking settings (tokenizer path resolved). */

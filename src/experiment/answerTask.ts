@@ -5,6 +5,7 @@ import { withExternalCost } from '../methods/external/outcome.js';
 import { MethodStepError } from '../methods/stepError.js';
 import type { MethodOutcome } from '../methods/types.js';
 import { recordedMessageOf } from '../prompting/messageContent.js';
+import type { GoldSpan } from '../benchmarks/goldSpans.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { stripThink } from '../scoring/stripThink.js';
 import { estimateTokens } from '../text/tokenCounter.js';
@@ -44,7 +45,8 @@ export async function answerTask(task: Task, stages: Stages, context: TaskContex
   const score = await scoreOutcome(task, stages, config, outcome, error);
   // Passages a method got from outside the retriever (an external system's contexts) count as retrieved.
   const retrieved = [...run.retrieved(), ...(outcome?.passages ?? [])];
-  const retrievalMetrics = await retrievalMetricsOf(task, stages, run, outcome, retrieved);
+  const goldSpans = task.condition.usesRetrieval ? stages.goldSpans(task.item, task.condition.retrieverLabel) : undefined;
+  const retrievalMetrics = await retrievalMetricsOf(task, stages, run, outcome, retrieved, goldSpans);
   const cost = withExternalCost(run.cost(), outcome?.externalCost);
   const record: RunItemRecord = {
     ...baseRecord(task),
@@ -56,6 +58,7 @@ export async function answerTask(task: Task, stages: Stages, context: TaskContex
     response: outcome ? recordedResponse(outcome) : null,
     score,
     ...(retrievalMetrics ? { retrievalMetrics } : {}),
+    ...(goldSpans ? { goldSpans } : {}),
     ...(error ? { error } : {}),
     trace: run.trace,
     cost,
@@ -77,13 +80,13 @@ async function scoreOutcome(task: Task, stages: Stages, config: ExperimentConfig
 }
 
 /** Recall and the like over what the method retrieved (and, for a reranked retriever, its first-stage list too). */
-async function retrievalMetricsOf(task: Task, stages: Stages, run: MethodRun, outcome: MethodOutcome | undefined, retrieved: RetrievedChunk[]): Promise<RunItemRecord['retrievalMetrics']> {
+async function retrievalMetricsOf(task: Task, stages: Stages, run: MethodRun, outcome: MethodOutcome | undefined, retrieved: RetrievedChunk[], goldSpans: GoldSpan[] | undefined): Promise<RunItemRecord['retrievalMetrics']> {
   const { condition, item } = task;
   const retriever = condition.usesRetrieval ? stages.retriever(condition.retrieverLabel!) : undefined;
   // issue 14 (reranking): a reranked retriever also hands back its cached first-stage list, for recall@k before reranking.
   const firstStage = retriever && run.questionList ? await retriever.firstStage?.(stages.queryFor(item)) : undefined;
   if (!outcome || !(condition.usesRetrieval || outcome.passages !== undefined)) return undefined;
-  return methodRetrievalMetrics(item, retrieved, outcome.contextIds, condition.k ?? retrieved.length, firstStage);
+  return methodRetrievalMetrics(item, retrieved, outcome.contextIds, condition.k ?? retrieved.length, firstStage, goldSpans);
 }
 
 /** The chunks placed in the prompt and their texts' tokens (the estimate the run counts context lengths with). */

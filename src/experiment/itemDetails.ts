@@ -1,6 +1,7 @@
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { retrievalMetrics } from '../scoring/retrievalMetrics.js';
+import { spanMetrics, type SpannedPassage, type TextSpan } from '../scoring/spanMetrics.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 
 /** Breakdown keys for a record: ProHist task and dynasty, LongHisDoc type / answer type / modality. */
@@ -21,9 +22,21 @@ function pageOf(chunk: RetrievedChunk): number | undefined {
   return typeof page === 'number' ? page : undefined;
 }
 
+/** Where a passage is in its documents (its chunk's `meta.spans`; none for a passage from outside the corpus) and the characters it puts in the context. */
+export function spannedPassage(chunk: { text: string; meta?: Record<string, unknown>; spans?: readonly TextSpan[] }): SpannedPassage {
+  const spans = chunk.spans ?? chunkSpansOf(chunk.meta);
+  return { spans: spans ?? [], chars: chunk.text.length };
+}
+
+function chunkSpansOf(meta: Record<string, unknown> | undefined): TextSpan[] | undefined {
+  const spans = meta?.spans;
+  return Array.isArray(spans) ? (spans as TextSpan[]) : undefined;
+}
+
 export function recordedChunks(chunks: RetrievedChunk[]): RunItemRecord['retrieved'] {
   return chunks.map((c) => {
     const page = pageOf(c);
+    const spans = chunkSpansOf(c.meta);
     return {
       id: c.id,
       rank: c.rank,
@@ -31,6 +44,7 @@ export function recordedChunks(chunks: RetrievedChunk[]): RunItemRecord['retriev
       title: c.title,
       text: c.text,
       ...(page !== undefined ? { page } : {}),
+      ...(spans ? { spans } : {}),
       ...(c.firstStage ? { firstStage: c.firstStage } : {}),
       ...(c.rerankFallback ? { rerankFallback: c.rerankFallback } : {}),
     };
@@ -58,16 +72,22 @@ export function methodRetrievalMetrics(
   contextIds: string[],
   k: number,
   firstStage?: RetrievedChunk[],
+  goldSpans?: readonly TextSpan[],
 ): Record<string, number> | undefined {
-  const all = listMetrics(item, retrieved, Math.max(k, retrieved.length));
+  const listMetrics = (list: RetrievedChunk[], depth: number) => {
+    const ids = idMetrics(item, list, depth);
+    const spans = goldSpans ? spanMetrics(list.slice(0, depth).map(spannedPassage), goldSpans) : undefined;
+    return ids || spans ? { ...ids, ...spans } : undefined;
+  };
+  const all = listMetrics(retrieved, Math.max(k, retrieved.length));
   if (!all) return undefined;
   const placed = new Set(contextIds);
   const reached = retrieved.filter((chunk) => placed.has(chunk.id));
   const differs = reached.length !== retrieved.length;
   return {
     ...all,
-    ...(firstStage ? prefixed(FIRST_STAGE_PREFIX, listMetrics(item, firstStage, k)!) : {}),
-    ...(differs ? prefixed(FINAL_PROMPT_PREFIX, listMetrics(item, reached, Math.max(k, reached.length))!) : {}),
+    ...(firstStage ? prefixed(FIRST_STAGE_PREFIX, listMetrics(firstStage, k)!) : {}),
+    ...(differs ? prefixed(FINAL_PROMPT_PREFIX, listMetrics(reached, Math.max(k, reached.length))!) : {}),
   };
 }
 
@@ -77,7 +97,7 @@ export function methodRetrievalMetrics(
  * each page among the retrieved chunks of the item's document). Unanswerable items and items
  * without gold get none.
  */
-function listMetrics(item: BenchmarkItem, retrieved: RetrievedChunk[], k: number): Record<string, number> | undefined {
+function idMetrics(item: BenchmarkItem, retrieved: RetrievedChunk[], k: number): Record<string, number> | undefined {
   if (item.goldChunkIds?.length) {
     return { ...retrievalMetrics(retrieved.map((c) => c.id), item.goldChunkIds, k) };
   }

@@ -20,6 +20,37 @@ function indexManifestHashes(components: Record<string, unknown>): Record<string
   return out;
 }
 
+type DescribedRetriever = { index?: unknown; retrievers?: unknown };
+
+/** The index folders a described retriever reads: its own, else its first fused child's. */
+function indexOf(described: DescribedRetriever | undefined): string | undefined {
+  if (typeof described?.index === 'string') return described.index;
+  return described && Array.isArray(described.retrievers) ? described.retrievers.map((child) => indexOf(child as DescribedRetriever)).find(Boolean) : undefined;
+}
+
+/** The corpus (and its chunking settings, from its manifest) each retriever's index was built from, by retriever label (a fused retriever: its first child's). */
+function retrieverChunkings(components: Record<string, unknown>): NonNullable<RunManifest['chunkings']> {
+  const out: NonNullable<RunManifest['chunkings']> = {};
+  const retrievers = (components.retrievers ?? {}) as Record<string, DescribedRetriever>;
+  for (const [label, described] of Object.entries(retrievers)) {
+    const index = indexOf(described);
+    if (!index) continue;
+    const corpus = readJson(join(index, 'manifest.json'))?.corpus as { dir?: unknown; name?: unknown } | undefined;
+    if (typeof corpus?.dir !== 'string' || typeof corpus.name !== 'string') continue;
+    const chunking = (readJson(join(corpus.dir, 'manifest.json'))?.parameters as { chunking?: unknown } | undefined)?.chunking;
+    if (chunking && typeof chunking === 'object') out[label] = { corpus: corpus.name, dir: corpus.dir, chunking: chunking as Record<string, unknown> };
+  }
+  return out;
+}
+
+function readJson(file: string): Record<string, unknown> | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Every benchmark's `imageDir` (absolute, as its describe() gives it), each once. */
 export function imageDirsOf(benchmarks: Record<string, unknown>[]): string[] {
   return [...new Set(benchmarks.flatMap((b) => (typeof b.imageDir === 'string' ? [b.imageDir] : [])))];
@@ -63,6 +94,7 @@ export async function buildRunManifest(input: {
     components,
     indexManifests: indexManifestHashes(components),
     benchmarks: stages.benchmarkDescriptions,
+    chunkings: retrieverChunkings(components),
     // The image folders the run's prompts may show pages from (absolute): the only folders the viewer serves images from.
     imageDirs: imageDirsOf(stages.benchmarkDescriptions),
     complete: false,

@@ -6,6 +6,8 @@ import { ConfigError, DataFileError } from '../errors.js';
 import { benchmarks } from '../benchmarks/registry.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { missingGoldChunks } from '../retrieval/goldChunks.js';
+import type { GoldSpan } from '../benchmarks/goldSpans.js';
+import { placeGoldForRetrievers, type GoldSpanStage } from './goldSpanStage.js';
 import { generators } from '../generation/registry.js';
 import { PAGE_READER_NOTE } from '../generation/pageReader.js';
 import type { Generator } from '../generation/types.js';
@@ -36,6 +38,8 @@ export interface Stages {
   method(spec: ComponentSpec, path: string): RagMethod;
   retriever(label: string): Retriever;
   queryFor(item: BenchmarkItem): RetrievalQuery;
+  /** The item's gold evidence as character spans of the documents the retriever's corpus reads (chunking-independent); undefined without. */
+  goldSpans(item: BenchmarkItem, retrieverLabel: string | null): GoldSpan[] | undefined;
   score(item: BenchmarkItem, response: string): Promise<ItemScore>;
   metricFor(item: BenchmarkItem): string;
   describe(): Record<string, unknown>;
@@ -271,6 +275,7 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
 
   const retrieverByLabel = new Map<string, Retriever>();
   const retrieverContext = createRetrieverContext({ seed: config.seed });
+  let gold: GoldSpanStage = { spansFor: () => undefined, lines: [] };
   const closers: (() => Promise<void>)[] = [];
   // Methods release what they opened themselves (CRAG's fallback retriever and evaluator), whoever
   // built the stages (a run, a dry run, a batch export) and however it ended.
@@ -283,6 +288,7 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
       closers.push(() => retriever.close());
     }
     assertRelevanceAvailable(strategyList, methodByPath, retrieverList, retrieverByLabel);
+    gold = await placeGoldForRetrievers(items, retrieverList.map(({ label, spec }) => ({ label, spec: spec as Record<string, unknown> })));
   } catch (error) {
     for (const close of closers) await close().catch(() => {});
     throw error;
@@ -334,6 +340,7 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
         },
       };
     },
+    goldSpans: (item, retrieverLabel) => gold.spansFor(item, retrieverLabel),
     score(item, response) {
       return scoreItem(item, response, {
         judge,
@@ -361,7 +368,7 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
       };
     },
     describeLines() {
-      return componentLines({ items, benchmarkDescriptions, retrieverByLabel, methods: new Set(methodByPath.values()), models, judge, extractor });
+      return [...componentLines({ items, benchmarkDescriptions, retrieverByLabel, methods: new Set(methodByPath.values()), models, judge, extractor }), ...gold.lines];
     },
     async close() {
       for (const close of closers) await close().catch(() => {});

@@ -2,10 +2,14 @@ import { metricInfo, scaleText } from '../scoring/metrics.js';
 import { stringify } from 'csv-stringify/sync';
 import type { RunSummary } from '../runFiles/summary.js';
 import { CLAIM_METRICS } from '../runFiles/diagnosis.js';
+import { SPAN_METRICS } from '../scoring/spanMetrics.js';
 
 /** snake_case of a claim metric for the CSV header (`claim_recall`, `noise_sensitivity_relevant`). */
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const DIAGNOSTIC_HEADER = ['helped', 'hurt', 'unchanged', 'helped_contribution', 'hurt_contribution', 'unchanged_contribution', ...CLAIM_METRICS.map(snake), 'checker_calls', 'all_pairs_calls'];
+
+/** The span metrics' CSV columns. */
+const SPAN_COLUMNS: Record<(typeof SPAN_METRICS)[number], string> = { charRecall: 'char_recall', charPrecision: 'char_precision', charIoU: 'char_iou', covered: 'gold_covered', coverK: 'cover_k', coverChars: 'cover_chars' };
 
 /** The diagnostics of a cell (empty when the run was not diagnosed): decomposition counts and contributions, claim metric means ×100, checker calls per answer. */
 function diagnosticColumns(cell: RunSummary['cells'][number]): unknown[] {
@@ -43,14 +47,19 @@ export function summaryCsv(summary: RunSummary): string {
     const s = cell.sampling;
     return s ? [s.samplesPerQuestion, s.reducer, s.between, s.within, s.samplingShare, s.effectiveQuestions] : ['', '', '', '', '', ''];
   };
+  // Span metrics (gold evidence as text) likewise: mean and 95% CI of each, at the end, only in runs that have them.
+  const spanned = summary.cells.some((c) => c.spanRetrieval);
+  if (spanned) header.push(...SPAN_METRICS.flatMap((metric) => [SPAN_COLUMNS[metric], `${SPAN_COLUMNS[metric]}_ci_low`, `${SPAN_COLUMNS[metric]}_ci_high`]));
+  const spanColumns = (cell: RunSummary['cells'][number] | undefined): unknown[] =>
+    spanned ? SPAN_METRICS.flatMap((metric): unknown[] => { const e = cell?.spanRetrieval?.[metric]; return e ? [e.mean, e.ciLow, e.ciHigh] : ['', '', '']; }) : [];
   const rows: unknown[][] = [];
   for (const cell of summary.cells) {
     const diff = summary.paired.find((p) => p.model === cell.model && p.condition === cell.condition);
     const r = cell.retrieval ?? {};
-    rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, 'all', 'all', cell.score.n, cell.score.mean, cell.score.ciLow, cell.score.ciHigh, diff?.meanDiff, diff?.ciLow, diff?.ciHigh, diff?.sharePositive, cell.scored, cell.failed.generation, cell.failed.judge, cell.empty, ...metricColumns(cell.metric), r.recall, r.precision, r.ap, ...costColumns(cell), ...diagnosticColumns(cell), cell.score.clusters, cell.score.designEffect, diff?.designEffect, diff?.p, diff?.pHolm, diff?.pBH, diff?.family, ...methodColumns(cell), ...samplingColumns(cell)]);
+    rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, 'all', 'all', cell.score.n, cell.score.mean, cell.score.ciLow, cell.score.ciHigh, diff?.meanDiff, diff?.ciLow, diff?.ciHigh, diff?.sharePositive, cell.scored, cell.failed.generation, cell.failed.judge, cell.empty, ...metricColumns(cell.metric), r.recall, r.precision, r.ap, ...costColumns(cell), ...diagnosticColumns(cell), cell.score.clusters, cell.score.designEffect, diff?.designEffect, diff?.p, diff?.pHolm, diff?.pBH, diff?.family, ...methodColumns(cell), ...samplingColumns(cell), ...spanColumns(cell)]);
     for (const [group, values] of Object.entries(cell.byGroup)) {
       for (const [value, stats] of Object.entries(values)) {
-        rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, group, value, stats.n, stats.mean, stats.ciLow, stats.ciHigh, '', '', '', '', '', '', '', '', ...metricColumns(cell.metric), '', '', '', '', '', '', '', '', '', '', ...DIAGNOSTIC_HEADER.map(() => ''), stats.clusters, stats.designEffect, '', '', '', '', '', ...methodColumns(cell), ...(sampled ? ['', '', '', '', '', ''] : [])]);
+        rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, group, value, stats.n, stats.mean, stats.ciLow, stats.ciHigh, '', '', '', '', '', '', '', '', ...metricColumns(cell.metric), '', '', '', '', '', '', '', '', '', '', ...DIAGNOSTIC_HEADER.map(() => ''), stats.clusters, stats.designEffect, '', '', '', '', '', ...methodColumns(cell), ...(sampled ? ['', '', '', '', '', ''] : []), ...spanColumns(undefined)]);
       }
     }
   }

@@ -14,6 +14,7 @@ import { modalitySectionHtml } from './modalitySection.js';
 import { judgeCheckSectionHtml } from './judgeCheckSection.js';
 import type { RunPlan } from '../runFiles/plan.js';
 import type { StoredRunManifest } from '../runFiles/manifest.js';
+import { SPAN_METRIC_HEADINGS, SPAN_RETRIEVAL_NOTE, spanMetricText, spanRetrievalCells } from './spanRetrieval.js';
 
 export interface ReportInput {
   summary: RunSummary;
@@ -157,6 +158,12 @@ export function renderReportHtml(input: ReportInput): string {
     for (const cell of withRetrieval) {
       out.push(`<tr><td>${esc(cell.model)}</td><td>${esc(cell.condition)}</td>${metrics.map((m) => `<td>${num(cell.retrieval![m], 3)}</td>`).join('')}</tr>`);
     }
+    out.push('</table></div>');
+  }
+  const spans = spanRetrievalCells(summary);
+  if (spans.cells.length) {
+    out.push(`<h2 id="span-retrieval">Span retrieval (chunking-independent)</h2><p class="meta">${esc(SPAN_RETRIEVAL_NOTE)}.</p><div class="scroll"><table class="retrieval"><tr><th>model</th><th>condition</th>${spans.metrics.map((m) => `<th>${esc(SPAN_METRIC_HEADINGS[m])}</th>`).join('')}</tr>`);
+    for (const cell of spans.cells) out.push(`<tr><td>${esc(cell.model)}</td><td>${esc(cell.condition)}</td>${spans.metrics.map((m) => `<td>${esc(spanMetricText(cell.spanRetrieval![m], m))}</td>`).join('')}</tr>`);
     out.push('</table></div>');
   }
 

@@ -1,6 +1,7 @@
 import type { JudgeCheckSummary, RunSummary } from '../runFiles/summary.js';
 import { deltaText, meanHeader, summaryMetric } from '../scoring/metrics.js';
 import { modalityLines } from './modalitySection.js';
+import { SPAN_METRIC_HEADINGS, SPAN_RETRIEVAL_NOTE, spanMetricText, spanRetrievalCells } from './spanRetrieval.js';
 
 const fmt = (x: number | null, digits = 2) => (x === null ? '–' : x.toFixed(digits));
 
@@ -94,6 +95,11 @@ export function summaryTable(summary: RunSummary): string {
   const grid = chunkingDepthGrid(summary);
   if (grid) blocks.push(grid);
   for (const family of depthFamilyTables(summary)) blocks.push(family);
+  const spans = spanRetrievalCells(summary);
+  if (spans.cells.length) {
+    const rows = spans.cells.map((cell) => [`${summary.models.length > 1 ? `${cell.model} ` : ''}${cell.condition}`, ...spans.metrics.map((metric) => spanMetricText(cell.spanRetrieval![metric], metric))]);
+    blocks.push(`${renderTextTable(['condition', ...spans.metrics.map((metric) => SPAN_METRIC_HEADINGS[metric])], rows)}\n${SPAN_RETRIEVAL_NOTE}`);
+  }
   if (summary.cells.some((c) => c.cost?.estimatedTokens)) {
     blocks.push('retrievals, tokens (prompt + completion) and price: means per scored answer; * tokens estimated (cjk-estimate) where the endpoint reported no usage');
   }

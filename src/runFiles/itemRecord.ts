@@ -4,6 +4,9 @@ import { MethodCostSchema, MethodNotesSchema, TraceStepSchema } from '../methods
 import { ItemScoreSchema } from '../scoring/types.js';
 import { RecordDiagnosticsSchema } from './diagnosis.js';
 
+/** A character range [start, end) of a corpus document's text (`documents.jsonl`). */
+const TextSpanSchema = z.object({ doc: z.string(), start: z.number().int().nonnegative(), end: z.number().int().nonnegative() });
+
 /** One retrieved passage as kept in a run record (text kept for the report's drill-down). */
 export const RecordedChunkSchema = z.object({
   id: z.string(),
@@ -12,6 +15,8 @@ export const RecordedChunkSchema = z.object({
   title: z.string(),
   text: z.string(),
   page: z.number().int().optional(),
+  /** Where the passage is in its corpus's documents (its chunk's `meta.spans`): what the chunking-independent span metrics are recomputed from. */
+  spans: z.array(TextSpanSchema).optional(),
   /** Reranked retrievers: rank and score in the first-stage list (`rank`/`score` above are the reranked ones). */
   firstStage: z.object({ rank: z.number().int().positive(), score: z.number() }).optional(),
   /** Reranked retrievers: the reranker could not rank this list and the first-stage order was kept (why). */
@@ -67,6 +72,8 @@ export const RunItemRecordSchema = z.object({
     .nullable(),
   score: ItemScoreSchema,
   retrievalMetrics: z.record(z.string(), z.number()).optional(),
+  /** The item's gold evidence as character spans of the retriever's corpus documents (spans given, evidence text placed, LongHisDoc pages or the answer on them): with `retrieved[].spans`, what the span metrics (charRecall, charPrecision, charIoU, covered, coverK, coverChars) are recomputed from. */
+  goldSpans: z.array(TextSpanSchema).optional(),
   /** The benchmark's gold evidence pages (LongHisDoc: one-based pages of `docId`), for the viewer to mark the pages a model was shown. */
   evidence: z.object({ docId: z.string().optional(), pages: z.array(z.number().int().positive()) }).optional(),
   /** Breakdown keys for tables (LongHisDoc type, answer type, evidence modality; ProHist task, dynasty...). */

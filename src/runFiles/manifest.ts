@@ -28,6 +28,11 @@ const ManifestFields = {
   /** sha256 of each retriever's `<index>/manifest.json`, by retriever label. */
   indexManifests: z.record(z.string(), z.string()),
   benchmarks: z.array(z.record(z.string(), z.unknown())),
+  /**
+   * The chunking each retriever reads, by retriever label: its corpus (name, folder) and the corpus's
+   * chunking settings as built (a chunking sweep's grid point among them). Conditions of one corpus share a chunking.
+   */
+  chunkings: z.record(z.string(), z.strictObject({ corpus: z.string(), dir: z.string(), chunking: z.record(z.string(), z.unknown()) })).optional(),
   /** The image folders the run's prompts may show pages from (absolute): the only folders the viewer serves images from. */
   imageDirs: z.array(z.string()),
   /** False while the run is being written; true once every planned answer is in. */

@@ -91,6 +91,12 @@ export const CellSummarySchema = z.strictObject({
   byGroup: z.record(z.string(), z.record(z.string(), MeanWithCiSchema)),
   /** Mean retrieval metrics over items with gold evidence. */
   retrieval: z.record(z.string(), z.number()).nullable(),
+  /**
+   * The chunking-independent span metrics (charRecall, charPrecision, charIoU, covered, coverK,
+   * coverChars: src/scoring/spanMetrics.ts) with their intervals, over the questions with gold spans
+   * (coverK and coverChars over those the list covered); absent without.
+   */
+  spanRetrieval: z.record(z.string(), MeanWithCiSchema).optional(),
   /** Mean secondary metrics (bleu4, rougeL, ...). */
   extra: z.record(z.string(), z.number()),
   truncatedItems: z.number().int(),

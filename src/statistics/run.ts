@@ -50,6 +50,8 @@ export const salts = {
   /** B − A across two runs (`hisrag compare`), seeded by run B's seed. */
   acrossRuns: (model: string, condition: string) => `${model}|${condition}|compare`,
   depth: (model: string, strategy: string, retriever: string | null) => `${model}|${strategy}|${retriever ?? ''}|depth`,
+  /** A per-answer retrieval metric's mean in a cell (the span metrics). */
+  retrievalMetric: (model: string, condition: string, metric: string) => `${model}|${condition}|retrieval|${metric}`,
 };
 
 /** A question: its samples' scores (in sample order) and its cluster key. */

@@ -35,6 +35,25 @@ describe('jsonl loader', () => {
     expect(items[1]).toMatchObject({ id: 'b', category: 'all', referenceAnswer: '赵匡胤' });
   });
 
+  it('reads gold evidence as spans and as text, each checked, errors naming line and field', async () => {
+    const path = jsonl([
+      { id: 's', question: 'q', answer: 'x', gold_spans: [{ doc: 'wiki-1', start: 3, end: 9 }] },
+      { id: 't', question: 'q', answer: 'x', gold_evidence: ['会试在京师举行'] },
+    ]);
+    const items = await load({ file: path });
+    expect(items[0]!.goldSpans).toEqual([{ doc: 'wiki-1', start: 3, end: 9 }]);
+    expect(items[1]!.goldEvidence).toEqual(['会试在京师举行']);
+    expect(items[1]!.meta).toEqual({});
+    const backwards = jsonl([{ id: 'a', question: 'q', answer: 'x', gold_spans: [{ doc: 'd', start: 9, end: 3 }] }]);
+    await expect(load({ file: backwards })).rejects.toThrow(`${backwards}: line 1: gold_spans[0].end: expected end > start`);
+    const noDoc = jsonl([{ id: 'a', question: 'q', answer: 'x' }, { id: 'b', question: 'q', answer: 'x', gold_spans: [{ start: 0, end: 3 }] }]);
+    await expect(load({ file: noDoc })).rejects.toThrow(`${noDoc}: line 2: gold_spans[0].doc`);
+    const stray = jsonl([{ id: 'a', question: 'q', answer: 'x', gold_spans: [{ doc: 'd', start: 0, end: 3, page: 2 }] }]);
+    await expect(load({ file: stray })).rejects.toThrow(`${stray}: line 1: gold_spans[0]`);
+    const empty = jsonl([{ id: 'a', question: 'q', answer: 'x', gold_evidence: [''] }]);
+    await expect(load({ file: empty })).rejects.toThrow(`${empty}: line 1: gold_evidence[0]`);
+  });
+
   it('names the line and field of a record without an answer', async () => {
     const path = jsonl([{ id: 'a', question: 'q', answer: 'x' }, { id: 'b', question: 'q' }]);
     await expect(load({ file: path })).rejects.toThrow(`${path}: line 2: answer`);

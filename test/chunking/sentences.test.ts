@@ -15,9 +15,9 @@ describe('splitSentences', () => {
   it('starts a new paragraph at every line break and drops blank lines', () => {
     const sentences = splitSentences('一。二。\n\n三。');
     expect(sentences).toEqual([
-      { text: '一。', paragraphStart: true },
-      { text: '二。', paragraphStart: false },
-      { text: '三。', paragraphStart: true },
+      { text: '一。', paragraphStart: true, at: 0 },
+      { text: '二。', paragraphStart: false, at: 2 },
+      { text: '三。', paragraphStart: true, at: 6 },
     ]);
   });
 });

@@ -86,12 +86,24 @@ describe('buildCorpus', () => {
     await expect(readCorpusManifest(join(dir, 'resumed'))).rejects.toThrow(/incomplete .* --resume/);
     // A torn line after the last checkpoint (a kill mid-write) is cut off on resume.
     await appendFile(join(dir, 'resumed.partial', 'chunks.jsonl'), '{"id":"nums:n99:0","docId":"n9');
+    await appendFile(join(dir, 'resumed.partial', 'documents.jsonl'), '{"doc":"n99","docId":"n9');
     controller = new AbortController();
     const resumed = await buildCorpus(config('resumed', { name: 'test-numbers', n: 30, abortAfter: 13 }), { resume: true });
     expect(resumed.contentHash).toBe(whole.contentHash);
+    // The documents' texts too: each once, as a build in one go writes them.
+    expect(resumed.documentsHash).toBe(whole.documentsHash);
     expect(resumed.counts).toEqual(whole.counts);
     expect(resumed.timings.runs).toBe(2);
     expect(await chunkLines('resumed')).toEqual(await chunkLines('whole'));
+  });
+
+  it('refuses to resume a build an earlier hisrag started (its checkpoint keeps no documents.jsonl length)', async () => {
+    controller = new AbortController();
+    await expect(buildCorpus(config('older', { name: 'test-numbers', n: 30, abortAfter: 3 }), { signal: controller.signal })).rejects.toThrow(InterruptedError);
+    const file = join(dir, 'older.partial', 'checkpoint.json');
+    const { documentsBytes: _dropped, ...older } = JSON.parse(await readFile(file, 'utf8'));
+    await writeFile(file, JSON.stringify(older));
+    await expect(buildCorpus(config('older', { name: 'test-numbers', n: 30 }), { resume: true })).rejects.toThrow(/earlier hisrag, which kept no documents\.jsonl; run without --resume/);
   });
 
   it('refuses to resume with a different config', async () => {

@@ -33,13 +33,23 @@ describe('hisrag corpus build', () => {
     expect(manifest.parameters.builder).toMatchObject({ workers: 0, minLength: 5 });
   });
 
+  it('builds one point of an experiment config\'s chunking sweep, named by its settings', async () => {
+    const config = join(dir, 'sweep.yaml');
+    await writeFile(join(dir, 'sweep-poems.json'), JSON.stringify([{ id: 1, title: '詩', text: '一句。二句。三句。' }]));
+    await writeFile(config, `name: sweep\nprepare:\n  corpora:\n    - name: poems\n      out: ${join(dir, 'sweep')}\n      builder: { name: json, input: ${join(dir, 'sweep-poems.json')} }\n      chunking: { maxSize: [3, 6] }\n`);
+    await expect(run('corpus', 'build', config)).rejects.toThrow('prepare.corpora lists 2 corpora (poems·maxSize=3, poems·maxSize=6); choose one with --name');
+    await run('corpus', 'build', config, '--name', 'poems·maxSize=6', '--no-progress');
+    const manifest = await readCorpusManifest(join(dir, 'sweep·maxSize=6'));
+    expect(manifest).toMatchObject({ name: 'poems·maxSize=6', parameters: { chunking: { maxSize: 6 } }, counts: { chunksWritten: 2 } });
+  });
+
   it('builds from a YAML config, also when it is the corpus section of an experiment config', async () => {
     const config = join(dir, 'experiment.yaml');
     const out = join(dir, 'yaml');
     await writeFile(config, `name: demo-run\ncorpus:\n  name: mini\n  out: ${out}\n  builder:\n    name: json\n    input: ${join(dir, 'poems.json')}\n    fields: { text: paragraphs }\n  chunking: { maxSize: 64 }\n`);
     await writeFile(join(dir, 'poems.json'), JSON.stringify([{ id: 1, title: '詩', paragraphs: ['一句。', '二句。'] }]));
     await run('corpus', 'build', config, '--no-progress');
-    expect((await readFile(join(out, 'chunks.jsonl'), 'utf8')).trim()).toBe('{"id":"mini:1:0","docId":"1","title":"詩","text":"一句。\\n二句。","meta":{"source":"poems.json"}}');
+    expect((await readFile(join(out, 'chunks.jsonl'), 'utf8')).trim()).toBe('{"id":"mini:1:0","docId":"1","title":"詩","text":"一句。\\n二句。","meta":{"source":"poems.json","spans":[{"doc":"1","start":0,"end":7}]}}');
   });
 
   it('builds the corpus an experiment config lists under prepare.corpora, chosen with --name when several', async () => {

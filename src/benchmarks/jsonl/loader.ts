@@ -4,6 +4,7 @@ import type { RegistryEntry } from '../../registry.js';
 import { applyBenchmarkFilter, BenchmarkFilterSchema, describeFilter } from '../filters.js';
 import { parseRecord, readRecordFile } from '../readRecords.js';
 import { assertKnownFields, assertUniqueIds, metadataGroups, MetadataFieldsSchema } from '../recordFields.js';
+import { GoldSpanSchema } from '../goldSpans.js';
 import type { Benchmark, BenchmarkItem } from '../types.js';
 
 /** A generic QA record: free-text answers scored against the reference (or a rubric when given). */
@@ -16,6 +17,10 @@ export const JsonlQaRecordSchema = z
     category: z.string().optional(),
     rubrics: z.string().optional(),
     gold_chunk_ids: z.array(z.string().min(1)).optional(),
+    /** Gold evidence as character ranges of corpus documents (`documents.jsonl`): `[{doc, start, end}]`. */
+    gold_spans: z.array(GoldSpanSchema).min(1).optional().describe('Gold evidence as character ranges of corpus documents (`documents.jsonl`): `[{doc, start, end}]`'),
+    /** Gold evidence as text excerpts, located in the corpus's documents. */
+    gold_evidence: z.array(z.string().min(1)).min(1).optional().describe('Gold evidence as text excerpts, located in the corpus\'s documents'),
     /** Fields of one's own: kept in `meta`, and their scalar values become groups. */
     metadata: z.record(z.string(), z.unknown()).optional().describe('Fields of one\'s own: kept in `meta`, and their scalar values become groups'),
   })
@@ -34,7 +39,7 @@ export const JsonlParamsSchema = BenchmarkFilterSchema.extend({
 export type JsonlParams = z.infer<typeof JsonlParamsSchema>;
 
 /** The fields of a JSONL benchmark record (docs/benchmarks.md). */
-export const JSONL_RECORD_FIELDS = ['id', 'question', 'answer', 'reference_answer', 'category', 'rubrics', 'gold_chunk_ids', 'metadata'] as const;
+export const JSONL_RECORD_FIELDS = ['id', 'question', 'answer', 'reference_answer', 'category', 'rubrics', 'gold_chunk_ids', 'gold_spans', 'gold_evidence', 'metadata'] as const;
 const KNOWN_FIELDS = new Set<string>(JSONL_RECORD_FIELDS);
 
 export function jsonlItem(record: JsonlQaRecord, benchmark: string, declared: readonly string[] = []): BenchmarkItem {
@@ -52,6 +57,8 @@ export function jsonlItem(record: JsonlQaRecord, benchmark: string, declared: re
     ...(reference !== undefined ? { referenceAnswer: reference } : {}),
     ...(record.answer !== undefined ? { answer: record.answer } : {}),
     ...(record.gold_chunk_ids ? { goldChunkIds: record.gold_chunk_ids } : {}),
+    ...(record.gold_spans ? { goldSpans: record.gold_spans } : {}),
+    ...(record.gold_evidence ? { goldEvidence: record.gold_evidence } : {}),
     ...(Object.keys(groups).length ? { groups } : {}),
     meta,
   };
@@ -59,7 +66,7 @@ export function jsonlItem(record: JsonlQaRecord, benchmark: string, declared: re
 
 export const jsonlBenchmark: RegistryEntry<JsonlParams, Benchmark, void> = {
   name: 'jsonl',
-  description: 'Generic QA: JSONL (or a JSON array) of {id, question, answer | reference_answer, category?, gold_chunk_ids?}.',
+  description: 'Generic QA: JSONL (or a JSON array) of {id, question, answer | reference_answer, category?, gold_chunk_ids?, gold_spans?, gold_evidence?}.',
   params: JsonlParamsSchema,
   create(params) {
     let loaded: { sha256: string; total: number; count: number } | undefined;

@@ -142,8 +142,9 @@ async function configFromFile(path: string, options: BuildOptions): Promise<Corp
   }
   if (typeof value !== 'object' || value === null) throw new InputError(`${path}: expected a mapping`);
   // An experiment config carries its corpus builds in `prepare.corpora` (pick one with --name when
-  // there are several); a `corpus` section is also accepted.
-  const record = value as Record<string, unknown>;
+  // there are several; a chunking sweep's corpora by their expanded names); a `corpus` section is also accepted.
+  const { expandChunkingSweeps } = await import('../../config/chunkingSweep.js');
+  const record = expandChunkingSweeps(value) as Record<string, unknown>;
   const prepared = (record.prepare as { corpora?: unknown } | undefined)?.corpora;
   let section: Record<string, unknown>;
   if (!('builder' in record) && Array.isArray(prepared)) {

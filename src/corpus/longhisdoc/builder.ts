@@ -105,20 +105,33 @@ export const longhisdocOcrBuilder: RegistryEntry<LonghisdocOcrParams, CorpusBuil
             const { size, stride } = params.windows;
             for (let start = 0; start + size <= pages.length; start += stride) {
               const span = pages.slice(start, start + size);
-              documents.push(() => ({
-                docId,
-                idKey: `${docId}-p${span[0]!.page}-${span[span.length - 1]!.page}`,
-                title: base.book_name ?? docId,
-                text: span.map((p) => clean(p.text)).filter(Boolean).join('\n'),
-                meta: {
-                  ...base,
-                  page: span[0]!.page,
-                  pages: span.map((p) => p.page),
-                  window: size,
-                  // The usable images of the window's pages (a page without one is counted once, as a page document).
-                  ...(images ? { images: windowImages(span) } : {}),
-                },
-              }));
+              documents.push(() => {
+                // The window's text joins its pages' (empty ones left out); chunk spans point into the pages.
+                const parts: { doc: string; start: number; end: number }[] = [];
+                let text = '';
+                for (const p of span) {
+                  const page = clean(p.text);
+                  if (!page) continue;
+                  if (text) text += '\n';
+                  parts.push({ doc: `${docId}-p${p.page}`, start: text.length, end: text.length + page.length });
+                  text += page;
+                }
+                return {
+                  docId,
+                  idKey: `${docId}-p${span[0]!.page}-${span[span.length - 1]!.page}`,
+                  title: base.book_name ?? docId,
+                  text,
+                  parts,
+                  meta: {
+                    ...base,
+                    page: span[0]!.page,
+                    pages: span.map((p) => p.page),
+                    window: size,
+                    // The usable images of the window's pages (a page without one is counted once, as a page document).
+                    ...(images ? { images: windowImages(span) } : {}),
+                  },
+                };
+              });
             }
           }
           for (const make of documents) {

@@ -12,8 +12,8 @@ parentPort!.on('message', (job: { id: number; xml: Uint8Array; pages: number; cl
   if (job.close) return parentPort!.close();
   try {
     const made = chunk(job.xml, job.pages);
-    const batch = { ...made, lines: ownedView(made.lines), lineEnds: ownedView(made.lineEnds), fingerprints: ownedView(made.fingerprints) };
-    parentPort!.postMessage({ id: job.id, batch }, [batch.lines.buffer, batch.lineEnds.buffer, batch.fingerprints.buffer] as ArrayBuffer[]);
+    const batch = { ...made, lines: ownedView(made.lines), lineEnds: ownedView(made.lineEnds), fingerprints: ownedView(made.fingerprints), documents: ownedView(made.documents) };
+    parentPort!.postMessage({ id: job.id, batch }, [batch.lines.buffer, batch.lineEnds.buffer, batch.fingerprints.buffer, batch.documents.buffer] as ArrayBuffer[]);
   } catch (error) {
     parentPort!.postMessage({ id: job.id, error: (error as Error).message ?? String(error) });
   }

@@ -50,6 +50,7 @@ export async function createPageChunker(input: PageChunkerSettings): Promise<Pag
               overlap: chunking.overlap,
               measure,
               headingPrefix: chunking.headingPrefix,
+              method: chunking.method,
             })
           : [],
       );

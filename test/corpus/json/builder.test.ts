@@ -43,7 +43,7 @@ describe('json builder', () => {
       docId: 'a1',
       title: '靜夜思',
       text: '床前明月光，疑是地上霜。\n舉頭望明月，低頭思故鄉。',
-      meta: { source: 'poet.tang.0.json', author: '李白' },
+      meta: { source: 'poet.tang.0.json', author: '李白', spans: [{ doc: 'a1', start: 0, end: 25 }] },
     });
     expect(manifest.counts.documentsSkipped).toEqual({ emptyText: 1 });
   });

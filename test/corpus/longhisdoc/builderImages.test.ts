@@ -40,7 +40,7 @@ describe('longhisdoc-ocr builder with imageDir', () => {
     const p2 = chunks.find((c) => c.id === 'pages:d1-p2:0')!;
     expect(p2.meta.image).toEqual({ path: 'd1/page_2.jpg', ...pageSize(2), bytes: statSync(join(imageDir, 'd1', 'page_2.jpg')).size });
     expect(chunks.every((c) => (c.meta.image as { path: string }).path === `${c.docId}/page_${c.meta.page}.jpg`)).toBe(true);
-    expect(filesUnder(out).map((f) => relative(out, f)).filter((f) => !/^(chunks\.jsonl|manifest\.json)$/.test(f))).toEqual([]);
+    expect(filesUnder(out).map((f) => relative(out, f)).filter((f) => !/^(chunks\.jsonl|documents\.jsonl|manifest\.json)$/.test(f))).toEqual([]);
     expect(manifest.counts.pagesWithoutImage).toBeUndefined();
   });
 

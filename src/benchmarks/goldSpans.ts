@@ -1,0 +1,154 @@
+import { z } from 'zod';
+import type { CorpusDocument } from '../corpus/types.js';
+import type { BenchmarkItem } from './types.js';
+
+/** Gold evidence as a character range [start, end) of a corpus document's text (`documents.jsonl`; UTF-16 offsets, as `String.slice` takes them). */
+export const GoldSpanSchema = z
+  .strictObject({
+    /** The document: a chunk span's `doc` (the source document's idKey, else its docId; a LongHisDoc page `<doc_id>-p<page>`). */
+    doc: z.string().min(1).describe("The document: a chunk span's `doc` (the source document's idKey, else its docId; a LongHisDoc page `<doc_id>-p<page>`)"),
+    start: z.number().int().nonnegative(),
+    end: z.number().int().positive(),
+  })
+  .refine((span) => span.end > span.start, { message: 'expected end > start', path: ['end'] });
+export type GoldSpan = z.infer<typeof GoldSpanSchema>;
+
+/** The fuzzy rule's normal form of a character: none for whitespace and punctuation/symbols, else its NFKC form. */
+function normalChar(char: string): string {
+  return /[\s\p{P}\p{S}]/u.test(char) ? '' : char.normalize('NFKC');
+}
+
+/** A text in the fuzzy rule's normal form, with the offset in the text each normal character comes from. */
+function normalForm(text: string): { normal: string; from: number[]; to: number[] } {
+  let normal = '';
+  const from: number[] = [];
+  const to: number[] = [];
+  for (let i = 0; i < text.length; ) {
+    const char = String.fromCodePoint(text.codePointAt(i)!);
+    for (const unit of normalChar(char)) {
+      normal += unit;
+      from.push(i);
+      to.push(i + char.length);
+    }
+    i += char.length;
+  }
+  return { normal, from, to };
+}
+
+/** What an item's gold evidence asks to be found in a corpus's documents. */
+interface Wanted {
+  key: string;
+  item: BenchmarkItem;
+  /** Evidence texts, each placed at its first occurrence (the item's own document first). */
+  texts: string[];
+  /** LongHisDoc: evidence pages as documents (`<doc_id>-p<page>`), and the answer strings whose occurrences there are finer gold. */
+  pages: string[];
+  answers: string[];
+}
+
+/** Answer strings precise enough to stand for their evidence: two characters or more, not yes/no or unanswerable. */
+function answerStrings(item: BenchmarkItem): string[] {
+  if (item.answerType === 'Bool' || item.answerType === 'None' || item.answer === undefined) return [];
+  const answers = Array.isArray(item.answer) ? item.answer.map(String) : [item.answer];
+  return [...new Set(answers.map((answer) => answer.trim()).filter((answer) => [...answer].length >= 2))];
+}
+
+function wantedOf(item: BenchmarkItem, key: string): Wanted | undefined {
+  const texts = item.goldEvidence ?? [];
+  const pages = item.evidencePages?.length && item.docId ? item.evidencePages.map((page) => `${item.docId}-p${page}`) : [];
+  if (texts.length === 0 && pages.length === 0) return undefined;
+  return { key, item, texts, pages, answers: answerStrings(item) };
+}
+
+/** Gold spans of a run's items in one corpus, and the evidence texts it could not place (by item key). */
+export interface PlacedGold {
+  spans: Map<string, GoldSpan[]>;
+  unplaced: { key: string; origin?: string; text: string }[];
+}
+
+/**
+ * Gold evidence as character spans of a corpus's documents, the same for any chunking of them:
+ * - `goldSpans` (a benchmark's own `{doc, start, end}`) as they are;
+ * - `goldEvidence` texts located in the documents: first exactly (its first occurrence, the item's
+ *   own `docId` first), else by the fuzzy rule — both sides with whitespace, punctuation and symbols
+ *   removed and NFKC-normalised, the span running from the first to the last matched character; a
+ *   text found neither way is reported in `unplaced` (the item keeps whatever else placed);
+ * - LongHisDoc evidence pages: each page's whole text (document `<doc_id>-p<page>`), or, where the
+ *   answer (a string of two characters or more; not Bool or None answers) occurs on the page, each
+ *   occurrence instead — the finer span.
+ * Items without such gold get none. `documents` is read once, and once more for the fuzzy rule when an exact match is missing (a repeated document counts once).
+ */
+export async function placeGoldSpans(items: readonly { key: string; item: BenchmarkItem }[], documents: () => AsyncIterable<CorpusDocument>): Promise<PlacedGold> {
+  const wanted = items.flatMap(({ key, item }) => wantedOf(item, key) ?? []);
+  const spans = new Map<string, GoldSpan[]>(items.filter(({ item }) => item.goldSpans?.length).map(({ key, item }) => [key, [...item.goldSpans!]]));
+  if (wanted.length === 0) return { spans, unplaced: [] };
+  const add = (key: string, span: GoldSpan) => spans.set(key, [...(spans.get(key) ?? []), span]);
+  // Exact matches: the item's own document wins over an earlier one elsewhere.
+  const exact = new Map<string, { span: GoldSpan; own: boolean }>();
+  const texts = new Map<string, string>();
+  const pageDocs = new Set(wanted.flatMap((w) => w.pages));
+  const seen = new Set<string>();
+  for await (const document of documents()) {
+    if (seen.has(document.doc)) continue;
+    seen.add(document.doc);
+    if (pageDocs.has(document.doc)) texts.set(document.doc, document.text);
+    for (const w of wanted) {
+      w.texts.forEach((text, i) => {
+        const id = `${w.key}\u0000${i}`;
+        const own = w.item.docId !== undefined && document.docId === w.item.docId;
+        const found = exact.get(id);
+        if (found && (found.own || !own)) return;
+        const at = document.text.indexOf(text);
+        if (at >= 0) exact.set(id, { span: { doc: document.doc, start: at, end: at + text.length }, own });
+      });
+    }
+  }
+  const unplacedTexts: { w: Wanted; text: string; id: string }[] = wanted.flatMap((w) => w.texts.flatMap((text, i) => (exact.has(`${w.key}\u0000${i}`) ? [] : [{ w, text, id: `${w.key}\u0000${i}` }])));
+  const fuzzy = unplacedTexts.length > 0 ? await placeFuzzily(unplacedTexts, documents()) : new Map<string, GoldSpan>();
+  const unplaced: PlacedGold['unplaced'] = [];
+  for (const w of wanted) {
+    w.texts.forEach((text, i) => {
+      const id = `${w.key}\u0000${i}`;
+      const span = exact.get(id)?.span ?? fuzzy.get(id);
+      if (span) add(w.key, span);
+      else unplaced.push({ key: w.key, ...(w.item.origin ? { origin: w.item.origin } : {}), text });
+    });
+    for (const page of w.pages) {
+      const text = texts.get(page);
+      if (text === undefined || text.length === 0) continue;
+      const occurrences = w.answers.flatMap((answer) => occurrencesOf(text, answer).map((start) => ({ doc: page, start, end: start + answer.length })));
+      for (const span of occurrences.length > 0 ? occurrences : [{ doc: page, start: 0, end: text.length }]) add(w.key, span);
+    }
+  }
+  return { spans, unplaced };
+}
+
+function occurrencesOf(text: string, needle: string): number[] {
+  const out: number[] = [];
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length)) out.push(at);
+  return out;
+}
+
+/** The fuzzy rule: a second read of the documents, matching normal forms; the item's own document first. */
+async function placeFuzzily(
+  pending: { w: Wanted; text: string; id: string }[],
+  documents: AsyncIterable<CorpusDocument>,
+): Promise<Map<string, GoldSpan>> {
+  const needles = pending.map((p) => ({ ...p, normal: normalForm(p.text).normal })).filter((p) => p.normal.length > 0);
+  const found = new Map<string, { span: GoldSpan; own: boolean }>();
+  const seen = new Set<string>();
+  for await (const document of documents) {
+    if (seen.has(document.doc)) continue;
+    seen.add(document.doc);
+    let form: ReturnType<typeof normalForm> | undefined;
+    for (const needle of needles) {
+      const own = needle.w.item.docId !== undefined && document.docId === needle.w.item.docId;
+      const earlier = found.get(needle.id);
+      if (earlier && (earlier.own || !own)) continue;
+      form ??= normalForm(document.text);
+      const at = form.normal.indexOf(needle.normal);
+      if (at >= 0) found.set(needle.id, { span: { doc: document.doc, start: form.from[at]!, end: form.to[at + needle.normal.length - 1]! }, own });
+    }
+  }
+  return new Map([...found].map(([id, { span }]) => [id, span]));
+}
