@@ -1,3 +1,5 @@
+import { SWEEP_SEPARATOR } from '../config/chunkingSweep.js';
+
 /**
  * The comparisons between depths and between chunkings that are tested together, as two named
  * families (the summary adjusts their p-values by Holm and BH; the power plan sizes them): one
@@ -53,7 +55,8 @@ const groupBy = <T>(list: readonly T[], key: (t: T) => string): Map<string, T[]>
 
 /**
  * **Depth steps**: per model × strategy × retriever × unit, each depth against the next shallower
- * one (`rag@20` − `rag@10`). **Chunkings at equal context**: per model × strategy, between every two
+ * one (`rag@20` − `rag@10`). **Chunkings at equal context**: per model × strategy (and per retriever
+ * where a chunking sweep made one retriever per chunking — see `chunkingGroups`), between every two
  * corpora (A before B by name), each budget of B against the same budget of A, and each k of A
  * paired with the k of B nearest to it in mean context tokens (by |ln tokens ratio|; ties: the
  * shallower), B − A, each pair once.
@@ -64,7 +67,7 @@ export function depthFamilyComparisons(points: readonly DepthPoint[]): FamilyCom
     const ordered = [...series].sort((a, b) => a.depth - b.depth);
     for (let i = 1; i < ordered.length; i++) out.push({ kind: 'depth', model: ordered[i]!.model, condition: ordered[i]!.condition, reference: ordered[i - 1]!.condition });
   }
-  for (const group of groupBy(points.filter((p) => p.corpus !== undefined), (p) => `${p.model}\u0000${p.strategy}`).values()) {
+  for (const group of chunkingGroups(points.filter((p) => p.corpus !== undefined))) {
     const corpora = [...new Set(group.map((p) => p.corpus!))].sort();
     const seen = new Set<string>();
     const add = (b: DepthPoint, a: DepthPoint) => {
@@ -92,4 +95,28 @@ export function depthFamilyComparisons(points: readonly DepthPoint[]): FamilyCom
     }
   }
   return out;
+}
+
+/** A sweep's retriever label without its settings (`dense·maxSize=256` → `dense`). */
+export const sweptRetriever = (label: string | null): string => (label ?? '').split(SWEEP_SEPARATOR)[0]!;
+
+/**
+ * The groups whose chunkings are compared: per model × strategy; a retriever that a chunking sweep
+ * repeated over several corpora (`dense·maxSize=128`, `dense·maxSize=512`) is compared only with
+ * itself, so that a chunking comparison never also changes the retriever (dense against BM25).
+ * Retrievers written one per corpus by hand keep one group per model × strategy.
+ */
+function chunkingGroups(points: readonly DepthPoint[]): DepthPoint[][] {
+  const corporaOf = new Map<string, Set<string>>();
+  for (const p of points) {
+    const key = `${p.model}\u0000${p.strategy}\u0000${sweptRetriever(p.retriever)}`;
+    (corporaOf.get(key) ?? corporaOf.set(key, new Set()).get(key)!).add(p.corpus!);
+  }
+  return [
+    ...groupBy(points, (p) => {
+      const base = sweptRetriever(p.retriever);
+      const swept = (corporaOf.get(`${p.model}\u0000${p.strategy}\u0000${base}`)?.size ?? 0) > 1;
+      return `${p.model}\u0000${p.strategy}\u0000${swept ? base : ''}`;
+    }).values(),
+  ];
 }

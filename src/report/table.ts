@@ -1,4 +1,5 @@
 import type { JudgeCheckSummary, RunSummary } from '../runFiles/summary.js';
+import { sweptRetriever } from '../analysis/depthFamilies.js';
 import { deltaText, meanHeader, summaryMetric } from '../scoring/metrics.js';
 import { modalityLines } from './modalitySection.js';
 import { SPAN_METRIC_HEADINGS, SPAN_RETRIEVAL_NOTE, spanMetricText, spanRetrievalCells } from './spanRetrieval.js';
@@ -196,7 +197,9 @@ function chunkingDepthGrid(summary: RunSummary): string | null {
   const depth = (c: (typeof cells)[number]) => (c.k !== null ? `k=${c.k}` : `${c.contextTokens}tok`);
   const order = (c: (typeof cells)[number]) => (c.k !== null ? c.k : 1e9 + c.contextTokens!);
   const columns = [...new Map([...cells].sort((a, b) => order(a) - order(b)).map((c) => [depth(c), c])).keys()];
-  const rowKey = (c: (typeof cells)[number]) => `${summary.models.length > 1 ? `${c.model} ` : ''}${c.strategy} · ${c.corpus}`;
+  // The retriever joins the row only where two read one corpus (a sweep's dense and BM25 of one chunking).
+  const byRetriever = cells.some((c) => cells.some((d) => d.corpus === c.corpus && sweptRetriever(d.retriever) !== sweptRetriever(c.retriever)));
+  const rowKey = (c: (typeof cells)[number]) => `${summary.models.length > 1 ? `${c.model} ` : ''}${c.strategy} · ${byRetriever ? `${sweptRetriever(c.retriever)} · ` : ''}${c.corpus}`;
   const rows = [...new Set(cells.map(rowKey))].map((key) => [
     key,
     ...columns.map((column) => {
@@ -204,7 +207,7 @@ function chunkingDepthGrid(summary: RunSummary): string | null {
       return c.length === 1 ? `${fmt(c[0]!.score.mean)} (${c[0]!.context ? Math.round(c[0]!.context.tokens) : '–'} tok)` : c.length ? 'several' : '';
     }),
   ]);
-  return `chunking × depth: mean score (mean context tokens) per corpus the retriever reads\n${renderTextTable(['strategy · chunking', ...columns], rows)}`;
+  return `chunking × depth: mean score (mean context tokens) per corpus the retriever reads\n${renderTextTable([byRetriever ? 'strategy · retriever · chunking' : 'strategy · chunking', ...columns], rows)}`;
 }
 
 /** Per depth family (depth steps, chunkings at equal context): its name, then one row per comparison with Δ, its interval, p and the adjusted p. */

@@ -33,6 +33,18 @@ describe('the depth and chunking families', () => {
     expect(chunkings.map((p) => `${p.condition} − ${p.reference}`)).toEqual(['l/rag@1000tok − s/rag@1000tok', 'l/rag@5 − s/rag@5', 'l/rag@5 − s/rag@20']);
   });
 
+  it('compares a swept retriever only with itself across chunkings (never dense against BM25)', () => {
+    const points = [
+      point('dense·maxSize=128/rag@5', 'k', 5, 'wiki·maxSize=128', 600, 'dense·maxSize=128'),
+      point('dense·maxSize=512/rag@5', 'k', 5, 'wiki·maxSize=512', 2400, 'dense·maxSize=512'),
+      point('dense·maxSize=512/rag@1', 'k', 1, 'wiki·maxSize=512', 500, 'dense·maxSize=512'),
+      point('bm25·maxSize=128/rag@5', 'k', 5, 'wiki·maxSize=128', 590, 'bm25·maxSize=128'),
+      point('bm25·maxSize=512/rag@1', 'k', 1, 'wiki·maxSize=512', 610, 'bm25·maxSize=512'),
+    ];
+    const chunkings = depthFamilyComparisons(points).filter((p) => p.kind === 'chunking');
+    expect(chunkings.map((p) => `${p.condition} − ${p.reference}`)).toEqual(['dense·maxSize=512/rag@1 − dense·maxSize=128/rag@5', 'bm25·maxSize=512/rag@1 − bm25·maxSize=128/rag@5']);
+  });
+
   it('leaves out conditions whose corpus or context is unknown, and other models and strategies', () => {
     const points = [point('a@5', 'k', 5, 'c1', 100), point('b@5', 'k', 5, 'c2'), point('x@5', 'k', 5, undefined, 100, 'r3'), { ...point('m2@5', 'k', 5, 'c2', 100), model: 'other' }];
     expect(depthFamilyComparisons(points).filter((p) => p.kind === 'chunking')).toEqual([]);
