@@ -11,7 +11,6 @@ import { parseJsonText } from '../io/jsonText.js';
 export const BuildCheckpointSchema = z.object({
   configHash: z.string(),
   itemsConsumed: z.number().int().nonnegative(),
-  /** Source bytes read when the checkpoint was written (compressed bytes for .bz2); informative. */
   sourceBytesRead: z.number().int().nonnegative().default(0).describe('Source bytes read when the checkpoint was written (compressed bytes for .bz2); informative'),
   chunksBytes: z.number().int().nonnegative(),
   chunksWritten: z.number().int().nonnegative(),

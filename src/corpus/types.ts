@@ -15,13 +15,11 @@ export const CorpusManifestSchema = z.object({
     chunksWritten: z.number().int().nonnegative(),
     duplicateChunksDropped: z.number().int().nonnegative(),
   }).catchall(z.unknown()),
-  /** sha256 over chunks.jsonl. */
   contentHash: z.string().describe('sha256 over chunks.jsonl'),
   toolVersion: z.string(),
   timings: z.record(z.string(), z.unknown()),
   /** What the corpus was built from (source files' hashes, builder and chunking settings); absent in corpora built before it was recorded. */
   inputs: BuildInputsSchema.optional(),
-  /** Absolute image folder the chunks' `meta.image.path` / `meta.images[].path` are relative to (page-image corpora). */
   imageDir: z.string().optional().describe('Absolute image folder the chunks\' `meta.image.path` / `meta.images[].path` are relative to (page-image corpora)'),
 }).catchall(z.unknown());
 export type CorpusManifest = z.infer<typeof CorpusManifestSchema>;

@@ -14,7 +14,6 @@ export const SEARCH_O1_TAGS: SearchTags = {
 
 export const SearchO1ParamsSchema = z
   .object({
-    /** The tags (Search-o1's by default); an answer pair makes the answer what is inside it. */
     tags: SearchTagsSchema.optional().describe('The tags (Search-o1\'s by default); an answer pair makes the answer what is inside it'),
     ...ReasoningSearchFields,
     prompts: promptOverridesSchema(['begin', 'continue', 'reasonInDocuments']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),

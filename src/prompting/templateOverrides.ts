@@ -11,18 +11,14 @@ import type { PromptTemplate } from './templates/promptTemplate.js';
  * (`prompts.<step>`): inline text, or a file, or both (inline wins).
  */
 export const PromptOverrideSchema = z.object({
-  /** System message text (replaces the built-in one; `""` sends none). */
   system: z.string().optional().describe('System message text (replaces the built-in one; `""` sends none)'),
-  /** User message template; it must keep the placeholders of the prompt it replaces (`{question}`, `{context}` …). */
   template: z.string().min(1).optional().describe('User message template; it must keep the placeholders of the prompt it replaces (`{question}`, `{context}` …)'),
-  /** A file with the template: `.json`/`.yaml`/`.yml` holding `{system?, template?}`, any other file is the user template text. */
   templateFile: z.string().min(1).optional().describe('A file with the template: `.json`/`.yaml`/`.yml` holding `{system?, template?}`, any other file is the user template text'),
 });
 export type PromptOverride = z.infer<typeof PromptOverrideSchema>;
 
 /** Config fields every strategy accepts to edit its built-in template: a prompt override and the answer instructions. */
 export const TemplateOverrideSchema = PromptOverrideSchema.extend({
-  /** Per-benchmark answer instructions (`{instructions}`). */
   instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}`)'),
 });
 export type TemplateOverride = z.infer<typeof TemplateOverrideSchema>;
