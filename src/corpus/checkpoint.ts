@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { atomicWriteJson } from '../io/atomicWrite.js';
-import { DataFileError, formatZodIssues } from '../errors.js';
+import { DataFileError, parseWith } from '../errors.js';
 import { parseJsonText } from '../io/jsonText.js';
 
 /**
@@ -32,9 +32,7 @@ export async function readCheckpoint(path: string): Promise<BuildCheckpoint | un
     return undefined;
   }
   const value = parseJsonText(path, raw, '; delete it to start over');
-  const parsed = BuildCheckpointSchema.safeParse(value);
-  if (!parsed.success) throw new DataFileError(`${path}: ${formatZodIssues(parsed.error)}`);
-  return parsed.data;
+  return parseWith(BuildCheckpointSchema, value, (problems) => new DataFileError(`${path}: ${problems}`));
 }
 
 export async function writeCheckpoint(path: string, checkpoint: BuildCheckpoint): Promise<void> {

@@ -16,7 +16,7 @@ import {
 } from '@huggingface/transformers';
 import pLimit from 'p-limit';
 import { z } from 'zod';
-import { ConfigError, DataFileError, formatZodIssues } from '../errors.js';
+import { ConfigError, DataFileError, parseWith } from '../errors.js';
 import type { PageImageRef } from '../corpus/pageImage.js';
 import { createProgress } from '../progress/progress.js';
 import { locateModel, loadingModel, onnxPartFileOf, prepareModel, pretrainedOptions, type ModelLayout, type ModelRole } from '../models/modelLoading.js';
@@ -168,9 +168,7 @@ export class ClipEmbedder extends Embeddings implements ImageEmbedder {
 
   constructor(config: ClipEmbedderConfig) {
     super({});
-    const parsed = ClipEmbedderParamsSchema.safeParse(config);
-    if (!parsed.success) throw new ConfigError(formatZodIssues(parsed.error, 'embedder'));
-    this.params = parsed.data;
+    this.params = parseWith(ClipEmbedderParamsSchema, config, (problems) => new ConfigError(problems), 'embedder');
   }
 
   load(): Promise<LoadedClip> {

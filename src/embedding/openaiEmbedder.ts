@@ -1,7 +1,7 @@
 import { Embeddings } from '@langchain/core/embeddings';
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { ConfigError, DataFileError, formatZodIssues } from '../errors.js';
+import { ConfigError, DataFileError, parseWith } from '../errors.js';
 import type { EmbedderIdentity, ImageEmbedder } from './types.js';
 import type { PageImageRef } from '../corpus/pageImage.js';
 import { describePageImage } from '../corpus/pageImageFile.js';
@@ -80,9 +80,7 @@ export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
 
   constructor(config: OpenAIEmbedderConfig, env: NodeJS.ProcessEnv = process.env) {
     super({});
-    const parsed = OpenAIEmbedderParamsSchema.safeParse(config);
-    if (!parsed.success) throw new ConfigError(formatZodIssues(parsed.error, 'embedder'));
-    this.params = parsed.data;
+    this.params = parseWith(OpenAIEmbedderParamsSchema, config, (problems) => new ConfigError(problems), 'embedder');
     const { apiKeyEnv, baseURL, model, timeoutMs, maxConcurrency, maxRetries, retryBaseMs, retryMaxMs } = this.params;
     const apiKey = apiKeyEnv ? env[apiKeyEnv] : 'unused'; // local servers need none, the SDK wants one
     if (!apiKey) throw new ConfigError(`embedder.apiKeyEnv: environment variable ${apiKeyEnv} is not set`);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { ConfigError, formatZodIssues } from '../errors.js';
+import { ConfigError, parseWith } from '../errors.js';
 import { AnswerInstructionsSchema } from './answerInstructions.js';
 import { requirePlaceholders, type Placeholder } from './fillTemplate.js';
 import type { PromptTemplate } from './templates/promptTemplate.js';
@@ -39,9 +39,7 @@ function readTemplateFile(path: string): { system?: string; template?: string } 
   } catch (error) {
     throw new ConfigError(`${path}: cannot parse (${(error as Error).message})`);
   }
-  const parsed = TemplateFileSchema.safeParse(value);
-  if (!parsed.success) throw new ConfigError(`${path}: ${formatZodIssues(parsed.error)}`);
-  return parsed.data;
+  return parseWith(TemplateFileSchema, value, (problems) => new ConfigError(`${path}: ${problems}`));
 }
 
 /** A built-in prompt with an override applied: inline `system`/`template` over a `templateFile`'s, over the built-in's. */
