@@ -239,25 +239,21 @@ export function searcherTags(params: Pick<SearcherParams, 'protocol' | 'tags'>):
   return SEARCHER_PROTOCOLS[params.protocol];
 }
 
+/** What a search loop takes from its tags, params and prompts (searcher, Search-o1); `fixed` holds the tags' and budget's slots. */
+export function searchLoopOf(tags: SearchTags, params: Pick<SearchLoop, 'maxSearches' | 'api' | 'completionTemplate'>, prompts: { begin: MethodPrompt; continue: MethodPrompt }): Omit<SearchLoop, 'resultFor'> {
+  const { maxSearches, api, completionTemplate } = params;
+  const fixed = { queryOpen: tags.query[0], queryClose: tags.query[1], resultOpen: tags.result[0], resultClose: tags.result[1], maxSearches };
+  return { tags, maxSearches, api, completionTemplate, begin: prompts.begin, continued: prompts.continue, fixed };
+}
+
 function searcherLoop(params: SearcherParams): SearchLoop {
   const tags = searcherTags(params);
   const prompts = resolvePrompts('searcher', { begin: beginPrompt, continue: continuePrompt }, params.prompts);
   const passageParams: PassageParams = params;
+  const loop = searchLoopOf(tags, params, prompts);
   return {
-    tags,
-    maxSearches: params.maxSearches,
-    api: params.api,
-    completionTemplate: params.completionTemplate,
-    begin: prompts.begin,
-    continued: prompts.continue,
-    fixed: {
-      queryOpen: tags.query[0],
-      queryClose: tags.query[1],
-      resultOpen: tags.result[0],
-      resultClose: tags.result[1],
-      maxSearches: params.maxSearches,
-      answerRule: tags.answer ? answerRuleWith(tags.answer[0], tags.answer[1]) : ANSWER_RULE_PLAIN,
-    },
+    ...loop,
+    fixed: { ...loop.fixed, answerRule: tags.answer ? answerRuleWith(tags.answer[0], tags.answer[1]) : ANSWER_RULE_PLAIN },
     // The retrieved passages themselves, as the model was trained to read them.
     resultFor: async (_context, _query, passages) => passageBlock(passages, passageParams).block,
   };
