@@ -92,3 +92,10 @@ export function formatZodIssues(error: z.ZodError, prefix = ''): string {
     )
     .join('\n');
 }
+
+/** `value` checked against `schema`, or the error `fail` makes of its problems (`formatZodIssues`, paths after `prefix`). */
+export function parseWith<T>(schema: z.ZodType<T>, value: unknown, fail: (problems: string) => Error, prefix = ''): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw fail(formatZodIssues(parsed.error, prefix));
+  return parsed.data;
+}

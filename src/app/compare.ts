@@ -1,7 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import type { ExperimentConfig } from '../config/experiment.js';
-import { validateExperimentConfig } from '../config/load.js';
 import { DataFileError } from '../errors.js';
+import { readRunConfig } from '../runFiles/runConfig.js';
 import { assertRunDirectory, readRunRecords, runFile } from '../runFiles/runDir.js';
 import type { RunSummary } from '../runFiles/summary.js';
 import { readRunSummaryFile } from '../runFiles/summaryFile.js';
@@ -26,16 +24,5 @@ async function readRunSummary(runDir: string): Promise<RunSummary> {
   const summary = await readRunSummaryFile(runDir);
   if (!summary) throw new DataFileError(`${runFile(runDir, 'summary')}: no such file; run \`hisrag report ${runDir}\` first`);
   return summary;
-}
-
-async function readRunConfig(runDir: string): Promise<ExperimentConfig> {
-  const path = runFile(runDir, 'config');
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, 'utf8'));
-  } catch (error) {
-    throw new DataFileError(`${path}: cannot read the run's config (${(error as Error).message})`);
-  }
-  return validateExperimentConfig(value, path);
 }
 

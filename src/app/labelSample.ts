@@ -1,15 +1,14 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { itemKeyOf } from '../analysis/observations.js';
 import type { ExperimentConfig } from '../config/experiment.js';
-import { validateExperimentConfig } from '../config/load.js';
 import { InputError } from '../errors.js';
 import { clusterFieldOf, clusterKeyOf } from '../experiment/clusterKey.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { listAnnotators, readLabels, readLabelSample, writeLabelSample } from '../runFiles/labelFiles.js';
 import { LABEL_FILE_VERSION, type LabelSample } from '../runFiles/labels.js';
 import { FastRandom } from '../statistics/clusters.js';
-import { assertRunDirectory, readRunRecords, runFile } from '../runFiles/runDir.js';
+import { assertRunDirectory, readRunRecords } from '../runFiles/runDir.js';
+import { readRunConfig } from '../runFiles/runConfig.js';
 
 export interface DrawOptions {
   /** Questions per condition. */
@@ -98,9 +97,7 @@ export interface AnnotateDrawOptions {
 export async function readRunForLabels(dir: string): Promise<{ runDir: string; config: ExperimentConfig; records: RunItemRecord[] }> {
   const runDir = resolve(dir);
   assertRunDirectory(runDir);
-  const file = runFile(runDir, 'config');
-  const config = validateExperimentConfig(JSON.parse(await readFile(file, 'utf8')), file);
-  return { runDir, config, records: await readRunRecords(runDir) };
+  return { runDir, config: await readRunConfig(runDir), records: await readRunRecords(runDir) };
 }
 
 /** `hisrag annotate <run-dir>`: draws the sample to label and writes labels/sample.json. */

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ExperimentConfig } from '../config/experiment.js';
-import { validateExperimentConfig } from '../config/load.js';
 import { InputError } from '../errors.js';
 import { redactSecrets } from '../experiment/redact.js';
 import { assertRunDirectory, runFile } from '../runFiles/runDir.js';
+import { readRunConfig } from '../runFiles/runConfig.js';
 import { atomicWriteJson, removeStaleTempFiles } from '../io/atomicWrite.js';
 import type { HeldLock } from '../io/lockFile.js';
 import { readRunManifest, type StoredRunManifest } from '../runFiles/manifest.js';
@@ -37,8 +37,7 @@ export async function openRunDirectory(
     const runDir = resolve(options.resumeDir);
     assertRunDirectory(runDir);
     holdLock(await acquireRunLock(runDir, log));
-    const stored = JSON.parse(await readFile(runFile(runDir, 'config'), 'utf8'));
-    const config = validateExperimentConfig(stored, runFile(runDir, 'config'));
+    const config = await readRunConfig(runDir);
     const previousManifest = await readRunManifest(runDir);
     // A run killed outright (kill -9) may have left a half-written temporary file behind.
     await removeStaleTempFiles(runDir);

@@ -16,7 +16,6 @@ export const BenchmarkFilterSchema = z.object({
   tasks: stringList.optional().describe('Keep items of these ProHist tasks (`T1`..`T4`, `MCQ`) or LongHisDoc types'),
   /** LongHisDoc `type` (`Single Page`, `Cross Pages`, `Multi Hop`, `Unanswerable`); same as tasks there. */
   types: stringList.optional().describe('Keep items of these LongHisDoc types (`Single Page`, `Cross Pages`, `Multi Hop`, `Unanswerable`)'),
-  /** `level_of_difficulty`, compared as text (1 and "1" match). */
   difficulties: z.array(z.union([z.string(), z.number()])).min(1).optional().describe('`level_of_difficulty`, compared as text (1 and "1" match)'),
   /** Matches `dynasty`, `author_dynasty` or `publication_dynasty`. */
   dynasties: stringList.optional().describe('Keep items whose `dynasty`, `author_dynasty` or `publication_dynasty` is one of these'),

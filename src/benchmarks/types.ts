@@ -20,28 +20,20 @@ export const BenchmarkItemSchema = z.object({
   benchmark: z.string(),
   kind: z.enum(['rubric', 'mcq', 'longhisdoc', 'reference']),
   question: z.string(),
-  /** Category label as in the source (`名词解释`, `Single Page` ...). */
   category: z.string().describe('Category label as in the source (`名词解释`, `Single Page` ...)'),
-  /** T1..T4/MCQ for ProHist; LongHisDoc `type`. */
   task: z.string().optional().describe('T1..T4/MCQ for ProHist; LongHisDoc `type`'),
   rubrics: z.string().optional(),
   referenceAnswer: z.string().optional(),
   lengthConstraint: z.number().int().positive().optional(),
-  /** MCQ letters (`ADEF`) or LongHisDoc gold (string or list). */
   answer: z.union([z.string(), z.array(z.union([z.string(), z.number()]))]).optional().describe('MCQ letters (`ADEF`) or LongHisDoc gold (string or list)'),
   answerType: z.enum(['Str', 'List', 'Int', 'None', 'Bool', 'Enum']).optional(),
-  /** LongHisDoc: document and one-based evidence/input pages. */
   docId: z.string().optional().describe('LongHisDoc: document and one-based evidence/input pages'),
   evidencePages: z.array(z.number().int().positive()).optional(),
   inputPages: z.array(z.number().int().positive()).optional(),
   evidenceModal: z.string().optional(),
-  /** Gold chunk ids, when a benchmark names them. */
   goldChunkIds: z.array(z.string()).optional().describe('Gold chunk ids, when a benchmark names them'),
-  /** Gold evidence as character spans of corpus documents (`{doc, start, end}`), the same for any chunking (goldSpans.ts). */
   goldSpans: z.array(z.object({ doc: z.string(), start: z.number().int().nonnegative(), end: z.number().int().positive() })).optional().describe('Gold evidence as character spans of corpus documents (`{doc, start, end}`), the same for any chunking'),
-  /** Gold evidence as text, located in the corpus's documents (exactly, else by the fuzzy rule of goldSpans.ts). */
   goldEvidence: z.array(z.string().min(1)).optional().describe('Gold evidence as text, located in the corpus\'s documents (exactly, else by a whitespace/punctuation-insensitive rule)'),
-  /** Where the record is (`<file>: line 3`), for messages about it. */
   origin: z.string().optional().describe('Where the record is (`<file>: line 3`), for messages about it'),
   /** Breakdown keys from the record's own metadata fields (a benchmark's `metadata:` list, a JSONL record's `metadata` object). */
   groups: z.record(z.string(), z.string()).optional(),

@@ -8,13 +8,9 @@ import { componentSpec, positiveInt } from '../registry.js';
  */
 export const DiagnosticsConfigSchema = z
   .object({
-    /** Condition each condition is decomposed against; default: the run's `scoring.baseline` (closed-book). */
     baseline: z.string().min(1).optional().describe('Condition each condition is decomposed against; default: the run\'s `scoring.baseline` (closed-book)'),
-    /** Helped when score − baseline ≥ delta, hurt when ≤ −delta; default a tenth of the metric's scale: 10 on 0–100 scores (RS, accuracy, ROUGE-L), 0.1 on 0–1 ones. */
     delta: z.number().positive().optional().describe("Helped when score − baseline ≥ delta, hurt when ≤ −delta; default a tenth of the metric's scale: 10 on 0–100 scores (RS, accuracy, ROUGE-L), 0.1 on 0–1 ones"),
-    /** Claim extractor `{ name, …params }`: `sentences` (offline), `llm` ({ generator }), `openai` (endpoint params). */
     extractor: componentSpec('claim extractor').optional().describe('Claim extractor `{ name, …params }`: `sentences` (offline), `llm` ({ generator }), `openai` (endpoint params)'),
-    /** Claim checker `{ name, …params }`: `lexical` (offline), `llm` ({ generator }), `openai` (endpoint params). */
     checker: componentSpec('claim checker').optional().describe('Claim checker `{ name, …params }`: `lexical` (offline), `llm` ({ generator }), `openai` (endpoint params)'),
     /**
      * Which (claim, passage) pairs reach the checker: each claim against its best `topChunks`
@@ -25,13 +21,10 @@ export const DiagnosticsConfigSchema = z
      */
     prefilter: z.enum(['hybrid', 'relevance', 'lexical', 'none']).default('hybrid').describe('Which (claim, passage) pairs reach the checker: each claim against its best `topChunks` passages by `hybrid` (lexical coverage of the claim\'s content, the condition\'s retriever relevance between equals: the default, measured in…'),
     topChunks: positiveInt().default(3).describe('Passages each claim is checked against (after `prefilter`)'),
-    /** Answers diagnosed at once (each endpoint also bounds its own concurrency). */
     concurrency: positiveInt().default(4).describe('Answers diagnosed at once (each endpoint also bounds its own concurrency)'),
     /** SQLite cache of every extraction and label; default `<run-dir>/diagnostics-cache.sqlite`. Share one across runs to reuse gold-side labels. */
     cache: z.string().min(1).optional().describe('SQLite cache of every extraction and label; default `<run-dir>/diagnostics-cache.sqlite`'),
-    /** Only these conditions (default: all). */
     conditions: z.array(z.string().min(1)).min(1).optional().describe('Only these conditions (default: all)'),
-    /** Turn off the claim-level part (the decomposition needs no model and always runs). */
     claims: z.boolean().default(true).describe('Turn off the claim-level part (the decomposition needs no model and always runs)'),
   })
   .strict();

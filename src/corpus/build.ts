@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, truncate } from 'node:fs/promises';
 import { resolve, join } from 'node:path';
 import { chunkDocument, countCodePoints } from '../chunking/chunker.js';
@@ -7,6 +7,7 @@ import { loadTokenCounter } from '../chunking/tokenCounter.js';
 import { ChunkSchema, type Chunk, type SectionedDocument, type SizeMeasure } from '../chunking/types.js';
 import { DataFileError, InputError, InterruptedError } from '../errors.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
+import { hashFile } from '../io/fingerprint.js';
 import { JsonlAppender, readJsonl } from '../io/jsonl.js';
 import { createProgress } from '../progress/progress.js';
 import { readCheckpoint, writeCheckpoint, type BuildCheckpoint } from './checkpoint.js';
@@ -268,12 +269,6 @@ async function swapIntoPlace(next: string, target: string): Promise<void> {
   } else {
     await rename(next, target);
   }
-}
-
-async function hashFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  if ((await stat(path)).size > 0) for await (const block of createReadStream(path)) hash.update(block as Buffer);
-  return `sha256:${hash.digest('hex')}`;
 }
 
 async function toolVersion(): Promise<string> {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { atomicWriteJson } from '../io/atomicWrite.js';
-import { DataFileError, formatZodIssues } from '../errors.js';
+import { DataFileError, parseWith } from '../errors.js';
 import { parseJsonText } from '../io/jsonText.js';
 
 /**
@@ -11,7 +11,6 @@ import { parseJsonText } from '../io/jsonText.js';
 export const BuildCheckpointSchema = z.object({
   configHash: z.string(),
   itemsConsumed: z.number().int().nonnegative(),
-  /** Source bytes read when the checkpoint was written (compressed bytes for .bz2); informative. */
   sourceBytesRead: z.number().int().nonnegative().default(0).describe('Source bytes read when the checkpoint was written (compressed bytes for .bz2); informative'),
   chunksBytes: z.number().int().nonnegative(),
   /** Bytes of `documents.jsonl` at the checkpoint (absent in checkpoints of builds from before it was written: those start over). */
@@ -35,9 +34,7 @@ export async function readCheckpoint(path: string): Promise<BuildCheckpoint | un
     return undefined;
   }
   const value = parseJsonText(path, raw, '; delete it to start over');
-  const parsed = BuildCheckpointSchema.safeParse(value);
-  if (!parsed.success) throw new DataFileError(`${path}: ${formatZodIssues(parsed.error)}`);
-  return parsed.data;
+  return parseWith(BuildCheckpointSchema, value, (problems) => new DataFileError(`${path}: ${problems}`));
 }
 
 export async function writeCheckpoint(path: string, checkpoint: BuildCheckpoint): Promise<void> {

@@ -12,10 +12,8 @@ const builderSpecSchema = () => componentUnion([corpusBuilders], 'corpus builder
  * section of an experiment config. Relative paths are resolved against the working directory.
  */
 const buildCorpusBuildConfigSchema = () => z.strictObject({
-  /** Corpus name: the first part of chunk ids; letters, digits, `_`, `-`, `.`. */
   name: z.string().regex(/^[A-Za-z0-9][\w.=·-]*$/, 'letters, digits, _ - . only (and the · = of a chunking sweep\'s names)').describe('Corpus name: the first part of chunk ids; letters, digits, `_`, `-`, `.` (a chunking sweep names its corpora `<name>·maxSize=256`)'),
   builder: builderSpecSchema(),
-  /** Output directory; default `corpora/<name>`. */
   out: z.string().min(1).optional().describe('Output directory; default `corpora/<name>`'),
   chunking: ChunkingOptionsSchema.default(ChunkingOptionsSchema.parse({})),
   /**

@@ -7,14 +7,10 @@ import { z } from 'zod';
  * viewer all carry it.
  */
 export const PageImageRefSchema = z.object({
-  /** Absolute path of the image folder the path is relative to (the benchmark's or corpus's `imageDir`). */
   imageDir: z.string().min(1).describe('Absolute path of the image folder the path is relative to (the benchmark\'s or corpus\'s `imageDir`)'),
-  /** Path inside `imageDir`, `/`-separated: `<doc_id>/page_<n>.jpg`. */
   path: z.string().min(1).describe('Path inside `imageDir`, `/`-separated: `<doc_id>/page_<n>.jpg`'),
   docId: z.string(),
-  /** One-based page number. */
   page: z.number().int().positive().describe('One-based page number'),
-  /** Pixel size and file size of the original scan. */
   width: z.number().int().positive().describe('Pixel size and file size of the original scan'),
   height: z.number().int().positive(),
   bytes: z.number().int().nonnegative(),

@@ -4,14 +4,8 @@ import type { PageImageRef } from './pageImage.js';
 
 /** The part of a model's image settings that decides the size an image is sent at. */
 export const ImageSizeFields = {
-  /** Largest area sent (width × height); larger pages are scaled down, keeping their aspect ratio. */
   maxPixels: z.number().int().positive().optional().describe('Largest area sent (width × height); larger pages are scaled down, keeping their aspect ratio'),
-  /**
-   * Smallest area this model is shown: preparation never upscales, so a page whose prepared size
-   * falls below it (a thumbnail-sized scan, or `maxSide` on a very long strip) is refused, naming it.
-   */
   minPixels: z.number().int().positive().optional().describe('Smallest area this model is shown: preparation never upscales, so a page whose prepared size falls below it (a thumbnail-sized scan, or `maxSide` on a very long strip) is refused, naming it'),
-  /** Longest side sent, in pixels. */
   maxSide: z.number().int().positive().optional().describe('Longest side sent, in pixels'),
 };
 

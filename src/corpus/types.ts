@@ -15,7 +15,6 @@ export const CorpusManifestSchema = z.object({
     chunksWritten: z.number().int().nonnegative(),
     duplicateChunksDropped: z.number().int().nonnegative(),
   }).catchall(z.unknown()),
-  /** sha256 over chunks.jsonl. */
   contentHash: z.string().describe('sha256 over chunks.jsonl'),
   /** sha256 over documents.jsonl (the texts chunk spans point into); absent in corpora built before it was written. */
   documentsHash: z.string().optional().describe('sha256 over documents.jsonl (the texts chunk spans point into); absent in corpora built before it was written'),
@@ -23,7 +22,6 @@ export const CorpusManifestSchema = z.object({
   timings: z.record(z.string(), z.unknown()),
   /** What the corpus was built from (source files' hashes, builder and chunking settings); absent in corpora built before it was recorded. */
   inputs: BuildInputsSchema.optional(),
-  /** Absolute image folder the chunks' `meta.image.path` / `meta.images[].path` are relative to (page-image corpora). */
   imageDir: z.string().optional().describe('Absolute image folder the chunks\' `meta.image.path` / `meta.images[].path` are relative to (page-image corpora)'),
 }).catchall(z.unknown());
 export type CorpusManifest = z.infer<typeof CorpusManifestSchema>;

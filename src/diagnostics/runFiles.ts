@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { readAppendLog } from '../io/jsonl.js';
-import { DataFileError, formatZodIssues } from '../errors.js';
+import { DataFileError, parseWith } from '../errors.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { RecordDiagnosticsSchema, type RecordDiagnostics } from '../runFiles/diagnosis.js';
 import { join } from 'node:path';
@@ -75,9 +75,7 @@ export async function readDiagnosticsState(runDir: string): Promise<DiagnosticsS
   } catch {
     throw new DataFileError(`${path}: not valid JSON`);
   }
-  const parsed = DiagnosticsStateSchema.safeParse(value);
-  if (!parsed.success) throw new DataFileError(`${path}: ${formatZodIssues(parsed.error)}`);
-  return parsed.data;
+  return parseWith(DiagnosticsStateSchema, value, (problems) => new DataFileError(`${path}: ${problems}`));
 }
 
 /**

@@ -16,7 +16,7 @@ import {
 } from '@huggingface/transformers';
 import pLimit from 'p-limit';
 import { z } from 'zod';
-import { ConfigError, DataFileError, formatZodIssues } from '../errors.js';
+import { ConfigError, DataFileError, parseWith } from '../errors.js';
 import type { PageImageRef } from '../corpus/pageImage.js';
 import { createProgress } from '../progress/progress.js';
 import { locateModel, loadingModel, onnxPartFileOf, prepareModel, pretrainedOptions, type ModelLayout, type ModelRole } from '../models/modelLoading.js';
@@ -30,18 +30,14 @@ import type { EmbedderIdentity, ImageEmbedder } from './types.js';
 /** Config of the `clip` embedder: a CLIP-family dual encoder (text tower for queries, vision tower for page images). */
 export const ClipEmbedderParamsSchema = z
   .object({
-    /** Hub id (looked up in `cacheDir`) or a local model directory holding onnx/text_model.onnx and onnx/vision_model.onnx. */
     model: z.string().min(1).describe('Hub id (looked up in `cacheDir`) or a local model directory holding onnx/text_model.onnx and onnx/vision_model.onnx'),
     cacheDir: modelParamFields.cacheDir,
     allowRemote: modelParamFields.allowRemote,
     dtype: modelParamFields.dtype,
     threads: modelParamFields.threads,
-    /** Texts or images per model call. */
     batchSize: z.number().int().positive().default(8).describe('Texts or images per model call'),
     normalize: z.boolean().default(true).describe('Scale vectors to unit length (dot product = cosine)'),
-    /** Prepended by `embedQuery` only (CLIP-family models are usually queried bare; jina-clip-v2 suggests its retrieval instruction). */
     queryPrefix: z.string().default('').describe('Prepended by `embedQuery` only (CLIP-family models are usually queried bare; jina-clip-v2 suggests its retrieval instruction)'),
-    /** Lowers the tokenizer's model_max_length (CLIP 77, Chinese-CLIP 52, jina-clip-v2 512 tokens). */
     maxTokens: z.number().int().min(3).optional().describe('Lowers the tokenizer\'s model_max_length (CLIP 77, Chinese-CLIP 52, jina-clip-v2 512 tokens)'),
     cacheFile: z.string().min(1).optional().describe('SQLite file caching vectors by (embedder, sha256 of input): a re-run embeds nothing twice'),
     progress: z.boolean().default(false).describe('Print embedding progress'),
@@ -172,9 +168,7 @@ export class ClipEmbedder extends Embeddings implements ImageEmbedder {
 
   constructor(config: ClipEmbedderConfig) {
     super({});
-    const parsed = ClipEmbedderParamsSchema.safeParse(config);
-    if (!parsed.success) throw new ConfigError(formatZodIssues(parsed.error, 'embedder'));
-    this.params = parsed.data;
+    this.params = parseWith(ClipEmbedderParamsSchema, config, (problems) => new ConfigError(problems), 'embedder');
   }
 
   load(): Promise<LoadedClip> {

@@ -1,6 +1,6 @@
 import { Embeddings } from '@langchain/core/embeddings';
 import { createProgress } from '../progress/progress.js';
-import { ConfigError, formatZodIssues } from '../errors.js';
+import { ConfigError, parseWith } from '../errors.js';
 import type { EmbedderIdentity, TextEmbedder } from './types.js';
 import { TransformersEmbedderParamsSchema, type TransformersEmbedderConfig, type TransformersEmbedderParams } from './transformersParams.js';
 import { loadTransformersModel, startTransformersWorkers, type TransformersModel } from './transformersModel.js';
@@ -21,9 +21,7 @@ export class TransformersEmbedder extends Embeddings implements TextEmbedder {
 
   constructor(config: TransformersEmbedderConfig = {}) {
     super({});
-    const parsed = TransformersEmbedderParamsSchema.safeParse(config);
-    if (!parsed.success) throw new ConfigError(formatZodIssues(parsed.error, 'embedder'));
-    this.params = parsed.data;
+    this.params = parseWith(TransformersEmbedderParamsSchema, config, (problems) => new ConfigError(problems), 'embedder');
   }
 
   /** Loads the model once (lazily; every method calls it). */

@@ -8,21 +8,15 @@ export const DEFAULT_MODEL = 'Xenova/bge-large-zh-v1.5';
 /** Config of the `transformers` embedder; defaults are bge-large-zh-v1.5's (DESIGN.md). */
 export const TransformersEmbedderParamsSchema = z
   .object({
-    /** Hugging Face hub id (looked up in `cacheDir`) or a local model directory. */
     model: z.string().min(1).default(DEFAULT_MODEL).describe('Hugging Face hub id (looked up in `cacheDir`) or a local model directory'),
     /** cacheDir, allowRemote, dtype, threads, workers: as every model stage. */
     ...modelParamFields,
     pooling: z.enum(['cls', 'mean']).default('cls').describe('How token vectors become one: `cls` (the first token, BGE) or `mean`'),
     normalize: z.boolean().default(true).describe('Scale vectors to unit length (dot product = cosine)'),
-    /** Prepended by `embedQuery` only, never by `embedDocuments`. */
     queryPrefix: z.string().default(BGE_QUERY_PREFIX).describe('Prepended by `embedQuery` only, never by `embedDocuments`'),
-    /** Longer texts are truncated to this many tokens (including [CLS]/[SEP]). */
     maxTokens: z.number().int().min(3).default(512).describe('Longer texts are truncated to this many tokens (including [CLS]/[SEP])'),
-    /** Texts per model call; texts are grouped by token length first so that padding stays small. */
     batchSize: z.number().int().positive().default(16).describe('Texts per model call; texts are grouped by token length first so that padding stays small'),
-    /** SQLite file caching vectors by (embedder, sha256 of text): a re-run embeds nothing twice. */
     cacheFile: z.string().min(1).optional().describe('SQLite file caching vectors by (embedder, sha256 of text): a re-run embeds nothing twice'),
-    /** Show progress (rate, ETA) on stderr while embedding many documents. */
     progress: z.boolean().default(false).describe('Show progress (rate, ETA) on stderr while embedding many documents'),
   })
   .strict();

@@ -4,10 +4,8 @@ import type { PageImageRef } from '../corpus/pageImage.js';
 
 /** Everything that makes two embedders' vectors comparable; stored in index manifests. */
 export const EmbedderIdentitySchema = z.object({
-  /** Model id (`Xenova/bge-large-zh-v1.5`), local directory, or remote `<baseURL>#<model>`. */
   model: z.string().describe('Model id (`Xenova/bge-large-zh-v1.5`), local directory, or remote `<baseURL>#<model>`'),
   dimension: z.number().int().positive(),
-  /** `model`: the model pools itself (CLIP-family towers: projected end-of-text / class-token state). */
   pooling: z.enum(['cls', 'mean', 'model']).describe('`model`: the model pools itself (CLIP-family towers: projected end-of-text / class-token state)'),
   normalize: z.boolean(),
   queryPrefix: z.string(),

@@ -5,7 +5,6 @@ import { retryAfterMs, sleep } from './retryPolicy.js';
 export const RateLimitSchema = z
   .object({
     requestsPerMinute: z.number().positive().optional(),
-    /** Counted before the call as prompt tokens + maxTokens, corrected by the reported usage after. */
     tokensPerMinute: z.number().positive().optional().describe('Counted before the call as prompt tokens + maxTokens, corrected by the reported usage after'),
   })
   .strict();

@@ -14,13 +14,9 @@ import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 
 export const ExtractiveParamsSchema = z
   .object({
-    /** Length budget of the answer in characters. */
     maxChars: z.number().int().positive().default(200).describe('Length budget of the answer in characters'),
-    /** A sentence must share at least this many distinct character bigrams with the question. */
     minOverlap: z.number().int().positive().default(2).describe('A sentence must share at least this many distinct character bigrams with the question'),
-    /** Compare in simplified Chinese (OCR pages are often traditional). */
     simplify: z.boolean().default(true).describe('Compare in simplified Chinese (OCR pages are often traditional)'),
-    /** Length budget of a condensed context or summary (method steps that ask for one), in characters. */
     condenseChars: z.number().int().positive().default(400).describe('Length budget of a condensed context or summary (method steps that ask for one), in characters'),
     /**
      * A sampling stand-in (repeated samples, `samples: n`): above 0, each answer ranks the context
@@ -29,7 +25,6 @@ export const ExtractiveParamsSchema = z
      * model's do at temperature > 0. Omitted or 0: the deterministic stand-in.
      */
     temperature: z.number().min(0).max(2).optional().describe('A sampling stand-in (repeated samples, `samples: n`): above 0, each answer ranks the context sentences by their overlap plus Gumbel noise of this scale — sampling sentences from softmax(overlap / temperature), the Gumbel-max trick — so…'),
-    /** With `temperature`: the noise is seeded by (seed, sample index, prompt), so a run repeats exactly. */
     seed: z.number().int().optional().describe('With `temperature`: the noise is seeded by (seed, sample index, prompt), so a run repeats exactly'),
   })
   .strict();

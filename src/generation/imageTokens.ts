@@ -16,7 +16,6 @@ import { ImageSizeFields, preparedSize, type ImageSize } from '../corpus/pageIma
 export const ImageTokensSchema = z.discriminatedUnion('formula', [
   z.strictObject({
     formula: z.literal('qwen-vl'),
-    /** Pixels per token side: 28 for Qwen2-VL and Qwen2.5-VL (14-pixel patches merged 2 × 2); 32 for Qwen3-VL. */
     patch: z.number().int().positive().default(28).describe('Pixels per token side: 28 for Qwen2-VL and Qwen2.5-VL (14-pixel patches merged 2 × 2); 32 for Qwen3-VL'),
     minPixels: z.number().int().positive().default(3136),
     maxPixels: z.number().int().positive().default(12_845_056),
@@ -31,10 +30,8 @@ export const ImageSettingsSchema = z
   .strictObject({
     ...ImageSizeFields,
     format: z.enum(['jpeg', 'png', 'webp']).default('jpeg'),
-    /** Encoder quality (jpeg, webp), 1–100. */
     quality: z.number().int().min(1).max(100).default(85).describe('Encoder quality (jpeg, webp), 1–100'),
     tokens: ImageTokensSchema,
-    /** SQLite file of prepared images (by content and settings); default `.cache/page-images.sqlite`. */
     cache: z.string().min(1).optional().describe('SQLite file of prepared images (by content and settings); default `.cache/page-images.sqlite`'),
   })
   .superRefine((settings, ctx) => {

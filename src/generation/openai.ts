@@ -32,7 +32,6 @@ export const OpenAIParamsFields = z
      */
     baseURL: z.union([z.string().url(), z.array(z.string().url()).min(1, { error: 'expected at least one replica URL' })]).describe('The endpoint, or a list of replicas of one model (vLLM data-parallel, several servers): each request goes to the replica with the fewest in flight; a failing replica is drained and tried again later; the run stops (exit 3) only when…'),
     model: z.string().min(1).describe('Model name sent to the endpoint'),
-    /** Name of the environment variable holding the API key; omit for servers that need none. */
     apiKeyEnv: z.string().min(1).optional().describe('Name of the environment variable holding the API key; omit for servers that need none'),
     temperature: z.number().min(0).max(2).default(0).describe('Sampling temperature (0: greedy; > 0 with `samples` for repeated samples)'),
     /**
@@ -42,23 +41,16 @@ export const OpenAIParamsFields = z
      */
     seed: z.number({ error: 'expected an integer (sample i sends seed + i)' }).int({ error: 'expected an integer (sample i sends seed + i)' }).optional().describe('Seeds the endpoint\'s sampling (vLLM and OpenAI honour `seed`): every request of sample i carries `seed + i`, so repeated samples at temperature > 0 are distinct and reproducible'),
     maxTokens: z.number().int().positive().optional().describe('Longest answer in tokens (default: the server\'s)'),
-    /** Extra HTTP headers (not part of the cache key; never recorded in describe()). */
     headers: z.record(z.string(), z.string()).default({}).describe('Extra HTTP headers (not part of the cache key; never recorded in describe())'),
-    /** Extra request-body fields, e.g. `{ enable_thinking: false }` or `{ top_p: 0.9 }`; part of the cache key. */
     extraBody: z.record(z.string(), z.unknown()).default({}).describe('Extra request-body fields, e.g. `{ enable_thinking: false }` or `{ top_p: 0.9 }`; part of the cache key'),
     timeoutMs: z.number().int().positive().default(300_000).describe('A request with no reply after this many ms fails (and is retried)'),
-    /** Requests in flight to this endpoint at once (shared by everything that uses the same baseURL). */
     concurrency: z.number().int().positive().default(4).describe('Requests in flight to this endpoint at once (shared by everything that uses the same baseURL)'),
     retries: z.number().int().min(0).default(5).describe('Retries of a failed request (network error, 429, 5xx); an answer still empty after them is an empty answer'),
     retryBaseMs: z.number().int().min(0).default(1000).describe('First backoff delay in ms (doubles per retry, up to retryMaxMs)'),
     retryMaxMs: z.number().int().min(0).default(60_000).describe('Longest backoff delay in ms'),
-    /** An endpoint failing every request (connection refused, DNS, timeouts, 5xx) this long stops the run. */
     unavailableAfterMs: z.number().int().positive().default(30_000).describe('An endpoint failing every request (connection refused, DNS, timeouts, 5xx) this long stops the run'),
-    /** Longest server Retry-After honoured. */
     retryAfterMaxMs: z.number().int().min(0).default(300_000).describe('Longest server Retry-After honoured'),
-    /** Path of the SQLite response cache; omit for none. */
     cache: z.string().min(1).optional().describe('Path of the SQLite response cache; omit for none'),
-    /** The provider's limits, paced evenly (shared by everything that uses the same baseURL); without it the endpoint's x-ratelimit-* headers set the pace. */
     rateLimit: RateLimitSchema.optional().describe('The provider\'s limits, paced evenly (shared by everything that uses the same baseURL); without it the endpoint\'s x-ratelimit-* headers set the pace'),
     /**
      * Answer through the endpoint's Batch API (OpenAI, DashScope: half price) instead of live calls:
@@ -67,7 +59,6 @@ export const OpenAIParamsFields = z
      * See docs/batch.md.
      */
     batch: z.union([z.boolean(), BatchSettingsSchema]).optional().describe('Answer through the endpoint\'s Batch API (OpenAI, DashScope: half price) instead of live calls: `true`, or `{ retries, requestsPerFile, bytesPerFile, pollMs, completionWindow }`'),
-    /** A batch line that failed or expired: `resubmit` it in the next round's batch (up to batch.retries), or answer it `live`. */
     batchFallback: z.enum(['resubmit', 'live']).optional().describe('A batch line that failed or expired: `resubmit` it in the next round\'s batch (up to batch.retries), or answer it `live`'),
     /**
      * A vision-language model: how page images are prepared for it (`maxPixels`, `maxSide`, format,

@@ -11,9 +11,7 @@ import { ImageTokensSchema, imageTokensOf } from './imageTokens.js';
 import type { GenerationResult, Generator } from './types.js';
 
 export const PageReaderParamsSchema = ExtractiveParamsSchema.extend({
-  /** The LongHisDoc `OCR_res` folder: `<ocrDir>/<doc_id>.json` holds the text of every page of a volume. */
   ocrDir: z.string().min(1).describe('The LongHisDoc `OCR_res` folder: `<ocrDir>/<doc_id>.json` holds the text of every page of a volume'),
-  /** The model it stands in for, for counting: the size pages would be sent at and the token formula (a Qwen2.5-VL at 1,003,520 pixels by default). */
   images: z.strictObject({ ...ImageSizeFields, tokens: ImageTokensSchema }).prefault({ maxPixels: 1_003_520, tokens: { formula: 'qwen-vl', maxPixels: 1_003_520 } }).describe('The model it stands in for, for counting: the size pages would be sent at and the token formula (a Qwen2.5-VL at 1,003,520 pixels by default)'),
 });
 export type PageReaderParams = z.infer<typeof PageReaderParamsSchema>;

@@ -12,7 +12,6 @@ import { questionClauses } from './lexicalOverlap.js';
 import type { GenerateOptions, GenerationResult, Generator } from './types.js';
 
 export const SearchReasonerParamsSchema = ExtractiveParamsSchema.extend({
-  /** Where its reasoning goes: inline (`<think>…</think>` in the content) or apart, as `reasoning_content` endpoints return it. */
   reasoningOutput: z.enum(['inline', 'separate']).default('inline').describe('Where its reasoning goes: inline (`<think>…</think>` in the content) or apart, as `reasoning_content` endpoints return it'),
 });
 export type SearchReasonerParams = z.infer<typeof SearchReasonerParamsSchema>;

@@ -23,7 +23,8 @@ export const BuildInputsSchema = z.object({
 });
 export type BuildInputs = z.infer<typeof BuildInputsSchema>;
 
-async function hashFile(path: string): Promise<string> {
+/** `sha256:<hex>` of a file's bytes. */
+export async function hashFile(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const block of createReadStream(path)) hash.update(block as Buffer);
   return `sha256:${hash.digest('hex')}`;

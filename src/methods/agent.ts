@@ -17,12 +17,9 @@ const TOOL_CALL_LIMIT_REPLY = "Tool call limit exceeded. Do not call 'search' ag
 
 export const AgentParamsSchema = z
   .object({
-    /** Searches the model may make; calls past it are refused with a tool message (LangChain's tool-call limit). */
     maxSearches: z.number().int().min(0).max(50).default(4).describe('Searches the model may make; calls past it are refused with a tool message (LangChain\'s tool-call limit)'),
-    /** LangGraph's recursion limit: model turns and tool rounds together; past it the best answer so far counts. */
     maxSteps: z.number().int().min(2).max(200).default(12).describe('LangGraph\'s recursion limit: model turns and tool rounds together; past it the best answer so far counts'),
     instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
-    /** The agent's system prompt and first message (`{question}`, `{instructions}`). */
     prompts: z.object({ agent: PromptOverrideSchema.optional() }).strict().default({}).describe('The agent\'s system prompt and first message (`{question}`, `{instructions}`)'),
   })
   .strict();

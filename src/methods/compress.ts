@@ -10,11 +10,8 @@ import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 
 export const CompressParamsSchema = z
   .object({
-    /** The small causal LM that scores each context token's self-information. */
     scorer: CausalLmParamsSchema.describe('The small causal LM that scores each context token\'s self-information'),
-    /** Share of the context's tokens (the scorer's) kept: 0.3 keeps the most informative 30%. */
     ratio: z.number().gt(0).max(1).optional().describe('Share of the context\'s tokens (the scorer\'s) kept: 0.3 keeps the most informative 30%'),
-    /** Or: keep as many tokens as the first `budgetK` passages hold — "RAG@100 compressed to the budget of RAG@20". */
     budgetK: z.number().int().positive().optional().describe('Or: keep as many tokens as the first `budgetK` passages hold — "RAG@100 compressed to the budget of RAG@20"'),
     ...ReaderParamsShape,
     prompts: promptOverridesSchema(['answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),

@@ -15,9 +15,7 @@ import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 
 export const CragParamsSchema = z
   .object({
-    /** A passage graded at or above this (0–1, the judge's 0–10 over 10) makes the retrieval Correct. */
     upper: z.number().min(0).max(1).default(0.6).describe('A passage graded at or above this (0–1, the judge\'s 0–10 over 10) makes the retrieval Correct'),
-    /** Every passage graded below this makes it Incorrect; between the two: Ambiguous. */
     lower: z.number().min(0).max(1).default(0.2).describe('Every passage graded below this makes it Incorrect; between the two: Ambiguous'),
     /**
      * The retrieval evaluator: absent, the model grades each passage (one call a passage); a reranker
@@ -25,11 +23,8 @@ export const CragParamsSchema = z
      * through a logistic to 0–1 (a cross-encoder's logit, as the paper's fine-tuned T5 evaluator scores).
      */
     evaluator: z.object({ name: z.string().min(1) }).catchall(z.unknown()).optional().describe('The retrieval evaluator: absent, the model grades each passage (one call a passage); a reranker (`{ name: cross-encoder, model }`, the rerank stage\'s registry) scores them instead, each score through a logistic to 0–1 (a cross-encoder\'s…'),
-    /** The retriever searched when the retrieval is Incorrect or Ambiguous (the paper's web search): `{ name, index, … }`. */
     fallback: RetrieverSpecSchema.describe('The retriever searched when the retrieval is Incorrect or Ambiguous (the paper\'s web search): `{ name, index, … }`'),
-    /** Passages the fallback returns; default the condition's k. */
     fallbackK: z.number().int().positive().optional().describe('Passages the fallback returns; default the condition\'s k'),
-    /** Knowledge refinement: strips (sentences) kept, the best by the retriever's relevance to the question, in their order. */
     keepStrips: z.number().int().positive().default(8).describe('Knowledge refinement: strips (sentences) kept, the best by the retriever\'s relevance to the question, in their order'),
     ...ReaderParamsShape,
     prompts: promptOverridesSchema(['grade', 'answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),

@@ -14,15 +14,10 @@ import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js'
 
 export const FlareParamsSchema = z
   .object({
-    /** θ: a look-ahead sentence with any token below this probability triggers retrieval. */
     threshold: z.number().gt(0).lt(1).default(0.4).describe('θ: a look-ahead sentence with any token below this probability triggers retrieval'),
-    /** Query of a triggered retrieval: the sentence with its low-confidence tokens masked (FLARE-direct), or a question the model asks about them. */
     query: z.enum(['masked', 'question']).default('masked').describe('Query of a triggered retrieval: the sentence with its low-confidence tokens masked (FLARE-direct), or a question the model asks about them'),
-    /** Tokens of a look-ahead (FLARE keeps its first sentence). */
     lookAheadTokens: z.number().int().min(8).max(1024).default(64).describe('Tokens of a look-ahead (FLARE keeps its first sentence)'),
-    /** Sentences at most; the answer is what was written by then. */
     maxSentences: z.number().int().min(1).max(50).default(6).describe('Sentences at most; the answer is what was written by then'),
-    /** Retrieve with the question before the first sentence (the paper does). */
     retrieveFirst: z.boolean().default(true).describe('Retrieve with the question before the first sentence (the paper does)'),
     ...PassageParamsShape,
     instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),

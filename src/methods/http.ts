@@ -12,22 +12,15 @@ import type { MethodContext, MethodOutcome, RagMethod } from './types.js';
 
 export const HttpParamsSchema = z
   .object({
-    /** The endpoint; `{field}` placeholders are filled from the item, URL-encoded (`…/ask?q={question}`). */
     url: z.string().regex(/^https?:\/\/[^\s/]+/, { error: 'expected an http:// or https:// URL' }).describe('The endpoint; `{field}` placeholders are filled from the item, URL-encoded (`…/ask?q={question}`)'),
     method: z.enum(['POST', 'GET', 'PUT']).default('POST').describe('HTTP method of the request'),
-    /** Plain headers (never secrets: stored with the run's config). */
     headers: z.record(z.string(), z.string()).default({}).describe('Plain headers (never secrets: stored with the run\'s config)'),
-    /** Name of the environment variable holding the API key, sent as `Authorization: Bearer <key>`. */
     apiKeyEnv: z.string().min(1).optional().describe('Name of the environment variable holding the API key, sent as `Authorization: Bearer <key>`'),
-    /** Other headers whose values come from environment variables: `[{ header: X-Api-Key, env: MY_KEY }]`. */
     envHeaders: z.array(z.object({ header: z.string().min(1), env: z.string().min(1), prefix: z.string().default('') }).strict()).default([]).describe('Other headers whose values come from environment variables: `[{ header: X-Api-Key, env: MY_KEY }]`'),
-    /** JSON body template (POST, PUT); `{question}`, `{itemId}`, `{docId}`, `{options}`, `{meta.<field>}` … from the item. */
     body: z.unknown().default({ question: '{question}', itemId: '{itemId}', docId: '{docId}' }).describe('JSON body template (POST, PUT); `{question}`, `{itemId}`, `{docId}`, `{options}`, `{meta.<field>}` … from the item'),
-    /** Where the reply holds the answer, its contexts and usage (paths into the JSON body). */
     response: ResponseMappingSchema.default({}).describe('Where the reply holds the answer, its contexts and usage (paths into the JSON body)'),
     timeoutMs: z.number().int().positive().default(120_000).describe('A request with no reply after this many ms fails (and is retried)'),
     ...CallPolicyShape,
-    /** A local service to start before the first question (examples, tests), on the URL's host and port. */
     serve: LocalServiceSchema.optional().describe('A local service to start before the first question (examples, tests), on the URL\'s host and port'),
   })
   .strict()

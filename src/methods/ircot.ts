@@ -11,11 +11,8 @@ import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js'
 
 export const IrcotParamsSchema = z
   .object({
-    /** Reasoning steps at most; without a final answer by then, one more call asks for it. */
     maxSteps: z.number().int().min(1).max(50).default(5).describe('Reasoning steps at most; without a final answer by then, one more call asks for it'),
-    /** Passages kept in the prompt at most (the union of all retrievals, first retrieved first); default 3 × k. */
     maxPassages: z.number().int().positive().optional().describe('Passages kept in the prompt at most (the union of all retrievals, first retrieved first); default 3 × k'),
-    /** The model's final answer follows this marker. */
     finalAnswerPrefix: z.string().min(1).default(FINAL_ANSWER_PREFIX).describe('The model\'s final answer follows this marker'),
     ...PassageParamsShape,
     instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),

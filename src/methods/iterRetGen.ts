@@ -8,7 +8,6 @@ import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js'
 
 export const IterRetGenParamsSchema = z
   .object({
-    /** Retrieve → generate rounds; the last round's answer counts. */
     rounds: z.number().int().min(1).max(20).default(3).describe('Retrieve → generate rounds; the last round\'s answer counts'),
     ...PassageParamsShape,
     instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),

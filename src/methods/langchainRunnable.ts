@@ -19,13 +19,9 @@ import { importUserModule } from '../io/importModule.js';
 
 export const LangChainRunnableParamsSchema = z
   .object({
-    /** The module (a path, relative to the working directory) exporting the Runnable. */
     module: z.string().min(1).describe('The module (a path, relative to the working directory) exporting the Runnable'),
-    /** The export: a Runnable (an LCEL chain), or a function of `options` returning one (maybe async). */
     export: z.string().min(1).default('default').describe('The export: a Runnable (an LCEL chain), or a function of `options` returning one (maybe async)'),
-    /** Passed to an exported function (index paths, k, the model's baseURL …); part of the cache key. */
     options: z.record(z.string(), z.unknown()).default({}).describe('Passed to an exported function (index paths, k, the model\'s baseURL …); part of the cache key'),
-    /** What the Runnable is invoked with, a JSON template of the item's fields. */
     input: z.unknown().default({ question: '{question}', itemId: '{itemId}', docId: '{docId}' }).describe('What the Runnable is invoked with, a JSON template of the item\'s fields'),
     /**
      * Paths into the Runnable's output: a string output is the answer; an object's answer is at

@@ -9,13 +9,9 @@ import type { MethodContext, MethodOutcome, RagMethod } from './types.js';
 
 export const OutputsParamsSchema = z
   .object({
-    /** JSONL, one answer per line (`{ itemId, answer, contexts?, usage? }`), or a JSON array of such records. */
     file: z.string().min(1).describe('JSONL, one answer per line (`{ itemId, answer, contexts?, usage? }`), or a JSON array of such records'),
-    /** Where a line names its question: the benchmark's item id, or `<benchmark>:<id>`. */
     itemId: PathSchema.default('itemId').describe('Where a line names its question: the benchmark\'s item id, or `<benchmark>:<id>`'),
-    /** Field names of the lines (answer `answer`, contexts `contexts`, context fields, usage). */
     response: ResponseMappingSchema.default({}).describe('Field names of the lines (answer `answer`, contexts `contexts`, context fields, usage)'),
-    /** A line naming a question the run does not have: `error` (default), or `ignore` (a file of the whole benchmark, a run over part of it). */
     unknownItems: z.enum(['error', 'ignore']).default('error').describe('A line naming a question the run does not have: `error` (default), or `ignore` (a file of the whole benchmark, a run over part of it)'),
   })
   .strict();

@@ -7,10 +7,8 @@ import type { RetrievedChunk } from '../retrieval/types.js';
 
 /** How passages enter a method's prompts: the same budget, counter and page display as `rag`. */
 export const PassageParamsShape = {
-  /** Tokens the passages of one prompt may take (null: no limit); over budget, the last passages are dropped. */
   contextBudget: z.number().int().positive().nullable().default(60_000).describe('Tokens the passages of one prompt may take (null: no limit); over budget, the last passages are dropped'),
   tokenCounter: z.enum(Object.keys(tokenCounters) as [keyof typeof tokenCounters]).default('cjk-estimate').describe('How `contextBudget` is counted: `cjk-estimate` (a CJK character is a token, other text 4 characters a token) or `chars` (characters)'),
-  /** Show page numbers (`（第12页）`) for chunks that carry them. */
   showPages: z.boolean().default(true).describe('Show page numbers (`（第12页）`) for chunks that carry them'),
 };
 export interface PassageParams {

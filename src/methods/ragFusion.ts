@@ -12,11 +12,8 @@ import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 
 export const RagFusionParamsSchema = z
   .object({
-    /** Queries the model is asked for (at most; RAG-Fusion's default is 4, MultiQueryRetriever's 3). */
     queries: z.number().int().min(1).max(10).default(4).describe('Queries the model is asked for (at most; RAG-Fusion\'s default is 4, MultiQueryRetriever\'s 3)'),
-    /** Search with the original question too (RAG-Fusion does; MultiQueryRetriever's `include_original`). */
     includeQuestion: z.boolean().default(true).describe('Search with the original question too (RAG-Fusion does; MultiQueryRetriever\'s `include_original`)'),
-    /** The constant c of reciprocal-rank fusion, Σ 1 / (c + rank). */
     rrfK: z.number().positive().default(RRF_K).describe('The constant c of reciprocal-rank fusion, Σ 1 / (c + rank)'),
     ...ReaderParamsShape,
     prompts: promptOverridesSchema(['queries', 'answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),

@@ -12,9 +12,7 @@ import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js'
 
 export const RefineParamsSchema = z
   .object({
-    /** `extractive`: keep the best sentences by the retriever's relevance; `abstractive`: the model condenses. */
     mode: z.enum(['extractive', 'abstractive']).default('extractive').describe('`extractive`: keep the best sentences by the retriever\'s relevance; `abstractive`: the model condenses'),
-    /** Extractive: sentences kept (the best by relevance, in their original order). */
     keep: z.number().int().positive().default(10).describe('Extractive: sentences kept (the best by relevance, in their original order)'),
     ...PassageParamsShape,
     instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),

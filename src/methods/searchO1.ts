@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { RegistryEntry } from '../registry.js';
 import { passageBlock } from './passages.js';
 import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
-import { planSearchLoop, ReasoningSearchFields, runSearchLoop, SearchTagsSchema, type SearchLoop, type SearchTags } from './searcher.js';
+import { planSearchLoop, ReasoningSearchFields, runSearchLoop, searchLoopOf, SearchTagsSchema, type SearchLoop, type SearchTags } from './searcher.js';
 import { beginPrompt, continuePrompt, NOTHING_REASONED_YET, reasonInDocumentsPrompt } from './templates/searchO1.js';
 import type { RagMethod } from './types.js';
 
@@ -14,7 +14,6 @@ export const SEARCH_O1_TAGS: SearchTags = {
 
 export const SearchO1ParamsSchema = z
   .object({
-    /** The tags (Search-o1's by default); an answer pair makes the answer what is inside it. */
     tags: SearchTagsSchema.optional().describe('The tags (Search-o1\'s by default); an answer pair makes the answer what is inside it'),
     ...ReasoningSearchFields,
     prompts: promptOverridesSchema(['begin', 'continue', 'reasonInDocuments']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
@@ -42,13 +41,7 @@ export const searchO1Method: RegistryEntry<SearchO1Params, RagMethod, void> = {
     const tags = params.tags ?? SEARCH_O1_TAGS;
     const prompts = resolvePrompts('search-o1', { begin: beginPrompt, continue: continuePrompt, reasonInDocuments: reasonInDocumentsPrompt }, params.prompts);
     const loop: SearchLoop = {
-      tags,
-      maxSearches: params.maxSearches,
-      api: params.api,
-      completionTemplate: params.completionTemplate,
-      begin: prompts.begin,
-      continued: prompts.continue,
-      fixed: { queryOpen: tags.query[0], queryClose: tags.query[1], resultOpen: tags.result[0], resultClose: tags.result[1], maxSearches: params.maxSearches },
+      ...searchLoopOf(tags, params, prompts),
       async resultFor(context, query, passages, transcript, search) {
         const documents = passageBlock(passages, params).block;
         const messages = stepMessages(prompts.reasonInDocuments, { reasoning: transcript.trim() || NOTHING_REASONED_YET, query, documents, question: context.item.question });

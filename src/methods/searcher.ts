@@ -43,7 +43,6 @@ export const SearchTagsSchema = z
   .object({
     query: TagPairSchema,
     result: TagPairSchema,
-    /** Where the final answer goes; without it, the answer is what follows the reasoning (`</think>`). */
     answer: TagPairSchema.optional().describe('Where the final answer goes; without it, the answer is what follows the reasoning (`</think>`)'),
   })
   .strict();
@@ -60,11 +59,8 @@ export const DEFAULT_COMPLETION_TEMPLATE = '{system}\n\n{user}\n\n';
 
 /** Fields Search-o1 and the searcher protocols share. */
 export const ReasoningSearchFields = {
-  /** Searches at most; a query past it gets SEARCH_LIMIT_NOTE instead of results. */
   maxSearches: z.number().int().min(1).max(50).default(5).describe('Searches at most; a query past it gets SEARCH_LIMIT_NOTE instead of results'),
-  /** `chat`: the transcript goes into the prompt; `completions`: `/v1/completions` continues it as text. */
   api: z.enum(['chat', 'completions']).default('chat').describe('`chat`: the transcript goes into the prompt; `completions`: `/v1/completions` continues it as text'),
-  /** The completions prompt around the instruction: `{system}`, `{user}` (the model's chat template, ending where its reasoning starts). */
   completionTemplate: z.string().min(1).default(DEFAULT_COMPLETION_TEMPLATE).describe('The completions prompt around the instruction: `{system}`, `{user}` (the model\'s chat template, ending where its reasoning starts)'),
   ...PassageParamsShape,
   instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
@@ -226,7 +222,6 @@ export function planSearchLoop(
 export const SearcherParamsSchema = z
   .object({
     protocol: z.enum(['r1-searcher', 'research', 'search-r1', 'custom']).default('search-r1').describe('The search-tag protocol the reasoning model was trained with: `search-r1`, `r1-searcher`, `research`, or `custom` (give `tags`)'),
-    /** The tags of `protocol: custom` (or to override a preset's). */
     tags: SearchTagsSchema.optional().describe('The tags of `protocol: custom` (or to override a preset\'s)'),
     ...ReasoningSearchFields,
     prompts: promptOverridesSchema(['begin', 'continue']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
@@ -244,25 +239,21 @@ export function searcherTags(params: Pick<SearcherParams, 'protocol' | 'tags'>):
   return SEARCHER_PROTOCOLS[params.protocol];
 }
 
+/** What a search loop takes from its tags, params and prompts (searcher, Search-o1); `fixed` holds the tags' and budget's slots. */
+export function searchLoopOf(tags: SearchTags, params: Pick<SearchLoop, 'maxSearches' | 'api' | 'completionTemplate'>, prompts: { begin: MethodPrompt; continue: MethodPrompt }): Omit<SearchLoop, 'resultFor'> {
+  const { maxSearches, api, completionTemplate } = params;
+  const fixed = { queryOpen: tags.query[0], queryClose: tags.query[1], resultOpen: tags.result[0], resultClose: tags.result[1], maxSearches };
+  return { tags, maxSearches, api, completionTemplate, begin: prompts.begin, continued: prompts.continue, fixed };
+}
+
 function searcherLoop(params: SearcherParams): SearchLoop {
   const tags = searcherTags(params);
   const prompts = resolvePrompts('searcher', { begin: beginPrompt, continue: continuePrompt }, params.prompts);
   const passageParams: PassageParams = params;
+  const loop = searchLoopOf(tags, params, prompts);
   return {
-    tags,
-    maxSearches: params.maxSearches,
-    api: params.api,
-    completionTemplate: params.completionTemplate,
-    begin: prompts.begin,
-    continued: prompts.continue,
-    fixed: {
-      queryOpen: tags.query[0],
-      queryClose: tags.query[1],
-      resultOpen: tags.result[0],
-      resultClose: tags.result[1],
-      maxSearches: params.maxSearches,
-      answerRule: tags.answer ? answerRuleWith(tags.answer[0], tags.answer[1]) : ANSWER_RULE_PLAIN,
-    },
+    ...loop,
+    fixed: { ...loop.fixed, answerRule: tags.answer ? answerRuleWith(tags.answer[0], tags.answer[1]) : ANSWER_RULE_PLAIN },
     // The retrieved passages themselves, as the model was trained to read them.
     resultFor: async (_context, _query, passages) => passageBlock(passages, passageParams).block,
   };

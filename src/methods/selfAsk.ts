@@ -10,7 +10,6 @@ import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js'
 
 export const SelfAskParamsSchema = z
   .object({
-    /** Follow-up questions at most before the final answer. */
     maxFollowUps: z.number().int().min(1).max(20).default(3).describe('Follow-up questions at most before the final answer'),
     ...PassageParamsShape,
     instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),

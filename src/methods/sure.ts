@@ -9,7 +9,6 @@ import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js'
 
 export const SureParamsSchema = z
   .object({
-    /** Candidate answers asked for (at most). */
     candidates: z.number().int().min(1).max(10).default(3).describe('Candidate answers asked for (at most)'),
     ...PassageParamsShape,
     instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),

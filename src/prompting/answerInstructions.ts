@@ -6,7 +6,6 @@ export const AnswerInstructionsSchema = z
   .object({
     mcq: z.string(),
     rubric: z.string(),
-    /** Used instead of `rubric` when the item has a length constraint (T4 essays). */
     rubricWithLength: z.string().describe('Used instead of `rubric` when the item has a length constraint (T4 essays)'),
     longhisdoc: z.string(),
     reference: z.string(),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { ConfigError, formatZodIssues } from '../errors.js';
+import { ConfigError, parseWith } from '../errors.js';
 import { AnswerInstructionsSchema } from './answerInstructions.js';
 import { requirePlaceholders, type Placeholder } from './fillTemplate.js';
 import type { PromptTemplate } from './templates/promptTemplate.js';
@@ -11,18 +11,14 @@ import type { PromptTemplate } from './templates/promptTemplate.js';
  * (`prompts.<step>`): inline text, or a file, or both (inline wins).
  */
 export const PromptOverrideSchema = z.object({
-  /** System message text (replaces the built-in one; `""` sends none). */
   system: z.string().optional().describe('System message text (replaces the built-in one; `""` sends none)'),
-  /** User message template; it must keep the placeholders of the prompt it replaces (`{question}`, `{context}` …). */
   template: z.string().min(1).optional().describe('User message template; it must keep the placeholders of the prompt it replaces (`{question}`, `{context}` …)'),
-  /** A file with the template: `.json`/`.yaml`/`.yml` holding `{system?, template?}`, any other file is the user template text. */
   templateFile: z.string().min(1).optional().describe('A file with the template: `.json`/`.yaml`/`.yml` holding `{system?, template?}`, any other file is the user template text'),
 });
 export type PromptOverride = z.infer<typeof PromptOverrideSchema>;
 
 /** Config fields every strategy accepts to edit its built-in template: a prompt override and the answer instructions. */
 export const TemplateOverrideSchema = PromptOverrideSchema.extend({
-  /** Per-benchmark answer instructions (`{instructions}`). */
   instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}`)'),
 });
 export type TemplateOverride = z.infer<typeof TemplateOverrideSchema>;
@@ -43,9 +39,7 @@ function readTemplateFile(path: string): { system?: string; template?: string } 
   } catch (error) {
     throw new ConfigError(`${path}: cannot parse (${(error as Error).message})`);
   }
-  const parsed = TemplateFileSchema.safeParse(value);
-  if (!parsed.success) throw new ConfigError(`${path}: ${formatZodIssues(parsed.error)}`);
-  return parsed.data;
+  return parseWith(TemplateFileSchema, value, (problems) => new ConfigError(`${path}: ${problems}`));
 }
 
 /** A built-in prompt with an override applied: inline `system`/`template` over a `templateFile`'s, over the built-in's. */

@@ -46,19 +46,8 @@ export interface PromptStrategy {
    */
   readonly defaultDepths?: readonly number[];
   build(input: PromptInput): BuiltPrompt;
-  /** See PromptStrategyHooks: await once with the run's items before build (longhisdoc-full). */
+  /** Loads what build needs from disk (longhisdoc-full reads OCR files): awaited once with the run's items before build. */
   prepare?(items: BenchmarkItem[]): Promise<void>;
   /** The part of a response that is scored (chain-of-thought: after the final-answer marker). */
-  finalAnswer?(text: string): string;
-}
-
-/**
- * Optional hooks a strategy may have (additive to PromptStrategy): `prepare` loads what `build`
- * needs from disk (the `longhisdoc-full` strategy reads OCR files) and must be awaited once with
- * the run's items before `build`; `finalAnswer` turns a response into the part that is scored
- * (chain-of-thought: the text after the final-answer marker).
- */
-export interface PromptStrategyHooks {
-  prepare?(items: BenchmarkItem[]): Promise<void>;
   finalAnswer?(text: string): string;
 }

@@ -2,7 +2,7 @@ import { meanAxisTitle, summaryMetric } from '../scoring/metrics.js';
 import type { CellDiagnostics, ClaimMetric, MetricMean } from '../runFiles/diagnosis.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { CellSummary, RunSummary } from '../runFiles/summary.js';
-import { runStatistics, type RunStatistics } from '../analysis/observations.js';
+import { isScored, itemKeyOf as itemKey, runStatistics, type RunStatistics } from '../analysis/observations.js';
 import { conditionMean } from '../statistics/run.js';
 import { escapeHtml as esc } from './escape.js';
 import { lineFigureSpec, type ChartReference, type ChartSeries } from '../figures/lineFigure.js';
@@ -137,9 +137,7 @@ interface NoiseRecord {
   firstGoldRank: number | null;
 }
 
-const isScored = (r: RunItemRecord) => r.score.status === 'scored' && r.score.score !== null;
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
-const itemKey = (r: RunItemRecord) => `${r.benchmark}:${r.itemId}`;
 
 /**
  * oracle+noise gives gold chunks score 1 and distractors 0; a reranked list keeps the oracle's

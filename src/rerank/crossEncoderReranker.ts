@@ -1,4 +1,4 @@
-import { ConfigError, formatZodIssues } from '../errors.js';
+import { ConfigError, parseWith } from '../errors.js';
 import { CrossEncoderParamsSchema, type CrossEncoderConfig, type CrossEncoderParams } from './crossEncoderParams.js';
 import { loadCrossEncoder, type CrossEncoderModel } from './crossEncoderModel.js';
 import { PairScoreCache } from './pairScoreCache.js';
@@ -23,9 +23,7 @@ export class CrossEncoderReranker implements Reranker {
   truncatedPairs = 0;
 
   constructor(config: CrossEncoderConfig = {}) {
-    const parsed = CrossEncoderParamsSchema.safeParse(config);
-    if (!parsed.success) throw new ConfigError(formatZodIssues(parsed.error, 'rerank'));
-    this.params = parsed.data;
+    this.params = parseWith(CrossEncoderParamsSchema, config, (problems) => new ConfigError(problems), 'rerank');
   }
 
   load(): Promise<CrossEncoderModel> {

@@ -9,9 +9,7 @@ import type { Reranker, RerankOutcome } from './types.js';
 
 export const LlmRerankerParamsSchema = z
   .object({
-    /** Any registered generator (an OpenAI-compatible chat model), e.g. `{ name: openai, baseURL, model, apiKeyEnv }`. */
     generator: componentSpec('generator').describe('Any registered generator (an OpenAI-compatible chat model), e.g. `{ name: openai, baseURL, model, apiKeyEnv }`'),
-    /** Each candidate is shown cut to this many characters (prompt size grows with candidates × this). */
     maxPassageChars: z.number().int().positive().default(300).describe('Each candidate is shown cut to this many characters (prompt size grows with candidates × this)'),
   })
   .strict();

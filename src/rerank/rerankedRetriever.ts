@@ -12,9 +12,7 @@ import type { Reranker } from './types.js';
  * wrapper itself uses — how many first-stage candidates to rerank and what text to show.
  */
 const RerankWrapperSchema = z.object({
-  /** First-stage candidates reranked per question (at least the deepest k is always taken). */
   candidates: z.number().int().positive().default(100).describe('First-stage candidates reranked per question (at least the deepest k is always taken)'),
-  /** Passage text given to the reranker: `title\ntext` (default) or the text alone. */
   passage: z.enum(['title+text', 'text']).default('title+text').describe('Passage text given to the reranker: `title\\ntext` (default) or the text alone'),
 });
 

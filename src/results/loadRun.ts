@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { ExperimentConfig } from '../config/experiment.js';
-import { validateExperimentConfig } from '../config/load.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
-import { assertRunDirectory, readRunRecords, runFile } from '../runFiles/runDir.js';
+import { assertRunDirectory, readRunRecords } from '../runFiles/runDir.js';
+import { readRunConfig } from '../runFiles/runConfig.js';
 import type { RunSummary } from '../runFiles/summary.js';
 import { summarizeRun, type SummaryOptions } from '../analysis/summary.js';
 import { methodsByStrategy } from '../experiment/cellMethod.js';
@@ -54,7 +53,7 @@ export function summaryOptionsOf(config: ExperimentConfig, manifest: Pick<Stored
 export async function loadRun(dir: string): Promise<LoadedRun> {
   const runDir = resolve(dir);
   assertRunDirectory(runDir);
-  const config = validateExperimentConfig(JSON.parse(await readFile(runFile(runDir, 'config'), 'utf8')), runFile(runDir, 'config'));
+  const config = await readRunConfig(runDir);
   const manifest = await readRunManifest(runDir);
   // A diagnosed run: each record gets the diagnosis that belongs to it as it is now (diagnostics.jsonl).
   const state = await readDiagnosticsState(runDir);

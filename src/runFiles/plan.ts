@@ -1,7 +1,6 @@
-import { atomicWriteJson } from '../io/atomicWrite.js';
 import { z } from 'zod';
 import { runFile } from './runDir.js';
-import { readVersionedJson, type VersionedFormat } from './versionedFile.js';
+import { firstVersionFile } from './versionedFile.js';
 
 /**
  * The plan of a run (`hisrag run --dry-run`, and `plan.json` in a run directory): per model ×
@@ -62,28 +61,14 @@ export type RunPlan = z.infer<typeof RunPlanSchema>;
 
 /** plan.json's version: 1 since files carry one (unversioned files, from before, have the same fields). */
 export const PLAN_VERSION = 1;
-export const PlanFileSchema = RunPlanSchema.extend({ version: z.literal(PLAN_VERSION) });
-
-const PLAN_FORMAT: VersionedFormat<z.infer<typeof PlanFileSchema>, RunPlan> = {
-  version: PLAN_VERSION,
-  current: PlanFileSchema,
-  legacy: RunPlanSchema,
-  upgrade: (old) => old as RunPlan,
-};
+const planFile = firstVersionFile(RunPlanSchema);
+export const PlanFileSchema = planFile.schema;
 
 /**
  * A run directory's `plan.json` (what the run was estimated to cost before its first answer);
  * undefined for runs from before plans. A damaged or hand-edited file is an error naming the file and field.
  */
-export async function readRunPlan(runDir: string): Promise<RunPlan | undefined> {
-  const read = await readVersionedJson(runFile(runDir, 'plan'), PLAN_FORMAT);
-  if (!read) return undefined;
-  const { version: _version, ...plan } = read as RunPlan & { version?: number };
-  return plan;
-}
+export const readRunPlan = (runDir: string): Promise<RunPlan | undefined> => planFile.read(runFile(runDir, 'plan'));
 
 /** Writes `plan.json` at today's version. */
-export async function writeRunPlan(runDir: string, plan: RunPlan): Promise<void> {
-  const file: z.infer<typeof PlanFileSchema> = { version: PLAN_VERSION, ...plan };
-  await atomicWriteJson(runFile(runDir, 'plan'), file);
-}
+export const writeRunPlan = (runDir: string, plan: RunPlan): Promise<void> => planFile.write(runFile(runDir, 'plan'), plan);

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { DataFileError, formatPath } from '../errors.js';
+import { atomicWriteJson } from '../io/atomicWrite.js';
 
 /**
  * How one JSON file of a run directory is read. Files written from now on carry `version` and are
@@ -89,3 +90,25 @@ export async function readVersionedJson<Current, Read>(file: string, format: Ver
   return parseVersionedJson(file, text, format);
 }
 
+/**
+ * A run file whose version 1 holds the fields the unversioned files before it had (`fields`): the
+ * schema of version 1, a reader (either version, given back without `version`) and a writer (version 1).
+ */
+export function firstVersionFile<Shape extends z.ZodRawShape>(fields: z.ZodObject<Shape>) {
+  type Value = z.infer<typeof fields>;
+  const schema = fields.extend({ version: z.literal(1) });
+  const format: VersionedFormat<unknown, Value> = { version: 1, current: schema, legacy: fields, upgrade: (old) => old as Value };
+  const withoutVersion = (read: unknown): Value => {
+    const { version: _version, ...value } = read as Value & { version?: number };
+    return value as Value;
+  };
+  return {
+    schema,
+    parse: (file: string, text: string): Value => withoutVersion(parseVersionedJson(file, text, format)),
+    read: async (file: string): Promise<Value | undefined> => {
+      const read = await readVersionedJson(file, format);
+      return read === undefined ? undefined : withoutVersion(read);
+    },
+    write: (file: string, value: Value): Promise<void> => atomicWriteJson(file, { version: 1, ...value }),
+  };
+}

@@ -4,6 +4,7 @@ import { labelTargets, labelOf, MarkSchema, scoreMarks, type LabelTarget } from 
 import { readRunForLabels } from '../app/labelSample.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { formatZodIssues } from '../errors.js';
+import { HttpError, readJson } from '../models/modelServer.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { appendLabels, labelFile, labelSampleFile, listAnnotators, readLabels, readLabelSample } from '../runFiles/labelFiles.js';
 import { AnnotatorSchema, type LabelSample } from '../runFiles/labels.js';
@@ -36,22 +37,6 @@ type Reply = (status: number, value: unknown) => void;
 async function stampOf(dir: string): Promise<string> {
   const parts = await Promise.all([labelSampleFile(dir), runFile(dir, 'items')].map((f) => stat(f).then((s) => `${s.size}:${s.mtimeMs}`, () => '-')));
   return parts.join('|');
-}
-
-function readBody(req: IncomingMessage): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY) {
-        resolve(null);
-        req.destroy();
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 /**
@@ -135,13 +120,12 @@ export class LabelRoutes {
   async write(dir: string, req: IncomingMessage, reply: Reply): Promise<void> {
     const refused = this.refusal(req);
     if (refused) return reply(refused.status, { error: refused.error });
-    const text = await readBody(req);
-    if (text === null) return reply(413, { error: 'label too large' });
     let value: unknown;
     try {
-      value = JSON.parse(text);
-    } catch {
-      return reply(400, { error: 'not valid JSON' });
+      value = await readJson(req, MAX_BODY);
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      return reply(error.status, { error: error.status === 413 ? 'label too large' : 'not valid JSON' });
     }
     const parsed = LabelWriteSchema.safeParse(value);
     if (!parsed.success) return reply(400, { error: formatZodIssues(parsed.error) });

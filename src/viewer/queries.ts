@@ -271,6 +271,22 @@ export function chunkOf(key: string, chunks: number): number {
   return h % Math.max(1, chunks);
 }
 
+/** Compare's answer for cell A against cell B and their answers' rows: the same on the live server and in a bundle. */
+export function compareResult(query: CompareQuery, cellA: CellView, cellB: CellView, rowsA: ScoreRow[], rowsB: ScoreRow[], detailB: RunDetail): CompareResult {
+  const sameRun = query.a.run === query.b.run;
+  const result = compareRows(rowsA, rowsB, { outcome: query.outcome, offset: query.offset, limit: query.limit, statistics: compareStatistics(query, detailB, sameRun) });
+  // B's decomposition is shown where it is against A: same run and model, A its baseline.
+  const d = decompositionOf(cellB.diagnostics);
+  const own = d && sameRun && query.a.model === query.b.model && d.baseline === query.a.condition;
+  return {
+    a: { ...query.a, mean: cellA.score.mean, scored: cellA.scored, answers: cellA.items },
+    b: { ...query.b, mean: cellB.score.mean, scored: cellB.scored, answers: cellB.items },
+    ...result,
+    decomposition: own ? (cellB.diagnostics as { decomposition: unknown }).decomposition : null,
+    metric: detailB.metric,
+  };
+}
+
 /** Reads a cell's diagnostics decomposition defensively (the diagnostics stage may be absent). */
 export function decompositionOf(diagnostics: unknown): { baseline: string; delta: number; n: number; meanDiff: number | null; helped: { n: number; contribution: number }; hurt: { n: number; contribution: number }; unchanged: { n: number; contribution: number } } | null {
   if (!diagnostics || typeof diagnostics !== 'object') return null;

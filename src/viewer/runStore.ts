@@ -4,7 +4,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { InputError } from '../errors.js';
 import { RUN_FILES } from '../runFiles/runDir.js';
 import type { AnswerDetail, AnswerPage, AnswerQuery, CompareQuery, CompareResult, IndexingStatus, RunDetail, RunListEntry } from './api.js';
-import { compareRows, compareStatistics, decompositionOf } from './queries.js';
+import { compareResult } from './queries.js';
 import { VIEW_CACHE_ENV, viewCacheDir, viewCacheLimit } from './cacheDir.js';
 import { markUsed, pruneCache, type PruneResult } from './cacheMaintenance.js';
 import { fullGc } from './fullGc.js';
@@ -369,20 +369,6 @@ export class RunStore {
     const cellA = runA.cell(query.a.model, query.a.condition);
     const cellB = runB.cell(query.b.model, query.b.condition);
     if (!cellA || !cellB) return null;
-    const result = compareRows(runA.scoreRows(query.a.model, query.a.condition), runB.scoreRows(query.b.model, query.b.condition), {
-      outcome: query.outcome,
-      offset: query.offset,
-      limit: query.limit,
-      statistics: compareStatistics(query, runB.detail(), runA === runB),
-    });
-    const decomposition = decompositionOf(cellB.diagnostics);
-    return {
-      a: { ...query.a, mean: cellA.score.mean, scored: cellA.scored, answers: cellA.items },
-      b: { ...query.b, mean: cellB.score.mean, scored: cellB.scored, answers: cellB.items },
-      ...result,
-      decomposition:
-        decomposition && runA === runB && decomposition.baseline === query.a.condition && query.a.model === query.b.model ? (cellB.diagnostics as { decomposition: unknown }).decomposition : null,
-      metric: runB.detail().metric,
-    };
+    return compareResult(query, cellA, cellB, runA.scoreRows(query.a.model, query.a.condition), runB.scoreRows(query.b.model, query.b.condition), runB.detail());
   }
 }

@@ -72,6 +72,18 @@ describe('hisrag view: label writes', () => {
     expect(((await response.json()) as { error: string }).error).toMatch(/加分项_2: missing/);
   });
 
+  it('refuses a body that is not JSON (400) or over 64 KiB (413), writing nothing', async () => {
+    const headers = { 'Content-Type': 'application/json', Origin: origin, [LABEL_TOKEN_HEADER]: token };
+    const send = (body: string) => fetch(`${viewer.url}api/runs/run1/labels`, { method: 'POST', headers, body });
+    const broken = await send('{"annotator": "bad",');
+    expect(broken.status).toBe(400);
+    expect(await broken.json()).toEqual({ error: 'not valid JSON' });
+    const large = await send(JSON.stringify({ annotator: 'bad', index: 0, note: 'x'.repeat(70 * 1024) }));
+    expect(large.status).toBe(413);
+    expect(await large.json()).toEqual({ error: 'label too large' });
+    expect(await readLabels(run, 'bad')).toEqual([]);
+  });
+
   it('two writers at once lose nothing', async () => {
     const headers = { 'Content-Type': 'application/json', Origin: origin, [LABEL_TOKEN_HEADER]: token };
     const writes = page.tasks.flatMap((task) => [0, 1].map((tab) => post({ annotator: 'two', index: task.index, verdicts: marksOf(task, tab as 0 | 1), note: `tab ${tab}` }, headers)));

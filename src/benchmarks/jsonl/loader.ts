@@ -17,11 +17,8 @@ export const JsonlQaRecordSchema = z
     category: z.string().optional(),
     rubrics: z.string().optional(),
     gold_chunk_ids: z.array(z.string().min(1)).optional(),
-    /** Gold evidence as character ranges of corpus documents (`documents.jsonl`): `[{doc, start, end}]`. */
     gold_spans: z.array(GoldSpanSchema).min(1).optional().describe('Gold evidence as character ranges of corpus documents (`documents.jsonl`): `[{doc, start, end}]`'),
-    /** Gold evidence as text excerpts, located in the corpus's documents. */
     gold_evidence: z.array(z.string().min(1)).min(1).optional().describe('Gold evidence as text excerpts, located in the corpus\'s documents'),
-    /** Fields of one's own: kept in `meta`, and their scalar values become groups. */
     metadata: z.record(z.string(), z.unknown()).optional().describe('Fields of one\'s own: kept in `meta`, and their scalar values become groups'),
   })
   .refine((r) => r.answer !== undefined || r.reference_answer !== undefined || r.rubrics !== undefined, {
@@ -33,7 +30,6 @@ export type JsonlQaRecord = z.infer<typeof JsonlQaRecordSchema>;
 export const JsonlParamsSchema = BenchmarkFilterSchema.extend({
   file: z.string().min(1).describe('The JSONL file, one question per line'),
   label: z.string().min(1).default('jsonl').describe('Name recorded with each item (`benchmark` column)'),
-  /** Top-level record fields of one's own to keep (as meta and groups); any other unknown field is refused. */
   metadata: MetadataFieldsSchema.describe('Top-level record fields of one\'s own to keep (as meta and groups); any other unknown field is refused'),
 }).strict();
 export type JsonlParams = z.infer<typeof JsonlParamsSchema>;

@@ -21,9 +21,7 @@ import { applyBenchmarkFilter, BenchmarkFilterSchema, describeFilter } from '../
 import type { Benchmark, BenchmarkItem } from '../types.js';
 
 export const LongHisDocParamsSchema = BenchmarkFilterSchema.extend({
-  /** The QA file `{doc_id: [records]}` (LongHisDoc.json). */
   file: z.string().min(1).describe('The QA file `{doc_id: [records]}` (LongHisDoc.json)'),
-  /** `OCR_res/` of the release: `<doc_id>.json` per document; needed by `longhisdoc-full` and page corpora. */
   ocrDir: z.string().min(1).optional().describe('`OCR_res/` of the release: `<doc_id>.json` per document; needed by `longhisdoc-full` and page corpora'),
   /**
    * `LongHisDoc_IMG/` of the release: `<doc_id>/page_<n>.jpg` (n one-based). Checked on load,
@@ -31,10 +29,8 @@ export const LongHisDocParamsSchema = BenchmarkFilterSchema.extend({
    * item names) and every item's input and evidence pages.
    */
   imageDir: z.string().min(1).optional().describe('`LongHisDoc_IMG/` of the release: `<doc_id>/page_<n>.jpg` (n one-based)'),
-  /** `error`: a missing, truncated or unreadable page image, or a folder that does not match the OCR, stops the run; `warn`: counted in describe(). */
   onImageProblem: z.enum(['error', 'warn']).default('error').describe('`error`: a missing, truncated or unreadable page image, or a folder that does not match the OCR, stops the run; `warn`: counted in describe()'),
   label: z.string().min(1).default('longhisdoc').describe('Name recorded with each item (`benchmark` column)'),
-  /** Record fields of one's own to keep (as meta and groups); any other field outside the release's schema is refused. */
   metadata: MetadataFieldsSchema.describe('Record fields of one\'s own to keep (as meta and groups); any other field outside the release\'s schema is refused'),
 }).strict();
 export type LongHisDocParams = z.infer<typeof LongHisDocParamsSchema>;

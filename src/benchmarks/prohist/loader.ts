@@ -8,16 +8,9 @@ import { PROHIST_TASKS, type Benchmark, type BenchmarkItem } from '../types.js';
 import { isOptionLetters, ProHistRecordSchema, type ProHistRecord } from './recordSchema.js';
 
 export const ProHistParamsSchema = BenchmarkFilterSchema.extend({
-  /** ProHist-Bench JSON (array of records) or JSONL. */
   file: z.string().min(1).describe('ProHist-Bench JSON (array of records) or JSONL'),
-  /** Name recorded with each item (`benchmark` column); default `prohist`. */
   label: z.string().min(1).default('prohist').describe('Name recorded with each item (`benchmark` column); default `prohist`'),
-  /**
-   * A record its metric cannot score (an open question without rubrics): `error` (default)
-   * stops with the file, record and field; `skip` leaves it out and counts it.
-   */
   onUnscorable: z.enum(['error', 'skip']).default('error').describe('A record its metric cannot score (an open question without rubrics): `error` (default) stops with the file, record and field; `skip` leaves it out and counts it'),
-  /** Record fields of one's own to keep (as meta and groups); any other field outside the release's schema is refused. */
   metadata: MetadataFieldsSchema.describe('Record fields of one\'s own to keep (as meta and groups); any other field outside the release\'s schema is refused'),
 }).strict();
 export type ProHistParams = z.infer<typeof ProHistParamsSchema>;

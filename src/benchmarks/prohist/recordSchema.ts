@@ -20,7 +20,6 @@ export const ProHistRecordSchema = z
       .union([z.number().int().positive(), z.string().regex(/^\d+$/, 'expected a number of characters').transform(Number), z.null()])
       .optional(),
     rubric_axis: z.union([z.array(z.string()), z.string()]).optional(),
-    /** MCQ: the correct option letters (`ADEF`); other categories may carry a free answer. */
     answer: z.string().optional().describe('MCQ: the correct option letters (`ADEF`); other categories may carry a free answer'),
     level_of_difficulty: z.union([z.number(), z.string()]).optional(),
   })

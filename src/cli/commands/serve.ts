@@ -45,6 +45,9 @@ function addLocalModelOptions(command: Command, what: { model: string; servedNam
     .option('--threads <n>', 'onnxruntime threads per model instance', integer('--threads', 1));
 }
 
+/** How the local model is loaded and run, as every serve command passes it to its model. */
+const modelLoading = (o: LocalModelServeOptions) => ({ model: o.model, cacheDir: o.cacheDir, allowRemote: o.allowRemote ?? false, maxTokens: o.maxTokens, batchSize: o.batchSize, threads: o.threads });
+
 /**
  * Serves until Ctrl-C/SIGTERM, then closes the server and the model (and its worker processes)
  * before the CLI exits 130.
@@ -92,19 +95,8 @@ export function registerServeCommands(program: Command): void {
       const { join } = await import('node:path');
       const dual = existsSync(join(options.model, 'onnx', 'vision_model.onnx'));
       const embedder = dual
-        ? new ClipEmbedder({ model: options.model, cacheDir: options.cacheDir, allowRemote: options.allowRemote ?? false, dtype: options.dtype as 'fp32', normalize: options.normalize, maxTokens: options.maxTokens, batchSize: options.batchSize, threads: options.threads })
-        : new TransformersEmbedder({
-        model: options.model,
-        cacheDir: options.cacheDir,
-        allowRemote: options.allowRemote ?? false,
-        dtype: options.dtype as 'fp32',
-        pooling: options.pooling as 'cls',
-        normalize: options.normalize,
-        maxTokens: options.maxTokens,
-        batchSize: options.batchSize,
-        workers: options.workers,
-        threads: options.threads,
-      });
+        ? new ClipEmbedder({ ...modelLoading(options), dtype: options.dtype as 'fp32', normalize: options.normalize })
+        : new TransformersEmbedder({ ...modelLoading(options), dtype: options.dtype as 'fp32', pooling: options.pooling as 'cls', normalize: options.normalize, workers: options.workers });
       await serveUntilStopped(async () => {
         const identity = await embedder.identity();
         const server = await startEmbeddingServer({
@@ -136,16 +128,7 @@ export function registerServeCommands(program: Command): void {
       if (options.dtype !== 'fp32' && options.dtype !== 'q8') throw new InputError(`--dtype: expected fp32 or q8, got "${options.dtype}"`);
       const { CrossEncoderReranker } = await import('../../rerank/crossEncoderReranker.js');
       const { startRerankServer } = await import('../../rerank/rerankServer.js');
-      const reranker = new CrossEncoderReranker({
-        model: options.model,
-        cacheDir: options.cacheDir,
-        allowRemote: options.allowRemote ?? false,
-        dtype: options.dtype,
-        maxTokens: options.maxTokens,
-        batchSize: options.batchSize,
-        workers: options.workers,
-        threads: options.threads,
-      });
+      const reranker = new CrossEncoderReranker({ ...modelLoading(options), dtype: options.dtype, workers: options.workers });
       await serveUntilStopped(async () => {
         const server = await startRerankServer({ reranker, modelName: options.servedName ?? options.model, host: options.host, port: options.port });
         process.stderr.write(`serving reranker ${server.modelName} at ${server.url} (POST /rerank, POST /v1/rerank)\n`);

@@ -11,7 +11,6 @@ import type { BuilderContext, BuilderItem, CorpusBuilder } from '../types.js';
 const FieldName = z.string().min(1);
 
 export const JsonCollectionParamsSchema = z.strictObject({
-  /** A .json file (an array of records), a .jsonl file, a directory of them, or a list. */
   input: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).describe('A .json file (an array of records), a .jsonl file, a directory of them, or a list'),
   /** Record fields; `text` may be an array of strings (joined by newlines). */
   fields: z
@@ -19,14 +18,11 @@ export const JsonCollectionParamsSchema = z.strictObject({
       id: FieldName.default('id'),
       title: FieldName.default('title'),
       text: FieldName.default('text'),
-      /** Extra fields copied into each chunk's meta (e.g. author, dynasty). */
       meta: z.array(FieldName).default([]).describe('Extra fields copied into each chunk\'s meta (e.g. author, dynasty)'),
     })
     .default({ id: 'id', title: 'title', text: 'text', meta: [] })
     .describe('Record fields holding the id, title and text (`text` may be an array of strings, joined by newlines), and `meta`'),
-  /** Where a .json file keeps its array, when not at the top (dot path, e.g. `data.items`). */
   recordsPath: z.string().min(1).optional().describe('Where a .json file keeps its array, when not at the top (dot path, e.g. `data.items`)'),
-  /** Convert title and text to simplified Chinese (chinese-poetry is traditional). */
   simplify: z.boolean().default(false).describe('Convert title and text to simplified Chinese (chinese-poetry is traditional)'),
 });
 export type JsonCollectionParams = z.output<typeof JsonCollectionParamsSchema>;

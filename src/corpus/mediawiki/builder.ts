@@ -10,9 +10,7 @@ import { MediawikiApiClient, type ApiResponse } from './apiClient.js';
 import { extractToSections } from './extractSections.js';
 
 const CategorySpec = z.strictObject({
-  /** Category name, with or without the `Category:` prefix. */
   name: z.string().min(1).describe('Category name, with or without the `Category:` prefix'),
-  /** 0: the category's own pages; 1: and its subcategories' pages; ... */
   depth: z.number().int().nonnegative().default(1).describe('0: the category\'s own pages; 1: and its subcategories\' pages; ..'),
 });
 
@@ -28,26 +26,17 @@ export const MediawikiApiParamsSchema = z
      * TextExtracts extension's plain text (only on wikis that have it).
      */
     source: z.enum(['wikitext', 'extracts']).default('wikitext').describe('Where the text comes from'),
-    /** Wikitext → text, as in the dump builder (`fast` or `wtf_wikipedia`). */
     parser: z.enum(WIKITEXT_PARSERS).default('fast').describe('Wikitext → text, as in the dump builder (`fast` or `wtf_wikipedia`)'),
-    /** Namespaces kept (others are skipped as `namespace`). */
     namespaces: z.array(z.number().int()).min(1).default([0]).describe('Namespaces kept (others are skipped as `namespace`)'),
-    /** Stop after this many pages in all. */
     maxPages: z.number().int().positive().optional().describe('Stop after this many pages in all'),
-    /** Titles per `prop=revisions` request (the API allows 50); extracts are read one page a request. */
     batchSize: z.number().int().positive().max(50).default(20).describe('Titles per `prop=revisions` request (the API allows 50); extracts are read one page a request'),
-    /** At least this long between two API calls. */
     minIntervalMs: z.number().int().nonnegative().default(200).describe('At least this long between two API calls'),
-    /** Retries per call on network errors, 429/5xx answers and maxlag/readonly errors. */
     retries: z.number().int().nonnegative().default(3).describe('Retries per call on network errors, 429/5xx answers and maxlag/readonly errors'),
-    /** `maxlag` sent with each request (Wikimedia asks bots for 5); 0 sends none. */
     maxlag: z.number().int().nonnegative().default(5).describe('`maxlag` sent with each request (Wikimedia asks bots for 5); 0 sends none'),
-    /** Longest `Retry-After` wait honoured before a call fails. */
     maxRetryAfterSeconds: z.number().positive().default(120).describe('Longest `Retry-After` wait honoured before a call fails'),
     userAgent: z.string().min(1).default('hisrag/0.1 (RAG corpus builder for research on Chinese historical text; https://www.mediawiki.org/wiki/API:Etiquette)').describe('User-Agent sent with each request (Wikimedia asks for one that names the tool and a contact)'),
     simplify: z.boolean().default(true).describe('Convert the text to simplified Chinese'),
     skipDisambiguation: z.boolean().default(true).describe('Skip disambiguation pages'),
-    /** Templates that mark a disambiguation page (besides the `disambiguation` page property). */
     disambiguationTemplates: z.array(z.string().min(1)).default(DEFAULT_DISAMBIGUATION_TEMPLATES).describe('Templates that mark a disambiguation page (besides the `disambiguation` page property)'),
     dropSections: z.array(z.string()).default(DEFAULT_DROPPED_SECTIONS).describe('Section titles dropped from each page (references, see also …)'),
   })

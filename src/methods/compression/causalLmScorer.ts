@@ -10,13 +10,11 @@ import { TokenLogProbs } from './tokenLogProbs.js';
 /** The causal LM whose next-token probabilities say how much information each context token carries. */
 export const CausalLmParamsSchema = z
   .object({
-    /** Hub id (looked up in `cacheDir`, e.g. onnx-community/Qwen2.5-0.5B-Instruct) or a local model directory. */
     model: z.string().min(1).describe('Hub id (looked up in `cacheDir`, e.g. onnx-community/Qwen2.5-0.5B-Instruct) or a local model directory'),
     cacheDir: modelParamFields.cacheDir,
     allowRemote: modelParamFields.allowRemote,
     dtype: modelParamFields.dtype,
     threads: modelParamFields.threads,
-    /** Tokens one forward pass takes at most (the question prefix included); longer passages are scored in windows. */
     maxTokens: z.number().int().min(16).default(1024).describe('Tokens one forward pass takes at most (the question prefix included); longer passages are scored in windows'),
   })
   .strict();

@@ -18,14 +18,12 @@ export const ResponseMappingSchema = z
     contextText: PathSchema.optional(),
     contextId: PathSchema.optional(),
     contextTitle: PathSchema.optional(),
-    /** One-based page number (LongHisDoc: pages of the item's document). */
     contextPage: PathSchema.optional().describe('One-based page number (LongHisDoc: pages of the item\'s document)'),
     contextDocId: PathSchema.optional(),
     contextScore: PathSchema.optional(),
     promptTokens: PathSchema.optional(),
     completionTokens: PathSchema.optional(),
     totalTokens: PathSchema.optional(),
-    /** What the system charged for the answer (any one currency): the record's price. */
     cost: PathSchema.optional().describe('What the system charged for the answer (any one currency): the record\'s price'),
   })
   .strict();

@@ -6,7 +6,6 @@ import { cotTemplate, FINAL_ANSWER_MARKER } from '../templates/cot.js';
 import type { PromptStrategy } from '../types.js';
 
 export const CotParamsSchema = TemplateOverrideSchema.extend({
-  /** The final answer follows the last occurrence of this marker; `finalAnswer()` returns it. */
   marker: z.string().min(1).default(FINAL_ANSWER_MARKER).describe('The final answer follows the last occurrence of this marker; `finalAnswer()` returns it'),
 }).strict();
 export type CotParams = z.infer<typeof CotParamsSchema>;

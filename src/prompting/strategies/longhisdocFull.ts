@@ -9,21 +9,12 @@ import { tokenCounters } from '../../text/tokenCounter.js';
 import type { PromptStrategy } from '../types.js';
 
 export const LongHisDocFullParamsSchema = TemplateOverrideSchema.extend({
-  /** LongHisDoc `OCR_res/` folder; defaults to the one given to the longhisdoc benchmark. */
   ocrDir: z.string().min(1).optional().describe('LongHisDoc `OCR_res/` folder; defaults to the one given to the longhisdoc benchmark'),
-  /** `input`: the record's `input_pages` (the benchmark's setting); `all`: the whole book. */
   pages: z.enum(['input', 'all']).default('input').describe('`input`: the record\'s `input_pages` (the benchmark\'s setting); `all`: the whole book'),
-  /** Tokens of OCR text (null: no limit); later pages are cut first. */
   contextBudget: z.number().int().positive().nullable().default(60_000).describe('Tokens of OCR text (null: no limit); later pages are cut first'),
   tokenCounter: z.enum(Object.keys(tokenCounters) as [keyof typeof tokenCounters]).default('cjk-estimate').describe('How `contextBudget` is counted: `cjk-estimate` (a CJK character is a token, other text 4 characters a token) or `chars` (characters)'),
-  /**
-   * What each page shows: `text` (its OCR: the benchmark's text setting), `image` (its scan: the
-   * image-input setting, for a vision-language model), `image+text` (the scan followed by its OCR).
-   */
   input: PageInputSchema.default('text').describe('What each page shows: `text` (its OCR: the benchmark\'s text setting), `image` (its scan: the image-input setting, for a vision-language model), `image+text` (the scan followed by its OCR)'),
-  /** `LongHisDoc_IMG/` folder; defaults to the one given to the longhisdoc benchmark. */
   imageDir: z.string().min(1).optional().describe('`LongHisDoc_IMG/` folder; defaults to the one given to the longhisdoc benchmark'),
-  /** Most page images in one prompt (the model's limit, e.g. vLLM's --limit-mm-per-prompt); later pages are cut first. */
   maxImages: z.number().int().positive().nullable().default(null).describe('Most page images in one prompt (the model\'s limit, e.g. vLLM\'s --limit-mm-per-prompt); later pages are cut first'),
 }).strict();
 export type LongHisDocFullParams = z.infer<typeof LongHisDocFullParamsSchema>;

@@ -10,7 +10,6 @@ import type { RetrievalQuery, RetrievedChunk } from '../types.js';
 /** Params shared by dense retrievers: the index directory and an optional query-embedder override. */
 export const denseIndexParams = {
   index: z.string().min(1).describe('Folder of the index searched'),
-  /** Registry spec of the query embedder; default: the one recorded in the index manifest. */
   embedder: ComponentSpecSchema.optional().describe('Registry spec of the query embedder; default: the one recorded in the index manifest'),
 };
 

@@ -16,7 +16,6 @@ retrievers.register({
     .object({
       retrievers: z.array(RetrieverSpecSchema).min(2).describe('Two or more retriever specs whose rankings are fused'),
       fusion: z.enum(['rrf', 'weighted']).default('rrf').describe('`rrf` (reciprocal-rank fusion) or `weighted` (min-max normalised scores, weighted)'),
-      /** One weight per child retriever (default all 1). */
       weights: z.array(z.number().nonnegative()).optional().describe('One weight per child retriever (default all 1)'),
       rrfK: z.number().positive().default(RRF_K).describe('The RRF constant: a child\'s rank r contributes 1/(rrfK + r)'),
       candidates: z.number().int().positive().optional().describe('Chunks each child retriever contributes (default max(k, 100))'),

@@ -13,13 +13,10 @@ import { retrievers } from '../registry.js';
 
 const Params = z
   .object({
-    /** A hisrag hnsw or exact index: its stored chunks and vectors fill the HNSWLib store (no re-embedding). */
     index: z.string().min(1).optional().describe('A hisrag hnsw or exact index: its stored chunks and vectors fill the HNSWLib store (no re-embedding)'),
-    /** A saved HNSWLib store (`hnswlib.index`, `docstore.json`, `args.json`): loaded when present; else the store built from `index` is saved here. */
     directory: z.string().min(1).optional().describe('A saved HNSWLib store (`hnswlib.index`, `docstore.json`, `args.json`): loaded when present; else the store built from `index` is saved here'),
     /** Query embedder spec; default: the index's. Needed when only `directory` is given. */
     embedder: ComponentSpecSchema.optional().describe('Query embedder spec; default: the index\'s'),
-    /** hnswlib's query breadth (LangChain leaves hnswlib's default, 10, which hnswlib raises to k). */
     efSearch: z.number().int().positive().optional().describe('hnswlib\'s query breadth (LangChain leaves hnswlib\'s default, 10, which hnswlib raises to k)'),
   })
   .strict()

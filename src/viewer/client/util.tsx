@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import { useEffect, useReducer, useState } from 'preact/hooks';
 import type { IndexState, RunListEntry } from '../api.js';
 
@@ -47,6 +48,15 @@ export const signed = (v: number | null | undefined, digits = 2): string => {
 };
 export const ci = (lo: number | null | undefined, hi: number | null | undefined, digits = 2): string => (lo === null || lo === undefined || hi === null || hi === undefined ? '' : `[${fmt(lo, digits)}, ${fmt(hi, digits)}]`);
 export const when = (iso: string | null): string => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '–');
+
+/** A table's header row: a string is a plain <th>; an element (a <th> with attributes) or null stands as given. */
+export function Head({ cols }: { cols: ComponentChildren[] }) {
+  return (
+    <thead>
+      <tr>{cols.map((c) => (typeof c === 'string' ? <th>{c}</th> : c))}</tr>
+    </thead>
+  );
+}
 
 export function Status({ value }: { value: string }) {
   return <span class={`status status-${value.replace(/\s+/g, '-')}`}>{value}</span>;

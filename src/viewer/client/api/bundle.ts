@@ -1,5 +1,5 @@
 import type { AnswerDetail, AnswerPage, AnswerQuery, CompareQuery, CompareResult, ImageView, RunDetail, RunListEntry, ViewerApi } from '../../api.js';
-import { cellFileKey, chunkOf, compareRows, compareStatistics, decompositionOf, filterAnswerRows, type BundleRow, type BundleRunFile } from '../../queries.js';
+import { cellFileKey, chunkOf, compareResult, filterAnswerRows, type BundleRow, type BundleRunFile } from '../../queries.js';
 
 /** What a bundle's `data/runs.js` sets before the client loads. */
 export interface BundleIndex {
@@ -90,16 +90,7 @@ export class BundleApi implements ViewerApi {
     const cellB = fileB.detail.cells.find((c) => c.model === query.b.model && c.condition === query.b.condition);
     if (!cellA || !cellB) throw new Error('not found');
     const [rowsA, rowsB] = await Promise.all([this.rows(query.a.run, query.a.model, query.a.condition), this.rows(query.b.run, query.b.model, query.b.condition)]);
-    const result = compareRows(rowsA, rowsB, { outcome: query.outcome, offset: query.offset, limit: query.limit, statistics: compareStatistics(query, fileB.detail, query.a.run === query.b.run) });
-    const d = decompositionOf(cellB.diagnostics);
-    const same = query.a.run === query.b.run && query.a.model === query.b.model && d?.baseline === query.a.condition;
-    return {
-      a: { ...query.a, mean: cellA.score.mean, scored: cellA.scored, answers: cellA.items },
-      b: { ...query.b, mean: cellB.score.mean, scored: cellB.scored, answers: cellB.items },
-      ...result,
-      decomposition: same ? (cellB.diagnostics as { decomposition: unknown }).decomposition : null,
-      metric: fileB.detail.metric,
-    };
+    return compareResult(query, cellA, cellB, rowsA, rowsB, fileB.detail);
   }
   reportUrl(): string | null {
     return null;

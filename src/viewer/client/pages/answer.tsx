@@ -1,6 +1,6 @@
 import { Link, useSearchParams } from '../router.js';
 import type { AnswerDetail, PassageView } from '../../api.js';
-import { Failure, fmt, to, useApi, useLoad } from '../util.js';
+import { Failure, fmt, Head, to, useApi, useLoad } from '../util.js';
 import { PageImages } from './pageImages.js';
 
 /** One answer — or two side by side (`vsRun`, `vsKey`) — with the question, reference, verdicts, passages, trace and cost. */
@@ -69,14 +69,7 @@ function Others({ detail }: { detail: AnswerDetail }) {
     <>
       <h2>The same question in the other conditions</h2>
       <table class="others">
-        <thead>
-          <tr>
-            <th>condition</th>
-            <th>score</th>
-            <th>answer</th>
-            <th></th>
-          </tr>
-        </thead>
+        <Head cols={['condition', 'score', 'answer', '']} />
         <tbody>
           {detail.others.map((o) => (
             <tr>
@@ -140,17 +133,7 @@ function AnswerBody({ detail, side }: { detail: AnswerDetail; side?: string }) {
           <h3>Trace ({r.trace.length} steps)</h3>
           <div class="scroll">
             <table class="trace">
-              <thead>
-                <tr>
-                  <th>#</th>
-                  <th>kind</th>
-                  <th>step</th>
-                  <th>query / response</th>
-                  <th>passages</th>
-                  <th>tokens</th>
-                  <th>ms</th>
-                </tr>
-              </thead>
+              <Head cols={['#', 'kind', 'step', 'query / response', 'passages', 'tokens', 'ms']} />
               <tbody>
                 {r.trace.map((step) => (
                   <tr class={step.error ? 'failed' : ''}>

@@ -2,7 +2,7 @@ import { Link, useLocation, useSearchParams } from '../router.js';
 import { compareQueryFromParams, compareQueryToParams, type CompareQuery, type CompareResult, type ConditionRef, type CostSide, type Outcome, type RunListEntry } from '../../api.js';
 import { decompositionOf } from '../../queries.js';
 import { deltaText } from '../../../scoring/metrics.js';
-import { ci, Failure, fmt, pValue, signed, to, useApi, useLoad } from '../util.js';
+import { ci, Failure, fmt, Head, pValue, signed, to, useApi, useLoad } from '../util.js';
 
 /** Condition B against condition A (same run or another over the same items): paired Δ, cost Δ, items better / worse / same. */
 export function CompareView() {
@@ -100,14 +100,7 @@ function Result({ query, result, onChange }: { query: CompareQuery; result: Comp
           ))}
         </div>
         <table class="cost">
-          <thead>
-            <tr>
-              <th>cost</th>
-              <th>A</th>
-              <th>B</th>
-              <th>Δ</th>
-            </tr>
-          </thead>
+          <Head cols={['cost', 'A', 'B', 'Δ']} />
           <tbody>
             {COST_ROWS.map((row) => {
               const x = row.pick(result.cost.a), y = row.pick(result.cost.b);
@@ -133,16 +126,7 @@ function Result({ query, result, onChange }: { query: CompareQuery; result: Comp
         ) : null}
       </div>
       <table class="items">
-        <thead>
-          <tr>
-            <th>item</th>
-            <th>category</th>
-            <th>question</th>
-            <th>A</th>
-            <th>B</th>
-            <th>Δ</th>
-          </tr>
-        </thead>
+        <Head cols={['item', 'category', 'question', 'A', 'B', 'Δ']} />
         <tbody>
           {result.items.rows.map((item) => (
             <tr data-item={item.itemKey} class={item.diff < 0 ? 'worse' : item.diff > 0 ? 'better' : ''}>
@@ -180,14 +164,7 @@ function Causes({ title, value }: { title: string; value: unknown }) {
   return (
     <table class="causes">
       <caption>helped / hurt items {title}</caption>
-      <thead>
-        <tr>
-          <th></th>
-          {columns.map((c) => (
-            <th>{EVIDENCE_NAMES[c] ?? c}</th>
-          ))}
-        </tr>
-      </thead>
+      <Head cols={['', ...columns.map((c) => EVIDENCE_NAMES[c] ?? c)]} />
       <tbody>
         {(['helped', 'hurt', 'unchanged'] as const).map((row) => (
           <tr>

@@ -1,5 +1,5 @@
 import type { RunDetail } from '../../api.js';
-import { ci, fmt, signed } from '../util.js';
+import { ci, fmt, Head, signed } from '../util.js';
 
 type Open = { estimate: number | null; ciLow: number | null; ciHigh: number | null } | null;
 
@@ -25,9 +25,7 @@ export function JudgeCheckTable({ detail }: { detail: RunDetail }) {
       </p>
       <div class="scroll">
         <table class="judge-check">
-          <thead>
-            <tr><th>condition</th><th>labelled</th><th>judge-only</th><th>PPI++</th><th>bias (judge − human)</th><th>Δ judge-only</th><th>Δ PPI++</th><th>judge’s part of Δ</th></tr>
-          </thead>
+          <Head cols={['condition', 'labelled', 'judge-only', 'PPI++', 'bias (judge − human)', 'Δ judge-only', 'Δ PPI++', 'judge’s part of Δ']} />
           <tbody>
             {check.means.map((m) => {
               const d = check.differences.find((x) => x.model === m.model && x.condition === m.condition);
@@ -48,9 +46,7 @@ export function JudgeCheckTable({ detail }: { detail: RunDetail }) {
         </table>
       </div>
       <table class="judge-agreement">
-        <thead>
-          <tr><th>judge</th><th>annotator</th><th>answers</th><th>r rubric</th><th>r answer</th><th>κ</th><th>α</th></tr>
-        </thead>
+        <Head cols={['judge', 'annotator', 'answers', 'r rubric', 'r answer', 'κ', 'α']} />
         <tbody>
           {[...check.agreement, ...check.annotatorAgreement].map((a) => (
             <tr>

@@ -2,7 +2,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Link, useSearchParams } from '../router.js';
 import type { JudgeReveal, LabelPage, LabelTask, SavedMarks } from '../../labelApi.js';
 import { labelsApi, labelToken } from '../api/labels.js';
-import { Failure, to, useApi, useLoad } from '../util.js';
+import { Failure, Head, to, useApi, useLoad } from '../util.js';
 
 const ANNOTATOR_NAME = /^[\p{L}\p{N}_-][\p{L}\p{N}._-]{0,63}$/u;
 
@@ -154,13 +154,7 @@ function TaskCard({ task, draft, item, judge, onMark }: { task: LabelTask; draft
       <pre class="label-answer">{task.answer}</pre>
       <h2>{task.rubric.length ? 'Rubric' : 'Is the answer correct?'}</h2>
       <table class="rubric-marks">
-        <thead>
-          <tr>
-            <th>item</th>
-            <th>your mark</th>
-            {judge ? <th>judge</th> : null}
-          </tr>
-        </thead>
+        <Head cols={['item', 'your mark', judge ? 'judge' : null]} />
         <tbody>
           {(task.rubric.length ? task.rubric : [{ key: 'correct', text: 'correct (1) or incorrect (0)', weight: 100, half: 'bonus' as const, number: 1 }]).map((r, i) => {
             const mine = task.rubric.length ? draft.verdicts[r.key] : draft.correct;

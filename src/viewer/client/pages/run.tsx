@@ -2,7 +2,7 @@ import { meanHeader, metricInfo } from '../../../scoring/metrics.js';
 import { Link, useLocation, useSearchParams } from '../router.js';
 import type { CellView, RunDetail } from '../../api.js';
 import { decompositionOf, depthText, FACTORS, factorValue, pivotCells, type Factor } from '../../queries.js';
-import { ci, Failure, fmt, Indexing, pValue, signed, Status, to, useApi, useLoad, when } from '../util.js';
+import { ci, Failure, fmt, Head, Indexing, pValue, signed, Status, to, useApi, useLoad, when } from '../util.js';
 import { ModalityTable } from './modality.js';
 import { JudgeCheckTable } from './judgeCheck.js';
 import { Figure } from '../figure.js';
@@ -180,26 +180,21 @@ function ConditionsTable({ detail }: { detail: RunDetail }) {
   return (
     <div class="scroll">
       <table class="conditions">
-        <thead>
-          <tr>
-            {many ? <th>model</th> : null}
-            <th>condition</th>
-            <th>method</th>
-            <th>retriever</th>
-            <th>k</th>
-            <th title={metricInfo(detail.metric ?? '').description}>{meanHeader(detail.metric ?? '')}</th>
-            <th>95% CI</th>
-            <th>Δ vs {detail.baseline} [95% CI]</th>
-            {tested ? <th title={family ? `paired sign-flip test; Holm and BH adjusted over the family: ${family}` : 'paired sign-flip test'}>p (Holm, BH)</th> : null}
-            {diagnosed ? <th>helped / hurt / same</th> : null}
-            <th>tokens</th>
-            <th>price</th>
-            <th>scored</th>
-            <th>failed</th>
-            <th>empty</th>
-            <th></th>
-          </tr>
-        </thead>
+        <Head
+          cols={[
+            many ? 'model' : null,
+            'condition',
+            'method',
+            'retriever',
+            'k',
+            <th title={metricInfo(detail.metric ?? '').description}>{meanHeader(detail.metric ?? '')}</th>,
+            '95% CI',
+            `Δ vs ${detail.baseline} [95% CI]`,
+            tested ? <th title={family ? `paired sign-flip test; Holm and BH adjusted over the family: ${family}` : 'paired sign-flip test'}>p (Holm, BH)</th> : null,
+            diagnosed ? 'helped / hurt / same' : null,
+            ...['tokens', 'price', 'scored', 'failed', 'empty', ''],
+          ]}
+        />
         <tbody>
           {detail.cells.map((c) => {
             const dec = decompositionOf(c.diagnostics);
@@ -245,16 +240,7 @@ function PivotTable({ detail, rows, cols }: { detail: RunDetail; rows: Factor; c
   return (
     <div class="scroll">
       <table class="pivot">
-        <thead>
-          <tr>
-            <th>
-              {rows} \ {cols}
-            </th>
-            {pivot.cols.map((c) => (
-              <th>{c}</th>
-            ))}
-          </tr>
-        </thead>
+        <Head cols={[`${rows} \\ ${cols}`, ...pivot.cols]} />
         <tbody>
           {pivot.rows.map((r, i) => (
             <tr>
@@ -283,14 +269,7 @@ function GroupsTable({ detail, groupKey }: { detail: RunDetail; groupKey: string
   return (
     <div class="scroll">
       <table class="groups">
-        <thead>
-          <tr>
-            <th>{groupKey}</th>
-            {detail.cells.map((c) => (
-              <th>{detail.run.models.length > 1 ? `${c.model} · ${c.condition}` : c.condition}</th>
-            ))}
-          </tr>
-        </thead>
+        <Head cols={[groupKey, ...detail.cells.map((c) => (detail.run.models.length > 1 ? `${c.model} · ${c.condition}` : c.condition))]} />
         <tbody>
           {values.map((v) => (
             <tr>
