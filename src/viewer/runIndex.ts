@@ -23,8 +23,9 @@ const SUMMARY_EVERY_MS = 1500;
 let loadRunModule: typeof import('../results/loadRun.js') | null = null;
 
 /**
- * One run directory, indexed. What each run already summarises is read at once — config,
- * manifest, summary.json — so the run list and a finished run's conditions need no answer. The
+ * One run directory, indexed. What each run already summarises is read at once — config (at a
+ * glance; checked against the experiment schema in the background), manifest, summary.json — so
+ * the run list and a finished run's conditions need no answer and no heavy import. The
  * answers go into an SQLite file in the viewer's cache folder (outside the run directory, which is
  * only ever read): one row per answer with the fields the tables filter and sort on, the searchable
  * text, what the summary needs (`slim`) and where the record lies in items.jsonl. The index is
