@@ -249,6 +249,8 @@ export class RunStore {
         // The experiment schema (every registered component's module) is imported here, after the run list, never before it.
         if (!run.configChecked) {
           await run.checkConfig();
+          // A run indexed by an earlier start, without a summary of its own: its summary is computed now, not when its page is first asked for.
+          if (run.ready && run.needsComputedSummary) await run.warmSummary();
           continue;
         }
         if (run.needsItems) {
