@@ -8,14 +8,14 @@
 // while a build runs reads either the sources or a complete dist/, never half a file.
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { sourceStamp, STAMP_FILE } from '../bin/sourceStamp.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
 const dist = join(root, 'dist');
-// The viewer's browser client is bundled at run time by esbuild (clientBuild.ts); it is copied as is.
+// The viewer's browser client is bundled by esbuild (clientBuild.ts, below); its sources are copied as is.
 const CLIENT = join('viewer', 'client');
 
 const stamp = sourceStamp(root);
@@ -53,6 +53,14 @@ for (const file of result.outputFiles) writeAtomically(file.path, file.contents)
 for (const rel of copies) {
   mkdirSync(dirname(join(dist, rel)), { recursive: true });
   cpSync(join(src, rel), join(dist, rel));
+}
+// The viewer's browser client, bundled once here, beside the compiled server: `hisrag view` starts without bundling it.
+const clientBuild = join(dist, 'viewer', 'clientBuild.js');
+if (existsSync(clientBuild)) {
+  const { bundleClient, PREBUILT_CLIENT } = await import(pathToFileURL(clientBuild).href);
+  const assets = await bundleClient();
+  writeAtomically(join(dist, 'viewer', PREBUILT_CLIENT.js), assets.js);
+  writeAtomically(join(dist, 'viewer', PREBUILT_CLIENT.css), assets.css);
 }
 // The library's entry (package.json `exports`): refuses a dist/ built from other sources, then re-exports.
 writeAtomically(

@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import { benchmarks } from '../benchmarks/registry.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
-import type { ExperimentConfig } from '../config/experiment.js';
 import { RunItemRecordSchema, type RunItemRecord } from '../runFiles/itemRecord.js';
 import { RUN_FILES } from '../runFiles/runDir.js';
 import type { IndexState } from './api.js';
@@ -146,9 +144,10 @@ export class AnswerLoader {
    * leaves them out) into the index, once per cache, before the first answers, so that references
    * are searchable.
    */
-  async loadItems(config: ExperimentConfig): Promise<void> {
+  async loadItems(specs: readonly { name?: string }[]): Promise<void> {
     if (this.cache.meta.itemsLoaded) return;
-    const specs = config.benchmarks;
+    // The registry imports every benchmark's loader: with the first run whose items are loaded, not at start.
+    const { benchmarks } = await import('../benchmarks/registry.js');
     const insert = this.cache.db.prepare('INSERT OR REPLACE INTO items (itemKey, info) VALUES (?, ?)');
     for (const spec of specs) {
       try {

@@ -46,7 +46,7 @@ export async function writeBundle(paths: string[], outDir: string, options: { ca
       const run = store.get(id)!;
       const folder = `r${i}`;
       mkdirSync(join(out, 'data', folder), { recursive: true });
-      const detail = run.detail();
+      const detail = (await store.run(id))!;
       const cellFiles: Record<string, number> = {};
       detail.cells.forEach((cell, n) => {
         cellFiles[cellFileKey(cell.model, cell.condition)] = n;

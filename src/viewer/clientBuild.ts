@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LABEL_TOKEN_META } from './labelApi.js';
@@ -7,37 +8,53 @@ export interface ClientAssets {
   css: string;
 }
 
-const CLIENT_ENTRY = join(dirname(fileURLToPath(import.meta.url)), 'client', 'main.tsx');
+const HERE = dirname(fileURLToPath(import.meta.url));
+const CLIENT_ENTRY = join(HERE, 'client', 'main.tsx');
+/**
+ * The client as `npm run build` bundles it beside the compiled server (dist/viewer/), which the CLI
+ * runs only when built from the sources as they are: no bundling at start. Absent beside the sources.
+ */
+export const PREBUILT_CLIENT = { js: 'client.bundle.js', css: 'client.bundle.css' } as const;
 
 let built: Promise<ClientAssets> | null = null;
 
 /**
  * The viewer's client (Preact, `src/viewer/client/`), bundled by esbuild into one script and one
- * stylesheet, in memory, on first use (a fraction of a second); the server and `--bundle` both
- * serve what this returns.
+ * stylesheet, in memory (1–2 s on a busy machine): what `npm run build` writes beside the compiled
+ * server, and what the server bundles on first use when it runs from the sources.
  */
+export async function bundleClient(): Promise<ClientAssets> {
+  const { build } = await import('esbuild');
+  const result = await build({
+    entryPoints: [CLIENT_ENTRY],
+    bundle: true,
+    write: false,
+    outdir: 'out',
+    format: 'iife',
+    platform: 'browser',
+    target: ['es2020'],
+    minify: true,
+    legalComments: 'none',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    logLevel: 'silent',
+    define: { 'process.env.NODE_ENV': '"production"' },
+  });
+  const js = result.outputFiles.find((f) => f.path.endsWith('.js'));
+  const css = result.outputFiles.find((f) => f.path.endsWith('.css'));
+  if (!js) throw new Error('viewer client: esbuild produced no script');
+  return { js: js.text, css: css?.text ?? '' };
+}
+
+/** The client the server and `--bundle` serve: the prebuilt one beside the compiled server, else bundled now (once). */
 export function clientAssets(): Promise<ClientAssets> {
   built ??= (async () => {
-    const { build } = await import('esbuild');
-    const result = await build({
-      entryPoints: [CLIENT_ENTRY],
-      bundle: true,
-      write: false,
-      outdir: 'out',
-      format: 'iife',
-      platform: 'browser',
-      target: ['es2020'],
-      minify: true,
-      legalComments: 'none',
-      jsx: 'automatic',
-      jsxImportSource: 'preact',
-      logLevel: 'silent',
-      define: { 'process.env.NODE_ENV': '"production"' },
-    });
-    const js = result.outputFiles.find((f) => f.path.endsWith('.js'));
-    const css = result.outputFiles.find((f) => f.path.endsWith('.css'));
-    if (!js) throw new Error('viewer client: esbuild produced no script');
-    return { js: js.text, css: css?.text ?? '' };
+    try {
+      const [js, css] = await Promise.all([readFile(join(HERE, PREBUILT_CLIENT.js), 'utf8'), readFile(join(HERE, PREBUILT_CLIENT.css), 'utf8')]);
+      return { js, css };
+    } catch {
+      return bundleClient();
+    }
   })();
   built.catch(() => (built = null));
   return built;

@@ -1,7 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { labelTargets, labelOf, MarkSchema, scoreMarks, type LabelTarget } from '../app/labelExchange.js';
-import { readRunForLabels } from '../app/labelSample.js';
+import type { LabelTarget } from '../app/labelExchange.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { formatZodIssues } from '../errors.js';
 import { HttpError, readJson } from '../models/modelServer.js';
@@ -21,14 +20,24 @@ interface LabelContext {
   targets: Map<string, LabelTarget>;
 }
 
-const Mark = MarkSchema;
-const LabelWriteSchema = z.strictObject({
-  annotator: AnnotatorSchema,
-  index: z.number().int().nonnegative(),
-  verdicts: z.record(z.string(), Mark).optional(),
-  correct: Mark.optional(),
-  note: z.string().max(4000).optional(),
-});
+/**
+ * Labelling reads the run's config through the experiment schema and the benchmark registry (every
+ * registered component's module): imported with the first label request, not when the viewer starts.
+ */
+const labelModules = async () => {
+  const [exchange, sample] = await Promise.all([import('../app/labelExchange.js'), import('../app/labelSample.js')]);
+  const Mark = exchange.MarkSchema;
+  const LabelWriteSchema = z.strictObject({
+    annotator: AnnotatorSchema,
+    index: z.number().int().nonnegative(),
+    verdicts: z.record(z.string(), Mark).optional(),
+    correct: Mark.optional(),
+    note: z.string().max(4000).optional(),
+  });
+  return { ...exchange, readRunForLabels: sample.readRunForLabels, LabelWriteSchema };
+};
+let labelCode: ReturnType<typeof labelModules> | null = null;
+const labelsCode = () => (labelCode ??= labelModules());
 
 const MAX_BODY = 64 * 1024;
 
@@ -56,6 +65,7 @@ export class LabelRoutes {
     const stamp = await stampOf(dir);
     const held = this.contexts.get(dir);
     if (held?.stamp === stamp) return held;
+    const { readRunForLabels, labelTargets } = await labelsCode();
     const { config, records } = await readRunForLabels(dir);
     const sample = (await readLabelSample(dir)) ?? null;
     const wanted = new Set(sample?.keys ?? []);
@@ -127,6 +137,7 @@ export class LabelRoutes {
       if (!(error instanceof HttpError)) throw error;
       return reply(error.status, { error: error.status === 413 ? 'label too large' : 'not valid JSON' });
     }
+    const { LabelWriteSchema, scoreMarks, labelOf } = await labelsCode();
     const parsed = LabelWriteSchema.safeParse(value);
     if (!parsed.success) return reply(400, { error: formatZodIssues(parsed.error) });
     const body = parsed.data;

@@ -1,6 +1,5 @@
 import { statSync } from 'node:fs';
 import { extname } from 'node:path';
-import sharp from 'sharp';
 import { insideFile } from './runFileReads.js';
 
 /** Longest side of a thumbnail, in pixels. */
@@ -41,7 +40,8 @@ export function thumbnailOf(file: string): Promise<Buffer> {
     thumbnails.set(key, thumb);
     return thumb;
   }
-  thumb = sharp(file).rotate().resize(THUMBNAIL_SIDE, THUMBNAIL_SIDE, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 75 }).toBuffer();
+  // sharp (a native image library) is imported with the first thumbnail, not when the viewer starts.
+  thumb = import('sharp').then(({ default: sharp }) => sharp(file).rotate().resize(THUMBNAIL_SIDE, THUMBNAIL_SIDE, { fit: 'inside', withoutEnlargement: true }).jpeg({ quality: 75 }).toBuffer());
   thumbnails.set(key, thumb);
   thumb.catch(() => thumbnails.delete(key));
   while (thumbnails.size > THUMBNAIL_CACHE_ENTRIES) thumbnails.delete(thumbnails.keys().next().value!);

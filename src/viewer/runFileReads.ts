@@ -1,11 +1,12 @@
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
+import { z } from 'zod';
 import type { ExperimentConfig } from '../config/experiment.js';
-import { validateExperimentConfig } from '../config/load.js';
 import { parseRunManifest, type StoredRunManifest } from '../runFiles/manifest.js';
 import { RUN_FILES } from '../runFiles/runDir.js';
 import type { RunSummary } from '../runFiles/summary.js';
 import { parseRunSummary } from '../runFiles/summaryFile.js';
+import { REDUCERS } from '../statistics/samples.js';
 import type { RunStatus } from './api.js';
 
 /** A file of the run directory, or null when it is absent or a link that leads outside the directory. */
@@ -59,13 +60,43 @@ interface StoredSummary {
 }
 
 /**
- * What a run directory says of itself, read through the run files' readers: its config (at once),
- * its manifest (again whenever its text changed) and its summary.json (again when its mtime or size
- * changed). A damaged manifest or summary is not fatal: the run is shown without it, and
- * `problems()` names the file and field.
+ * What the run list and a summarised run's page need of config.json, read without the experiment
+ * schema (`config/load`), which loads every registered component's module (LLM clients, corpus
+ * readers, tokenizers: seconds). A field that is absent or of another type reads as the schema's
+ * default until the full check (`RunFiles.checkConfig`) has run.
+ */
+const ConfigGlanceSchema = z.object({
+  name: z.string().catch(''),
+  seed: z.number().catch(42),
+  benchmarks: z.array(z.looseObject({ name: z.string().optional() })).catch([]),
+  scoring: z
+    .object({
+      baseline: z.string().catch('closed-book'),
+      bootstrapResamples: z.number().catch(1000),
+      reducer: z.enum(REDUCERS).optional().catch(undefined),
+    })
+    .catch({ baseline: 'closed-book', bootstrapResamples: 1000 }),
+});
+export type ConfigGlance = z.infer<typeof ConfigGlanceSchema>;
+
+/** The experiment schema's check, imported with the first run that needs it and shared by every run. */
+let configCheck: Promise<typeof import('../config/load.js')> | null = null;
+
+/**
+ * What a run directory says of itself, read through the run files' readers: its config at a
+ * glance (at once; the full check against the experiment schema when `checkConfig` is called, in
+ * the background), its manifest (again whenever its text changed) and its summary.json (again when
+ * its mtime or size changed). A damaged manifest or summary, or a config that fails the check, is
+ * not fatal: the run is shown without it, and `problems()` names the file and field.
  */
 export class RunFiles {
-  readonly config: ExperimentConfig;
+  readonly glance: ConfigGlance;
+  /** The config as the experiment schema reads it, once `checkConfig` has passed. */
+  config: ExperimentConfig | null = null;
+  /** Why config.json failed the experiment schema's check (null: passed, or not checked yet). */
+  private configProblem: string | null = null;
+  private checking: Promise<ExperimentConfig | null> | null = null;
+  private readonly rawConfig: Record<string, unknown>;
   manifest: StoredRunManifest = { version: 0 };
   private manifestText = '';
   /** Why manifest.json could not be read (the run is shown without it, with this message). */
@@ -77,14 +108,32 @@ export class RunFiles {
     /** Called whenever what was read changed (the run's version goes up). */
     private readonly changed: () => void,
   ) {
-    this.config = this.readConfig();
+    const raw = readJson(this.dir, RUN_FILES.config);
+    if (!raw) throw new Error(`${this.dir}: no readable ${RUN_FILES.config}`);
+    this.rawConfig = raw;
+    // `benchmark: {…}` is the schema's shorthand for a list of one.
+    this.glance = ConfigGlanceSchema.parse({ ...raw, benchmarks: raw.benchmarks ?? (raw.benchmark !== undefined ? [raw.benchmark] : undefined) });
     this.readManifest();
   }
 
-  private readConfig(): ExperimentConfig {
-    const raw = readJson(this.dir, RUN_FILES.config);
-    if (!raw) throw new Error(`${this.dir}: no readable ${RUN_FILES.config}`);
-    return validateExperimentConfig(raw, join(this.dir, RUN_FILES.config));
+  /** Whether the config has been checked against the experiment schema (passed or not). */
+  get configChecked(): boolean {
+    return this.config !== null || this.configProblem !== null;
+  }
+
+  /** Checks config.json against the experiment schema (imported now, once): the config, or null with the problem listed. */
+  checkConfig(): Promise<ExperimentConfig | null> {
+    this.checking ??= (async () => {
+      try {
+        const { validateExperimentConfig } = await (configCheck ??= import('../config/load.js'));
+        this.config = validateExperimentConfig(this.rawConfig, join(this.dir, RUN_FILES.config));
+      } catch (error) {
+        this.configProblem = (error as Error).message;
+      }
+      this.changed();
+      return this.config;
+    })();
+    return this.checking;
   }
 
   readManifest(): void {
@@ -109,7 +158,7 @@ export class RunFiles {
 
   /** What of the run's own files could not be read (damaged or hand-edited), each naming the file and field: the run is shown without them. */
   problems(): string[] {
-    return [this.manifestProblem, this.readStored().problem].filter((p): p is string => p !== null);
+    return [this.configProblem, this.manifestProblem, this.readStored().problem].filter((p): p is string => p !== null);
   }
 
   status(): RunStatus {

@@ -4,7 +4,6 @@ import type { RunSummary } from '../runFiles/summary.js';
 import { RUN_FILES } from '../runFiles/runDir.js';
 import { summarizeRun } from '../analysis/summary.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
-import { summaryOptionsOf } from '../results/loadRun.js';
 import { costFigure, depthFigure, probabilityBestFigure } from '../figures/runFigures.js';
 import type { AnswerDetail, AnswerPage, AnswerQuery, CellView, IndexState, RunDetail, RunListEntry } from './api.js';
 import { AnswerLoader, type StoredItem } from './answerLoader.js';
@@ -20,9 +19,13 @@ const INLINE_BYTES = 8 * 1024 * 1024;
 const SUMMARY_THROTTLE_ABOVE = 5000;
 const SUMMARY_EVERY_MS = 1500;
 
+/** `summaryOptionsOf` reads the checked config (its module imports the experiment schema): imported with the first summary computed from answers. */
+let loadRunModule: typeof import('../results/loadRun.js') | null = null;
+
 /**
- * One run directory, indexed. What each run already summarises is read at once — config,
- * manifest, summary.json — so the run list and a finished run's conditions need no answer. The
+ * One run directory, indexed. What each run already summarises is read at once — config (at a
+ * glance; checked against the experiment schema in the background), manifest, summary.json — so
+ * the run list and a finished run's conditions need no answer and no heavy import. The
  * answers go into an SQLite file in the viewer's cache folder (outside the run directory, which is
  * only ever read): one row per answer with the fields the tables filter and sort on, the searchable
  * text, what the summary needs (`slim`) and where the record lies in items.jsonl. The index is
@@ -72,8 +75,23 @@ export class RunIndex {
     return this.loader.needsItems;
   }
 
+  /** Whether config.json has been checked against the experiment schema (`checkConfig`). */
+  get configChecked(): boolean {
+    return this.files.configChecked;
+  }
+
+  /** Checks config.json against the experiment schema (its module imported now, once): a failure is listed in the run's problems. */
+  async checkConfig(): Promise<void> {
+    await this.files.checkConfig();
+  }
+
   loadItems(): Promise<void> {
-    return this.loader.loadItems(this.files.config);
+    return this.loader.loadItems(this.files.config?.benchmarks ?? this.files.glance.benchmarks);
+  }
+
+  /** The settings the run list and page show: the checked config's, else config.json's at a glance. */
+  private get settings() {
+    return this.files.config ?? this.files.glance;
   }
 
   /** Indexes the next lines of items.jsonl (a few MB, one transaction); returns whether more is left. */
@@ -134,12 +152,14 @@ export class RunIndex {
       if (this.summary?.value !== stored) this.summary = { changes: this.changes, at: now, value: stored };
       return stored;
     }
-    if (!this.ready) return null;
+    // Computed from the answers: with the checked config (null before, or when it failed the check).
+    const config = this.files.config;
+    if (!this.ready || !config || !loadRunModule) return null;
     const live = this.loader.counts().n > SUMMARY_THROTTLE_ABOVE && this.files.status() === 'in progress';
     if (this.summary && (this.summary.changes === this.changes || (live && now - this.summary.at < SUMMARY_EVERY_MS))) return this.summary.value;
     // The answers' slim records, for this computation only: nothing per answer is kept afterwards.
     const records = (this.cache.db.prepare('SELECT slim FROM answers').all() as { slim: string }[]).map((r) => JSON.parse(r.slim) as RunItemRecord);
-    const value = summarizeRun(records, summaryOptionsOf(this.files.config, this.files.manifest, records));
+    const value = summarizeRun(records, loadRunModule.summaryOptionsOf(config, this.files.manifest, records));
     this.summary = { changes: this.changes, at: now, value };
     return value;
   }
@@ -158,8 +178,10 @@ export class RunIndex {
     this.cache.ensureSearchIndex();
   }
 
-  /** Computes the summary now (the store's background loop calls it once a run is indexed). */
-  warmSummary(): void {
+  /** Computes the summary now, the config checked and `summaryOptionsOf` imported first (the store's background loop calls it once a run is indexed). */
+  async warmSummary(): Promise<void> {
+    await this.files.checkConfig();
+    loadRunModule ??= await import('../results/loadRun.js');
     this.currentSummary();
   }
 
@@ -175,7 +197,7 @@ export class RunIndex {
   }
 
   private computeEntry(summary: RunSummary | null, index: IndexState): RunListEntry {
-    const { config, manifest } = this.files;
+    const { manifest, glance } = this.files;
     let best: RunListEntry['best'] = null;
     for (const cell of summary?.cells ?? []) {
       if (cell.score.mean !== null && (best === null || cell.score.mean > best.mean)) {
@@ -188,27 +210,26 @@ export class RunIndex {
     const tokens = weight ? costed.reduce((s, c) => s + (c.cost!.promptTokens + c.cost!.completionTokens) * c.cost!.n, 0) / weight : null;
     const price = weight && costed.every((c) => c.cost!.price !== null) ? costed.reduce((s, c) => s + c.cost!.price! * c.cost!.n, 0) / weight : null;
     const planned = manifest.answers;
-    const options = summaryOptionsOf(config, manifest, []);
-    const configBenchmarks = config.benchmarks.map((b) => String((b as { name?: unknown }).name ?? '')).filter(Boolean);
+    const configBenchmarks = glance.benchmarks.map((b) => b.name ?? '').filter(Boolean);
     // Before the answers are indexed, what the run says of itself: its summary, else its manifest.
     const counted = index.state === 'ready' ? this.loader.counts() : null;
     const answers = counted?.n ?? summary?.totals.items ?? planned?.done ?? index.answers;
     const items = counted?.items ?? Math.max(0, ...cells.map((c) => c.items));
     return {
       id: this.id,
-      experiment: manifest.experiment ?? config.name,
+      experiment: manifest.experiment ?? this.settings.name,
       startedAt: manifest.startedAt ?? null,
       finishedAt: manifest.finishedAt ?? null,
       status: this.files.status(),
       stoppedBecause: manifest.stoppedBecause ?? null,
       problems: this.files.problems(),
-      models: summary?.models ?? options.models,
-      conditions: summary?.conditions ?? options.conditions,
+      models: summary?.models ?? manifest.models ?? [],
+      conditions: summary?.conditions ?? manifest.conditions ?? [],
       benchmarks: counted?.benchmarks.length ? counted.benchmarks : configBenchmarks,
       answers,
       total: planned?.total ?? null,
       items,
-      baseline: summary?.baseline ?? config.scoring.baseline,
+      baseline: summary?.baseline ?? this.settings.scoring.baseline,
       best,
       cost: { tokens, price, estimated: costed.some((c) => c.cost!.estimatedTokens) },
       failures: summary ? summary.totals.generationFailed + summary.totals.judgeFailed : 0,
@@ -249,7 +270,7 @@ export class RunIndex {
       for (const cell of summary?.cells ?? []) for (const [key, values] of Object.entries(cell.byGroup)) for (const value of Object.keys(values)) addGroup(key, value);
     }
     for (const list of Object.values(groupValues)) list.sort();
-    const config = this.files.config;
+    const config = this.settings;
     const detail: RunDetail = {
       run: this.listEntry(),
       baseline: summary?.baseline ?? config.scoring.baseline,

@@ -214,13 +214,15 @@ export class RunStore {
     });
   }
 
+  /** The next run with background work left: its config to check against the experiment schema, or answers to index. */
   private nextToIndex(): RunIndex | null {
+    const left = (run: RunIndex) => !run.configChecked || (!run.ready && !this.indexErrors.has(run.id));
     while (this.wanted.length) {
       const run = this.runs.get(this.wanted[0]!);
-      if (run && !run.ready && !this.indexErrors.has(run.id)) return run;
+      if (run && left(run)) return run;
       this.wanted.shift();
     }
-    for (const run of this.runs.values()) if (!run.ready && !this.indexErrors.has(run.id)) return run;
+    for (const run of this.runs.values()) if (left(run)) return run;
     return null;
   }
 
@@ -244,6 +246,13 @@ export class RunStore {
       this.wake();
       if (!run) return;
       try {
+        // The experiment schema (every registered component's module) is imported here, after the run list, never before it.
+        if (!run.configChecked) {
+          await run.checkConfig();
+          // A run indexed by an earlier start, without a summary of its own: its summary is computed now, not when its page is first asked for.
+          if (run.ready && run.needsComputedSummary) await run.warmSummary();
+          continue;
+        }
         if (run.needsItems) {
           await run.loadItems();
           fullGc();
@@ -258,7 +267,7 @@ export class RunStore {
         }
         if (!more && run.ready) {
           run.releaseMemory();
-          if (run.needsComputedSummary) run.warmSummary();
+          if (run.needsComputedSummary) await run.warmSummary();
         }
       } catch (error) {
         this.indexErrors.set(run.id, (error as Error).message);
@@ -269,7 +278,7 @@ export class RunStore {
   /** Resolves the waiters whose run (or, for null, every run) is indexed. */
   private wake(): void {
     this.waiters = this.waiters.filter((w) => {
-      const done = this.closed || (w.id === null ? [...this.runs.values()].every((r) => r.ready || this.indexErrors.has(r.id)) : (this.runs.get(w.id)?.ready ?? true) || this.indexErrors.has(w.id));
+      const done = this.closed || (w.id === null ? [...this.runs.values()].every((r) => r.configChecked && (r.ready || this.indexErrors.has(r.id))) : (this.runs.get(w.id)?.ready ?? true) || this.indexErrors.has(w.id));
       if (done) w.resolve();
       return !done;
     });
@@ -286,7 +295,7 @@ export class RunStore {
     });
   }
 
-  /** Resolves once every run's answers are indexed. */
+  /** Resolves once every run's answers are indexed and its config checked. */
   whenAllIndexed(): Promise<void> {
     return new Promise((resolvePromise) => {
       this.waiters.push({ id: null, resolve: resolvePromise });
@@ -340,8 +349,12 @@ export class RunStore {
     return this.ids().map((id) => this.get(id, Math.max(0, until - this.counters.bytes))!.listEntry());
   }
 
-  run(id: string): RunDetail | null {
-    return this.get(id, LIST_INLINE_BYTES)?.detail() ?? null;
+  /** A run's page: from its summary.json at once; a summary computed from the answers waits for the config's check (`warmSummary`). */
+  async run(id: string): Promise<RunDetail | null> {
+    const run = this.get(id, LIST_INLINE_BYTES);
+    if (!run) return null;
+    if (run.ready && run.needsComputedSummary) await run.warmSummary();
+    return run.detail();
   }
 
   /** A page of answers; while the run is still being indexed, no rows but where indexing stands (and the run is indexed next). */
@@ -366,6 +379,7 @@ export class RunStore {
     const runA = this.get(query.a.run);
     const runB = query.b.run === query.a.run ? runA : this.get(query.b.run);
     if (!runA || !runB) return null;
+    await Promise.all([runA, runB].map((run) => (run.ready && run.needsComputedSummary ? run.warmSummary() : undefined)));
     const cellA = runA.cell(query.a.model, query.a.condition);
     const cellB = runB.cell(query.b.model, query.b.condition);
     if (!cellA || !cellB) return null;

@@ -66,7 +66,7 @@ async function serveRun(store: RunStore, segments: string[], q: URLSearchParams,
   const id = segments[2]!;
   // A run that appeared since the last scan is looked for at once.
   await store.scan(!store.ids().includes(id));
-  if (segments.length === 3) return json(res, store.run(id), head);
+  if (segments.length === 3) return json(res, await store.run(id), head);
   if (segments.length === 4 && segments[3] === 'answers') return json(res, store.answers(answerQueryFromParams(id, q)), head);
   if (segments.length === 4 && segments[3] === 'answer') return json(res, await store.answer(id, q.get('key') ?? ''), head);
   // A page image the run's prompts may show: `images/<i>/<path>` (full size) or `thumbs/<i>/<path>`, i indexing the manifest's imageDirs.

@@ -295,7 +295,7 @@ describe('hisrag view: answers indexed in the background into a cache kept betwe
       // Background indexing on (as once the list has been served); its first step comes after these requests.
       store.startIndexing();
       const [entry] = await store.list();
-      expect(store.run('behind')).not.toBeNull();
+      expect(await store.run('behind')).not.toBeNull();
       // Neither indexed the append within the request.
       expect(store.counters).toMatchObject({ lines: 0, bytes: 0 });
       expect(entry!.index).toMatchObject({ state: 'indexing', totalBytes: appended });
