@@ -13,6 +13,7 @@ import { pairedDifferences } from '../../src/results/groupMeans.js';
 import { multiIndexDemoConfigIn } from '../helpers/demoConfig.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
 import { makeRecord, scored } from '../experiment/fixtures.js';
+import { mulberry32 } from '../helpers/seededRandom.js';
 
 // issue 40, "One number, everywhere": one comparison of a clustered run with repeated samples shows
 // the same interval, p, Holm- and BH-adjusted p in summary.json, the terminal table, report.html,
@@ -112,16 +113,6 @@ describe('one comparison, every surface (experiments/demo-samples.yaml: 3 volume
 // ---- (b) an independent clustered two-stage recomputation, on data generated here ----
 
 /** A seeded PRNG of the test's own (mulberry32), so nothing is shared with the code under test. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** LongHisDoc-shaped records: `volumes` × 6 questions, 3 samples each, volume difficulty shared by its questions, RAG lifting by `lift`. */
 function sampledRun(seed: number, volumes: number, lift: number): RunItemRecord[] {

@@ -14,17 +14,8 @@ import { pearson } from '../../src/statistics/agreement.js';
 import { makeRecord } from '../experiment/fixtures.js';
 import { runCli } from '../helpers/runCli.js';
 import { writeRunDir } from '../results/runDirFixture.js';
+import { mulberry32 } from '../helpers/seededRandom.js';
 
-function mulberry32(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ITEMS = 5;
 const QUESTIONS = 120;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { startOpenAIServer, type OpenAIServer } from '../helpers/openaiServer.js';
 import { runCli } from '../helpers/runCli.js';
+import { mulberry32 } from '../helpers/seededRandom.js';
 
 /**
  * The issue's "done when", end to end through the CLI: a ProHist-format benchmark written here (no
@@ -19,16 +20,6 @@ const QUESTIONS = 80;
 const WEIGHTS = [4, 3, 2, 1];
 const SAMPLE = 40;
 
-function mulberry32(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const unit = (...parts: string[]) => createHash('sha256').update(parts.join('\u0000')).digest().readUInt32BE(0) / 2 ** 32;
 const fact = (q: number, i: number) => `史事${q}之${'甲乙丙丁'[i]}`;
 const rubricScore = (hits: number[]) => (100 * hits.reduce((s, h, i) => s + h * WEIGHTS[i]!, 0)) / WEIGHTS.reduce((s, w) => s + w, 0);

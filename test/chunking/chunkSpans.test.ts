@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { chunkDocument, chunkSpans, countCodePoints, type ChunkSpan } from '../../src/chunking/chunker.js';
 import type { SectionedDocument } from '../../src/chunking/types.js';
+import { mulberry32 as random } from '../helpers/seededRandom.js';
 
 /** A seeded generator (mulberry32), so that a failing document can be reproduced. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const HAN = '天地玄黃宇宙洪荒日月盈昃辰宿列張寒來暑往秋收冬藏閏餘成歲律呂調陽';
 const ENDS = ['。', '！', '？', '；', '……', '。」', '.'];

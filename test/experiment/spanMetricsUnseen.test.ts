@@ -6,22 +6,13 @@ import { stringify } from 'yaml';
 import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
 import { recomputeSpanMetrics, storedSpanMetrics } from '../helpers/spanRecompute.js';
+import { mulberry32 as random } from '../helpers/seededRandom.js';
 
 // issue 43's second Done-when bullet: on a corpus and a benchmark with gold spans generated here
 // (so never seen when the code was written), the character recall, precision, IoU and the smallest
 // covering k recompute exactly from the records, for every chunking of a sweep.
 
 /** A seeded generator (mulberry32). */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const HAN = '甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥春夏秋冬東西南北金木水火土山川河海風雨雷電日月星辰';
 const noSpaceOrPunctuation = (text: string) => text.normalize('NFKC').replace(/[\s\p{P}\p{S}]/gu, '');
