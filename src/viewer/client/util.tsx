@@ -1,6 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useReducer, useState } from 'preact/hooks';
-import type { IndexState, RunListEntry } from '../api.js';
+import type { IndexState, RunDetail, RunListEntry } from '../api.js';
+import { useApi } from './context.js';
+import { useSearchParams } from './router.js';
 
 export { ApiContext, useApi } from './context.js';
 export { useVirtualizer } from './virtual.js';
@@ -32,12 +34,36 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[], poll?: (data
   return state;
 }
 
+/** A run's detail; the live server's is polled while the run is in progress or still being indexed. */
+export function useRunDetail(id: string): Loaded<RunDetail> {
+  const api = useApi();
+  return useLoad(() => api.run(id), [id], (d) => (api.live && (d.run.status === 'in progress' || d.run.index?.state === 'indexing') ? 1500 : null));
+}
+
+/** The view's URL parameters, and a setter of some of them (an empty value removes one) that replaces the history entry. */
+export function useViewParams(): [URLSearchParams, (patch: Record<string, string>) => void] {
+  const [params, setParams] = useSearchParams();
+  const set = (patch: Record<string, string>) =>
+    setParams((p) => {
+      const next = new URLSearchParams(p);
+      for (const [key, value] of Object.entries(patch)) {
+        if (value) next.set(key, value);
+        else next.delete(key);
+      }
+      return next;
+    }, { replace: true });
+  return [params, set];
+}
+
 /** A path of the hash router with its parameters; always with `?`, so that moving on clears the old ones. */
 export function to(path: string, params?: Record<string, string | number | undefined | null> | URLSearchParams): string {
   const p = params instanceof URLSearchParams ? params : new URLSearchParams();
   if (!(params instanceof URLSearchParams)) for (const [k, v] of Object.entries(params ?? {})) if (v !== undefined && v !== null && v !== '') p.set(k, String(v));
   return `${path}?${p}`;
 }
+
+/** A run's page (`page`: `/answers`, `/answer`, `/label` …) as a router path. */
+export const runPath = (id: string, page = '', params?: Record<string, string | number | undefined | null>): string => to(`/run/${encodeURIComponent(id)}${page}`, params);
 
 export const fmt = (v: number | null | undefined, digits = 2): string => (v === null || v === undefined || Number.isNaN(v) ? '–' : v.toFixed(digits));
 export const signed = (v: number | null | undefined, digits = 2): string => {
@@ -55,6 +81,24 @@ export function Head({ cols }: { cols: ComponentChildren[] }) {
     <thead>
       <tr>{cols.map((c) => (typeof c === 'string' ? <th>{c}</th> : c))}</tr>
     </thead>
+  );
+}
+
+/**
+ * A drop-down: options as values (shown as they are) or [value, text] pairs; with `label`, inside a
+ * <label> that shows it (`name`, its accessible name, defaults to it).
+ */
+export function Choice(props: { label?: string; name?: string; value: string; options: (string | [string, string])[]; onChange: (value: string) => void }) {
+  const select = (
+    <select aria-label={props.name ?? props.label} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+      {props.options.map((o) => (typeof o === 'string' ? <option value={o}>{o}</option> : <option value={o[0]}>{o[1]}</option>))}
+    </select>
+  );
+  if (props.label === undefined) return select;
+  return (
+    <label>
+      {props.label} {select}
+    </label>
   );
 }
 

@@ -1,6 +1,6 @@
 import { Link, useSearchParams } from '../router.js';
 import type { AnswerDetail, PassageView } from '../../api.js';
-import { Failure, fmt, Head, to, useApi, useLoad } from '../util.js';
+import { Failure, fmt, Head, runPath, useApi, useLoad } from '../util.js';
 import { PageImages } from './pageImages.js';
 
 /** One answer — or two side by side (`vsRun`, `vsKey`) — with the question, reference, verdicts, passages, trace and cost. */
@@ -21,7 +21,7 @@ export function AnswerView({ run }: { run: string }) {
       <h1>
         {r.itemId} <span class="meta">[{r.category}]</span>{' '}
         <span class="meta">
-          <Link href={to(`/run/${encodeURIComponent(run)}`)}>{run}</Link>
+          <Link href={runPath(run)}>{run}</Link>
         </span>
       </h1>
       <h2>Question</h2>
@@ -74,12 +74,12 @@ function Others({ detail }: { detail: AnswerDetail }) {
           {detail.others.map((o) => (
             <tr>
               <td>
-                <Link href={to(`/run/${encodeURIComponent(o.run)}/answer`, { key: o.key })}>{detail.others.some((x) => x.model !== detail.record.model) ? `${o.model} · ${o.condition}` : o.condition}</Link>
+                <Link href={runPath(o.run, '/answer', { key: o.key })}>{detail.others.some((x) => x.model !== detail.record.model) ? `${o.model} · ${o.condition}` : o.condition}</Link>
               </td>
               <td class="num">{o.status === 'scored' ? fmt(o.score) : <span class="failed">{o.status}</span>}</td>
               <td class="text">{o.answer}</td>
               <td>
-                <Link href={to(`/run/${encodeURIComponent(o.run)}/answer`, { key: detail.record.key, vsRun: o.run, vsKey: o.key })}>side by side</Link>
+                <Link href={runPath(o.run, '/answer', { key: detail.record.key, vsRun: o.run, vsKey: o.key })}>side by side</Link>
               </td>
             </tr>
           ))}

@@ -1,16 +1,14 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Link, useSearchParams } from '../router.js';
-import { answerQueryFromParams, answerQueryToParams, type AnswerQuery, type AnswerRow, type RunDetail } from '../../api.js';
-import { Failure, fmt, Indexing, to, useApi, useDebounced, useLoad, useVirtualizer } from '../util.js';
-import type { IndexState } from '../../api.js';
+import { answerQueryFromParams, answerQueryToParams, type AnswerQuery, type AnswerRow, type IndexState, type RunDetail } from '../../api.js';
+import { Choice, Failure, fmt, Indexing, runPath, useApi, useDebounced, useRunDetail, useVirtualizer } from '../util.js';
 
 const PAGE = 100;
 const ROW_HEIGHT = 34;
 
 /** A condition's answers: filters and search in the URL, rows fetched page by page as they scroll into view. */
 export function AnswersView({ run }: { run: string }) {
-  const api = useApi();
-  const detail = useLoad(() => api.run(run), [run], (d) => (api.live && (d.run.status === 'in progress' || d.run.index?.state === 'indexing') ? 1500 : null));
+  const detail = useRunDetail(run);
   const [params, setParams] = useSearchParams();
   if (detail.error) return <Failure error={detail.error} />;
   if (!detail.data) return <p class="loading">Loading run…</p>;
@@ -27,7 +25,7 @@ export function AnswersView({ run }: { run: string }) {
   return (
     <section class="answers-page">
       <h1>
-        Answers · <Link href={to(`/run/${encodeURIComponent(run)}`)}>{d.run.experiment}</Link> <span class="meta">{d.run.id}</span>
+        Answers · <Link href={runPath(run)}>{d.run.experiment}</Link> <span class="meta">{d.run.id}</span>
       </h1>
       <Filters detail={d} query={q} set={set} />
       <AnswerTable query={q} version={d.run.version} />
@@ -43,58 +41,34 @@ function Filters({ detail, query, set }: { detail: RunDetail; query: AnswerQuery
   }, [debounced]);
   const cellValue = `${query.model}\u0000${query.condition}`;
   const label = (model: string, condition: string) => (detail.run.models.length > 1 ? `${model} · ${condition}` : condition);
+  const chooseCell = (value: string) => {
+    const [model, condition] = value.split('\u0000');
+    set({ model, condition, differsFrom: query.differsFrom === condition ? undefined : query.differsFrom });
+  };
   const numberOrUndefined = (v: string) => (v.trim() === '' || !Number.isFinite(Number(v)) ? undefined : Number(v));
   return (
     <div class="filters">
-      <label>
-        condition{' '}
-        <select aria-label="condition" value={cellValue} onChange={(e) => { const [model, condition] = e.currentTarget.value.split('\u0000'); set({ model, condition, differsFrom: query.differsFrom === condition ? undefined : query.differsFrom }); }}>
-          {detail.cells.map((c) => (
-            <option value={`${c.model}\u0000${c.condition}`}>{label(c.model, c.condition)}</option>
-          ))}
-        </select>
-      </label>
+      <Choice label="condition" value={cellValue} options={detail.cells.map((c) => [`${c.model}\u0000${c.condition}`, label(c.model, c.condition)])} onChange={chooseCell} />
       <input type="search" aria-label="search" placeholder="search question, answer, reference…" value={text} onInput={(e) => setText(e.currentTarget.value)} />
-      <label>
-        group{' '}
-        <select aria-label="group" value={query.group ?? ''} onChange={(e) => set({ group: e.currentTarget.value || undefined })}>
-          <option value="">all</option>
-          {detail.groupKeys.flatMap((k) => (detail.groupValues[k] ?? []).map((v) => <option value={`${k}=${v}`}>{`${k}: ${v}`}</option>))}
-        </select>
-      </label>
+      <Choice
+        label="group"
+        value={query.group ?? ''}
+        options={[['', 'all'], ...detail.groupKeys.flatMap((k) => (detail.groupValues[k] ?? []).map((v): [string, string] => [`${k}=${v}`, `${k}: ${v}`]))]}
+        onChange={(value) => set({ group: value || undefined })}
+      />
       <label>
         score{' '}
         <input class="score" type="number" aria-label="minimum score" placeholder="min" value={query.scoreMin ?? ''} onChange={(e) => set({ scoreMin: numberOrUndefined(e.currentTarget.value) })} />–
         <input class="score" type="number" aria-label="maximum score" placeholder="max" value={query.scoreMax ?? ''} onChange={(e) => set({ scoreMax: numberOrUndefined(e.currentTarget.value) })} />
       </label>
-      <label>
-        status{' '}
-        <select aria-label="status" value={query.status ?? 'all'} onChange={(e) => set({ status: e.currentTarget.value as AnswerQuery['status'] })}>
-          <option value="all">all</option>
-          <option value="scored">scored</option>
-          <option value="failed">failed</option>
-          <option value="empty">empty</option>
-        </select>
-      </label>
-      <label>
-        differs from{' '}
-        <select aria-label="differs from" value={query.differsFrom ?? ''} onChange={(e) => set({ differsFrom: e.currentTarget.value || undefined })}>
-          <option value="">–</option>
-          {detail.cells
-            .filter((c) => c.model === query.model && c.condition !== query.condition)
-            .map((c) => (
-              <option value={c.condition}>{c.condition}</option>
-            ))}
-        </select>
-      </label>
-      <label>
-        sort{' '}
-        <select aria-label="sort" value={query.sort ?? 'item'} onChange={(e) => set({ sort: e.currentTarget.value as AnswerQuery['sort'] })}>
-          <option value="item">item</option>
-          <option value="score">score ↑</option>
-          <option value="-score">score ↓</option>
-        </select>
-      </label>
+      <Choice label="status" value={query.status ?? 'all'} options={['all', 'scored', 'failed', 'empty']} onChange={(value) => set({ status: value as AnswerQuery['status'] })} />
+      <Choice
+        label="differs from"
+        value={query.differsFrom ?? ''}
+        options={[['', '–'], ...detail.cells.filter((c) => c.model === query.model && c.condition !== query.condition).map((c) => c.condition)]}
+        onChange={(value) => set({ differsFrom: value || undefined })}
+      />
+      <Choice label="sort" value={query.sort ?? 'item'} options={['item', ['score', 'score ↑'], ['-score', 'score ↓']]} onChange={(value) => set({ sort: value as AnswerQuery['sort'] })} />
     </div>
   );
 }
@@ -164,7 +138,7 @@ function AnswerTable({ query, version }: { query: AnswerQuery; version: number }
                 {row ? (
                   <>
                     <span>
-                      <Link href={to(`/run/${encodeURIComponent(query.run)}/answer`, { key: row.key })}>{row.itemId}</Link>
+                      <Link href={runPath(query.run, '/answer', { key: row.key })}>{row.itemId}</Link>
                     </span>
                     <span>{row.category}</span>
                     <span class="text" title={row.question}>{row.question}</span>

@@ -2,7 +2,7 @@ import { Link, useLocation, useSearchParams } from '../router.js';
 import { compareQueryFromParams, compareQueryToParams, type CompareQuery, type CompareResult, type ConditionRef, type CostSide, type Outcome, type RunListEntry } from '../../api.js';
 import { decompositionOf } from '../../queries.js';
 import { deltaText } from '../../../scoring/metrics.js';
-import { ci, Failure, fmt, Head, pValue, signed, to, useApi, useLoad } from '../util.js';
+import { Choice, ci, Failure, fmt, Head, pValue, runPath, signed, to, useApi, useLoad } from '../util.js';
 
 /** Condition B against condition A (same run or another over the same items): paired Δ, cost Δ, items better / worse / same. */
 export function CompareView() {
@@ -30,26 +30,16 @@ function Pickers({ runs, query, onChange }: { runs: RunListEntry[]; query: Compa
   const b = query?.b ?? { run: first.id, model: first.models[0] ?? '', condition: first.conditions[first.conditions.length - 1] ?? '' };
   const side = (label: string, ref: ConditionRef, set: (r: ConditionRef) => void) => {
     const run = runs.find((r) => r.id === ref.run) ?? first;
+    const chooseRun = (id: string) => {
+      const r = runs.find((x) => x.id === id)!;
+      set({ run: r.id, model: r.models.includes(ref.model) ? ref.model : (r.models[0] ?? ''), condition: r.conditions.includes(ref.condition) ? ref.condition : r.baseline });
+    };
     return (
       <fieldset class="picker">
         <legend>{label}</legend>
-        <select aria-label={`${label} run`} value={run.id} onChange={(e) => { const r = runs.find((x) => x.id === e.currentTarget.value)!; set({ run: r.id, model: r.models.includes(ref.model) ? ref.model : r.models[0] ?? '', condition: r.conditions.includes(ref.condition) ? ref.condition : r.baseline }); }}>
-          {runs.map((r) => (
-            <option value={r.id}>{r.id}</option>
-          ))}
-        </select>
-        {run.models.length > 1 ? (
-          <select aria-label={`${label} model`} value={ref.model} onChange={(e) => set({ ...ref, model: e.currentTarget.value })}>
-            {run.models.map((m) => (
-              <option value={m}>{m}</option>
-            ))}
-          </select>
-        ) : null}
-        <select aria-label={`${label} condition`} value={ref.condition} onChange={(e) => set({ ...ref, condition: e.currentTarget.value })}>
-          {run.conditions.map((c) => (
-            <option value={c}>{c}</option>
-          ))}
-        </select>
+        <Choice name={`${label} run`} value={run.id} options={runs.map((r) => r.id)} onChange={chooseRun} />
+        {run.models.length > 1 ? <Choice name={`${label} model`} value={ref.model} options={run.models} onChange={(model) => set({ ...ref, model })} /> : null}
+        <Choice name={`${label} condition`} value={ref.condition} options={run.conditions} onChange={(condition) => set({ ...ref, condition })} />
       </fieldset>
     );
   };
@@ -131,7 +121,7 @@ function Result({ query, result, onChange }: { query: CompareQuery; result: Comp
           {result.items.rows.map((item) => (
             <tr data-item={item.itemKey} class={item.diff < 0 ? 'worse' : item.diff > 0 ? 'better' : ''}>
               <td>
-                <Link href={to(`/run/${encodeURIComponent(query.b.run)}/answer`, { key: item.keyB, vsRun: query.a.run, vsKey: item.keyA })}>{item.itemId}</Link>
+                <Link href={runPath(query.b.run, '/answer', { key: item.keyB, vsRun: query.a.run, vsKey: item.keyA })}>{item.itemId}</Link>
               </td>
               <td>{item.category}</td>
               <td class="text">{item.question}</td>

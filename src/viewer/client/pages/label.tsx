@@ -2,7 +2,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Link, useSearchParams } from '../router.js';
 import type { JudgeReveal, LabelPage, LabelTask, SavedMarks } from '../../labelApi.js';
 import { labelsApi, labelToken } from '../api/labels.js';
-import { Failure, Head, to, useApi, useLoad } from '../util.js';
+import { Failure, Head, runPath, useApi, useLoad } from '../util.js';
 
 const ANNOTATOR_NAME = /^[\p{L}\p{N}_-][\p{L}\p{N}._-]{0,63}$/u;
 
@@ -122,7 +122,7 @@ function Workspace({ run, annotator, page }: { run: string; annotator: string; p
   return (
     <section class="label-page">
       <h1>
-        Label answers <span class="meta"><Link href={to(`/run/${encodeURIComponent(run)}`)}>{run}</Link> · annotator <b class="annotator-name">{annotator}</b> (<Link href={to(`/run/${encodeURIComponent(run)}/label`)}>change</Link>)</span>
+        Label answers <span class="meta"><Link href={runPath(run)}>{run}</Link> · annotator <b class="annotator-name">{annotator}</b> (<Link href={runPath(run, '/label')}>change</Link>)</span>
       </h1>
       <p class="label-progress">
         answer <b>{at.pos + 1}</b> of {page.tasks.length} · <span class="labelled-count">{done}</span> labelled · keys: j/k item, 1/h hit, 0/m miss, Enter save, n/p next/previous answer

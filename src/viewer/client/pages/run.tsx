@@ -1,8 +1,8 @@
 import { meanHeader, metricInfo } from '../../../scoring/metrics.js';
-import { Link, useLocation, useSearchParams } from '../router.js';
+import { Link, useLocation } from '../router.js';
 import type { CellView, RunDetail } from '../../api.js';
 import { decompositionOf, depthText, FACTORS, factorValue, pivotCells, type Factor } from '../../queries.js';
-import { ci, Failure, fmt, Head, Indexing, pValue, signed, Status, to, useApi, useLoad, when } from '../util.js';
+import { Choice, ci, Failure, fmt, Head, Indexing, pValue, runPath, signed, Status, to, useApi, useLoad, useRunDetail, useViewParams, when } from '../util.js';
 import { ModalityTable } from './modality.js';
 import { JudgeCheckTable } from './judgeCheck.js';
 import { Figure } from '../figure.js';
@@ -16,21 +16,14 @@ export function compareLink(run: string, model: string, a: string, b: string): s
 /** One run: its conditions (flat or pivoted by two factors), score against k and cost, groups. */
 export function RunView({ id }: { id: string }) {
   const api = useApi();
-  const [params, setParams] = useSearchParams();
-  const detail = useLoad(() => api.run(id), [id], (d) => (api.live && (d.run.status === 'in progress' || d.run.index?.state === 'indexing') ? 1500 : null));
+  const [params, set] = useViewParams();
+  const detail = useRunDetail(id);
   if (detail.error) return <Failure error={detail.error} />;
   if (!detail.data) return <p class="loading">Loading run…</p>;
   const d = detail.data;
   const rows = (params.get('rows') ?? '') as Factor | '';
   const cols = (params.get('cols') ?? '') as Factor | '';
   const groupKey = params.get('groups') ?? d.groupKeys.find((k) => k === 'category') ?? d.groupKeys[0] ?? '';
-  const set = (key: string, value: string) =>
-    setParams((p) => {
-      const n = new URLSearchParams(p);
-      if (value) n.set(key, value);
-      else n.delete(key);
-      return n;
-    }, { replace: true });
   const report = api.reportUrl(id);
   return (
     <section>
@@ -44,7 +37,7 @@ export function RunView({ id }: { id: string }) {
         {api.live ? (
           <>
             {' '}
-            · <Link href={to(`/run/${encodeURIComponent(id)}/label`)}>label answers</Link>
+            · <Link href={runPath(id, '/label')}>label answers</Link>
           </>
         ) : null}
         {report && d.report ? (
@@ -62,24 +55,8 @@ export function RunView({ id }: { id: string }) {
       <Previous detail={d} />
       <h2>Conditions</h2>
       <div class="filters">
-        <label>
-          pivot rows{' '}
-          <select aria-label="pivot rows" value={rows} onChange={(e) => set('rows', e.currentTarget.value)}>
-            <option value="">(flat table)</option>
-            {FACTORS.map((f) => (
-              <option value={f}>{f}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          columns{' '}
-          <select aria-label="pivot columns" value={cols} onChange={(e) => set('cols', e.currentTarget.value)}>
-            <option value="">–</option>
-            {FACTORS.map((f) => (
-              <option value={f}>{f}</option>
-            ))}
-          </select>
-        </label>
+        <Choice label="pivot rows" value={rows} options={[['', '(flat table)'], ...FACTORS]} onChange={(value) => set({ rows: value })} />
+        <Choice label="columns" name="pivot columns" value={cols} options={[['', '–'], ...FACTORS]} onChange={(value) => set({ cols: value })} />
         <CompareForm detail={d} />
       </div>
       {rows && cols && rows !== cols ? <PivotTable detail={d} rows={rows} cols={cols} /> : <ConditionsTable detail={d} />}
@@ -97,14 +74,7 @@ export function RunView({ id }: { id: string }) {
         <>
           <h2>Groups</h2>
           <div class="filters">
-            <label>
-              by{' '}
-              <select aria-label="group key" value={groupKey} onChange={(e) => set('groups', e.currentTarget.value)}>
-                {d.groupKeys.map((k) => (
-                  <option value={k}>{k}</option>
-                ))}
-              </select>
-            </label>
+            <Choice label="by" name="group key" value={groupKey} options={d.groupKeys} onChange={(value) => set({ groups: value })} />
           </div>
           <GroupsTable detail={d} groupKey={groupKey} />
         </>
@@ -126,7 +96,7 @@ function Previous({ detail }: { detail: RunDetail }) {
   const shared = best && previous.conditions.includes(best.condition) && previous.models.includes(best.model);
   return (
     <p class="meta previous">
-      previous run of {mine.experiment}: <Link href={to(`/run/${encodeURIComponent(previous.id)}`)}>{previous.id}</Link>
+      previous run of {mine.experiment}: <Link href={runPath(previous.id)}>{previous.id}</Link>
       {shared ? (
         <>
           {' '}
@@ -169,8 +139,6 @@ function CompareForm({ detail }: { detail: RunDetail }) {
   );
 }
 
-/** A p-value in three decimals (below 0.001: `<0.001`), as the terminal table writes it. */
-
 function ConditionsTable({ detail }: { detail: RunDetail }) {
   const many = detail.run.models.length > 1;
   const diagnosed = detail.cells.some((c) => decompositionOf(c.diagnostics));
@@ -202,7 +170,7 @@ function ConditionsTable({ detail }: { detail: RunDetail }) {
               <tr data-condition={c.condition}>
                 {many ? <td>{c.model}</td> : null}
                 <td>
-                  <Link href={to(`/run/${encodeURIComponent(detail.run.id)}/answers`, { model: c.model, condition: c.condition })}>{c.condition}</Link>
+                  <Link href={runPath(detail.run.id, '/answers', { model: c.model, condition: c.condition })}>{c.condition}</Link>
                 </td>
                 <td>{c.strategy}</td>
                 <td>{c.retriever ?? '–'}</td>
@@ -274,7 +242,7 @@ function GroupsTable({ detail, groupKey }: { detail: RunDetail; groupKey: string
           {values.map((v) => (
             <tr>
               <th>
-                <Link href={to(`/run/${encodeURIComponent(detail.run.id)}/answers`, { model: detail.cells[0]?.model, condition: detail.cells[0]?.condition, group: `${groupKey}=${v}` })}>{v}</Link>
+                <Link href={runPath(detail.run.id, '/answers', { model: detail.cells[0]?.model, condition: detail.cells[0]?.condition, group: `${groupKey}=${v}` })}>{v}</Link>
               </th>
               {detail.cells.map((c) => {
                 const g = c.byGroup[groupKey]?.[v];

@@ -1,6 +1,6 @@
-import { Link, useSearchParams } from '../router.js';
+import { Link } from '../router.js';
 import type { RunListEntry } from '../../api.js';
-import { ci, Failure, fmt, indexedShare, Status, to, useApi, useLoad, when } from '../util.js';
+import { Choice, ci, Failure, fmt, indexedShare, runPath, Status, useApi, useLoad, useViewParams, when } from '../util.js';
 
 type Column = { key: string; label: string; value: (r: RunListEntry) => string | number | null };
 
@@ -20,20 +20,13 @@ const COLUMNS: Column[] = [
 /** Every run served: sortable by any column, filtered by text, benchmark and model. */
 export function RunsView() {
   const api = useApi();
-  const [params, setParams] = useSearchParams();
+  const [params, set] = useViewParams();
   const runs = useLoad(() => api.runs(), [], () => (api.live ? 2000 : null));
   const q = params.get('q') ?? '';
   const benchmark = params.get('benchmark') ?? '';
   const model = params.get('model') ?? '';
   const sort = params.get('sort') ?? 'started';
   const desc = params.get('dir') !== 'asc';
-  const set = (key: string, value: string) =>
-    setParams((p) => {
-      const next = new URLSearchParams(p);
-      if (value) next.set(key, value);
-      else next.delete(key);
-      return next;
-    }, { replace: true });
   if (runs.error) return <Failure error={runs.error} />;
   if (!runs.data) return <p class="loading">Loading runs…</p>;
   const all = runs.data;
@@ -56,25 +49,9 @@ export function RunsView() {
     <section>
       <h1>Runs</h1>
       <div class="filters">
-        <input type="search" placeholder="filter runs…" aria-label="filter runs" value={q} onInput={(e) => set('q', e.currentTarget.value)} />
-        <label>
-          benchmark{' '}
-          <select aria-label="benchmark" value={benchmark} onChange={(e) => set('benchmark', e.currentTarget.value)}>
-            <option value="">all</option>
-            {benchmarks.map((b) => (
-              <option value={b}>{b}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          model{' '}
-          <select aria-label="model" value={model} onChange={(e) => set('model', e.currentTarget.value)}>
-            <option value="">all</option>
-            {models.map((m) => (
-              <option value={m}>{m}</option>
-            ))}
-          </select>
-        </label>
+        <input type="search" placeholder="filter runs…" aria-label="filter runs" value={q} onInput={(e) => set({ q: e.currentTarget.value })} />
+        <Choice label="benchmark" value={benchmark} options={[['', 'all'], ...benchmarks]} onChange={(value) => set({ benchmark: value })} />
+        <Choice label="model" value={model} options={[['', 'all'], ...models]} onChange={(value) => set({ model: value })} />
         <span class="meta">
           {shown.length} of {all.length} runs
         </span>
@@ -86,7 +63,7 @@ export function RunsView() {
               <th>run</th>
               {COLUMNS.map((c) => (
                 <th>
-                  <button class="sort" onClick={() => setParams((p) => { const n = new URLSearchParams(p); n.set('sort', c.key); n.set('dir', sort === c.key && desc ? 'asc' : 'desc'); return n; }, { replace: true })}>
+                  <button class="sort" onClick={() => set({ sort: c.key, dir: sort === c.key && desc ? 'asc' : 'desc' })}>
                     {c.label}
                     {sort === c.key ? (desc ? ' ▼' : ' ▲') : ''}
                   </button>
@@ -98,7 +75,7 @@ export function RunsView() {
             {shown.map((r) => (
               <tr data-run={r.id}>
                 <td>
-                  <Link href={to(`/run/${encodeURIComponent(r.id)}`)}>{r.id}</Link>
+                  <Link href={runPath(r.id)}>{r.id}</Link>
                 </td>
                 <td>{r.experiment}</td>
                 <td>{when(r.startedAt)}</td>
