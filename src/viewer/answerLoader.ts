@@ -5,7 +5,7 @@ import type { BenchmarkItem } from '../benchmarks/types.js';
 import { RunItemRecordSchema, type RunItemRecord } from '../runFiles/itemRecord.js';
 import { RUN_FILES } from '../runFiles/runDir.js';
 import type { IndexState } from './api.js';
-import type { IndexCache, IndexCounters } from './indexCache.js';
+import { metaValue, type IndexCache, type IndexCounters } from './indexCache.js';
 import { haystackOf } from './queries.js';
 import { insideFile } from './runFileReads.js';
 
@@ -16,11 +16,7 @@ const STEP_BYTES = 1024 * 1024;
 /** Bytes before the indexed offset whose hash tells a file rewritten in place from one appended to. */
 const TAIL = 4096;
 
-/**
- * What the summary needs of a record, without its texts (prompt, passages, trace, response): the
- * index keeps these in memory for the run's summary, so memory grows with the number of answers,
- * never with what they say.
- */
+/** What the summary needs of a record, without its texts (prompt, passages, trace, response): a few hundred bytes. */
 function slim(record: RunItemRecord): RunItemRecord {
   const out: RunItemRecord = {
     ...record,
@@ -43,14 +39,11 @@ function keptImage(record: RunItemRecord): RunItemRecord['prompt'] {
   return message ? [{ role: message.role, content: '', images: [message.images![0]!] }] : [];
 }
 
-export interface StoredItem {
-  referenceAnswer?: string;
-  rubrics?: string;
-  answer?: BenchmarkItem['answer'];
-  goldChunkIds?: string[];
-  evidencePages?: number[];
-  docId?: string;
-}
+/** What the index keeps of a benchmark item: references (searched), rubrics and gold evidence. */
+export type StoredItem = Partial<Pick<BenchmarkItem, 'referenceAnswer' | 'rubrics' | 'answer' | 'goldChunkIds' | 'evidencePages' | 'docId'>>;
+
+/** Answers, distinct questions and benchmark names in an index. */
+type AnswerCounts = { n: number; items: number; benchmarks: string[] };
 
 /**
  * Loads a run's answers into its index cache incrementally: items.jsonl is read in steps from the
@@ -61,7 +54,7 @@ export interface StoredItem {
 export class AnswerLoader {
   /** The file as last seen: a change of size, mtime or inode is checked against the index. */
   private seen = { size: -1, mtimeMs: -1, ino: -1 };
-  private answerCount: { changes: number; n: number; items: number; benchmarks: string[] } | null = null;
+  private answerCount: (AnswerCounts & { changes: number }) | null = null;
 
   constructor(
     private readonly dir: string,
@@ -155,15 +148,9 @@ export class AnswerLoader {
         const items = await benchmark.load();
         if (!this.cache.db.open) return;
         this.cache.db.transaction(() => {
-          for (const item of items) {
-            const stored: StoredItem = {
-              ...(item.referenceAnswer ? { referenceAnswer: item.referenceAnswer } : {}),
-              ...(item.rubrics ? { rubrics: item.rubrics } : {}),
-              ...(item.answer !== undefined ? { answer: item.answer } : {}),
-              ...(item.goldChunkIds ? { goldChunkIds: item.goldChunkIds } : {}),
-              ...(item.evidencePages ? { evidencePages: item.evidencePages } : {}),
-              ...(item.docId ? { docId: item.docId } : {}),
-            };
+          for (const { referenceAnswer, rubrics, answer, goldChunkIds, evidencePages, docId, ...item } of items) {
+            // JSON leaves the absent fields out.
+            const stored: StoredItem = { referenceAnswer: referenceAnswer || undefined, rubrics: rubrics || undefined, answer, goldChunkIds, evidencePages, docId: docId || undefined };
             insert.run(`${item.benchmark}:${item.id}`, JSON.stringify(stored));
           }
         })();
@@ -213,7 +200,7 @@ export class AnswerLoader {
       const { upsert, reference } = this.cache.statements();
       const step = this.cache.db.transaction(() => {
         // Another viewer on the same cache may have indexed these bytes meanwhile: take its state.
-        const offset = Number((this.cache.db.prepare("SELECT value FROM meta WHERE key = 'offset'").get() as { value: string } | undefined)?.value ?? 0);
+        const offset = Number(metaValue(this.cache.db, 'offset') ?? 0);
         if (offset !== start) return false;
         // Each line decoded on its own, between the piece's newline bytes (a newline byte never occurs
         // inside a UTF-8 sequence): one string of the whole piece would be a large object, old
@@ -295,27 +282,22 @@ export class AnswerLoader {
     return r.benchmark;
   }
 
-  /** Lines that were not valid records (left out; the run's own tools report them). */
-  get badLines(): number {
-    return this.cache.meta.badLines;
-  }
-
   /** Counted in the step's transaction, over the indexes (the table's rows are not read). */
-  private countNow(benchmarks: string[]): { n: number; items: number; benchmarks: string[] } {
+  private countNow(benchmarks: string[]): AnswerCounts {
     const n = (this.cache.db.prepare('SELECT COUNT(*) AS n FROM answers').get() as { n: number }).n;
     const items = (this.cache.db.prepare('SELECT COUNT(DISTINCT itemKey) AS n FROM answers').get() as { n: number }).n;
     return { n, items, benchmarks: [...benchmarks].sort() };
   }
 
-  private storedCounts(): { n: number; items: number; benchmarks: string[] } | null {
+  private storedCounts(): AnswerCounts | null {
     try {
-      return this.cache.meta.counts ? (JSON.parse(this.cache.meta.counts) as { n: number; items: number; benchmarks: string[] }) : null;
+      return this.cache.meta.counts ? (JSON.parse(this.cache.meta.counts) as AnswerCounts) : null;
     } catch {
       return null;
     }
   }
 
-  counts(): { n: number; items: number; benchmarks: string[] } {
+  counts(): AnswerCounts {
     if (this.answerCount?.changes === this.version()) return this.answerCount;
     let counted = this.storedCounts();
     if (!counted) {

@@ -97,7 +97,7 @@ export function answerKeys(db: Database.Database): string[] {
   return (db.prepare('SELECT key FROM answers ORDER BY id').all() as { key: string }[]).map((r) => r.key);
 }
 
-export function storedItem(db: Database.Database, itemKey: string): StoredItem | null {
+function storedItem(db: Database.Database, itemKey: string): StoredItem | null {
   const row = db.prepare('SELECT info FROM items WHERE itemKey = ?').get(itemKey) as { info: string } | undefined;
   return row ? (JSON.parse(row.info) as StoredItem) : null;
 }

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { RUN_FILES } from '../runFiles/runDir.js';
+import { metaValue } from './indexCache.js';
 
 /**
  * The viewer's cache folder holds one SQLite index per run directory (`<name>-<hash>.sqlite`, with
@@ -36,7 +37,7 @@ function indexedDir(file: string): string | null {
   let db: Database.Database | null = null;
   try {
     db = new Database(file, { fileMustExist: true, timeout: 1000 });
-    return (db.prepare("SELECT value FROM meta WHERE key = 'dir'").get() as { value: string } | undefined)?.value ?? null;
+    return metaValue(db, 'dir') ?? null;
   } catch {
     return null;
   } finally {

@@ -1,11 +1,7 @@
 import { rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 
-/**
- * A run's index cache: the SQLite file in the viewer's cache folder (never in the run directory)
- * that holds one row per answer, the benchmark's items and where indexing stands (`meta`). Opened
- * (or started over when of another layout or run directory), its meta read and written, closed.
- */
+/** A run's index cache: the SQLite file in the viewer's cache folder (never in the run directory). */
 
 /** What this process has indexed since it started (a second start of unchanged runs: all zero). */
 export interface IndexCounters {
@@ -20,6 +16,15 @@ export interface IndexCounters {
 
 export const newCounters = (): IndexCounters => ({ lines: 0, bytes: 0, rebuilds: 0, extended: 0 });
 
+/** One value of an index's `meta` table; undefined when the table or the key is missing. */
+export function metaValue(db: Database.Database, key: string): string | undefined {
+  try {
+    return (db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: string } | undefined)?.value;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The cache file's layout; another value starts the cache over. */
 const CACHE_SCHEMA = '2';
 
@@ -32,10 +37,7 @@ export interface Meta {
   tail: string;
   badLines: number;
   itemsLoaded: boolean;
-  /**
-   * Answers, distinct questions and benchmark names in the index, kept with each step: the run
-   * list counts fifty runs without scanning their tables ('' in a cache from before: counted once).
-   */
+  /** `AnswerCounts` as JSON, kept with each step: the run list counts fifty runs without scanning their tables. */
   counts: string;
 }
 
@@ -67,20 +69,8 @@ export class IndexCache {
   /** Opens the cache file, starting it over when it is of another layout or another run directory. */
   private open(): Database.Database {
     let db = new Database(this.cacheFile);
-    const schema = (() => {
-      try {
-        return (db.prepare("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | undefined)?.value;
-      } catch {
-        return undefined;
-      }
-    })();
-    const dirOf = (() => {
-      try {
-        return (db.prepare("SELECT value FROM meta WHERE key = 'dir'").get() as { value: string } | undefined)?.value;
-      } catch {
-        return undefined;
-      }
-    })();
+    const schema = metaValue(db, 'schema');
+    const dirOf = metaValue(db, 'dir');
     if (schema !== CACHE_SCHEMA || dirOf !== this.dir) {
       const fresh = schema === undefined && dirOf === undefined;
       db.close();

@@ -6,12 +6,11 @@ import { summarizeRun } from '../analysis/summary.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { costFigure, depthFigure, probabilityBestFigure } from '../figures/runFigures.js';
 import type { AnswerDetail, AnswerPage, AnswerQuery, CellView, IndexState, RunDetail, RunListEntry } from './api.js';
-import { AnswerLoader, type StoredItem } from './answerLoader.js';
-import { answerDetail, answerKeys, answersPage, bundleRows, scoreRows, storedItem } from './answerQueries.js';
+import { AnswerLoader } from './answerLoader.js';
+import { answerDetail, answerKeys, answersPage, bundleRows, scoreRows } from './answerQueries.js';
 import { IndexCache, newCounters, type IndexCounters } from './indexCache.js';
 import type { BundleRow, ScoreRow } from './queries.js';
 import { insideFile, RunFiles } from './runFileReads.js';
-
 
 /** An append up to this size is indexed within the request that sees it (a run in progress); more is left to the background. */
 const INLINE_BYTES = 8 * 1024 * 1024;
@@ -23,15 +22,10 @@ const SUMMARY_EVERY_MS = 1500;
 let loadRunModule: typeof import('../results/loadRun.js') | null = null;
 
 /**
- * One run directory, indexed. What each run already summarises is read at once — config (at a
- * glance; checked against the experiment schema in the background), manifest, summary.json — so
- * the run list and a finished run's conditions need no answer and no heavy import. The
- * answers go into an SQLite file in the viewer's cache folder (outside the run directory, which is
- * only ever read): one row per answer with the fields the tables filter and sort on, the searchable
- * text, what the summary needs (`slim`) and where the record lies in items.jsonl. The index is
- * filled in steps (`indexStep`, a few MB each, by the store's background loop) and kept between
- * starts, keyed by the file's identity (device, inode) and the bytes indexed: an append extends it,
- * a truncated or replaced file starts it over. No per-answer object stays in the process.
+ * One run directory, indexed. What the run summarises (config at a glance, manifest, summary.json)
+ * is read at once, so the run list and a finished run's conditions need no answer and no heavy
+ * import; its answers go into an SQLite index in the cache folder (`AnswerLoader`), filled in steps
+ * by the store's background loop and kept between starts. No per-answer object stays in the process.
  */
 export class RunIndex {
   private readonly cache: IndexCache;
@@ -55,10 +49,6 @@ export class RunIndex {
 
   close(): void {
     this.cache.close();
-  }
-
-  get version(): number {
-    return this.changes;
   }
 
   /** Every complete line of items.jsonl indexed. */
@@ -97,11 +87,6 @@ export class RunIndex {
   /** Indexes the next lines of items.jsonl (a few MB, one transaction); returns whether more is left. */
   indexStep(maxBytes?: number): boolean {
     return this.loader.indexStep(maxBytes);
-  }
-
-  /** Lines that were not valid records (left out; the run's own tools report them). */
-  get badLines(): number {
-    return this.loader.badLines;
   }
 
   /**
@@ -172,10 +157,6 @@ export class RunIndex {
   /** Hands back the SQLite page cache of a run just indexed (its steps filled it). */
   releaseMemory(): void {
     this.cache.releaseMemory();
-  }
-
-  ensureSearchIndex(): void {
-    this.cache.ensureSearchIndex();
   }
 
   /** Computes the summary now, the config checked and `summaryOptionsOf` imported first (the store's background loop calls it once a run is indexed). */
@@ -310,10 +291,6 @@ export class RunIndex {
 
   cell(model: string, condition: string): CellView | null {
     return this.detail().cells.find((c) => c.model === model && c.condition === condition) ?? null;
-  }
-
-  item(itemKey: string): StoredItem | null {
-    return storedItem(this.cache.db, itemKey);
   }
 
   answer(key: string): AnswerDetail | null {
