@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { LabelTarget } from '../app/labelExchange.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { formatZodIssues } from '../errors.js';
@@ -164,12 +164,4 @@ export class LabelRoutes {
 
 function revealOf(record: RunItemRecord): JudgeReveal {
   return { key: record.key, condition: record.condition, model: record.model, verdicts: record.score.verdicts ?? null, score: record.score.score };
-}
-
-/** Answers a label route with JSON (errors as `{ error }`). */
-export function replyJson(res: ServerResponse, headers: Record<string, string>): Reply {
-  return (status, value) => {
-    res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers });
-    res.end(JSON.stringify(value));
-  };
 }

@@ -6,7 +6,7 @@ import { InputError } from '../errors.js';
 import { RUN_FILES } from '../runFiles/runDir.js';
 import { answerQueryFromParams, compareQueryFromParams } from './api.js';
 import { clientAssets, indexHtml } from './clientBuild.js';
-import { LabelRoutes, replyJson } from './labelRoutes.js';
+import { LabelRoutes } from './labelRoutes.js';
 import { pageImageFile, thumbnailOf } from './pageImages.js';
 import { insideFile } from './runFileReads.js';
 import { RunStore } from './runStore.js';
@@ -26,31 +26,33 @@ const SECURITY_HEADERS = {
   'Content-Security-Policy': "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'",
 };
 
-function send(res: ServerResponse, status: number, type: string, body: string | Buffer, head = false): void {
-  res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store', ...SECURITY_HEADERS });
+/** Page images may be cached a while; everything else is asked for again. */
+const IMAGE_CACHE = 'private, max-age=300';
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer, head = false, cache = 'no-store'): void {
+  res.writeHead(status, { 'Content-Type': type, 'Cache-Control': cache, ...SECURITY_HEADERS });
   res.end(head ? undefined : body);
 }
 
-const sendImage = (res: ServerResponse, type: string, body: Buffer, head: boolean) => {
-  res.writeHead(200, { 'Content-Type': type, 'Cache-Control': 'private, max-age=300', ...SECURITY_HEADERS });
-  res.end(head ? undefined : body);
-};
+/** A file streamed from disk (a full-size page image, a run's report.html), with headers of its own. */
+function sendFile(res: ServerResponse, file: string, headers: Record<string, string>, head: boolean): void {
+  res.writeHead(200, { ...SECURITY_HEADERS, ...headers });
+  if (head) res.end();
+  else createReadStream(file).pipe(res);
+}
 
 /** Without a request for the run list, background indexing starts this long after the server listens. */
 const LIST_FIRST_MS = 1500;
 
 const notFound = (res: ServerResponse, head: boolean) => send(res, 404, 'text/plain; charset=utf-8', 'not found\n', head);
-const json = (res: ServerResponse, value: unknown, head: boolean) =>
-  value === null ? notFound(res, head) : send(res, 200, 'application/json; charset=utf-8', JSON.stringify(value), head);
+const sendJson = (res: ServerResponse, status: number, value: unknown, head = false) => send(res, status, 'application/json; charset=utf-8', JSON.stringify(value), head);
+const json = (res: ServerResponse, value: unknown, head: boolean) => (value === null ? notFound(res, head) : sendJson(res, 200, value, head));
 
-/** The routes under `/api/runs/<id>/`: the run, its answers, one answer, and the page images its prompts may show. */
 /** The annotation page's routes: the blind page data, the judge's marks once saved, and the one write (a label). */
 async function serveLabels(store: RunStore, labels: LabelRoutes, write: boolean, segments: string[], q: URLSearchParams, req: IncomingMessage, res: ServerResponse, head: boolean): Promise<void> {
-  const id = segments[2]!;
-  await store.scan(!store.ids().includes(id));
-  const run = store.get(id);
+  const run = store.get(segments[2]!);
   if (!run) return notFound(res, head);
-  const reply = replyJson(res, SECURITY_HEADERS);
+  const reply = (status: number, value: unknown) => sendJson(res, status, value);
   try {
     if (write) return await labels.write(run.dir, req, reply);
     if (segments[3] === 'judge') return await labels.judge(run.dir, Number(q.get('index') ?? -1), q.get('annotator') ?? '', reply);
@@ -62,10 +64,9 @@ async function serveLabels(store: RunStore, labels: LabelRoutes, write: boolean,
   }
 }
 
+/** The routes under `/api/runs/<id>/`: the run, its answers, one answer, and the page images its prompts may show. */
 async function serveRun(store: RunStore, segments: string[], q: URLSearchParams, res: ServerResponse, head: boolean): Promise<void> {
   const id = segments[2]!;
-  // A run that appeared since the last scan is looked for at once.
-  await store.scan(!store.ids().includes(id));
   if (segments.length === 3) return json(res, await store.run(id), head);
   if (segments.length === 4 && segments[3] === 'answers') return json(res, store.answers(answerQueryFromParams(id, q)), head);
   if (segments.length === 4 && segments[3] === 'answer') return json(res, await store.answer(id, q.get('key') ?? ''), head);
@@ -74,11 +75,8 @@ async function serveRun(store: RunStore, segments: string[], q: URLSearchParams,
     const imageDir = store.get(id)?.imageDirs()[Number(segments[4])];
     const image = imageDir ? pageImageFile(imageDir, segments.slice(5).join('/')) : null;
     if (!image) return notFound(res, head);
-    if (segments[3] === 'thumbs') return sendImage(res, 'image/jpeg', await thumbnailOf(image.file), head);
-    res.writeHead(200, { 'Content-Type': image.type, 'Cache-Control': 'private, max-age=300', ...SECURITY_HEADERS });
-    if (head) res.end();
-    else createReadStream(image.file).pipe(res);
-    return;
+    if (segments[3] === 'thumbs') return send(res, 200, 'image/jpeg', await thumbnailOf(image.file), head, IMAGE_CACHE);
+    return sendFile(res, image.file, { 'Content-Type': image.type, 'Cache-Control': IMAGE_CACHE }, head);
   }
   return notFound(res, head);
 }
@@ -139,6 +137,8 @@ export async function startViewer(paths: string[], options: { port?: number; hos
       return notFound(res, head); // a malformed escape
     }
     if (segments[0] === 'api' && segments[1] === 'runs' && segments[2] !== undefined) {
+      // A run that appeared since the last scan is looked for at once.
+      await store.scan(!store.ids().includes(segments[2]));
       if (segments.length === 4 && (segments[3] === 'labels' || segments[3] === 'judge')) return serveLabels(store, labels, labelWrite, segments, q, req, res, head);
       return serveRun(store, segments, q, res, head);
     }
@@ -146,10 +146,7 @@ export async function startViewer(paths: string[], options: { port?: number; hos
       const run = store.get(segments[1]!);
       const file = run ? insideFile(run.dir, RUN_FILES.report) : null;
       if (!file) return notFound(res, head);
-      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', ...SECURITY_HEADERS, 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:" });
-      if (head) return res.end();
-      createReadStream(file).pipe(res);
-      return;
+      return sendFile(res, file, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src data:" }, head);
     }
     return notFound(res, head);
   };
