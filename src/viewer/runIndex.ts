@@ -149,18 +149,17 @@ export class RunIndex {
     return value;
   }
 
-  /** Whether the summary has to be computed from the answers (no summary.json of the run's own). */
-  get needsComputedSummary(): boolean {
-    return this.storedSummary() === null;
-  }
-
   /** Hands back the SQLite page cache of a run just indexed (its steps filled it). */
   releaseMemory(): void {
     this.cache.releaseMemory();
   }
 
-  /** Computes the summary now, the config checked and `summaryOptionsOf` imported first (the store's background loop calls it once a run is indexed). */
+  /**
+   * Once the answers are in, a run without a summary.json of its own gets its summary computed now,
+   * the config checked and `summaryOptionsOf` imported first, not when its page is first asked for.
+   */
   async warmSummary(): Promise<void> {
+    if (!this.ready || this.storedSummary() !== null) return;
     await this.files.checkConfig();
     loadRunModule ??= await import('../results/loadRun.js');
     this.currentSummary();

@@ -49,12 +49,10 @@ const within = (dir: string, path: string) => {
 };
 
 /**
- * The runs a viewer serves: the run directories given, and the run directories directly inside
- * the folders given (new ones are picked up as they appear). Only those: a link inside a folder
- * that leads outside it is not followed. A run is listed from what it summarises (manifest,
- * summary.json) as soon as it is found; its answers are indexed in the background (`RunIndex`,
- * a few MB a step, the event loop free between steps) into the cache folder, which is never inside
- * a run directory and is kept between starts.
+ * The runs a viewer serves: the run directories given, and those directly inside the folders given
+ * (picked up as they appear; a link leading outside a folder is not followed). A run is listed from
+ * what it summarises as soon as it is found; its answers are indexed in the background (`RunIndex`,
+ * the event loop free between steps) into the cache folder, never inside a run directory.
  */
 export class RunStore {
   private runs = new Map<string, RunIndex>();
@@ -118,11 +116,7 @@ export class RunStore {
     return join(this.cacheDir, `${name}-${createHash('sha256').update(dir).digest('hex').slice(0, 16)}.sqlite`);
   }
 
-  /**
-   * Removes the indexes of run directories that no longer exist, then the least recently used
-   * ones while the cache folder is over its bound; never those of the runs served here. The server
-   * calls it once the run list has been served, so the list never waits for it.
-   */
+  /** `pruneCache` sparing the runs served here: the server calls it once the run list has been served. */
   pruneCache(): PruneResult {
     return pruneCache(this.cacheDir, { limitBytes: this.cacheLimitBytes, inUse: this.cacheFiles });
   }
@@ -132,35 +126,7 @@ export class RunStore {
     if (!force && Date.now() - this.scannedAt < RESCAN_MS) return;
     if (this.scanning) return this.scanning;
     this.scanning = (async () => {
-      const found: string[] = [];
-      for (const root of this.roots) {
-        if (root.kind === 'run') {
-          found.push(root.real);
-          continue;
-        }
-        let names: string[] = [];
-        try {
-          names = readdirSync(root.real).sort();
-        } catch {
-          continue;
-        }
-        for (const name of names) {
-          let real: string;
-          try {
-            real = realpathSync(join(root.real, name));
-          } catch {
-            continue;
-          }
-          if (!real.startsWith(root.real + sep)) continue; // a link that leads outside the folder
-          if (real === this.cacheDir) continue;
-          try {
-            if (statSync(real).isDirectory() && isRunDir(real)) found.push(real);
-          } catch {
-            // vanished meanwhile
-          }
-        }
-      }
-      for (const dir of found) {
+      for (const dir of this.runDirs()) {
         if (this.byDir.has(dir) || this.skipped.has(dir)) continue;
         let id = basename(dir).replace(/[^\w.\-@+]/g, '_') || 'run';
         for (let n = 2; this.runs.has(id); n++) id = `${basename(dir)}~${n}`;
@@ -183,6 +149,28 @@ export class RunStore {
     } finally {
       this.scanning = null;
     }
+  }
+
+  /** The run directories the roots name: a run root, and the run directories directly inside a folder root. */
+  private runDirs(): string[] {
+    return this.roots.flatMap((root) => {
+      if (root.kind === 'run') return [root.real];
+      let names: string[];
+      try {
+        names = readdirSync(root.real).sort();
+      } catch {
+        return [];
+      }
+      return names.flatMap((name) => {
+        try {
+          const real = realpathSync(join(root.real, name));
+          // Not a link that leads outside the folder, nor the cache folder.
+          return real.startsWith(root.real + sep) && real !== this.cacheDir && statSync(real).isDirectory() && isRunDir(real) ? [real] : [];
+        } catch {
+          return []; // vanished meanwhile
+        }
+      });
+    });
   }
 
   /** Whether the background indexing was started (the server starts it once it listens). */
@@ -249,8 +237,7 @@ export class RunStore {
         // The experiment schema (every registered component's module) is imported here, after the run list, never before it.
         if (!run.configChecked) {
           await run.checkConfig();
-          // A run indexed by an earlier start, without a summary of its own: its summary is computed now, not when its page is first asked for.
-          if (run.ready && run.needsComputedSummary) await run.warmSummary();
+          await run.warmSummary(); // a run indexed by an earlier start
           continue;
         }
         if (run.needsItems) {
@@ -267,7 +254,7 @@ export class RunStore {
         }
         if (!more && run.ready) {
           run.releaseMemory();
-          if (run.needsComputedSummary) await run.warmSummary();
+          await run.warmSummary();
         }
       } catch (error) {
         this.indexErrors.set(run.id, (error as Error).message);
@@ -353,7 +340,7 @@ export class RunStore {
   async run(id: string): Promise<RunDetail | null> {
     const run = this.get(id, LIST_INLINE_BYTES);
     if (!run) return null;
-    if (run.ready && run.needsComputedSummary) await run.warmSummary();
+    await run.warmSummary();
     return run.detail();
   }
 
@@ -379,7 +366,7 @@ export class RunStore {
     const runA = this.get(query.a.run);
     const runB = query.b.run === query.a.run ? runA : this.get(query.b.run);
     if (!runA || !runB) return null;
-    await Promise.all([runA, runB].map((run) => (run.ready && run.needsComputedSummary ? run.warmSummary() : undefined)));
+    await Promise.all([runA.warmSummary(), runB.warmSummary()]);
     const cellA = runA.cell(query.a.model, query.a.condition);
     const cellB = runB.cell(query.b.model, query.b.condition);
     if (!cellA || !cellB) return null;
