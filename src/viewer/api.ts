@@ -300,20 +300,14 @@ export interface ViewerApi {
   imageUrl(run: string, image: ImageView, size: 'thumb' | 'full'): string | null;
 }
 
+/** The answer query's parameters, in URL order, and the values a URL leaves out (the defaults). */
+const ANSWER_PARAMS = ['model', 'condition', 'group', 'scoreMin', 'scoreMax', 'status', 'differsFrom', 'q', 'sort', 'offset', 'limit'] as const;
+const LEFT_OUT: Partial<Record<keyof AnswerQuery, unknown>> = { group: '', status: 'all', differsFrom: '', q: '', sort: 'item', offset: 0 };
+
 /** The answer query as URL parameters (and back): the server's query string and the client's view state share it. */
 export function answerQueryToParams(query: Omit<AnswerQuery, 'run'>): URLSearchParams {
   const p = new URLSearchParams();
-  p.set('model', query.model);
-  p.set('condition', query.condition);
-  if (query.group) p.set('group', query.group);
-  if (query.scoreMin !== undefined) p.set('scoreMin', String(query.scoreMin));
-  if (query.scoreMax !== undefined) p.set('scoreMax', String(query.scoreMax));
-  if (query.status && query.status !== 'all') p.set('status', query.status);
-  if (query.differsFrom) p.set('differsFrom', query.differsFrom);
-  if (query.q) p.set('q', query.q);
-  if (query.sort && query.sort !== 'item') p.set('sort', query.sort);
-  if (query.offset) p.set('offset', String(query.offset));
-  if (query.limit !== undefined) p.set('limit', String(query.limit));
+  for (const key of ANSWER_PARAMS) if (query[key] !== undefined && query[key] !== LEFT_OUT[key]) p.set(key, String(query[key]));
   return p;
 }
 
@@ -322,6 +316,12 @@ const num = (v: string | null): number | undefined => {
   const n = Number(v);
   return Number.isFinite(n) ? n : undefined;
 };
+
+/** A list's page from URL parameters: offset from 0, at most 1000 rows (100 unless asked). */
+const pageFromParams = (p: URLSearchParams) => ({
+  offset: Math.max(0, Math.floor(num(p.get('offset')) ?? 0)),
+  limit: Math.min(1000, Math.max(1, Math.floor(num(p.get('limit')) ?? 100))),
+});
 
 export function answerQueryFromParams(run: string, p: URLSearchParams): AnswerQuery {
   const status = p.get('status');
@@ -337,22 +337,16 @@ export function answerQueryFromParams(run: string, p: URLSearchParams): AnswerQu
     differsFrom: p.get('differsFrom') || undefined,
     q: p.get('q') || undefined,
     sort: sort === 'score' || sort === '-score' ? sort : 'item',
-    offset: Math.max(0, Math.floor(num(p.get('offset')) ?? 0)),
-    limit: Math.min(1000, Math.max(1, Math.floor(num(p.get('limit')) ?? 100))),
+    ...pageFromParams(p),
   };
 }
 
 export function compareQueryToParams(query: CompareQuery): URLSearchParams {
-  const p = new URLSearchParams();
-  p.set('ar', query.a.run);
-  p.set('am', query.a.model);
-  p.set('ac', query.a.condition);
-  p.set('br', query.b.run);
-  p.set('bm', query.b.model);
-  p.set('bc', query.b.condition);
-  if (query.outcome && query.outcome !== 'all') p.set('outcome', query.outcome);
-  if (query.offset) p.set('offset', String(query.offset));
-  if (query.limit !== undefined) p.set('limit', String(query.limit));
+  const { a, b, outcome, offset, limit } = query;
+  const p = new URLSearchParams({ ar: a.run, am: a.model, ac: a.condition, br: b.run, bm: b.model, bc: b.condition });
+  if (outcome && outcome !== 'all') p.set('outcome', outcome);
+  if (offset) p.set('offset', String(offset));
+  if (limit !== undefined) p.set('limit', String(limit));
   return p;
 }
 
@@ -362,11 +356,5 @@ export function compareQueryFromParams(p: URLSearchParams): CompareQuery | null 
   const b = { run: get('br') || a.run, model: get('bm') || a.model, condition: get('bc') };
   if (!a.run || !a.model || !a.condition || !b.condition) return null;
   const outcome = p.get('outcome');
-  return {
-    a,
-    b,
-    outcome: outcome === 'better' || outcome === 'worse' || outcome === 'same' ? outcome : 'all',
-    offset: Math.max(0, Math.floor(num(p.get('offset')) ?? 0)),
-    limit: Math.min(1000, Math.max(1, Math.floor(num(p.get('limit')) ?? 100))),
-  };
+  return { a, b, outcome: outcome === 'better' || outcome === 'worse' || outcome === 'same' ? outcome : 'all', ...pageFromParams(p) };
 }

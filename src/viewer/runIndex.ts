@@ -29,8 +29,9 @@ let loadRunModule: typeof import('../results/loadRun.js') | null = null;
  */
 export class RunIndex {
   private readonly cache: IndexCache;
-  private readonly files: RunFiles;
-  private readonly loader: AnswerLoader;
+  /** The run's own files, and the loader of its answers into the index: the store's background loop drives both. */
+  readonly files: RunFiles;
+  readonly loader: AnswerLoader;
   private changes = 0;
   private summary: { changes: number; at: number; value: RunSummary } | null = null;
 
@@ -60,21 +61,6 @@ export class RunIndex {
     return this.loader.indexState;
   }
 
-  /** Whether the benchmark's items (references, for search) still have to be loaded before the first answers. */
-  get needsItems(): boolean {
-    return this.loader.needsItems;
-  }
-
-  /** Whether config.json has been checked against the experiment schema (`checkConfig`). */
-  get configChecked(): boolean {
-    return this.files.configChecked;
-  }
-
-  /** Checks config.json against the experiment schema (its module imported now, once): a failure is listed in the run's problems. */
-  async checkConfig(): Promise<void> {
-    await this.files.checkConfig();
-  }
-
   loadItems(): Promise<void> {
     return this.loader.loadItems(this.files.config?.benchmarks ?? this.files.glance.benchmarks);
   }
@@ -82,11 +68,6 @@ export class RunIndex {
   /** The settings the run list and page show: the checked config's, else config.json's at a glance. */
   private get settings() {
     return this.files.config ?? this.files.glance;
-  }
-
-  /** Indexes the next lines of items.jsonl (a few MB, one transaction); returns whether more is left. */
-  indexStep(maxBytes?: number): boolean {
-    return this.loader.indexStep(maxBytes);
   }
 
   /**

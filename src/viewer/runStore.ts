@@ -204,7 +204,7 @@ export class RunStore {
 
   /** The next run with background work left: its config to check against the experiment schema, or answers to index. */
   private nextToIndex(): RunIndex | null {
-    const left = (run: RunIndex) => !run.configChecked || (!run.ready && !this.indexErrors.has(run.id));
+    const left = (run: RunIndex) => !run.files.configChecked || (!run.ready && !this.indexErrors.has(run.id));
     while (this.wanted.length) {
       const run = this.runs.get(this.wanted[0]!);
       if (run && left(run)) return run;
@@ -235,18 +235,18 @@ export class RunStore {
       if (!run) return;
       try {
         // The experiment schema (every registered component's module) is imported here, after the run list, never before it.
-        if (!run.configChecked) {
-          await run.checkConfig();
+        if (!run.files.configChecked) {
+          await run.files.checkConfig();
           await run.warmSummary(); // a run indexed by an earlier start
           continue;
         }
-        if (run.needsItems) {
+        if (run.loader.needsItems) {
           await run.loadItems();
           fullGc();
           if (this.closed) return;
         }
         const before = this.counters.bytes;
-        const more = run.indexStep();
+        const more = run.loader.indexStep();
         this.bytesSinceGc += this.counters.bytes - before;
         if (this.bytesSinceGc >= GC_EVERY_BYTES) {
           this.bytesSinceGc = 0;
@@ -265,7 +265,7 @@ export class RunStore {
   /** Resolves the waiters whose run (or, for null, every run) is indexed. */
   private wake(): void {
     this.waiters = this.waiters.filter((w) => {
-      const done = this.closed || (w.id === null ? [...this.runs.values()].every((r) => r.configChecked && (r.ready || this.indexErrors.has(r.id))) : (this.runs.get(w.id)?.ready ?? true) || this.indexErrors.has(w.id));
+      const done = this.closed || (w.id === null ? [...this.runs.values()].every((r) => r.files.configChecked && (r.ready || this.indexErrors.has(r.id))) : (this.runs.get(w.id)?.ready ?? true) || this.indexErrors.has(w.id));
       if (done) w.resolve();
       return !done;
     });
