@@ -1,5 +1,5 @@
+import pLimit, { type LimitFunction } from 'p-limit';
 import pRetry from 'p-retry';
-import { endpointLimiter } from './endpointConcurrency.js';
 import { EndpointUnavailableError, type EndpointHealth } from './endpointHealth.js';
 import { EmptyCompletionError, GenerationError, MalformedResponseError, type FailureClass } from './generationError.js';
 
@@ -12,7 +12,6 @@ export interface RetryPolicy {
   /** Longest Retry-After honoured; longer requests are cut to this. */
   maxRetryAfterMs: number;
 }
-
 
 function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];
@@ -180,6 +179,17 @@ export async function withRetries<T>(
       status: failure.status,
     });
   }
+}
+
+// One concurrency limiter per endpoint for the whole process: generators, judges and extractors that
+// talk to the same server share its bound, and of two configs naming it, the smaller bound holds.
+const limiters = new Map<string, LimitFunction>();
+
+function endpointLimiter(baseURL: string, concurrency: number): LimitFunction {
+  const key = baseURL.replace(/\/+$/, '');
+  const limiter = limiters.get(key) ?? limiters.set(key, pLimit(concurrency)).get(key)!;
+  limiter.concurrency = Math.min(limiter.concurrency, concurrency);
+  return limiter;
 }
 
 /** Attempts within the endpoint's concurrency bound (shared per endpoint), retried under the policy: a generator's and an external method's. */

@@ -12,11 +12,16 @@ import {
   type ViewerApi,
 } from '../../api.js';
 
-async function get<T>(path: string): Promise<T> {
-  const response = await fetch(path, { headers: { Accept: 'application/json' } });
-  if (!response.ok) throw new Error(response.status === 404 ? 'not found' : `${response.status} ${response.statusText}`);
+/** A response's JSON; a failed one throws the `{ error }` it carries, else "not found" (404) or its status. */
+export async function responseJson<T>(response: Response): Promise<T> {
+  if (!response.ok) {
+    const body = (await response.json().catch(() => null)) as { error?: string } | null;
+    throw new Error(body?.error ?? (response.status === 404 ? 'not found' : `${response.status} ${response.statusText}`));
+  }
   return (await response.json()) as T;
 }
+
+const get = <T>(path: string): Promise<T> => fetch(path, { headers: { Accept: 'application/json' } }).then((r) => responseJson<T>(r));
 
 /** The live server's API (`src/viewer/server.ts`), relative to the page. */
 export class HttpApi implements ViewerApi {
