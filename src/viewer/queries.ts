@@ -8,15 +8,7 @@ import { reduceSamples } from '../statistics/samples.js';
 import type { AnswerQuery, AnswerRow, CellView, CompareItem, CompareQuery, CompareResult, CostSide, Outcome, RunDetail } from './api.js';
 
 /** What Compare needs of one answer. */
-export interface ScoreRow {
-  key: string;
-  itemKey: string;
-  itemId: string;
-  category: string;
-  question: string;
-  status: AnswerRow['status'];
-  score: number | null;
-  tokens: number | null;
+export interface ScoreRow extends Pick<AnswerRow, 'key' | 'itemKey' | 'itemId' | 'category' | 'question' | 'status' | 'score' | 'tokens'> {
   price: number | null;
   retrievalCalls: number | null;
   generationCalls: number | null;
@@ -95,18 +87,16 @@ export function compareStatistics(query: CompareQuery, detailB: RunDetail, sameR
 }
 
 /**
- * Condition B against condition A on the items both scored (paired by `benchmark:itemId`): the
- * paired mean difference B − A with its interval and sign-flip p from the statistics module under
- * the run's settings (`compareStatistics`: clusters, repeated samples, reducer, seed) — the figures
- * the summary and `hisrag compare` give for the same comparison — how many items got better, worse
- * or stayed, the cost of each side, and the items (filtered by outcome; the worst first for `worse`,
- * the best first for `better`, the largest changes first otherwise).
+ * Condition B against condition A on the items both scored (paired by `benchmark:itemId`): B − A
+ * from the statistics module under the run's settings (`compareStatistics`), the figures the summary
+ * and `hisrag compare` give; better / worse / same counts, each side's cost, and the items (the worst
+ * first for `worse`, the best first for `better`, the largest changes first otherwise).
  */
 export function compareRows(
   rowsA: ScoreRow[],
   rowsB: ScoreRow[],
   options: { outcome?: Outcome | 'all'; offset?: number; limit?: number; statistics: CompareStatistics },
-): Pick<CompareResult, 'n' | 'meanDiff' | 'ciLow' | 'ciHigh' | 'sharePositive' | 'p' | 'pHolm' | 'pBH' | 'family' | 'counts' | 'unpaired' | 'samples' | 'cost' | 'items'> {
+): Omit<CompareResult, 'a' | 'b' | 'decomposition' | 'metric'> {
   const { settings } = options.statistics;
   const reducer = settings.reducer;
   const byItemA = scoresByItem(rowsA);
@@ -300,16 +290,11 @@ export function decompositionOf(diagnostics: unknown): { baseline: string; delta
 }
 
 /** One answer as a bundle stores it per condition: what the table shows, searches and compares. */
-export interface BundleRow extends SearchableRow {
-  price: number | null;
-  retrievalCalls: number | null;
-  generationCalls: number | null;
-  durationMs: number | null;
-}
+export interface BundleRow extends SearchableRow, ScoreRow {}
 
 /** A bundle's file for one run: its detail, which file holds each condition's rows, and how many item chunks it has. */
 export interface BundleRunFile {
-  detail: import('./api.js').RunDetail;
+  detail: RunDetail;
   /** `${model}\u0000${condition}` → number of its rows file (`c<n>.js`). */
   cellFiles: Record<string, number>;
   /** Answer files (`i<n>.js`: answer pages, by `chunkOf(key)`). */

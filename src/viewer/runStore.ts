@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { InputError } from '../errors.js';
 import { RUN_FILES } from '../runFiles/runDir.js';
 import type { AnswerDetail, AnswerPage, AnswerQuery, CompareQuery, CompareResult, IndexingStatus, RunDetail, RunListEntry } from './api.js';
@@ -45,7 +45,7 @@ function realOf(path: string): string {
 
 const within = (dir: string, path: string) => {
   const rel = relative(dir, path);
-  return rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep) && rel !== '..');
+  return !rel.startsWith('..') && !isAbsolute(rel);
 };
 
 /**
@@ -56,9 +56,9 @@ const within = (dir: string, path: string) => {
  */
 export class RunStore {
   private runs = new Map<string, RunIndex>();
-  private byDir = new Map<string, string>();
+  /** The run directories served (as `runs`' ids). */
+  private served = new Set<string>();
   private scannedAt = 0;
-  private scanning: Promise<void> | null = null;
   private readonly roots: { path: string; real: string; kind: 'run' | 'folder' }[];
   readonly cacheDir: string;
   /** The cache folder's bound in bytes (`pruneCache`). */
@@ -124,31 +124,22 @@ export class RunStore {
   /** Looks for new run directories (throttled) and reads what they summarise; their answers are indexed in the background. */
   async scan(force = false): Promise<void> {
     if (!force && Date.now() - this.scannedAt < RESCAN_MS) return;
-    if (this.scanning) return this.scanning;
-    this.scanning = (async () => {
-      for (const dir of this.runDirs()) {
-        if (this.byDir.has(dir) || this.skipped.has(dir)) continue;
-        let id = basename(dir).replace(/[^\w.\-@+]/g, '_') || 'run';
-        for (let n = 2; this.runs.has(id); n++) id = `${basename(dir)}~${n}`;
-        try {
-          const cacheFile = this.cacheFileOf(dir);
-          markUsed(cacheFile);
-          this.cacheFiles.add(cacheFile);
-          const index = new RunIndex(id, dir, cacheFile, this.counters);
-          this.runs.set(id, index);
-          this.byDir.set(dir, id);
-        } catch (error) {
-          this.skipped.set(dir, (error as Error).message);
-        }
+    for (const dir of this.runDirs()) {
+      if (this.served.has(dir) || this.skipped.has(dir)) continue;
+      let id = basename(dir).replace(/[^\w.\-@+]/g, '_') || 'run';
+      for (let n = 2; this.runs.has(id); n++) id = `${basename(dir)}~${n}`;
+      try {
+        const cacheFile = this.cacheFileOf(dir);
+        markUsed(cacheFile);
+        this.cacheFiles.add(cacheFile);
+        this.runs.set(id, new RunIndex(id, dir, cacheFile, this.counters));
+        this.served.add(dir);
+      } catch (error) {
+        this.skipped.set(dir, (error as Error).message);
       }
-      this.scannedAt = Date.now();
-      if (this.background) this.startIndexing();
-    })();
-    try {
-      await this.scanning;
-    } finally {
-      this.scanning = null;
     }
+    this.scannedAt = Date.now();
+    if (this.background) this.startIndexing();
   }
 
   /** The run directories the roots name: a run root, and the run directories directly inside a folder root. */
@@ -217,11 +208,7 @@ export class RunStore {
   /** Bytes indexed since the background loop last asked for a full GC. */
   private bytesSinceGc = 0;
 
-  /**
-   * The background loop: one step of one run at a time (the runs asked for first, then in order),
-   * yielding to the event loop between steps so that requests are answered meanwhile. A run
-   * without a summary of its own gets it computed once its answers are in.
-   */
+  /** The background loop: one step of one run at a time (the runs asked for first), requests answered between steps. */
   private async indexLoop(): Promise<void> {
     const yieldNow = () => new Promise<void>((done) => setImmediate(done));
     const pause = () => new Promise<void>((done) => setTimeout(done, QUIET_MS));
@@ -304,11 +291,7 @@ export class RunStore {
     };
   }
 
-  /**
-   * The run with this id, its new answers read; null for any other id. An append of at most
-   * `inlineBytes` is indexed within the request (a run in progress shows its new answers at once);
-   * more is left to the background.
-   */
+  /** The run with this id, its new answers read (`RunIndex.refresh`); null for any other id. */
   get(id: string, inlineBytes?: number): RunIndex | null {
     const run = this.runs.get(id) ?? null;
     if (run) {
@@ -326,10 +309,7 @@ export class RunStore {
     return [...this.runs.keys()];
   }
 
-  /**
-   * The run list. Appends are indexed within it up to LIST_INLINE_BYTES over all runs together, so
-   * that it never waits behind indexing (runs left half-indexed by an earlier start are many MB).
-   */
+  /** The run list: appends indexed within it up to LIST_INLINE_BYTES over all runs, so that it never waits behind indexing. */
   async list(): Promise<RunListEntry[]> {
     await this.scan();
     const until = this.counters.bytes + LIST_INLINE_BYTES;
