@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { fstatSync, readSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { RunItemRecordSchema, type RunItemRecord } from '../runFiles/itemRecord.js';
-import { RUN_FILES } from '../runFiles/runDir.js';
 import type { IndexState } from './api.js';
 import { metaValue, type IndexCache, type IndexCounters } from './indexCache.js';
 import { haystackOf } from './queries.js';
-import { insideFile } from './runFileReads.js';
+import { withItemsFile } from './runFileReads.js';
 
 /** Characters of question and answer kept in a table row (the answer page reads the record whole). */
 const SNIPPET = 160;
@@ -89,25 +88,18 @@ export class AnswerLoader {
    * starts the index over. Returns the file's size (0 when there is none).
    */
   checkFile(): number {
-    const file = insideFile(this.dir, RUN_FILES.items);
-    if (!file) {
-      if (this.cache.meta.offset > 0) this.rebuild();
-      this.seen = { size: 0, mtimeMs: -1, ino: -1 };
-      return 0;
-    }
-    const fd = openSync(file, 'r');
-    try {
+    const size = withItemsFile(this.dir, (fd) => {
       const st = fstatSync(fd);
       if (st.size === this.seen.size && st.mtimeMs === this.seen.mtimeMs && st.ino === this.seen.ino) return st.size;
-      if (this.cache.meta.offset > 0) {
-        const same = st.dev === this.cache.meta.dev && st.ino === this.cache.meta.ino && st.size >= this.cache.meta.offset && this.tailHash(fd, this.cache.meta.offset) === this.cache.meta.tail;
-        if (!same) this.rebuild();
-      }
+      const { offset, dev, ino, tail } = this.cache.meta;
+      if (offset > 0 && !(st.dev === dev && st.ino === ino && st.size >= offset && this.tailHash(fd, offset) === tail)) this.rebuild();
       this.seen = { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
       return st.size;
-    } finally {
-      closeSync(fd);
-    }
+    });
+    if (size !== null) return size;
+    if (this.cache.meta.offset > 0) this.rebuild();
+    this.seen = { size: 0, mtimeMs: -1, ino: -1 };
+    return 0;
   }
 
   /** Bytes of items.jsonl not indexed yet (a last line without its newline counts until it is read). */
@@ -168,75 +160,72 @@ export class AnswerLoader {
   indexStep(maxBytes = STEP_BYTES): boolean {
     const size = this.checkFile();
     if (this.ready) return false;
-    const file = insideFile(this.dir, RUN_FILES.items);
-    if (!file) return false;
-    const fd = openSync(file, 'r');
-    try {
-      const st = fstatSync(fd);
-      const start = this.cache.meta.offset;
-      let buffer = Buffer.allocUnsafe(Math.min(maxBytes, Math.max(1, st.size - start)));
-      let filled = 0;
-      let lastNewline = -1;
-      // Read a piece; a line longer than it grows the buffer until the line's newline is in.
-      for (;;) {
-        const read = readSync(fd, buffer, filled, buffer.length - filled, start + filled);
-        if (read <= 0) break;
-        filled += read;
-        lastNewline = buffer.lastIndexOf(0x0a, filled - 1);
-        if (lastNewline !== -1 || start + filled >= st.size) break;
-        const bigger = Buffer.allocUnsafe(buffer.length * 2);
-        buffer.copy(bigger, 0, 0, filled);
-        buffer = bigger;
-      }
-      if (lastNewline === -1) {
-        // Only a line being written is left: ready until the file grows.
-        this.tornTail = size;
-        return false;
-      }
-      if (start === 0 || this.cache.meta.dev !== st.dev || this.cache.meta.ino !== st.ino) this.cache.writeMeta({ dev: st.dev, ino: st.ino });
-      const end = start + lastNewline + 1;
-      let lines = 0;
-      let bad = 0;
-      const { upsert, reference } = this.cache.statements();
-      const step = this.cache.db.transaction(() => {
-        // Another viewer on the same cache may have indexed these bytes meanwhile: take its state.
-        const offset = Number(metaValue(this.cache.db, 'offset') ?? 0);
-        if (offset !== start) return false;
-        // Each line decoded on its own, between the piece's newline bytes (a newline byte never occurs
-        // inside a UTF-8 sequence): one string of the whole piece would be a large object, old
-        // garbage until the next full GC.
-        let from = 0;
-        const benchmarkNames = new Set(this.storedCounts()?.benchmarks ?? []);
-        while (from <= lastNewline) {
-          const nl = buffer.indexOf(0x0a, from);
-          if (nl - from > 0) {
-            const text = buffer.toString('utf8', from, nl);
-            if (text.trim()) {
-              lines++;
-              const benchmark = this.insertLine(upsert, reference, text, start + from, nl - from);
-              if (benchmark === null) bad++;
-              else benchmarkNames.add(benchmark);
-            }
+    return withItemsFile(this.dir, (fd) => this.stepFrom(fd, size, maxBytes)) ?? false;
+  }
+
+  private stepFrom(fd: number, size: number, maxBytes: number): boolean {
+    const st = fstatSync(fd);
+    const start = this.cache.meta.offset;
+    let buffer = Buffer.allocUnsafe(Math.min(maxBytes, Math.max(1, st.size - start)));
+    let filled = 0;
+    let lastNewline = -1;
+    // Read a piece; a line longer than it grows the buffer until the line's newline is in.
+    for (;;) {
+      const read = readSync(fd, buffer, filled, buffer.length - filled, start + filled);
+      if (read <= 0) break;
+      filled += read;
+      lastNewline = buffer.lastIndexOf(0x0a, filled - 1);
+      if (lastNewline !== -1 || start + filled >= st.size) break;
+      const bigger = Buffer.allocUnsafe(buffer.length * 2);
+      buffer.copy(bigger, 0, 0, filled);
+      buffer = bigger;
+    }
+    if (lastNewline === -1) {
+      // Only a line being written is left: ready until the file grows.
+      this.tornTail = size;
+      return false;
+    }
+    if (start === 0 || this.cache.meta.dev !== st.dev || this.cache.meta.ino !== st.ino) this.cache.writeMeta({ dev: st.dev, ino: st.ino });
+    const end = start + lastNewline + 1;
+    let lines = 0;
+    let bad = 0;
+    const { upsert, reference } = this.cache.statements();
+    const step = this.cache.db.transaction(() => {
+      // Another viewer on the same cache may have indexed these bytes meanwhile: take its state.
+      const offset = Number(metaValue(this.cache.db, 'offset') ?? 0);
+      if (offset !== start) return false;
+      // Each line decoded on its own, between the piece's newline bytes (a newline byte never occurs
+      // inside a UTF-8 sequence): one string of the whole piece would be a large object, old
+      // garbage until the next full GC.
+      let from = 0;
+      const benchmarkNames = new Set(this.storedCounts()?.benchmarks ?? []);
+      while (from <= lastNewline) {
+        const nl = buffer.indexOf(0x0a, from);
+        if (nl - from > 0) {
+          const text = buffer.toString('utf8', from, nl);
+          if (text.trim()) {
+            lines++;
+            const benchmark = this.insertLine(upsert, reference, text, start + from, nl - from);
+            if (benchmark === null) bad++;
+            else benchmarkNames.add(benchmark);
           }
-          from = nl + 1;
         }
-        this.cache.writeMeta({ offset: end, tail: this.tailHash(fd, end), badLines: this.cache.meta.badLines + bad, counts: JSON.stringify(this.countNow([...benchmarkNames])) });
-        return true;
-      });
-      if (!step.immediate()) {
-        this.cache.meta = this.cache.readMeta();
-        this.changed();
-        return !this.ready;
+        from = nl + 1;
       }
-      if (start > 0 && !this.extendedOnce) this.counters.extended++;
-      this.extendedOnce = true;
-      this.counters.lines += lines;
-      this.counters.bytes += end - start;
+      this.cache.writeMeta({ offset: end, tail: this.tailHash(fd, end), badLines: this.cache.meta.badLines + bad, counts: JSON.stringify(this.countNow([...benchmarkNames])) });
+      return true;
+    });
+    if (!step.immediate()) {
+      this.cache.meta = this.cache.readMeta();
       this.changed();
       return !this.ready;
-    } finally {
-      closeSync(fd);
     }
+    if (start > 0 && !this.extendedOnce) this.counters.extended++;
+    this.extendedOnce = true;
+    this.counters.lines += lines;
+    this.counters.bytes += end - start;
+    this.changed();
+    return !this.ready;
   }
 
   private extendedOnce = false;

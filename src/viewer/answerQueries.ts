@@ -1,15 +1,14 @@
-import { closeSync, openSync, readSync } from 'node:fs';
+import { readSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { isGoldChunk } from '../diagnostics/evidence.js';
 import { RunItemRecordSchema, type RunItemRecord } from '../runFiles/itemRecord.js';
-import { RUN_FILES } from '../runFiles/runDir.js';
 import { clusterKeyOf } from '../experiment/clusterKey.js';
 import type { AnswerDetail, AnswerPage, AnswerQuery, AnswerRow, ImageView, ItemInfo, OtherAnswer, PassageView } from './api.js';
 import type { StoredItem } from './answerLoader.js';
 import type { IndexCache } from './indexCache.js';
 import { splitGroup, type BundleRow, type ScoreRow } from './queries.js';
-import { insideFile } from './runFileReads.js';
+import { withItemsFile } from './runFileReads.js';
 
 /** The queries over a run's index: answer pages (filters, search), Compare's and a bundle's rows, one answer's page. */
 
@@ -104,22 +103,19 @@ function storedItem(db: Database.Database, itemKey: string): StoredItem | null {
 
 /** The record at `offset` of items.jsonl, read whole for its page. */
 function readRecordAt(dir: string, offset: number, length: number): ViewedRecord | null {
-  const file = insideFile(dir, RUN_FILES.items);
-  if (!file) return null;
-  const fd = openSync(file, 'r');
-  try {
-    const buffer = Buffer.alloc(length);
-    readSync(fd, buffer, 0, length, offset);
-    const raw = JSON.parse(buffer.toString('utf8')) as Record<string, unknown>;
-    const record: ViewedRecord = RunItemRecordSchema.parse(raw);
-    // The record schema may not know `diagnostics` yet: keep it as the file has it.
-    if (raw.diagnostics !== undefined && record.diagnostics === undefined) record.diagnostics = raw.diagnostics;
-    return record;
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+  return withItemsFile(dir, (fd) => {
+    try {
+      const buffer = Buffer.alloc(length);
+      readSync(fd, buffer, 0, length, offset);
+      const raw = JSON.parse(buffer.toString('utf8')) as Record<string, unknown>;
+      const record: ViewedRecord = RunItemRecordSchema.parse(raw);
+      // The record schema may not know `diagnostics` yet: keep it as the file has it.
+      if (raw.diagnostics !== undefined && record.diagnostics === undefined) record.diagnostics = raw.diagnostics;
+      return record;
+    } catch {
+      return null;
+    }
+  });
 }
 
 /** One answer's page: its record, the item's reference and gold, passages, page images and the other answers to the same item. */

@@ -1,4 +1,4 @@
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
 import { z } from 'zod';
 import type { ExperimentConfig } from '../config/experiment.js';
@@ -19,6 +19,18 @@ export function insideFile(dir: string, name: string): string | null {
     return statSync(real).isFile() ? real : null;
   } catch {
     return null;
+  }
+}
+
+/** `use` of the run's items.jsonl opened for reading (closed after); null when the run has none. */
+export function withItemsFile<T>(dir: string, use: (fd: number) => T): T | null {
+  const file = insideFile(dir, RUN_FILES.items);
+  if (!file) return null;
+  const fd = openSync(file, 'r');
+  try {
+    return use(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 
