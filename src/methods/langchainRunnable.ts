@@ -23,12 +23,7 @@ export const LangChainRunnableParamsSchema = z
     export: z.string().min(1).default('default').describe('The export: a Runnable (an LCEL chain), or a function of `options` returning one (maybe async)'),
     options: z.record(z.string(), z.unknown()).default({}).describe('Passed to an exported function (index paths, k, the model\'s baseURL …); part of the cache key'),
     input: z.unknown().default({ question: '{question}', itemId: '{itemId}', docId: '{docId}' }).describe('What the Runnable is invoked with, a JSON template of the item\'s fields'),
-    /**
-     * Paths into the Runnable's output: a string output is the answer; an object's answer is at
-     * `answer`. Contexts at `contexts` when given, else the Documents its retrievers returned
-     * (LangChain's retriever callbacks); usage from its models' callbacks when not mapped.
-     */
-    response: ResponseMappingSchema.default({}).describe('Paths into the Runnable\'s output: a string output is the answer; an object\'s answer is at `answer`'),
+    response: ResponseMappingSchema.default({}).describe('Paths into the Runnable\'s output: a string output is the answer; an object\'s answer is at `answer`; contexts at `contexts`, else the Documents its retrievers returned; usage from its models\' callbacks when not mapped'),
     timeoutMs: z.number().int().positive().default(300_000).describe('A call with no result after this many ms fails (and is retried)'),
     ...CallPolicyShape,
     retries: z.number().int().min(0).default(2).describe('Retries of a failed call, with exponential backoff'),
