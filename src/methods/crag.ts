@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import { splitSentences } from '../chunking/sentences.js';
 import { createRetriever } from '../retrieval/createRetriever.js';
 import type { HisragLangChainRetriever } from '../retrieval/langchain/langchainRetriever.js';
 import { createRetrieverContext, RetrieverSpecSchema } from '../retrieval/registry.js';
 import { rerankers } from '../rerank/registry.js';
 import type { Reranker } from '../rerank/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
-import { passageBlock } from './passages.js';
+import { bestSentences, passageBlock } from './passages.js';
 import { promptOverridesSchema, stepMessages } from './prompts.js';
 import { answerCall, readerMethod, readPassages, ReaderParamsShape } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
@@ -127,24 +126,13 @@ export const cragMethod = readerMethod({
           unparsed,
         });
 
-        const knowledge: RetrievedChunk[] = [];
+        let knowledge: RetrievedChunk[] = [];
         if (label !== 'incorrect') {
-          // Decompose: the passages not graded irrelevant, split into strips; recompose: the best strips, in order, under their passages.
+          // Decompose the passages not graded irrelevant into strips; recompose the best strips, in order, under their passages.
           const kept = passages.filter((_, i) => grades[i]! >= params.lower);
-          const strips = kept.flatMap((chunk, index) => splitSentences(chunk.text).map((s) => ({ index, text: s.text.trim() }))).filter((s) => s.text);
-          const scores = strips.length ? await context.relevance(item.question, strips.map((s) => s.text), 'score-strips') : [];
-          const chosen = new Set(
-            strips
-              .map((_, order) => ({ order, score: scores[order]! }))
-              .sort((a, b) => b.score - a.score || a.order - b.order)
-              .slice(0, params.keepStrips)
-              .map((s) => s.order),
-          );
-          for (const [index, chunk] of kept.entries()) {
-            const mine = strips.filter((s, order) => s.index === index && chosen.has(order));
-            if (mine.length) knowledge.push({ ...chunk, text: mine.map((s) => s.text).join('') });
-          }
-          context.record('refine', 'strips', { passages: kept.length, strips: strips.length, kept: chosen.size, charsBefore: kept.reduce((n, c) => n + c.text.length, 0), charsAfter: knowledge.reduce((n, c) => n + c.text.length, 0) });
+          const strips = await bestSentences(context, kept, params.keepStrips, 'score-strips');
+          knowledge = strips.refined;
+          context.record('refine', 'strips', { passages: kept.length, strips: strips.sentences, kept: strips.kept, charsBefore: kept.reduce((n, c) => n + c.text.length, 0), charsAfter: knowledge.reduce((n, c) => n + c.text.length, 0) });
         }
         let external: RetrievedChunk[] = [];
         if (label !== 'correct') {
