@@ -5,9 +5,9 @@ import { createRetrieverContext, RetrieverSpecSchema } from '../retrieval/regist
 import { rerankers } from '../rerank/registry.js';
 import type { Reranker } from '../rerank/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
-import { bestSentences, passageBlock } from './passages.js';
+import { passageBlock } from './passages.js';
 import { promptOverridesSchema, stepMessages } from './prompts.js';
-import { answerCall, readerMethod, readPassages, ReaderParamsShape } from './reader.js';
+import { answerCall, bestSentences, readerMethod, readPassages, ReaderParamsShape } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
 import { gradePrompt } from './templates/crag.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';

@@ -4,8 +4,6 @@ import { fitContextBudget } from '../prompting/contextBudget.js';
 import { chunkPages, NO_CONTEXT_TEXT } from '../prompting/templateStrategy.js';
 import { tokenCounters, type TokenCounter } from '../text/tokenCounter.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
-import { splitSentences } from '../chunking/sentences.js';
-import type { MethodContext } from './types.js';
 
 /** How passages enter a method's prompts: the same budget, counter and page display as `rag`. */
 export const PassageParamsShape = {
@@ -51,26 +49,4 @@ export function passageBlock(chunks: RetrievedChunk[], params: PassageParams): P
 /** A block of texts that are not retrieved chunks (a condensed context): one entry, titled. */
 export function textBlock(title: string, text: string): string {
   return text.trim() ? formatContextBlock([{ title, text }]) : NO_CONTEXT_TEXT;
-}
-
-/**
- * The `keep` sentences of the passages that score best against the question by the retriever's
- * relevance (ties: the earlier), each passage keeping its chosen ones in order under its own title
- * and pages; a passage left with none drops out.
- */
-export async function bestSentences(context: MethodContext, passages: RetrievedChunk[], keep: number, label: string): Promise<{ refined: RetrievedChunk[]; sentences: number; kept: number }> {
-  const sentences = passages.flatMap((chunk, index) => splitSentences(chunk.text).map((s) => ({ index, text: s.text.trim() })));
-  const scores = sentences.length ? await context.relevance(context.item.question, sentences.map((s) => s.text), label) : [];
-  const chosen = new Set(
-    sentences
-      .map((_, order) => ({ order, score: scores[order]! }))
-      .sort((a, b) => b.score - a.score || a.order - b.order)
-      .slice(0, keep)
-      .map((s) => s.order),
-  );
-  const refined = passages.flatMap((chunk, index) => {
-    const mine = sentences.filter((s, order) => s.index === index && chosen.has(order));
-    return mine.length ? [{ ...chunk, text: mine.map((s) => s.text).join('') }] : [];
-  });
-  return { refined, sentences: sentences.length, kept: chosen.size };
 }

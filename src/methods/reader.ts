@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import type { BenchmarkItem } from '../benchmarks/types.js';
+import { splitSentences } from '../chunking/sentences.js';
+import type { RetrievedChunk } from '../retrieval/types.js';
 import { answerInstructions, AnswerInstructionsSchema, type AnswerInstructions } from '../prompting/answerInstructions.js';
 import type { RegistryEntry } from '../registry.js';
 import type { MethodNotes } from './trace.js';
@@ -57,4 +59,26 @@ export function readerMethod<Params extends ReaderParams & { prompts: Partial<Re
       return { name: entry.name, usesRetrieval: true, ...entry.create(params, resolvePrompts(entry.name, entry.prompts, params.prompts)) };
     },
   };
+}
+
+/**
+ * The `keep` sentences of the passages that score best against the question by the retriever's
+ * relevance (ties: the earlier), each passage keeping its chosen ones in order under its own title
+ * and pages; a passage left with none drops out.
+ */
+export async function bestSentences(context: MethodContext, passages: RetrievedChunk[], keep: number, label: string): Promise<{ refined: RetrievedChunk[]; sentences: number; kept: number }> {
+  const sentences = passages.flatMap((chunk, index) => splitSentences(chunk.text).map((s) => ({ index, text: s.text.trim() })));
+  const scores = sentences.length ? await context.relevance(context.item.question, sentences.map((s) => s.text), label) : [];
+  const chosen = new Set(
+    sentences
+      .map((_, order) => ({ order, score: scores[order]! }))
+      .sort((a, b) => b.score - a.score || a.order - b.order)
+      .slice(0, keep)
+      .map((s) => s.order),
+  );
+  const refined = passages.flatMap((chunk, index) => {
+    const mine = sentences.filter((s, order) => s.index === index && chosen.has(order));
+    return mine.length ? [{ ...chunk, text: mine.map((s) => s.text).join('') }] : [];
+  });
+  return { refined, sentences: sentences.length, kept: chosen.size };
 }
