@@ -11,8 +11,8 @@ import type { CallBound, MethodContext, MethodOutcome, RagMethod } from './types
 
 /**
  * Methods whose last step reads passages with the shared answer prompt (HyDE, query rewrite,
- * RAG-Fusion, compression, CRAG): they differ in how they obtain the passages, never in how they
- * read them, so the read step, its plan and the entry's setup are written once here.
+ * RAG-Fusion, compression, CRAG, refine) differ in how they obtain the passages, never in how they
+ * read them: the read step, its plan, the sentence selection and the entry's setup are written once here.
  */
 
 /** The params of a reader: how passages enter the prompt, and the answer instructions. */
@@ -37,19 +37,19 @@ export async function readPassages(context: MethodContext, prompt: MethodPrompt,
   return { answer: response.text, response, prompt: messages, contextIds: placed.ids, truncated: placed.dropped, notes };
 }
 
-/** What a reader's entry states besides its name: its steps' built-in prompts, and the method they make. */
-export interface ReaderEntry<Params, Step extends string> {
+/** What a method's entry states besides its name: its steps' built-in prompts, and the method they make. */
+export interface MethodEntry<Params, Step extends string> {
   name: string;
   description: string;
   params: z.ZodType<Params>;
-  /** Built-in prompts by step (`answer` among them); the config's `prompts` override them, checked at config time. */
+  /** Built-in prompts by step; the config's `prompts` override them, checked at config time. */
   prompts: Record<Step, MethodPrompt>;
   create(params: Params, prompts: Record<Step, MethodPrompt>): Omit<RagMethod, 'name' | 'usesRetrieval'>;
 }
 
-/** A reader's registry entry: the name stated once (entry, prompt errors, method), prompts resolved, retrieval on. */
-export function readerMethod<Params extends ReaderParams & { prompts: Partial<Record<Step, PromptOverride | undefined>> }, Step extends string>(
-  entry: ReaderEntry<Params, Step>,
+/** A retrieving method's registry entry: the name stated once (entry, prompt errors, method), prompts resolved. */
+export function methodEntry<Params extends { prompts: Partial<Record<Step, PromptOverride | undefined>> }, Step extends string>(
+  entry: MethodEntry<Params, Step>,
 ): RegistryEntry<Params, RagMethod, void> {
   return {
     name: entry.name,

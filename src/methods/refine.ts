@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
 import { formatContextBlock } from '../prompting/contextBlock.js';
-import type { RegistryEntry } from '../registry.js';
 import { passageBlock, PassageParamsShape, textBlock, type PassageBlock } from './passages.js';
-import { bestSentences, readPassages } from './reader.js';
-import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { bestSentences, methodEntry, readPassages } from './reader.js';
+import { promptOverridesSchema, stepMessages } from './prompts.js';
 import { answerPrompt } from './templates/answer.js';
 import { CONDENSED_TITLE, condensePrompt } from './templates/refine.js';
-import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 
 export const RefineParamsSchema = z
   .object({
@@ -28,15 +27,13 @@ export type RefineParams = z.infer<typeof RefineParamsSchema>;
  * model first condenses the passages with respect to the question, then answers from that text.
  * Either way the trace records characters and tokens before and after.
  */
-export const refineMethod: RegistryEntry<RefineParams, RagMethod, void> = {
+export const refineMethod = methodEntry({
   name: 'refine',
   description: 'context refiner (RECOMP): extractive (best sentences by relevance) or abstractive (model condenses); 1 retrieval, 1–2 generations',
   params: RefineParamsSchema,
-  create(params) {
-    const prompts = resolvePrompts('refine', { condense: condensePrompt, answer: answerPrompt }, params.prompts);
+  prompts: { condense: condensePrompt, answer: answerPrompt },
+  create(params, prompts) {
     return {
-      name: 'refine',
-      usesRetrieval: true,
       // Extractive: one prompt, built by the plan exactly as the run will (the sentences' scores are the retriever's).
       calls: params.mode === 'abstractive' ? { min: 2, max: 2 } : { min: 1, max: 1, singleShot: true },
       ...(params.mode === 'abstractive'
@@ -73,4 +70,4 @@ export const refineMethod: RegistryEntry<RefineParams, RagMethod, void> = {
       },
     };
   },
-};
+});
