@@ -7,7 +7,7 @@ import { extractQuestion, parseContextBlock } from '../prompting/contextBlock.js
 import { outputKindOf } from '../prompting/taskFormat.js';
 import { toSimplified } from '../text/simplify.js';
 import { answerStep, type StandInTools } from './extractiveSteps.js';
-import { characterBigrams, parseOptions, pickWithin, rankSentences, splitIntoSentences } from './lexicalOverlap.js';
+import { characterBigrams, parseOptions, pickWithin, rankSentences, sharedBigrams, splitIntoSentences } from './lexicalOverlap.js';
 import type { GenerateOptions, GenerationResult, Generator } from './types.js';
 import { createHash } from 'node:crypto';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
@@ -84,14 +84,9 @@ export class ExtractiveGenerator implements Generator {
   private chooseOptions(options: { letter: string; text: string }[], contexts: string[]): string {
     const sentences = contexts.flatMap((text) => splitIntoSentences(text)).map((s) => characterBigrams(s));
     const support = options.map(({ letter, text }) => {
-      const grams = characterBigrams(this.params.simplify ? toSimplified(text) : text);
-      let best = 0;
-      for (const sentence of sentences) {
-        let shared = 0;
-        for (const gram of grams) if (sentence.has(gram)) shared++;
-        best = Math.max(best, grams.size ? shared / grams.size : 0);
-      }
-      return { letter, best };
+      const option = this.params.simplify ? toSimplified(text) : text;
+      const size = characterBigrams(option).size;
+      return { letter, best: size ? Math.max(0, ...sentences.map((sentence) => sharedBigrams(option, sentence) / size)) : 0 };
     });
     const top = Math.max(...support.map((s) => s.best));
     const chosen = support.filter((s) => s.best >= 0.8 || s.best === top).map((s) => s.letter);

@@ -87,16 +87,13 @@ export function parseChatCompletion(body: unknown): GenerationResult {
   const choice = completion.choices[0] as { finish_reason?: string | null; logprobs?: { content?: { token: string; logprob: number }[] | null } | null };
   const logprobs = choice.logprobs?.content?.map(({ token, logprob }) => ({ token, logprob }));
   const extra = { ...(logprobs ? { logprobs } : {}), ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}) };
-  return { ...resultFromReplyOf(reply, usage), ...extra };
-}
-
-function resultFromReplyOf(reply: ReturnType<typeof convertCompletionsMessageToBaseMessage>, usage: z.infer<typeof ChatCompletionSchema>['usage']): GenerationResult {
-  return resultFromReply({
+  const result = resultFromReply({
     content: reply.content,
     additional_kwargs: reply.additional_kwargs,
     tool_calls: 'tool_calls' in reply ? (reply as { tool_calls?: [] }).tool_calls : [],
     usage_metadata: usage ? { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens, total_tokens: usage.total_tokens } : undefined,
   });
+  return { ...result, ...extra };
 }
 
 /** Test seams and run-time hooks that are not config. */

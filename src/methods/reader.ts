@@ -2,10 +2,10 @@ import type { z } from 'zod';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { splitSentences } from '../chunking/sentences.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
-import { answerInstructions, AnswerInstructionsSchema, type AnswerInstructions } from '../prompting/answerInstructions.js';
+import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
 import type { RegistryEntry } from '../registry.js';
 import type { MethodNotes } from './trace.js';
-import { PassageParamsShape, type PassageBlock, type PassageParams } from './passages.js';
+import { PassageParamsShape, type PassageBlock } from './passages.js';
 import { resolvePrompts, stepMessages, type MethodPrompt, type PromptOverride } from './prompts.js';
 import type { CallBound, MethodContext, MethodOutcome, RagMethod } from './types.js';
 
@@ -20,9 +20,7 @@ export const ReaderParamsShape = {
   ...PassageParamsShape,
   instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
 };
-export interface ReaderParams extends PassageParams {
-  instructions?: AnswerInstructions;
-}
+export type ReaderParams = z.infer<z.ZodObject<typeof ReaderParamsShape>>;
 
 /** The plan's bound of the read step: one answer call, always made, over at most `passages` passages. */
 export function answerCall(prompt: MethodPrompt, item: BenchmarkItem, passages: number, params: ReaderParams): CallBound {
