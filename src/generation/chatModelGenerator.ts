@@ -22,18 +22,11 @@ export interface ChatModelGeneratorOptions {
   model: string;
   /** Requests to the same endpoint share one concurrency bound. */
   endpoint: string;
-  /**
-   * Replicas of the model (several servers): each attempt goes to the one with the fewest requests in
-   * flight among those not cooling down after a failure; `endpoint` then names the pool, whose health
-   * opens (exit 3) only when every replica fails.
-   */
+  /** Replicas of the model (see replicaRouting.ts); `endpoint` then names the pool, down only when every replica is. */
   replicas?: { endpoint: string; chat: BaseChatModel }[];
   concurrency: number;
   policy: RetryPolicy;
-  /**
-   * Stop calling the endpoint once every request has failed (connection refused, DNS, timeouts,
-   * 5xx) for this long, or three in a row were refused (401/403/404); default 30 s.
-   */
+  /** Stop calling an endpoint that has failed every request this long (default 30 s). */
   unavailableAfterMs?: number;
   cache?: ResponseCache;
   /** The endpoint's request and token pacing (shared per endpoint); every attempt waits for its slot. */
@@ -47,22 +40,11 @@ export interface ChatModelGeneratorOptions {
   hooks?: Pick<RetryHooks, 'sleep' | 'random' | 'onRetry'>;
   /** Manifest description; must not contain secrets. */
   describe: () => Record<string, unknown>;
-  /**
-   * Batch API mode (src/batch/): requests are answered from what the run's batches put into the
-   * response cache; `body` gives the request a live call would send, as a batch input line's body.
-   */
+  /** Batch API mode (src/batch/); `body`: the request a live call would send, as a batch input line's body. */
   batch?: { queue: BatchQueue; body: (messages: BaseMessage[], tools?: ChatTurnOptions['tools']) => Record<string, unknown> };
-  /**
-   * How page images are prepared (resized, encoded, cached by content) and counted for this model;
-   * without it a prompt with image parts is refused before any call.
-   */
+  /** How page images are prepared and counted for this model; without it an image prompt is refused. */
   images?: { preparer: ImagePreparer; tokens: (image: PageImageRef) => number };
-  /**
-   * Requests that carry per-call settings (stop sequences, logprobs, a call's maxTokens) or continue a
-   * text through the completions API, sent to one replica's endpoint as the protocol has them (see
-   * openaiProtocol.ts); absent for a chat model without them. `batchBody` gives such a chat request as
-   * a batch input line's body.
-   */
+  /** Sends requests with per-call settings, and completions (openaiProtocol.ts); absent for a chat model without them. */
   protocol?: {
     send(endpoint: string, request: ProtocolRequest, signal: AbortSignal | undefined): Promise<GenerationResult>;
     batchBody(request: ProtocolRequest & { kind: 'chat' }): Record<string, unknown>;
@@ -79,11 +61,8 @@ const hasCallSettings = (call: CallSettings | undefined): call is CallSettings =
 const callKeyOf = (call: CallSettings) => ({ ...(call.stop?.length ? { stop: call.stop } : {}), ...(call.logprobs ? { logprobs: true } : {}), ...(call.maxTokens !== undefined ? { callMaxTokens: call.maxTokens } : {}) });
 
 /**
- * Any LangChain chat model as a Generator, with hisrag's execution policy around it as a stack of
- * layers (callLayers.ts; retries and health from endpoints/retryPolicy.ts): batch serving, the outcome (empty answers, failures), the response cache,
- * the endpoint's concurrency bound and the retry policy (the model's own retries should be off), the
- * endpoint's health, pacing and replica routing. Reasoning (`reasoning_content`, `<think>` blocks)
- * is split from the answer.
+ * Any LangChain chat model as a Generator, under hisrag's execution policy as a stack of layers
+ * (callLayers.ts; the model's own retries should be off). Reasoning is split from the answer.
  */
 export class ChatModelGenerator implements Generator {
   readonly name: string;
@@ -117,11 +96,9 @@ export class ChatModelGenerator implements Generator {
   };
 
   /**
-   * The response cache key: model, messages, parameters. An image stands in it by the sha256 of its
-   * source bytes and the preparation settings (`hashes` in prompt order; never its path), so a
-   * changed scan is asked again and a moved folder is not; a text-only prompt's key is unchanged.
-   * A repeated sample after the first (`sample` ≥ 1) adds its index to the parameters: sample 0 keeps
-   * the key every cache and run already has.
+   * The response cache key: model, messages, parameters. An image stands in it by its source bytes'
+   * sha256 and the preparation settings (never its path: a moved folder is no new request). A sample
+   * after the first adds its index: sample 0 keeps the key every cache already has.
    */
   cacheKey(messages: ChatMessage[], hashes: string[] = [], sample = 0): string {
     let next = 0;
@@ -174,9 +151,8 @@ export class ChatModelGenerator implements Generator {
   }
 
   /**
-   * A request with per-call settings, or a completion: keyed by what it sends (the settings and the
-   * API included, so a stop-sequence call never answers a plain one), under the same policy. A chat
-   * request may go into a batch; a completion is always live (the Batch API here takes chat requests).
+   * A request with per-call settings, or a completion, keyed by what it sends (a stop-sequence call
+   * never answers a plain one). A completion is always live: the Batch API here takes chat requests.
    */
   #protocolCall(request: ProtocolRequest, options: GenerateOptions): Promise<GenerationResult> {
     const protocol = this.#options.protocol!;
@@ -194,11 +170,7 @@ export class ChatModelGenerator implements Generator {
     }, tokens, batchBody);
   }
 
-  /**
-   * A prompt with page images: refused at once without image settings; otherwise keyed by the
-   * images' content, prepared (only when the answer is not already cached) and sent as `image_url`
-   * parts with data URLs, in the message's order. Pacing counts the images' tokens.
-   */
+  /** A prompt with page images: keyed by their content, prepared only when not cached, sent as data URLs. */
   async #generateWithImages(messages: ChatMessage[], images: PageImageRef[], options: GenerateOptions): Promise<GenerationResult> {
     const settings = this.#options.images;
     if (!settings) throw imagesRefused(this, images.length);
@@ -217,13 +189,7 @@ export class ChatModelGenerator implements Generator {
     return this.#run(key, options, this.#chatSend(conversation), tokens, () => this.#options.batch!.body(conversation));
   }
 
-  /**
-   * One turn of a tool-calling conversation (the agent method's model calls): the messages so far,
-   * tool calls and results included, with `tools` offered in OpenAI's function format. Runs under
-   * the same policy as `generate` — cache (keyed by the whole conversation and the tools, so a
-   * cached conversation replays without calling the endpoint), per-endpoint concurrency, retries
-   * and the endpoint's health.
-   */
+  /** One turn of a tool-calling conversation (the agent), keyed by the whole conversation and the tools. */
   async chatTurn(messages: BaseMessage[], options: ChatTurnOptions): Promise<GenerationResult> {
     const key = this.#options.cache
       ? responseCacheKey({ model: this.model, messages: messages.map(conversationEntry), params: { ...this.#paramsFor(options.sample), tools: options.tools } })

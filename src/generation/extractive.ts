@@ -7,7 +7,7 @@ import { extractQuestion, parseContextBlock } from '../prompting/contextBlock.js
 import { outputKindOf } from '../prompting/taskFormat.js';
 import { toSimplified } from '../text/simplify.js';
 import { answerStep, type StandInTools } from './extractiveSteps.js';
-import { characterBigrams, parseOptions, pickWithin, rankSentences, splitIntoSentences } from './lexicalOverlap.js';
+import { characterBigrams, parseOptions, pickWithin, rankSentences, sharedBigrams, splitIntoSentences } from './lexicalOverlap.js';
 import type { GenerateOptions, GenerationResult, Generator } from './types.js';
 import { createHash } from 'node:crypto';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
@@ -18,13 +18,7 @@ export const ExtractiveParamsSchema = z
     minOverlap: z.number().int().positive().default(2).describe('A sentence must share at least this many distinct character bigrams with the question'),
     simplify: z.boolean().default(true).describe('Compare in simplified Chinese (OCR pages are often traditional)'),
     condenseChars: z.number().int().positive().default(400).describe('Length budget of a condensed context or summary (method steps that ask for one), in characters'),
-    /**
-     * A sampling stand-in (repeated samples, `samples: n`): above 0, each answer ranks the context
-     * sentences by their overlap plus Gumbel noise of this scale — sampling sentences from
-     * softmax(overlap / temperature), the Gumbel-max trick — so answers vary between samples as a
-     * model's do at temperature > 0. Omitted or 0: the deterministic stand-in.
-     */
-    temperature: z.number().min(0).max(2).optional().describe('A sampling stand-in (repeated samples, `samples: n`): above 0, each answer ranks the context sentences by their overlap plus Gumbel noise of this scale — sampling sentences from softmax(overlap / temperature), the Gumbel-max trick — so…'),
+    temperature: z.number().min(0).max(2).optional().describe('A sampling stand-in (repeated samples, `samples: n`): above 0, each answer ranks the context sentences by their overlap plus Gumbel noise of this scale — sampling sentences from softmax(overlap / temperature), the Gumbel-max trick — so answers vary between samples as a model\'s do at temperature > 0; omitted or 0: deterministic'),
     seed: z.number().int().optional().describe('With `temperature`: the noise is seeded by (seed, sample index, prompt), so a run repeats exactly'),
   })
   .strict();
@@ -90,14 +84,9 @@ export class ExtractiveGenerator implements Generator {
   private chooseOptions(options: { letter: string; text: string }[], contexts: string[]): string {
     const sentences = contexts.flatMap((text) => splitIntoSentences(text)).map((s) => characterBigrams(s));
     const support = options.map(({ letter, text }) => {
-      const grams = characterBigrams(this.params.simplify ? toSimplified(text) : text);
-      let best = 0;
-      for (const sentence of sentences) {
-        let shared = 0;
-        for (const gram of grams) if (sentence.has(gram)) shared++;
-        best = Math.max(best, grams.size ? shared / grams.size : 0);
-      }
-      return { letter, best };
+      const option = this.params.simplify ? toSimplified(text) : text;
+      const size = characterBigrams(option).size;
+      return { letter, best: size ? Math.max(0, ...sentences.map((sentence) => sharedBigrams(option, sentence) / size)) : 0 };
     });
     const top = Math.max(...support.map((s) => s.best));
     const chosen = support.filter((s) => s.best >= 0.8 || s.best === top).map((s) => s.letter);

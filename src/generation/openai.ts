@@ -24,22 +24,11 @@ import { protocolSender } from './openaiProtocol.js';
 /** The params' fields (for schemas that extend them); OpenAIParamsSchema adds the checks across fields. */
 export const OpenAIParamsFields = z
   .object({
-    /** Any OpenAI-compatible endpoint: OpenAI, DeepSeek, DashScope (Qwen), vLLM, Ollama (`http://localhost:11434/v1`). */
-    /**
-     * The endpoint, or a list of replicas of one model (vLLM data-parallel, several servers): each
-     * request goes to the replica with the fewest in flight; a failing replica is drained and tried
-     * again later; the run stops (exit 3) only when every replica is down.
-     */
-    baseURL: z.union([z.string().url(), z.array(z.string().url()).min(1, { error: 'expected at least one replica URL' })]).describe('The endpoint, or a list of replicas of one model (vLLM data-parallel, several servers): each request goes to the replica with the fewest in flight; a failing replica is drained and tried again later; the run stops (exit 3) only when…'),
+    baseURL: z.union([z.string().url(), z.array(z.string().url()).min(1, { error: 'expected at least one replica URL' })]).describe('The endpoint, or a list of replicas of one model (vLLM data-parallel, several servers): each request goes to the replica with the fewest in flight; a failing replica is drained and tried again later; the run stops (exit 3) only when every replica is down'),
     model: z.string().min(1).describe('Model name sent to the endpoint'),
     apiKeyEnv: z.string().min(1).optional().describe('Name of the environment variable holding the API key; omit for servers that need none'),
     temperature: z.number().min(0).max(2).default(0).describe('Sampling temperature (0: greedy; > 0 with `samples` for repeated samples)'),
-    /**
-     * Seeds the endpoint's sampling (vLLM and OpenAI honour `seed`): every request of sample i
-     * carries `seed + i`, so repeated samples at temperature > 0 are distinct and reproducible.
-     * Omitted: no `seed` is sent. Part of the cache key.
-     */
-    seed: z.number({ error: 'expected an integer (sample i sends seed + i)' }).int({ error: 'expected an integer (sample i sends seed + i)' }).optional().describe('Seeds the endpoint\'s sampling (vLLM and OpenAI honour `seed`): every request of sample i carries `seed + i`, so repeated samples at temperature > 0 are distinct and reproducible'),
+    seed: z.number({ error: 'expected an integer (sample i sends seed + i)' }).int({ error: 'expected an integer (sample i sends seed + i)' }).optional().describe('Seeds the endpoint\'s sampling (vLLM and OpenAI honour `seed`): every request of sample i carries `seed + i`, so repeated samples at temperature > 0 are distinct and reproducible; omitted, no `seed` is sent'),
     maxTokens: z.number().int().positive().optional().describe('Longest answer in tokens (default: the server\'s)'),
     headers: z.record(z.string(), z.string()).default({}).describe('Extra HTTP headers (not part of the cache key; never recorded in describe())'),
     extraBody: z.record(z.string(), z.unknown()).default({}).describe('Extra request-body fields, e.g. `{ enable_thinking: false }` or `{ top_p: 0.9 }`; part of the cache key'),
@@ -52,20 +41,9 @@ export const OpenAIParamsFields = z
     retryAfterMaxMs: z.number().int().min(0).default(300_000).describe('Longest server Retry-After honoured'),
     cache: z.string().min(1).optional().describe('Path of the SQLite response cache; omit for none'),
     rateLimit: RateLimitSchema.optional().describe('The provider\'s limits, paced evenly (shared by everything that uses the same baseURL); without it the endpoint\'s x-ratelimit-* headers set the pace'),
-    /**
-     * Answer through the endpoint's Batch API (OpenAI, DashScope: half price) instead of live calls:
-     * `true`, or `{ retries, requestsPerFile, bytesPerFile, pollMs, completionWindow }`. The batches'
-     * results are loaded into `cache`; without one, `.cache/responses-<model>.sqlite` (defaultBatchCache).
-     * See docs/batch.md.
-     */
-    batch: z.union([z.boolean(), BatchSettingsSchema]).optional().describe('Answer through the endpoint\'s Batch API (OpenAI, DashScope: half price) instead of live calls: `true`, or `{ retries, requestsPerFile, bytesPerFile, pollMs, completionWindow }`'),
+    batch: z.union([z.boolean(), BatchSettingsSchema]).optional().describe('Answer through the endpoint\'s Batch API (OpenAI, DashScope: half price) instead of live calls: `true`, or `{ retries, requestsPerFile, bytesPerFile, pollMs, completionWindow }`; results go into `cache` (default `.cache/responses-<model>.sqlite`), see docs/batch.md'),
     batchFallback: z.enum(['resubmit', 'live']).optional().describe('A batch line that failed or expired: `resubmit` it in the next round\'s batch (up to batch.retries), or answer it `live`'),
-    /**
-     * A vision-language model: how page images are prepared for it (`maxPixels`, `maxSide`, format,
-     * quality; cached by content in `cache`) and counted (`tokens`: `qwen-vl`, `openai-tiles` or
-     * `fixed`). Without it, a prompt with page images is refused before any call.
-     */
-    images: ImageSettingsSchema.optional().describe('A vision-language model: how page images are prepared for it (`maxPixels`, `maxSide`, format, quality; cached by content in `cache`) and counted (`tokens`: `qwen-vl`, `openai-tiles` or `fixed`)'),
+    images: ImageSettingsSchema.optional().describe('A vision-language model: how page images are prepared for it (`maxPixels`, `maxSide`, format, quality; cached by content in `cache`) and counted (`tokens`: `qwen-vl`, `openai-tiles` or `fixed`); without it, a prompt with page images is refused'),
   })
   .strict();
 
@@ -109,16 +87,13 @@ export function parseChatCompletion(body: unknown): GenerationResult {
   const choice = completion.choices[0] as { finish_reason?: string | null; logprobs?: { content?: { token: string; logprob: number }[] | null } | null };
   const logprobs = choice.logprobs?.content?.map(({ token, logprob }) => ({ token, logprob }));
   const extra = { ...(logprobs ? { logprobs } : {}), ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}) };
-  return { ...resultFromReplyOf(reply, usage), ...extra };
-}
-
-function resultFromReplyOf(reply: ReturnType<typeof convertCompletionsMessageToBaseMessage>, usage: z.infer<typeof ChatCompletionSchema>['usage']): GenerationResult {
-  return resultFromReply({
+  const result = resultFromReply({
     content: reply.content,
     additional_kwargs: reply.additional_kwargs,
     tool_calls: 'tool_calls' in reply ? (reply as { tool_calls?: [] }).tool_calls : [],
     usage_metadata: usage ? { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens, total_tokens: usage.total_tokens } : undefined,
   });
+  return { ...result, ...extra };
 }
 
 /** Test seams and run-time hooks that are not config. */

@@ -6,9 +6,8 @@ import type { ChatMessage } from '../prompting/types.js';
 import type { RegistryEntry } from '../registry.js';
 import { toSimplified } from '../text/simplify.js';
 import { CANNOT_ANSWER_ZH, ExtractiveParamsSchema } from './extractive.js';
-import { characterBigrams, pickWithin, rankSentences } from './lexicalOverlap.js';
+import { characterBigrams, pickWithin, questionClauses, rankSentences } from './lexicalOverlap.js';
 import { LogprobWriterGenerator } from './logprobWriter.js';
-import { questionClauses } from './lexicalOverlap.js';
 import type { GenerateOptions, GenerationResult, Generator } from './types.js';
 
 export const SearchReasonerParamsSchema = ExtractiveParamsSchema.extend({

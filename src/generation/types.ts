@@ -18,10 +18,7 @@ export interface GenerationResult {
   cached?: boolean;
   /** True when a batch of this run answered it (batch API mode): a paid call at the batch price. */
   batched?: boolean;
-  /**
-   * Set when the endpoint returned empty completions on every attempt (this many): the answer
-   * is empty, and runs count it as such.
-   */
+  /** Set when every attempt (this many) returned an empty completion: the answer is empty, and counted. */
   emptyAfterAttempts?: number;
   /** Tool calls the model asked for (a tool-calling turn, `chatTurn`). */
   toolCalls?: ToolCallRequest[];
@@ -39,11 +36,7 @@ export interface TokenLogprob {
   logprob: number;
 }
 
-/**
- * Per-call request settings a method step needs beyond the messages (reasoning with search, FLARE):
- * stop sequences (the endpoint ends the output before the first one and leaves it out), token log
- * probabilities, a smaller `maxTokens` than the model's. Part of the response-cache key.
- */
+/** Per-call settings a method step needs (reasoning with search, FLARE); part of the response-cache key. */
 export interface CallSettings {
   stop?: string[];
   logprobs?: boolean;
@@ -69,18 +62,11 @@ export interface ChatTurnOptions extends GenerateOptions {
 
 export interface GenerateOptions {
   signal?: AbortSignal;
-  /**
-   * Response cache use: `use` (default) answers from the cache when it can; `refresh` skips the
-   * lookup and stores the new answer (a judge retrying an unusable output wants a fresh call).
-   */
+  /** `refresh` skips the cache lookup and stores the new answer (a judge retrying an unusable output). */
   cache?: 'use' | 'refresh';
   /** Stop sequences, token logprobs, a call's own maxTokens (absent: the plain request, its cache key unchanged). */
   call?: CallSettings;
-  /**
-   * Repeated samples (`samples: n`): which answer of the n this call is (0-based). Sample 0 is the
-   * call as it always was (same cache key); a later one is the same request under a cache key of
-   * its own, so a model at temperature > 0 gives distinct answers and each is cached and resumed.
-   */
+  /** Which of `samples: n` answers this is (0-based); each later sample has a cache key of its own. */
   sample?: number;
 }
 
@@ -90,23 +76,13 @@ export interface Generator {
   /** Model name as recorded in run manifests and reports. */
   readonly model: string;
   generate(messages: ChatMessage[], options?: GenerateOptions): Promise<GenerationResult>;
-  /**
-   * One turn of a tool-calling conversation (LangChain messages, tools offered); generators whose
-   * model cannot call tools (the offline stand-in) have none.
-   */
+  /** One turn of a tool-calling conversation; absent where the model cannot call tools. */
   chatTurn?(messages: BaseMessage[], options: ChatTurnOptions): Promise<GenerationResult>;
-  /**
-   * Continues a text (`/v1/completions`: no chat template is applied; the prompt is sent as written),
-   * for a method that must resume a model's partial reasoning. Absent where the generator has no such API.
-   */
+  /** Continues a text as written (`/v1/completions`), to resume partial reasoning; absent without such an API. */
   complete?(prompt: string, options?: GenerateOptions): Promise<GenerationResult>;
   /** True when the response cache already holds the answer to these messages (a dry run counts them as free). */
   isCached?(messages: ChatMessage[], options?: Pick<GenerateOptions, 'sample'>): boolean;
-  /**
-   * Tokens the model counts for a page image as this generator prepares it (its `images.tokens`
-   * formula on the prepared size). Absent for a text-only generator: a prompt with image parts is
-   * then refused before any call, naming the model.
-   */
+  /** Tokens of a page image as this generator prepares it; absent for a text-only generator (image prompts refused). */
   imageTokens?(image: PageImageRef): number;
   describe(): Record<string, unknown>;
 }

@@ -3,14 +3,14 @@ import { createAgent, tool, toolCallLimitMiddleware, type AnyAgentMiddleware } f
 import { z } from 'zod';
 import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
 import { formatContextBlock } from '../prompting/contextBlock.js';
-import type { RegistryEntry } from '../registry.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { MethodChatModel, type AgentTurns } from './agentChatModel.js';
 import { recordedMessage } from './methodRun.js';
-import { PromptOverrideSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { PromptOverrideSchema, stepMessages } from './prompts.js';
+import { methodEntry } from './reader.js';
 import { MethodStepError } from './stepError.js';
 import { agentSystemPrompt, NOTHING_FOUND, SEARCH_FAILED, SEARCH_QUERY_DESCRIPTION, SEARCH_TOOL_DESCRIPTION } from './templates/agent.js';
-import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 
 /** What LangChain's toolCallLimitMiddleware answers a search past maxSearches (its tool message). */
 const TOOL_CALL_LIMIT_REPLY = "Tool call limit exceeded. Do not call 'search' again.";
@@ -44,15 +44,13 @@ const isRecursionLimit = (error: unknown) => error instanceof Error && (error.na
  * fails after the endpoint's retries fails the item. This is ReAct-style search as FlashRAG's
  * reasoning pipelines do it, without their RL-tuned checkpoints: any model with tool calling.
  */
-export const agentMethod: RegistryEntry<AgentParams, RagMethod, void> = {
+export const agentMethod = methodEntry({
   name: 'agent',
   description: 'a tool-calling agent (LangChain createAgent) that searches as often as it needs, up to maxSearches; needs a model with tool calling',
   params: AgentParamsSchema,
-  create(params) {
-    const prompts = resolvePrompts('agent', { agent: agentSystemPrompt }, params.prompts);
+  prompts: { agent: agentSystemPrompt },
+  create(params, prompts) {
     return {
-      name: 'agent',
-      usesRetrieval: true,
       // LangGraph counts model turns and tool rounds against maxSteps together.
       calls: { min: 1, max: params.maxSteps },
       // Turn t re-reads the question and every earlier turn with its tool replies.
@@ -125,4 +123,4 @@ export const agentMethod: RegistryEntry<AgentParams, RagMethod, void> = {
       },
     };
   },
-};
+});

@@ -4,7 +4,7 @@ import { CausalLmParamsSchema, loadCausalLmScorer, type CausalLmScorer, type Sco
 import { keptRuns, selectTokens } from './compression/selectTokens.js';
 import { passageBlock } from './passages.js';
 import { promptOverridesSchema } from './prompts.js';
-import { answerCall, readerMethod, readPassages, ReaderParamsShape } from './reader.js';
+import { answerCall, methodEntry, readPassages, ReaderParamsShape } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 
@@ -32,7 +32,7 @@ export const CompressParamsSchema = z
  * token leaves the prompt. Tokens are the scorer's; the trace records them before, targeted and
  * after, and the run's token counts of the block. 1 retrieval, 1 generation (and one LM pass a passage).
  */
-export const compressMethod = readerMethod({
+export const compressMethod = methodEntry({
   name: 'compress',
   description: 'context compression (Selective-Context / LongLLMLingua): a small causal LM keeps the most informative tokens of the k passages, to a ratio or to the budget of the first budgetK; 1 retrieval, 1 generation',
   params: CompressParamsSchema,

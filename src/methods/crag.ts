@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { splitSentences } from '../chunking/sentences.js';
 import { createRetriever } from '../retrieval/createRetriever.js';
 import type { HisragLangChainRetriever } from '../retrieval/langchain/langchainRetriever.js';
 import { createRetrieverContext, RetrieverSpecSchema } from '../retrieval/registry.js';
@@ -8,7 +7,7 @@ import type { Reranker } from '../rerank/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock } from './passages.js';
 import { promptOverridesSchema, stepMessages } from './prompts.js';
-import { answerCall, readerMethod, readPassages, ReaderParamsShape } from './reader.js';
+import { answerCall, bestSentences, methodEntry, readPassages, ReaderParamsShape } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
 import { gradePrompt } from './templates/crag.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
@@ -17,12 +16,7 @@ export const CragParamsSchema = z
   .object({
     upper: z.number().min(0).max(1).default(0.6).describe('A passage graded at or above this (0–1, the judge\'s 0–10 over 10) makes the retrieval Correct'),
     lower: z.number().min(0).max(1).default(0.2).describe('Every passage graded below this makes it Incorrect; between the two: Ambiguous'),
-    /**
-     * The retrieval evaluator: absent, the model grades each passage (one call a passage); a reranker
-     * (`{ name: cross-encoder, model }`, the rerank stage's registry) scores them instead, each score
-     * through a logistic to 0–1 (a cross-encoder's logit, as the paper's fine-tuned T5 evaluator scores).
-     */
-    evaluator: z.object({ name: z.string().min(1) }).catchall(z.unknown()).optional().describe('The retrieval evaluator: absent, the model grades each passage (one call a passage); a reranker (`{ name: cross-encoder, model }`, the rerank stage\'s registry) scores them instead, each score through a logistic to 0–1 (a cross-encoder\'s…'),
+    evaluator: z.object({ name: z.string().min(1) }).catchall(z.unknown()).optional().describe('The retrieval evaluator: absent, the model grades each passage (one call a passage); a reranker (`{ name: cross-encoder, model }`, the rerank stage\'s registry) scores them instead, each score through a logistic to 0–1 (a cross-encoder\'s logit, as the paper\'s fine-tuned T5 evaluator scores)'),
     fallback: RetrieverSpecSchema.describe('The retriever searched when the retrieval is Incorrect or Ambiguous (the paper\'s web search): `{ name, index, … }`'),
     fallbackK: z.number().int().positive().optional().describe('Passages the fallback returns; default the condition\'s k'),
     keepStrips: z.number().int().positive().default(8).describe('Knowledge refinement: strips (sentences) kept, the best by the retriever\'s relevance to the question, in their order'),
@@ -60,7 +54,7 @@ export function cragLabel(grades: number[], upper: number, lower: number): CragL
  * is one book). Ambiguous → both. The trace records every grade, the label and the branch run.
  * 1–2 retrievals, k + 1 generations (1 with a cross-encoder evaluator), the k grades asked at once.
  */
-export const cragMethod = readerMethod({
+export const cragMethod = methodEntry({
   name: 'crag',
   description: 'CRAG: an LLM (or a cross-encoder) grades each passage; correct → refine strips, incorrect → fallback retriever, ambiguous → both; 1–2 retrievals, k + 1 generations',
   params: CragParamsSchema,
@@ -132,24 +126,13 @@ export const cragMethod = readerMethod({
           unparsed,
         });
 
-        const knowledge: RetrievedChunk[] = [];
+        let knowledge: RetrievedChunk[] = [];
         if (label !== 'incorrect') {
-          // Decompose: the passages not graded irrelevant, split into strips; recompose: the best strips, in order, under their passages.
+          // Decompose the passages not graded irrelevant into strips; recompose the best strips, in order, under their passages.
           const kept = passages.filter((_, i) => grades[i]! >= params.lower);
-          const strips = kept.flatMap((chunk, index) => splitSentences(chunk.text).map((s) => ({ index, text: s.text.trim() }))).filter((s) => s.text);
-          const scores = strips.length ? await context.relevance(item.question, strips.map((s) => s.text), 'score-strips') : [];
-          const chosen = new Set(
-            strips
-              .map((_, order) => ({ order, score: scores[order]! }))
-              .sort((a, b) => b.score - a.score || a.order - b.order)
-              .slice(0, params.keepStrips)
-              .map((s) => s.order),
-          );
-          for (const [index, chunk] of kept.entries()) {
-            const mine = strips.filter((s, order) => s.index === index && chosen.has(order));
-            if (mine.length) knowledge.push({ ...chunk, text: mine.map((s) => s.text).join('') });
-          }
-          context.record('refine', 'strips', { passages: kept.length, strips: strips.length, kept: chosen.size, charsBefore: kept.reduce((n, c) => n + c.text.length, 0), charsAfter: knowledge.reduce((n, c) => n + c.text.length, 0) });
+          const strips = await bestSentences(context, kept, params.keepStrips, 'score-strips');
+          knowledge = strips.refined;
+          context.record('refine', 'strips', { passages: kept.length, strips: strips.sentences, kept: strips.kept, charsBefore: kept.reduce((n, c) => n + c.text.length, 0), charsAfter: knowledge.reduce((n, c) => n + c.text.length, 0) });
         }
         let external: RetrievedChunk[] = [];
         if (label !== 'correct') {

@@ -4,13 +4,13 @@ import { ConfigError } from '../errors.js';
 import type { GenerationResult, TokenLogprob } from '../generation/types.js';
 import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
 import { FINAL_ANSWER_PREFIX } from '../prompting/taskFormat.js';
-import type { RegistryEntry } from '../registry.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock, PassageParamsShape } from './passages.js';
-import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { methodEntry } from './reader.js';
+import { promptOverridesSchema, stepMessages } from './prompts.js';
 import { NOTHING_WRITTEN_YET } from '../prompting/methodProtocol.js';
 import { questionPrompt, writePrompt } from './templates/flare.js';
-import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 
 export const FlareParamsSchema = z
   .object({
@@ -70,16 +70,14 @@ export function maskedQuery(tokens: TokenLogprob[], threshold: number): string {
  * sequences and cut at the first sentence end, as FLARE's own implementation does: a stop sequence
  * would hide whether the model ended its answer there. Batch mode: one round per step.
  */
-export const flareMethod: RegistryEntry<FlareParams, RagMethod, void> = {
+export const flareMethod = methodEntry({
   name: 'flare',
   description: 'FLARE: look-ahead sentence with logprobs; a token below θ triggers retrieval (masked sentence or generated question) and the sentence is regenerated; needs logprobs',
   params: FlareParamsSchema,
-  create(params) {
-    const prompts = resolvePrompts('flare', { write: writePrompt, question: questionPrompt }, params.prompts);
+  prompts: { write: writePrompt, question: questionPrompt },
+  create(params, prompts) {
     const perSentence = params.query === 'question' ? 3 : 2;
     return {
-      name: 'flare',
-      usesRetrieval: true,
       calls: { min: 1, max: params.maxSentences * perSentence },
       // Sentence s sees at most k passages (the last retrieval) and s − 1 earlier sentences (each a part of one output).
       planCalls: ({ item, k, questionPassages }: PlanInput): CallBound[] => {
@@ -157,4 +155,4 @@ export const flareMethod: RegistryEntry<FlareParams, RagMethod, void> = {
       },
     };
   },
-};
+});

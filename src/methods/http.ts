@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { ConfigError, ServiceUnavailableError } from '../errors.js';
+import { ConfigError } from '../errors.js';
 import { EmptyCompletionError, MalformedResponseError } from '../endpoints/generationError.js';
 import { responseCacheKey } from '../generation/responseCache.js';
 import type { RegistryEntry } from '../registry.js';
 import { describeProblems, mapReply, ResponseMappingSchema, type MappedReply } from './external/mapping.js';
-import { externalOutcome } from './external/outcome.js';
+import { EXTERNAL_CALLS, externalCall } from './external/outcome.js';
 import { CallPolicy, CallPolicyShape, type CallHooks } from './external/policy.js';
 import { startLocalService, LocalServiceSchema } from './external/localService.js';
 import { renderTemplate, renderUrl, unknownPlaceholderMessage, unknownPlaceholders } from './external/template.js';
@@ -98,16 +98,13 @@ export function createHttpMethod(params: HttpParams, options: HttpMethodOptions 
   return {
     name: 'http',
     usesRetrieval: false,
-    // The system's own model calls are its business: none of the run's models is called.
-    // One request to the system per answer (none when it fails), at the tokens it reports.
-    calls: { min: 0, max: 1, external: true },
+    calls: EXTERNAL_CALLS,
     async prepare() {
       if (params.serve) await startLocalService(params.serve, params.url);
     },
     async run(context: MethodContext): Promise<MethodOutcome> {
       const url = renderUrl(params.url, context.item);
       const body = hasBody ? JSON.stringify(renderTemplate(params.body, context.item)) : undefined;
-      const started = Date.now();
       // Keyed by the request (method, URL, body), never by headers: they may hold secrets.
       const key = params.cache ? responseCacheKey({ model: `http ${params.method} ${url}`, messages: body ?? '', params: {} }) : undefined;
       const attempt = async (signal?: AbortSignal) => {
@@ -122,32 +119,14 @@ export function createHttpMethod(params: HttpParams, options: HttpMethodOptions 
         if (!response.ok) throw new HttpStatusError(response.status, response.headers, raw);
         return { raw, value: parse(raw, context) };
       };
-      const prompt = [{ role: 'user', content: `${params.method} ${url}${body !== undefined ? `\n${body}` : ''}` }];
-      let result;
-      try {
-        result = await policy.call(key, context.signal, attempt, (raw) => parse(raw, context));
-      } catch (error) {
-        if (error instanceof ServiceUnavailableError) throw error;
-        const message = policy.redact(error instanceof Error ? error.message : String(error));
-        context.record('http', 'ask', { method: params.method, url, ms: Date.now() - started, error: message });
-        throw new Error(`http "ask" (${params.method} ${url}) failed: ${message}`);
-      }
-      const reply: MappedReply = result.value ?? { answer: '', contexts: [] };
-      context.record('http', 'ask', {
-        method: params.method,
-        url,
-        ms: Date.now() - started,
-        attempts: result.attempts,
-        contexts: reply.contexts.length,
-        ...(result.cached ? { cached: true } : {}),
-        ...(result.emptyAfterAttempts ? { emptyAfterAttempts: result.emptyAfterAttempts } : {}),
-      });
-      return externalOutcome(context, reply, {
-        prompt,
-        cached: result.cached,
-        rateLimited: result.rateLimited,
-        ...(result.emptyAfterAttempts ? { emptyAfterAttempts: result.emptyAfterAttempts } : {}),
-        reportsContexts,
+      return externalCall(context, policy, {
+        method: 'http',
+        step: { kind: 'http', label: 'ask', detail: { method: params.method, url }, request: `${params.method} ${url}` },
+        key,
+        attempt,
+        fromCache: (raw) => parse(raw, context),
+        prompt: [{ role: 'user', content: `${params.method} ${url}${body !== undefined ? `\n${body}` : ''}` }],
+        reply: (value) => ({ reply: value ?? { answer: '', contexts: [] }, reportsContexts }),
       });
     },
   };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { passageBlock } from './passages.js';
 import { promptOverridesSchema, stepMessages } from './prompts.js';
-import { answerCall, readerMethod, readPassages, ReaderParamsShape } from './reader.js';
+import { answerCall, methodEntry, readPassages, ReaderParamsShape } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
 import { hypothesisPrompt } from './templates/hyde.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
@@ -28,7 +28,7 @@ export const hypothesisVariant = (index: number) => (index === 1 ? '' : `（这�
  * embedding of a concatenation is the token-weighted average of its parts', and for BM25 it is
  * their joint vocabulary. One retrieval, `hypotheses` + 1 generations.
  */
-export const hydeMethod = readerMethod({
+export const hydeMethod = methodEntry({
   name: 'hyde',
   description: 'HyDE: write a hypothetical answer passage, retrieve k with it (and the question), answer; 1 retrieval, hypotheses + 1 generations',
   params: HydeParamsSchema,

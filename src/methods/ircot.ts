@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { splitSentences } from '../chunking/sentences.js';
 import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
 import { FINAL_ANSWER_PREFIX } from '../prompting/taskFormat.js';
-import type { RegistryEntry } from '../registry.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock, PassageParamsShape } from './passages.js';
-import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { methodEntry } from './reader.js';
+import { promptOverridesSchema, stepMessages } from './prompts.js';
 import { concludePrompt, NO_REASONING_YET, reasonPrompt } from './templates/ircot.js';
-import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 
 export const IrcotParamsSchema = z
   .object({
@@ -28,15 +28,13 @@ export type IrcotParams = z.infer<typeof IrcotParamsSchema>;
  * the union of the passages (deduplicated, capped at `maxPassages`), until the model gives its
  * final answer or `maxSteps` steps have run; then one last call asks for the answer.
  */
-export const ircotMethod: RegistryEntry<IrcotParams, RagMethod, void> = {
+export const ircotMethod = methodEntry({
   name: 'ircot',
   description: 'IRCoT: reasoning sentence ↔ retrieval until a final answer or maxSteps; up to maxSteps + 1 retrievals and generations',
   params: IrcotParamsSchema,
-  create(params) {
-    const prompts = resolvePrompts('ircot', { reason: reasonPrompt, conclude: concludePrompt }, params.prompts);
+  prompts: { reason: reasonPrompt, conclude: concludePrompt },
+  create(params, prompts) {
     return {
-      name: 'ircot',
-      usesRetrieval: true,
       // A final answer in the first reasoning step ends it; otherwise maxSteps steps and a conclusion.
       calls: { min: 1, max: params.maxSteps + 1 },
       // Step s sees the union of s retrievals (capped) and s − 1 reasoning sentences (each at most an output); the conclusion all of them.
@@ -91,4 +89,4 @@ export const ircotMethod: RegistryEntry<IrcotParams, RagMethod, void> = {
       },
     };
   },
-};
+});

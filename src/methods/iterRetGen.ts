@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
-import type { RegistryEntry } from '../registry.js';
 import { passageBlock, PassageParamsShape } from './passages.js';
-import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { methodEntry } from './reader.js';
+import { promptOverridesSchema, stepMessages } from './prompts.js';
 import { answerPrompt } from './templates/answer.js';
-import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 
 export const IterRetGenParamsSchema = z
   .object({
@@ -22,15 +22,13 @@ export type IterRetGenParams = z.infer<typeof IterRetGenParamsSchema>;
  * query being the question followed by the previous round's answer, so that what the model
  * produced steers the next retrieval. The last round's answer is the answer.
  */
-export const iterRetGenMethod: RegistryEntry<IterRetGenParams, RagMethod, void> = {
+export const iterRetGenMethod = methodEntry({
   name: 'iter-retgen',
   description: 'Iter-RetGen: rounds of retrieve → generate, query = question + previous answer; `rounds` retrievals and generations',
   params: IterRetGenParamsSchema,
-  create(params) {
-    const prompts = resolvePrompts('iter-retgen', { answer: answerPrompt }, params.prompts);
+  prompts: { answer: answerPrompt },
+  create(params, prompts) {
     return {
-      name: 'iter-retgen',
-      usesRetrieval: true,
       calls: { min: params.rounds, max: params.rounds },
       // Round 1 answers from the question's passages; later rounds from k passages of a query the model steered.
       planCalls: ({ item, k, questionPassages }: PlanInput): CallBound[] => {
@@ -63,4 +61,4 @@ export const iterRetGenMethod: RegistryEntry<IterRetGenParams, RagMethod, void> 
       },
     };
   },
-};
+});

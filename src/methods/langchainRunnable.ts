@@ -5,13 +5,13 @@ import { isBaseMessage } from '@langchain/core/messages';
 import type { LLMResult } from '@langchain/core/outputs';
 import { Runnable } from '@langchain/core/runnables';
 import { z } from 'zod';
-import { ConfigError, ServiceUnavailableError } from '../errors.js';
+import { ConfigError } from '../errors.js';
 import { contentText } from '../generation/langchainMessages.js';
 import { EmptyCompletionError, MalformedResponseError } from '../endpoints/generationError.js';
 import { responseCacheKey } from '../generation/responseCache.js';
 import type { RegistryEntry } from '../registry.js';
 import { describeProblems, mapReply, ResponseMappingSchema, type MappedReply, type ResponseMapping } from './external/mapping.js';
-import { externalOutcome } from './external/outcome.js';
+import { EXTERNAL_CALLS, externalCall } from './external/outcome.js';
 import { CallPolicy, CallPolicyShape, type CallHooks } from './external/policy.js';
 import { renderTemplate, unknownPlaceholderMessage, unknownPlaceholders } from './external/template.js';
 import type { MethodContext, MethodOutcome, RagMethod } from './types.js';
@@ -23,12 +23,7 @@ export const LangChainRunnableParamsSchema = z
     export: z.string().min(1).default('default').describe('The export: a Runnable (an LCEL chain), or a function of `options` returning one (maybe async)'),
     options: z.record(z.string(), z.unknown()).default({}).describe('Passed to an exported function (index paths, k, the model\'s baseURL …); part of the cache key'),
     input: z.unknown().default({ question: '{question}', itemId: '{itemId}', docId: '{docId}' }).describe('What the Runnable is invoked with, a JSON template of the item\'s fields'),
-    /**
-     * Paths into the Runnable's output: a string output is the answer; an object's answer is at
-     * `answer`. Contexts at `contexts` when given, else the Documents its retrievers returned
-     * (LangChain's retriever callbacks); usage from its models' callbacks when not mapped.
-     */
-    response: ResponseMappingSchema.default({}).describe('Paths into the Runnable\'s output: a string output is the answer; an object\'s answer is at `answer`'),
+    response: ResponseMappingSchema.default({}).describe('Paths into the Runnable\'s output: a string output is the answer; an object\'s answer is at `answer`; contexts at `contexts`, else the Documents its retrievers returned; usage from its models\' callbacks when not mapped'),
     timeoutMs: z.number().int().positive().default(300_000).describe('A call with no result after this many ms fails (and is retried)'),
     ...CallPolicyShape,
     retries: z.number().int().min(0).default(2).describe('Retries of a failed call, with exponential backoff'),
@@ -129,9 +124,7 @@ export function createLangChainRunnableMethod(params: LangChainRunnableParams, o
   return {
     name: 'langchain-runnable',
     usesRetrieval: false,
-    // The system's own model calls are its business: none of the run's models is called.
-    // One request to the system per answer (none when it fails), at the tokens it reports.
-    calls: { min: 0, max: 1, external: true },
+    calls: EXTERNAL_CALLS,
     async prepare() {
       const loaded = await importUserModule(params.module);
       let found = loaded[params.export];
@@ -145,7 +138,6 @@ export function createLangChainRunnableMethod(params: LangChainRunnableParams, o
       if (!runnable) throw new Error('langchain-runnable: prepare() was not called');
       const chain = runnable;
       const input = renderTemplate(params.input, context.item);
-      const started = Date.now();
       const key = params.cache ? responseCacheKey({ model: endpoint, messages: input, params: params.options }) : undefined;
       const attempt = async (signal?: AbortSignal) => {
         const collector = new ContextCollector();
@@ -159,30 +151,14 @@ export function createLangChainRunnableMethod(params: LangChainRunnableParams, o
         });
         return { raw, value: parse(raw, context) };
       };
-      let result;
-      try {
-        result = await policy.call(key, context.signal, attempt, (raw) => parse(raw, context));
-      } catch (error) {
-        if (error instanceof ServiceUnavailableError) throw error;
-        const message = error instanceof Error ? error.message : String(error);
-        context.record('runnable', 'invoke', { module: params.module, export: params.export, ms: Date.now() - started, error: message });
-        throw new Error(`langchain-runnable "invoke" (${params.module}#${params.export}) failed: ${message}`);
-      }
-      const value = result.value ?? { reply: { answer: '', contexts: [] }, reportsContexts: params.response.contexts !== undefined };
-      context.record('runnable', 'invoke', {
-        module: params.module,
-        export: params.export,
-        ms: Date.now() - started,
-        attempts: result.attempts,
-        contexts: value.reply.contexts.length,
-        ...(result.cached ? { cached: true } : {}),
-      });
-      return externalOutcome(context, value.reply, {
+      return externalCall(context, policy, {
+        method: 'langchain-runnable',
+        step: { kind: 'runnable', label: 'invoke', detail: { module: params.module, export: params.export }, request: `${params.module}#${params.export}` },
+        key,
+        attempt,
+        fromCache: (raw) => parse(raw, context),
         prompt: [{ role: 'user', content: JSON.stringify(input) }],
-        cached: result.cached,
-        rateLimited: result.rateLimited,
-        ...(result.emptyAfterAttempts ? { emptyAfterAttempts: result.emptyAfterAttempts } : {}),
-        reportsContexts: value.reportsContexts,
+        reply: (value) => value ?? { reply: { answer: '', contexts: [] }, reportsContexts: params.response.contexts !== undefined },
       });
     },
   };

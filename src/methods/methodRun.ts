@@ -157,77 +157,73 @@ export class MethodRun implements MethodContext {
   }
 
   async generate(label: string, messages: ChatMessage[], options: { final?: boolean; call?: CallSettings } = {}): Promise<GenerationResult> {
-    this.#generationCalls++;
-    const recordedMessages = messages.map(recordedMessageOf);
     const generator = this.#options.generator;
     const images = promptImages(messages);
     // A model that cannot see images is refused before its first call (ConfigError: the run stops).
     if (images.length && !generator.imageTokens) throw imagesRefused(generator, images.length);
-    return this.#step(
-      () => generator.generate(messages, { signal: this.signal, ...(options.call ? { call: options.call } : {}) }),
-      (reply, ms) => {
-        if ('error' in reply) this.#fail('generate', label, ms, { messages: recordedMessages }, reply.error);
-        const result = reply.value;
-        const imageTokens = images.reduce((n, image) => n + generator.imageTokens!(image), 0);
-        const textTokens = () => messages.reduce((n, m) => n + messageTokens(m, (text) => this.countTokens(text), () => 0), 0);
-        const fields = this.#account(result, recordedMessages, { images: images.length, imageTokens, textTokens });
-        if (!options.final && result.emptyAfterAttempts) {
-          // An intermediate step with nothing to go on: the method cannot continue honestly.
-          this.#fail('generate', label, ms, fields, new Error(`empty completion on all ${result.emptyAfterAttempts} attempts`));
-        }
-        this.#push({ kind: 'generate', label, ...fields, ms });
-        return result;
-      },
-    );
+    const shown = {
+      images: images.length,
+      imageTokens: images.reduce((n, image) => n + generator.imageTokens!(image), 0),
+      textTokens: () => messages.reduce((n, m) => n + messageTokens(m, (text) => this.countTokens(text), () => 0), 0),
+    };
+    const call = { signal: this.signal, ...(options.call ? { call: options.call } : {}) };
+    return this.#modelStep(label, messages.map(recordedMessageOf), () => generator.generate(messages, call), { ...options, shown });
   }
 
   async complete(label: string, prompt: string, options: { final?: boolean; call?: CallSettings } = {}): Promise<GenerationResult> {
     const generator = this.#options.generator;
-    this.#generationCalls++;
-    const recordedMessages = [{ role: 'prompt', content: prompt }];
     const missing = generator.complete ? undefined : new Error(`generator ${generator.name} (${generator.model}) has no completions API (api: completions needs one)`);
-    return this.#step(
-      () => (missing ? Promise.reject(missing) : generator.complete!(prompt, { signal: this.signal, ...(options.call ? { call: options.call } : {}) })),
-      (reply, ms) => {
-        if ('error' in reply) this.#fail('generate', label, ms, { messages: recordedMessages }, reply.error, missing !== undefined && reply.error === missing);
-        const result = reply.value;
-        const fields = this.#account(result, recordedMessages);
-        if (!options.final && result.emptyAfterAttempts) this.#fail('generate', label, ms, fields, new Error(`empty completion on all ${result.emptyAfterAttempts} attempts`));
-        this.#push({ kind: 'generate', label, ...fields, ms });
-        return result;
-      },
-    );
+    const call = { signal: this.signal, ...(options.call ? { call: options.call } : {}) };
+    return this.#modelStep(label, [{ role: 'prompt', content: prompt }], () => (missing ? Promise.reject(missing) : generator.complete!(prompt, call)), {
+      ...options,
+      failure: (error) => ({ cause: error, stopsRun: missing !== undefined && error === missing }),
+    });
   }
 
   async chatTurn(label: string, messages: BaseMessage[], tools: ToolDefinition[]): Promise<GenerationResult> {
     const generator = this.#options.generator;
-    this.#generationCalls++;
-    const recordedMessages = messages.map(recordedMessage);
     const missing = generator.chatTurn ? undefined : new Error(`generator ${generator.name} (${generator.model}) cannot call tools`);
-    return this.#step(
-      () => (missing ? Promise.reject(missing) : generator.chatTurn!(messages, { tools, signal: this.signal })),
-      (reply, ms) => {
-        if ('error' in reply) {
-          const error = reply.error;
-          // A 400 to a request that offers tools: the model (or its server) does not do tool calling,
-          // and every other item would fail the same way.
-          const rejected = tools.length > 0 && error instanceof GenerationError && error.status === 400;
-          const cause = rejected
-            ? new Error(`model "${generator.model}" rejected a request offering tools (HTTP 400: ${error.message}): it does not support tool calling, which this method needs; use a model with tool calling`)
-            : error;
-          this.#fail('generate', label, ms, { messages: recordedMessages }, cause, rejected || (missing !== undefined && error === missing));
+    return this.#modelStep(label, messages.map(recordedMessage), () => (missing ? Promise.reject(missing) : generator.chatTurn!(messages, { tools, signal: this.signal })), {
+      failure: (error) => {
+        // A 400 to a request that offers tools: the model (or its server) does not do tool calling,
+        // and every other item would fail the same way.
+        if (tools.length > 0 && error instanceof GenerationError && error.status === 400) {
+          const cause = new Error(`model "${generator.model}" rejected a request offering tools (HTTP 400: ${error.message}): it does not support tool calling, which this method needs; use a model with tool calling`);
+          return { cause, stopsRun: true };
         }
-        const result = reply.value;
-        const fields = this.#account(result, recordedMessages);
-        if (result.emptyAfterAttempts) {
-          // Neither text nor a tool call after every retry: the conversation cannot go on honestly.
-          this.#fail('generate', label, ms, fields, new Error(`empty completion on all ${result.emptyAfterAttempts} attempts`));
-        }
-        const calls = (result.toolCalls ?? []).map((c) => `${c.name}(${JSON.stringify(c.args)})`);
-        this.#push({ kind: 'generate', label, ...fields, response: [result.raw, ...calls].filter(Boolean).join('\n'), ms });
-        return result;
+        return { cause: error, stopsRun: missing !== undefined && error === missing };
       },
-    );
+      response: (result) => [result.raw, ...(result.toolCalls ?? []).map((c) => `${c.name}(${JSON.stringify(c.args)})`)].filter(Boolean).join('\n'),
+    });
+  }
+
+  /**
+   * A model call as a traced step. An intermediate reply (not `final`; every tool-calling turn) still
+   * empty after the endpoint's retries fails the item: the method cannot continue honestly.
+   */
+  #modelStep(
+    label: string,
+    messages: { role: string; content: string }[],
+    ask: () => Promise<GenerationResult>,
+    how: {
+      final?: boolean;
+      shown?: { images: number; imageTokens: number; textTokens: () => number };
+      failure?: (error: unknown) => { cause: unknown; stopsRun: boolean };
+      response?: (result: GenerationResult) => string;
+    },
+  ): Promise<GenerationResult> {
+    this.#generationCalls++;
+    return this.#step(ask, (reply, ms) => {
+      if ('error' in reply) {
+        const { cause, stopsRun } = how.failure?.(reply.error) ?? { cause: reply.error, stopsRun: false };
+        this.#fail('generate', label, ms, { messages }, cause, stopsRun);
+      }
+      const result = reply.value;
+      const fields = this.#account(result, messages, how.shown);
+      if (!how.final && result.emptyAfterAttempts) this.#fail('generate', label, ms, fields, new Error(`empty completion on all ${result.emptyAfterAttempts} attempts`));
+      this.#push({ kind: 'generate', label, ...fields, ...(how.response ? { response: how.response(result) } : {}), ms });
+      return result;
+    });
   }
 
   /**

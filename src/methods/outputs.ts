@@ -4,7 +4,7 @@ import type { BenchmarkItem } from '../benchmarks/types.js';
 import { DataFileError } from '../errors.js';
 import type { RegistryEntry } from '../registry.js';
 import { describeProblems, mapReply, PathSchema, ResponseMappingSchema, valueAt, type MappedReply } from './external/mapping.js';
-import { externalOutcome } from './external/outcome.js';
+import { EXTERNAL_CALLS, externalOutcome } from './external/outcome.js';
 import type { MethodContext, MethodOutcome, RagMethod } from './types.js';
 
 export const OutputsParamsSchema = z
@@ -61,9 +61,7 @@ export function createOutputsMethod(params: OutputsParams): RagMethod {
   return {
     name: 'outputs',
     usesRetrieval: false,
-    // The system's own model calls are its business: none of the run's models is called.
-    // One request to the system per answer (none when it fails), at the tokens it reports.
-    calls: { min: 0, max: 1, external: true },
+    calls: EXTERNAL_CALLS,
     async prepare(items: BenchmarkItem[]) {
       let text: string;
       try {

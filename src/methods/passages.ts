@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { formatContextBlock, type ContextEntry } from '../prompting/contextBlock.js';
 import { fitContextBudget } from '../prompting/contextBudget.js';
 import { chunkPages, NO_CONTEXT_TEXT } from '../prompting/templateStrategy.js';
-import { tokenCounters, type TokenCounter } from '../text/tokenCounter.js';
+import { tokenCounters } from '../text/tokenCounter.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 
 /** How passages enter a method's prompts: the same budget, counter and page display as `rag`. */
@@ -11,11 +11,7 @@ export const PassageParamsShape = {
   tokenCounter: z.enum(Object.keys(tokenCounters) as [keyof typeof tokenCounters]).default('cjk-estimate').describe('How `contextBudget` is counted: `cjk-estimate` (a CJK character is a token, other text 4 characters a token) or `chars` (characters)'),
   showPages: z.boolean().default(true).describe('Show page numbers (`（第12页）`) for chunks that carry them'),
 };
-export interface PassageParams {
-  contextBudget: number | null;
-  tokenCounter: keyof typeof tokenCounters;
-  showPages: boolean;
-}
+export type PassageParams = z.infer<z.ZodObject<typeof PassageParamsShape>>;
 
 export interface PassageBlock {
   /** The `【资料N】…【资料结束】` block, or the no-context text. */
@@ -27,17 +23,13 @@ export interface PassageBlock {
   tokens: number;
 }
 
-export function counterOf(params: PassageParams): TokenCounter {
-  return tokenCounters[params.tokenCounter];
-}
-
 /** Passages in the given order, fitted to the budget, as one context block. */
 export function passageBlock(chunks: RetrievedChunk[], params: PassageParams): PassageBlock {
   const toEntry = (chunk: RetrievedChunk): ContextEntry => {
     const pages = params.showPages ? chunkPages(chunk) : undefined;
     return { title: chunk.title, text: chunk.text, ...(pages ? { pages } : {}) };
   };
-  const fitted = fitContextBudget(chunks, toEntry, (chunk, text) => ({ ...chunk, text }), params.contextBudget, counterOf(params));
+  const fitted = fitContextBudget(chunks, toEntry, (chunk, text) => ({ ...chunk, text }), params.contextBudget, tokenCounters[params.tokenCounter]);
   return {
     block: fitted.kept.length ? formatContextBlock(fitted.kept.map(toEntry)) : NO_CONTEXT_TEXT,
     ids: fitted.kept.map((c) => c.id),

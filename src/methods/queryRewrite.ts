@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { passageBlock } from './passages.js';
 import { promptOverridesSchema, stepMessages } from './prompts.js';
-import { answerCall, readerMethod, readPassages, ReaderParamsShape } from './reader.js';
+import { answerCall, methodEntry, readPassages, ReaderParamsShape } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
 import { rewritePrompt } from './templates/queryRewrite.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
@@ -29,7 +29,7 @@ export function parseQuery(text: string): string {
  * trained): the model rewrites the question into a search query, the retriever searches with it,
  * and the reader answers the original question from the k passages found. 1 retrieval, 2 generations.
  */
-export const queryRewriteMethod = readerMethod({
+export const queryRewriteMethod = methodEntry({
   name: 'query-rewrite',
   description: 'rewrite–retrieve–read: the model rewrites the question into a search query, retrieve k with it, answer; 1 retrieval, 2 generations',
   params: QueryRewriteParamsSchema,

@@ -4,7 +4,7 @@ import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock } from './passages.js';
 import { promptOverridesSchema, stepMessages } from './prompts.js';
 import { parseQuery } from './queryRewrite.js';
-import { answerCall, readerMethod, readPassages, ReaderParamsShape } from './reader.js';
+import { answerCall, methodEntry, readPassages, ReaderParamsShape } from './reader.js';
 import { parseCandidates } from './sure.js';
 import { answerPrompt } from './templates/answer.js';
 import { queriesPrompt } from './templates/ragFusion.js';
@@ -27,7 +27,7 @@ export const RagFusionParamsSchema = z
  * reciprocal-rank fusion (the same RRF as the `hybrid` retriever) and the top k fused passages are
  * read. The trace has every query's list and the fused ranks. Up to n + 1 retrievals, 2 generations.
  */
-export const ragFusionMethod = readerMethod({
+export const ragFusionMethod = methodEntry({
   name: 'rag-fusion',
   description: 'multi-query / RAG-Fusion: n model-written queries (and the question) each retrieve k, lists fused by reciprocal rank, top k read; up to n + 1 retrievals, 2 generations',
   params: RagFusionParamsSchema,

@@ -1,16 +1,18 @@
 import type { z } from 'zod';
 import type { BenchmarkItem } from '../benchmarks/types.js';
-import { answerInstructions, AnswerInstructionsSchema, type AnswerInstructions } from '../prompting/answerInstructions.js';
+import { splitSentences } from '../chunking/sentences.js';
+import type { RetrievedChunk } from '../retrieval/types.js';
+import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
 import type { RegistryEntry } from '../registry.js';
 import type { MethodNotes } from './trace.js';
-import { PassageParamsShape, type PassageBlock, type PassageParams } from './passages.js';
+import { PassageParamsShape, type PassageBlock } from './passages.js';
 import { resolvePrompts, stepMessages, type MethodPrompt, type PromptOverride } from './prompts.js';
 import type { CallBound, MethodContext, MethodOutcome, RagMethod } from './types.js';
 
 /**
  * Methods whose last step reads passages with the shared answer prompt (HyDE, query rewrite,
- * RAG-Fusion, compression, CRAG): they differ in how they obtain the passages, never in how they
- * read them, so the read step, its plan and the entry's setup are written once here.
+ * RAG-Fusion, compression, CRAG, refine) differ in how they obtain the passages, never in how they
+ * read them: the read step, its plan, the sentence selection and the entry's setup are written once here.
  */
 
 /** The params of a reader: how passages enter the prompt, and the answer instructions. */
@@ -18,9 +20,7 @@ export const ReaderParamsShape = {
   ...PassageParamsShape,
   instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
 };
-export interface ReaderParams extends PassageParams {
-  instructions?: AnswerInstructions;
-}
+export type ReaderParams = z.infer<z.ZodObject<typeof ReaderParamsShape>>;
 
 /** The plan's bound of the read step: one answer call, always made, over at most `passages` passages. */
 export function answerCall(prompt: MethodPrompt, item: BenchmarkItem, passages: number, params: ReaderParams): CallBound {
@@ -35,19 +35,19 @@ export async function readPassages(context: MethodContext, prompt: MethodPrompt,
   return { answer: response.text, response, prompt: messages, contextIds: placed.ids, truncated: placed.dropped, notes };
 }
 
-/** What a reader's entry states besides its name: its steps' built-in prompts, and the method they make. */
-export interface ReaderEntry<Params, Step extends string> {
+/** What a method's entry states besides its name: its steps' built-in prompts, and the method they make. */
+export interface MethodEntry<Params, Step extends string> {
   name: string;
   description: string;
   params: z.ZodType<Params>;
-  /** Built-in prompts by step (`answer` among them); the config's `prompts` override them, checked at config time. */
+  /** Built-in prompts by step; the config's `prompts` override them, checked at config time. */
   prompts: Record<Step, MethodPrompt>;
   create(params: Params, prompts: Record<Step, MethodPrompt>): Omit<RagMethod, 'name' | 'usesRetrieval'>;
 }
 
-/** A reader's registry entry: the name stated once (entry, prompt errors, method), prompts resolved, retrieval on. */
-export function readerMethod<Params extends ReaderParams & { prompts: Partial<Record<Step, PromptOverride | undefined>> }, Step extends string>(
-  entry: ReaderEntry<Params, Step>,
+/** A retrieving method's registry entry: the name stated once (entry, prompt errors, method), prompts resolved. */
+export function methodEntry<Params extends { prompts: Partial<Record<Step, PromptOverride | undefined>> }, Step extends string>(
+  entry: MethodEntry<Params, Step>,
 ): RegistryEntry<Params, RagMethod, void> {
   return {
     name: entry.name,
@@ -57,4 +57,26 @@ export function readerMethod<Params extends ReaderParams & { prompts: Partial<Re
       return { name: entry.name, usesRetrieval: true, ...entry.create(params, resolvePrompts(entry.name, entry.prompts, params.prompts)) };
     },
   };
+}
+
+/**
+ * The `keep` sentences of the passages that score best against the question by the retriever's
+ * relevance (ties: the earlier), each passage keeping its chosen ones in order under its own title
+ * and pages; a passage left with none drops out.
+ */
+export async function bestSentences(context: MethodContext, passages: RetrievedChunk[], keep: number, label: string): Promise<{ refined: RetrievedChunk[]; sentences: number; kept: number }> {
+  const sentences = passages.flatMap((chunk, index) => splitSentences(chunk.text).map((s) => ({ index, text: s.text.trim() })));
+  const scores = sentences.length ? await context.relevance(context.item.question, sentences.map((s) => s.text), label) : [];
+  const chosen = new Set(
+    sentences
+      .map((_, order) => ({ order, score: scores[order]! }))
+      .sort((a, b) => b.score - a.score || a.order - b.order)
+      .slice(0, keep)
+      .map((s) => s.order),
+  );
+  const refined = passages.flatMap((chunk, index) => {
+    const mine = sentences.filter((s, order) => s.index === index && chosen.has(order));
+    return mine.length ? [{ ...chunk, text: mine.map((s) => s.text).join('') }] : [];
+  });
+  return { refined, sentences: sentences.length, kept: chosen.size };
 }

@@ -1,14 +1,12 @@
 import { z } from 'zod';
-import { splitSentences } from '../chunking/sentences.js';
 import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
 import { formatContextBlock } from '../prompting/contextBlock.js';
-import type { RegistryEntry } from '../registry.js';
-import type { RetrievedChunk } from '../retrieval/types.js';
-import { passageBlock, PassageParamsShape, textBlock } from './passages.js';
-import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { passageBlock, PassageParamsShape, textBlock, type PassageBlock } from './passages.js';
+import { bestSentences, methodEntry, readPassages } from './reader.js';
+import { promptOverridesSchema, stepMessages } from './prompts.js';
 import { answerPrompt } from './templates/answer.js';
 import { CONDENSED_TITLE, condensePrompt } from './templates/refine.js';
-import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 
 export const RefineParamsSchema = z
   .object({
@@ -21,12 +19,6 @@ export const RefineParamsSchema = z
   .strict();
 export type RefineParams = z.infer<typeof RefineParamsSchema>;
 
-interface ScoredSentence {
-  chunk: number;
-  order: number;
-  text: string;
-}
-
 /**
  * A context refiner between retrieval and the prompt, after RECOMP (Xu et al. 2024) and FlashRAG's
  * refiners. Extractive: the k passages are split into sentences, each scored against the question
@@ -35,15 +27,13 @@ interface ScoredSentence {
  * model first condenses the passages with respect to the question, then answers from that text.
  * Either way the trace records characters and tokens before and after.
  */
-export const refineMethod: RegistryEntry<RefineParams, RagMethod, void> = {
+export const refineMethod = methodEntry({
   name: 'refine',
   description: 'context refiner (RECOMP): extractive (best sentences by relevance) or abstractive (model condenses); 1 retrieval, 1–2 generations',
   params: RefineParamsSchema,
-  create(params) {
-    const prompts = resolvePrompts('refine', { condense: condensePrompt, answer: answerPrompt }, params.prompts);
+  prompts: { condense: condensePrompt, answer: answerPrompt },
+  create(params, prompts) {
     return {
-      name: 'refine',
-      usesRetrieval: true,
       // Extractive: one prompt, built by the plan exactly as the run will (the sentences' scores are the retriever's).
       calls: params.mode === 'abstractive' ? { min: 2, max: 2 } : { min: 1, max: 1, singleShot: true },
       ...(params.mode === 'abstractive'
@@ -63,53 +53,21 @@ export const refineMethod: RegistryEntry<RefineParams, RagMethod, void> = {
         const { item } = context;
         const passages = await context.retrieve(item.question, 'retrieve');
         const full = passageBlock(passages, params);
-        let block: string;
-        let contextIds: string[];
-        let truncated: number;
+        let placed: PassageBlock;
         let figures: Record<string, number>;
         if (params.mode === 'extractive') {
-          const sentences: ScoredSentence[] = [];
-          passages.forEach((chunk, index) => {
-            for (const sentence of splitSentences(chunk.text)) sentences.push({ chunk: index, order: sentences.length, text: sentence.text.trim() });
-          });
-          const scores = sentences.length ? await context.relevance(item.question, sentences.map((s) => s.text), 'score-sentences') : [];
-          const kept = sentences
-            .map((sentence, i) => ({ sentence, score: scores[i]! }))
-            .sort((a, b) => b.score - a.score || a.sentence.order - b.sentence.order)
-            .slice(0, params.keep)
-            .map((s) => s.sentence)
-            .sort((a, b) => a.order - b.order);
-          // Each passage keeps only its chosen sentences, under its own title (and pages).
-          const refined: RetrievedChunk[] = [];
-          for (const [index, chunk] of passages.entries()) {
-            const mine = kept.filter((s) => s.chunk === index);
-            if (mine.length) refined.push({ ...chunk, text: mine.map((s) => s.text).join('') });
-          }
-          const placed = passageBlock(refined, params);
-          block = placed.block;
-          contextIds = placed.ids;
-          truncated = placed.dropped;
-          figures = { sentencesBefore: sentences.length, sentencesKept: kept.length, charsAfter: refined.reduce((n, c) => n + c.text.length, 0), tokensAfter: placed.tokens };
+          const { refined, sentences, kept } = await bestSentences(context, passages, params.keep, 'score-sentences');
+          placed = passageBlock(refined, params);
+          figures = { sentencesBefore: sentences, sentencesKept: kept, charsAfter: refined.reduce((n, c) => n + c.text.length, 0), tokensAfter: placed.tokens };
         } else {
           const condensed = await context.generate('condense', stepMessages(prompts.condense, { context: full.block, question: item.question }));
-          block = textBlock(CONDENSED_TITLE, condensed.text);
-          contextIds = full.ids;
-          truncated = full.dropped;
-          figures = { charsAfter: condensed.text.length, tokensAfter: context.countTokens(block) };
+          placed = { ...full, block: textBlock(CONDENSED_TITLE, condensed.text) };
+          figures = { charsAfter: condensed.text.length, tokensAfter: context.countTokens(placed.block) };
         }
         const charsBefore = passages.reduce((n, c) => n + c.text.length, 0);
         context.record('refine', params.mode, { passages: passages.length, charsBefore, tokensBefore: full.tokens, ...figures });
-        const messages = stepMessages(prompts.answer, { context: block, question: item.question, instructions: answerInstructions(item, params.instructions) });
-        const response = await context.generate('answer', messages, { final: true });
-        return {
-          answer: response.text,
-          response,
-          prompt: messages,
-          contextIds,
-          truncated,
-          notes: { charsBefore, charsAfter: figures.charsAfter!, compression: charsBefore ? figures.charsAfter! / charsBefore : 1 },
-        };
+        return readPassages(context, prompts.answer, placed, params, { charsBefore, charsAfter: figures.charsAfter!, compression: charsBefore ? figures.charsAfter! / charsBefore : 1 });
       },
     };
   },
-};
+});

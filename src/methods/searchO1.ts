@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import type { RegistryEntry } from '../registry.js';
 import { passageBlock } from './passages.js';
-import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { promptOverridesSchema, stepMessages } from './prompts.js';
+import { methodEntry } from './reader.js';
 import { planSearchLoop, ReasoningSearchFields, runSearchLoop, searchLoopOf, SearchTagsSchema, type SearchLoop, type SearchTags } from './searcher.js';
 import { beginPrompt, continuePrompt, NOTHING_REASONED_YET, reasonInDocumentsPrompt } from './templates/searchO1.js';
-import type { RagMethod } from './types.js';
 
 /** Search-o1's own tags (the paper's special tokens, written as text). */
 export const SEARCH_O1_TAGS: SearchTags = {
@@ -33,13 +32,13 @@ export type SearchO1Params = z.infer<typeof SearchO1ParamsSchema>;
  * partial reasoning itself. The loop is the searcher protocols' (searcher.ts); batch mode: one
  * round per step.
  */
-export const searchO1Method: RegistryEntry<SearchO1Params, RagMethod, void> = {
+export const searchO1Method = methodEntry({
   name: 'search-o1',
   description: 'Search-o1: queries inside the reasoning, Reason-in-Documents condenses each retrieval; up to 2 × maxSearches + 2 generations',
   params: SearchO1ParamsSchema,
-  create(params) {
+  prompts: { begin: beginPrompt, continue: continuePrompt, reasonInDocuments: reasonInDocumentsPrompt },
+  create(params, prompts) {
     const tags = params.tags ?? SEARCH_O1_TAGS;
-    const prompts = resolvePrompts('search-o1', { begin: beginPrompt, continue: continuePrompt, reasonInDocuments: reasonInDocumentsPrompt }, params.prompts);
     const loop: SearchLoop = {
       ...searchLoopOf(tags, params, prompts),
       async resultFor(context, query, passages, transcript, search) {
@@ -50,8 +49,6 @@ export const searchO1Method: RegistryEntry<SearchO1Params, RagMethod, void> = {
       },
     };
     return {
-      name: 'search-o1',
-      usesRetrieval: true,
       calls: { min: 1, max: 2 * params.maxSearches + 2 },
       // Each search adds a Reason-in-Documents call; its result is one output (at most maxTokens).
       planCalls: (input) =>
@@ -71,4 +68,4 @@ export const searchO1Method: RegistryEntry<SearchO1Params, RagMethod, void> = {
       run: (context) => runSearchLoop(context, loop, params),
     };
   },
-};
+});

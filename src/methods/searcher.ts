@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import type { GenerationResult } from '../generation/types.js';
 import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
-import type { RegistryEntry } from '../registry.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
-import { passageBlock, PassageParamsShape, type PassageParams } from './passages.js';
-import { promptOverridesSchema, resolvePrompts, stepMessages, type MethodPrompt } from './prompts.js';
+import { passageBlock, PassageParamsShape } from './passages.js';
+import { promptOverridesSchema, stepMessages, type MethodPrompt } from './prompts.js';
+import { methodEntry } from './reader.js';
 import { SEARCH_LIMIT_NOTE } from '../prompting/methodProtocol.js';
 import { ANSWER_RULE_PLAIN, answerRuleWith, beginPrompt, continuePrompt } from './templates/searcher.js';
-import type { CallBound, MethodContext, MethodOutcome, PlanInput, RagMethod, SlotBound } from './types.js';
+import type { CallBound, MethodContext, MethodOutcome, PlanInput, SlotBound } from './types.js';
 
 /**
  * Reasoning with search for models trained to search (RL-trained "searchers"), and the loop
@@ -246,31 +246,24 @@ export function searchLoopOf(tags: SearchTags, params: Pick<SearchLoop, 'maxSear
   return { tags, maxSearches, api, completionTemplate, begin: prompts.begin, continued: prompts.continue, fixed };
 }
 
-function searcherLoop(params: SearcherParams): SearchLoop {
-  const tags = searcherTags(params);
-  const prompts = resolvePrompts('searcher', { begin: beginPrompt, continue: continuePrompt }, params.prompts);
-  const passageParams: PassageParams = params;
-  const loop = searchLoopOf(tags, params, prompts);
-  return {
-    ...loop,
-    fixed: { ...loop.fixed, answerRule: tags.answer ? answerRuleWith(tags.answer[0], tags.answer[1]) : ANSWER_RULE_PLAIN },
-    // The retrieved passages themselves, as the model was trained to read them.
-    resultFor: async (_context, _query, passages) => passageBlock(passages, passageParams).block,
-  };
-}
-
-export const searcherMethod: RegistryEntry<SearcherParams, RagMethod, void> = {
+export const searcherMethod = methodEntry({
   name: 'searcher',
   description: 'Search-trained reasoning models (R1-Searcher, ReSearch, Search-R1): the model writes query tags, hisrag retrieves and inserts results in its format; up to maxSearches + 2 generations',
   params: SearcherParamsSchema,
-  create(params) {
-    const loop = searcherLoop(params);
+  prompts: { begin: beginPrompt, continue: continuePrompt },
+  create(params, prompts) {
+    const tags = searcherTags(params);
+    const searchLoop = searchLoopOf(tags, params, prompts);
+    const loop: SearchLoop = {
+      ...searchLoop,
+      fixed: { ...searchLoop.fixed, answerRule: tags.answer ? answerRuleWith(tags.answer[0], tags.answer[1]) : ANSWER_RULE_PLAIN },
+      // The retrieved passages themselves, as the model was trained to read them.
+      resultFor: async (_context, _query, passages) => passageBlock(passages, params).block,
+    };
     return {
-      name: 'searcher',
-      usesRetrieval: true,
       calls: { min: 1, max: params.maxSearches + 2 },
       planCalls: (input) => planSearchLoop(loop, input, params, (searches) => Array.from({ length: searches }, () => ({ passages: input.k, params }))),
       run: (context) => runSearchLoop(context, loop, params),
     };
   },
-};
+});

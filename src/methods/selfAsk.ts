@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
 import { FOLLOW_UP_PREFIX, NO_FOLLOW_UP } from '../prompting/taskFormat.js';
-import type { RegistryEntry } from '../registry.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock, PassageParamsShape } from './passages.js';
-import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { methodEntry } from './reader.js';
+import { promptOverridesSchema, stepMessages } from './prompts.js';
 import { finalPrompt, followUpPrompt, intermediatePrompt, NOTHING_KNOWN_YET } from './templates/selfAsk.js';
-import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 
 export const SelfAskParamsSchema = z
   .object({
@@ -35,15 +35,13 @@ export function parseFollowUp(text: string): string | null {
  * none or `maxFollowUps` is reached; then the final answer from the follow-ups' answers and
  * their passages.
  */
-export const selfAskMethod: RegistryEntry<SelfAskParams, RagMethod, void> = {
+export const selfAskMethod = methodEntry({
   name: 'self-ask',
   description: 'Self-Ask: follow-up questions, each answered from its own retrieval, then the final answer; up to maxFollowUps retrievals, 2 × maxFollowUps + 2 generations',
   params: SelfAskParamsSchema,
-  create(params) {
-    const prompts = resolvePrompts('self-ask', { followUp: followUpPrompt, intermediate: intermediatePrompt, answer: finalPrompt }, params.prompts);
+  prompts: { followUp: followUpPrompt, intermediate: intermediatePrompt, answer: finalPrompt },
+  create(params, prompts) {
     return {
-      name: 'self-ask',
-      usesRetrieval: true,
       // No follow-up: the answer alone after the first ask; at most two calls per follow-up and the answer.
       calls: { min: 2, max: 2 * params.maxFollowUps + 1 },
       // What the model wrote comes back in later prompts: each follow-up and its answer (each at most an output).
@@ -96,4 +94,4 @@ export const selfAskMethod: RegistryEntry<SelfAskParams, RagMethod, void> = {
       },
     };
   },
-};
+});

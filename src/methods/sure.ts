@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
-import type { RegistryEntry } from '../registry.js';
 import { passageBlock, PassageParamsShape } from './passages.js';
-import { promptOverridesSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { methodEntry } from './reader.js';
+import { promptOverridesSchema, stepMessages } from './prompts.js';
 import { parseChoice, parseDecision } from './replies.js';
 import { candidatesPrompt, rankPrompt, summaryPrompt, validityPrompt } from './templates/sure.js';
-import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
+import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 
 export const SureParamsSchema = z
   .object({
@@ -33,15 +33,13 @@ export function parseCandidates(text: string, limit: number): string[] {
  * candidate scores its validity (1/0) plus its share of pairwise wins; the best candidate is the
  * answer (ties: the earlier candidate). One retrieval, 1 + 2n + n(n−1)/2 generations.
  */
-export const sureMethod: RegistryEntry<SureParams, RagMethod, void> = {
+export const sureMethod = methodEntry({
   name: 'sure',
   description: 'SuRe: candidates, candidate-conditioned summaries, validity checks, pairwise ranking; 1 retrieval, 1 + 2n + n(n−1)/2 generations',
   params: SureParamsSchema,
-  create(params) {
-    const prompts = resolvePrompts('sure', { candidates: candidatesPrompt, summary: summaryPrompt, validity: validityPrompt, rank: rankPrompt }, params.prompts);
+  prompts: { candidates: candidatesPrompt, summary: summaryPrompt, validity: validityPrompt, rank: rankPrompt },
+  create(params, prompts) {
     return {
-      name: 'sure',
-      usesRetrieval: true,
       // One candidate parsed: candidates, summary, validity; n candidates: 1 + 2n + n(n − 1)/2.
       calls: { min: 3, max: 1 + 2 * params.candidates + (params.candidates * (params.candidates - 1)) / 2 },
       // Every prompt holds the question's own passage block (known before any call) and candidates or summaries (each at most an output).
@@ -107,4 +105,4 @@ export const sureMethod: RegistryEntry<SureParams, RagMethod, void> = {
       },
     };
   },
-};
+});

@@ -8,11 +8,9 @@ import type { MethodPrompt } from './prompts.js';
 import type { PassageParams } from './passages.js';
 
 /**
- * What a method may do for one item. Every call is a traced step: the runner records the trace,
- * counts the cost and unions the retrieved passages, so a method only states its control flow.
- * Calls that do not depend on each other may be made at once: they are traced in the order asked.
- * A step that fails (after the endpoint's retries) throws a MethodStepError naming it, and the
- * item fails as a whole: no partial answer is ever scored.
+ * What a method may do for one item: every call is a traced, costed step (calls made at once are
+ * traced in the order asked), so a method states only its control flow. A step that fails throws
+ * a MethodStepError naming it and the item fails as a whole: no partial answer is ever scored.
  */
 export interface MethodContext {
   readonly item: BenchmarkItem;
@@ -23,22 +21,11 @@ export interface MethodContext {
   readonly model?: string;
   /** Retrieves k passages for `query` (the item's own question is answered from the run's batched retrieval). */
   retrieve(query: string, label: string): Promise<RetrievedChunk[]>;
-  /**
-   * Asks the model. `final: true` marks the generation whose answer is scored: an empty reply there
-   * follows the benchmark's empty-answer rule; an intermediate step left empty after the
-   * endpoint's retries fails the item.
-   */
+  /** Asks the model. `final`: the scored generation (empty: the empty-answer rule; an empty intermediate step fails). */
   generate(label: string, messages: ChatMessage[], options?: { final?: boolean; call?: CallSettings }): Promise<GenerationResult>;
-  /**
-   * Continues a text through the model's completions API (`/v1/completions`; no chat template is
-   * applied), traced like `generate` (its prompt recorded as one `prompt` message). A generator
-   * without that API fails the item and stops the run, naming the model.
-   */
+  /** Continues a text through `/v1/completions` (no chat template), traced like `generate`; a generator without it stops the run. */
   complete(label: string, prompt: string, options?: { final?: boolean; call?: CallSettings }): Promise<GenerationResult>;
-  /**
-   * One turn of a tool-calling conversation with the model (the agent method): traced like
-   * `generate`; an endpoint that rejects the tools fails the item and stops the run.
-   */
+  /** One turn of a tool-calling conversation (the agent), traced like `generate`; an endpoint rejecting tools stops the run. */
   chatTurn(label: string, messages: BaseMessage[], tools: ToolDefinition[]): Promise<GenerationResult>;
   /** Scores texts against a query as the condition's retriever ranks (dense: its index's embedder; BM25: BM25). */
   relevance(query: string, texts: string[], label: string): Promise<number[]>;
@@ -62,10 +49,7 @@ export interface MethodOutcome {
   truncated: number;
   /** Per-item figures the summary aggregates (a flag's mean is a share: adaptive's `retrieved`). */
   notes?: MethodNotes;
-  /**
-   * Passages obtained without the condition's retriever (an external system's contexts): they join
-   * `retrieved`, and retrieval metrics are computed on them (also when a system returned none).
-   */
+  /** Passages from outside the condition's retriever (an external system's contexts): they join `retrieved` and its metrics. */
   passages?: RetrievedChunk[];
   /** Calls and tokens spent outside the run's generator (an external system's), added to the item's cost. */
   externalCost?: ExternalCost;
@@ -94,16 +78,9 @@ export interface RagMethod {
   readonly needsRelevance?: boolean;
   /** True when the method offers the model tools (agent): every model of the run must support tool calling. */
   readonly needsToolCalling?: boolean;
-  /**
-   * Calls of the run's model one answer makes, as the method's parameters bound them (the dry-run
-   * plan, `hisrag run --dry-run`); `singleShot`: one prompt, which the plan builds exactly as the run will.
-   */
+  /** Calls of the run's model one answer makes (the dry-run plan); `singleShot`: one prompt the plan builds exactly. */
   readonly calls?: { min: number; max: number; singleShot?: boolean; /** An external system: one request of its own per answer, at the tokens it reports. */ external?: boolean };
-  /**
-   * Every model call one answer may make, each with the prompts it may have (the dry-run plan's
-   * bounds): a call an answer always makes counts toward the minimum, every call toward the maximum.
-   * Methods of more than one call declare it; `calls` must agree (its min: the calls made always).
-   */
+  /** Every model call one answer may make with the prompts it may have (the plan's bounds); `calls` must agree. */
   planCalls?(input: PlanInput): CallBound[] | Promise<CallBound[]>;
   /** Loads what the method needs beyond the item, once, with the run's items (longhisdoc-full reads OCR pages). */
   prepare?(items: BenchmarkItem[]): Promise<void>;
@@ -123,10 +100,8 @@ export interface PlanInput {
 
 /**
  * What may fill a placeholder of a step's prompt, as the plan bounds it: a text known before any
- * call (the question, a passage block built from the question's own retrieval), at most `passages`
- * retrieved passages as a context block (each at most the index's longest chunk, together at most
- * the context budget), or at most `outputs` earlier model outputs (each at most the model's
- * `maxTokens`), each with `around` fixed text, or `none` where there are none yet.
+ * call, at most `passages` retrieved passages as a context block, or at most `outputs` earlier model
+ * outputs (each at most `maxTokens`) with `around` fixed text each, or `none` where there are none yet.
  */
 export type SlotBound =
   | string
@@ -139,10 +114,9 @@ export type SlotBound =
 export type PromptBound = { messages: ChatMessage[] } | { prompt: MethodPrompt; slots: Record<string, SlotBound> };
 
 /**
- * A turn of a tool-calling conversation (the agent): the messages it starts with, then every earlier
- * turn's output (at most `maxTokens`, its text and its tool calls' arguments; each call written with
- * `callText` around them) and one tool reply per call: at most `searches` search results in all (k
- * passages with ids each), the others one of `otherReplies` (a refused call).
+ * A turn of a tool-calling conversation (the agent): its first messages, every earlier turn's output
+ * (calls written with `callText`) and one tool reply per call: at most `searches` search results, the
+ * others one of `otherReplies`.
  */
 export interface ConversationBound {
   conversation: { fixed: ChatMessage[]; turns: number; callText: string; searches: number; otherReplies: string[] };

@@ -8,8 +8,7 @@ import { RerankError, type Reranker, type RerankOutcome } from './types.js';
 export const RemoteRerankerParamsSchema = z
   .object({
     baseURL: z.url().describe('Server root, e.g. `http://127.0.0.1:8080` (TEI, `hisrag serve rerank`) or `http://gpu:8000` (vLLM, Infinity)'),
-    /** `tei`: POST <baseURL>/rerank {query, texts} → [{index, score}]. `v1`: POST <baseURL>/v1/rerank {model, query, documents} → {results: [{index, relevance_score}]} (Jina, Cohere, vLLM, Infinity). */
-    protocol: z.enum(['tei', 'v1']).default('tei').describe('`tei`: POST <baseURL>/rerank {query, texts} → [{index, score}]'),
+    protocol: z.enum(['tei', 'v1']).default('tei').describe('`tei`: POST <baseURL>/rerank {query, texts} → [{index, score}]; `v1`: POST <baseURL>/v1/rerank {model, query, documents} → {results: [{index, relevance_score}]} (Jina, Cohere, vLLM, Infinity)'),
     model: z.string().min(1).optional().describe('Model name sent with `v1` requests (TEI serves one model and ignores it)'),
     apiKeyEnv: z.string().min(1).optional().describe('Name of the environment variable holding the API key (sent as a Bearer token); never the key itself'),
     batchSize: z.number().int().positive().default(32).describe('Passages per request; a query\'s candidates are split over several requests when more'),

@@ -89,6 +89,23 @@ function pick(value: unknown, given: string | undefined, candidates: readonly st
   return undefined;
 }
 
+/** A field at its given or usual path, converted: absent is undefined; a value `convert` rejects is a problem naming its path. */
+function field<T>(
+  value: unknown,
+  given: string | undefined,
+  candidates: readonly string[],
+  at: string,
+  problems: MappingProblem[],
+  expected: string,
+  convert: (v: unknown) => T | undefined,
+): T | undefined {
+  const found = pick(value, given, candidates);
+  if (!found || found.value === undefined || found.value === null) return undefined;
+  const converted = convert(found.value);
+  if (converted === undefined) problems.push({ field: `${at}${found.path}`, message: `expected ${expected}, got ${describeType(found.value)}` });
+  return converted;
+}
+
 export interface MapOptions {
   /** Path of the answer when the mapping names none (`answer`; `$` for a chain whose output is the answer). */
   defaultAnswer: string;
@@ -131,14 +148,11 @@ export function mapReply(reply: unknown, mapping: ResponseMapping, item: Benchma
     });
   }
 
-  const count = (key: 'promptTokens' | 'completionTokens' | 'totalTokens' | 'cost'): number | undefined => {
-    const found = pick(reply, mapping[key], CANDIDATES[key]);
-    if (!found || found.value === undefined || found.value === null) return undefined;
-    const n = typeof found.value === 'string' && found.value.trim() !== '' ? Number(found.value) : found.value;
-    if (typeof n === 'number' && Number.isFinite(n) && n >= 0) return n;
-    problems.push({ field: found.path, message: `expected a non-negative number, got ${describeType(found.value)}` });
-    return undefined;
-  };
+  const count = (key: 'promptTokens' | 'completionTokens' | 'totalTokens' | 'cost') =>
+    field(reply, mapping[key], CANDIDATES[key], '', problems, 'a non-negative number', (v) => {
+      const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : v;
+      return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
+    });
   const prompt = count('promptTokens');
   const completion = count('completionTokens');
   const total = count('totalTokens');
@@ -170,29 +184,17 @@ function contextChunk(entry: unknown, i: number, at: string, mapping: ResponseMa
     const field = `${at}.${mapping.contextText ?? CANDIDATES.contextText.join('|')}`;
     problems.push({ field, message: text ? `expected the passage text as a string, got ${describeType(text.value)}` : 'missing (expected the passage text as a string)' });
   }
-  const scalar = (key: 'contextId' | 'contextTitle' | 'contextDocId'): string | undefined => {
-    const found = pick(entry, mapping[key], CANDIDATES[key]);
-    if (!found || found.value === undefined || found.value === null) return undefined;
-    if (typeof found.value === 'string' || typeof found.value === 'number') return String(found.value);
-    problems.push({ field: `${at}.${found.path}`, message: `expected a string or number, got ${describeType(found.value)}` });
-    return undefined;
-  };
+  const asString = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
+  const scalar = (key: 'contextId' | 'contextTitle' | 'contextDocId') => field(entry, mapping[key], CANDIDATES[key], `${at}.`, problems, 'a string or number', asString);
   const id = scalar('contextId');
   const title = scalar('contextTitle');
   const docId = scalar('contextDocId');
-  let page: number | undefined;
-  const pageFound = pick(entry, mapping.contextPage, CANDIDATES.contextPage);
-  if (pageFound && pageFound.value !== undefined && pageFound.value !== null) {
-    const n = typeof pageFound.value === 'string' && /^\d+$/.test(pageFound.value.trim()) ? Number(pageFound.value) : pageFound.value;
-    if (typeof n === 'number' && Number.isInteger(n) && n >= 1) page = n;
-    else problems.push({ field: `${at}.${pageFound.path}`, message: `expected a one-based page number, got ${describeType(pageFound.value)}` });
-  }
-  let score = 0;
-  const scoreFound = pick(entry, mapping.contextScore, CANDIDATES.contextScore);
-  if (scoreFound && scoreFound.value !== undefined && scoreFound.value !== null) {
-    if (typeof scoreFound.value === 'number' && Number.isFinite(scoreFound.value)) score = scoreFound.value;
-    else problems.push({ field: `${at}.${scoreFound.path}`, message: `expected a number, got ${describeType(scoreFound.value)}` });
-  }
+  const page = field(entry, mapping.contextPage, CANDIDATES.contextPage, `${at}.`, problems, 'a one-based page number', (v) => {
+    const n = typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v) : v;
+    return typeof n === 'number' && Number.isInteger(n) && n >= 1 ? n : undefined;
+  });
+  const finite = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+  const score = field(entry, mapping.contextScore, CANDIDATES.contextScore, `${at}.`, problems, 'a number', finite) ?? 0;
   if (problems.length > before) return undefined;
   const book = docId ?? item.docId;
   return {

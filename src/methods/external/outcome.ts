@@ -1,7 +1,60 @@
 import type { GenerationResult } from '../../generation/types.js';
 import type { MethodCost } from '../trace.js';
 import type { ExternalCost, MethodContext, MethodOutcome } from '../types.js';
+import { ServiceUnavailableError } from '../../errors.js';
 import type { MappedReply } from './mapping.js';
+import type { CallPolicy } from './policy.js';
+
+/** An external system's calls: its own model calls are its business (none of the run's models is called); one request per answer, none when it fails. */
+export const EXTERNAL_CALLS = { min: 0, max: 1, external: true } as const;
+
+/**
+ * One request of `method` to an external system under its policy, traced as one step (`kind`,
+ * `label`, its `detail`): a failure records its redacted message and fails the item, naming
+ * `request`; a system found down stops the run.
+ */
+export async function externalCall<T>(
+  context: MethodContext,
+  policy: CallPolicy,
+  call: {
+    method: string;
+    step: { kind: string; label: string; detail: Record<string, string>; request: string };
+    key: string | undefined;
+    attempt: (signal?: AbortSignal) => Promise<{ raw: string; value: T }>;
+    fromCache: (raw: string) => T;
+    prompt: { role: string; content: string }[];
+    /** The reply of a value (undefined: every attempt was empty), and whether the system says which contexts it used. */
+    reply: (value: T | undefined) => { reply: MappedReply; reportsContexts: boolean };
+  },
+): Promise<MethodOutcome> {
+  const { kind, label, detail, request } = call.step;
+  const started = Date.now();
+  let result;
+  try {
+    result = await policy.call(call.key, context.signal, call.attempt, call.fromCache);
+  } catch (error) {
+    if (error instanceof ServiceUnavailableError) throw error;
+    const message = policy.redact(error instanceof Error ? error.message : String(error));
+    context.record(kind, label, { ...detail, ms: Date.now() - started, error: message });
+    throw new Error(`${call.method} "${label}" (${request}) failed: ${message}`);
+  }
+  const { reply, reportsContexts } = call.reply(result.value);
+  context.record(kind, label, {
+    ...detail,
+    ms: Date.now() - started,
+    attempts: result.attempts,
+    contexts: reply.contexts.length,
+    ...(result.cached ? { cached: true } : {}),
+    ...(result.emptyAfterAttempts ? { emptyAfterAttempts: result.emptyAfterAttempts } : {}),
+  });
+  return externalOutcome(context, reply, {
+    prompt: call.prompt,
+    cached: result.cached,
+    rateLimited: result.rateLimited,
+    ...(result.emptyAfterAttempts ? { emptyAfterAttempts: result.emptyAfterAttempts } : {}),
+    reportsContexts,
+  });
+}
 
 /**
  * The outcome of one answer from an external system: its answer is what the scorer sees, its

@@ -15,15 +15,8 @@ export const CallPolicyShape = {
   unavailableAfterMs: z.number().int().positive().default(30_000).describe('A system failing every request (connection refused, timeouts, 5xx) this long stops the run (exit 3, resumable)'),
   cache: z.string().min(1).optional().describe('Path of the SQLite response cache (keyed by the request); omit for none'),
 };
-export interface CallPolicyParams {
-  concurrency: number;
-  retries: number;
-  retryBaseMs: number;
-  retryMaxMs: number;
-  retryAfterMaxMs: number;
-  unavailableAfterMs: number;
-  cache?: string;
-}
+const CallPolicySchema = z.object(CallPolicyShape);
+export type CallPolicyParams = z.infer<typeof CallPolicySchema>;
 
 export interface CallResult<T> {
   value: T;
