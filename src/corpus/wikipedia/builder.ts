@@ -25,38 +25,20 @@ export const DEFAULT_DISAMBIGUATION_TEMPLATES = [
 ];
 
 export const WikipediaDumpParamsSchema = z.strictObject({
-  /** `pages-articles` dump: `.xml`, `.xml.bz2` or `-multistream.xml.bz2`. */
   input: z.string().min(1).describe('`pages-articles` dump: `.xml`, `.xml.bz2` or `-multistream.xml.bz2`'),
   namespaces: z.array(z.number().int()).min(1).default([0]).describe('Page namespaces kept (0: articles)'),
   skipRedirects: z.boolean().default(true).describe('Skip redirect pages'),
   skipDisambiguation: z.boolean().default(true).describe('Skip disambiguation pages'),
-  /** Extra disambiguation template names (wtf_wikipedia knows 消歧义, disambig, dab, ...). */
   disambiguationTemplates: z.array(z.string().min(1)).default(DEFAULT_DISAMBIGUATION_TEMPLATES).describe('Extra disambiguation template names (wtf_wikipedia knows 消歧义, disambig, dab, ...)'),
-  /** Traditional → simplified Chinese on the extracted text (OpenCC t → cn). */
   simplify: z.boolean().default(true).describe('Traditional → simplified Chinese on the extracted text (OpenCC t → cn)'),
   dropSections: z.array(z.string()).default(DEFAULT_DROPPED_SECTIONS).describe('Section titles dropped from each article (references, see also …)'),
-  /** Keep only these titles (traditional or simplified both match). */
   titles: z.array(z.string().min(1)).optional().describe('Keep only these titles (traditional or simplified both match)'),
-  /** Keep only articles directly in one of these categories (without the `Category:` prefix). */
   categories: z.array(z.string().min(1)).optional().describe('Keep only articles directly in one of these categories (without the `Category:` prefix)'),
-  /**
-   * Wikitext → text: `fast` (purpose-built prose extractor, ~4× quicker) or `wtf_wikipedia` (its
-   * full document model, the earlier path). Both give the same text on zhwiki-style articles.
-   */
   parser: z.enum(WIKITEXT_PARSERS).default('fast').describe('Wikitext → text: `fast` (purpose-built prose extractor, ~4× quicker) or `wtf_wikipedia` (its full document model, the earlier path)'),
-  /** Drop articles with fewer extracted characters. */
   minLength: z.number().int().nonnegative().default(0).describe('Drop articles with fewer extracted characters'),
-  /**
-   * Worker threads that parse, clean, simplify and chunk batches of pages; 0 does it all in the
-   * main thread, which otherwise only reads, cuts batches, deduplicates and writes. Default: see
-   * defaultWorkers (2 on 2 cores, 14 on 16). Output does not depend on it.
-   */
   workers: z.number().int().nonnegative().default(defaultWorkers()).describe('Worker threads that parse, clean, simplify and chunk batches of pages; 0 does it all in the main thread, which otherwise only reads, cuts batches, deduplicates and writes'),
-  /** Bytes of XML handed to a worker at a time (whole pages; at least one page). */
   batchBytes: z.number().int().positive().default(1 << 20).describe('Bytes of XML handed to a worker at a time (whole pages; at least one page)'),
-  /** How .bz2 is decoded: `auto` uses lbzip2/pbzip2/bzip2 when on PATH (faster), else unbzip2-stream (`js`). */
   bz2Decoder: z.enum(['auto', 'js', 'system']).default('auto').describe('How .bz2 is decoded: `auto` uses lbzip2/pbzip2/bzip2 when on PATH (faster), else unbzip2-stream (`js`)'),
-  /** Article URL prefix; default from the dump's `<siteinfo><base>` (…/wiki/). */
   urlBase: z.string().url().optional().describe('Article URL prefix; default from the dump\'s `<siteinfo><base>` (…/wiki/)'),
 });
 export type WikipediaDumpParams = z.output<typeof WikipediaDumpParamsSchema>;

@@ -8,7 +8,6 @@ import { createPageItems, PageItemSettingsSchema } from './pageItem.js';
 
 /** Everything a chunk worker needs; plain data, sent once as workerData. */
 export const PageChunkerSettingsSchema = z.object({
-  /** The dump's path, for messages. */
   file: z.string().describe('The dump\'s path, for messages'),
   page: PageItemSettingsSchema,
   corpus: z.string(),
