@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { RegistryEntry } from '../../registry.js';
 import { DataFileError, InputError } from '../../errors.js';
-import type { BuilderContext, BuilderItem, ChunkBatch, CorpusBuilder } from '../types.js';
+import type { BuilderContext, BuilderItem, BuilderRun, ChunkBatch, CorpusBuilder } from '../types.js';
 import { ChunkWorkerPool } from './chunkWorkerPool.js';
 import { readDumpPages } from './dumpPages.js';
 import type { DumpPage } from './dumpXml.js';
@@ -61,21 +61,16 @@ export const wikipediaDumpBuilder: RegistryEntry<WikipediaDumpParams, CorpusBuil
   params: WikipediaDumpParamsSchema,
   create(params, context) {
     const path = resolve(context.baseDir, params.input);
-    const pageSettings = (urlBase: string | undefined): PageItemSettings => ({
-      namespaces: params.namespaces,
-      skipRedirects: params.skipRedirects,
-      skipDisambiguation: params.skipDisambiguation,
-      disambiguationTemplates: params.disambiguationTemplates,
-      simplify: params.simplify,
-      dropSections: params.dropSections,
-      titles: params.titles,
-      categories: params.categories,
-      parser: params.parser,
-      minLength: params.minLength,
-      urlBase,
-    });
+    // The builder's params decide a page's fate (the settings' schema keeps its own fields in workers).
+    const pageSettings = (urlBase: string | undefined): PageItemSettings => ({ ...params, urlBase });
     // The URL base from <siteinfo><base>, used unless the params name one.
-    const siteBase = (base: string) => base.replace(/\/wiki\/.*$/, '/wiki/');
+    const dumpReading = (run: BuilderRun) => {
+      const site = { urlBase: params.urlBase };
+      const onSiteBase = (base: string) => {
+        site.urlBase ??= base.replace(/\/wiki\/.*$/, '/wiki/');
+      };
+      return { site, options: { onBytes: run.onBytes, signal: run.signal, bz2Decoder: params.bz2Decoder, onSiteBase } };
+    };
     return {
       tuningParams: ['workers', 'batchBytes', 'bz2Decoder'],
       async inputFiles() {
@@ -90,36 +85,20 @@ export const wikipediaDumpBuilder: RegistryEntry<WikipediaDumpParams, CorpusBuil
       },
       // One page at a time in this thread (the runner chunks): for callers with their own size measure.
       async *items(run) {
-        let urlBase = params.urlBase;
+        const { site, options } = dumpReading(run);
         let toItem: ((page: DumpPage) => BuilderItem) | undefined;
         let index = 0;
-        const pages = readDumpPages(path, {
-          onBytes: run.onBytes,
-          signal: run.signal,
-          bz2Decoder: params.bz2Decoder,
-          onSiteBase: (base) => {
-            urlBase ??= siteBase(base);
-          },
-        });
+        const pages = readDumpPages(path, options);
         for await (const page of pages) {
           // Resume: pages consumed by an earlier run are passed over without parsing.
           if (index++ < run.startAt) continue;
-          toItem ??= createPageItems(pageSettings(urlBase));
+          toItem ??= createPageItems(pageSettings(site.urlBase));
           yield toItem(page);
         }
       },
       async *chunkBatches(run) {
-        let urlBase = params.urlBase;
-        const batches = readPageBatches(path, {
-          batchBytes: params.batchBytes,
-          startAt: run.startAt,
-          onBytes: run.onBytes,
-          signal: run.signal,
-          bz2Decoder: params.bz2Decoder,
-          onSiteBase: (base) => {
-            urlBase ??= siteBase(base);
-          },
-        });
+        const { site, options } = dumpReading(run);
+        const batches = readPageBatches(path, { ...options, batchBytes: params.batchBytes, startAt: run.startAt });
         // Batches in flight, in dump order: two per worker keeps each busy while the next is cut.
         const window: { firstPage: number; pages: number; batch: Promise<ChunkBatch> }[] = [];
         const maxInFlight = Math.max(1, 2 * params.workers);
@@ -136,12 +115,7 @@ export const wikipediaDumpBuilder: RegistryEntry<WikipediaDumpParams, CorpusBuil
         try {
           for await (const pages of batches) {
             // Started at the first batch: the siteinfo (URL base) has been read by then.
-            pool ??= await ChunkWorkerPool.open(params.workers, {
-              file: path,
-              page: pageSettings(urlBase),
-              corpus: run.corpus,
-              chunking: run.chunking,
-            });
+            pool ??= await ChunkWorkerPool.open(params.workers, { file: path, page: pageSettings(site.urlBase), corpus: run.corpus, chunking: run.chunking });
             const batch = pool.run(pages.xml, pages.pages);
             batch.catch(() => {}); // awaited in order below; avoid an unhandled rejection meanwhile
             window.push({ firstPage: pages.firstPage, pages: pages.pages, batch });

@@ -41,18 +41,7 @@ export async function createPageChunker(input: PageChunkerSettings): Promise<Pag
     const batch = new ChunkBatchWriter();
     for (const page of pages) {
       const item = toItem(page);
-      batch.add(item, () =>
-        item.kind === 'document'
-          ? chunkDocument(item.document, {
-              corpus: settings.corpus,
-              maxSize: chunking.maxSize,
-              overlap: chunking.overlap,
-              measure,
-              headingPrefix: chunking.headingPrefix,
-              method: chunking.method,
-            })
-          : [],
-      );
+      batch.add(item, () => (item.kind === 'document' ? chunkDocument(item.document, { ...chunking, corpus: settings.corpus, measure }) : []));
     }
     return batch.finish();
   };

@@ -4,7 +4,7 @@
  * into Node's shared allocation pool; transferring that pool detaches memory other Buffers still
  * use, which corrupts the heap (`free(): invalid pointer`).
  */
-export function ownedView<T extends Uint8Array | Uint32Array | Float64Array | BigUint64Array>(view: T): T {
+export function ownedView<T extends Uint8Array | Uint32Array | Float32Array | Float64Array | BigUint64Array>(view: T): T {
   if (view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && view.buffer instanceof ArrayBuffer) return view;
   return view.slice() as T;
 }
