@@ -54,14 +54,10 @@ function decodeBase64Vector(text: string): number[] {
 }
 
 /**
- * Embeddings from a remote OpenAI-compatible server (or a pool of replicas of one) with OpenAI's SDK:
- * texts are sent `batchSize` a request, up to `maxConcurrency` requests in flight per replica, each to
- * the replica with the fewest in flight; failures are re-routed and retried by a ReplicaPool. Newlines
- * are kept: the vectors must equal what the served model gives locally.
- *
- * The identity names the model and the first URL (`<baseURL[0]>#<model>`), whatever the number of
- * replicas: an index built over `[a, b]` is queried with `[a]` (or `[a, c]`), and every index built
- * over one URL keeps its identity. List the replica an index was built with first.
+ * Embeddings from an OpenAI-compatible server (or a pool of replicas, see ReplicaPool) with OpenAI's
+ * SDK, `batchSize` texts a request. Newlines are kept: the vectors must equal the model's local ones.
+ * The identity names the first URL only (`<baseURL[0]>#<model>`), so an index built over `[a, b]` is
+ * queried with `[a]` or `[a, c]`: list the replica an index was built with first.
  */
 export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
   readonly params: OpenAIEmbedderParams;

@@ -30,19 +30,12 @@ import { ExactSearch } from './exactSearch.js';
 import { heldOutSample, tuneEfSearch } from './tuneEfSearch.js';
 
 /**
- * Builds an index directory from a corpus directory:
- *   1. chunks (and, for dense kinds, their embeddings) are appended to `chunks.sqlite` one batch per
- *      transaction — the checkpoint: `--resume` skips the chunks already stored, embedding nothing twice;
- *   2. the embedder (and its worker processes) is released, so model and graph never occupy memory together;
- *   3. hnsw: the graph is built from the stored vectors and written atomically to `hnsw.bin`, then the
- *      smallest efSearch reaching the target recall@k against exact search is measured and recorded;
- *      bm25: the inverted index is built from the stored chunks;
- *   4. `manifest.json` is rewritten with `complete: true` — only now is the index usable.
- *
- * Over a remote embedder (`embedder.remote`: a server or a pool of replicas, no model in this process)
- * steps 1 and 3 overlap: up to twice the embedder's concurrency of batches are being embedded while the
- * oldest is stored, and each stored batch goes on to a graph built on a thread of its own (when the graph
- * library can be fed row by row: hnswlib) — the same vectors in the same order, so the same graph.
+ * Builds an index directory from a corpus directory: chunks (and their vectors) are appended to
+ * `chunks.sqlite` one batch a transaction (the checkpoint `--resume` continues from); the embedder is
+ * released, so model and graph never share memory; then the graph (written atomically, its efSearch
+ * tuned) or the BM25 postings are built; `manifest.json` says `complete: true` last.
+ * Over a remote embedder (`embedder.remote`), up to twice its concurrency of batches are embedded
+ * while the oldest is stored and fed to a graph on its own thread (hnswlib): the same graph, sooner.
  */
 export async function buildIndex(options: BuildIndexOptions): Promise<IndexManifest> {
   // A lancedb index keeps chunks and vectors in a LanceDB table, not chunks.sqlite: its own build.

@@ -44,10 +44,8 @@ export const WikipediaDumpParamsSchema = z.strictObject({
 export type WikipediaDumpParams = z.output<typeof WikipediaDumpParamsSchema>;
 
 /**
- * Worker threads when not told: one per core, less one core in eight for the main thread and
- * the bz2 decoder. Measured here, the main thread is ~7% of a build's CPU and native bzip2 ~25%:
- * on few cores, leaving a whole core to them would idle it (2 cores: 2 workers build 1.3× faster
- * than 1).
+ * One worker per core, less one core in eight for the main thread and the bz2 decoder (together ~30% of
+ * a build's CPU: on 2 cores, 2 workers build 1.3× faster than 1).
  */
 export function defaultWorkers(): number {
   const cores = availableParallelism();

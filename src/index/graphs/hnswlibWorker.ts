@@ -29,10 +29,8 @@ export type HnswlibWorkerReply =
   | { type: 'error'; id?: number; message: string };
 
 /**
- * The graph thread of a streamed hnswlib build: one HierarchicalNSW, fed rows as they are embedded and
- * stored, while the main thread talks to the embedding servers and writes SQLite. hnswlib-node's
- * `addPoint` takes a JS array: each row is copied into one reused array (Array.from of a Float32Array
- * costs ~15× more). Messages are handled in order, so searches and the save see every row sent before.
+ * The graph thread of a streamed hnswlib build. `addPoint` takes a JS array, so each row is copied into
+ * one reused array (Array.from costs ~15× more); messages are handled in order.
  */
 const data = workerData as HnswlibWorkerData;
 const graph = createHnswGraph(data.dimension, data, data.capacity);

@@ -14,12 +14,9 @@ import { chunkRows, chunkTableSchema, connectLance } from './table.js';
 
 
 /**
- * Builds a `lancedb` index: the corpus's chunks and their vectors are appended to a LanceDB table one
- * batch per `add` (each a LanceDB commit: the checkpoint — `--resume` skips the rows already stored and
- * embeds nothing twice); then the table is compacted, a B-tree index on `docId` is built for document
- * scope and, for large tables, an IVF-PQ vector index; `manifest.json` is written `complete` last.
- * Memory holds one batch and the chunk and document ids (duplicate check, counts), not texts or
- * vectors, so corpora larger than RAM index as well.
+ * Builds a `lancedb` index: chunks and vectors appended to a LanceDB table one batch per `add` (each
+ * a commit: the `--resume` checkpoint), then compaction, B-tree indexes for document scope and, for
+ * large tables, an IVF-PQ vector index; memory holds one batch and the ids, not texts or vectors.
  */
 export async function buildLanceDbIndex(options: BuildIndexOptions): Promise<IndexManifest> {
   const started = Date.now();
