@@ -31,12 +31,10 @@ export const countCodePoints: SizeMeasure = (text) => {
 };
 
 /**
- * Cuts a document into chunks of at most `maxSize` (in the measure's unit): sentences are packed
- * in order, a paragraph break becomes a newline, and chunks never span two sections. A sentence
- * longer than `maxSize` is cut at code-point boundaries. With `overlap`, the next chunk starts
- * with the trailing sentences of the previous one that fit in `overlap`.
- * Ids are deterministic: `<corpus>:<docId>:<n>` (`idKey` in place of docId when set), n counting from 0 within the document.
- * Each chunk records where it is in its document's text (`meta.spans`, see `chunkSpans`).
+ * Cuts a document into chunks of at most `maxSize` (the measure's unit), never across sections:
+ * sentences packed in order (one longer than maxSize cut at code points), the next chunk starting with
+ * the previous one's trailing sentences that fit in `overlap`. Ids: `<corpus>:<idKey ?? docId>:<n>`;
+ * `meta.spans` says where each chunk is in its document's text.
  */
 export function chunkDocument(doc: SectionedDocument, settings: ChunkerSettings): Chunk[] {
   const sections: DocumentSection[] = doc.sections ?? [{ headings: [], text: doc.text }];

@@ -2,33 +2,22 @@ import { z } from 'zod';
 
 /** One retrievable passage; the line format of `corpora/<name>/chunks.jsonl`. */
 export const ChunkSchema = z.object({
-  /** Deterministic: `<corpus>:<docId>:<n>`. */
   id: z.string().min(1).describe('Deterministic: `<corpus>:<docId>:<n>`'),
   docId: z.string().min(1),
   title: z.string(),
   text: z.string(),
-  /** Builder-specific: url, pageId, section, page (one-based, LongHisDoc), book_name, ...; `spans`: where the chunk is in its document's text (chunker.ts). */
   meta: z.record(z.string(), z.unknown()).describe('Builder-specific: url, pageId, section, page (one-based, LongHisDoc), book_name, ..; `spans`: where the chunk is in its document\'s text ([{doc, start, end}])'),
 });
 export type Chunk = z.infer<typeof ChunkSchema>;
 
 /** How documents are cut into chunks; a section of a corpus build config. */
 export const ChunkingOptionsSchema = z.strictObject({
-  /** Largest chunk, in `unit`s. */
   maxSize: z.number().int().positive().default(512).describe('Largest chunk, in `unit`s'),
-  /** `chars` counts code points; `tokens` counts the embedder's tokens (needs `tokenizer`). */
   unit: z.enum(['chars', 'tokens']).default('chars').describe('`chars` counts code points; `tokens` counts the embedder\'s tokens (needs `tokenizer`)'),
-  /** Trailing sentences of a chunk repeated at the start of the next, up to this size. */
   overlap: z.number().int().nonnegative().default(0).describe('Trailing sentences of a chunk repeated at the start of the next, up to this size'),
-  /** Local directory holding `tokenizer.json` (+ `tokenizer_config.json`), for `unit: tokens`. */
   tokenizer: z.string().min(1).optional().describe('Local directory holding `tokenizer.json` (+ `tokenizer_config.json`), for `unit: tokens`'),
-  /**
-   * How a section is cut: `sentences` (the default) packs whole sentences; `fixed` cuts windows of
-   * `maxSize` regardless of sentences, each the next's start `overlap` before its end, the chunk's text
-   * its range of the document as it is (AutoRAG's and Chroma's fixed-size baseline).
-   */
+  // `fixed` is AutoRAG's and Chroma's fixed-size baseline.
   method: z.enum(['sentences', 'fixed']).optional().describe('How a section is cut: `sentences` (default) packs whole sentences; `fixed` cuts windows of `maxSize` regardless of sentences, overlapping by `overlap`, each its range of the text as it is'),
-  /** Prefix each chunk's text with its section heading path (it is always in `meta.section`). */
   headingPrefix: z.boolean().default(false).describe('Prefix each chunk\'s text with its section heading path (it is always in `meta.section`)'),
 }).refine((o) => o.overlap < o.maxSize, { message: 'overlap must be smaller than maxSize', path: ['overlap'] })
   .refine((o) => o.unit !== 'tokens' || o.tokenizer !== undefined, { message: 'unit "tokens" needs a tokenizer directory', path: ['tokenizer'] });

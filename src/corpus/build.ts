@@ -173,16 +173,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
     const batches =
       builder.chunkBatches && !options.measure
         ? builder.chunkBatches({ ...run, corpus: config.name, chunking })
-        : chunkItems(builder.items(run), (document) =>
-            chunkDocument(document, {
-              corpus: config.name,
-              maxSize: config.chunking.maxSize,
-              overlap: config.chunking.overlap,
-              measure,
-              headingPrefix: config.chunking.headingPrefix,
-              method: config.chunking.method,
-            }),
-          );
+        : chunkItems(builder.items(run), (document) => chunkDocument(document, { ...config.chunking, corpus: config.name, measure }));
     for await (const batch of batches) {
       state.itemsConsumed += batch.items;
       itemsSinceCheckpoint += batch.items;

@@ -9,10 +9,9 @@ export function fingerprintChunkText(text: string): [number, number] {
 }
 
 /**
- * Remembers which chunk texts were already written, to drop exact duplicates across a whole
- * corpus. Hand-written open-addressing table of 64-bit fingerprints in a typed array: ~16 bytes
- * per chunk instead of ~100 for a Set of strings, which matters at zhwiki scale (millions of chunks).
- * A 64-bit collision (≈ n²/2⁶⁵) would drop one unique chunk; negligible below billions.
+ * The chunk texts already written, to drop exact duplicates: an open-addressing table of 64-bit
+ * fingerprints (~16 bytes a chunk, not ~100 for a Set of strings, at zhwiki scale); a collision
+ * (≈ n²/2⁶⁵) would drop one unique chunk.
  */
 export class ChunkFingerprints {
   private table = new Uint32Array(2 * 1024);

@@ -16,10 +16,7 @@ const buildCorpusBuildConfigSchema = () => z.strictObject({
   builder: builderSpecSchema(),
   out: z.string().min(1).optional().describe('Output directory; default `corpora/<name>`'),
   chunking: ChunkingOptionsSchema.default(ChunkingOptionsSchema.parse({})),
-  /**
-   * Drop chunks whose text exactly repeats an earlier chunk (counted in the manifest). Default: on,
-   * except for builders whose documents are evidence units (longhisdoc-ocr pages).
-   */
+  // Default: on, except for builders whose documents are evidence units (longhisdoc-ocr pages).
   dedupe: z.boolean().optional().describe('Drop chunks whose text exactly repeats an earlier chunk (counted in the manifest)'),
 });
 

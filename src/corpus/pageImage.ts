@@ -1,10 +1,8 @@
 import { z } from 'zod';
 
 /**
- * A page scan referenced where it lies: the file stays in its image folder (never copied into a
- * corpus or a run directory); the generator that sends it prepares it for its model (resize,
- * encode) and counts its tokens. Declared once here, since prompts, records, corpora and the
- * viewer all carry it.
+ * A page scan referenced where it lies (never copied); whoever sends it to a model prepares it. Declared
+ * once here: prompts, records, corpora and the viewer all carry it.
  */
 export const PageImageRefSchema = z.object({
   imageDir: z.string().min(1).describe('Absolute path of the image folder the path is relative to (the benchmark\'s or corpus\'s `imageDir`)'),

@@ -16,7 +16,6 @@ export const CorpusManifestSchema = z.object({
     duplicateChunksDropped: z.number().int().nonnegative(),
   }).catchall(z.unknown()),
   contentHash: z.string().describe('sha256 over chunks.jsonl'),
-  /** sha256 over documents.jsonl (the texts chunk spans point into); absent in corpora built before it was written. */
   documentsHash: z.string().optional().describe('sha256 over documents.jsonl (the texts chunk spans point into); absent in corpora built before it was written'),
   toolVersion: z.string(),
   timings: z.record(z.string(), z.unknown()),

@@ -53,11 +53,9 @@ interface Tower {
 }
 
 /**
- * The towers transformers.js v3 runs separately, by config.json's model_type, and the outputs that
- * hold the projected vectors (the first one present is used). Chinese-CLIP is only a combined model
- * in transformers.js v3 (ChineseCLIPModel, onnx/model.onnx); an export with separate
- * text_model/vision_model files loads through the CLIP tower classes, which pick the session's
- * inputs by name.
+ * The towers transformers.js v3 runs separately, by config.json's model_type, and the outputs holding
+ * the projected vectors (the first present is used). Chinese-CLIP exports with separate text/vision
+ * files load through the CLIP tower classes (v3 knows only its combined model).
  */
 const FAMILIES: Record<string, { text: Tower; vision: Tower; textOutputs: string[]; imageOutputs: string[]; padToMax?: boolean }> = {
   clip: { text: CLIPTextModelWithProjection as never, vision: CLIPVisionModelWithProjection as never, textOutputs: ['text_embeds'], imageOutputs: ['image_embeds'] },
@@ -156,11 +154,9 @@ function normalized(vector: Float32Array, normalize: boolean): number[] {
 }
 
 /**
- * A CLIP-family dual encoder run by transformers.js: `embedQuery`/`embedDocuments` use the text
- * tower, `embedImages` the vision tower on page scans, into one vector space (so a text query finds
- * page images). Loads CLIP, SigLIP and jina-clip exports (`onnx/text_model.onnx`,
- * `onnx/vision_model.onnx`, `preprocessor_config.json`), or the generated fixture
- * (`hisrag model fixture --kind clip`).
+ * A CLIP-family dual encoder (CLIP, SigLIP, jina-clip exports, or `hisrag model fixture --kind clip`)
+ * run by transformers.js: texts through the text tower, page scans (`embedImages`) through the vision
+ * tower, into one vector space.
  */
 export class ClipEmbedder extends Embeddings implements ImageEmbedder {
   readonly params: ClipEmbedderParams;

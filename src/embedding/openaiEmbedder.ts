@@ -17,7 +17,7 @@ export const OpenAIEmbedderParamsSchema = z
     baseURL: z.union([z.url(), z.array(z.url()).min(1, { error: 'expected at least one replica URL' })]).describe('API root, e.g. `http://127.0.0.1:8080/v1`, or a list of replicas of one server (one TEI per GPU): each request goes to the replica with the fewest in flight; a failing one is drained and retried later'),
     model: z.string().min(1).describe('Model name the server serves'),
     apiKeyEnv: z.string().min(1).optional().describe('Name of the environment variable holding the API key (the key itself is never in config)'),
-    /** Prepended by `embedQuery` only (the server cannot tell queries from documents). For bge models use BGE's instruction. */
+    // For bge models use BGE's instruction.
     queryPrefix: z.string().default('').describe('Prepended by `embedQuery` only (the server cannot tell queries from documents)'),
     pooling: z.enum(['cls', 'mean']).default('cls').describe('What the served model does (recorded in the identity; the server decides)'),
     normalize: z.boolean().default(true).describe('Scale vectors to unit length (dot product = cosine)'),
@@ -30,16 +30,9 @@ export const OpenAIEmbedderParamsSchema = z
     timeoutMs: z.number().int().positive().default(120_000).describe('A request with no reply after this many ms fails'),
     encodingFormat: z.enum(['float', 'base64']).optional().describe('Wire format of the vectors: base64 of little-endian float32 (the default, what OpenAI\'s SDK asks for) or JSON floats'),
     cacheFile: z.string().min(1).optional().describe('SQLite file caching vectors by (embedder, sha256 of text): a re-run embeds nothing twice'),
-    /**
-     * The provider's limits, paced evenly over the whole pool (shared with everything on the same URLs);
-     * without it the servers' x-ratelimit-* headers and 429s set the pace. Tokens: the texts' estimate.
-     */
+    // Tokens: the texts' estimate.
     rateLimit: RateLimitSchema.optional().describe('The provider\'s limits, paced evenly over the whole pool (shared with everything on the same URLs); without it the servers\' x-ratelimit-* headers and 429s set the pace'),
-    /**
-     * Page images (documents of an image index) go one a request as vLLM's chat-style embeddings take
-     * them (VLM2Vec, DSE-Qwen2-VL, GME): `messages: [{ role: 'user', content: [image_url, text?] }]`;
-     * `imagePrompt` is the text part beside the image (the model's document instruction), none when unset.
-     */
+    // `imagePrompt` is the text beside each image (the model's document instruction); none when unset.
     imagePrompt: z.string().optional().describe('Page images (documents of an image index) go one a request as vLLM\'s chat-style embeddings take them (VLM2Vec, DSE-Qwen2-VL, GME): `messages: [{ role: \'user\', content: [image_url, text?] }]`; `imagePrompt` is the text part beside the…'),
     maxPixels: z.number().int().positive().optional().describe('Scans above this many pixels are scaled down (aspect kept) and sent as JPEG; unset: sent as they lie'),
   })
@@ -61,14 +54,10 @@ function decodeBase64Vector(text: string): number[] {
 }
 
 /**
- * Embeddings from a remote OpenAI-compatible server (or a pool of replicas of one) with OpenAI's SDK:
- * texts are sent `batchSize` a request, up to `maxConcurrency` requests in flight per replica, each to
- * the replica with the fewest in flight; failures are re-routed and retried by a ReplicaPool. Newlines
- * are kept: the vectors must equal what the served model gives locally.
- *
- * The identity names the model and the first URL (`<baseURL[0]>#<model>`), whatever the number of
- * replicas: an index built over `[a, b]` is queried with `[a]` (or `[a, c]`), and every index built
- * over one URL keeps its identity. List the replica an index was built with first.
+ * Embeddings from an OpenAI-compatible server (or a pool of replicas, see ReplicaPool) with OpenAI's
+ * SDK, `batchSize` texts a request. Newlines are kept: the vectors must equal the model's local ones.
+ * The identity names the first URL only (`<baseURL[0]>#<model>`), so an index built over `[a, b]` is
+ * queried with `[a]` or `[a, c]`: list the replica an index was built with first.
  */
 export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
   readonly params: OpenAIEmbedderParams;

@@ -50,15 +50,12 @@ interface Waiter<C> {
 }
 
 /**
- * Replicas of one server (one embedding model behind several URLs: TEI per GPU, vLLM data-parallel),
- * used as one endpoint. Each request goes to the replica with the fewest requests in flight (ties: the
- * one idle longest) among those not cooling down, at most `maxConcurrency` on each. A replica that
- * fails (connection refused, timeout, 5xx, 429) is drained — no requests for a cooldown that doubles
- * with each failure in a row (requests that were in flight when it failed do not count again) — and the request is retried at once on another replica; after the
- * cooldown the replica gets requests again, and its first answer makes it healthy. Only while every
- * replica is failing does a request wait (the soonest cooldown) and count a retry; past `maxRetries`
- * it fails with a ServiceUnavailableError naming every replica and its last failure. Other failures
- * (400, 401, 404: the request or the config is wrong, on any replica) are thrown as they are.
+ * Replicas of one server (TEI per GPU, vLLM data-parallel) used as one endpoint. Each request goes to
+ * the least-busy replica not cooling down (at most `maxConcurrency` each). A replica that fails
+ * (connection refused, timeout, 5xx, 429) is drained for a cooldown that doubles with each failure in a
+ * row, and the request is retried at once elsewhere; only while every replica is failing does a request
+ * wait and count a retry, past `maxRetries` failing with a ServiceUnavailableError naming every
+ * replica. Other failures (400, 401, 404: the request or config is wrong) are thrown as they are.
  */
 export class ReplicaPool<C> {
   readonly replicas: Replica<C>[];

@@ -5,7 +5,8 @@ import { InputError } from '../errors.js';
 import { buildBm25 } from './bm25/bm25Index.js';
 import { ChunkStore } from './chunkStore.js';
 import { graphLibrary } from './graphs/graphLibraries.js';
-import { assertSameEmbedder, embedderFromSpec } from './indexEmbedder.js';
+import { createEmbedder } from '../embedding/registry.js';
+import { assertSameEmbedder } from './indexEmbedder.js';
 import { CHUNK_STORE_FILE, requireCompleteIndexManifest, writeIndexManifest, type IndexManifest } from './manifest.js';
 import { passageText } from './passageText.js';
 
@@ -37,7 +38,7 @@ export async function appendChunks(dir: string, chunks: Chunk[], options: Append
       const owns = !embedder;
       if (!embedder) {
         if (!recorded.spec) throw new InputError(`${dir}: pass an embedder to add chunks (the index records none)`);
-        embedder = await embedderFromSpec(recorded.spec);
+        embedder = await createEmbedder(recorded.spec);
       }
       try {
         await assertSameEmbedder(dir, recorded, embedder);

@@ -1,4 +1,3 @@
-import { VERSION } from '../version.js';
 import { DEFAULT_BM25, DEFAULT_HNSW, graphDefaults } from './defaults.js';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,44 +12,30 @@ import { ChunkStore } from './chunkStore.js';
 import { openCorpusInput } from './corpusInput.js';
 import type { GraphIndex, GraphLibrary, StreamedGraphBuild, TunableGraph } from './graphIndex.js';
 import { graphLibrary } from './graphs/graphLibraries.js';
-import { embedderFromSpec } from './indexEmbedder.js';
 import { prepareIndexOutDir } from './outDir.js';
 import {
   CHUNK_STORE_FILE,
   HNSW_FILE,
-  INDEX_FORMAT_VERSION,
   USEARCH_FILE,
   readIndexManifest,
   writeIndexManifest,
   type HnswParams,
   type IndexManifest,
 } from './manifest.js';
-import type { BuildIndexOptions } from './buildOptions.js';
+import { buildEmbedder, checkDimensions, chunkBatchesAfter, plannedIndexManifest, type BuildIndexOptions } from './buildOptions.js';
 import { passageText } from './passageText.js';
 import { DEFAULT_VECTOR_ENCODING } from './defaults.js';
 import { decodeVectorInto, encodeVector } from './vectorEncoding.js';
 import { ExactSearch } from './exactSearch.js';
 import { heldOutSample, tuneEfSearch } from './tuneEfSearch.js';
 
-/** hisrag's version, recorded in index manifests. */
-export const TOOL_VERSION = VERSION;
-
-
-
 /**
- * Builds an index directory from a corpus directory:
- *   1. chunks (and, for dense kinds, their embeddings) are appended to `chunks.sqlite` one batch per
- *      transaction — the checkpoint: `--resume` skips the chunks already stored, embedding nothing twice;
- *   2. the embedder (and its worker processes) is released, so model and graph never occupy memory together;
- *   3. hnsw: the graph is built from the stored vectors and written atomically to `hnsw.bin`, then the
- *      smallest efSearch reaching the target recall@k against exact search is measured and recorded;
- *      bm25: the inverted index is built from the stored chunks;
- *   4. `manifest.json` is rewritten with `complete: true` — only now is the index usable.
- *
- * Over a remote embedder (`embedder.remote`: a server or a pool of replicas, no model in this process)
- * steps 1 and 3 overlap: up to twice the embedder's concurrency of batches are being embedded while the
- * oldest is stored, and each stored batch goes on to a graph built on a thread of its own (when the graph
- * library can be fed row by row: hnswlib) — the same vectors in the same order, so the same graph.
+ * Builds an index directory from a corpus directory: chunks (and their vectors) are appended to
+ * `chunks.sqlite` one batch a transaction (the checkpoint `--resume` continues from); the embedder is
+ * released, so model and graph never share memory; then the graph (written atomically, its efSearch
+ * tuned) or the BM25 postings are built; `manifest.json` says `complete: true` last.
+ * Over a remote embedder (`embedder.remote`), up to twice its concurrency of batches are embedded
+ * while the oldest is stored and fed to a graph on its own thread (hnswlib): the same graph, sooner.
  */
 export async function buildIndex(options: BuildIndexOptions): Promise<IndexManifest> {
   // A lancedb index keeps chunks and vectors in a LanceDB table, not chunks.sqlite: its own build.
@@ -59,13 +44,8 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
   const started = Date.now();
   const corpus = await openCorpusInput(options.corpusDir);
   const dense = options.retriever !== 'bm25';
-  let embedder = options.embedderInstance;
-  let ownsEmbedder = false;
-  if (dense && !embedder) {
-    if (!options.embedder) throw new InputError(`index build: --embedder is required for a ${options.retriever} index`);
-    embedder = await embedderFromSpec(options.embedder);
-    ownsEmbedder = true;
-  }
+  const loaded = dense ? await buildEmbedder(options) : undefined;
+  let embedder = loaded?.embedder;
   try {
     const documents = options.documents ?? 'text';
     let imageDir: string | undefined;
@@ -76,8 +56,8 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
       }
       imageDir = corpusImageDir(corpus);
     }
-    const identity = embedder && dense ? await embedder.identity() : undefined;
-    const fingerprint = embedder && dense ? await embedder.fingerprint?.() : undefined;
+    const identity = await embedder?.identity();
+    const fingerprint = await embedder?.fingerprint?.();
     const space = identity?.normalize ? 'ip' : 'cosine';
     const hnsw: HnswParams | undefined =
       options.retriever === 'hnsw'
@@ -95,11 +75,7 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
     const bm25Overrides = Object.fromEntries(Object.entries(options.bm25 ?? {}).filter(([, value]) => value !== undefined));
     const bm25 = options.retriever === 'bm25' ? { ...DEFAULT_BM25, ...bm25Overrides } : undefined;
     const passage = options.passage ?? 'title+text';
-    let manifest: IndexManifest = {
-      formatVersion: INDEX_FORMAT_VERSION,
-      kind: options.retriever,
-      complete: false,
-      corpus: { dir: corpus.dir, name: corpus.name, contentHash: corpus.manifest.contentHash },
+    let manifest = plannedIndexManifest(corpus, options, {
       ...(identity && {
         embedder: {
           identity,
@@ -113,12 +89,7 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
       ...(hnsw && { hnsw }),
       ...(bm25 && { bm25 }),
       ...(dense && { vectorEncoding: options.vectorEncoding ?? DEFAULT_VECTOR_ENCODING }),
-      counts: { chunks: 0, documents: 0, vectors: 0, terms: 0 },
-      timings: {},
-      toolVersion: TOOL_VERSION,
-      createdAt: new Date().toISOString(),
-      ...(options.inputs && { inputs: options.inputs }),
-    };
+    });
 
     await prepareOutDir(options.out, manifest, options.resume ?? false);
     const existing = await readIndexManifest(options.out);
@@ -135,7 +106,7 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
       let phase = Date.now();
       await options.onPhase?.('store');
       const planned = corpus.manifest.counts.chunksWritten;
-      const remote = dense ? embedder?.remote : undefined;
+      const remote = embedder?.remote;
       if (remote && hnsw && identity) {
         const library = await graphLibrary(hnsw.library);
         if (library.startBuild) {
@@ -145,7 +116,7 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
         }
       }
       await storeChunks(store, corpus.chunks(), corpus.chunksPath, planned, {
-        embedder: dense ? embedder : undefined,
+        embedder,
         dimension: identity?.dimension,
         passage,
         imageDir,
@@ -158,11 +129,8 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
       });
       timings.storeSeconds = (Date.now() - phase) / 1000;
       // Every vector is stored: the model is not needed any more, and must not share memory with the graph.
-      if (ownsEmbedder) {
-        const loaded = embedder;
-        embedder = undefined;
-        await loaded?.dispose();
-      }
+      await loaded?.release();
+      embedder = undefined;
 
       phase = Date.now();
       let terms = 0;
@@ -227,7 +195,7 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
     await writeIndexManifest(options.out, manifest);
     return manifest;
   } finally {
-    if (ownsEmbedder) await embedder?.dispose();
+    await loaded?.release();
   }
 }
 
@@ -314,13 +282,8 @@ async function storeChunks(
   };
   const storeOldest = async () => {
     const { batch, vectors: embedding } = pending.shift()!;
-    const raw = embedding ? await embedding : undefined;
-    const blobs = raw?.map((vector, i) => {
-      if (vector.length !== dimension) {
-        throw new Error(`embedder returned ${vector.length} dimensions for chunk "${batch[i]!.id}", expected ${dimension}`);
-      }
-      return encodeVector(vector, store.vectorEncoding);
-    });
+    const raw = embedding ? checkDimensions(await embedding, batch, dimension) : undefined;
+    const blobs = raw?.map((vector) => encodeVector(vector, store.vectorEncoding));
     const firstLabel = store.count();
     store.appendEncoded(batch, blobs, (i) => `${chunksPath}: chunk ${firstLabel + 1 + i}`);
     if (graph && blobs && dimension) {
@@ -333,22 +296,12 @@ async function storeChunks(
     progress.tick(batch.length);
     await options.onBatchStored?.(store.count());
   };
-  let seen = 0;
-  let batch: Chunk[] = [];
-  const enqueue = async () => {
-    options.signal?.throwIfAborted();
-    pending.push({ batch, vectors: embed(batch) });
-    batch = [];
-    if (pending.length >= options.window) await storeOldest();
-  };
   try {
-    for await (const chunk of chunks) {
-      // Resume: the corpus is the same (content hash checked), so the first `already` chunks are stored.
-      if (seen++ < already) continue;
-      batch.push(chunk);
-      if (batch.length >= options.batchSize) await enqueue();
+    for await (const batch of chunkBatchesAfter(chunks, already, options.batchSize)) {
+      options.signal?.throwIfAborted();
+      pending.push({ batch, vectors: embed(batch) });
+      if (pending.length >= options.window) await storeOldest();
     }
-    if (batch.length > 0) await enqueue();
     while (pending.length > 0) {
       options.signal?.throwIfAborted();
       await storeOldest();

@@ -1,8 +1,13 @@
+import type { Chunk } from '../chunking/types.js';
+import { createEmbedder } from '../embedding/registry.js';
 import type { TextEmbedder } from '../embedding/types.js';
+import { InputError } from '../errors.js';
+import { VERSION } from '../version.js';
+import type { CorpusInput } from './corpusInput.js';
 import type { BuildInputs } from '../io/fingerprint.js';
 import type { ProgressOptions } from '../progress/progress.js';
 import type { LanceDbBuildOptions } from './lancedb/params.js';
-import type { ComponentSpec, HnswParams, IndexKind, Bm25Params } from './manifest.js';
+import { INDEX_FORMAT_VERSION, type ComponentSpec, type HnswParams, type IndexKind, type Bm25Params, type IndexManifest } from './manifest.js';
 import type { TuneOptions } from './tuneEfSearch.js';
 import type { VectorEncoding } from './vectorEncoding.js';
 
@@ -50,4 +55,68 @@ export interface BuildIndexOptions {
   inputs?: BuildInputs;
   /** Called as each phase starts (tests check that the embedder is released before the graph phase). */
   onPhase?: (phase: 'store' | 'graph' | 'tune' | 'bm25') => void | Promise<void>;
+}
+
+/** The build's embedder: the caller's instance, else one created from the spec and disposed of by `release`. */
+export async function buildEmbedder(options: BuildIndexOptions): Promise<{ embedder: TextEmbedder; release(): Promise<void> }> {
+  if (options.embedderInstance) return { embedder: options.embedderInstance, release: async () => {} };
+  if (!options.embedder) throw new InputError(`index build: --embedder is required for a ${options.retriever} index`);
+  const embedder = await createEmbedder(options.embedder);
+  let released = false;
+  const release = async () => {
+    if (!released) await embedder.dispose();
+    released = true;
+  };
+  return { embedder, release };
+}
+
+/** An incomplete manifest of a new build; `settings` are the kind's own fields (embedder, hnsw, …). */
+export function plannedIndexManifest(corpus: CorpusInput, options: BuildIndexOptions, settings: Partial<IndexManifest>): IndexManifest {
+  return {
+    formatVersion: INDEX_FORMAT_VERSION,
+    kind: options.retriever,
+    complete: false,
+    corpus: { dir: corpus.dir, name: corpus.name, contentHash: corpus.manifest.contentHash },
+    ...settings,
+    counts: { chunks: 0, documents: 0, vectors: 0, terms: 0 },
+    timings: {},
+    toolVersion: VERSION,
+    createdAt: new Date().toISOString(),
+    ...(options.inputs && { inputs: options.inputs }),
+  };
+}
+
+/**
+ * The corpus's chunks in batches of `batchSize`, after the first `already` (resume: the corpus is the
+ * same, its content hash checked, so those are stored); `onEach` sees every chunk with its line number.
+ */
+export async function* chunkBatchesAfter(
+  chunks: AsyncIterable<Chunk>,
+  already: number,
+  batchSize: number,
+  onEach?: (chunk: Chunk, line: number) => void,
+): AsyncGenerator<Chunk[]> {
+  let line = 0;
+  let batch: Chunk[] = [];
+  for await (const chunk of chunks) {
+    line++;
+    onEach?.(chunk, line);
+    if (line <= already) continue;
+    batch.push(chunk);
+    if (batch.length >= batchSize) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
+/** Checks an embedder's answer has `dimension` floats a vector. */
+export function checkDimensions(vectors: number[][], batch: Chunk[], dimension: number | undefined): number[][] {
+  vectors.forEach((vector, i) => {
+    if (vector.length !== dimension) {
+      throw new Error(`embedder returned ${vector.length} dimensions for chunk "${batch[i]!.id}", expected ${dimension}`);
+    }
+  });
+  return vectors;
 }

@@ -35,15 +35,10 @@ const DEFAULT_BLOCK_BYTES = 64 * 2 ** 20;
 const DEFAULT_RESIDENT_BYTES = 2 * 2 ** 30;
 
 /**
- * Brute-force nearest neighbours over the stored vectors: the ground truth for HNSW recall (and tuning),
- * and the ranker for document-scoped dense retrieval (a few pages, where a graph is pointless).
- * Scores use the index's space: dot product ('ip', vectors already unit length) or cosine.
- *
- * Corpus-wide search goes block by block over the vectors in label order: each block is one matrix
- * product with a batch of queries (onnxruntime Gemm) and a streaming top-k per query. No array ever holds
- * more than one block, so the corpus size is not limited by typed-array length or by memory; blocks
- * within `residentBytes` stay loaded between searches. The top-k merge across blocks is exactly one
- * pass's result (ties broken by the smaller label).
+ * Brute-force nearest neighbours over the stored vectors (dot product for 'ip', or cosine): the ground
+ * truth for HNSW recall, and the ranker for document-scoped retrieval. Corpus-wide search goes block by
+ * block in label order, one matrix product (onnxruntime Gemm) per block and a streaming top-k per query,
+ * so memory holds one block (plus those within `residentBytes`) whatever the corpus size.
  */
 export class ExactSearch {
   readonly blockRows: number;

@@ -2,7 +2,7 @@ import hnswlib from 'hnswlib-node';
 import { rename, rm } from 'node:fs/promises';
 import type { ChunkStore } from './chunkStore.js';
 import type { HnswParams } from './manifest.js';
-import type { Scored } from './topK.js';
+import { byScore, type Scored } from './topK.js';
 
 const { HierarchicalNSW } = hnswlib;
 /** What hnswlib itself needs of an index's HNSW parameters. */
@@ -29,16 +29,20 @@ export function loadHnswGraph(path: string, dimension: number, params: HnswlibPa
   return graph;
 }
 
-/** Writes the graph beside `path` and renames it into place, so a reader never sees half a file. */
-export async function saveHnswGraph(graph: HnswGraph, path: string): Promise<void> {
+/** Writes beside `path` and renames into place, so a reader never sees half a file. */
+export async function saveAtomically(path: string, write: (tmp: string) => unknown): Promise<void> {
   const tmp = `${path}.${process.pid}.tmp`;
   try {
-    await graph.writeIndex(tmp);
+    await write(tmp);
     await rename(tmp, path);
   } catch (error) {
     await rm(tmp, { force: true });
     throw error;
   }
+}
+
+export function saveHnswGraph(graph: HnswGraph, path: string): Promise<void> {
+  return saveAtomically(path, (tmp) => graph.writeIndex(tmp));
 }
 
 /** hnswlib distances → similarity scores: 1 − distance is the dot product ('ip') or cosine ('cosine'). */
@@ -54,7 +58,7 @@ export function searchGraph(graph: HnswGraph, vector: number[], k: number, efSea
   const { neighbors, distances } = graph.searchKnn(vector, n);
   return neighbors
     .map((label, i) => ({ label, score: distanceToScore(distances[i]!) }))
-    .sort((a, b) => b.score - a.score || a.label - b.label);
+    .sort(byScore);
 }
 
 /**

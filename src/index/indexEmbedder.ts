@@ -1,12 +1,5 @@
-import { createEmbedder } from '../embedding/registry.js';
 import type { EmbedderIdentity, TextEmbedder } from '../embedding/types.js';
 import { InputError } from '../errors.js';
-import type { ComponentSpec } from './manifest.js';
-
-/** Creates an embedder from its registry spec (`{ name: 'transformers', model, ... }`). */
-export async function embedderFromSpec(spec: ComponentSpec): Promise<TextEmbedder> {
-  return createEmbedder(spec);
-}
 
 /** Field-by-field differences between two identities, e.g. `model: "a" ≠ "b"`. */
 export function identityDifferences(expected: EmbedderIdentity, actual: EmbedderIdentity): string[] {

@@ -7,7 +7,7 @@ import { ExactSearch } from './exactSearch.js';
 import type { GraphIndex } from './graphIndex.js';
 import { graphLibrary } from './graphs/graphLibraries.js';
 import { catchUpGraph, loadHnswGraph, type HnswGraph } from './hnswGraph.js';
-import { assertSameEmbedder, embedderFromSpec } from './indexEmbedder.js';
+import { queryEmbedderFor, type QueryEmbedder } from './queryEmbedder.js';
 import { CHUNK_STORE_FILE, HNSW_FILE, requireCompleteIndexManifest, type ComponentSpec, type IndexManifest } from './manifest.js';
 
 export interface OpenIndexOptions {
@@ -35,10 +35,6 @@ export interface OpenedIndex {
   close(): Promise<void>;
 }
 
-function isEmbedder(value: TextEmbedder | ComponentSpec): value is TextEmbedder {
-  return typeof (value as TextEmbedder).embedQuery === 'function';
-}
-
 /**
  * Opens an index directory. An embedder whose identity (model, dimension, pooling, normalisation,
  * query prefix) differs from the manifest's is refused with an InputError naming the differences, and
@@ -50,29 +46,13 @@ export async function openIndex(dir: string, options: OpenIndexOptions = {}): Pr
     throw new InputError(`${dir}: a lancedb index keeps its chunks in LanceDB; query it with retriever lancedb (or langchain-lancedb)`);
   }
   const store = ChunkStore.open(join(dir, CHUNK_STORE_FILE), { readonly: true });
-  let embedderPromise: Promise<TextEmbedder> | undefined;
-  let ownsEmbedder = false;
+  let query: Promise<QueryEmbedder> | undefined;
   let exact: ExactSearch | undefined;
   let graph: HnswGraph | undefined;
   let graphIndex: Promise<GraphIndex> | undefined;
   let bm25: Bm25Searcher | undefined;
 
-  const embedder = () =>
-    (embedderPromise ??= (async () => {
-      const recorded = manifest.embedder;
-      if (!recorded) throw new InputError(`${dir}: a ${manifest.kind} index has no embedder`);
-      let instance: TextEmbedder;
-      if (options.embedder && isEmbedder(options.embedder)) {
-        instance = options.embedder;
-      } else {
-        const spec = options.embedder ?? recorded.spec;
-        if (!spec) throw new InputError(`${dir}: the index was built with an embedder given in code; pass one to open it`);
-        instance = await embedderFromSpec(spec);
-        ownsEmbedder = true;
-      }
-      await assertSameEmbedder(dir, recorded, instance);
-      return instance;
-    })());
+  const embedder = async () => (await (query ??= queryEmbedderFor(dir, manifest, options.embedder))).embedder;
 
   // An explicitly given embedder is checked now, so a mismatch is reported on open, not on first query.
   if (options.embedder && manifest.embedder) await embedder();
@@ -120,7 +100,7 @@ export async function openIndex(dir: string, options: OpenIndexOptions = {}): Pr
     async close() {
       await exact?.close();
       store.close();
-      if (ownsEmbedder && embedderPromise) await (await embedderPromise.catch(() => undefined))?.dispose();
+      await (await query?.catch(() => undefined))?.release();
     },
   };
 }

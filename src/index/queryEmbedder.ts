@@ -1,6 +1,7 @@
+import { createEmbedder } from '../embedding/registry.js';
 import type { TextEmbedder } from '../embedding/types.js';
 import { InputError } from '../errors.js';
-import { assertSameIdentity, embedderFromSpec } from './indexEmbedder.js';
+import { assertSameEmbedder } from './indexEmbedder.js';
 import type { ComponentSpec, IndexManifest } from './manifest.js';
 
 export interface QueryEmbedder {
@@ -10,8 +11,8 @@ export interface QueryEmbedder {
 }
 
 /**
- * The query embedder of an index opened without `openIndex` (lancedb, LangChain stores): the given
- * instance or spec, else the manifest's spec re-created; refused when its identity differs from the index's.
+ * The query embedder of an index: the given instance or spec, else the manifest's spec re-created;
+ * refused when its identity (or its model files' fingerprint) differs from the index's.
  */
 export async function queryEmbedderFor(dir: string, manifest: IndexManifest, given?: TextEmbedder | ComponentSpec): Promise<QueryEmbedder> {
   const recorded = manifest.embedder;
@@ -23,13 +24,13 @@ export async function queryEmbedderFor(dir: string, manifest: IndexManifest, giv
   } else {
     const spec = (given as ComponentSpec | undefined) ?? recorded.spec;
     if (!spec) throw new InputError(`${dir}: the index was built with an embedder given in code; pass one to open it`);
-    embedder = await embedderFromSpec(spec);
+    embedder = await createEmbedder(spec);
   }
   const release = async () => {
     if (!isInstance) await embedder.dispose();
   };
   try {
-    assertSameIdentity(dir, recorded.identity, await embedder.identity());
+    await assertSameEmbedder(dir, recorded, embedder);
   } catch (error) {
     await release();
     throw error;

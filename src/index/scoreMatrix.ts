@@ -4,10 +4,8 @@ import ort from 'onnxruntime-node';
 const { onnx } = onnxProto;
 
 /**
- * `scores = queries · rowsᵀ` ([q, d] × [n, d]ᵀ → [q, n]) through onnxruntime's CPU Gemm (MLAS: blocked,
- * vectorised, multi-threaded), instead of a JS loop: exact search's inner product is a matrix product,
- * and this is the optimised kernel already installed with transformers.js. The model is one Gemm node
- * with symbolic dimensions, built in memory once per dimension.
+ * `scores = queries · rowsᵀ` through onnxruntime's CPU Gemm (blocked, vectorised, multi-threaded), the
+ * kernel already installed with transformers.js; one Gemm node with symbolic dimensions per dimension.
  */
 export class ScoreMatrix {
   private chain: Promise<unknown> = Promise.resolve();

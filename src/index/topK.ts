@@ -4,6 +4,9 @@ export interface Scored {
   score: number;
 }
 
+/** Best first, ties by the smaller label. */
+export const byScore = (a: Scored, b: Scored) => b.score - a.score || a.label - b.label;
+
 /**
  * Keeps the k best (highest score) of a stream with a binary min-heap: O(n log k) time, O(k) memory.
  * Ties are broken by the smaller label, so rankings are deterministic.
@@ -32,7 +35,7 @@ export class TopK {
 
   /** Best first. */
   sorted(): Scored[] {
-    return [...this.heap].sort((a, b) => b.score - a.score || a.label - b.label);
+    return [...this.heap].sort(byScore);
   }
 
   private siftUp(i: number): void {

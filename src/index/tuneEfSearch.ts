@@ -20,14 +20,10 @@ export interface TuneOptions {
 }
 
 /**
- * Chooses the smallest efSearch whose recall@k against exact search reaches `target`, measured with a
- * sample of the index's own vectors as queries. Two protocols:
- *   - `heldOut` labels (at build time): the graph was built without them, so each query is a genuinely
- *     unseen vector, like a question; the exact top k excludes them too. They are added to the graph after.
- *   - otherwise (`hisrag index tune` on a finished graph): a seeded sample of the graph's vectors, each
- *     dropping its own label from both the graph's and the exact top k+1. The query's own node still guides
- *     the search, so this measures slightly optimistic recall; the record says which protocol was used.
- * efSearch values are tried from k upwards in steps of 25 %.
+ * The smallest efSearch whose recall@k against exact search reaches `target` (tried from k up in 25%
+ * steps), queries drawn from the index's own vectors: `heldOut` labels the graph was built without
+ * (build time), or else a seeded sample each dropping its own label from both top lists (`index tune`;
+ * slightly optimistic, and recorded as such).
  */
 export async function tuneEfSearch(
   graph: TunableGraph,

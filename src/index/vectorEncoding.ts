@@ -1,10 +1,7 @@
 /**
- * How stored vectors are laid out in the chunk store's BLOBs:
- *   f32 — 4 bytes a dimension (exact);
- *   f16 — 2 bytes a dimension, IEEE half precision (relative error ≤ 2⁻¹¹: rankings as f32 in practice);
- *   i8  — a float32 step, then 1 byte a dimension (value = byte × step, step = max |x| / 127 of that vector):
- *         a quarter of f32, for corpora of millions of chunks.
- * Node 20 has no Float16Array, so half floats are converted here (a 64K-entry table decodes).
+ * How stored vectors are laid out in BLOBs: f32 (4 bytes a dimension, exact); f16 (2 bytes, relative
+ * error ≤ 2⁻¹¹); i8 (a float32 step = max |x| / 127, then 1 byte a dimension). Node 20 has no
+ * Float16Array, so half floats are converted here.
  */
 export type VectorEncoding = 'f32' | 'f16' | 'i8';
 

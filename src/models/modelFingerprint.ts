@@ -18,13 +18,9 @@ type Cache = z.infer<typeof CacheSchema>;
 const memo = new Map<string, string>();
 
 /**
- * A content fingerprint of a local model: sha256 over `config.json`, `tokenizer.json`,
- * `tokenizer_config.json`, `extraFiles` and the ONNX files in use (each prefixed by its relative name and size).
- * Two directories with the same path but regenerated or swapped weights get different fingerprints,
- * which is what index manifests need to refuse an index built with other weights. Hashing a 1.3 GB
- * model takes seconds, so the result is cached beside the model (and in memory) under the files'
- * size + mtime; a change to any of them re-hashes. A model directory that cannot be written to just
- * re-hashes once per process.
+ * sha256 over a local model's `config.json`, tokenizer files, `extraFiles` and ONNX files in use (each
+ * prefixed by its name and size): regenerated or swapped weights get another fingerprint. Hashing
+ * takes seconds for a large model, so the result is cached beside it (and in memory) by size + mtime.
  */
 export async function modelFingerprint(dir: string, onnxFile: string | string[], extraFiles: string[] = []): Promise<string> {
   const onnxFiles = typeof onnxFile === 'string' ? [onnxFile] : onnxFile;

@@ -4,10 +4,8 @@ import { AutoTokenizer } from '@huggingface/transformers';
 import { ConfigError } from '../errors.js';
 
 /**
- * Finding and loading a transformers.js model, the same for every stage that runs one (embedders,
- * cross-encoders): a local directory or a hub id in the cache dir, the ONNX file a dtype uses,
- * onnxruntime threads, a fingerprint that changes with the files, and errors that say where the
- * loader looked.
+ * Finding and loading a transformers.js model, alike for every stage that runs one: local directory or
+ * hub id, ONNX file per dtype, threads, fingerprint, and errors that say where the loader looked.
  */
 
 /** What every transformers.js model in hisrag is loaded with. */

@@ -20,11 +20,9 @@ export function siblingWorker(importMetaUrl: string, name: string): string {
 }
 
 /**
- * Worker *processes*, not worker threads: onnxruntime-node 1.21 (the version transformers.js
- * 3.8 pins) keeps a process-global reference to its Tensor constructor, so two threads running
- * models abort the process ("HandleScope … without proper locking", checked here; see
- * microsoft/onnxruntime#24486). hisrag runs TypeScript through tsx, so a .ts worker is started
- * with the tsx loader, resolved from the package (any working directory; CLI and vitest alike).
+ * Worker *processes*, not threads: onnxruntime-node 1.21 keeps a process-global Tensor constructor, so
+ * two threads running models abort the process (microsoft/onnxruntime#24486). A .ts worker is started
+ * with the tsx loader, resolved from the package.
  */
 function startWorker(module: string): ChildProcess {
   const typescript = module.endsWith('.ts');

@@ -16,11 +16,6 @@ export const LonghisdocOcrParamsSchema = z.strictObject({
   docIds: z.array(z.string().min(1)).optional().describe('Only these documents'),
   windows: z.strictObject({ size: z.number().int().min(2), stride: z.number().int().positive().default(1) }).optional().describe('Also emit windows of `size` consecutive pages every `stride` pages (cross-page evidence)'),
   simplify: z.boolean().default(false).describe('Convert the OCR text to simplified Chinese'),
-  /**
-   * `LongHisDoc_IMG/` (relative to the build's base directory, like `input`): page documents then
-   * record their scan as `meta.image` ({path, width, height, bytes}, path inside this folder),
-   * windows as `meta.images`; the files are referenced, never copied.
-   */
   imageDir: z.string().min(1).optional().describe('`LongHisDoc_IMG/` (relative to the build\'s base directory, like `input`): page documents then record their scan as `meta.image` ({path, width, height, bytes}, path inside this folder), windows as `meta.images`; the files are referenced,…'),
   onImageProblem: z.enum(['error', 'warn']).default('error').describe('`error`: any page without a usable image stops the build before a chunk is written; `warn`: such pages are counted (`pagesWithoutImage`)'),
 });

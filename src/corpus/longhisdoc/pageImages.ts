@@ -5,10 +5,9 @@ import { DataFileError } from '../../errors.js';
 import type { PageImageRef } from '../pageImage.js';
 
 /**
- * LongHisDoc's page scans, `<imageDir>/<doc_id>/page_<n>.jpg` (n one-based, page n ↔ OCR key n−1),
- * checked against the OCR's page counts without decoding a pixel: each file's header gives its
- * size, its last bytes say whether it was cut short. The check runs before any model call, so that
- * a broken folder is refused (or counted) up front rather than found by a failed request.
+ * LongHisDoc's page scans, `<imageDir>/<doc_id>/page_<n>.jpg` (n one-based), checked against the OCR's
+ * page counts from headers and tails alone, before any model call: a broken folder is refused (or
+ * counted) up front.
  */
 
 export type PageImageProblemKind = 'missing-folder' | 'missing-page' | 'extra-pages' | 'truncated' | 'unreadable';
@@ -199,12 +198,9 @@ async function scanDocument(imageDir: string, { docId, pages, exact = true }: Pa
 export type JpegCheck = { width: number; height: number; bytes: number } | { problem: 'truncated' | 'unreadable'; reason: string };
 
 /**
- * Size of a JPEG from its SOF segment, and whether it ends with EOI, reading only the segment
- * headers before the first scan and the file's last bytes (never the compressed data).
- *
- * Synchronous on purpose: two small reads of a cached file take microseconds, and the promise
- * API's thread-pool round trips made a 101-volume check (8,585 files) about six times slower.
- * Callers scan one document at a time between awaits, so the event loop still gets its turns.
+ * Size of a JPEG from its SOF segment, and whether it ends with EOI, reading only the headers and the
+ * last bytes. Synchronous on purpose: the promise API's round trips made a 8,585-file check six times
+ * slower, and callers await between documents.
  */
 export function inspectJpeg(file: string): JpegCheck {
   let fd: number;

@@ -2,11 +2,9 @@ import { z } from 'zod';
 import { createThrottle } from './throttle.js';
 
 /**
- * A small MediaWiki Action API client over Node's fetch. Hand-written rather than wikijs (weighed
- * and dropped: docs/corpora.md) because hisrag needs what wikijs hides: the API's warnings and
- * errors, `continue` on every list, batched `prop=revisions` reads, `maxlag` and `Retry-After`
- * (Wikimedia's API etiquette). Requests use `formatversion=2` (MediaWiki ≥ 1.25) and
- * `errorformat=plaintext` (≥ 1.29): warnings and errors then come as `[{ code, text, module }]`.
+ * A small MediaWiki Action API client over fetch. Not wikijs (docs/corpora.md): it hides the warnings,
+ * `continue`, batched reads, `maxlag` and `Retry-After` that Wikimedia's etiquette needs. Requests use
+ * `formatversion=2` and `errorformat=plaintext`: warnings and errors come as `[{ code, text, module }]`.
  */
 export interface ApiClientOptions {
   apiUrl: string;

@@ -20,11 +20,7 @@ export const MediawikiApiParamsSchema = z
     titles: z.array(z.string().min(1)).optional().describe('Fetch these pages by title'),
     search: z.strictObject({ query: z.string().min(1), limit: z.number().int().positive().max(5000).default(50) }).optional().describe('Fetch the pages a full-text search finds: `{ query, limit }`'),
     categories: z.array(CategorySpec).optional().describe('Fetch the pages of these categories'),
-    /**
-     * Where the text comes from. `wikitext` (default, any MediaWiki ≥ 1.35): the page source
-     * through `prop=revisions`, cleaned by the same parser as the dump builder. `extracts`: the
-     * TextExtracts extension's plain text (only on wikis that have it).
-     */
+    // `wikitext` works on any MediaWiki ≥ 1.35 (the dump builder's parser); `extracts` needs TextExtracts.
     source: z.enum(['wikitext', 'extracts']).default('wikitext').describe('Where the text comes from'),
     parser: z.enum(WIKITEXT_PARSERS).default('fast').describe('Wikitext → text, as in the dump builder (`fast` or `wtf_wikipedia`)'),
     namespaces: z.array(z.number().int()).min(1).default([0]).describe('Namespaces kept (others are skipped as `namespace`)'),

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { RegistryEntry } from '../../registry.js';
 import { DataFileError, InputError } from '../../errors.js';
-import type { BuilderContext, BuilderItem, ChunkBatch, CorpusBuilder } from '../types.js';
+import type { BuilderContext, BuilderItem, BuilderRun, ChunkBatch, CorpusBuilder } from '../types.js';
 import { ChunkWorkerPool } from './chunkWorkerPool.js';
 import { readDumpPages } from './dumpPages.js';
 import type { DumpPage } from './dumpXml.js';
@@ -25,47 +25,27 @@ export const DEFAULT_DISAMBIGUATION_TEMPLATES = [
 ];
 
 export const WikipediaDumpParamsSchema = z.strictObject({
-  /** `pages-articles` dump: `.xml`, `.xml.bz2` or `-multistream.xml.bz2`. */
   input: z.string().min(1).describe('`pages-articles` dump: `.xml`, `.xml.bz2` or `-multistream.xml.bz2`'),
   namespaces: z.array(z.number().int()).min(1).default([0]).describe('Page namespaces kept (0: articles)'),
   skipRedirects: z.boolean().default(true).describe('Skip redirect pages'),
   skipDisambiguation: z.boolean().default(true).describe('Skip disambiguation pages'),
-  /** Extra disambiguation template names (wtf_wikipedia knows 消歧义, disambig, dab, ...). */
   disambiguationTemplates: z.array(z.string().min(1)).default(DEFAULT_DISAMBIGUATION_TEMPLATES).describe('Extra disambiguation template names (wtf_wikipedia knows 消歧义, disambig, dab, ...)'),
-  /** Traditional → simplified Chinese on the extracted text (OpenCC t → cn). */
   simplify: z.boolean().default(true).describe('Traditional → simplified Chinese on the extracted text (OpenCC t → cn)'),
   dropSections: z.array(z.string()).default(DEFAULT_DROPPED_SECTIONS).describe('Section titles dropped from each article (references, see also …)'),
-  /** Keep only these titles (traditional or simplified both match). */
   titles: z.array(z.string().min(1)).optional().describe('Keep only these titles (traditional or simplified both match)'),
-  /** Keep only articles directly in one of these categories (without the `Category:` prefix). */
   categories: z.array(z.string().min(1)).optional().describe('Keep only articles directly in one of these categories (without the `Category:` prefix)'),
-  /**
-   * Wikitext → text: `fast` (purpose-built prose extractor, ~4× quicker) or `wtf_wikipedia` (its
-   * full document model, the earlier path). Both give the same text on zhwiki-style articles.
-   */
   parser: z.enum(WIKITEXT_PARSERS).default('fast').describe('Wikitext → text: `fast` (purpose-built prose extractor, ~4× quicker) or `wtf_wikipedia` (its full document model, the earlier path)'),
-  /** Drop articles with fewer extracted characters. */
   minLength: z.number().int().nonnegative().default(0).describe('Drop articles with fewer extracted characters'),
-  /**
-   * Worker threads that parse, clean, simplify and chunk batches of pages; 0 does it all in the
-   * main thread, which otherwise only reads, cuts batches, deduplicates and writes. Default: see
-   * defaultWorkers (2 on 2 cores, 14 on 16). Output does not depend on it.
-   */
   workers: z.number().int().nonnegative().default(defaultWorkers()).describe('Worker threads that parse, clean, simplify and chunk batches of pages; 0 does it all in the main thread, which otherwise only reads, cuts batches, deduplicates and writes'),
-  /** Bytes of XML handed to a worker at a time (whole pages; at least one page). */
   batchBytes: z.number().int().positive().default(1 << 20).describe('Bytes of XML handed to a worker at a time (whole pages; at least one page)'),
-  /** How .bz2 is decoded: `auto` uses lbzip2/pbzip2/bzip2 when on PATH (faster), else unbzip2-stream (`js`). */
   bz2Decoder: z.enum(['auto', 'js', 'system']).default('auto').describe('How .bz2 is decoded: `auto` uses lbzip2/pbzip2/bzip2 when on PATH (faster), else unbzip2-stream (`js`)'),
-  /** Article URL prefix; default from the dump's `<siteinfo><base>` (…/wiki/). */
   urlBase: z.string().url().optional().describe('Article URL prefix; default from the dump\'s `<siteinfo><base>` (…/wiki/)'),
 });
 export type WikipediaDumpParams = z.output<typeof WikipediaDumpParamsSchema>;
 
 /**
- * Worker threads when not told: one per core, less one core in eight for the main thread and
- * the bz2 decoder. Measured here, the main thread is ~7% of a build's CPU and native bzip2 ~25%:
- * on few cores, leaving a whole core to them would idle it (2 cores: 2 workers build 1.3× faster
- * than 1).
+ * One worker per core, less one core in eight for the main thread and the bz2 decoder (together ~30% of
+ * a build's CPU: on 2 cores, 2 workers build 1.3× faster than 1).
  */
 export function defaultWorkers(): number {
   const cores = availableParallelism();
@@ -79,21 +59,16 @@ export const wikipediaDumpBuilder: RegistryEntry<WikipediaDumpParams, CorpusBuil
   params: WikipediaDumpParamsSchema,
   create(params, context) {
     const path = resolve(context.baseDir, params.input);
-    const pageSettings = (urlBase: string | undefined): PageItemSettings => ({
-      namespaces: params.namespaces,
-      skipRedirects: params.skipRedirects,
-      skipDisambiguation: params.skipDisambiguation,
-      disambiguationTemplates: params.disambiguationTemplates,
-      simplify: params.simplify,
-      dropSections: params.dropSections,
-      titles: params.titles,
-      categories: params.categories,
-      parser: params.parser,
-      minLength: params.minLength,
-      urlBase,
-    });
+    // The builder's params decide a page's fate (the settings' schema keeps its own fields in workers).
+    const pageSettings = (urlBase: string | undefined): PageItemSettings => ({ ...params, urlBase });
     // The URL base from <siteinfo><base>, used unless the params name one.
-    const siteBase = (base: string) => base.replace(/\/wiki\/.*$/, '/wiki/');
+    const dumpReading = (run: BuilderRun) => {
+      const site = { urlBase: params.urlBase };
+      const onSiteBase = (base: string) => {
+        site.urlBase ??= base.replace(/\/wiki\/.*$/, '/wiki/');
+      };
+      return { site, options: { onBytes: run.onBytes, signal: run.signal, bz2Decoder: params.bz2Decoder, onSiteBase } };
+    };
     return {
       tuningParams: ['workers', 'batchBytes', 'bz2Decoder'],
       async inputFiles() {
@@ -108,36 +83,20 @@ export const wikipediaDumpBuilder: RegistryEntry<WikipediaDumpParams, CorpusBuil
       },
       // One page at a time in this thread (the runner chunks): for callers with their own size measure.
       async *items(run) {
-        let urlBase = params.urlBase;
+        const { site, options } = dumpReading(run);
         let toItem: ((page: DumpPage) => BuilderItem) | undefined;
         let index = 0;
-        const pages = readDumpPages(path, {
-          onBytes: run.onBytes,
-          signal: run.signal,
-          bz2Decoder: params.bz2Decoder,
-          onSiteBase: (base) => {
-            urlBase ??= siteBase(base);
-          },
-        });
+        const pages = readDumpPages(path, options);
         for await (const page of pages) {
           // Resume: pages consumed by an earlier run are passed over without parsing.
           if (index++ < run.startAt) continue;
-          toItem ??= createPageItems(pageSettings(urlBase));
+          toItem ??= createPageItems(pageSettings(site.urlBase));
           yield toItem(page);
         }
       },
       async *chunkBatches(run) {
-        let urlBase = params.urlBase;
-        const batches = readPageBatches(path, {
-          batchBytes: params.batchBytes,
-          startAt: run.startAt,
-          onBytes: run.onBytes,
-          signal: run.signal,
-          bz2Decoder: params.bz2Decoder,
-          onSiteBase: (base) => {
-            urlBase ??= siteBase(base);
-          },
-        });
+        const { site, options } = dumpReading(run);
+        const batches = readPageBatches(path, { ...options, batchBytes: params.batchBytes, startAt: run.startAt });
         // Batches in flight, in dump order: two per worker keeps each busy while the next is cut.
         const window: { firstPage: number; pages: number; batch: Promise<ChunkBatch> }[] = [];
         const maxInFlight = Math.max(1, 2 * params.workers);
@@ -154,12 +113,7 @@ export const wikipediaDumpBuilder: RegistryEntry<WikipediaDumpParams, CorpusBuil
         try {
           for await (const pages of batches) {
             // Started at the first batch: the siteinfo (URL base) has been read by then.
-            pool ??= await ChunkWorkerPool.open(params.workers, {
-              file: path,
-              page: pageSettings(urlBase),
-              corpus: run.corpus,
-              chunking: run.chunking,
-            });
+            pool ??= await ChunkWorkerPool.open(params.workers, { file: path, page: pageSettings(site.urlBase), corpus: run.corpus, chunking: run.chunking });
             const batch = pool.run(pages.xml, pages.pages);
             batch.catch(() => {}); // awaited in order below; avoid an unhandled rejection meanwhile
             window.push({ firstPage: pages.firstPage, pages: pages.pages, batch });

@@ -108,10 +108,8 @@ export class ChunkWorkerPool {
   }
 
   /**
-   * Stops the workers. Each is first allowed to finish loading its code and then asked to close
-   * its port, so it exits on its own: terminating a worker thread while it is still loading its
-   * ES modules corrupts the heap on Node 20 (`free(): invalid pointer`). One that does not exit
-   * within a few seconds is terminated.
+   * Stops the workers: each may first finish loading, then is asked to close its port (terminating a
+   * worker that is loading its modules corrupts the heap on Node 20); a stuck one is terminated.
    */
   async close(): Promise<void> {
     await Promise.all(

@@ -14,10 +14,8 @@ export interface DumpReadOptions {
 }
 
 /**
- * Streams the pages of a MediaWiki XML dump, `.xml` or `.xml.bz2` (multistream files are
- * concatenated bz2 streams; both decoders in bz2Decoder.ts read them in sequence). Memory stays bounded by
- * one read block plus the pages it completes. A truncated bz2 file, corrupt data or malformed XML
- * ends with a DataFileError naming the file, the byte offset read and the XML line.
+ * Streams the pages of a MediaWiki XML dump (`.xml`, `.xml.bz2`, multistream too) in bounded memory;
+ * truncated or corrupt input ends with a DataFileError naming the byte offset and XML line.
  */
 export async function* readDumpPages(path: string, options: DumpReadOptions = {}): AsyncGenerator<DumpPage> {
   const dump = openDumpBlocks(path, options);

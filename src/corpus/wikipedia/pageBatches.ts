@@ -22,11 +22,9 @@ const PAGE_OPEN = Buffer.from('<page>');
 const PAGE_CLOSE = Buffer.from('</page>');
 
 /**
- * Cuts a dump into batches of whole pages without parsing them: escaped page text never holds a
- * literal `</page>`, so a byte search finds every page end. This keeps the reading thread's work
- * to decompression and memchr; the pages are parsed where the batch goes (a worker). The part
- * before the first page (siteinfo) and after the last are parsed here, so a truncated file still
- * ends with the DataFileError that names what is unclosed.
+ * Cuts a dump into batches of whole pages without parsing them (escaped page text never holds a literal
+ * `</page>`): the reading thread only decompresses and searches; workers parse. What precedes the first
+ * page and follows the last is parsed here, so a truncated file still says what is unclosed.
  */
 export async function* readPageBatches(path: string, options: PageBatchOptions): AsyncGenerator<PageBatchBytes> {
   const dump = openDumpBlocks(path, options);

@@ -8,7 +8,6 @@ import { createPageItems, PageItemSettingsSchema } from './pageItem.js';
 
 /** Everything a chunk worker needs; plain data, sent once as workerData. */
 export const PageChunkerSettingsSchema = z.object({
-  /** The dump's path, for messages. */
   file: z.string().describe('The dump\'s path, for messages'),
   page: PageItemSettingsSchema,
   corpus: z.string(),
@@ -42,18 +41,7 @@ export async function createPageChunker(input: PageChunkerSettings): Promise<Pag
     const batch = new ChunkBatchWriter();
     for (const page of pages) {
       const item = toItem(page);
-      batch.add(item, () =>
-        item.kind === 'document'
-          ? chunkDocument(item.document, {
-              corpus: settings.corpus,
-              maxSize: chunking.maxSize,
-              overlap: chunking.overlap,
-              measure,
-              headingPrefix: chunking.headingPrefix,
-              method: chunking.method,
-            })
-          : [],
-      );
+      batch.add(item, () => (item.kind === 'document' ? chunkDocument(item.document, { ...chunking, corpus: settings.corpus, measure }) : []));
     }
     return batch.finish();
   };

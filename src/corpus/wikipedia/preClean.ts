@@ -1,14 +1,9 @@
 /**
- * A fast first pass over wikitext, before the parser (proseExtractor.ts, or wtf_wikipedia), that
- * removes what is never article text and what wtf_wikipedia would otherwise leave behind: MediaWiki extension tags (`<ref>`,
- * `<references group="注" />`, `<math>`, `<gallery>`, `<timeline>` …), HTML comments,
- * `<includeonly>` parts; it unwraps `<noinclude>`/`<onlyinclude>`, keeps `<poem>` text line by line,
- * protects `<nowiki>` text from being read as markup (stand-ins, restored by `restoreNowiki`), and
- * resolves zhwiki's `-{…}-` language-conversion markup to the simplified variant's text.
- *
- * Hand-written regular expressions rather than a parser: wtf_wikipedia does not know these tags,
- * and a full MediaWiki preprocessor (Parsoid) is PHP/Node-service sized. Each expression is linear
- * in the page size.
+ * A fast first pass over wikitext, before the parser: drops extension tags (`<ref>`, `<math>`,
+ * `<gallery>` …), HTML comments and `<includeonly>` parts; unwraps `<noinclude>`/`<onlyinclude>`, keeps
+ * `<poem>` lines, shields `<nowiki>` text (restored by `restoreNowiki`) and resolves zhwiki's `-{…}-`
+ * conversion markup to simplified text. Regular expressions (each linear in the page), because
+ * wtf_wikipedia does not know these tags and a real preprocessor (Parsoid) is service-sized.
  */
 
 /** Tags whose whole element (tag and content) is never prose. */

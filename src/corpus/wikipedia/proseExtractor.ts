@@ -2,13 +2,9 @@ import wtf from 'wtf_wikipedia';
 import { preClean, stripNonText } from './preClean.js';
 
 /**
- * The fast wikitext → prose path of the dump and API builders: a purpose-built cleaner for the
- * subset hisrag keeps (section headings, paragraphs, list items, link and formatting text), written
- * to give the text wtf_wikipedia gives, at several times its speed. wtf_wikipedia builds a full
- * document model (sentences, links, infobox data) and reads ~3–5 MB/s per core; this reads prose
- * with a few linear regular-expression passes. wtf_wikipedia is still used where it knows more:
- * the few inline templates that render text (`{{lang|…}}`, `{{convert|…}}`), one template at a
- * time, cached.
+ * The fast wikitext → prose path of the dump and API builders: a few linear regular-expression passes
+ * giving the text wtf_wikipedia gives (headings, paragraphs, list items, link text) at several times its
+ * speed; wtf_wikipedia still renders the few inline templates that make text (`{{lang|…}}`), cached.
  */
 export interface ProseSection {
   /** 0 for the lead and `==` headings, 1 for `===`, … */

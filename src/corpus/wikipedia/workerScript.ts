@@ -13,12 +13,9 @@ export function siblingModule(importMetaUrl: string, name: string): URL {
 }
 
 /**
- * The script a worker thread should load for `entry` (a module next to this one): compiled code,
- * loaded by each worker without a transpiler. Run as JavaScript, that is the entry itself. Run
- * from the TypeScript sources (through tsx), the entry and its local imports are bundled once per
- * process with esbuild (tsx's own dependency) into `.cache/workers/` of the project, where the
- * packages it imports still resolve; a worker then starts ~150 ms sooner than one that registers
- * tsx and transpiles. Where bundling fails, `fallback` (a boot file that registers tsx) is used.
+ * The script a worker thread loads for `entry`: the entry itself when running compiled; from the
+ * TypeScript sources, the entry bundled once per process with esbuild (tsx's own) into `.cache/workers/`,
+ * which starts ~150 ms sooner than registering tsx in each worker — or `fallback` where bundling fails.
  */
 export function workerScript(entry: URL, fallback: URL): Promise<URL> {
   if (!entry.pathname.endsWith('.ts')) return Promise.resolve(entry);

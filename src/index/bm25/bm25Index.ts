@@ -4,13 +4,9 @@ import { TopK, type Scored } from '../topK.js';
 import { tokenize } from './tokenizer.js';
 
 /**
- * Okapi BM25 with Lucene's idf (the variant Lucene/Anserini use, with the classic (k1 + 1) numerator kept):
- *
- *   score(q, d) = Σ_{t ∈ distinct terms of q}  idf(t) · tf(t,d) · (k1 + 1) / (tf(t,d) + k1 · (1 − b + b · |d| / avgdl))
+ * Okapi BM25 with Lucene's idf (classic (k1 + 1) numerator), repeated query terms counted once:
+ *   score(q, d) = Σ_t idf(t) · tf(t,d) · (k1 + 1) / (tf(t,d) + k1 · (1 − b + b · |d| / avgdl))
  *   idf(t)      = ln(1 + (N − df(t) + 0.5) / (df(t) + 0.5))
- *
- * N = number of chunks, df(t) = chunks containing t, |d| = number of terms of the chunk (title + text,
- * after `tokenize`), avgdl = mean |d|. Repeated query terms count once. The idf never goes negative.
  * Document-scoped search keeps the corpus-wide statistics and only restricts which chunks are ranked.
  */
 export function bm25Idf(n: number, df: number): number {

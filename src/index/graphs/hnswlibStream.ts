@@ -1,4 +1,5 @@
 import { Worker } from 'node:worker_threads';
+import { ownedView } from '../../corpus/wikipedia/transferable.js';
 import { siblingModule, workerScript } from '../../corpus/wikipedia/workerScript.js';
 import type { ChunkStore } from '../chunkStore.js';
 import type { StreamedGraphBuild, StreamedGraphOptions, TunableGraph } from '../graphIndex.js';
@@ -17,16 +18,8 @@ const MAX_QUEUED_ROWS = 4096;
  */
 export async function startHnswlibStream(dimension: number, params: HnswParams, path: string, options: StreamedGraphOptions): Promise<StreamedGraphBuild> {
   const script = await workerScript(siblingModule(import.meta.url, 'hnswlibWorker'), new URL('./hnswlibWorker.boot.mjs', import.meta.url));
-  const data: HnswlibWorkerData = {
-    space: params.space,
-    dimension,
-    M: params.M,
-    efConstruction: params.efConstruction,
-    efSearch: params.efSearch,
-    randomSeed: params.randomSeed,
-    capacity: options.capacity,
-    heldOut: options.heldOut,
-  };
+  const { space, M, efConstruction, efSearch, randomSeed } = params;
+  const data: HnswlibWorkerData = { space, M, efConstruction, efSearch, randomSeed, dimension, capacity: options.capacity, heldOut: options.heldOut };
   const worker = new Worker(script, { workerData: data });
   let failure: Error | undefined;
   // Rows sent, rows the thread has handled (inserted or skipped as held out), vectors in the graph.
@@ -86,8 +79,6 @@ export async function startHnswlibStream(dimension: number, params: HnswParams, 
     }
     if (failure) throw failure;
   };
-  const owned = (vectors: Float32Array) =>
-    vectors.byteOffset === 0 && vectors.byteLength === vectors.buffer.byteLength ? vectors : vectors.slice();
 
   const search = async (queries: ArrayLike<number>[], k: number, efSearch: number): Promise<Scored[][]> => {
     const packed = new Float32Array(queries.length * dimension);
@@ -113,7 +104,7 @@ export async function startHnswlibStream(dimension: number, params: HnswParams, 
     async add(first, vectors) {
       if (failure) throw failure;
       const rows = vectors.length / dimension;
-      const mine = owned(vectors);
+      const mine = ownedView(vectors);
       post({ type: 'add', first, vectors: mine }, [mine.buffer as ArrayBuffer]);
       sent += rows;
       await waitUntil(() => sent - done <= MAX_QUEUED_ROWS);

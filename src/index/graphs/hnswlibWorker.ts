@@ -1,6 +1,5 @@
-import { rename, rm } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
-import hnswlib from 'hnswlib-node';
+import { createHnswGraph, saveHnswGraph, searchGraph } from '../hnswGraph.js';
 
 /** What the graph thread is started with (see hnswlibStream.ts). */
 export interface HnswlibWorkerData {
@@ -30,15 +29,11 @@ export type HnswlibWorkerReply =
   | { type: 'error'; id?: number; message: string };
 
 /**
- * The graph thread of a streamed hnswlib build: one HierarchicalNSW, fed rows as they are embedded and
- * stored, while the main thread talks to the embedding servers and writes SQLite. hnswlib-node's
- * `addPoint` takes a JS array: each row is copied into one reused array (Array.from of a Float32Array
- * costs ~15× more). Messages are handled in order, so searches and the save see every row sent before.
+ * The graph thread of a streamed hnswlib build. `addPoint` takes a JS array, so each row is copied into
+ * one reused array (Array.from costs ~15× more); messages are handled in order.
  */
 const data = workerData as HnswlibWorkerData;
-const graph = new hnswlib.HierarchicalNSW(data.space, data.dimension);
-graph.initIndex({ maxElements: Math.max(1, data.capacity), m: data.M, efConstruction: data.efConstruction, randomSeed: data.randomSeed });
-graph.setEf(data.efSearch);
+const graph = createHnswGraph(data.dimension, data, data.capacity);
 const skip = new Set(data.heldOut);
 const row: number[] = new Array<number>(data.dimension).fill(0);
 let added = 0;
@@ -71,28 +66,10 @@ port.on('message', (message: HnswlibWorkerRequest) => {
         port.postMessage({ type: 'added', rows, added } satisfies HnswlibWorkerReply);
       } else if (message.type === 'search') {
         const count = message.queries.length / data.dimension;
-        const n = Math.min(message.k, graph.getCurrentCount());
-        const results: { label: number; score: number }[][] = [];
-        for (let q = 0; q < count; q++) {
-          if (n <= 0) {
-            results.push([]);
-            continue;
-          }
-          graph.setEf(Math.max(message.efSearch, n));
-          const { neighbors, distances } = graph.searchKnn(copyRow(message.queries, q), n);
-          results.push(neighbors.map((label, i) => ({ label, score: 1 - distances[i]! })).sort((a, b) => b.score - a.score || a.label - b.label));
-        }
+        const results = Array.from({ length: count }, (_, q) => searchGraph(graph, copyRow(message.queries, q), message.k, message.efSearch));
         port.postMessage({ type: 'found', id: message.id, results } satisfies HnswlibWorkerReply);
       } else if (message.type === 'save') {
-        // Written beside the target and renamed into place: a reader never sees half a file.
-        const tmp = `${message.path}.${process.pid}.tmp`;
-        try {
-          await graph.writeIndex(tmp);
-          await rename(tmp, message.path);
-        } catch (error) {
-          await rm(tmp, { force: true });
-          throw error;
-        }
+        await saveHnswGraph(graph, message.path);
         port.postMessage({ type: 'saved', id: message.id } satisfies HnswlibWorkerReply);
       }
     } catch (error) {

@@ -1,9 +1,10 @@
-import { rename, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import usearch from 'usearch';
 import type { ChunkStore } from '../chunkStore.js';
 import type { GraphIndex, GraphLibrary } from '../graphIndex.js';
 import { USEARCH_FILE, type HnswParams } from '../manifest.js';
-import type { Scored } from '../topK.js';
+import { byScore, type Scored } from '../topK.js';
+import { saveAtomically } from '../hnswGraph.js';
 
 const { Index } = usearch;
 type UsearchIndex = InstanceType<typeof Index>;
@@ -60,17 +61,6 @@ function addStored(
   return added;
 }
 
-async function saveAtomically(index: UsearchIndex, path: string): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`;
-  try {
-    index.save(tmp);
-    await rename(tmp, path);
-  } catch (error) {
-    await rm(tmp, { force: true });
-    throw error;
-  }
-}
-
 /**
  * With i8 vectors in the graph, usearch's own distances cap recall@100 near 0.98 on 1024-d clustered
  * vectors (measured: 0.981 at any efSearch, against 0.999 for f16), so the graph proposes
@@ -84,32 +74,26 @@ function rerank(store: ChunkStore, space: HnswParams['space'], queries: ArrayLik
   return lists.map((hits, q) => {
     if (hits.length === 0) return hits;
     const scores = store.scoreStored(hits.map((hit) => hit.label), Float32Array.from(queries[q]!), space === 'cosine');
-    return hits
-      .map((hit, i) => ({ label: hit.label, score: scores[i]! }))
-      .sort((a, b) => b.score - a.score || a.label - b.label)
-      .slice(0, k);
+    return hits.map((hit, i) => ({ label: hit.label, score: scores[i]! })).sort(byScore).slice(0, k);
   });
 }
 
-/** A saved usearch file served memory-mapped (`view`), one view per efSearch asked for. */
-function served(path: string, dimension: number, params: HnswParams, store: ChunkStore, preloaded?: UsearchIndex): GraphIndex {
+/**
+ * A graph served through one usearch object per efSearch asked for (`indexAt` makes it: a view of the
+ * saved file, or a copy in memory); `rescore`: candidates re-scored with the stored vectors (see RERANK).
+ */
+function served(dimension: number, params: HnswParams, store: ChunkStore, indexAt: (efSearch: number) => UsearchIndex, rescore: boolean): GraphIndex {
   const views = new Map<number, UsearchIndex>();
   const at = (efSearch: number) => {
     let view = views.get(efSearch);
-    if (!view) {
-      view = newIndex(dimension, params, efSearch);
-      if (preloaded) view.load(path);
-      else view.view(path);
-      views.set(efSearch, view);
-    }
+    if (!view) views.set(efSearch, (view = indexAt(efSearch)));
     return view;
   };
-  const size = (preloaded ?? at(params.efSearch)).size();
-  const quantized = (params.quantization ?? 'i8') === 'i8';
+  const size = at(params.efSearch).size();
   return {
     size,
     search(queries, wanted, efSearch) {
-      if (quantized && wanted > 0) {
+      if (rescore && wanted > 0) {
         // At small k the candidate list gets a floor: the i8 order is least reliable among the very best.
         const candidates = Math.max(Math.ceil(wanted * RERANK), wanted + 40);
         return rerank(store, params.space, queries, searchFor(queries, candidates, Math.max(candidates, Math.ceil(efSearch * RERANK))), wanted);
@@ -119,25 +103,34 @@ function served(path: string, dimension: number, params: HnswParams, store: Chun
   };
 
   function searchFor(queries: ArrayLike<number>[], k: number, efSearch: number): Scored[][] {
-      const n = Math.min(k, size);
-      if (queries.length === 0) return [];
-      if (n <= 0) return queries.map(() => []);
-      const index = at(Math.max(efSearch, n));
-      const packed = new Float32Array(queries.length * dimension);
-      queries.forEach((query, i) => packed.set(query, i * dimension));
-      // One call for the batch: usearch searches the queries on all cores (one thread for a single query).
-      const result = index.search(packed, n, queries.length === 1 ? 1 : 0) as unknown as {
-        keys: BigUint64Array;
-        distances: Float32Array;
-        counts?: BigUint64Array;
-      };
-      return queries.map((_, q) => {
-        const count = result.counts ? Number(result.counts[q]) : result.keys.length;
-        const hits: Scored[] = [];
-        for (let i = 0; i < count; i++) hits.push({ label: Number(result.keys[q * n + i]), score: 1 - result.distances[q * n + i]! });
-        return hits.sort((a, b) => b.score - a.score || a.label - b.label);
-      });
+    const n = Math.min(k, size);
+    if (queries.length === 0) return [];
+    if (n <= 0) return queries.map(() => []);
+    const index = at(Math.max(efSearch, n));
+    const packed = new Float32Array(queries.length * dimension);
+    queries.forEach((query, i) => packed.set(query, i * dimension));
+    // One call for the batch: usearch searches the queries on all cores (one thread for a single query).
+    const result = index.search(packed, n, queries.length === 1 ? 1 : 0) as unknown as {
+      keys: BigUint64Array;
+      distances: Float32Array;
+      counts?: BigUint64Array;
+    };
+    return queries.map((_, q) => {
+      const count = result.counts ? Number(result.counts[q]) : result.keys.length;
+      const hits = Array.from({ length: count }, (_, i) => ({ label: Number(result.keys[q * n + i]), score: 1 - result.distances[q * n + i]! }));
+      return hits.sort(byScore);
+    });
   }
+}
+
+/** The saved file viewed memory-mapped, one view per efSearch. */
+function mapped(path: string, dimension: number, params: HnswParams, store: ChunkStore): GraphIndex {
+  const view = (efSearch: number) => {
+    const index = newIndex(dimension, params, efSearch);
+    index.view(path);
+    return index;
+  };
+  return served(dimension, params, store, view, (params.quantization ?? 'i8') === 'i8');
 }
 
 /**
@@ -155,8 +148,8 @@ export const usearchGraph: GraphLibrary = {
     if (hooks.beforeHeldOut) {
       // Searched in memory at each efSearch tuning asks for: a copy per efSearch is not possible before saving,
       // so the graph without the held-out vectors is saved and viewed.
-      await saveAtomically(index, `${path}.partial`);
-      await hooks.beforeHeldOut(served(`${path}.partial`, dimension, params, store));
+      await saveAtomically(`${path}.partial`, (tmp) => index.save(tmp));
+      await hooks.beforeHeldOut(mapped(`${path}.partial`, dimension, params, store));
       await rm(`${path}.partial`, { force: true });
     }
     if (heldOut.length > 0) {
@@ -165,25 +158,23 @@ export const usearchGraph: GraphLibrary = {
       index.add(BigUint64Array.from(heldOut.map(BigInt)), vectors, 0);
     }
     hooks.onAdded?.(added + heldOut.length);
-    await saveAtomically(index, path);
-    return served(path, dimension, params, store);
+    await saveAtomically(path, (tmp) => index.save(tmp));
+    return mapped(path, dimension, params, store);
   },
   open(path, dimension, params, store) {
     const probe = newIndex(dimension, params, params.efSearch);
     probe.view(path);
     const want = store.countVectors();
-    if (probe.size() >= want) return served(path, dimension, params, store);
+    if (probe.size() >= want) return mapped(path, dimension, params, store);
     // A crashed add left vectors the file lacks: serve from memory, caught up (each efSearch's copy alike).
     const have = probe.size();
-    const loaded = newIndex(dimension, params, params.efSearch);
-    loaded.load(path);
-    addStored(loaded, store, dimension, have, want);
-    return servedInMemory(loaded, params, (efSearch) => {
+    const caughtUp = (efSearch: number) => {
       const copy = newIndex(dimension, params, efSearch);
       copy.load(path);
       addStored(copy, store, dimension, have, want);
       return copy;
-    });
+    };
+    return served(dimension, params, store, caughtUp, false);
   },
   async catchUp(path, dimension, params, store) {
     const index = newIndex(dimension, params, params.efSearch);
@@ -192,28 +183,7 @@ export const usearchGraph: GraphLibrary = {
     const want = store.countVectors();
     if (want <= have) return 0;
     addStored(index, store, dimension, have, want);
-    await saveAtomically(index, path);
+    await saveAtomically(path, (tmp) => index.save(tmp));
     return want - have;
   },
 };
-
-function servedInMemory(first: UsearchIndex, params: HnswParams, make: (efSearch: number) => UsearchIndex): GraphIndex {
-  const copies = new Map<number, UsearchIndex>([[params.efSearch, first]]);
-  const size = first.size();
-  return {
-    size,
-    search(queries, k, efSearch) {
-      const n = Math.min(k, size);
-      const ef = Math.max(efSearch, n);
-      const index = copies.get(ef) ?? make(ef);
-      copies.set(ef, index);
-      return queries.map((query) => {
-        if (n <= 0) return [];
-        const result = index.search(Float32Array.from(query), n, 1) as unknown as { keys: BigUint64Array; distances: Float32Array };
-        const hits: Scored[] = [];
-        for (let i = 0; i < result.keys.length; i++) hits.push({ label: Number(result.keys[i]), score: 1 - result.distances[i]! });
-        return hits.sort((a, b) => b.score - a.score || a.label - b.label);
-      });
-    },
-  };
-}

@@ -3,12 +3,10 @@ import type { Chunk } from '../../chunking/types.js';
 import type { TextEmbedder } from '../../embedding/types.js';
 import { InputError } from '../../errors.js';
 import { createProgress } from '../../progress/progress.js';
-import { VERSION } from '../../version.js';
-import type { BuildIndexOptions } from '../buildOptions.js';
+import { buildEmbedder, checkDimensions, chunkBatchesAfter, plannedIndexManifest, type BuildIndexOptions } from '../buildOptions.js';
 import { openCorpusInput } from '../corpusInput.js';
-import { embedderFromSpec } from '../indexEmbedder.js';
 import { prepareIndexOutDir } from '../outDir.js';
-import { INDEX_FORMAT_VERSION, writeIndexManifest, type IndexManifest } from '../manifest.js';
+import { writeIndexManifest, type IndexManifest } from '../manifest.js';
 import { passageText } from '../passageText.js';
 import { DEFAULT_LANCEDB, LANCEDB_IVF_PQ_MIN_ROWS } from '../defaults.js';
 import type { LanceDbParams } from './params.js';
@@ -16,26 +14,17 @@ import { chunkRows, chunkTableSchema, connectLance } from './table.js';
 
 
 /**
- * Builds a `lancedb` index: the corpus's chunks and their vectors are appended to a LanceDB table one
- * batch per `add` (each a LanceDB commit: the checkpoint — `--resume` skips the rows already stored and
- * embeds nothing twice); then the table is compacted, a B-tree index on `docId` is built for document
- * scope and, for large tables, an IVF-PQ vector index; `manifest.json` is written `complete` last.
- * Memory holds one batch and the chunk and document ids (duplicate check, counts), not texts or
- * vectors, so corpora larger than RAM index as well.
+ * Builds a `lancedb` index: chunks and vectors appended to a LanceDB table one batch per `add` (each
+ * a commit: the `--resume` checkpoint), then compaction, B-tree indexes for document scope and, for
+ * large tables, an IVF-PQ vector index; memory holds one batch and the ids, not texts or vectors.
  */
 export async function buildLanceDbIndex(options: BuildIndexOptions): Promise<IndexManifest> {
   const started = Date.now();
   const corpus = await openCorpusInput(options.corpusDir);
-  let embedder = options.embedderInstance;
-  let ownsEmbedder = false;
-  if (!embedder) {
-    if (!options.embedder) throw new InputError('index build: --embedder is required for a lancedb index');
-    embedder = await embedderFromSpec(options.embedder);
-    ownsEmbedder = true;
-  }
+  const { embedder, release } = await buildEmbedder(options);
   try {
     const identity = await embedder.identity();
-    const space = identity.normalize ? 'ip' : 'cosine';
+    const space = identity.normalize ? ('ip' as const) : ('cosine' as const);
     const requested = options.lancedb ?? {};
     const rows = corpus.manifest.counts.chunksWritten;
     const vectorIndex = !requested.vectorIndex || requested.vectorIndex === 'auto' ? (rows >= LANCEDB_IVF_PQ_MIN_ROWS ? 'ivf-pq' : 'none') : requested.vectorIndex;
@@ -50,19 +39,10 @@ export async function buildLanceDbIndex(options: BuildIndexOptions): Promise<Ind
       refineFactor: requested.refineFactor ?? DEFAULT_LANCEDB.refineFactor,
     };
     const passage = options.passage ?? 'title+text';
-    let manifest: IndexManifest = {
-      formatVersion: INDEX_FORMAT_VERSION,
-      kind: 'lancedb',
-      complete: false,
-      corpus: { dir: corpus.dir, name: corpus.name, contentHash: corpus.manifest.contentHash },
+    let manifest = plannedIndexManifest(corpus, options, {
       embedder: { identity, ...(options.embedder && { spec: options.embedder }), space, passage },
       lancedb,
-      counts: { chunks: 0, documents: 0, vectors: 0, terms: 0 },
-      timings: {},
-      toolVersion: VERSION,
-      createdAt: new Date().toISOString(),
-      ...(options.inputs && { inputs: options.inputs }),
-    };
+    });
 
     const existing = await prepareIndexOutDir(options.out, manifest, options.resume ?? false, buildSettings);
     if (existing?.complete) return existing;
@@ -118,7 +98,7 @@ export async function buildLanceDbIndex(options: BuildIndexOptions): Promise<Ind
     await writeIndexManifest(options.out, manifest);
     return manifest;
   } finally {
-    if (ownsEmbedder) await embedder.dispose();
+    await release();
   }
 }
 
@@ -141,40 +121,23 @@ async function storeRows(
 ): Promise<number> {
   // Labels are 0..n-1 in corpus order and each add commits a whole batch, so the row count is the resume point.
   let stored = await table.countRows();
-  const already = stored;
-  const progress = createProgress({ label: 'embed+store', total: Math.max(0, total - already), unit: 'chunks', ...options.progress });
+  const progress = createProgress({ label: 'embed+store', total: Math.max(0, total - stored), unit: 'chunks', ...options.progress });
   const documents = new Set<string>();
   const ids = new Set<string>();
-  let seen = 0;
-  let batch: Chunk[] = [];
-  const flush = async () => {
-    if (batch.length === 0) return;
-    options.signal?.throwIfAborted();
-    const raw = await embedder.embedDocuments(batch.map((chunk) => passageText(chunk, passage)));
-    const vectors = raw.map((vector, i) => {
-      if (vector.length !== dimension) {
-        throw new Error(`embedder returned ${vector.length} dimensions for chunk "${batch[i]!.id}", expected ${dimension}`);
-      }
-      return Float32Array.from(vector);
-    });
-    await table.add(chunkRows(batch, vectors, stored));
-    stored += batch.length;
-    progress.tick(batch.length);
-    batch = [];
-    await options.onBatchStored?.(stored);
+  const checkUnique = (chunk: Chunk, line: number) => {
+    if (ids.has(chunk.id)) throw new InputError(`${chunksPath}: chunk ${line}: duplicate chunk id "${chunk.id}"`);
+    ids.add(chunk.id);
+    documents.add(chunk.docId);
   };
   try {
-    for await (const chunk of chunks) {
-      const line = ++seen;
-      if (ids.has(chunk.id)) throw new InputError(`${chunksPath}: chunk ${line}: duplicate chunk id "${chunk.id}"`);
-      ids.add(chunk.id);
-      documents.add(chunk.docId);
-      // Resume: the corpus is the same (content hash checked), so the first `already` chunks are stored.
-      if (line <= already) continue;
-      batch.push(chunk);
-      if (batch.length >= (options.batchSize ?? 64)) await flush();
+    for await (const batch of chunkBatchesAfter(chunks, stored, options.batchSize ?? 64, checkUnique)) {
+      options.signal?.throwIfAborted();
+      const raw = checkDimensions(await embedder.embedDocuments(batch.map((chunk) => passageText(chunk, passage))), batch, dimension);
+      await table.add(chunkRows(batch, raw.map((vector) => Float32Array.from(vector)), stored));
+      stored += batch.length;
+      progress.tick(batch.length);
+      await options.onBatchStored?.(stored);
     }
-    await flush();
   } finally {
     progress.stop();
   }

@@ -5,7 +5,7 @@ import type { TextEmbedder } from '../../embedding/types.js';
 import { InputError } from '../../errors.js';
 import { appendChunks } from '../../index/appendChunks.js';
 import { distanceToScore } from '../../index/hnswGraph.js';
-import { embedderFromSpec } from '../../index/indexEmbedder.js';
+import { createEmbedder } from '../../embedding/registry.js';
 import { requireCompleteIndexManifest } from '../../index/manifest.js';
 import { openIndex, type OpenedIndex } from '../../index/openIndex.js';
 import { passageText } from '../../index/passageText.js';
@@ -43,7 +43,7 @@ export class HisragHnswVectorStore extends VectorStore {
     if (manifest.kind !== 'hnsw') throw new InputError(`${dir}: not an hnsw index (kind ${manifest.kind})`);
     const spec = manifest.embedder?.spec;
     if (!embedder && !spec) throw new InputError(`${dir}: the index records no embedder spec; pass an embedder`);
-    const instance = embedder ?? (await embedderFromSpec(spec!));
+    const instance = embedder ?? (await createEmbedder(spec!));
     try {
       return new HisragHnswVectorStore(instance, dir, await openIndex(dir, { embedder: instance }), !embedder);
     } catch (error) {
