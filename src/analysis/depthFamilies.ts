@@ -1,4 +1,5 @@
 import { SWEEP_SEPARATOR } from '../config/chunkingSweep.js';
+import { groupBy } from './groupBy.js';
 
 /**
  * The comparisons between depths and between chunkings that are tested together, as two named
@@ -46,12 +47,6 @@ export function depthFamilyName(kind: DepthFamilyKind, size: number): string {
 
 /** What `reference` means in each family (the summary's `families[].reference`). */
 export const DEPTH_FAMILY_REFERENCE: Record<DepthFamilyKind, string> = { depth: 'the next shallower depth', chunking: 'the other chunking at equal context' };
-
-const groupBy = <T>(list: readonly T[], key: (t: T) => string): Map<string, T[]> => {
-  const out = new Map<string, T[]>();
-  for (const t of list) (out.get(key(t)) ?? out.set(key(t), []).get(key(t))!).push(t);
-  return out;
-};
 
 /**
  * **Depth steps**: per model × strategy × retriever × unit, each depth against the next shallower

@@ -5,6 +5,7 @@ import { defaultDelta } from '../scoring/metrics.js';
 import type { ModalityComparison, PairedCell } from '../runFiles/summary.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { isScored, itemKeyOf, type RunStatistics } from './observations.js';
+import { groupBy } from './groupBy.js';
 
 
 /**
@@ -42,9 +43,7 @@ function pairedCell(condition: Observation[], against: Observation[], stats: Run
 /** One record per question (its first scored sample's, scored by the reducer over its scored samples): what the decomposition compares. */
 function onePerQuestion(records: RunItemRecord[], stats: RunStatistics): RunItemRecord[] {
   if (!stats.settings.repeatedSamples) return records;
-  const byItem = new Map<string, RunItemRecord[]>();
-  for (const r of records) (byItem.get(itemKeyOf(r)) ?? byItem.set(itemKeyOf(r), []).get(itemKeyOf(r))!).push(r);
-  return [...byItem.values()].map((answers) => {
+  return [...groupBy(records, itemKeyOf).values()].map((answers) => {
     const scored = answers.filter(isScored).sort((a, b) => (a.sample ?? 0) - (b.sample ?? 0));
     if (!scored.length) return answers[0]!;
     return { ...scored[0]!, score: { ...scored[0]!.score, score: reduceSamples(scored.map((r) => r.score.score!), stats.settings.reducer) } };
@@ -58,11 +57,7 @@ function onePerQuestion(records: RunItemRecord[], stats: RunStatistics): RunItem
  * decomposition (the diagnostics' own, with `against` as its baseline). Empty when no such pair exists.
  */
 export function compareModalities(sortedRecords: RunItemRecord[], options: { models: string[]; conditions: string[]; versus: string[] }, stats: RunStatistics): ModalityComparison[] {
-  const byCell = new Map<string, RunItemRecord[]>();
-  for (const r of sortedRecords) {
-    const key = `${r.model}\u0000${r.condition}`;
-    (byCell.get(key) ?? byCell.set(key, []).get(key)!).push(r);
-  }
+  const byCell = groupBy(sortedRecords, (r) => `${r.model}\u0000${r.condition}`);
   const out: ModalityComparison[] = [];
   for (const model of options.models) {
     const cell = (condition: string) => byCell.get(`${model}\u0000${condition}`) ?? [];

@@ -11,6 +11,7 @@ import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { Stages } from '../experiment/stages.js';
 import type { EarlierRun } from './earlierRun.js';
 import { isScored, runStatistics } from '../analysis/observations.js';
+import { groupBy } from '../analysis/groupBy.js';
 import { labelsNeeded, momentsFromAgreement } from '../statistics/ppi.js';
 import { questionsOf } from '../statistics/run.js';
 import { reduceSamples } from '../statistics/samples.js';
@@ -154,8 +155,7 @@ export function measuredVariances(run: EarlierRun, clusterSetting: string | unde
   const reducer = run.config.scoring.reducer ?? 'mean';
   const stats = runStatistics(run.records.filter(isScored), { cluster: clusterSetting ?? run.config.scoring.cluster, reducer, resamples: run.config.scoring.bootstrapResamples, seed: run.config.seed });
   const cluster = stats.settings.cluster;
-  const records = new Map<string, RunItemRecord[]>();
-  for (const r of run.records) (records.get(`${r.model}\u0000${r.condition}`) ?? records.set(`${r.model}\u0000${r.condition}`, []).get(`${r.model}\u0000${r.condition}`)!).push(r);
+  const records = groupBy(run.records, (r) => `${r.model}\u0000${r.condition}`);
   const questions = (model: string, condition: string) => {
     const list = records.get(`${model}\u0000${condition}`);
     return list ? new Map(questionsOf(stats.observations(list)).map((q) => [q.itemKey, q])) : undefined;

@@ -4,6 +4,7 @@ import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { CellSummary, RunSummary } from '../runFiles/summary.js';
 import { isScored, itemKeyOf as itemKey, runStatistics, type RunStatistics } from '../analysis/observations.js';
 import { conditionMean } from '../statistics/run.js';
+import { groupBy } from '../analysis/groupBy.js';
 import { escapeHtml as esc } from './escape.js';
 import { lineFigureSpec, type ChartReference, type ChartSeries } from '../figures/lineFigure.js';
 import { figureSvg } from '../figures/render.js';
@@ -178,17 +179,6 @@ function pointOf(records: RunItemRecord[], x: number, model: string, tag: string
   });
   const s = conditionMean(observations, stats.settings, salt);
   return { x, n: s.n, mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh, conditions };
-}
-
-function groupBy<T, K>(values: readonly T[], key: (v: T) => K): Map<K, T[]> {
-  const out = new Map<K, T[]>();
-  for (const v of values) {
-    const k = key(v);
-    const list = out.get(k);
-    if (list) list.push(v);
-    else out.set(k, [v]);
-  }
-  return out;
 }
 
 const describedName = (d: Described | undefined) => (typeof d?.name === 'string' ? d.name : '');
