@@ -6,6 +6,7 @@ import { isScored, itemKeyOf as itemKey, runStatistics, type RunStatistics } fro
 import { conditionMean } from '../statistics/run.js';
 import { groupBy } from '../analysis/groupBy.js';
 import { escapeHtml as esc } from './escape.js';
+import { meanCiHtml, num } from './htmlCells.js';
 import { lineFigureSpec, type ChartReference, type ChartSeries } from '../figures/lineFigure.js';
 import { figureSvg } from '../figures/render.js';
 import type { StoredRunManifest } from '../runFiles/manifest.js';
@@ -374,10 +375,6 @@ function referenceOf(
   };
 }
 
-const num = (x: number | null | undefined, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(d));
-const withCi = (m: { mean: number | null; ciLow: number | null; ciHigh: number | null } | undefined) =>
-  !m || m.mean === null ? '–' : `${num(m.mean)} <span class="ci">[${num(m.ciLow)}, ${num(m.ciHigh)}]</span>`;
-
 const METRIC_HEADINGS: Record<(typeof NOISE_DIAGNOSTIC_METRICS)[number], string> = {
   noiseSensitivityRelevant: 'noise sensitivity, relevant passages ↓',
   noiseSensitivityIrrelevant: 'noise sensitivity, irrelevant passages ↓',
@@ -459,7 +456,7 @@ export function noiseStudyHtml(study: NoiseStudy | null): string {
       for (const row of m.diagnostics) {
         out.push(
           `<tr><td>${esc(row.condition)}</td><td>${esc(row.noise ?? '(real retrieval)')}</td><td>${esc(row.goldPosition ?? '–')}</td><td>${row.k ?? '–'}</td><td>${num(row.noiseRate, 3)}</td><td>${row.diagnosed}</td>` +
-            `${metrics.map((metric) => `<td>${withCi(row.metrics[metric])}</td>`).join('')}</tr>`,
+            `${metrics.map((metric) => `<td>${meanCiHtml(row.metrics[metric], 1)}</td>`).join('')}</tr>`,
         );
       }
       out.push('</table></div>');
