@@ -1,5 +1,5 @@
 import { SWEEP_SEPARATOR } from '../config/chunkingSweep.js';
-import { groupBy } from './groupBy.js';
+import { groupBy } from '../diagnostics/groupBy.js';
 
 /**
  * The comparisons between depths and between chunkings that are tested together, as two named

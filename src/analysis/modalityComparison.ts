@@ -5,7 +5,7 @@ import { defaultDelta } from '../scoring/metrics.js';
 import type { ModalityComparison, PairedCell } from '../runFiles/summary.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { isScored, itemKeyOf, type RunStatistics } from './observations.js';
-import { groupBy } from './groupBy.js';
+import { groupBy } from '../diagnostics/groupBy.js';
 
 
 /**

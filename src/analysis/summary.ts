@@ -11,7 +11,7 @@ import { compareModalities } from './modalityComparison.js';
 import { corpusOfChunks, DEPTH_FAMILY_REFERENCE, depthFamilyComparisons, depthFamilyName, type DepthPoint } from './depthFamilies.js';
 import { isScored, itemKeyOf, runStatistics, type RunStatistics } from './observations.js';
 import { spanRetrievalOf } from './spanRetrieval.js';
-import { groupBy } from './groupBy.js';
+import { groupBy } from '../diagnostics/groupBy.js';
 
 export type { CellMethod };
 

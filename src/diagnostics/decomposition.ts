@@ -2,6 +2,7 @@ import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { reduceSamples, type Reducer } from '../statistics/samples.js';
 import { goldRankBucket } from './evidence.js';
 import { EVIDENCE_STATUSES, GOLD_RANK_BUCKETS, type Decomposition, type Evidence } from '../runFiles/diagnosis.js';
+import { groupBy } from './groupBy.js';
 
 const OUTCOMES = ['helped', 'hurt', 'unchanged'] as const;
 type Outcome = (typeof OUTCOMES)[number];
@@ -25,14 +26,8 @@ export interface PairedItem {
  */
 export function pairedItems(condition: RunItemRecord[], baseline: RunItemRecord[], evidenceOf: (record: RunItemRecord) => Evidence | undefined, reducer: Reducer = 'mean'): PairedItem[] {
   const scored = (r: RunItemRecord) => r.score.status === 'scored' && r.score.score !== null;
-  const byItem = (records: RunItemRecord[]) => {
-    const out = new Map<string, RunItemRecord[]>();
-    for (const r of [...records].filter(scored).sort((a, b) => (a.sample ?? 0) - (b.sample ?? 0) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
-      const key = `${r.benchmark}:${r.itemId}`;
-      (out.get(key) ?? out.set(key, []).get(key)!).push(r);
-    }
-    return out;
-  };
+  const byItem = (records: RunItemRecord[]) =>
+    groupBy(records.filter(scored).sort((a, b) => (a.sample ?? 0) - (b.sample ?? 0) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)), (r) => `${r.benchmark}:${r.itemId}`);
   const base = byItem(baseline);
   const out: PairedItem[] = [];
   for (const [itemKey, samples] of [...byItem(condition)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {

@@ -6,7 +6,7 @@ import { benchmarks } from '../benchmarks/registry.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { applyOverrides, validateExperimentConfig } from '../config/load.js';
-import { ConfigError, formatZodIssues, InterruptedError, ServiceUnavailableError } from '../errors.js';
+import { ConfigError, formatZodIssues, InterruptedError } from '../errors.js';
 import { createMethod } from '../methods/registry.js';
 import { planConditions, retrieversOf, strategySpecs, type PlannedMethod } from '../experiment/plan.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
@@ -23,6 +23,7 @@ import type { ClaimChecker, ClaimExtractor } from './claims/types.js';
 import { DiagnosticsConfigSchema, type DiagnosticsConfig } from '../config/diagnostics.js';
 import { diagnoseItem, LabelService, type DiagnosisContext } from './diagnoseItem.js';
 import { LabelStore } from './labelStore.js';
+import { groupBy } from './groupBy.js';
 import { hybridPairScorer, lexicalPairScorer, relevancePairScorer, type PairScorer } from './prefilter.js';
 import { DIAGNOSTICS_FORMAT, diagnosticsFile, readDiagnosticsLines, recordFingerprint, sentTotals, type DiagnosticsLine, type DiagnosticsState } from './runFiles.js';
 import { readRunManifest } from '../runFiles/manifest.js';
@@ -237,14 +238,8 @@ export async function diagnoseAnswers({ runDir, config, settings, prepared: { ex
     log(`claim checker: ${checker.name}${checker.standIn ? ` (${String(checker.describe().standIn)})` : ''}, ${checker.claimsPerCall} claims per call`);
     log(`prefilter: ${settings.prefilter}${settings.prefilter === 'none' ? ' (all pairs, as RAGChecker)' : `, top ${settings.topChunks} passages per claim`}; ${Object.entries(described).map(([label, how]) => `${label}: ${how}`).join('; ') || 'no retrievers'}`);
 
-    const byItem = new Map<string, { all: RunItemRecord[]; todo: RunItemRecord[] }>();
-    for (const r of scored) {
-      const key = `${r.benchmark}:${r.itemId}`;
-      const entry = byItem.get(key) ?? { all: [], todo: [] };
-      entry.all.push(r);
-      byItem.set(key, entry);
-    }
-    for (const r of todo) byItem.get(`${r.benchmark}:${r.itemId}`)!.todo.push(r);
+    const todoKeys = new Set(todo.map((r) => r.key));
+    const byItem = [...groupBy(scored, (r) => `${r.benchmark}:${r.itemId}`)].map(([itemKey, all]) => ({ itemKey, all, todo: all.filter((r) => todoKeys.has(r.key)) }));
 
     const signal = options.signal;
     const context: DiagnosisContext = {
@@ -266,9 +261,9 @@ export async function diagnoseAnswers({ runDir, config, settings, prepared: { ex
     const limit = pLimit(settings.concurrency);
     try {
       await Promise.allSettled(
-        [...byItem.entries()]
-          .filter(([, entry]) => entry.todo.length > 0)
-          .map(([itemKey, entry]) =>
+        byItem
+          .filter((entry) => entry.todo.length > 0)
+          .map(({ itemKey, ...entry }) =>
             limit(async () => {
               if (stop || signal?.aborted) return;
               try {
@@ -308,16 +303,14 @@ export async function diagnoseAnswers({ runDir, config, settings, prepared: { ex
     const done = diagnosedNow.length;
     const failedChecks = diagnosedNow.filter((r) => lines.get(r.key)!.diagnostics.failed.length > 0).length;
     const hint = `${done}/${scored.length} answers diagnosed in ${runDir}; finish with: hisrag diagnose ${runDir}`;
+    const totals = { diagnosed: done, withFailedChecks: failedChecks, toDiagnose: scored.length };
+    if (fatal || signal?.aborted || done < scored.length) await atomicWriteJson(diagnosticsFile(runDir, 'state'), { ...state, totals });
     if (fatal) {
-      await atomicWriteJson(diagnosticsFile(runDir, 'state'), { ...state, totals: { diagnosed: done, withFailedChecks: failedChecks, toDiagnose: scored.length } });
-      if (fatal instanceof ServiceUnavailableError || fatal instanceof Error) (fatal as Error).message += `\n(${hint})`;
+      if (fatal instanceof Error) fatal.message += `\n(${hint})`;
       throw fatal;
     }
-    if (signal?.aborted || done < scored.length) {
-      await atomicWriteJson(diagnosticsFile(runDir, 'state'), { ...state, totals: { diagnosed: done, withFailedChecks: failedChecks, toDiagnose: scored.length } });
-      if (signal?.aborted) throw new InterruptedError(`interrupted; ${hint}`);
-    }
-    const finished: DiagnosticsState = { ...state, complete: true, finishedAt: new Date().toISOString(), totals: { diagnosed: done, withFailedChecks: failedChecks, toDiagnose: scored.length } };
+    if (signal?.aborted) throw new InterruptedError(`interrupted; ${hint}`);
+    const finished: DiagnosticsState = { ...state, complete: true, finishedAt: new Date().toISOString(), totals };
     await atomicWriteJson(diagnosticsFile(runDir, 'state'), finished);
     await mergeIntoItems(runDir, settingsFingerprint, lines, log);
     if (failedChecks > 0) log(`${failedChecks} answers have failed checks (their affected metrics are left out and counted); run hisrag diagnose ${runDir} again to retry them`);

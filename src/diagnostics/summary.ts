@@ -3,6 +3,7 @@ import type { RunSummary } from '../runFiles/summary.js';
 import { conditionMean, questionsOf, seedFor, type Observation } from '../statistics/run.js';
 import type { Reducer } from '../statistics/samples.js';
 import { decompose, pairedItems } from './decomposition.js';
+import { groupBy } from './groupBy.js';
 import { defaultDelta } from '../scoring/metrics.js';
 import { CLAIM_METRICS, type CellDiagnostics, type ClaimMetric, type MetricMean, type RecordDiagnostics } from '../runFiles/diagnosis.js';
 
@@ -47,13 +48,7 @@ export function metricMean(records: Diagnosed[], metric: ClaimMetric, resamples:
  * beside RAGChecker's all-pairs calls. Depends only on the records, like the rest of the summary.
  */
 export function addDiagnosticsToSummary(summary: RunSummary, records: Diagnosed[], settings: DiagnosticsSummarySettings): RunSummary {
-  const byCell = new Map<string, Diagnosed[]>();
-  for (const r of [...records].sort((a, b) => (a.key < b.key ? -1 : 1))) {
-    const key = `${r.model}\u0000${r.condition}`;
-    const list = byCell.get(key);
-    if (list) list.push(r);
-    else byCell.set(key, [r]);
-  }
+  const byCell = groupBy([...records].sort((a, b) => (a.key < b.key ? -1 : 1)), (r) => `${r.model}\u0000${r.condition}`);
   const { resamples, seed } = summary.bootstrap;
   const cells = summary.cells.map((cell) => {
     const list = byCell.get(`${cell.model}\u0000${cell.condition}`) ?? [];

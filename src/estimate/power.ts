@@ -11,7 +11,7 @@ import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { Stages } from '../experiment/stages.js';
 import type { EarlierRun } from './earlierRun.js';
 import { isScored, runStatistics } from '../analysis/observations.js';
-import { groupBy } from '../analysis/groupBy.js';
+import { groupBy } from '../diagnostics/groupBy.js';
 import { labelsNeeded, momentsFromAgreement } from '../statistics/ppi.js';
 import { questionsOf } from '../statistics/run.js';
 import { reduceSamples } from '../statistics/samples.js';

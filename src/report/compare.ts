@@ -5,7 +5,7 @@ import type { ExperimentConfig } from '../config/experiment.js';
 import type { RunSummary } from '../runFiles/summary.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { isScored, runStatistics } from '../analysis/observations.js';
-import { groupBy } from '../analysis/groupBy.js';
+import { groupBy } from '../diagnostics/groupBy.js';
 import { adjustFamily, pairedDifference, salts } from '../statistics/run.js';
 import { pText, renderTextTable, withInterval } from './table.js';
 import { checkJudge, judgeCheckSummary } from '../analysis/judgeCheck.js';

@@ -4,7 +4,7 @@ import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { CellSummary, RunSummary } from '../runFiles/summary.js';
 import { isScored, itemKeyOf as itemKey, runStatistics, type RunStatistics } from '../analysis/observations.js';
 import { conditionMean } from '../statistics/run.js';
-import { groupBy } from '../analysis/groupBy.js';
+import { groupBy } from '../diagnostics/groupBy.js';
 import { escapeHtml as esc } from './escape.js';
 import { meanCiHtml, num } from './htmlCells.js';
 import { lineFigureSpec, type ChartReference, type ChartSeries, type LineFigure } from '../figures/lineFigure.js';
