@@ -1,12 +1,7 @@
 /**
- * A run's judge checked against its human labels (`labels/<annotator>.jsonl`): the judge-selection
- * table (Pearson at rubric and at answer level, Cohen's κ, Krippendorff's α, per judge and
- * annotator, and between annotators), the judge's bias per condition and its difference against
- * the baseline, and every condition's mean and paired Δ corrected with the labels (PPI++). Every
- * figure is computed by `statistics/`; this file only joins answers with their labels.
- *
- * The answers are the first sample of each question (`sample` 0): labels are of single answers,
- * and the corrected estimators pair one answer per question and condition.
+ * A run's judge checked against its human labels: agreement (Pearson, κ, α), bias, and means and Δ
+ * corrected with the labels (PPI++), all computed by `statistics/`. Only first samples (`sample` 0)
+ * count: labels are of single answers, and the corrected estimators pair one answer per question.
  */
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { AnswerLabel } from '../runFiles/labels.js';
@@ -213,11 +208,7 @@ export function checkJudge(records: readonly RunItemRecord[], labels: readonly A
 
 type RaterAgreement = JudgeCheckSummary['agreement'][number];
 
-/**
- * Another judge of the same answers — a panel judge's verdicts (`hisrag rejudge`), or the panel's
- * majority — against each annotator, on the answers both scored: its rows of the judge-selection
- * table, computed as the run's own judge's are.
- */
+/** Another judge of the same answers (a panel judge of `hisrag rejudge`, or the majority) against each annotator. */
 export function panelJudgeAgreement(judge: string, scores: ReadonlyMap<string, JudgedScore>, labels: readonly AnswerLabel[], options: { resamples: number; seed: number }): RaterAgreement[] {
   const judged = new Map([...scores].filter(([, s]) => s.score !== null).map(([key, s]) => [key, judgeMarks(s)]));
   const known = labels.filter((l) => judged.has(l.key));

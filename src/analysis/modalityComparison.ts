@@ -8,11 +8,7 @@ import { isScored, itemKeyOf, type RunStatistics } from './observations.js';
 import { groupBy } from '../diagnostics/groupBy.js';
 
 
-/**
- * The breakdowns of LongHisDoc's Table 3 (image input against OCR input), in its order: evidence
- * modality (text / layout / visual), question type (`category`: Single Page, Cross Pages, Multi
- * Hop, Unanswerable) and answer type. Keys a run's records do not carry are left out.
- */
+/** LongHisDoc's Table 3 breakdowns, in its order: evidence modality, question type (`category`), answer type. */
 export const MODALITY_BREAKDOWN_KEYS = ['evidence_modal', 'category', 'answer_type'] as const;
 
 /** Whether a record's prompt showed the model page images (`prompt[].images`). */
@@ -51,10 +47,8 @@ function onePerQuestion(records: RunItemRecord[], stats: RunStatistics): RunItem
 }
 
 /**
- * Each condition whose prompts showed page images against each text-only `versus` condition of the
- * same model, on the questions both scored: overall and per value of the Table 3 breakdowns, both
- * means and the paired difference with their intervals (the run's estimators), and the help/hurt
- * decomposition (the diagnostics' own, with `against` as its baseline). Empty when no such pair exists.
+ * Each image condition against each text-only `versus` condition of its model, on the questions both
+ * scored: means and paired Δ overall and per Table 3 value, and the help/hurt decomposition.
  */
 export function compareModalities(sortedRecords: RunItemRecord[], options: { models: string[]; conditions: string[]; versus: string[] }, stats: RunStatistics): ModalityComparison[] {
   const byCell = groupBy(sortedRecords, (r) => `${r.model}\u0000${r.condition}`);

@@ -98,11 +98,8 @@ export const isEmptyAnswer = (r: RunItemRecord) => r.score.rule === 'empty-answe
 const cellKey = (model: string, condition: string) => `${model}\u0000${condition}`;
 
 /**
- * Aggregates run records into the summary: mean score per model × condition with its interval,
- * breakdowns by group, retrieval metrics, and the paired difference of every condition against
- * the baseline on the questions both scored — every figure through `statistics/run.ts`, under the
- * run's one `StatisticsSettings`. Records are sorted by key first, so the summary depends only on
- * the set of records, never on the order in which they finished.
+ * The run's summary, every figure through `statistics/run.ts` under one `StatisticsSettings`. Records
+ * are sorted by key first, so the summary depends on the set of records, not the order they finished in.
  */
 export function summarizeRun(records: RunItemRecord[], options: SummaryOptions): RunSummary {
   const sorted = [...records].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
@@ -247,10 +244,8 @@ function depthSeries(cells: readonly CellSummary[]): { unit: 'k' | 'contextToken
 }
 
 /**
- * Per model × strategy × retriever measured at two depths or more (k, or context budgets): the
- * depth curve's shape on the questions scored at every depth (slope over ln depth, best depth and
- * its probability, deepest − best), and the same fitted against the mean context tokens of each
- * condition, so that series of different chunkings share one axis.
+ * Per series measured at two depths or more: the depth curve on the questions scored at every depth,
+ * and the same against mean context tokens, so that series of different chunkings share one axis.
  */
 function depthCurves(cells: CellSummary[], byCell: Map<string, RunItemRecord[]>, stats: RunStatistics): DepthCurve[] {
   const out: DepthCurve[] = [];
@@ -294,10 +289,7 @@ function depthPointOf(cell: CellSummary): DepthPoint | null {
   return { model: cell.model, condition: cell.condition, strategy: cell.strategy, retriever: cell.retriever, ...at, ...(cell.corpus ? { corpus: cell.corpus } : {}), ...(cell.context ? { tokens: cell.context.tokens } : {}) };
 }
 
-/**
- * The depth steps and the chunkings at equal context (analysis/depthFamilies.ts) as paired
- * differences, each family's p adjusted by Holm and BH; families without a comparison are left out.
- */
+/** The depth families as paired differences, each family's p adjusted by Holm and BH. */
 function compareDepths(cells: CellSummary[], byCell: Map<string, RunItemRecord[]>, stats: RunStatistics, baseline: string): { differences: PairedDifference[]; families: z.infer<typeof ComparisonFamilySchema>[] } {
   const comparisons = depthFamilyComparisons(cells.flatMap((c) => depthPointOf(c) ?? []));
   const differences: PairedDifference[] = [];

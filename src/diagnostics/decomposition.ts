@@ -19,10 +19,8 @@ export interface PairedItem {
 }
 
 /**
- * The items both the condition and the baseline scored, with the condition's evidence for each.
- * Repeated samples (`samples: n`): an item's scored samples are reduced to its score on each side
- * by the run's reducer (each item counts once, as in the summary), and its evidence is its first
- * sample's (retrieval does not change between samples).
+ * The items both sides scored, with the condition's evidence; repeated samples are reduced per side
+ * by the run's reducer, the evidence is the first sample's.
  */
 export function pairedItems(condition: RunItemRecord[], baseline: RunItemRecord[], evidenceOf: (record: RunItemRecord) => Evidence | undefined, reducer: Reducer = 'mean'): PairedItem[] {
   const scored = (r: RunItemRecord) => r.score.status === 'scored' && r.score.score !== null;
@@ -41,10 +39,8 @@ export function pairedItems(condition: RunItemRecord[], baseline: RunItemRecord[
 }
 
 /**
- * The help/hurt decomposition of a condition's mean paired difference: each item is helped, hurt or
- * unchanged, and a group's contribution is the sum of its differences ÷ n, so the three
- * contributions add up to the mean difference exactly. Items with gold evidence are further split
- * by where the evidence ended up and by the best rank gold was retrieved at.
+ * Each item helped, hurt or unchanged; a group's contribution is its differences' sum ÷ n, so the three
+ * add up to the mean difference exactly. Items with gold are split by where their evidence went.
  */
 export function decompose(items: PairedItem[], options: { baseline: string; delta: number }): Decomposition {
   const n = items.length;

@@ -80,11 +80,7 @@ export async function plannedConditionNames(config: ExperimentConfig): Promise<s
   return planConditions(config, (_spec, path) => methods.get(path) ?? { usesRetrieval: false }).map((c) => c.name);
 }
 
-/**
- * Checks diagnostics settings against a run's conditions and the registries, before any call:
- * an unknown baseline or condition, an unknown extractor or checker, or one that cannot run (a
- * missing API key variable) is a ConfigError naming the field.
- */
+/** Settings checked before any call: an unknown condition, extractor or checker, or one that cannot run, is a ConfigError. */
 export async function prepareDiagnostics(
   config: ExperimentConfig,
   settings: DiagnosticsConfig,
@@ -103,12 +99,7 @@ export async function prepareDiagnostics(
   return { extractor, checker, baseline };
 }
 
-/**
- * A component that cannot run fails in its own constructor (an OpenAI endpoint whose `apiKeyEnv`
- * variable is not set: `generator "m": environment variable … is not set`) with a message that
- * does not say which setting built it; prefix the field, as the registry's own errors do.
- * (Added with test/diagnostics/diagnoseConfigErrors.test.ts.)
- */
+/** A component failing in its constructor (an unset `apiKeyEnv`) does not say which setting built it: prefix the field. */
 async function namingField<T>(path: string, create: () => Promise<T>): Promise<T> {
   try {
     return await create();
@@ -128,11 +119,7 @@ async function loadItems(config: ExperimentConfig): Promise<Map<string, Benchmar
   return items;
 }
 
-/**
- * The prefilter's scorer for each retriever of the run: its relevance (the index's embedder, or
- * BM25) when the settings ask for it and the retriever has one, lexical overlap otherwise (with the
- * reason, recorded in diagnostics.json).
- */
+/** The prefilter's scorer per retriever: its relevance where asked for and available, lexical otherwise (with why). */
 async function openScorers(config: ExperimentConfig, settings: DiagnosticsConfig, labels: Set<string>): Promise<{ scorers: Map<string, PairScorer>; described: Record<string, string>; close: () => Promise<void> }> {
   const scorers = new Map<string, PairScorer>();
   const described: Record<string, string> = {};
@@ -183,11 +170,9 @@ export async function prepareRunDiagnosis(runDirInput: string, options: Diagnose
 }
 
 /**
- * Diagnoses the scored answers of the chosen conditions (the caller holds the run's lock): each gets
- * its claims, label matrices, metrics and evidence, appended to diagnostics.jsonl as it finishes (every
- * extraction and label cached), then merged into items.jsonl. No answer is generated again.
- * Interrupted (signal, kill -9) or stopped by an endpoint that is down (ServiceUnavailableError, exit
- * 3), it resumes where it stopped; answers with failed checks are diagnosed again on the next call.
+ * Diagnoses the chosen conditions' scored answers (the caller holds the run's lock), each appended to
+ * diagnostics.jsonl as it finishes, then merged into items.jsonl. Interrupted or stopped by an endpoint
+ * that is down, it resumes where it stopped; answers with failed checks are redone on the next call.
  */
 export async function diagnoseAnswers({ runDir, config, settings, prepared: { extractor, checker, baseline } }: RunDiagnosis, options: DiagnoseOptions = {}): Promise<DiagnosisCounts> {
   const log = options.log ?? (() => {});
@@ -322,10 +307,8 @@ export async function diagnoseAnswers({ runDir, config, settings, prepared: { ex
 }
 
 /**
- * Writes each record's current diagnosis into items.jsonl itself (`diagnostics` on the record's last
- * line), atomically; a record without a current one loses a stale copy. When items.jsonl changes
- * while this runs (a run still appending answers), the merge is left for the next diagnosis: the
- * results API reads diagnostics.jsonl either way.
+ * Writes each record's current diagnosis into items.jsonl, atomically. When items.jsonl changes meanwhile
+ * (a run still answering) the merge waits for the next diagnosis: results read diagnostics.jsonl anyway.
  */
 async function mergeIntoItems(runDir: string, settingsFingerprint: string, lines: Map<string, DiagnosticsLine>, log: (line: string) => void): Promise<void> {
   const path = runFile(runDir, 'items');
