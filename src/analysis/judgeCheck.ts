@@ -8,7 +8,7 @@ import type { AnswerLabel } from '../runFiles/labels.js';
 import type { JudgeCheckSummary } from '../runFiles/summary.js';
 import { cohensKappa, krippendorffAlpha, pearsonWithInterval, type AlphaEstimate, type CorrelationEstimate, type KappaEstimate } from '../statistics/agreement.js';
 import type { BootstrapOptions } from '../statistics/bootstrap.js';
-import { correctedDifference, correctedMean, judgeBias, judgeBiasDifference, type BiasDifference, type BiasEstimate, type CorrectedDifference, type JudgedAnswer, type PredictionPoweredEstimate } from '../statistics/ppi.js';
+import { correctedDifference, correctedMean, judgeBias, judgeBiasDifference, type JudgedAnswer, type PredictionPoweredEstimate } from '../statistics/ppi.js';
 import { isScored, itemKeyOf, runStatistics } from './observations.js';
 
 export interface JudgeCheckOptions {
@@ -37,38 +37,6 @@ export interface AgreementRow {
   kappa: KappaEstimate | null;
   /** Krippendorff's α (nominal) over the same units. */
   alpha: AlphaEstimate | null;
-}
-
-export interface ConditionCheck {
-  model: string;
-  condition: string;
-  /** Judge-only, labels-only, PPI and PPI++ means with clustered intervals. */
-  mean: PredictionPoweredEstimate;
-  /** mean(judge − human) on the labelled answers. */
-  bias: BiasEstimate;
-}
-
-export interface DeltaCheck {
-  model: string;
-  condition: string;
-  baseline: string;
-  /** Judge-only and corrected Δ (condition − baseline) on the questions both answered. */
-  delta: CorrectedDifference;
-  /** Judge bias in the condition minus in the baseline, on questions labelled in both; its share of the judge-only Δ. */
-  biasDifference: BiasDifference | null;
-}
-
-export interface JudgeCheck {
-  /** Answers with at least one label. */
-  labelledAnswers: number;
-  annotators: string[];
-  /** True when any label the run holds is declared synthetic (the offline demo's): every surface says so. */
-  synthetic: boolean;
-  agreement: AgreementRow[];
-  /** Annotator against annotator, where two labelled the same answers. */
-  annotatorAgreement: AgreementRow[];
-  conditions: ConditionCheck[];
-  deltas: DeltaCheck[];
 }
 
 /** What one rater said about one answer: its score on the benchmark's scale and its 0/1 marks per unit (rubric item, or `correct`). */
@@ -144,7 +112,7 @@ function agreementOf(judge: string, annotator: string, a: Map<string, Marks>, b:
 const mean = (values: number[]) => values.reduce((s, v) => s + v, 0) / values.length;
 
 /** The judge-selection table, bias per condition and corrected estimates of one run's judge against its labels. */
-export function checkJudge(records: readonly RunItemRecord[], labels: readonly AnswerLabel[], options: JudgeCheckOptions): JudgeCheck {
+export function checkJudge(records: readonly RunItemRecord[], labels: readonly AnswerLabel[], options: JudgeCheckOptions) {
   const bootstrap: BootstrapOptions = { resamples: options.resamples, seed: options.seed };
   const judgeName = options.judgeName ?? 'judge';
   const answers = records.filter((r) => (r.sample ?? 0) === 0);
@@ -183,11 +151,13 @@ export function checkJudge(records: readonly RunItemRecord[], labels: readonly A
     });
   }
   const isLabelled = (a: JudgedAnswer) => a.human !== undefined;
-  const conditions: ConditionCheck[] = cellOrder.flatMap(({ model, condition }) => {
+  // Per labelled cell: judge-only, labels-only, PPI and PPI++ means, and the bias mean(judge − human).
+  const conditions = cellOrder.flatMap(({ model, condition }) => {
     const list = cells.get(`${model}\u0000${condition}`)!;
     return list.some(isLabelled) ? [{ model, condition, mean: correctedMean(list, bootstrap), bias: judgeBias(list, bootstrap) }] : [];
   });
-  const deltas: DeltaCheck[] = cellOrder.flatMap(({ model, condition }) => {
+  // Per condition: judge-only and corrected Δ, and the bias difference (questions labelled in both sides).
+  const deltas = cellOrder.flatMap(({ model, condition }) => {
     const base = cells.get(`${model}\u0000${options.baseline}`);
     if (condition === options.baseline || !base) return [];
     const list = cells.get(`${model}\u0000${condition}`)!;
@@ -198,6 +168,7 @@ export function checkJudge(records: readonly RunItemRecord[], labels: readonly A
   return {
     labelledAnswers: humanScores.size,
     annotators,
+    // Any label declared synthetic (the offline demo's): every surface says so.
     synthetic: known.some((l) => l.synthetic === true),
     agreement,
     annotatorAgreement,
@@ -232,6 +203,8 @@ const raterRow = (r: AgreementRow): RaterAgreement => ({
   alpha: openOrNull(r.alpha),
 });
 const corrected = (e: PredictionPoweredEstimate) => ({ n: e.n, labelled: e.labelled, judgeOnly: open(e.judgeOnly), labelsOnly: open(e.labelsOnly), ppiPlusPlus: open(e.ppiPlusPlus), lambda: e.ppiPlusPlus.lambda });
+
+export type JudgeCheck = ReturnType<typeof checkJudge>;
 
 /** The check as summary.json keeps it (undefined figures as null); undefined for a run without labels, so its summary does not change. */
 export function judgeCheckSummary(check: JudgeCheck): JudgeCheckSummary | undefined {
