@@ -1,10 +1,8 @@
 import { SWEEP_SEPARATOR } from '../config/chunkingSweep.js';
+import { groupBy } from '../diagnostics/groupBy.js';
 
-/**
- * The comparisons between depths and between chunkings that are tested together, as two named
- * families (the summary adjusts their p-values by Holm and BH; the power plan sizes them): one
- * definition for before the run (conditions, their planned context) and after (cells).
- */
+// The depth and chunking comparisons tested together as two named families: one definition for
+// before the run (the power plan) and after it (the summary).
 
 /** One condition of a depth series: its model, strategy, retriever, depth (k or a budget in tokens), chunking and mean context tokens where known. */
 export interface DepthPoint {
@@ -47,19 +45,11 @@ export function depthFamilyName(kind: DepthFamilyKind, size: number): string {
 /** What `reference` means in each family (the summary's `families[].reference`). */
 export const DEPTH_FAMILY_REFERENCE: Record<DepthFamilyKind, string> = { depth: 'the next shallower depth', chunking: 'the other chunking at equal context' };
 
-const groupBy = <T>(list: readonly T[], key: (t: T) => string): Map<string, T[]> => {
-  const out = new Map<string, T[]>();
-  for (const t of list) (out.get(key(t)) ?? out.set(key(t), []).get(key(t))!).push(t);
-  return out;
-};
-
 /**
- * **Depth steps**: per model × strategy × retriever × unit, each depth against the next shallower
- * one (`rag@20` − `rag@10`). **Chunkings at equal context**: per model × strategy (and per retriever
- * where a chunking sweep made one retriever per chunking — see `chunkingGroups`), between every two
- * corpora (A before B by name), each budget of B against the same budget of A, and each k of A
- * paired with the k of B nearest to it in mean context tokens (by |ln tokens ratio|; ties: the
- * shallower), B − A, each pair once.
+ * **Depth steps**: per model × strategy × retriever × unit, each depth against the next shallower.
+ * **Chunkings at equal context**: per group (`chunkingGroups`) and pair of corpora A < B, each budget
+ * of B against the same budget of A, and each k of A against the k of B nearest in mean context
+ * tokens (by |ln ratio|; ties: the shallower); B − A, each pair once.
  */
 export function depthFamilyComparisons(points: readonly DepthPoint[]): FamilyComparison[] {
   const out: FamilyComparison[] = [];
@@ -101,10 +91,8 @@ export function depthFamilyComparisons(points: readonly DepthPoint[]): FamilyCom
 export const sweptRetriever = (label: string | null): string => (label ?? '').split(SWEEP_SEPARATOR)[0]!;
 
 /**
- * The groups whose chunkings are compared: per model × strategy; a retriever that a chunking sweep
- * repeated over several corpora (`dense·maxSize=128`, `dense·maxSize=512`) is compared only with
- * itself, so that a chunking comparison never also changes the retriever (dense against BM25).
- * Retrievers written one per corpus by hand keep one group per model × strategy.
+ * The groups whose chunkings are compared, per model × strategy; a retriever a chunking sweep repeated
+ * over corpora is compared only with itself, so a chunking comparison never also changes the retriever.
  */
 function chunkingGroups(points: readonly DepthPoint[]): DepthPoint[][] {
   const corporaOf = new Map<string, Set<string>>();

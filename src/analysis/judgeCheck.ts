@@ -1,19 +1,14 @@
 /**
- * A run's judge checked against its human labels (`labels/<annotator>.jsonl`): the judge-selection
- * table (Pearson at rubric and at answer level, Cohen's κ, Krippendorff's α, per judge and
- * annotator, and between annotators), the judge's bias per condition and its difference against
- * the baseline, and every condition's mean and paired Δ corrected with the labels (PPI++). Every
- * figure is computed by `statistics/`; this file only joins answers with their labels.
- *
- * The answers are the first sample of each question (`sample` 0): labels are of single answers,
- * and the corrected estimators pair one answer per question and condition.
+ * A run's judge checked against its human labels: agreement (Pearson, κ, α), bias, and means and Δ
+ * corrected with the labels (PPI++), all computed by `statistics/`. Only first samples (`sample` 0)
+ * count: labels are of single answers, and the corrected estimators pair one answer per question.
  */
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { AnswerLabel } from '../runFiles/labels.js';
 import type { JudgeCheckSummary } from '../runFiles/summary.js';
 import { cohensKappa, krippendorffAlpha, pearsonWithInterval, type AlphaEstimate, type CorrelationEstimate, type KappaEstimate } from '../statistics/agreement.js';
 import type { BootstrapOptions } from '../statistics/bootstrap.js';
-import { correctedDifference, correctedMean, judgeBias, judgeBiasDifference, type BiasDifference, type BiasEstimate, type CorrectedDifference, type JudgedAnswer, type PredictionPoweredEstimate } from '../statistics/ppi.js';
+import { correctedDifference, correctedMean, judgeBias, judgeBiasDifference, type JudgedAnswer, type PredictionPoweredEstimate } from '../statistics/ppi.js';
 import { isScored, itemKeyOf, runStatistics } from './observations.js';
 
 export interface JudgeCheckOptions {
@@ -42,38 +37,6 @@ export interface AgreementRow {
   kappa: KappaEstimate | null;
   /** Krippendorff's α (nominal) over the same units. */
   alpha: AlphaEstimate | null;
-}
-
-export interface ConditionCheck {
-  model: string;
-  condition: string;
-  /** Judge-only, labels-only, PPI and PPI++ means with clustered intervals. */
-  mean: PredictionPoweredEstimate;
-  /** mean(judge − human) on the labelled answers. */
-  bias: BiasEstimate;
-}
-
-export interface DeltaCheck {
-  model: string;
-  condition: string;
-  baseline: string;
-  /** Judge-only and corrected Δ (condition − baseline) on the questions both answered. */
-  delta: CorrectedDifference;
-  /** Judge bias in the condition minus in the baseline, on questions labelled in both; its share of the judge-only Δ. */
-  biasDifference: BiasDifference | null;
-}
-
-export interface JudgeCheck {
-  /** Answers with at least one label. */
-  labelledAnswers: number;
-  annotators: string[];
-  /** True when any label the run holds is declared synthetic (the offline demo's): every surface says so. */
-  synthetic: boolean;
-  agreement: AgreementRow[];
-  /** Annotator against annotator, where two labelled the same answers. */
-  annotatorAgreement: AgreementRow[];
-  conditions: ConditionCheck[];
-  deltas: DeltaCheck[];
 }
 
 /** What one rater said about one answer: its score on the benchmark's scale and its 0/1 marks per unit (rubric item, or `correct`). */
@@ -149,7 +112,7 @@ function agreementOf(judge: string, annotator: string, a: Map<string, Marks>, b:
 const mean = (values: number[]) => values.reduce((s, v) => s + v, 0) / values.length;
 
 /** The judge-selection table, bias per condition and corrected estimates of one run's judge against its labels. */
-export function checkJudge(records: readonly RunItemRecord[], labels: readonly AnswerLabel[], options: JudgeCheckOptions): JudgeCheck {
+export function checkJudge(records: readonly RunItemRecord[], labels: readonly AnswerLabel[], options: JudgeCheckOptions) {
   const bootstrap: BootstrapOptions = { resamples: options.resamples, seed: options.seed };
   const judgeName = options.judgeName ?? 'judge';
   const answers = records.filter((r) => (r.sample ?? 0) === 0);
@@ -188,11 +151,13 @@ export function checkJudge(records: readonly RunItemRecord[], labels: readonly A
     });
   }
   const isLabelled = (a: JudgedAnswer) => a.human !== undefined;
-  const conditions: ConditionCheck[] = cellOrder.flatMap(({ model, condition }) => {
+  // Per labelled cell: judge-only, labels-only, PPI and PPI++ means, and the bias mean(judge − human).
+  const conditions = cellOrder.flatMap(({ model, condition }) => {
     const list = cells.get(`${model}\u0000${condition}`)!;
     return list.some(isLabelled) ? [{ model, condition, mean: correctedMean(list, bootstrap), bias: judgeBias(list, bootstrap) }] : [];
   });
-  const deltas: DeltaCheck[] = cellOrder.flatMap(({ model, condition }) => {
+  // Per condition: judge-only and corrected Δ, and the bias difference (questions labelled in both sides).
+  const deltas = cellOrder.flatMap(({ model, condition }) => {
     const base = cells.get(`${model}\u0000${options.baseline}`);
     if (condition === options.baseline || !base) return [];
     const list = cells.get(`${model}\u0000${condition}`)!;
@@ -203,6 +168,7 @@ export function checkJudge(records: readonly RunItemRecord[], labels: readonly A
   return {
     labelledAnswers: humanScores.size,
     annotators,
+    // Any label declared synthetic (the offline demo's): every surface says so.
     synthetic: known.some((l) => l.synthetic === true),
     agreement,
     annotatorAgreement,
@@ -213,11 +179,7 @@ export function checkJudge(records: readonly RunItemRecord[], labels: readonly A
 
 type RaterAgreement = JudgeCheckSummary['agreement'][number];
 
-/**
- * Another judge of the same answers — a panel judge's verdicts (`hisrag rejudge`), or the panel's
- * majority — against each annotator, on the answers both scored: its rows of the judge-selection
- * table, computed as the run's own judge's are.
- */
+/** Another judge of the same answers (a panel judge of `hisrag rejudge`, or the majority) against each annotator. */
 export function panelJudgeAgreement(judge: string, scores: ReadonlyMap<string, JudgedScore>, labels: readonly AnswerLabel[], options: { resamples: number; seed: number }): RaterAgreement[] {
   const judged = new Map([...scores].filter(([, s]) => s.score !== null).map(([key, s]) => [key, judgeMarks(s)]));
   const known = labels.filter((l) => judged.has(l.key));
@@ -241,6 +203,8 @@ const raterRow = (r: AgreementRow): RaterAgreement => ({
   alpha: openOrNull(r.alpha),
 });
 const corrected = (e: PredictionPoweredEstimate) => ({ n: e.n, labelled: e.labelled, judgeOnly: open(e.judgeOnly), labelsOnly: open(e.labelsOnly), ppiPlusPlus: open(e.ppiPlusPlus), lambda: e.ppiPlusPlus.lambda });
+
+export type JudgeCheck = ReturnType<typeof checkJudge>;
 
 /** The check as summary.json keeps it (undefined figures as null); undefined for a run without labels, so its summary does not change. */
 export function judgeCheckSummary(check: JudgeCheck): JudgeCheckSummary | undefined {

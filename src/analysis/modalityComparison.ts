@@ -5,13 +5,10 @@ import { defaultDelta } from '../scoring/metrics.js';
 import type { ModalityComparison, PairedCell } from '../runFiles/summary.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { isScored, itemKeyOf, type RunStatistics } from './observations.js';
+import { groupBy } from '../diagnostics/groupBy.js';
 
 
-/**
- * The breakdowns of LongHisDoc's Table 3 (image input against OCR input), in its order: evidence
- * modality (text / layout / visual), question type (`category`: Single Page, Cross Pages, Multi
- * Hop, Unanswerable) and answer type. Keys a run's records do not carry are left out.
- */
+/** LongHisDoc's Table 3 breakdowns, in its order: evidence modality, question type (`category`), answer type. */
 export const MODALITY_BREAKDOWN_KEYS = ['evidence_modal', 'category', 'answer_type'] as const;
 
 /** Whether a record's prompt showed the model page images (`prompt[].images`). */
@@ -42,9 +39,7 @@ function pairedCell(condition: Observation[], against: Observation[], stats: Run
 /** One record per question (its first scored sample's, scored by the reducer over its scored samples): what the decomposition compares. */
 function onePerQuestion(records: RunItemRecord[], stats: RunStatistics): RunItemRecord[] {
   if (!stats.settings.repeatedSamples) return records;
-  const byItem = new Map<string, RunItemRecord[]>();
-  for (const r of records) (byItem.get(itemKeyOf(r)) ?? byItem.set(itemKeyOf(r), []).get(itemKeyOf(r))!).push(r);
-  return [...byItem.values()].map((answers) => {
+  return [...groupBy(records, itemKeyOf).values()].map((answers) => {
     const scored = answers.filter(isScored).sort((a, b) => (a.sample ?? 0) - (b.sample ?? 0));
     if (!scored.length) return answers[0]!;
     return { ...scored[0]!, score: { ...scored[0]!.score, score: reduceSamples(scored.map((r) => r.score.score!), stats.settings.reducer) } };
@@ -52,17 +47,11 @@ function onePerQuestion(records: RunItemRecord[], stats: RunStatistics): RunItem
 }
 
 /**
- * Each condition whose prompts showed page images against each text-only `versus` condition of the
- * same model, on the questions both scored: overall and per value of the Table 3 breakdowns, both
- * means and the paired difference with their intervals (the run's estimators), and the help/hurt
- * decomposition (the diagnostics' own, with `against` as its baseline). Empty when no such pair exists.
+ * Each image condition against each text-only `versus` condition of its model, on the questions both
+ * scored: means and paired Δ overall and per Table 3 value, and the help/hurt decomposition.
  */
 export function compareModalities(sortedRecords: RunItemRecord[], options: { models: string[]; conditions: string[]; versus: string[] }, stats: RunStatistics): ModalityComparison[] {
-  const byCell = new Map<string, RunItemRecord[]>();
-  for (const r of sortedRecords) {
-    const key = `${r.model}\u0000${r.condition}`;
-    (byCell.get(key) ?? byCell.set(key, []).get(key)!).push(r);
-  }
+  const byCell = groupBy(sortedRecords, (r) => `${r.model}\u0000${r.condition}`);
   const out: ModalityComparison[] = [];
   for (const model of options.models) {
     const cell = (condition: string) => byCell.get(`${model}\u0000${condition}`) ?? [];

@@ -4,11 +4,7 @@ import type { CellSummary } from '../runFiles/summary.js';
 import { conditionMean, salts } from '../statistics/run.js';
 import { itemKeyOf, type RunStatistics } from './observations.js';
 
-/**
- * A cell's span metrics (the records' `retrievalMetrics.charRecall` …) as means over its questions
- * with intervals from the statistics module (clustered and two-stage as the score's), each over the
- * questions that have it; nothing when no record has one.
- */
+/** A cell's span metrics as means over its questions with the score's intervals; nothing when no record has one. */
 export function spanRetrievalOf(model: string, condition: string, records: readonly RunItemRecord[], stats: RunStatistics): CellSummary['spanRetrieval'] {
   const out: NonNullable<CellSummary['spanRetrieval']> = {};
   for (const metric of SPAN_METRICS) {

@@ -11,6 +11,7 @@ import { compareModalities } from './modalityComparison.js';
 import { corpusOfChunks, DEPTH_FAMILY_REFERENCE, depthFamilyComparisons, depthFamilyName, type DepthPoint } from './depthFamilies.js';
 import { isScored, itemKeyOf, runStatistics, type RunStatistics } from './observations.js';
 import { spanRetrievalOf } from './spanRetrieval.js';
+import { groupBy } from '../diagnostics/groupBy.js';
 
 export type { CellMethod };
 
@@ -97,20 +98,13 @@ export const isEmptyAnswer = (r: RunItemRecord) => r.score.rule === 'empty-answe
 const cellKey = (model: string, condition: string) => `${model}\u0000${condition}`;
 
 /**
- * Aggregates run records into the summary: mean score per model × condition with its interval,
- * breakdowns by group, retrieval metrics, and the paired difference of every condition against
- * the baseline on the questions both scored — every figure through `statistics/run.ts`, under the
- * run's one `StatisticsSettings`. Records are sorted by key first, so the summary depends only on
- * the set of records, never on the order in which they finished.
+ * The run's summary, every figure through `statistics/run.ts` under one `StatisticsSettings`. Records
+ * are sorted by key first, so the summary depends on the set of records, not the order they finished in.
  */
 export function summarizeRun(records: RunItemRecord[], options: SummaryOptions): RunSummary {
   const sorted = [...records].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const stats = runStatistics(sorted, options);
-  const byCell = new Map<string, RunItemRecord[]>();
-  for (const record of sorted) {
-    const key = cellKey(record.model, record.condition);
-    (byCell.get(key) ?? byCell.set(key, []).get(key)!).push(record);
-  }
+  const byCell = groupBy(sorted, (r) => cellKey(r.model, r.condition));
   const cells: CellSummary[] = [];
   const paired: PairedDifference[] = [];
   const versus: PairedDifference[] = [];
@@ -212,17 +206,20 @@ function cellSummary(model: string, condition: string, list: RunItemRecord[], op
   };
 }
 
-/**
- * Holm- and Benjamini–Hochberg-adjusted p-values over every difference against `reference` in the
- * run (all models, all conditions): the family a reader scans for "what beats closed-book". Sets
- * `pHolm`, `pBH` and `family` on the differences in place; returns the family.
- */
+/** Holm- and BH-adjusted p over the tested differences, set in place with the family's name (given its size). */
+function adjustTested(differences: PairedDifference[], nameOf: (size: number) => string): { name: string; size: number } {
+  const tested = differences.filter((d) => d.p !== undefined && d.p !== null);
+  const name = nameOf(tested.length);
+  const { holm, bh } = adjustedP(tested.map((d) => d.p!));
+  tested.forEach((d, i) => Object.assign(d, { pHolm: holm[i]!, pBH: bh[i]!, family: name }));
+  return { name, size: tested.length };
+}
+
+/** Every difference against `reference` in the run (all models, all conditions): the family a reader scans for "what beats closed-book". */
 function adjustFamily(differences: PairedDifference[], reference: string, models: number): z.infer<typeof ComparisonFamilySchema> {
-  const members = differences.filter((d) => d.baseline === reference && d.p !== undefined && d.p !== null);
-  const name = `${members.length} differences vs ${reference} (${models > 1 ? `${models} models × ` : ''}conditions)`;
-  const { holm, bh } = adjustedP(members.map((d) => d.p!));
-  members.forEach((d, i) => Object.assign(d, { pHolm: holm[i]!, pBH: bh[i]!, family: name }));
-  return { name, reference, size: members.length };
+  const members = differences.filter((d) => d.baseline === reference);
+  const { name, size } = adjustTested(members, (n) => `${n} differences vs ${reference} (${models > 1 ? `${models} models × ` : ''}conditions)`);
+  return { name, reference, size };
 }
 
 /** A cell's depth on its series' axis: its k, or its context budget; null without either. */
@@ -247,10 +244,8 @@ function depthSeries(cells: readonly CellSummary[]): { unit: 'k' | 'contextToken
 }
 
 /**
- * Per model × strategy × retriever measured at two depths or more (k, or context budgets): the
- * depth curve's shape on the questions scored at every depth (slope over ln depth, best depth and
- * its probability, deepest − best), and the same fitted against the mean context tokens of each
- * condition, so that series of different chunkings share one axis.
+ * Per series measured at two depths or more: the depth curve on the questions scored at every depth,
+ * and the same against mean context tokens, so that series of different chunkings share one axis.
  */
 function depthCurves(cells: CellSummary[], byCell: Map<string, RunItemRecord[]>, stats: RunStatistics): DepthCurve[] {
   const out: DepthCurve[] = [];
@@ -294,10 +289,7 @@ function depthPointOf(cell: CellSummary): DepthPoint | null {
   return { model: cell.model, condition: cell.condition, strategy: cell.strategy, retriever: cell.retriever, ...at, ...(cell.corpus ? { corpus: cell.corpus } : {}), ...(cell.context ? { tokens: cell.context.tokens } : {}) };
 }
 
-/**
- * The depth steps and the chunkings at equal context (analysis/depthFamilies.ts) as paired
- * differences, each family's p adjusted by Holm and BH; families without a comparison are left out.
- */
+/** The depth families as paired differences, each family's p adjusted by Holm and BH. */
 function compareDepths(cells: CellSummary[], byCell: Map<string, RunItemRecord[]>, stats: RunStatistics, baseline: string): { differences: PairedDifference[]; families: z.infer<typeof ComparisonFamilySchema>[] } {
   const comparisons = depthFamilyComparisons(cells.flatMap((c) => depthPointOf(c) ?? []));
   const differences: PairedDifference[] = [];
@@ -305,37 +297,27 @@ function compareDepths(cells: CellSummary[], byCell: Map<string, RunItemRecord[]
   for (const kind of ['depth', 'chunking'] as const) {
     const members = comparisons
       .filter((c) => c.kind === kind)
-      .map(({ model, condition, reference }): PairedDifference => {
-        const d = pairedDifference(stats.observations(byCell.get(cellKey(model, condition))!), stats.observations(byCell.get(cellKey(model, reference))!), stats.settings, salts.paired(model, condition, reference, baseline));
-        return d.n === 0 ? { model, condition, baseline: reference, n: 0, meanDiff: null, ciLow: null, ciHigh: null, sharePositive: null } : { model, condition, baseline: reference, ...d };
-      });
+      .map(({ model, condition, reference }) => pairedOf(byCell.get(cellKey(model, condition))!, byCell.get(cellKey(model, reference))!, model, condition, reference, baseline, stats));
     if (!members.length) continue;
-    const tested = members.filter((d) => d.p !== undefined && d.p !== null);
-    const name = depthFamilyName(kind, tested.length);
-    const { holm, bh } = adjustedP(tested.map((d) => d.p!));
-    tested.forEach((d, i) => Object.assign(d, { pHolm: holm[i]!, pBH: bh[i]!, family: name }));
+    const { name, size } = adjustTested(members, (n) => depthFamilyName(kind, n));
     differences.push(...members);
-    families.push({ name, reference: DEPTH_FAMILY_REFERENCE[kind], size: tested.length, kind });
+    families.push({ name, reference: DEPTH_FAMILY_REFERENCE[kind], size, kind });
   }
   return { differences, families };
 }
 
+/** condition − reference on the questions both scored (n 0 and null figures when none are). */
+function pairedOf(list: RunItemRecord[], against: RunItemRecord[], model: string, condition: string, reference: string, baseline: string, stats: RunStatistics): PairedDifference {
+  const d = pairedDifference(stats.observations(list), stats.observations(against), stats.settings, salts.paired(model, condition, reference, baseline));
+  return d.n === 0 ? { model, condition, baseline: reference, n: 0, meanDiff: null, ciLow: null, ciHigh: null, sharePositive: null } : { model, condition, baseline: reference, ...d };
+}
+
 /** Every condition of one model against a reference condition, on the questions both scored. */
 function pairedAgainst(byCell: Map<string, RunItemRecord[]>, model: string, reference: string, options: SummaryOptions, stats: RunStatistics): PairedDifference[] {
-  const baseline = byCell.get(cellKey(model, reference));
-  if (!baseline) return [];
-  const against = stats.observations(baseline);
-  const out: PairedDifference[] = [];
-  for (const condition of options.conditions) {
-    if (condition === reference) continue;
+  const against = byCell.get(cellKey(model, reference));
+  if (!against) return [];
+  return options.conditions.flatMap((condition) => {
     const list = byCell.get(cellKey(model, condition));
-    if (!list) continue;
-    const d = pairedDifference(stats.observations(list), against, stats.settings, salts.paired(model, condition, reference, options.baseline));
-    if (d.n === 0) {
-      out.push({ model, condition, baseline: reference, n: 0, meanDiff: null, ciLow: null, ciHigh: null, sharePositive: null });
-      continue;
-    }
-    out.push({ model, condition, baseline: reference, ...d });
-  }
-  return out;
+    return condition === reference || !list ? [] : [pairedOf(list, against, model, condition, reference, options.baseline, stats)];
+  });
 }

@@ -2,6 +2,7 @@ import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { reduceSamples, type Reducer } from '../statistics/samples.js';
 import { goldRankBucket } from './evidence.js';
 import { EVIDENCE_STATUSES, GOLD_RANK_BUCKETS, type Decomposition, type Evidence } from '../runFiles/diagnosis.js';
+import { groupBy } from './groupBy.js';
 
 const OUTCOMES = ['helped', 'hurt', 'unchanged'] as const;
 type Outcome = (typeof OUTCOMES)[number];
@@ -18,21 +19,13 @@ export interface PairedItem {
 }
 
 /**
- * The items both the condition and the baseline scored, with the condition's evidence for each.
- * Repeated samples (`samples: n`): an item's scored samples are reduced to its score on each side
- * by the run's reducer (each item counts once, as in the summary), and its evidence is its first
- * sample's (retrieval does not change between samples).
+ * The items both sides scored, with the condition's evidence; repeated samples are reduced per side
+ * by the run's reducer, the evidence is the first sample's.
  */
 export function pairedItems(condition: RunItemRecord[], baseline: RunItemRecord[], evidenceOf: (record: RunItemRecord) => Evidence | undefined, reducer: Reducer = 'mean'): PairedItem[] {
   const scored = (r: RunItemRecord) => r.score.status === 'scored' && r.score.score !== null;
-  const byItem = (records: RunItemRecord[]) => {
-    const out = new Map<string, RunItemRecord[]>();
-    for (const r of [...records].filter(scored).sort((a, b) => (a.sample ?? 0) - (b.sample ?? 0) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
-      const key = `${r.benchmark}:${r.itemId}`;
-      (out.get(key) ?? out.set(key, []).get(key)!).push(r);
-    }
-    return out;
-  };
+  const byItem = (records: RunItemRecord[]) =>
+    groupBy(records.filter(scored).sort((a, b) => (a.sample ?? 0) - (b.sample ?? 0) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)), (r) => `${r.benchmark}:${r.itemId}`);
   const base = byItem(baseline);
   const out: PairedItem[] = [];
   for (const [itemKey, samples] of [...byItem(condition)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
@@ -46,10 +39,8 @@ export function pairedItems(condition: RunItemRecord[], baseline: RunItemRecord[
 }
 
 /**
- * The help/hurt decomposition of a condition's mean paired difference: each item is helped, hurt or
- * unchanged, and a group's contribution is the sum of its differences ÷ n, so the three
- * contributions add up to the mean difference exactly. Items with gold evidence are further split
- * by where the evidence ended up and by the best rank gold was retrieved at.
+ * Each item helped, hurt or unchanged; a group's contribution is its differences' sum ÷ n, so the three
+ * add up to the mean difference exactly. Items with gold are split by where their evidence went.
  */
 export function decompose(items: PairedItem[], options: { baseline: string; delta: number }): Decomposition {
   const n = items.length;

@@ -57,10 +57,8 @@ const callsFor = (claims: number, perCall: number) => Math.ceil(claims / perCall
 type BatchResult = { labels: ClaimLabel[]; error?: undefined } | { labels?: undefined; error: string };
 
 /**
- * Labels claims against texts through the store: a batch whose labels are all stored is not sent;
- * a batch already in flight for another answer is awaited, not sent twice. Batches are cut from a
- * fixed claim order before any cache lookup, so what is sent never depends on what happened to be
- * cached or in flight (the same request every time, also after an interrupt).
+ * Labels claims through the store, a batch in flight awaited rather than sent twice. Batches are cut
+ * before any cache lookup, so what is sent never depends on what happened to be cached or in flight.
  */
 export class LabelService {
   private readonly inflight = new Map<string, Promise<BatchResult>>();
@@ -87,10 +85,7 @@ export class LabelService {
     return pending;
   }
 
-  /**
-   * Labels `claims[i]` for i in `wanted` against one text, in batches of the checker's size; the
-   * result maps claim index → label, or → error for claims whose batch failed.
-   */
+  /** `claims[i]` for i in `wanted` against one text: claim index → label, or → error where its batch failed. */
   async label(question: string, claims: string[], wanted: number[], text: string, cost: CostAccount): Promise<Map<number, ClaimLabel | { error: string }>> {
     const out = new Map<number, ClaimLabel | { error: string }>();
     for (const group of chunked(wanted, this.context.checker.claimsPerCall)) {
@@ -136,13 +131,9 @@ function passagesOf(record: RunItemRecord): string[] {
 const usesRetrieval = (record: RunItemRecord) => record.retriever !== null || record.retrieved.length > 0;
 
 /**
- * Diagnoses the answers of one benchmark item (every condition that is to be diagnosed), in two
- * phases: the gold side (gold claims, and each gold claim against each passage some condition's
- * prefilter picked) once for the item, shared by all its conditions; then each answer's own side
- * (its claims against the gold answer and its passages). Gold-side calls are counted on the first
- * answer (in key order) that needs them. `all` is every scored record of the item (the gold-side
- * batches are cut from all of them, so they do not depend on which answers remain after a resume);
- * `todo` the ones to diagnose now.
+ * Diagnoses one item's answers: the gold side once for all its conditions (counted on the first
+ * answer), then each answer's own side. The gold-side batches are cut from `all` the item's records,
+ * so they do not depend on which (`todo`) remain after a resume.
  */
 export async function diagnoseItem(
   item: BenchmarkItem,

@@ -6,7 +6,7 @@ import { benchmarks } from '../benchmarks/registry.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { applyOverrides, validateExperimentConfig } from '../config/load.js';
-import { ConfigError, formatZodIssues, InterruptedError, ServiceUnavailableError } from '../errors.js';
+import { ConfigError, formatZodIssues, InterruptedError } from '../errors.js';
 import { createMethod } from '../methods/registry.js';
 import { planConditions, retrieversOf, strategySpecs, type PlannedMethod } from '../experiment/plan.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
@@ -23,6 +23,7 @@ import type { ClaimChecker, ClaimExtractor } from './claims/types.js';
 import { DiagnosticsConfigSchema, type DiagnosticsConfig } from '../config/diagnostics.js';
 import { diagnoseItem, LabelService, type DiagnosisContext } from './diagnoseItem.js';
 import { LabelStore } from './labelStore.js';
+import { groupBy } from './groupBy.js';
 import { hybridPairScorer, lexicalPairScorer, relevancePairScorer, type PairScorer } from './prefilter.js';
 import { DIAGNOSTICS_FORMAT, diagnosticsFile, readDiagnosticsLines, recordFingerprint, sentTotals, type DiagnosticsLine, type DiagnosticsState } from './runFiles.js';
 import { readRunManifest } from '../runFiles/manifest.js';
@@ -79,11 +80,7 @@ export async function plannedConditionNames(config: ExperimentConfig): Promise<s
   return planConditions(config, (_spec, path) => methods.get(path) ?? { usesRetrieval: false }).map((c) => c.name);
 }
 
-/**
- * Checks diagnostics settings against a run's conditions and the registries, before any call:
- * an unknown baseline or condition, an unknown extractor or checker, or one that cannot run (a
- * missing API key variable) is a ConfigError naming the field.
- */
+/** Settings checked before any call: an unknown condition, extractor or checker, or one that cannot run, is a ConfigError. */
 export async function prepareDiagnostics(
   config: ExperimentConfig,
   settings: DiagnosticsConfig,
@@ -102,12 +99,7 @@ export async function prepareDiagnostics(
   return { extractor, checker, baseline };
 }
 
-/**
- * A component that cannot run fails in its own constructor (an OpenAI endpoint whose `apiKeyEnv`
- * variable is not set: `generator "m": environment variable … is not set`) with a message that
- * does not say which setting built it; prefix the field, as the registry's own errors do.
- * (Added with test/diagnostics/diagnoseConfigErrors.test.ts.)
- */
+/** A component failing in its constructor (an unset `apiKeyEnv`) does not say which setting built it: prefix the field. */
 async function namingField<T>(path: string, create: () => Promise<T>): Promise<T> {
   try {
     return await create();
@@ -127,11 +119,7 @@ async function loadItems(config: ExperimentConfig): Promise<Map<string, Benchmar
   return items;
 }
 
-/**
- * The prefilter's scorer for each retriever of the run: its relevance (the index's embedder, or
- * BM25) when the settings ask for it and the retriever has one, lexical overlap otherwise (with the
- * reason, recorded in diagnostics.json).
- */
+/** The prefilter's scorer per retriever: its relevance where asked for and available, lexical otherwise (with why). */
 async function openScorers(config: ExperimentConfig, settings: DiagnosticsConfig, labels: Set<string>): Promise<{ scorers: Map<string, PairScorer>; described: Record<string, string>; close: () => Promise<void> }> {
   const scorers = new Map<string, PairScorer>();
   const described: Record<string, string> = {};
@@ -182,11 +170,9 @@ export async function prepareRunDiagnosis(runDirInput: string, options: Diagnose
 }
 
 /**
- * Diagnoses the scored answers of the chosen conditions (the caller holds the run's lock): each gets
- * its claims, label matrices, metrics and evidence, appended to diagnostics.jsonl as it finishes (every
- * extraction and label cached), then merged into items.jsonl. No answer is generated again.
- * Interrupted (signal, kill -9) or stopped by an endpoint that is down (ServiceUnavailableError, exit
- * 3), it resumes where it stopped; answers with failed checks are diagnosed again on the next call.
+ * Diagnoses the chosen conditions' scored answers (the caller holds the run's lock), each appended to
+ * diagnostics.jsonl as it finishes, then merged into items.jsonl. Interrupted or stopped by an endpoint
+ * that is down, it resumes where it stopped; answers with failed checks are redone on the next call.
  */
 export async function diagnoseAnswers({ runDir, config, settings, prepared: { extractor, checker, baseline } }: RunDiagnosis, options: DiagnoseOptions = {}): Promise<DiagnosisCounts> {
   const log = options.log ?? (() => {});
@@ -237,14 +223,8 @@ export async function diagnoseAnswers({ runDir, config, settings, prepared: { ex
     log(`claim checker: ${checker.name}${checker.standIn ? ` (${String(checker.describe().standIn)})` : ''}, ${checker.claimsPerCall} claims per call`);
     log(`prefilter: ${settings.prefilter}${settings.prefilter === 'none' ? ' (all pairs, as RAGChecker)' : `, top ${settings.topChunks} passages per claim`}; ${Object.entries(described).map(([label, how]) => `${label}: ${how}`).join('; ') || 'no retrievers'}`);
 
-    const byItem = new Map<string, { all: RunItemRecord[]; todo: RunItemRecord[] }>();
-    for (const r of scored) {
-      const key = `${r.benchmark}:${r.itemId}`;
-      const entry = byItem.get(key) ?? { all: [], todo: [] };
-      entry.all.push(r);
-      byItem.set(key, entry);
-    }
-    for (const r of todo) byItem.get(`${r.benchmark}:${r.itemId}`)!.todo.push(r);
+    const todoKeys = new Set(todo.map((r) => r.key));
+    const byItem = [...groupBy(scored, (r) => `${r.benchmark}:${r.itemId}`)].map(([itemKey, all]) => ({ itemKey, all, todo: all.filter((r) => todoKeys.has(r.key)) }));
 
     const signal = options.signal;
     const context: DiagnosisContext = {
@@ -266,9 +246,9 @@ export async function diagnoseAnswers({ runDir, config, settings, prepared: { ex
     const limit = pLimit(settings.concurrency);
     try {
       await Promise.allSettled(
-        [...byItem.entries()]
-          .filter(([, entry]) => entry.todo.length > 0)
-          .map(([itemKey, entry]) =>
+        byItem
+          .filter((entry) => entry.todo.length > 0)
+          .map(({ itemKey, ...entry }) =>
             limit(async () => {
               if (stop || signal?.aborted) return;
               try {
@@ -308,16 +288,14 @@ export async function diagnoseAnswers({ runDir, config, settings, prepared: { ex
     const done = diagnosedNow.length;
     const failedChecks = diagnosedNow.filter((r) => lines.get(r.key)!.diagnostics.failed.length > 0).length;
     const hint = `${done}/${scored.length} answers diagnosed in ${runDir}; finish with: hisrag diagnose ${runDir}`;
+    const totals = { diagnosed: done, withFailedChecks: failedChecks, toDiagnose: scored.length };
+    if (fatal || signal?.aborted || done < scored.length) await atomicWriteJson(diagnosticsFile(runDir, 'state'), { ...state, totals });
     if (fatal) {
-      await atomicWriteJson(diagnosticsFile(runDir, 'state'), { ...state, totals: { diagnosed: done, withFailedChecks: failedChecks, toDiagnose: scored.length } });
-      if (fatal instanceof ServiceUnavailableError || fatal instanceof Error) (fatal as Error).message += `\n(${hint})`;
+      if (fatal instanceof Error) fatal.message += `\n(${hint})`;
       throw fatal;
     }
-    if (signal?.aborted || done < scored.length) {
-      await atomicWriteJson(diagnosticsFile(runDir, 'state'), { ...state, totals: { diagnosed: done, withFailedChecks: failedChecks, toDiagnose: scored.length } });
-      if (signal?.aborted) throw new InterruptedError(`interrupted; ${hint}`);
-    }
-    const finished: DiagnosticsState = { ...state, complete: true, finishedAt: new Date().toISOString(), totals: { diagnosed: done, withFailedChecks: failedChecks, toDiagnose: scored.length } };
+    if (signal?.aborted) throw new InterruptedError(`interrupted; ${hint}`);
+    const finished: DiagnosticsState = { ...state, complete: true, finishedAt: new Date().toISOString(), totals };
     await atomicWriteJson(diagnosticsFile(runDir, 'state'), finished);
     await mergeIntoItems(runDir, settingsFingerprint, lines, log);
     if (failedChecks > 0) log(`${failedChecks} answers have failed checks (their affected metrics are left out and counted); run hisrag diagnose ${runDir} again to retry them`);
@@ -329,10 +307,8 @@ export async function diagnoseAnswers({ runDir, config, settings, prepared: { ex
 }
 
 /**
- * Writes each record's current diagnosis into items.jsonl itself (`diagnostics` on the record's last
- * line), atomically; a record without a current one loses a stale copy. When items.jsonl changes
- * while this runs (a run still appending answers), the merge is left for the next diagnosis: the
- * results API reads diagnostics.jsonl either way.
+ * Writes each record's current diagnosis into items.jsonl, atomically. When items.jsonl changes meanwhile
+ * (a run still answering) the merge waits for the next diagnosis: results read diagnostics.jsonl anyway.
  */
 async function mergeIntoItems(runDir: string, settingsFingerprint: string, lines: Map<string, DiagnosticsLine>, log: (line: string) => void): Promise<void> {
   const path = runFile(runDir, 'items');

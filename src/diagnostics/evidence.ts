@@ -20,11 +20,7 @@ export function isGoldChunk(item: BenchmarkItem, chunk: RecordedChunk): boolean 
   return ofDocument && item.evidencePages.includes(chunk.page);
 }
 
-/**
- * What became of the item's gold evidence in one answer: in the final prompt, retrieved but not in
- * the final prompt (cut by the context budget, a refiner, the method), or not retrieved; and the
- * best rank a gold passage was retrieved at. Undefined for items without gold evidence.
- */
+/** Where the item's gold evidence went in one answer (prompt, retrieved but cut, not retrieved) and its best rank. */
 export function evidenceOf(item: BenchmarkItem, record: Pick<RunItemRecord, 'retrieved' | 'contextIds'>): Evidence | undefined {
   const gold = goldEvidenceIds(item);
   if (gold.length === 0) return undefined;

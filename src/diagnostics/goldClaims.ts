@@ -27,10 +27,8 @@ export interface BenchmarkGold {
 const ARABIC = /^\d+$/;
 
 /**
- * Gold claims from the benchmark: a ProHist rubric's bonus points (加分项) are claims; a LongHisDoc
- * answer's elements are claims (an integer listed as Arabic and Chinese numerals is one element:
- * the Chinese form, as historical texts write it). Yes/no and unanswerable LongHisDoc items have no
- * claim-shaped gold (`none`); other items get theirs extracted from the reference answer.
+ * Gold claims from the benchmark: ProHist's bonus points (加分项), LongHisDoc's answer elements (a number
+ * in both numerals is one, Chinese); none for yes/no and unanswerable; others extracted from the answer.
  */
 export function benchmarkGold(item: BenchmarkItem): BenchmarkGold {
   if (item.kind === 'rubric' && item.rubrics) {

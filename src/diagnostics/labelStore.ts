@@ -6,10 +6,8 @@ import type { ClaimLabel } from '../runFiles/diagnosis.js';
 const hash = (value: unknown) => createHash('sha256').update(stableStringify(value)).digest('hex');
 
 /**
- * Every extraction and every (claim, text) label the diagnostics obtained, on disk (SQLite through
- * the project's key-value store): a resumed or repeated diagnosis sends only what is new, and a
- * label is shared by every condition that checks the same claim against the same passage (k = 100
- * contains k = 50; methods share their first retrieval). Only successes are stored.
+ * Every extraction and label obtained, on disk: a resumed diagnosis sends only what is new, and one label
+ * serves every condition checking that claim against that passage. Only successes are stored.
  */
 export class LabelStore {
   private readonly store: KeyValueStore;

@@ -31,10 +31,8 @@ export function relevancePairScorer(relevance: (query: string, texts: string[]) 
 }
 
 /**
- * Lexical coverage first (a passage must share a claim's names, dates and offices to state it), the
- * retriever's relevance between passages of equal coverage. Relevance is asked only for the
- * passages tied at a claim's cut-off (embedding every passage for every claim would cost more
- * than the checks it saves); scores are combined so that sorting by them sorts by (coverage, relevance).
+ * Lexical coverage first (a passage must share a claim's names and dates to state it), relevance between
+ * equals, asked only for the passages tied at the cut-off: embedding every pair would cost more than it saves.
  */
 export function hybridPairScorer(relevance: (query: string, texts: string[]) => Promise<number[]>, top: number): PairScorer {
   const lexical = lexicalPairScorer();
@@ -63,9 +61,8 @@ export function hybridPairScorer(relevance: (query: string, texts: string[]) => 
 }
 
 /**
- * The passages each claim is checked against: all of them (`none`: RAGChecker's all pairs), or the
- * claim's best `top` passages by the scorer (ties by prompt order). Under lexical or hybrid scoring
- * a passage sharing no content with the claim is never sent: it cannot state the claim's names and dates.
+ * Each claim's passages: all (`none`: RAGChecker's all pairs) or its best `top` by the scorer; under lexical
+ * or hybrid scoring a passage sharing nothing with the claim is never sent.
  */
 export async function selectPairs(
   claims: string[],

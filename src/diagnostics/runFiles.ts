@@ -78,11 +78,7 @@ export async function readDiagnosticsState(runDir: string): Promise<DiagnosticsS
   return parseWith(DiagnosticsStateSchema, value, (problems) => new DataFileError(`${path}: ${problems}`));
 }
 
-/**
- * Reads diagnostics.jsonl; the last line of a key wins. A kill can leave a torn last line: with
- * `repair` it is cut off (the resumed diagnosis appends after the last whole line), without it it
- * is ignored. A bad line anywhere else is an error naming file and line.
- */
+/** Reads diagnostics.jsonl, the last line of a key winning; a torn last line is cut with `repair`, else ignored. */
 export async function readDiagnosticsLines(runDir: string, options: { repair?: boolean } = {}): Promise<Map<string, DiagnosticsLine>> {
   const out = new Map<string, DiagnosticsLine>();
   for (const line of await readAppendLog(diagnosticsFile(runDir, 'records'), LogLineSchema, options)) {
@@ -92,11 +88,7 @@ export async function readDiagnosticsLines(runDir: string, options: { repair?: b
   return out;
 }
 
-/**
- * What every diagnosis written to diagnostics.jsonl sent, summed over all its lines (superseded ones
- * included: their calls were sent too). Calls of an answer cut short by a kill have no line and are
- * not counted.
- */
+/** What the diagnoses in diagnostics.jsonl sent, superseded lines included (their calls were sent too). */
 export async function sentTotals(runDir: string): Promise<NonNullable<DiagnosticsState['spent']>> {
   const totals = { extractorCalls: 0, checkerCalls: 0, promptTokens: 0, completionTokens: 0, estimatedTokens: false };
   const path = diagnosticsFile(runDir, 'records');
@@ -119,11 +111,7 @@ export async function sentTotals(runDir: string): Promise<NonNullable<Diagnostic
   return totals;
 }
 
-/**
- * The records with the diagnosis that belongs to each: the line of diagnostics.jsonl whose
- * fingerprint matches the record as it is now (a record answered again after its diagnosis gets
- * none until it is diagnosed again).
- */
+/** Each record with the diagnosis whose fingerprint matches it as it is now (none for one answered again since). */
 export function attachDiagnostics(records: RunItemRecord[], state: DiagnosticsState, lines: Map<string, DiagnosticsLine>): RunItemRecord[] {
   return records.map((record) => {
     const line = lines.get(record.key);

@@ -3,6 +3,7 @@ import type { RunSummary } from '../runFiles/summary.js';
 import { conditionMean, questionsOf, seedFor, type Observation } from '../statistics/run.js';
 import type { Reducer } from '../statistics/samples.js';
 import { decompose, pairedItems } from './decomposition.js';
+import { groupBy } from './groupBy.js';
 import { defaultDelta } from '../scoring/metrics.js';
 import { CLAIM_METRICS, type CellDiagnostics, type ClaimMetric, type MetricMean, type RecordDiagnostics } from '../runFiles/diagnosis.js';
 
@@ -16,10 +17,8 @@ export interface DiagnosticsSummarySettings {
 type Diagnosed = RunItemRecord & { diagnostics?: RecordDiagnostics };
 
 /**
- * Mean ×100 of one metric over a cell's diagnosed answers, with a bootstrap CI and the answers that
- * could not get it. Repeated samples (`samples: n`): a question's answers are averaged first and
- * the CI is the two-stage bootstrap's (questions, then each question's answers), as for the scores;
- * `n` then counts questions, since n answers of one question are not n independent observations.
+ * Mean ×100 of one metric over a cell's diagnosed answers with a bootstrap CI, and the answers that could
+ * not get it. Repeated samples are averaged per question first (two-stage CI, `n` counting questions).
  */
 export function metricMean(records: Diagnosed[], metric: ClaimMetric, resamples: number, seed: number): MetricMean | undefined {
   const observations: Observation[] = [];
@@ -40,20 +39,9 @@ export function metricMean(records: Diagnosed[], metric: ClaimMetric, resamples:
   return { mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh, n: s.n, failed };
 }
 
-/**
- * Adds `diagnostics` to every cell of a run summary: the help/hurt decomposition against the
- * baseline (from scores and each answer's recorded evidence), and the claim metrics' means ×100
- * with bootstrap CIs (RAGChecker aggregates per answer, then averages), with the checker's calls
- * beside RAGChecker's all-pairs calls. Depends only on the records, like the rest of the summary.
- */
+/** Adds `diagnostics` to every cell: the help/hurt decomposition and the claim metrics with CIs, from the records alone. */
 export function addDiagnosticsToSummary(summary: RunSummary, records: Diagnosed[], settings: DiagnosticsSummarySettings): RunSummary {
-  const byCell = new Map<string, Diagnosed[]>();
-  for (const r of [...records].sort((a, b) => (a.key < b.key ? -1 : 1))) {
-    const key = `${r.model}\u0000${r.condition}`;
-    const list = byCell.get(key);
-    if (list) list.push(r);
-    else byCell.set(key, [r]);
-  }
+  const byCell = groupBy([...records].sort((a, b) => (a.key < b.key ? -1 : 1)), (r) => `${r.model}\u0000${r.condition}`);
   const { resamples, seed } = summary.bootstrap;
   const cells = summary.cells.map((cell) => {
     const list = byCell.get(`${cell.model}\u0000${cell.condition}`) ?? [];

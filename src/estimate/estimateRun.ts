@@ -48,17 +48,10 @@ export interface PlanOptions {
 }
 
 /**
- * The plan of a grid on stages already built (the dry run's, or the runner's at run start, so that
- * nothing is prepared or built twice): retrieves for every question, and for every one-prompt
- * condition builds each prompt exactly as the run will — its calls and prompt tokens are exact, and
- * the response cache says which are free (a lookup). A multi-step method gets bounds no run can
- * leave, from the calls it declares (`RagMethod.planCalls`): each call at most its template, the
- * question, the most passages it can see at k (each at most the index's longest chunk, together at
- * most the context budget) and every earlier output it re-reads (each at most the model's
- * `maxTokens`; without one, max is null and `unbounded` says what bounds it). The means of an
- * earlier run of the same grid (`earlier`) come as a separate `estimate`. A model whose
- * generator describes itself with `batch: true` gets its price at the batch rate too
- * (`batchPrice`). No model is called.
+ * The plan of a grid on stages already built; no model is called. One-prompt conditions get each
+ * prompt built exactly as the run will (exact calls and tokens; the response cache says which are free).
+ * A multi-step method gets bounds no run can leave, from the calls it declares (`callBounds.ts`); the
+ * means of an earlier run come as a separate `estimate`, batch models' price at the batch rate too.
  */
 export async function planRun(config: ExperimentConfig, stages: Stages, conditions: Condition[], options: PlanOptions = {}): Promise<RunPlan> {
   const earlier = options.earlier ? earlierMeans(options.earlier) : undefined;
@@ -236,11 +229,7 @@ export interface PlannedContext {
   tokens: number;
 }
 
-/**
- * Each retrieving condition's planned context: every question retrieved as the run retrieves it
- * (k cut, or filled to the budget), the corpus its chunks come from (the first part of their ids,
- * the most frequent) and the mean tokens of their texts (before a strategy's own context budget).
- */
+/** Each retrieving condition's planned context: the corpus of its chunks and their mean tokens per question. */
 export async function plannedContexts(stages: Stages, conditions: Condition[]): Promise<Map<string, PlannedContext>> {
   const retrieve = retrievalMemo(stages, conditions);
   const out = new Map<string, PlannedContext>();

@@ -46,11 +46,7 @@ function longestIn(storePath: string): LongestPassage {
   }
 }
 
-/**
- * The longest passage a retriever can return, reading each of its indexes' chunk stores once (kept
- * for the plan's other conditions); unknown where the retriever names no index with a chunk store
- * (a LanceDB table, a LangChain store without an index directory).
- */
+/** The longest passage a retriever can return (each index read once); unknown without a chunk store. */
 export function passageLimits(): (label: string, spec: ComponentSpec) => PassageLimit {
   const byStore = new Map<string, LongestPassage>();
   const byLabel = new Map<string, PassageLimit>();

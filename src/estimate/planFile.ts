@@ -9,12 +9,9 @@ import { planRun } from './estimateRun.js';
 import { readRunPlan, writeRunPlan, type RunPlan } from '../runFiles/plan.js';
 
 /**
- * Writes `plan.json` at the start of a run: the dry run's plan, made on the stages the runner
- * built (nothing prepared or built again; no model called, the response cache only looked up; what
- * it retrieves is handed on to the run, not retrieved twice). A resumed run keeps the plan made
- * before its first answer; a run that already has answers and no plan (from before plans) gets
- * none, since a plan now would count its answers as cached; a plan that fails (a retriever failing
- * on a question) is left out, and the run goes on. Returns the run's plan, for the report.
+ * Writes `plan.json` at the start of a run, from the stages the runner built. A resumed run keeps its
+ * plan; one with answers and no plan gets none (its answers would count as cached); a failing plan is
+ * left out and the run goes on.
  */
 export async function writePlanAtRunStart(
   runDir: string,

@@ -11,6 +11,7 @@ import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { Stages } from '../experiment/stages.js';
 import type { EarlierRun } from './earlierRun.js';
 import { isScored, runStatistics } from '../analysis/observations.js';
+import { groupBy } from '../diagnostics/groupBy.js';
 import { labelsNeeded, momentsFromAgreement } from '../statistics/ppi.js';
 import { questionsOf } from '../statistics/run.js';
 import { reduceSamples } from '../statistics/samples.js';
@@ -23,15 +24,9 @@ import {
   type PairedVariance,
 } from '../statistics/power.js';
 
-/**
- * Power before the run (`hisrag power`, and `hisrag run --dry-run`): per comparison of the grid —
- * every condition against the baseline and against each `scoring.versus` condition, per model, and
- * the depth steps and chunkings at equal context the summary tests as families — the
- * minimum detectable difference at the configured number of questions and clusters, and the
- * questions a given difference needs. σ_d and the design effect come from an earlier run's paired
- * differences (`--estimate-from`, clustered as the summary clusters them) or from a stated
- * assumption (`--sd`, `--icc`, `--cluster-size`).
- */
+// Power before the run (`hisrag power`, `hisrag run --dry-run`): per comparison the summary will test,
+// the minimum detectable difference and the questions a difference needs, with σ_d and the design
+// effect from an earlier run (`--estimate-from`) or a stated assumption (`--sd`, `--icc`, `--cluster-size`).
 
 /** The stated assumption: σ_d, and an intra-cluster correlation with the questions per cluster it applies to. */
 export const PowerAssumptionSchema = z.object({
@@ -71,10 +66,8 @@ export interface PowerDesign {
 }
 
 /**
- * Per comparison (`model\0condition\0reference`), the earlier run's paired variance of the
- * per-question difference (samples reduced), and — when it had repeated samples — the sampling
- * variance of one answer pair's difference within a question and the samples it was measured at,
- * so that σ_d can be carried to another number of samples: σ²_d(n) = σ²_d(n₀) − v/n₀ + v/n.
+ * Per comparison (`model\0condition\0reference`), the earlier run's paired variance (samples reduced) and,
+ * with repeated samples, the within-question variance v at n₀ samples: σ²_d(n) = σ²_d(n₀) − v/n₀ + v/n.
  */
 export type MeasuredVariances = Map<string, PairedVariance & { n: number; clusters: number; sampling?: { variance: number; samples: number } }>;
 
@@ -119,11 +112,7 @@ export interface PowerPlan {
   labelPlan?: { width: number; judgeR: number };
 }
 
-/**
- * Before labelling: per comparison, the labels a corrected (PPI++) 95% interval of Δ at most
- * `width` points wide needs, judge and human per-question differences assumed to share σ_d and to
- * correlate at `judgeR` (statistics/ppi.ts's `labelsNeeded`, with the comparison's design effect).
- */
+/** Per comparison, the labels a PPI++ 95% interval of Δ at most `width` wide needs (judge and human sharing σ_d, correlated at `judgeR`). */
 export function withLabelPlan(power: PowerPlan, width: number, judgeR: number): PowerPlan {
   const comparisons = power.comparisons.map((c) => ({
     ...c,
@@ -134,9 +123,8 @@ export function withLabelPlan(power: PowerPlan, width: number, judgeR: number): 
 
 const comparisonKey = (model: string, condition: string, reference: string) => `${model}\u0000${condition}\u0000${reference}`;
 
-/** The record fields clusterKey.ts reads, built from a benchmark item so the plan clusters questions as the run's summary will. */
+/** The record fields clusterKey.ts reads (kind, itemId, benchmark, evidence, groups), so the plan clusters as the summary will. */
 function clusterView(item: BenchmarkItem): RunItemRecord {
-  // Only kind, itemId, benchmark, evidence and groups are read by clusterFieldOf / clusterKeyOf.
   return { kind: item.kind, itemId: item.id, benchmark: item.benchmark, groups: itemGroups(item), ...(item.docId ? { evidence: { docId: item.docId, pages: [] } } : {}) } as unknown as RunItemRecord;
 }
 
@@ -150,12 +138,10 @@ export function designOf(config: ExperimentConfig, items: BenchmarkItem[], model
 
 /** Each comparison's σ_d and design effect in an earlier run, from its items.jsonl, clustered over `clusterSetting` as its summary would be. */
 export function measuredVariances(run: EarlierRun, clusterSetting: string | undefined, extraPairs: readonly { model: string; condition: string; reference: string }[] = []): MeasuredVariances {
-  // The run's own statistics settings (its cluster field unless `clusterSetting` overrides it); samples reduced as the summary reduces them.
   const reducer = run.config.scoring.reducer ?? 'mean';
   const stats = runStatistics(run.records.filter(isScored), { cluster: clusterSetting ?? run.config.scoring.cluster, reducer, resamples: run.config.scoring.bootstrapResamples, seed: run.config.seed });
   const cluster = stats.settings.cluster;
-  const records = new Map<string, RunItemRecord[]>();
-  for (const r of run.records) (records.get(`${r.model}\u0000${r.condition}`) ?? records.set(`${r.model}\u0000${r.condition}`, []).get(`${r.model}\u0000${r.condition}`)!).push(r);
+  const records = groupBy(run.records, (r) => `${r.model}\u0000${r.condition}`);
   const questions = (model: string, condition: string) => {
     const list = records.get(`${model}\u0000${condition}`);
     return list ? new Map(questionsOf(stats.observations(list)).map((q) => [q.itemKey, q])) : undefined;
@@ -202,10 +188,7 @@ function sampleVariance(values: readonly number[]): number {
   return values.reduce((a, x) => a + (x - mean) ** 2, 0) / (values.length - 1);
 }
 
-/**
- * σ_d at the design's samples per question: the earlier run's, with its sampling part (v/n₀, the
- * mean reducer's) replaced by v/n; a between-question part below 0 (noise) is taken as 0.
- */
+/** σ_d at the design's samples per question: v/n₀ replaced by v/n; a between-question part below 0 (noise) taken as 0. */
 function sdAtSamples(measured: NonNullable<ReturnType<MeasuredVariances['get']>>, samples: number): number {
   if (!measured.sampling) return measured.sd;
   const { variance, samples: measuredAt } = measured.sampling;
@@ -273,10 +256,8 @@ export interface PowerRequest extends PowerOptions {
 }
 
 /**
- * The power plan of a grid on stages already built; σ_d from `earlier` (the run `estimateFrom` names,
- * read by the caller) or the assumption. The depth families come from the conditions; the chunkings
- * at equal context need each condition's corpus and context, which with two retrievers or more are
- * planned by retrieving every question (`plannedContexts`).
+ * The power plan of a grid on stages already built; σ_d from `earlier` (read by the caller) or the assumption.
+ * With two retrievers or more, the chunkings at equal context need each condition's planned context.
  */
 export async function powerOfStages(config: ExperimentConfig, stages: Stages, conditions: Condition[], request: Omit<PowerRequest, 'estimateFrom'>, earlier?: EarlierRun): Promise<PowerPlan> {
   const models = stages.models.map((m) => m.label);

@@ -1,14 +1,26 @@
 import { CLAIM_METRICS, EVIDENCE_STATUSES, type ClaimMetric } from '../runFiles/diagnosis.js';
 import type { CellSummary, RunSummary } from '../runFiles/summary.js';
 import { FIRST_STAGE_PREFIX } from '../experiment/itemDetails.js';
-import { FIGURE_CONFIG, lineFigureSpec, type ChartReference, type ChartSeries, type VegaLiteSpec } from './lineFigure.js';
+import { FIGURE_CONFIG, lineFigureSpec, type ChartPoint, type ChartReference, type ChartSeries, type VegaLiteSpec } from './lineFigure.js';
 import { SERIES_PALETTE, seriesColors, seriesLabel } from './palette.js';
 import { meanAxisTitle, summaryMetric } from '../scoring/metrics.js';
 
-/** The axis title of a run's score: its metric, named and scaled by the one metric map. */
-function scoreTitle(summary: RunSummary): string {
-  return meanAxisTitle(summaryMetric(summary).id);
+const scoreTitle = (summary: RunSummary) => meanAxisTitle(summaryMetric(summary).id);
+
+/** A cell's mean score as a point at `x`, its interval (the mean where there is none) as the bounds. */
+const scorePoint = (cell: CellSummary, x: number, mark?: string): ChartPoint => {
+  const { mean, ciLow, ciHigh } = cell.score;
+  return { x, y: mean!, lo: ciLow ?? mean, hi: ciHigh ?? mean, ...(mark ? { mark } : {}) };
+};
+
+/** Adds a point to the series of `label` (created with `color` at its first point). */
+function addPoint(series: Map<string, ChartSeries>, label: string, point: ChartPoint, color?: string): void {
+  const entry = series.get(label) ?? { label, points: [], ...(color ? { color } : {}) };
+  entry.points.push(point);
+  series.set(label, entry);
 }
+
+const byX = (series: Map<string, ChartSeries>) => [...series.values()].map((s) => ({ ...s, points: s.points.sort((a, b) => a.x - b.x) }));
 
 /**
  * Score against retrieval depth k for one model: one line per retrieval strategy (and retriever)
@@ -21,19 +33,17 @@ export function depthFigure(summary: RunSummary, model: string): VegaLiteSpec | 
   const references: ChartReference[] = [];
   const colors = seriesColors(summary);
   for (const cell of cells) {
-    const { mean, ciLow, ciHigh } = cell.score;
     // Budget conditions (`rag@2000tok`) have no k: they are drawn against context tokens (contextFigure).
     if (cell.contextTokens !== undefined) continue;
     if (cell.k === null) {
-      references.push({ label: cell.condition, y: mean!, lo: ciLow ?? mean, hi: ciHigh ?? mean, color: colors.get(cell.condition)! });
+      const { y, lo, hi } = scorePoint(cell, 0);
+      references.push({ label: cell.condition, y, lo, hi, color: colors.get(cell.condition)! });
       continue;
     }
     const label = seriesLabel(cell);
-    const entry = series.get(label) ?? { label, points: [], color: colors.get(label)! };
     const curve = summary.depthCurves?.find((c) => c.model === model && c.bestK === cell.k && c.conditions.includes(cell.condition));
     const mark = curve ? `best k, P(best) ${curve.probabilityBest[curve.depths.indexOf(cell.k)]!.toFixed(2)}` : undefined;
-    entry.points.push({ x: cell.k, y: mean!, lo: ciLow ?? mean, hi: ciHigh ?? mean, ...(mark ? { mark } : {}) });
-    series.set(label, entry);
+    addPoint(series, label, scorePoint(cell, cell.k, mark), colors.get(label)!);
   }
   if (series.size === 0) return null;
   return lineFigureSpec({ xLabel: 'retrieval depth k', yLabel: scoreTitle(summary), series: [...series.values()], references, xScale: 'ordinal' });
@@ -57,25 +67,24 @@ export function contextFigure(summary: RunSummary, model: string): VegaLiteSpec 
   const colors = seriesColors(summary);
   const references: ChartReference[] = cells
     .filter((c) => c.k === null && c.contextTokens === undefined)
-    .map((c) => ({ label: c.condition, y: c.score.mean!, lo: c.score.ciLow ?? c.score.mean, hi: c.score.ciHigh ?? c.score.mean, color: colors.get(c.condition)! }));
+    .map((c) => {
+      const { y, lo, hi } = scorePoint(c, 0);
+      return { label: c.condition, y, lo, hi, color: colors.get(c.condition)! };
+    });
   // The chunkings' lines take the palette's colours the reference lines do not.
   const free = SERIES_PALETTE.filter((color) => !references.some((r) => r.color === color));
   const series = new Map<string, ChartSeries>();
   for (const cell of placed) {
-    const label = labelOf(cell);
-    const entry = series.get(label) ?? { label, points: [], color: free[series.size % free.length]! };
     const curve = summary.depthCurves?.find((c) => c.model === model && c.againstTokens && c.conditions.includes(cell.condition));
     const at = curve ? curve.conditions.indexOf(cell.condition) : -1;
     const best = curve && curve.depths[at] === curve.bestK;
-    const { mean, ciLow, ciHigh } = cell.score;
-    entry.points.push({ x: cell.context!.tokens, y: mean!, lo: ciLow ?? mean, hi: ciHigh ?? mean, ...(best ? { mark: `best, P(best) ${curve.probabilityBest[at]!.toFixed(2)}` } : {}) });
-    series.set(label, entry);
+    addPoint(series, labelOf(cell), scorePoint(cell, cell.context!.tokens, best ? `best, P(best) ${curve.probabilityBest[at]!.toFixed(2)}` : undefined), free[series.size % free.length]!);
   }
   if (series.size < 2) return null;
   return lineFigureSpec({
     xLabel: 'context tokens per answer, mean (log scale; cjk-estimate)',
     yLabel: scoreTitle(summary),
-    series: [...series.values()].map((s) => ({ ...s, points: s.points.sort((a, b) => a.x - b.x) })),
+    series: byX(series),
     references,
     xScale: 'log',
   });
@@ -93,17 +102,12 @@ export function costFigure(summary: RunSummary, model: string): VegaLiteSpec | n
   const costOf = (c: CellSummary) => (byPrice ? c.cost!.price! : Math.max(1, c.cost!.promptTokens + c.cost!.completionTokens));
   const series = new Map<string, ChartSeries>();
   const colors = seriesColors(summary);
-  for (const cell of cells) {
-    const label = seriesLabel(cell);
-    const entry = series.get(label) ?? { label, points: [], color: colors.get(label)! };
-    entry.points.push({ x: costOf(cell), y: cell.score.mean!, lo: cell.score.ciLow ?? cell.score.mean, hi: cell.score.ciHigh ?? cell.score.mean });
-    series.set(label, entry);
-  }
+  for (const cell of cells) addPoint(series, seriesLabel(cell), scorePoint(cell, costOf(cell)), colors.get(seriesLabel(cell))!);
   const estimated = cells.some((c) => c.cost!.estimatedTokens);
   return lineFigureSpec({
     xLabel: byPrice ? 'price per answer (log scale)' : `tokens per answer, prompt + completion (log scale${estimated ? '; estimated where the endpoint reported none' : ''})`,
     yLabel: scoreTitle(summary),
-    series: [...series.values()].map((s) => ({ ...s, points: s.points.sort((a, b) => a.x - b.x) })),
+    series: byX(series),
     xScale: 'log',
     errorBars: true,
   });
@@ -118,9 +122,7 @@ export function rerankRecallFigure(summary: RunSummary, model: string, metric = 
   if (!cells.some((c) => c.retrieval![`${FIRST_STAGE_PREFIX}${metric}`] !== undefined)) return null;
   const series = new Map<string, ChartSeries>();
   const add = (label: string, x: number, y: number) => {
-    const s = series.get(label) ?? { label, points: [] };
-    if (!s.points.some((p) => p.x === x)) s.points.push({ x, y });
-    series.set(label, s);
+    if (!series.get(label)?.points.some((p) => p.x === x)) addPoint(series, label, { x, y });
   };
   for (const cell of cells) {
     const name = cell.retriever ?? 'retriever';
@@ -160,10 +162,7 @@ export function claimMetricFigures(summary: RunSummary, cells: CellSummary[], mo
     for (const cell of withK) {
       const m = cell.diagnostics!.claims[metric];
       if (!m || m.mean === null) continue;
-      const label = seriesLabel(cell);
-      const entry = series.get(label) ?? { label, points: [], ...(colors.get(label) ? { color: colors.get(label)! } : {}) };
-      entry.points.push({ x: cell.k!, y: m.mean, lo: m.ciLow, hi: m.ciHigh });
-      series.set(label, entry);
+      addPoint(series, seriesLabel(cell), { x: cell.k!, y: m.mean, lo: m.ciLow, hi: m.ciHigh }, colors.get(seriesLabel(cell)));
     }
     if (series.size) {
       figures.push({ metric, spec: lineFigureSpec({ title: CLAIM_METRIC_TITLES[metric], xLabel: 'k', yLabel: '×100 (95% CI)', series: [...series.values()], xScale: 'ordinal', errorBars: true, height: 220 }) });

@@ -4,8 +4,9 @@ import { DataFileError } from '../errors.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import type { RunSummary } from '../runFiles/summary.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
-import { runStatistics } from '../analysis/observations.js';
-import { adjustFamily, pairedDifference, salts, type Observation } from '../statistics/run.js';
+import { isScored, runStatistics } from '../analysis/observations.js';
+import { groupBy } from '../diagnostics/groupBy.js';
+import { adjustFamily, pairedDifference, salts } from '../statistics/run.js';
 import { pText, renderTextTable, withInterval } from './table.js';
 import { checkJudge, judgeCheckSummary } from '../analysis/judgeCheck.js';
 import type { AnswerLabel } from '../runFiles/labels.js';
@@ -101,14 +102,8 @@ export function compareRunData(A: ComparedRun, B: ComparedRun, options: { agains
   // One run's settings for both sides: B's seed and resamples, the cluster field either sets (B's first).
   const stats = runStatistics([...recordsA, ...recordsB], { cluster: configB.scoring.cluster ?? configA.scoring.cluster, reducer, resamples: configB.scoring.bootstrapResamples, seed: configB.seed });
   const clusterField = stats.settings.cluster;
-  const byCell = (records: typeof recordsA) => {
-    const out = new Map<string, Observation[]>();
-    for (const r of records.filter((x) => x.score.status === 'scored' && x.score.score !== null)) {
-      const key = `${r.model}\u0000${r.condition}`;
-      (out.get(key) ?? out.set(key, []).get(key)!).push(stats.observe(r));
-    }
-    return out;
-  };
+  const byCell = (records: typeof recordsA) =>
+    new Map([...groupBy(records.filter(isScored), (r) => `${r.model}\u0000${r.condition}`)].map(([key, list]) => [key, list.map(stats.observe)]));
   const questionsA = byCell(recordsA);
   const questionsB = byCell(recordsB);
 

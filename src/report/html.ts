@@ -1,11 +1,13 @@
 import { meanHeader, summaryMetric } from '../scoring/metrics.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
-import type { MeanWithCi, RunSummary } from '../runFiles/summary.js';
+import type { RunSummary } from '../runFiles/summary.js';
+import { diffHtml, meanCiHtml, num, signed } from './htmlCells.js';
 import { CONTEXT_END, parseContextBlock } from '../prompting/contextBlock.js';
 import { depthCurveTableHtml, depthCurveTokensTableHtml, depthFamiliesHtml } from './depthCurveTable.js';
 import { pText } from './table.js';
 import { contextFigure, costFigure, depthFigure, rerankRecallFigure } from '../figures/runFigures.js';
 import { figureSvg } from '../figures/render.js';
+import type { VegaLiteSpec } from '../figures/lineFigure.js';
 import { escapeHtml as esc } from './escape.js';
 import { renderAnswerClaims, renderWhySection } from './whySection.js';
 import { noiseStudy, noiseStudyHtml } from './noiseStudy.js';
@@ -25,9 +27,6 @@ export interface ReportInput {
   /** Most questions shown in the drill-down (all conditions of each). */
   drillDownLimit?: number;
 }
-
-const num = (x: number | null | undefined, d = 2) => (x === null || x === undefined ? '–' : x.toFixed(d));
-const ci = (m: MeanWithCi) => (m.mean === null ? '–' : `${num(m.mean)} <span class="ci">[${num(m.ciLow)}, ${num(m.ciHigh)}]</span>`);
 
 const STYLE = `
 body{font-family:system-ui,-apple-system,"Noto Sans CJK SC","PingFang SC",sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem;color:#222}
@@ -66,10 +65,13 @@ export function renderReportHtml(input: ReportInput): string {
     out.push(depthCurveTableHtml(summary, model));
   }
 
-  const contextCharts = summary.models.flatMap((model) => {
-    const spec = contextFigure(summary, model);
-    return spec ? [[model, figureSvg(spec, { className: 'context-chart', ariaLabel: `score vs context tokens for ${model}` })] as const] : [];
-  });
+  // Per model that has the figure: its name and the figure.
+  const charts = (figure: (s: RunSummary, model: string) => VegaLiteSpec | null, className: string, what: string) =>
+    summary.models.flatMap((model) => {
+      const spec = figure(summary, model);
+      return spec ? [[model, figureSvg(spec, { className, ariaLabel: `${what} for ${model}` })] as const] : [];
+    });
+  const contextCharts = charts(contextFigure, 'context-chart', 'score vs context tokens');
   if (contextCharts.length) {
     out.push('<h2 id="context-tokens">Score vs context tokens</h2>');
     out.push('<p class="meta">Every retrieving condition at the mean tokens of the chunks placed in its prompts (cjk-estimate), one line per chunking (the corpus its retriever reads), so that k of different chunk sizes and context budgets share one axis; closed-book as reference lines.</p>');
@@ -77,20 +79,14 @@ export function renderReportHtml(input: ReportInput): string {
   }
   out.push(depthFamiliesHtml(summary));
 
-  const costCharts = summary.models.flatMap((model) => {
-    const spec = costFigure(summary, model);
-    return spec ? [[model, figureSvg(spec, { className: 'cost-chart', ariaLabel: `score vs cost for ${model}` })] as const] : [];
-  });
+  const costCharts = charts(costFigure, 'cost-chart', 'score vs cost');
   if (costCharts.length) {
     out.push('<h2 id="cost">Score vs cost</h2>');
     out.push('<p class="meta">Each condition at its mean cost per scored answer (retrieval calls and tokens are in the conditions table); error bars are 95% CIs. A method is worth its calls when it sits above and left of the others.</p>');
     for (const [model, svg] of costCharts) out.push(`<h3>${esc(model)}</h3>${svg}`);
   }
 
-  const recallCharts = summary.models.flatMap((model) => {
-    const spec = rerankRecallFigure(summary, model);
-    return spec ? [[model, figureSvg(spec, { className: 'rerank-recall-chart', ariaLabel: `recall before and after reranking for ${model}` })] as const] : [];
-  });
+  const recallCharts = charts((s, model) => rerankRecallFigure(s, model), 'rerank-recall-chart', 'recall before and after reranking');
   if (recallCharts.length) {
     out.push('<h2 id="rerank-recall">Retrieval recall@k before and after reranking</h2>');
     out.push('<p class="meta">Reranked retrievers: recall of the first-stage list cut at k (<code>firstStage.recall</code>) against recall of the reranked list cut at k (what the prompt got); items with gold evidence.</p>');
@@ -112,8 +108,8 @@ export function renderReportHtml(input: ReportInput): string {
       const d = summary.paired.find((p) => p.model === model && p.condition === cell.condition);
       const cls = d?.meanDiff === null || d === undefined ? '' : d.meanDiff > 0 ? 'pos' : d.meanDiff < 0 ? 'neg' : '';
       out.push(
-        `<tr><td>${esc(cell.condition)}</td><td>${ci(cell.score)}</td><td class="${cls}">${d && d.meanDiff !== null ? `${d.meanDiff >= 0 ? '+' : ''}${num(d.meanDiff)} <span class="ci">[${num(d.ciLow)}, ${num(d.ciHigh)}]</span>` : '–'}</td>` +
-          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${d?.p == null ? '–' : `${pText(d.p)} <span class="ci">(${pText(d.pHolm)}, ${pText(d.pBH)})</span>`}</td>${summary.cluster ? `<td>${cell.score.designEffect == null ? '–' : num(cell.score.designEffect, 1)} / ${d?.designEffect == null ? '–' : num(d.designEffect, 1)}</td>` : ''}${sampled ? samplingCells(cell.sampling) : ''}${versusConditions.map((v) => `<td>${diffText(summary.versus?.find((p) => p.model === model && p.condition === cell.condition && p.baseline === v))}</td>`).join('')}<td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td>${costCells(cell, priced)}${limited ? `<td>${num(cell.cost?.rateLimited ?? 0)}</td><td>${Math.round(cell.cost?.rateLimitWaitMs ?? 0)}</td>` : ''}${noted ? `<td>${esc(methodFigures(cell))}</td>` : ''}</tr>`,
+        `<tr><td>${esc(cell.condition)}</td><td>${meanCiHtml(cell.score)}</td><td class="${cls}">${d && d.meanDiff !== null ? `${signed(d.meanDiff)} <span class="ci">[${num(d.ciLow)}, ${num(d.ciHigh)}]</span>` : '–'}</td>` +
+          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${d?.p == null ? '–' : `${pText(d.p)} <span class="ci">(${pText(d.pHolm)}, ${pText(d.pBH)})</span>`}</td>${summary.cluster ? `<td>${cell.score.designEffect == null ? '–' : num(cell.score.designEffect, 1)} / ${d?.designEffect == null ? '–' : num(d.designEffect, 1)}</td>` : ''}${sampled ? samplingCells(cell.sampling) : ''}${versusConditions.map((v) => `<td>${diffHtml(summary.versus?.find((p) => p.model === model && p.condition === cell.condition && p.baseline === v))}</td>`).join('')}<td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td>${costCells(cell, priced)}${limited ? `<td>${num(cell.cost?.rateLimited ?? 0)}</td><td>${Math.round(cell.cost?.rateLimitWaitMs ?? 0)}</td>` : ''}${noted ? `<td>${esc(methodFigures(cell))}</td>` : ''}</tr>`,
       );
     }
     out.push('</table></div>');
@@ -142,7 +138,7 @@ export function renderReportHtml(input: ReportInput): string {
       if (!values.length) continue;
       out.push(`<h3>${esc(groupKey)} — ${esc(model)}</h3><div class="scroll"><table class="groups"><tr><th>condition</th>${values.map((v) => `<th>${esc(v)}</th>`).join('')}</tr>`);
       for (const cell of cells) {
-        out.push(`<tr><td>${esc(cell.condition)}</td>${values.map((v) => { const m = cell.byGroup[groupKey]![v]; return `<td>${m ? `${ci(m)} <span class="ci">n=${m.n}</span>` : '–'}</td>`; }).join('')}</tr>`);
+        out.push(`<tr><td>${esc(cell.condition)}</td>${values.map((v) => { const m = cell.byGroup[groupKey]![v]; return `<td>${m ? `${meanCiHtml(m)} <span class="ci">n=${m.n}</span>` : '–'}</td>`; }).join('')}</tr>`);
       }
       out.push('</table></div>');
     }
@@ -151,29 +147,24 @@ export function renderReportHtml(input: ReportInput): string {
   out.push(modalitySectionHtml(summary));
   out.push(judgeCheckSectionHtml(summary.judgeCheck));
 
+  // A row per model × condition, a column per metric (the cells are written as they are).
+  const metricTable = <C extends RunSummary['cells'][number], M extends string>(heading: string, className: string, cells: C[], metrics: M[], head: (m: M) => string, value: (cell: C, m: M) => string) =>
+    out.push(
+      `${heading}<div class="scroll"><table class="${className}"><tr><th>model</th><th>condition</th>${metrics.map((m) => `<th>${esc(head(m))}</th>`).join('')}</tr>`,
+      ...cells.map((cell) => `<tr><td>${esc(cell.model)}</td><td>${esc(cell.condition)}</td>${metrics.map((m) => `<td>${value(cell, m)}</td>`).join('')}</tr>`),
+      '</table></div>',
+    );
   const withRetrieval = summary.cells.filter((c) => c.retrieval);
-  if (withRetrieval.length) {
-    const metrics = [...new Set(withRetrieval.flatMap((c) => Object.keys(c.retrieval!)))].sort();
-    out.push(`<h2 id="retrieval">Retrieval metrics (items with gold evidence)</h2><div class="scroll"><table class="retrieval"><tr><th>model</th><th>condition</th>${metrics.map((m) => `<th>${esc(m)}</th>`).join('')}</tr>`);
-    for (const cell of withRetrieval) {
-      out.push(`<tr><td>${esc(cell.model)}</td><td>${esc(cell.condition)}</td>${metrics.map((m) => `<td>${num(cell.retrieval![m], 3)}</td>`).join('')}</tr>`);
-    }
-    out.push('</table></div>');
-  }
+  const retrievalMetrics = [...new Set(withRetrieval.flatMap((c) => Object.keys(c.retrieval!)))].sort();
+  if (withRetrieval.length) metricTable('<h2 id="retrieval">Retrieval metrics (items with gold evidence)</h2>', 'retrieval', withRetrieval, retrievalMetrics, (m) => m, (cell, m) => num(cell.retrieval![m], 3));
   const spans = spanRetrievalCells(summary);
   if (spans.cells.length) {
-    out.push(`<h2 id="span-retrieval">Span retrieval (chunking-independent)</h2><p class="meta">${esc(SPAN_RETRIEVAL_NOTE)}.</p><div class="scroll"><table class="retrieval"><tr><th>model</th><th>condition</th>${spans.metrics.map((m) => `<th>${esc(SPAN_METRIC_HEADINGS[m])}</th>`).join('')}</tr>`);
-    for (const cell of spans.cells) out.push(`<tr><td>${esc(cell.model)}</td><td>${esc(cell.condition)}</td>${spans.metrics.map((m) => `<td>${esc(spanMetricText(cell.spanRetrieval![m], m))}</td>`).join('')}</tr>`);
-    out.push('</table></div>');
+    const heading = `<h2 id="span-retrieval">Span retrieval (chunking-independent)</h2><p class="meta">${esc(SPAN_RETRIEVAL_NOTE)}.</p>`;
+    metricTable(heading, 'retrieval', spans.cells, spans.metrics, (m) => SPAN_METRIC_HEADINGS[m], (cell, m) => esc(spanMetricText(cell.spanRetrieval![m], m)));
   }
-
   // `extra` also carries judge bookkeeping (judgeStrayLines): that is not a text metric.
   const extras = [...new Set(summary.cells.flatMap((c) => Object.keys(c.extra)))].filter((key) => !JUDGE_BOOKKEEPING.test(key)).sort();
-  if (extras.length) {
-    out.push(`<h2 id="text-metrics">Text metrics against reference answers</h2><div class="scroll"><table class="text-metrics"><tr><th>model</th><th>condition</th>${extras.map((m) => `<th>${esc(m)}</th>`).join('')}</tr>`);
-    for (const cell of summary.cells) out.push(`<tr><td>${esc(cell.model)}</td><td>${esc(cell.condition)}</td>${extras.map((m) => `<td>${num(cell.extra[m], 3)}</td>`).join('')}</tr>`);
-    out.push('</table></div>');
-  }
+  if (extras.length) metricTable('<h2 id="text-metrics">Text metrics against reference answers</h2>', 'text-metrics', summary.cells, extras, (m) => m, (cell, m) => num(cell.extra[m], 3));
 
   // Why: help/hurt by evidence, claim metrics (when the run was diagnosed), and the noise studies.
   out.push(renderWhySection(summary, noiseStudyHtml(noiseStudy(records, summary, manifest))));
@@ -181,12 +172,6 @@ export function renderReportHtml(input: ReportInput): string {
   out.push(renderDrillDown(records, summary, input.drillDownLimit ?? 300));
   out.push('</body></html>');
   return out.join('\n');
-}
-
-/** A paired difference with its CI, or – (none: the condition is the reference itself, or nothing paired). */
-function diffText(d: RunSummary['paired'][number] | undefined): string {
-  if (!d || d.meanDiff === null) return '–';
-  return `<span class="${d.meanDiff > 0 ? 'pos' : d.meanDiff < 0 ? 'neg' : ''}">${d.meanDiff >= 0 ? '+' : ''}${num(d.meanDiff)}</span> <span class="ci">[${num(d.ciLow)}, ${num(d.ciHigh)}]</span>`;
 }
 
 /** The cost columns of a condition row: means per scored answer (`*` marks estimated tokens). */

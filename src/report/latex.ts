@@ -31,6 +31,10 @@ function familyNote(summary: RunSummary): string {
   return ` Famil${names.length > 1 ? 'ies' : 'y'} of comparisons adjusted together (Holm / Benjamini--Hochberg): ${names.map(texEscape).join('; ')}.`;
 }
 
+/** A booktabs table: caption, column spec, header line and rows. */
+const texTable = (caption: string, columns: string, head: string, rows: string[]) =>
+  ['\\begin{table}[t]\\centering', `\\caption{${caption}}`, `\\begin{tabular}{${columns}}`, '\\toprule', head, '\\midrule', ...rows, '\\bottomrule', '\\end{tabular}', '\\end{table}'].join('\n');
+
 /**
  * A run's tables for a paper (booktabs), formatted from summary.json and never re-estimated: per
  * model the conditions with mean [interval] and Δ against the baseline [interval] with p adjusted
@@ -50,41 +54,16 @@ export function latexTables(summary: RunSummary): { name: string; tex: string }[
         const p = d?.p == null ? '--' : `${texP(d.pHolm)} / ${texP(d.pBH)}`;
         return `${texEscape(c.condition)} & ${num(c.score.mean)}${ci(c.score.ciLow, c.score.ciHigh)} & ${delta} & ${p} & ${c.scored} \\\\`;
       });
-    out.push({
-      name: `conditions${tag}`,
-      tex: [
-        '\\begin{table}[t]\\centering',
-        `\\caption{${texEscape(model)}: mean and paired difference $\\Delta$ against ${texEscape(summary.baseline)}. ${intervalNote(summary)} $p$: paired sign-flip permutation test, adjusted by Holm / Benjamini--Hochberg${family ? ` over the family ${texEscape(family)}` : ''}.}`,
-        '\\begin{tabular}{lllll}',
-        '\\toprule',
-        `condition & mean [95\\% CI] & $\\Delta$ [95\\% CI] & $p$ (Holm / BH) & $n$ \\\\`,
-        '\\midrule',
-        ...rows,
-        '\\bottomrule',
-        '\\end{tabular}',
-        '\\end{table}',
-      ].join('\n'),
-    });
+    const caption = `${texEscape(model)}: mean and paired difference $\\Delta$ against ${texEscape(summary.baseline)}. ${intervalNote(summary)} $p$: paired sign-flip permutation test, adjusted by Holm / Benjamini--Hochberg${family ? ` over the family ${texEscape(family)}` : ''}.`;
+    out.push({ name: `conditions${tag}`, tex: texTable(caption, 'lllll', `condition & mean [95\\% CI] & $\\Delta$ [95\\% CI] & $p$ (Holm / BH) & $n$ \\\\`, rows) });
     const curves = (summary.depthCurves ?? []).filter((c) => c.model === model);
     if (curves.length) {
-      out.push({
-        name: `depth-curves${tag}`,
-        tex: [
-          '\\begin{table}[t]\\centering',
-          `\\caption{${texEscape(model)}: depth curves, paired over the questions scored at every depth; $P(\\text{best})$: share of bootstrap resamples in which the best $k$ has the highest mean. ${intervalNote(summary)}${familyNote(summary)}}`,
-          '\\begin{tabular}{llllll}',
-          '\\toprule',
-          'series & slope per $\\ln k$ [95\\% CI] & best $k$ & $P(\\text{best})$ & deepest $-$ best [95\\% CI] & $n$ \\\\',
-          '\\midrule',
-          ...curves.map(
-            (c) =>
-              `${texEscape(c.conditions[0]!.replace(/@\d+(tok)?$/, ''))}${c.unit === 'contextTokens' ? ' (budgets)' : ''} & ${num(c.slope.estimate)}${ci(c.slope.ciLow, c.slope.ciHigh)} & ${c.bestK}${c.unit === 'contextTokens' ? ' tok' : ''} & ${num(c.probabilityBest[c.depths.indexOf(c.bestK)])} & ${num(c.deepestMinusBest.estimate)}${ci(c.deepestMinusBest.ciLow, c.deepestMinusBest.ciHigh)} & ${c.n} \\\\`,
-          ),
-          '\\bottomrule',
-          '\\end{tabular}',
-          '\\end{table}',
-        ].join('\n'),
-      });
+      const rows = curves.map(
+        (c) =>
+          `${texEscape(c.conditions[0]!.replace(/@\d+(tok)?$/, ''))}${c.unit === 'contextTokens' ? ' (budgets)' : ''} & ${num(c.slope.estimate)}${ci(c.slope.ciLow, c.slope.ciHigh)} & ${c.bestK}${c.unit === 'contextTokens' ? ' tok' : ''} & ${num(c.probabilityBest[c.depths.indexOf(c.bestK)])} & ${num(c.deepestMinusBest.estimate)}${ci(c.deepestMinusBest.ciLow, c.deepestMinusBest.ciHigh)} & ${c.n} \\\\`,
+      );
+      const caption = `${texEscape(model)}: depth curves, paired over the questions scored at every depth; $P(\\text{best})$: share of bootstrap resamples in which the best $k$ has the highest mean. ${intervalNote(summary)}${familyNote(summary)}`;
+      out.push({ name: `depth-curves${tag}`, tex: texTable(caption, 'llllll', 'series & slope per $\\ln k$ [95\\% CI] & best $k$ & $P(\\text{best})$ & deepest $-$ best [95\\% CI] & $n$ \\\\', rows) });
     }
   }
   return out;

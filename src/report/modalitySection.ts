@@ -3,15 +3,13 @@ import type { MeanWithCi, RunSummary } from '../runFiles/summary.js';
 import { MODALITY_BREAKDOWN_KEYS } from '../analysis/modalityComparison.js';
 import type { ModalityComparison, PairedCell } from '../runFiles/summary.js';
 import { escapeHtml as esc } from './escape.js';
+import { diffHtml, meanCiHtml, num, shareHtml, signed } from './htmlCells.js';
 
 /** How the Table 3 breakdowns are headed. */
 export const BREAKDOWN_LABELS: Record<string, string> = { evidence_modal: 'evidence modality', category: 'type', answer_type: 'answer type' };
 
-const num = (x: number | null | undefined, d = 2) => (x === null || x === undefined ? '–' : x.toFixed(d));
-const signed = (x: number | null | undefined, d = 2) => (x === null || x === undefined ? '–' : `${x >= 0 ? '+' : ''}${x.toFixed(d)}`);
-const meanCi = (m: MeanWithCi | undefined) => (!m || m.mean === null ? '–' : `${num(m.mean)} <span class="ci">[${num(m.ciLow)}, ${num(m.ciHigh)}] n=${m.n}</span>`);
-const diffCi = (c: PairedCell | undefined) =>
-  !c || c.meanDiff === null ? '–' : `<span class="${c.meanDiff > 0 ? 'pos' : c.meanDiff < 0 ? 'neg' : ''}">${signed(c.meanDiff)}</span> <span class="ci">[${num(c.ciLow)}, ${num(c.ciHigh)}] n=${c.n}</span>`;
+const meanCi = (m: MeanWithCi | undefined) => meanCiHtml(m, 2, ` n=${m?.n}`);
+const diffCi = (c: PairedCell | undefined) => diffHtml(c, ` n=${c?.n}`);
 
 /** The breakdown columns of one model: each Table 3 key with the values any of its comparisons or cells has. */
 function breakdownColumns(summary: RunSummary, model: string, comparisons: ModalityComparison[]): { key: string; values: string[] }[] {
@@ -64,8 +62,7 @@ export function modalitySectionHtml(summary: RunSummary): string {
     out.push(`<h3>${esc(model)}: help / hurt of image input against OCR input</h3><table class="modality-decomposition"><tr><th>condition − against</th><th>helped (contribution)</th><th>hurt (contribution)</th><th>unchanged (contribution)</th><th>Δ</th><th>n</th></tr>`);
     for (const c of mine) {
       const d = c.decomposition;
-      const part = (g: { n: number; contribution: number }) => `${g.n} <span class="ci">(${signed(g.contribution)})</span>`;
-      out.push(`<tr><td>${esc(c.condition)} − ${esc(c.against)}</td><td>${part(d.helped)}</td><td>${part(d.hurt)}</td><td>${part(d.unchanged)}</td><td>${signed(d.meanDiff)}</td><td>${d.n}</td></tr>`);
+      out.push(`<tr><td>${esc(c.condition)} − ${esc(c.against)}</td><td>${shareHtml(d.helped)}</td><td>${shareHtml(d.hurt)}</td><td>${shareHtml(d.unchanged)}</td><td>${signed(d.meanDiff)}</td><td>${d.n}</td></tr>`);
     }
     out.push('</table>');
   }

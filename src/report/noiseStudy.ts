@@ -4,8 +4,10 @@ import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { CellSummary, RunSummary } from '../runFiles/summary.js';
 import { isScored, itemKeyOf as itemKey, runStatistics, type RunStatistics } from '../analysis/observations.js';
 import { conditionMean } from '../statistics/run.js';
+import { groupBy } from '../diagnostics/groupBy.js';
 import { escapeHtml as esc } from './escape.js';
-import { lineFigureSpec, type ChartReference, type ChartSeries } from '../figures/lineFigure.js';
+import { meanCiHtml, num } from './htmlCells.js';
+import { lineFigureSpec, type ChartReference, type ChartSeries, type LineFigure } from '../figures/lineFigure.js';
 import { figureSvg } from '../figures/render.js';
 import type { StoredRunManifest } from '../runFiles/manifest.js';
 
@@ -72,13 +74,9 @@ export interface RealisticSeries {
   points: (NoiseStudyPoint & { k: number })[];
 }
 
-export interface NoiseStudyReference {
+export interface NoiseStudyReference extends Omit<NoiseStudyPoint, 'x' | 'conditions'> {
   label: string;
   condition: string;
-  n: number;
-  mean: number | null;
-  ciLow: number | null;
-  ciHigh: number | null;
   /** True when restricted to the items with gold evidence (the population of the curves), so it differs from the conditions table. */
   restricted: boolean;
 }
@@ -138,6 +136,7 @@ interface NoiseRecord {
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
+const meanOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /**
  * oracle+noise gives gold chunks score 1 and distractors 0; a reranked list keeps the oracle's
@@ -178,17 +177,6 @@ function pointOf(records: RunItemRecord[], x: number, model: string, tag: string
   });
   const s = conditionMean(observations, stats.settings, salt);
   return { x, n: s.n, mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh, conditions };
-}
-
-function groupBy<T, K>(values: readonly T[], key: (v: T) => K): Map<K, T[]> {
-  const out = new Map<K, T[]>();
-  for (const v of values) {
-    const k = key(v);
-    const list = out.get(k);
-    if (list) list.push(v);
-    else out.set(k, [v]);
-  }
-  return out;
 }
 
 const describedName = (d: Described | undefined) => (typeof d?.name === 'string' ? d.name : '');
@@ -278,7 +266,7 @@ export function noiseStudy(records: RunItemRecord[], summary: RunSummary, manife
           ...point(group.map((n) => n.record), positionX(position), 'items with gold evidence'),
           position,
           retriever,
-          meanGoldRank: ranks.length ? ranks.reduce((a, b) => a + b, 0) / ranks.length : null,
+          meanGoldRank: ranks.length ? meanOf(ranks) : null,
         });
       }
       // Two retrievers of one noise kind at the same position would share an x: keep them apart by label.
@@ -301,8 +289,7 @@ export function noiseStudy(records: RunItemRecord[], summary: RunSummary, manife
       for (const [k, atK] of [...groupBy(list, (r) => r.k!)].sort(([a], [b]) => a - b)) {
         const measured = atK.filter((r) => typeof (r.retrievalMetrics?.['final.precision'] ?? r.retrievalMetrics?.precision) === 'number');
         if (measured.length === 0) continue;
-        const rates = measured.map((r) => 1 - (r.retrievalMetrics!['final.precision'] ?? r.retrievalMetrics!.precision!));
-        const x = round3(rates.reduce((a, b) => a + b, 0) / rates.length);
+        const x = round3(meanOf(measured.map((r) => 1 - (r.retrievalMetrics!['final.precision'] ?? r.retrievalMetrics!.precision!))));
         points.push({ ...point(measured, x, 'items with gold evidence'), k });
       }
       if (points.length) realistic.push({ label: `${withStrategy(retriever, strategy)} (real retrieval)`, retriever, strategy, points });
@@ -323,7 +310,7 @@ export function noiseStudy(records: RunItemRecord[], summary: RunSummary, manife
       let noiseRate: number | null = null;
       if (isOracle) {
         const rates = withGold.filter((n) => n.record.condition === cell.condition).map((n) => n.rate!);
-        if (rates.length) noiseRate = round3(rates.reduce((a, b) => a + b, 0) / rates.length);
+        if (rates.length) noiseRate = round3(meanOf(rates));
       } else {
         noiseRate = realistic.flatMap((s) => s.points).find((p) => p.conditions.length === 1 && p.conditions[0] === cell.condition)?.x ?? null;
       }
@@ -372,21 +359,10 @@ function referenceOf(
   const kept = all.filter((r) => goldItems.has(itemKey(r)));
   if (kept.length === 0) return null;
   const restricted = kept.length < all.length;
-  const p = point(kept, 0, 'items with gold evidence');
-  return {
-    label: restricted ? `${cell.condition} (items with gold evidence)` : cell.condition,
-    condition: cell.condition,
-    n: p.n,
-    mean: p.mean,
-    ciLow: p.ciLow,
-    ciHigh: p.ciHigh,
-    restricted,
-  };
+  const { n, mean, ciLow, ciHigh } = point(kept, 0, 'items with gold evidence');
+  const label = restricted ? `${cell.condition} (items with gold evidence)` : cell.condition;
+  return { label, condition: cell.condition, n, mean, ciLow, ciHigh, restricted };
 }
-
-const num = (x: number | null | undefined, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(d));
-const withCi = (m: { mean: number | null; ciLow: number | null; ciHigh: number | null } | undefined) =>
-  !m || m.mean === null ? '–' : `${num(m.mean)} <span class="ci">[${num(m.ciLow)}, ${num(m.ciHigh)}]</span>`;
 
 const METRIC_HEADINGS: Record<(typeof NOISE_DIAGNOSTIC_METRICS)[number], string> = {
   noiseSensitivityRelevant: 'noise sensitivity, relevant passages ↓',
@@ -425,39 +401,25 @@ export function noiseStudyHtml(study: NoiseStudy | null): string {
       label,
       points: points.filter((p) => p.mean !== null).map((p) => ({ x: p.x, y: p.mean!, lo: p.ciLow ?? p.mean, hi: p.ciHigh ?? p.mean })),
     });
-    const rateSeries = [...m.byNoiseRate.map((s) => toSeries(s.label, s.points)), ...m.realistic.map((s) => toSeries(s.label, s.points))].filter((s) => s.points.length);
-    if (rateSeries.length) {
-      out.push(
-        figureSvg(lineFigureSpec({
-          title: 'score vs noise rate',
-          xLabel: 'noise rate: share of distractors among the prompt\'s passages',
-          yLabel: meanAxisTitle(study.metric),
-          series: rateSeries,
-          references,
-          xScale: 'linear',
-          // Error bars, not bands: several series over few items overlap into one blur as bands.
-          errorBars: true,
-          xDomain: [0, 1],
-          xTicks: [0, 0.2, 0.4, 0.6, 0.8, 1],
-        }), { className: 'noise-rate-chart', ariaLabel: `score vs noise rate for ${m.model}` }),
-      );
-    }
-    const positionSeries = m.byGoldPosition.map((s) => toSeries(s.label, s.points)).filter((s) => s.points.length);
-    if (positionSeries.length) {
-      const names = new Map(m.byGoldPosition.flatMap((s) => s.points.map((p) => [p.x, p.position] as const)));
-      out.push(
-        figureSvg(lineFigureSpec({
-          title: 'score vs gold position',
-          xLabel: 'position of the gold passage among the distractors',
-          yLabel: meanAxisTitle(study.metric),
-          series: positionSeries,
-          references,
-          xScale: 'ordinal',
-          errorBars: true,
-          xNames: Object.fromEntries(names),
-        }), { className: 'gold-position-chart', ariaLabel: `score vs gold position for ${m.model}` }),
-      );
-    }
+    // Error bars, not bands: several series over few items overlap into one blur as bands.
+    const chart = (title: string, className: string, series: ChartSeries[], figure: Omit<LineFigure, 'title' | 'yLabel' | 'series'>) => {
+      const shown = series.filter((s) => s.points.length);
+      if (!shown.length) return;
+      const spec = lineFigureSpec({ title, yLabel: meanAxisTitle(study.metric), series: shown, references, errorBars: true, ...figure });
+      out.push(figureSvg(spec, { className, ariaLabel: `${title} for ${m.model}` }));
+    };
+    chart('score vs noise rate', 'noise-rate-chart', [...m.byNoiseRate, ...m.realistic].map((s) => toSeries(s.label, s.points)), {
+      xLabel: 'noise rate: share of distractors among the prompt\'s passages',
+      xScale: 'linear',
+      xDomain: [0, 1],
+      xTicks: [0, 0.2, 0.4, 0.6, 0.8, 1],
+    });
+    const names = new Map(m.byGoldPosition.flatMap((s) => s.points.map((p) => [p.x, p.position] as const)));
+    chart('score vs gold position', 'gold-position-chart', m.byGoldPosition.map((s) => toSeries(s.label, s.points)), {
+      xLabel: 'position of the gold passage among the distractors',
+      xScale: 'ordinal',
+      xNames: Object.fromEntries(names),
+    });
     if (m.diagnostics.length) {
       const metrics = NOISE_DIAGNOSTIC_METRICS.filter((metric) => m.diagnostics.some((row) => row.metrics[metric]));
       out.push(
@@ -469,7 +431,7 @@ export function noiseStudyHtml(study: NoiseStudy | null): string {
       for (const row of m.diagnostics) {
         out.push(
           `<tr><td>${esc(row.condition)}</td><td>${esc(row.noise ?? '(real retrieval)')}</td><td>${esc(row.goldPosition ?? '–')}</td><td>${row.k ?? '–'}</td><td>${num(row.noiseRate, 3)}</td><td>${row.diagnosed}</td>` +
-            `${metrics.map((metric) => `<td>${withCi(row.metrics[metric])}</td>`).join('')}</tr>`,
+            `${metrics.map((metric) => `<td>${meanCiHtml(row.metrics[metric], 1)}</td>`).join('')}</tr>`,
         );
       }
       out.push('</table></div>');

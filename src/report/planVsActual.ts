@@ -2,6 +2,7 @@ import type { PlanCell, Range, RunPlan } from '../runFiles/plan.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { escapeHtml as esc } from './escape.js';
 import { formatRange } from './planTable.js';
+import { groupBy } from '../diagnostics/groupBy.js';
 
 interface Actual {
   answers: number;
@@ -51,13 +52,7 @@ function pair(range: Range | null | undefined, actual: number | null, digits: nu
  */
 export function planVsActualHtml(plan: RunPlan | undefined, records: RunItemRecord[]): string {
   if (!plan) return '';
-  const byCell = new Map<string, RunItemRecord[]>();
-  for (const r of records) {
-    const key = `${r.model}\u0000${r.condition}`;
-    const list = byCell.get(key);
-    if (list) list.push(r);
-    else byCell.set(key, [r]);
-  }
+  const byCell = groupBy(records, (r) => `${r.model}\u0000${r.condition}`);
   const priced = plan.cells.some((c) => c.price) || records.some((r) => r.cost?.price !== undefined);
   const batched = plan.cells.some((c) => c.batchPrice);
   const estimated = records.some((r) => r.cost?.estimatedTokens);

@@ -5,9 +5,7 @@ import type { CellSummary, RunSummary } from '../runFiles/summary.js';
 import { escapeHtml as esc } from './escape.js';
 import { CLAIM_METRIC_TITLES, claimMetricFigures, helpHurtFigure } from '../figures/runFigures.js';
 import { figureSvg } from '../figures/render.js';
-
-
-const num = (x: number | null | undefined, d = 1) => (x === null || x === undefined ? '–' : x.toFixed(d));
+import { num, shareHtml, signed } from './htmlCells.js';
 
 /**
  * The report's "Why" section: per model, helped and hurt items by evidence status (a diverging
@@ -42,12 +40,11 @@ export function renderWhySection(summary: RunSummary, extra = ''): string {
       out.push(`<div class="scroll"><table class="decomposition"><tr><th>condition</th><th>n</th><th>helped</th><th>hurt</th><th>unchanged</th><th>Δ</th>${withGold ? '<th>hurt: gold in prompt</th><th>hurt: gold cut</th><th>hurt: gold not retrieved</th><th>hurt: best gold rank</th>' : ''}</tr>`);
       for (const cell of decomposed) {
         const d = cell.diagnostics!.decomposition!;
-        const share = (g: { n: number; contribution: number }) => `${g.n} <span class="ci">(${g.contribution >= 0 ? '+' : ''}${g.contribution.toFixed(2)})</span>`;
         const hurt = d.byEvidence?.hurt;
         const ranks = d.byGoldRank?.hurt ? Object.entries(d.byGoldRank.hurt).filter(([, g]) => g.n > 0).map(([bucket, g]) => `${bucket}: ${g.n}`).join(', ') : '';
         out.push(
-          `<tr><td>${esc(cell.condition)}</td><td>${d.n}</td><td>${share(d.helped)}</td><td>${share(d.hurt)}</td><td>${share(d.unchanged)}</td><td>${d.meanDiff === null ? '–' : `${d.meanDiff >= 0 ? '+' : ''}${d.meanDiff.toFixed(2)}`}</td>` +
-            (withGold ? `<td>${hurt ? share(hurt.inPrompt!) : '–'}</td><td>${hurt ? share(hurt.retrievedNotInPrompt!) : '–'}</td><td>${hurt ? share(hurt.notRetrieved!) : '–'}</td><td>${esc(ranks || '–')}</td>` : '') + '</tr>',
+          `<tr><td>${esc(cell.condition)}</td><td>${d.n}</td><td>${shareHtml(d.helped)}</td><td>${shareHtml(d.hurt)}</td><td>${shareHtml(d.unchanged)}</td><td>${signed(d.meanDiff)}</td>` +
+            (withGold ? `<td>${hurt ? shareHtml(hurt.inPrompt!) : '–'}</td><td>${hurt ? shareHtml(hurt.retrievedNotInPrompt!) : '–'}</td><td>${hurt ? shareHtml(hurt.notRetrieved!) : '–'}</td><td>${esc(ranks || '–')}</td>` : '') + '</tr>',
         );
       }
       out.push('</table></div>');
@@ -61,8 +58,9 @@ export function renderWhySection(summary: RunSummary, extra = ''): string {
         out.push(
           `<tr><td>${esc(cell.condition)}</td>${CLAIM_METRICS.map((metric) => {
             const m = d.claims[metric];
-            return `<td>${m ? `${num(m.mean)} <span class="ci">[${num(m.ciLow)}, ${num(m.ciHigh)}]${m.failed ? ` ${m.failed} failed` : ''}</span>` : '–'}</td>`;
-          }).join('')}<td>${num(d.checkerCalls)}</td><td>${num(d.allPairsCalls)}</td><td>${d.diagnosed}</td></tr>`,
+            // A metric every check of failed still shows its count of failures.
+            return `<td>${m ? `${num(m.mean, 1)} <span class="ci">[${num(m.ciLow, 1)}, ${num(m.ciHigh, 1)}]${m.failed ? ` ${m.failed} failed` : ''}</span>` : '–'}</td>`;
+          }).join('')}<td>${num(d.checkerCalls, 1)}</td><td>${num(d.allPairsCalls, 1)}</td><td>${d.diagnosed}</td></tr>`,
         );
       }
       out.push('</table></div>');

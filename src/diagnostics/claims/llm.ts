@@ -14,12 +14,8 @@ import type { CallUsage, ClaimCallOptions, ClaimChecker, ClaimExtractor } from '
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
-/**
- * The LLM claim extractor and checker (RAGChecker's, with hisrag's Chinese prompts) over any
- * Generator. A call that fails or a reply the strict parsers reject is retried `retries` times,
- * each retry a fresh call (a cached unusable reply would come back unchanged); after that the
- * outcome is `ok: false` with the reason. An endpoint that is down throws ServiceUnavailableError.
- */
+// A failed call or an unreadable reply is retried with a fresh call (a cached unusable reply would come
+// back unchanged), then reported as `ok: false`; an endpoint that is down throws ServiceUnavailableError.
 
 export const DEFAULT_CLAIMS_PER_CALL = 5;
 

@@ -1,11 +1,8 @@
 import { stripThink } from '../../scoring/stripThink.js';
 import type { ClaimLabel } from '../../runFiles/diagnosis.js';
 
-/**
- * Strict readers of the claim extractor's and checker's outputs. A reply that cannot be read is an
- * error (the caller retries, then reports a failure); nothing is ever guessed, above all not a
- * label: a missing label read as neutral would silently lower every metric.
- */
+// Strict readers: an unreadable reply is an error, never a guess — a missing label read as neutral
+// would silently lower every metric.
 
 export type ParsedClaimList = { ok: true; claims: string[] } | { ok: false; error: string };
 export type ParsedLabels = { ok: true; labels: ClaimLabel[] } | { ok: false; error: string };
@@ -58,9 +55,8 @@ function unclosedThink(text: string): boolean {
 }
 
 /**
- * Reads `1. …` claim lines. `无` (alone, or as the only numbered item) is the extractor saying the
- * text has no claim: ok with []. Stray lines are ignored when there are numbered claims, and make
- * the reply unreadable when there are none. Exact duplicates are kept once, in first-seen order.
+ * Reads `1. …` claim lines; `无` alone (or as the only claim) is no claim. Stray lines are ignored
+ * beside numbered claims, unreadable without any. Duplicates are kept once.
  */
 export function parseClaimList(text: string): ParsedClaimList {
   if (unclosedThink(text)) return { ok: false, error: 'reasoning block never closed: no claims after it' };
@@ -84,9 +80,8 @@ function labelOf(value: string): ClaimLabel | undefined {
 }
 
 /**
- * Reads one label line per claim (`1: 蕴含`, `1：中立`, `1. contradiction`, `[1] Neutral`, `1、矛盾`).
- * Every claim 1..n needs exactly one label (repeating the same one is fine); a missing, conflicting,
- * unknown or out-of-range label makes the whole reply an error that names the claims concerned.
+ * Reads one label line per claim (`1: 蕴含`, `[1] Neutral` …); a missing, conflicting, unknown or
+ * out-of-range label makes the whole reply an error naming the claims.
  */
 export function parseLabels(text: string, n: number): ParsedLabels {
   if (unclosedThink(text)) return { ok: false, error: 'reasoning block never closed: no labels after it' };

@@ -1,10 +1,6 @@
 import type { TextChatMessage } from '../../prompting/types.js';
 
-/**
- * hisrag's own Chinese prompts for RAGChecker-style claim extraction and checking. Any change to
- * the wording changes what the models answer, so it must bump PROMPT_VERSION (part of every
- * extractor and checker fingerprint, hence of every diagnostics cache key).
- */
+/** hisrag's Chinese claim prompts. A change of wording must bump PROMPT_VERSION (part of every diagnostics cache key). */
 export const PROMPT_VERSION = 'claims-zh-1';
 
 /** Extraction input: the question only resolves what the text refers to; it is not a source of claims. */

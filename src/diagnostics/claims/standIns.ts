@@ -56,9 +56,8 @@ export function lexicalCoverage(claim: string, textKeys: Set<string>): number {
 }
 
 /**
- * Offline stand-in checker: a claim is entailed when at least `threshold` of its content appears
- * in the text, neutral otherwise; it never says contradiction (spotting a contradiction needs a
- * model), so its hallucination figures count unsupported claims, not refuted ones.
+ * Offline stand-in checker: entailed when `threshold` of a claim's content is in the text, else neutral;
+ * never contradiction (that needs a model), so its hallucination counts unsupported claims.
  */
 export function createLexicalClaimChecker(options: { threshold?: number; claimsPerCall?: number } = {}): ClaimChecker {
   const threshold = options.threshold ?? 0.5;

@@ -18,11 +18,7 @@ export type ExtractionOutcome = ({ ok: true; claims: string[] } | { ok: false; e
 /** What a check gave: one label per claim, in order, or why it could not be made. */
 export type CheckOutcome = ({ ok: true; labels: ClaimLabel[] } | { ok: false; error: string }) & { usage: CallUsage };
 
-/**
- * Turns a text (an answer, or a gold reference) into self-contained claims. An LLM extractor or the
- * offline stand-in (sentences); an endpoint that is down throws ServiceUnavailableError (the run
- * stops, resumable), any other failure after retries is an `ok: false` outcome.
- */
+/** Turns a text into self-contained claims; a failure after retries is `ok: false`, an endpoint down throws. */
 export interface ClaimExtractor {
   readonly name: string;
   /** True for an offline stand-in (declared as such in the output). */
@@ -35,11 +31,7 @@ export interface ClaimExtractor {
   extract(input: { question: string; text: string; role: 'response' | 'reference' }, options?: ClaimCallOptions): Promise<ExtractionOutcome>;
 }
 
-/**
- * Labels claims against one text (a passage, the gold answer, the response): RAGChecker's checker,
- * up to `claimsPerCall` claims per call, told not to use its own knowledge. Labels are parsed
- * strictly; an unparseable output is retried, then reported as `ok: false` — never read as neutral.
- */
+/** Labels up to `claimsPerCall` claims against one text, parsed strictly: never a guessed neutral. */
 export interface ClaimChecker {
   readonly name: string;
   readonly standIn: boolean;
