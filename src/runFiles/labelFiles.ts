@@ -32,7 +32,7 @@ export async function readAllLabels(runDir: string): Promise<Map<string, AnswerL
   return out;
 }
 
-/** Appends labels to the annotator's file in one write. Callers that write from several requests (the viewer) queue their appends per file. */
+/** Appends labels to the annotator's file in one write (the viewer queues its appends per file). */
 export async function appendLabels(runDir: string, annotator: string, labels: readonly AnswerLabel[]): Promise<void> {
   if (labels.length === 0) return;
   for (const label of labels) {
