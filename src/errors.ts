@@ -5,26 +5,17 @@ import type { z } from 'zod';
  * be used. The CLI prints the message (which names the file, line or field) and exits 2.
  */
 export class InputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'InputError';
-  }
+  override name = 'InputError';
 }
 
 /** A config file or a component spec in it is invalid. */
 export class ConfigError extends InputError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
+  override name = 'ConfigError';
 }
 
 /** A data file (dataset, corpus, OCR JSON, JSONL) is malformed. */
 export class DataFileError extends InputError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'DataFileError';
-  }
+  override name = 'DataFileError';
 }
 
 /**
@@ -44,10 +35,7 @@ export class InterruptedError extends Error {
  * resumed once the service is back. The CLI exits 3.
  */
 export class ServiceUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ServiceUnavailableError';
-  }
+  override name = 'ServiceUnavailableError';
 }
 
 /** Process exit codes, the same for every command (README: "Exit codes"). */

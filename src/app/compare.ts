@@ -6,11 +6,7 @@ import { readRunSummaryFile } from '../runFiles/summaryFile.js';
 import { readRunLabels } from '../runFiles/labelFiles.js';
 import { compareRunData } from '../report/compare.js';
 
-/**
- * `hisrag compare`: two runs side by side, matched by model label and condition name, with the paired
- * difference B − A on the questions both scored (`compareRunData`), and, for a run with human
- * labels, its means and Δ corrected with them. Reads each run's summary.json, config, records and labels.
- */
+/** `hisrag compare`: two runs matched by model and condition, B − A on the questions both scored (and corrected). */
 export async function compareRuns(runA: string, runB: string, options: { against?: string } = {}): Promise<ReturnType<typeof compareRunData>> {
   const [a, b] = await Promise.all([readRunSummary(runA), readRunSummary(runB)]);
   const [configA, configB] = await Promise.all([readRunConfig(runA), readRunConfig(runB)]);

@@ -10,11 +10,7 @@ export interface DiagnoseResult extends DiagnosisCounts {
   reportPath: string;
 }
 
-/**
- * `hisrag diagnose`: diagnoses a run directory's answers (claims, label matrices, metrics, evidence),
- * then rewrites items.jsonl, summary.json, summary.csv and report.html with the diagnostics. Resumes
- * where an interrupted diagnosis stopped.
- */
+/** `hisrag diagnose`: diagnoses a run's answers and rewrites its records, summary and report with them; resumable. */
 export async function diagnoseRun(runDir: string, options: DiagnoseOptions = {}): Promise<DiagnoseResult> {
   const diagnosis = await prepareRunDiagnosis(runDir, options);
   // It rewrites items.jsonl and the summary: one writer per run directory, as a run.

@@ -15,11 +15,7 @@ export interface DryRunOptions {
   signal?: AbortSignal;
 }
 
-/**
- * Plans a run before spending (`hisrag run --dry-run`): prepares the artefacts as a run would
- * (corpora and indexes, built with local models only), builds the stages and plans them (`planRun`).
- * No model is called.
- */
+/** `hisrag run --dry-run`: prepares the artefacts as a run would and plans the stages (`planRun`); no model is called. */
 export async function estimateRun(config: ExperimentConfig, options: DryRunOptions & { log?: (line: string) => void } = {}): Promise<RunPlan> {
   return withPlannedStages(config, options.log, async (stages, conditions) =>
     planRun(config, stages, conditions, planOptions(await readEarlierRun(options.estimateFrom), options.signal)),

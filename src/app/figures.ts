@@ -5,11 +5,7 @@ import { figureSvg } from '../figures/render.js';
 import type { VegaLiteSpec } from '../figures/lineFigure.js';
 import { saveFigures, type SavedFigure } from '../results/saveFigure.js';
 
-/**
- * `hisrag figures <run-dir>`: renders every saved figure spec of a run (`figures/<name>.vl.json`,
- * written with the report and perhaps restyled since) to `figures/<name>.svg`, and with
- * `format: 'pdf'` also to `.pdf` through headless Chromium (skipped, with the reason, without one).
- */
+/** `hisrag figures`: every saved `figures/<name>.vl.json` to SVG, and with `pdf` to PDF too (through Chromium). */
 export async function renderRunFigures(runDir: string, options: { format?: 'svg' | 'pdf'; chromiumPath?: string } = {}): Promise<SavedFigure[]> {
   const dir = join(runDir, 'figures');
   if (!existsSync(dir)) throw new InputError(`${dir}: no figures saved with this run (rewrite the report with \`hisrag report ${runDir}\` to save them)`);
@@ -31,12 +27,7 @@ export async function renderRunFigures(runDir: string, options: { format?: 'svg'
   return saveFigures(figures, { png: false, pdf: options.format === 'pdf', ...(options.chromiumPath ? { chromiumPath: options.chromiumPath } : {}) });
 }
 
-/**
- * `hisrag export <run-dir> --latex <out-dir>`: the run's tables as booktabs LaTeX (`<name>.tex`,
- * formatted from summary.json), its figures as SVG (and PDF with `pdf`, through Chromium) under
- * `<out-dir>/figures/`, and `main.tex`, a document that sets them all with captions; returns the
- * files written and the TeX engine that compiles main.tex.
- */
+/** `hisrag export --latex`: booktabs tables from summary.json, the figures, and a `main.tex` that sets them. */
 export async function exportLatex(runDir: string, outDir: string, options: { pdf?: boolean; chromiumPath?: string } = {}): Promise<{ files: string[]; engine: 'pdflatex' | 'xelatex'; pdfSkipped?: string }> {
   const { readRunSummaryFile } = await import('../runFiles/summaryFile.js');
   const summary = await readRunSummaryFile(runDir);

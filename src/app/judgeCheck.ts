@@ -6,11 +6,7 @@ import type { JudgeCheckSummary } from '../runFiles/summary.js';
 import { scoreRubricVerdicts } from '../scoring/scoreItem.js';
 import { labelTargets } from './labelExchange.js';
 
-/**
- * `hisrag judges <run-dir>`: the run's judge checked against the human labels kept beside its answers
- * (undefined: the run has none), and — where `hisrag rejudge` left other judges' verdicts in
- * `judges/` — a row per panel judge and one for the panel's majority verdict in the same table.
- */
+/** `hisrag judges`: the run's judge, each panel judge and their majority against the human labels (if any). */
 export async function checkRunJudge(runDir: string): Promise<JudgeCheckSummary | undefined> {
   const run = await loadRun(runDir);
   const check = run.summary.judgeCheck;

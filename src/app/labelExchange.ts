@@ -175,10 +175,8 @@ function jsonlLines(file: string, text: string, problems: string[]): Array<{ lin
 }
 
 /**
- * `hisrag annotate --import`: labels made elsewhere (JSONL lines with `key` and `verdicts` or
- * `correct`, or CSV rows key,item,mark), checked against the run's records and rubric keys, scored by
- * the benchmark's rule and appended to `labels/<annotator>.jsonl`. Any bad line refuses the whole
- * file (each named with file, line and field); nothing is written then.
+ * `hisrag annotate --import`: JSONL or CSV labels made elsewhere, checked against the run's records
+ * and rubrics, scored by the benchmark's rule and appended; any bad line refuses the whole file.
  */
 export async function importLabels(dir: string, file: string, annotator: string, options: { synthetic?: boolean } = {}): Promise<{ runDir: string; imported: number }> {
   const name = AnnotatorSchema.safeParse(annotator);

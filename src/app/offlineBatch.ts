@@ -24,11 +24,8 @@ export interface ExportedFile {
 const slug = (text: string) => text.replace(/[^\w.-]+/g, '-').replace(/^-+|-+$/g, '') || 'model';
 
 /**
- * Writes, for every generator of the grid with a response cache (models, LLM judge, LLM extractor),
- * the requests the cache cannot answer yet as Batch API JSONL — the input of `vllm run-batch` on an
- * offline GPU box. The requests are those of the next round: answers first; the next steps of
- * multi-step methods and the judge's calls once the earlier answers are imported. Export, answer,
- * import again until an export writes nothing; `hisrag run` then answers every call from the caches.
+ * `hisrag batch export`: for every generator with a response cache, the next round's requests the
+ * cache cannot answer yet, as Batch API JSONL (the input of `vllm run-batch` on an offline GPU box).
  */
 export async function exportBatchRequests(config: ExperimentConfig, options: { out: string; log?: (line: string) => void; progress?: boolean }): Promise<ExportedFile[]> {
   const log = options.log ?? (() => {});
@@ -80,11 +77,9 @@ export interface ImportResult {
 }
 
 /**
- * Loads a Batch API output file (from `vllm run-batch`, or downloaded from a provider) into a
- * response cache: each answered line under its custom_id (the request's cache key), read as a live
- * reply is. Failed lines — OpenAI's and DashScope's `{code, message}`, vLLM's plain-string error and
- * its ErrorResponse — and unreadable lines are reported, not stored: the next export asks them again.
- * One bad line never keeps the others out.
+ * `hisrag batch import`: each answered line into the response cache under its custom_id (its cache
+ * key). Failed lines (any producer's error shape) and unreadable ones are reported, not stored: the
+ * next export asks them again, and one bad line never keeps the others out.
  */
 export async function importBatchOutput(file: string, cachePath: string): Promise<ImportResult> {
   const { lines, unreadable } = parseBatchOutput(await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {

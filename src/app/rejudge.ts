@@ -71,11 +71,8 @@ export interface RejudgeResult {
 }
 
 /**
- * `hisrag rejudge <run-dir> --judge …`: the run's rubric answers scored again by another judge,
- * through the scorer the run uses (`scoreItem`: the same rules, the judge's own response cache and,
- * with `batch: true` on its generator, the batch rounds a run goes through). Verdicts go to
- * `judges/<name>.jsonl` beside the answers, append-only; items.jsonl (the judge of record) is not
- * touched. Resumable: answers already in the file are not judged again.
+ * `hisrag rejudge`: the run's rubric answers scored again by another judge through the run's own
+ * scorer (its rules, the judge's cache, batch rounds), into `judges/<name>.jsonl`; resumable.
  */
 export async function rejudgeRun(dir: string, options: RejudgeOptions): Promise<RejudgeResult> {
   const { runDir, config, records } = await readRunForLabels(dir);

@@ -3,10 +3,8 @@ import { runFile } from '../runFiles/runDir.js';
 import { runExperiment, type RunOptions, type RunResult } from './runExperiment.js';
 
 /**
- * `hisrag run`: the run, then — for a config with a `diagnostics:` section — its diagnosis once its
- * answers are in (the diagnostics stage reads the finished run directory; the run knows nothing of
- * it). Bad diagnostics settings (an unknown baseline, a checker that cannot run) stop the run before
- * its first answer. The diagnostics modules are loaded only for a run that has them.
+ * `hisrag run`: the run, then its diagnosis when the config has a `diagnostics:` section (bad
+ * diagnostics settings stop the run before its first answer; the modules load only when needed).
  */
 export async function runAndDiagnose(options: RunOptions): Promise<RunResult> {
   const config = options.config;

@@ -33,10 +33,7 @@ export interface RunOptions {
   progress?: boolean;
   /** Stops the run at its next safe point (prepare, start-up, answering, summary); resumable. */
   signal?: AbortSignal;
-  /**
-   * On resume, answer again the items recorded as failed (generation or judge failures); the
-   * new record replaces the old one. Default true.
-   */
+  /** On resume, answer the items recorded as failed again (the new record replaces the old). Default true. */
   retryFailed?: boolean;
   /** Refuse (exit 2) when a prepared artefact is out of date instead of rebuilding it (`--frozen`). */
   frozen?: boolean;

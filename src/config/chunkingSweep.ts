@@ -1,9 +1,9 @@
 import { posix } from 'node:path';
 import { ConfigError } from '../errors.js';
 
-type Raw = Record<string, any>;
+export type Raw = Record<string, any>;
 
-const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isScalar = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
 /** Separates a corpus's (index's, retriever's) own name from the settings of its grid point: `wiki·maxSize=256·overlap=64`. */

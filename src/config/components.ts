@@ -12,11 +12,8 @@ import { corpusBuilders } from '../corpus/registry.js';
 import { extractors } from '../scoring/extractors/registry.js';
 import { judges } from '../scoring/judges/registry.js';
 
-/**
- * Each stage's component spec as one discriminated union on `name`, built from its registry: one
- * option per registered implementation, `{ name: <its name>, …its params }` (strict), so a single
- * pass of the experiment schema checks every parameter and the JSON Schema lists them all.
- */
+// Each stage's component spec is one discriminated union on `name` built from its registry, so a
+// single pass of the experiment schema checks every parameter and the JSON Schema lists them all.
 
 /** Where each registry's components are named in an experiment file (the parameter reference's sections). */
 export const COMPONENT_STAGES: { field: string; registries: Pick<Registry<unknown, any>, 'list' | 'names' | 'stage'>[] }[] = [

@@ -22,7 +22,7 @@ export const DiagnosticsConfigSchema = z
     prefilter: z.enum(['hybrid', 'relevance', 'lexical', 'none']).default('hybrid').describe('Which (claim, passage) pairs reach the checker: each claim against its best `topChunks` passages by `hybrid` (lexical coverage of the claim\'s content, the condition\'s retriever relevance between equals: the default, measured in…'),
     topChunks: positiveInt().default(3).describe('Passages each claim is checked against (after `prefilter`)'),
     concurrency: positiveInt().default(4).describe('Answers diagnosed at once (each endpoint also bounds its own concurrency)'),
-    /** SQLite cache of every extraction and label; default `<run-dir>/diagnostics-cache.sqlite`. Share one across runs to reuse gold-side labels. */
+    // Share one cache across runs to reuse gold-side labels.
     cache: z.string().min(1).optional().describe('SQLite cache of every extraction and label; default `<run-dir>/diagnostics-cache.sqlite`'),
     conditions: z.array(z.string().min(1)).min(1).optional().describe('Only these conditions (default: all)'),
     claims: z.boolean().default(true).describe('Turn off the claim-level part (the decomposition needs no model and always runs)'),

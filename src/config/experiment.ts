@@ -4,7 +4,7 @@ import { IndexKindSchema } from '../index/manifest.js';
 import { builtFromRegistries, nonEmptyString, positiveInt } from '../registry.js';
 import { corpusBuildConfigSchema } from '../corpus/config.js';
 import { DiagnosticsConfigSchema } from './diagnostics.js';
-import { expandChunkingSweeps } from './chunkingSweep.js';
+import { expandChunkingSweeps, isObject, type Raw } from './chunkingSweep.js';
 import {
   STAGE_REGISTRIES,
   BenchmarkSpecSchema,
@@ -24,9 +24,7 @@ export const ReducerSchema = z.enum(REDUCERS);
 const retrievalSchema = () =>
   z
     .object({
-      /** Retrieval depths; every strategy that uses retrieval runs once per retriever × k (an entry's own `k:` overrides it; without either, a strategy's default depths apply). */
       k: DepthsSchema.optional().describe('Retrieval depths; every strategy that uses retrieval runs once per retriever × k (an entry\'s own `k:` overrides it; without either, a strategy\'s default depths apply)'),
-      /** Depths as context budgets in tokens: every retrieving strategy also runs once per retriever × budget, retrieving in rank order until the budget is filled (an entry's own `contextTokens:` or `k:` overrides it). */
       contextTokens: ContextBudgetsSchema.optional().describe('Depths as context budgets in tokens: every retrieving strategy also runs once per retriever × budget, retrieving in rank order until the budget is filled (an entry\'s own `contextTokens:` or `k:` overrides it)'),
       retrievers: z.array(RetrieverSpecSchema()).min(1, { error: 'expected at least one retriever' }).describe('the retrievers of the grid (`retriever: {…}` is read as a list of one)'),
       /**
@@ -42,7 +40,6 @@ const PriceSchema = z
   .object({
     inputPerMillion: z.number().nonnegative(),
     outputPerMillion: z.number().nonnegative(),
-    /** The share of the live price a batch API charges (`batch: true` on the model's spec): OpenAI's and DashScope's 50%. */
     batchDiscount: z.number().gt(0, { error: 'expected a share of the live price in (0, 1]' }).max(1, { error: 'expected a share of the live price in (0, 1]' }).default(0.5).describe('The share of the live price a batch API charges (`batch: true` on the model\'s spec): OpenAI\'s and DashScope\'s 50%'),
   })
   .strict();
@@ -85,17 +82,12 @@ function buildExperimentConfigSchema() {
     name: z.string().regex(/^[\w.-]+$/, { error: 'expected letters, digits, ".", "_" or "-"' }).describe('Name of the experiment: its run folders are named after it'),
     description: z.string().optional().describe('Free text, shown with the run'),
     seed: z.number().int().default(42).describe('Seed of the random retrievers and the bootstrap of every interval'),
-    /** Parent folder of run directories. */
     output: z.string().default('experiments/runs').describe('Parent folder of run directories'),
-    /** Artefacts built before the run when they are missing (idempotent). */
     prepare: z
       .object({
         fixtureModel: FixtureModelSchema.optional().describe('The generated embedder (offline fixture) that offline demos index and retrieve with'),
-        /** The generated cross-encoder (query-coverage fixture) that offline reranking demos use. */
         rerankerModel: FixtureModelSchema.optional().describe('The generated cross-encoder (query-coverage fixture) that offline reranking demos use'),
-        /** The generated CLIP-style dual encoder (text ↔ page image) that offline image-retrieval demos use. */
         clipModel: FixtureModelSchema.extend({ imageSize: positiveInt().optional() }).strict().optional().describe('The generated CLIP-style dual encoder (text ↔ page image) that offline image-retrieval demos use'),
-        /** The generated causal LM (GPT-2-shaped bigram stand-in) that offline context-compression demos score tokens with. */
         causalLmModel: FixtureModelSchema.optional().describe('The generated causal LM (GPT-2-shaped bigram stand-in) that offline context-compression demos score tokens with'),
         corpora: z.array(corpusBuildConfigSchema()).optional().describe('Corpora built before the run when missing or stale'),
         indexes: z.array(indexBuildSchema()).optional().describe('Indexes built before the run when missing or stale'),
@@ -107,48 +99,26 @@ function buildExperimentConfigSchema() {
     retrieval: retrievalSchema().optional().describe('How passages are retrieved: retrievers, depths, scope (omit for closed-book only)'),
     strategies: z.array(StrategyEntrySchema()).min(1, { error: 'expected at least one strategy' }).describe('Prompting strategies and RAG methods, by name or `{ name, …params, label, k, contextTokens }`'),
     models: z.array(modelEntrySchema()).min(1, { error: 'expected at least one model' }).describe('The models answering every question under every condition'),
-    /**
-     * Answers per question and condition for every model without its own `samples` (default 1):
-     * repeated samples of a model at temperature > 0, reduced per question by `scoring.reducer`.
-     */
     samples: positiveInt().optional().describe('Answers per question and condition for every model without its own `samples` (default 1): repeated samples of a model at temperature > 0, reduced per question by `scoring.reducer`'),
     judge: JudgeSpecSchema().optional().describe('Scores rubric answers (default `lexical`, offline)'),
     extractor: ExtractorSpecSchema().optional().describe('Pulls the final answer out of a reply before scoring (MCQ letters, short answers)'),
     scoring: z
       .object({
-        /** `reference` reproduces the published implementation's rubric-parsing quirk. */
         compat: z.enum(['hisrag', 'reference']).default('hisrag').describe('`reference` reproduces the published implementation\'s rubric-parsing quirk'),
         textMetrics: z.boolean().default(true).describe('Also score answers by text overlap with the reference (ROUGE-L, BLEU, …)'),
-        /** Encoder (local directory or model id) whose token vectors BERTScore matches; omit for no BERTScore. */
         bertScoreModel: z.string().min(1).optional().describe('Encoder (local directory or model id) whose token vectors BERTScore matches; omit for no BERTScore'),
         bootstrapResamples: positiveInt().default(1000).describe('Bootstrap resamples of every interval'),
-        /** Condition every paired difference is taken against. */
         baseline: z.string().default('closed-book').describe('Condition every paired difference is taken against'),
-        /** Further conditions every condition is also compared with (e.g. OCR input beside closed-book); an image-input condition against a text-only one gets the modality breakdown. */
         versus: z.array(z.string().min(1)).default([]).describe('Further conditions every condition is also compared with (e.g. OCR input beside closed-book); an image-input condition against a text-only one gets the modality breakdown'),
-        /**
-         * The group field whose values are clusters of related questions: intervals, paired
-         * differences and tests resample whole clusters and report the design effect. Default: the
-         * LongHisDoc volume (`doc_id`) where records carry one, else none; `none` for questions.
-         */
+        // Default: the LongHisDoc volume (`doc_id`) where records carry one, else none; `none` for questions.
         cluster: z.string().min(1).optional().describe('The group field whose values are clusters of related questions: intervals, paired differences and tests resample whole clusters and report the design effect'),
-        /** How a question's repeated samples become its score (`samples` > 1): mean (default), median, mode (majority), max (pass@n-like). */
         reducer: ReducerSchema.optional().describe('How a question\'s repeated samples become its score (`samples` > 1): mean (default), median, mode (majority), max (pass@n-like)'),
-        /**
-         * An answer that is empty after the endpoint's retries: `zero` scores it by the
-         * benchmark's rule (0) and counts it as empty; `failed` records it as a failure, excluded
-         * from means (and answered again on resume). Either way the "empty" column counts it.
-         */
+        // Either way the "empty" column counts it.
         emptyAnswer: z.enum(['zero', 'failed']).default('zero').describe('An answer that is empty after the endpoint\'s retries: `zero` scores it by the benchmark\'s rule (0) and counts it as empty; `failed` records it as a failure, excluded from means (and answered again on resume)'),
       })
       .strict()
       .default({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book', versus: [], emptyAnswer: 'zero' })
       .describe('How answers are scored and compared'),
-    /**
-     * Label files imported into the run's `labels/<annotator>.jsonl` once its answers are scored (as
-     * `hisrag annotate --import` does), so that its summary checks the judge against them and
-     * corrects every mean and Δ (PPI++). `synthetic`: not a person's reading (the demo's), said on every surface.
-     */
     labels: z
       .array(
         z
@@ -161,13 +131,10 @@ function buildExperimentConfigSchema() {
       )
       .optional()
       .describe('Label files imported into labels/ after scoring: the summary checks the judge against them and corrects every mean and Δ (PPI++)'),
-    /** Why retrieval helps or hurts: help/hurt decomposition and claim-level diagnostics after scoring (`hisrag diagnose` does the same on any run directory). */
     diagnostics: DiagnosticsConfigSchema.optional().describe('Why retrieval helps or hurts: help/hurt decomposition and claim-level diagnostics after scoring (`hisrag diagnose` does the same on any run directory)'),
     execution: z
       .object({
-        /** Items in flight at once (generators also bound their own endpoint concurrency). */
         concurrency: positiveInt().default(4).describe('Items in flight at once (generators also bound their own endpoint concurrency)'),
-        /** Stop after this many failed items (0 = never). */
         maxFailures: z.number().int().nonnegative().default(0).describe('Stop after this many failed items (0 = never)'),
       })
       .strict()
@@ -182,10 +149,6 @@ export const SHORTHANDS: readonly { at: readonly string[]; singular: string; plu
   { at: [], singular: 'benchmark', plural: 'benchmarks' },
   { at: ['retrieval'], singular: 'retriever', plural: 'retrievers' },
 ];
-
-type Raw = Record<string, any>;
-
-const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The one step that reads a singular shorthand (`benchmark: {…}`, `retrieval.retriever: {…}`) as

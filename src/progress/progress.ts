@@ -93,6 +93,14 @@ export function createProgress(options: ProgressOptions): ProgressReporter {
     Object.entries(extra)
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
+  /** Counts finished items (and their `extra` fields); gives the time they were counted at. */
+  const advance = (delta: number, more?: Record<string, string | number>) => {
+    done += delta;
+    if (more) extra = { ...extra, ...more };
+    const t = now();
+    pace.finished(delta, t);
+    return t;
+  };
 
   if (stream.isTTY && !options.plain) {
     const bar = new cliProgress.SingleBar(
@@ -107,10 +115,7 @@ export function createProgress(options: ProgressOptions): ProgressReporter {
     bar.start(total, 0, { rate: '0.0', eta: '?', extra: '' });
     return {
       tick(delta = 1, more) {
-        done += delta;
-        if (more) extra = { ...extra, ...more };
-        const t = now();
-        pace.finished(delta, t);
+        const t = advance(delta, more);
         bar.update(done, { rate: pace.rate(t).toFixed(1), eta: formatDuration(pace.etaSeconds(total, t)), extra: describeExtra() });
       },
       setTotal(n) {
@@ -139,10 +144,7 @@ export function createProgress(options: ProgressOptions): ProgressReporter {
   };
   return {
     tick(delta = 1, more) {
-      done += delta;
-      if (more) extra = { ...extra, ...more };
-      const t = now();
-      pace.finished(delta, t);
+      const t = advance(delta, more);
       if (t - lastPrint >= interval) {
         lastPrint = t;
         print(false);

@@ -1,13 +1,8 @@
 import { z } from 'zod';
 
 /**
- * Human labels of a run's answers, kept beside the answers and never inside `items.jsonl`:
- * `labels/<annotator>.jsonl` in the run directory, one file per annotator (one writer per file),
- * append-only. A later line for the same answer (`key`) replaces an earlier one when read; the
- * earlier lines stay in the file as history, so no mark is ever lost.
- *
- * `labels/sample.json` is the sample `hisrag annotate` drew (which answers to label, seeded and
- * stratified), written once per draw.
+ * Human labels of a run's answers: `labels/<annotator>.jsonl` (see `namedLogs`; earlier lines for an
+ * answer stay as history, so no mark is lost), and `labels/sample.json`, the sample `hisrag annotate` drew.
  */
 export const LABELS_DIR = 'labels';
 export const LABEL_SAMPLE_FILE = 'sample.json';

@@ -1,11 +1,7 @@
 import { z } from 'zod';
 import { CellDiagnosticsSchema, DecompositionSchema } from './diagnosis.js';
 
-/**
- * The estimates a run's summary is made of, shared by the per-condition summary and the comparisons
- * built on it (image input against OCR input, …): a mean with its percentile-bootstrap CI, seeded
- * per estimate so each interval is reproducible on its own, whatever else the run contains.
- */
+/** A mean with its percentile-bootstrap CI, seeded per estimate so each interval is reproducible on its own. */
 export const MeanWithCiSchema = z.strictObject({
   n: z.number().int(),
   mean: z.number().nullable(),
@@ -45,12 +41,7 @@ export const ModalityComparisonSchema = z.strictObject({
 });
 export type ModalityComparison = z.infer<typeof ModalityComparisonSchema>;
 
-/**
- * The method that produced a summary cell: its registry name (`rag`, `ircot`, `http`,
- * `langchain-runnable`, `outputs` …) and the parameters of its `strategies:` entry (label and
- * depths left out, secrets redacted), so cells can be grouped and filtered by method whatever
- * their labels.
- */
+/** The method of a cell: its registry name and its `strategies:` entry's params (secrets redacted). */
 // Declared here, not in cellMethod.ts (which reads configs): the viewer's browser client imports this module's schemas.
 export const CellMethodSchema = z.strictObject({
   name: z.string(),
@@ -75,10 +66,7 @@ export const CellSummarySchema = z.strictObject({
   items: z.number().int(),
   scored: z.number().int(),
   failed: z.strictObject({ generation: z.number().int(), judge: z.number().int() }),
-  /**
-   * Answers that were empty (after the endpoint's retries, or the model said nothing): scored
-   * by the benchmark's rule (0) or, with `scoring.emptyAnswer: failed`, counted as failed.
-   */
+  /** Empty answers: scored by the benchmark's rule (0) or, with `scoring.emptyAnswer: failed`, counted as failed. */
   empty: z.number().int().default(0),
   /** Answers whose reranker could not rerank (an unusable LLM ranking) and kept the first-stage order. */
   rerankFallbacks: z.number().int().default(0),
@@ -91,19 +79,12 @@ export const CellSummarySchema = z.strictObject({
   byGroup: z.record(z.string(), z.record(z.string(), MeanWithCiSchema)),
   /** Mean retrieval metrics over items with gold evidence. */
   retrieval: z.record(z.string(), z.number()).nullable(),
-  /**
-   * The chunking-independent span metrics (charRecall, charPrecision, charIoU, covered, coverK,
-   * coverChars: src/scoring/spanMetrics.ts) with their intervals, over the questions with gold spans
-   * (coverK and coverChars over those the list covered); absent without.
-   */
+  /** The chunking-independent span metrics (scoring/spanMetrics.ts) over the questions with gold spans. */
   spanRetrieval: z.record(z.string(), MeanWithCiSchema).optional(),
   /** Mean secondary metrics (bleu4, rougeL, ...). */
   extra: z.record(z.string(), z.number()),
   truncatedItems: z.number().int(),
-  /**
-   * Mean cost per scored answer: retrieval and generation calls, tokens (the endpoint's usage, or
-   * estimated: `estimatedTokens`), milliseconds, and the price when the model has one.
-   */
+  /** Mean cost per scored answer: calls, tokens (the endpoint's usage, or estimated), milliseconds, price. */
   cost: z
     .object({
       n: z.number().int(),
@@ -128,11 +109,7 @@ export const CellSummarySchema = z.strictObject({
     .default({}),
   /** The diagnostics stage's figures (`hisrag diagnose`, or a config's `diagnostics:`): absent until a run is diagnosed. */
   diagnostics: CellDiagnosticsSchema.optional(),
-  /**
-   * Repeated samples (`samples: n`): how the questions' samples were reduced, and the variance of
-   * one answer's score split into between-question and within-question (the model's sampling)
-   * parts, with the effective number of questions; absent with one sample per question.
-   */
+  /** Repeated samples (`samples: n`): the reducer and the variance split between and within questions; absent with one sample. */
   sampling: z
     .object({
       reducer: z.string(),
@@ -198,11 +175,7 @@ export const RunSummarySchema = z.strictObject({
   versusConditions: z.array(z.string()).optional(),
   /** Paired differences of every condition against each `versus` condition (`baseline` names it); absent without `versus`. */
   versus: z.array(PairedDifferenceSchema).optional(),
-  /**
-   * Conditions whose prompts showed page images against each text-only `versus` condition (image
-   * input against OCR input), by evidence modality, type and answer type, with the help/hurt
-   * decomposition; absent when the run has no such pair.
-   */
+  /** Image-input conditions against each text-only `versus` condition, by modality, type and answer type. */
   byModality: z.array(ModalityComparisonSchema).optional(),
   /** How the run was diagnosed (baseline, δ, extractor, checker, prefilter; stand-ins declared), when it was. */
   diagnostics: z.record(z.string(), z.unknown()).optional(),
@@ -210,11 +183,7 @@ export const RunSummarySchema = z.strictObject({
   cluster: z.string().nullable().optional(),
   /** The families of comparisons whose p-values were adjusted together (Holm, Benjamini–Hochberg). */
   families: z.array(z.lazy(() => ComparisonFamilySchema)).optional(),
-  /**
-   * Comparisons between depths (each depth against the next shallower one) and between chunkings at
-   * equal context (the same budget, or the nearest mean context tokens), each difference's `baseline`
-   * its reference condition, its p adjusted over its `family` (kind `depth` or `chunking`).
-   */
+  /** Each depth against the next shallower one, and chunkings at equal context; p adjusted over each `family`. */
   depthComparisons: z.array(PairedDifferenceSchema).optional(),
   /** The shape of each score-vs-depth curve (slope over ln k, best k, deepest − best). */
   depthCurves: z.array(z.lazy(() => DepthCurveSchema)).optional(),
@@ -261,12 +230,7 @@ export const DepthCurveSchema = z.strictObject({
   unit: z.enum(['k', 'contextTokens']).optional(),
   /** The chunking: the corpus the series' retriever reads (its cells' `corpus`). */
   corpus: z.string().optional(),
-  /**
-   * The same curve against the mean context tokens per condition (cells' `context.tokens`), so that
-   * depths of different chunkings share one axis: slope per ln tokens with its interval, and the
-   * best depth (the same bootstrap, so the same P(best)) as its mean tokens. Absent when the means
-   * do not rise with depth (a corpus smaller than the deeper k) or were not recorded.
-   */
+  /** The same curve against mean context tokens (one axis for every chunking); absent when they do not rise with depth. */
   againstTokens: z
     .strictObject({
       tokens: z.array(z.number()),

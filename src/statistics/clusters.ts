@@ -15,6 +15,8 @@ export interface ClusterSums {
   n: number;
   /** Mean over all questions. */
   mean: number;
+  /** Each question's cluster (its index in `sums`). */
+  clusterOf: Int32Array;
 }
 
 /** Gathers `values[i]` into the cluster `clusters[i]` (every question its own cluster when `clusters` is omitted). */
@@ -23,6 +25,7 @@ export function clusterSums(values: ArrayLike<number>, clusters?: ArrayLike<stri
   const index = new Map<string | number, number>();
   const sums: number[] = [];
   const counts: number[] = [];
+  const clusterOf = new Int32Array(values.length);
   let total = 0;
   for (let i = 0; i < values.length; i++) {
     const key = clusters ? clusters[i]! : i;
@@ -33,11 +36,12 @@ export function clusterSums(values: ArrayLike<number>, clusters?: ArrayLike<stri
       sums.push(0);
       counts.push(0);
     }
+    clusterOf[i] = c;
     sums[c]! += values[i]!;
     counts[c]! += 1;
     total += values[i]!;
   }
-  return { sums: Float64Array.from(sums), counts: Float64Array.from(counts), n: values.length, mean: values.length ? total / values.length : NaN };
+  return { sums: Float64Array.from(sums), counts: Float64Array.from(counts), n: values.length, mean: values.length ? total / values.length : NaN, clusterOf };
 }
 
 /**
@@ -45,9 +49,9 @@ export function clusterSums(values: ArrayLike<number>, clusters?: ArrayLike<stri
  * n⁻² · C/(C−1) · Σ_c (Σ_{i∈c} (x_i − x̄))², and their ratio, the design effect — the formula of
  * *Adding Error Bars to Evals* (Miller 2024, Appendix A) that Inspect's `stderr(cluster=…)` uses.
  * Closed-form, so it does not depend on the bootstrap's seed. `designEffect` is null when the values
- * do not vary (both variances 0) or there is a single cluster.
+ * do not vary (both variances 0) or there is a single cluster. Without `clusters` each question is one.
  */
-export function designEffect(values: ArrayLike<number>, clusters: ArrayLike<string | number>): { iidVariance: number; clusteredVariance: number; designEffect: number | null } {
+export function designEffect(values: ArrayLike<number>, clusters?: ArrayLike<string | number>): { iidVariance: number; clusteredVariance: number; designEffect: number | null } {
   const n = values.length;
   const grouped = clusterSums(values, clusters);
   const C = grouped.sums.length;

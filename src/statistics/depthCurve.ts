@@ -1,5 +1,6 @@
 import { quantile, type BootstrapOptions } from './bootstrap.js';
 import { FastRandom, designEffect } from './clusters.js';
+import { clusterTotals } from './clusterTotals.js';
 
 export interface Interval {
   estimate: number;
@@ -49,33 +50,14 @@ export function depthCurve(depths: readonly number[], scores: readonly (readonly
   const sxx = x.reduce((a, v) => a + (v - xMean) ** 2, 0);
   const w = x.map((v) => (v - xMean) / sxx);
 
-  // Per-cluster sums at each depth (row-major: cluster × depth), counted once.
-  const index = new Map<string | number, number>();
-  const sums: number[] = [];
-  const counts: number[] = [];
   const contrast = new Float64Array(n);
-  const clusterOf: (string | number)[] = [];
-  for (let i = 0; i < n; i++) {
-    const row = scores[i]!;
+  scores.forEach((row, i) => {
     if (row.length !== K) throw new Error(`depthCurve: question ${i} has ${row.length} scores for ${K} depths`);
-    const key = clusters ? clusters[i]! : i;
-    clusterOf.push(key);
-    let c = index.get(key);
-    if (c === undefined) {
-      c = counts.length;
-      index.set(key, c);
-      counts.push(0);
-      for (let j = 0; j < K; j++) sums.push(0);
-    }
-    counts[c]! += 1;
-    for (let j = 0; j < K; j++) {
-      sums[c * K + j]! += row[j]!;
-      contrast[i]! += w[j]! * row[j]!;
-    }
-  }
-  const C = counts.length;
-  const clusterSums = Float64Array.from(sums);
-  const clusterCounts = Float64Array.from(counts);
+    for (let j = 0; j < K; j++) contrast[i]! += w[j]! * row[j]!;
+  });
+  // Per-cluster sums at each depth, then the cluster's question count: row c is totals[c·(K+1) …].
+  const columns = [...depths.map((_, j) => scores.map((row) => row[j]!)), new Float64Array(n).fill(1)];
+  const { totals, clusters: C } = clusterTotals(columns, clusters);
 
   const means = depths.map((_, j) => scores.reduce((a, row) => a + row[j]!, 0) / n);
   const slopeOf = (m: ArrayLike<number>) => {
@@ -95,10 +77,9 @@ export function depthCurve(depths: readonly number[], scores: readonly (readonly
     acc.fill(0);
     let count = 0;
     for (let t = 0; t < C; t++) {
-      const c = random.index(C);
-      count += clusterCounts[c]!;
-      const base = c * K;
-      for (let j = 0; j < K; j++) acc[j]! += clusterSums[base + j]!;
+      const base = random.index(C) * (K + 1);
+      count += totals[base + K]!;
+      for (let j = 0; j < K; j++) acc[j]! += totals[base + j]!;
     }
     let top = -Infinity;
     for (let j = 0; j < K; j++) {
@@ -125,7 +106,7 @@ export function depthCurve(depths: readonly number[], scores: readonly (readonly
     means,
     n,
     clusters: C,
-    slope: { ...interval(slopes, slopeOf(means)), designEffect: clusters ? designEffect(contrast, clusterOf).designEffect : null },
+    slope: { ...interval(slopes, slopeOf(means)), designEffect: clusters ? designEffect(contrast, clusters).designEffect : null },
     bestK: depths[best]!,
     probabilityBest: [...wins].map((v) => v / resamples),
     deepestMinusBest,

@@ -16,8 +16,7 @@
  * clipped to [0, 1], so the estimate never leans on the judge more than PPI does nor less than
  * the labels alone do.
  */
-import type { BootstrapOptions } from './bootstrap.js';
-import { clusteredBootstrap } from './clusteredBootstrap.js';
+import { clusteredBootstrap, type BootstrapOptions } from './bootstrap.js';
 import { bootstrapTotals, clusterTotals, grandTotals } from './clusterTotals.js';
 import { normalQuantile } from './power.js';
 

@@ -1,6 +1,5 @@
-import type { BootstrapOptions } from './bootstrap.js';
 import { FastRandom, clusterSums, designEffect } from './clusters.js';
-import { resampleClusters, type ClusteredSummary } from './clusteredBootstrap.js';
+import { resampleClusters, type BootstrapOptions, type ClusteredSummary } from './bootstrap.js';
 
 /**
  * Repeated samples (`samples: n`): each question answered n times, its scores reduced to one per
@@ -80,7 +79,8 @@ export function varianceSplit(samples: readonly (readonly number[])[], reducer: 
   const between = Math.max(0, varianceOfMeans - withinOfMean);
   const samplesPerQuestion = perQuestion / n;
   const reduced = samples.map((s) => reduceSamples(s, reducer));
-  const meanVariance = clusters ? designEffect(reduced, clusters).clusteredVariance : iidVarianceOfMean(reduced);
+  const { iidVariance, clusteredVariance } = designEffect(reduced, clusters);
+  const meanVariance = clusters ? clusteredVariance : iidVariance;
   const ofQuestion = between + within / samplesPerQuestion;
   return {
     between,
@@ -88,15 +88,8 @@ export function varianceSplit(samples: readonly (readonly number[])[], reducer: 
     samplesPerQuestion,
     samplingShare: ofQuestion > 0 ? within / samplesPerQuestion / ofQuestion : 0,
     // At most n: a cluster-robust variance below the per-question one (a design effect < 1, few clusters' noise) is not more information than n questions hold.
-    effectiveQuestions: meanVariance > 0 ? Math.min(n, between / Math.max(meanVariance, iidVarianceOfMean(reduced))) : n,
+    effectiveQuestions: meanVariance > 0 ? Math.min(n, between / Math.max(meanVariance, iidVariance)) : n,
   };
-}
-
-function iidVarianceOfMean(values: readonly number[]): number {
-  const n = values.length;
-  if (n < 2) return NaN;
-  const mean = values.reduce((a, b) => a + b, 0) / n;
-  return values.reduce((a, x) => a + (x - mean) ** 2, 0) / (n - 1) / n;
 }
 
 export interface SampledData {
@@ -137,21 +130,9 @@ export function twoStageBootstrap(data: SampledData, options: BootstrapOptions =
   if (n === 0) return { mean: NaN, ciLow: NaN, ciHigh: NaN, sharePositive: NaN, n: 0, clusters: 0, designEffect: null };
   const values = new Float64Array(n);
   for (let i = 0; i < n; i++) values[i] = reduceSamples(data.samples[i]!, reducer) - (data.minus ? reduceSamples(data.minus[i]!, reducer) : 0);
-  const { sums, counts, mean } = clusterSums(values, data.clusters);
+  const { sums, counts, mean, clusterOf } = clusterSums(values, data.clusters);
   const C = sums.length;
   const random = new FastRandom(options.seed ?? 0);
-
-  // Cluster index of each question (clusterSums numbers clusters in order of first appearance).
-  const clusterIndex = new Int32Array(n);
-  if (data.clusters) {
-    const index = new Map<string | number, number>();
-    for (let i = 0; i < n; i++) {
-      const key = data.clusters[i]!;
-      let c = index.get(key);
-      if (c === undefined) index.set(key, (c = index.size));
-      clusterIndex[i] = c;
-    }
-  } else for (let i = 0; i < n; i++) clusterIndex[i] = i;
 
   // Second stage, drawn ahead: BANK deviations per cluster of its resampled sum from its observed one.
   const bank = new Float64Array(C * BANK);
@@ -195,7 +176,7 @@ export function twoStageBootstrap(data: SampledData, options: BootstrapOptions =
       const a = data.samples[i]!;
       const b = data.minus?.[i];
       if (a.length === 1 && (!b || b.length === 1)) continue;
-      const base = clusterIndex[i]! * BANK;
+      const base = clusterOf[i]! * BANK;
       addDeviations(a, base, 1);
       if (b) addDeviations(b, base, -1);
     }

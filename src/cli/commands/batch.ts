@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT_CODES } from '../../errors.js';
+import { collect } from '../options.js';
 
-const collect = (value: string, previous: string[]) => [...previous, value];
 /** Failed lines listed one by one; beyond this, counted. */
 const SHOWN = 20;
 

@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import { Option, type Command } from 'commander';
 import { InputError } from '../../errors.js';
 import { gracefulStop } from '../interrupts.js';
+import { collect, integer } from '../options.js';
 import type { CorpusBuildConfig } from '../../corpus/config.js';
 
 interface BuildOptions {
@@ -30,13 +31,6 @@ interface BuildOptions {
   resume?: boolean;
   progress: boolean;
 }
-
-const integer = (flag: string, min: number) => (value: string): number => {
-  const n = Number(value);
-  if (!/^\d+$/.test(value) || n < min) throw new InputError(`${flag}: expected an integer ≥ ${min}, got "${value}"`);
-  return n;
-};
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function registerCorpusCommands(program: Command): void {
   const corpus = program.command('corpus').description('Build retrieval corpora (chunks.jsonl + manifest.json) and inspect them');

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT_CODES, InterruptedError } from '../../errors.js';
 import { gracefulStop } from '../interrupts.js';
-
-const collect = (value: string, previous: string[]) => [...previous, value];
+import { collect } from '../options.js';
 
 export function registerDiagnoseCommand(program: Command): void {
   program

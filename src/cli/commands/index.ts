@@ -1,16 +1,9 @@
 import type { Command } from 'commander';
 import { InputError, InterruptedError } from '../../errors.js';
 import { gracefulStop } from '../interrupts.js';
+import { choice, positiveInt } from '../options.js';
 import { DEFAULT_BM25, DEFAULT_HNSW, DEFAULT_LANCEDB, DEFAULT_TUNING, DEFAULT_USEARCH, LANCEDB_IVF_PQ_MIN_ROWS } from '../../index/defaults.js';
 import type { ComponentSpec, EfTuning } from '../../index/manifest.js';
-
-function positiveInt(flag: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) throw new InputError(`${flag}: expected a positive integer, got "${value}"`);
-    return n;
-  };
-}
 
 function fraction(flag: string) {
   return (value: string): number => {
@@ -62,19 +55,19 @@ export function registerIndexCommands(program: Command): void {
     .option('--tune-k <n>', `depth whose recall efSearch is tuned for (default ${DEFAULT_TUNING.k})`, positiveInt('--tune-k'))
     .option('--target-recall <x>', `recall@k against exact search the tuned efSearch reaches (default ${DEFAULT_TUNING.target})`, fraction('--target-recall'))
     .option('--tune-sample <n>', `held-out queries for tuning (default ${DEFAULT_TUNING.sample})`, positiveInt('--tune-sample'))
-    .option('--graph <library>', 'HNSW implementation: hnswlib (default) | usearch (multi-threaded build, compact, memory-mapped)')
-    .option('--quantization <type>', 'usearch: precision of the vectors in the graph: i8 (default) | f16 | f32')
-    .option('--vectors <precision>', 'stored vectors (exact search, rebuilds): f16 (default) | f32 | i8')
+    .option('--graph <library>', 'HNSW implementation: hnswlib (default) | usearch (multi-threaded build, compact, memory-mapped)', choice('--graph', ['hnswlib', 'usearch']))
+    .option('--quantization <type>', 'usearch: precision of the vectors in the graph: i8 (default) | f16 | f32', choice('--quantization', ['i8', 'f16', 'f32']))
+    .option('--vectors <precision>', 'stored vectors (exact search, rebuilds): f16 (default) | f32 | i8', choice('--vectors', ['f16', 'f32', 'i8']))
     .option('--batch-size <n>', 'chunks per embedding batch and checkpoint (default 64)', positiveInt('--batch-size'))
     .option('--k1 <x>', `BM25 k1 (default ${DEFAULT_BM25.k1})`, nonNegativeNumber('--k1'))
     .option('--b <x>', `BM25 b (default ${DEFAULT_BM25.b})`, nonNegativeNumber('--b'))
     .option('--no-bigrams', 'BM25: jieba words only, no CJK character bigrams')
     .option('--no-simplify', 'BM25: keep traditional characters as they are')
-    .option('--passage <mode>', 'what is embedded per chunk: title+text (default) or text')
-    .option('--documents <kind>', 'text (default) or image: embed each chunk\'s page image (corpus imageDir + meta.image.path) with an image embedder (clip, openai); hnsw and exact')
+    .option('--passage <mode>', 'what is embedded per chunk: title+text (default) or text', choice('--passage', ['title+text', 'text']))
+    .option('--documents <kind>', 'text (default) or image: embed each chunk\'s page image (corpus imageDir + meta.image.path) with an image embedder (clip, openai); hnsw and exact', choice('--documents', ['text', 'image']))
     .option('--lancedb-uri <uri>', `lancedb: database folder (relative to --out) or object-store URI such as s3://bucket/path (default ${DEFAULT_LANCEDB.uri})`)
     .option('--lancedb-table <name>', `lancedb: table name (default ${DEFAULT_LANCEDB.table})`)
-    .option('--vector-index <kind>', `lancedb: auto (IVF-PQ from ${LANCEDB_IVF_PQ_MIN_ROWS} chunks, default) | ivf-pq | none (exact search)`)
+    .option('--vector-index <kind>', `lancedb: auto (IVF-PQ from ${LANCEDB_IVF_PQ_MIN_ROWS} chunks, default) | ivf-pq | none (exact search)`, choice('--vector-index', ['auto', 'ivf-pq', 'none']))
     .option('--partitions <n>', 'lancedb IVF partitions (default √rows)', positiveInt('--partitions'))
     .option('--sub-vectors <n>', 'lancedb PQ sub-vectors (default dimension / 16)', positiveInt('--sub-vectors'))
     .option('--nprobes <n>', `lancedb: default partitions probed per query (default ${DEFAULT_LANCEDB.nprobes})`, positiveInt('--nprobes'))
@@ -84,26 +77,8 @@ export function registerIndexCommands(program: Command): void {
       const { IndexKindSchema } = await import('../../index/manifest.js');
       const kind = IndexKindSchema.safeParse(opts.retriever);
       if (!kind.success) throw new InputError(`--retriever: expected hnsw, exact, bm25 or lancedb, got "${opts.retriever}"`);
-      if (opts.vectorIndex !== undefined && !['auto', 'ivf-pq', 'none'].includes(opts.vectorIndex)) {
-        throw new InputError(`--vector-index: expected auto, ivf-pq or none, got "${opts.vectorIndex}"`);
-      }
-      if (opts.passage !== undefined && opts.passage !== 'title+text' && opts.passage !== 'text') {
-        throw new InputError(`--passage: expected title+text or text, got "${opts.passage}"`);
-      }
-      if (opts.documents !== undefined && opts.documents !== 'text' && opts.documents !== 'image') {
-        throw new InputError(`--documents: expected text or image, got "${opts.documents}"`);
-      }
       if (opts.b !== undefined && opts.b > 1) throw new InputError('--b: must be between 0 and 1');
-      if (opts.graph !== undefined && opts.graph !== 'hnswlib' && opts.graph !== 'usearch') {
-        throw new InputError(`--graph: expected hnswlib or usearch, got "${opts.graph}"`);
-      }
-      if (opts.quantization !== undefined) {
-        if (!['i8', 'f16', 'f32'].includes(opts.quantization)) throw new InputError(`--quantization: expected i8, f16 or f32, got "${opts.quantization}"`);
-        if (opts.graph !== 'usearch') throw new InputError('--quantization: only with --graph usearch');
-      }
-      if (opts.vectors !== undefined && !['f16', 'f32', 'i8'].includes(opts.vectors)) {
-        throw new InputError(`--vectors: expected f16, f32 or i8, got "${opts.vectors}"`);
-      }
+      if (opts.quantization !== undefined && opts.graph !== 'usearch') throw new InputError('--quantization: only with --graph usearch');
       const spec = await embedderSpec(opts.embedder, opts.embedderSpec);
       if (kind.data !== 'bm25' && !spec) throw new InputError(`--embedder (or --embedder-spec) is required for a ${kind.data} index`);
       // Ctrl-C stops after the batch in flight; everything stored so far is kept for --resume.

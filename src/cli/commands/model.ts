@@ -1,13 +1,6 @@
 import type { Command } from 'commander';
 import { InputError } from '../../errors.js';
-
-function positiveInt(name: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n <= 0) throw new InputError(`${name}: expected a positive integer, got "${value}"`);
-    return n;
-  };
-}
+import { choice, positiveInt } from '../options.js';
 
 interface FixtureCommandOptions {
   out: string;
@@ -63,6 +56,7 @@ export function registerModelCommands(program: Command): void {
       'clip: a CLIP-style dual encoder (onnx/text_model.onnx, onnx/vision_model.onnx, preprocessor_config.json) for the clip embedder and image indexes — ' +
         'a stand-in whose towers share only colour (红/绿/蓝 ↔ a page\'s tint); --dim, --seed, --vocab, --max-tokens (default 77) apply. ' +
         'causal-lm: a GPT-2-shaped causal LM (onnx/model.onnx with logits) for the compress method\'s token scorer — a seeded bigram stand-in whose function characters are predictable; --dim (default 32), --seed, --vocab, --max-tokens (default 2048) apply',
+      choice('--kind', ['clip', 'causal-lm']),
     )
     .option('--image-size <n>', 'with --kind clip: side of the square pages are resized to (default 64)', positiveInt('--image-size'))
     .addHelpText(
@@ -74,7 +68,6 @@ export function registerModelCommands(program: Command): void {
       if (options.seed !== undefined && !Number.isSafeInteger(options.seed)) throw new InputError('--seed: expected a non-negative integer');
       if (options.dim && options.hidden && options.dim !== options.hidden) throw new InputError('--dim and --hidden disagree');
       if (options.kind !== undefined) {
-        if (options.kind !== 'clip' && options.kind !== 'causal-lm') throw new InputError(`--kind: expected clip or causal-lm, got "${options.kind}"`);
         if (options.encoder || options.reranker) throw new InputError(`--kind ${options.kind}: not with --encoder or --reranker`);
         if (options.kind === 'causal-lm') {
           if (options.imageSize !== undefined) throw new InputError('--image-size: only with --kind clip');

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { InputError } from '../../errors.js';
-
-const collect = (value: string, previous: string[]) => [...previous, value];
+import { collect } from '../options.js';
 
 /** A number option as typed; left for the schema to refuse with the flag's name when it is not one. */
 const numberOption = (value: string | undefined) => (value === undefined ? undefined : Number(value));

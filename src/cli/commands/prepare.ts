@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-
-const collect = (value: string, previous: string[]) => [...previous, value];
+import { collect } from '../options.js';
 
 /** `hisrag prepare <config>`: builds (or, with --dry-run, lists) the artefacts of a config's `prepare` section that are missing or out of date. */
 export function registerPrepareCommand(program: Command): void {

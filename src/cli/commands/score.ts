@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { InputError } from '../../errors.js';
+import { integer } from '../options.js';
 import { SCORING_COMPAT_MODES, type ScoringCompat } from '../../scoring/compat.js';
 import type { AgreementOptions, LongHisDocOptions, RubricOptions } from './scoreFiles.js';
 
@@ -10,10 +11,7 @@ function parseCompat(value: string): ScoringCompat {
   return value as ScoringCompat;
 }
 
-function parseSeed(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InputError(`--seed: expected a non-negative integer, got "${value}"`);
-  return Number(value);
-}
+const parseSeed = integer('--seed', 0, 'a non-negative integer');
 
 export function registerScoreCommands(program: Command): void {
   const score = program.command('score').description('Re-score saved model outputs with the shared scorer (the functions `hisrag run` uses)');

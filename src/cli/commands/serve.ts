@@ -1,14 +1,7 @@
 import type { Command } from 'commander';
 import { InputError } from '../../errors.js';
 import { gracefulStop } from '../interrupts.js';
-
-function integer(name: string, min: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min) throw new InputError(`${name}: expected an integer ≥ ${min}, got "${value}"`);
-    return n;
-  };
-}
+import { integer } from '../options.js';
 
 /** Options every `serve` command shares: where to listen and how to load and run the local model. */
 interface LocalModelServeOptions {
