@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { fitPrefix } from '../retrieval/tokenBudget.js';
 import { CONTEXT_END, formatContextHeader, type ContextEntry } from './contextBlock.js';
 import { fillTemplate, type Placeholder } from './fillTemplate.js';
 import type { ChatMessage, ContentPart, PageImageRef } from './types.js';
@@ -71,13 +72,6 @@ export function multimodalMessagesOf(system: string, user: ContentPart[]): ChatM
  */
 export function fitImageLimit<T>(items: T[], imagesOf: (item: T) => number, maxImages: number | null): { kept: T[]; dropped: number } {
   if (maxImages === null) return { kept: items, dropped: 0 };
-  const kept: T[] = [];
-  let count = 0;
-  for (const item of items) {
-    const n = imagesOf(item);
-    if (count + n > maxImages) break;
-    kept.push(item);
-    count += n;
-  }
+  const { kept } = fitPrefix(items, maxImages, imagesOf);
   return { kept, dropped: items.length - kept.length };
 }
