@@ -5,7 +5,6 @@ import type { BenchmarkItem } from './types.js';
 /** Gold evidence as a character range [start, end) of a corpus document's text (`documents.jsonl`; UTF-16 offsets, as `String.slice` takes them). */
 export const GoldSpanSchema = z
   .strictObject({
-    /** The document: a chunk span's `doc` (the source document's idKey, else its docId; a LongHisDoc page `<doc_id>-p<page>`). */
     doc: z.string().min(1).describe("The document: a chunk span's `doc` (the source document's idKey, else its docId; a LongHisDoc page `<doc_id>-p<page>`)"),
     start: z.number().int().nonnegative(),
     end: z.number().int().positive(),

@@ -1,6 +1,7 @@
 import { formatContextHeader, type ContextEntry } from './contextBlock.js';
 import type { TokenCounter } from '../text/tokenCounter.js';
 import { fitPrefix, type FittedPrefix } from '../retrieval/tokenBudget.js';
+import type { BuiltPrompt, ChatMessage } from './types.js';
 
 export interface BudgetedEntries<T> extends FittedPrefix<T> {
   /** Entries dropped from the end of the list. */
@@ -31,4 +32,15 @@ export function fitContextBudget<T>(
   }
   const fit = fitPrefix(items, budget, cost, { text: (item) => toEntry(item).text.trim(), withText });
   return { ...fit, dropped: items.length - fit.kept.length };
+}
+
+/** A built prompt with what the budget kept of its context (`contextTokens` where it counted text). */
+export function builtPrompt(messages: ChatMessage[], contextIds: string[], fitted: BudgetedEntries<unknown>, countsTokens = true): BuiltPrompt {
+  return {
+    messages,
+    contextIds,
+    truncated: fitted.dropped,
+    ...(countsTokens ? { contextTokens: fitted.tokens } : {}),
+    ...(fitted.clipped ? { clipped: true } : {}),
+  };
 }

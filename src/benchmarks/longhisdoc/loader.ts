@@ -23,11 +23,7 @@ import type { Benchmark, BenchmarkItem } from '../types.js';
 export const LongHisDocParamsSchema = BenchmarkFilterSchema.extend({
   file: z.string().min(1).describe('The QA file `{doc_id: [records]}` (LongHisDoc.json)'),
   ocrDir: z.string().min(1).optional().describe('`OCR_res/` of the release: `<doc_id>.json` per document; needed by `longhisdoc-full` and page corpora'),
-  /**
-   * `LongHisDoc_IMG/` of the release: `<doc_id>/page_<n>.jpg` (n one-based). Checked on load,
-   * before any model call, against the OCR's page counts (or, without `ocrDir`, the highest page an
-   * item names) and every item's input and evidence pages.
-   */
+  // Checked on load, before any model call, against the OCR's page counts and every item's pages.
   imageDir: z.string().min(1).optional().describe('`LongHisDoc_IMG/` of the release: `<doc_id>/page_<n>.jpg` (n one-based)'),
   onImageProblem: z.enum(['error', 'warn']).default('error').describe('`error`: a missing, truncated or unreadable page image, or a folder that does not match the OCR, stops the run; `warn`: counted in describe()'),
   label: z.string().min(1).default('longhisdoc').describe('Name recorded with each item (`benchmark` column)'),
