@@ -10,14 +10,11 @@ const stringList = z.array(z.string().min(1)).min(1);
  * `seed` (kept in file order), then `limit` keeps the first n.
  */
 export const BenchmarkFilterSchema = z.object({
-  /** Source category (`名词解释`, `Single Page` ...). */
   categories: stringList.optional().describe('Keep items of these source categories (`名词解释`, `Single Page` …)'),
-  /** ProHist task (`T1`..`T4`, `MCQ`); LongHisDoc type. */
   tasks: stringList.optional().describe('Keep items of these ProHist tasks (`T1`..`T4`, `MCQ`) or LongHisDoc types'),
-  /** LongHisDoc `type` (`Single Page`, `Cross Pages`, `Multi Hop`, `Unanswerable`); same as tasks there. */
+  // The same field as `tasks` there.
   types: stringList.optional().describe('Keep items of these LongHisDoc types (`Single Page`, `Cross Pages`, `Multi Hop`, `Unanswerable`)'),
   difficulties: z.array(z.union([z.string(), z.number()])).min(1).optional().describe('`level_of_difficulty`, compared as text (1 and "1" match)'),
-  /** Matches `dynasty`, `author_dynasty` or `publication_dynasty`. */
   dynasties: stringList.optional().describe('Keep items whose `dynasty`, `author_dynasty` or `publication_dynasty` is one of these'),
   answerTypes: z.array(z.enum(['Str', 'List', 'Int', 'None', 'Bool', 'Enum'])).min(1).optional().describe('Keep items of these LongHisDoc answer types'),
   evidenceModals: z.array(z.string()).min(1).optional().describe('Keep items whose evidence is of one of these modalities (LongHisDoc `evidence_modal`)'),

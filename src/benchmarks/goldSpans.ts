@@ -5,7 +5,6 @@ import type { BenchmarkItem } from './types.js';
 /** Gold evidence as a character range [start, end) of a corpus document's text (`documents.jsonl`; UTF-16 offsets, as `String.slice` takes them). */
 export const GoldSpanSchema = z
   .strictObject({
-    /** The document: a chunk span's `doc` (the source document's idKey, else its docId; a LongHisDoc page `<doc_id>-p<page>`). */
     doc: z.string().min(1).describe("The document: a chunk span's `doc` (the source document's idKey, else its docId; a LongHisDoc page `<doc_id>-p<page>`)"),
     start: z.number().int().nonnegative(),
     end: z.number().int().positive(),
@@ -83,36 +82,27 @@ export async function placeGoldSpans(items: readonly { key: string; item: Benchm
   const spans = new Map<string, GoldSpan[]>(items.filter(({ item }) => item.goldSpans?.length).map(({ key, item }) => [key, [...item.goldSpans!]]));
   if (wanted.length === 0) return { spans, unplaced: [] };
   const add = (key: string, span: GoldSpan) => spans.set(key, [...(spans.get(key) ?? []), span]);
-  // Exact matches: the item's own document wins over an earlier one elsewhere.
-  const exact = new Map<string, { span: GoldSpan; own: boolean }>();
-  const texts = new Map<string, string>();
+  const needles = wanted.flatMap((w) => w.texts.map((text, i) => ({ w, text, id: `${w.key}\u0000${i}` })));
   const pageDocs = new Set(wanted.flatMap((w) => w.pages));
-  const seen = new Set<string>();
-  for await (const document of documents()) {
-    if (seen.has(document.doc)) continue;
-    seen.add(document.doc);
-    if (pageDocs.has(document.doc)) texts.set(document.doc, document.text);
-    for (const w of wanted) {
-      w.texts.forEach((text, i) => {
-        const id = `${w.key}\u0000${i}`;
-        const own = w.item.docId !== undefined && document.docId === w.item.docId;
-        const found = exact.get(id);
-        if (found && (found.own || !own)) return;
-        const at = document.text.indexOf(text);
-        if (at >= 0) exact.set(id, { span: { doc: document.doc, start: at, end: at + text.length }, own });
-      });
-    }
-  }
-  const unplacedTexts: { w: Wanted; text: string; id: string }[] = wanted.flatMap((w) => w.texts.flatMap((text, i) => (exact.has(`${w.key}\u0000${i}`) ? [] : [{ w, text, id: `${w.key}\u0000${i}` }])));
-  const fuzzy = unplacedTexts.length > 0 ? await placeFuzzily(unplacedTexts, documents()) : new Map<string, GoldSpan>();
+  const texts = new Map<string, string>();
+  const exact = await placeEach(
+    needles,
+    documents(),
+    (needle, document) => {
+      const at = document.text.indexOf(needle.text);
+      return at >= 0 ? { doc: document.doc, start: at, end: at + needle.text.length } : undefined;
+    },
+    (document) => pageDocs.has(document.doc) && texts.set(document.doc, document.text),
+  );
+  const pending = needles.filter((needle) => !exact.has(needle.id));
+  const fuzzy = pending.length > 0 ? await placeFuzzily(pending, documents()) : new Map<string, GoldSpan>();
   const unplaced: PlacedGold['unplaced'] = [];
+  for (const { w, text, id } of needles) {
+    const span = exact.get(id) ?? fuzzy.get(id);
+    if (span) add(w.key, span);
+    else unplaced.push({ key: w.key, ...(w.item.origin ? { origin: w.item.origin } : {}), text });
+  }
   for (const w of wanted) {
-    w.texts.forEach((text, i) => {
-      const id = `${w.key}\u0000${i}`;
-      const span = exact.get(id)?.span ?? fuzzy.get(id);
-      if (span) add(w.key, span);
-      else unplaced.push({ key: w.key, ...(w.item.origin ? { origin: w.item.origin } : {}), text });
-    });
     for (const page of w.pages) {
       const text = texts.get(page);
       if (text === undefined || text.length === 0) continue;
@@ -129,26 +119,40 @@ function occurrencesOf(text: string, needle: string): number[] {
   return out;
 }
 
-/** The fuzzy rule: a second read of the documents, matching normal forms; the item's own document first. */
-async function placeFuzzily(
-  pending: { w: Wanted; text: string; id: string }[],
+type Needle = { w: Wanted; text: string; id: string };
+
+/** Each needle's first span in the documents (a repeated document read once); the item's own document wins over others. */
+async function placeEach<N extends Needle>(
+  needles: N[],
   documents: AsyncIterable<CorpusDocument>,
+  find: (needle: N, document: CorpusDocument) => GoldSpan | undefined,
+  visit?: (document: CorpusDocument) => void,
 ): Promise<Map<string, GoldSpan>> {
-  const needles = pending.map((p) => ({ ...p, normal: normalForm(p.text).normal })).filter((p) => p.normal.length > 0);
   const found = new Map<string, { span: GoldSpan; own: boolean }>();
   const seen = new Set<string>();
   for await (const document of documents) {
     if (seen.has(document.doc)) continue;
     seen.add(document.doc);
-    let form: ReturnType<typeof normalForm> | undefined;
+    visit?.(document);
     for (const needle of needles) {
       const own = needle.w.item.docId !== undefined && document.docId === needle.w.item.docId;
       const earlier = found.get(needle.id);
       if (earlier && (earlier.own || !own)) continue;
-      form ??= normalForm(document.text);
-      const at = form.normal.indexOf(needle.normal);
-      if (at >= 0) found.set(needle.id, { span: { doc: document.doc, start: form.from[at]!, end: form.to[at + needle.normal.length - 1]! }, own });
+      const span = find(needle, document);
+      if (span) found.set(needle.id, { span, own });
     }
   }
   return new Map([...found].map(([id, { span }]) => [id, span]));
+}
+
+/** The fuzzy rule: a second read of the documents, matching normal forms. */
+function placeFuzzily(pending: Needle[], documents: AsyncIterable<CorpusDocument>): Promise<Map<string, GoldSpan>> {
+  const needles = pending.map((p) => ({ ...p, normal: normalForm(p.text).normal })).filter((p) => p.normal.length > 0);
+  const forms = new WeakMap<CorpusDocument, ReturnType<typeof normalForm>>();
+  return placeEach(needles, documents, (needle, document) => {
+    const form = forms.get(document) ?? normalForm(document.text);
+    forms.set(document, form);
+    const at = form.normal.indexOf(needle.normal);
+    return at >= 0 ? { doc: document.doc, start: form.from[at]!, end: form.to[at + needle.normal.length - 1]! } : undefined;
+  });
 }

@@ -45,14 +45,16 @@ export function assertKnownFields(value: unknown, rules: RecordFieldRules, where
   }
 }
 
-/** The declared metadata fields' scalar values as groups (breakdown keys of the summary). */
-export function metadataGroups(meta: Record<string, unknown>, declared: readonly string[]): Record<string, string> {
-  const groups: Record<string, string> = {};
-  for (const field of declared) {
-    const value = meta[field];
-    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') groups[field] = String(value);
-  }
-  return groups;
+/** A record's fields that the format does not read into the item: the item's `meta`. */
+export function otherFields(record: object, known: ReadonlySet<string>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([key, value]) => !known.has(key) && value !== undefined));
+}
+
+/** The declared metadata fields' scalar values as the item's `groups` (breakdown keys of the summary), if any. */
+export function metadataGroups(meta: Record<string, unknown>, declared: readonly string[]): { groups?: Record<string, string> } {
+  const scalar = (value: unknown) => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+  const groups = Object.fromEntries(declared.filter((field) => scalar(meta[field])).map((field) => [field, String(meta[field])]));
+  return Object.keys(groups).length ? { groups } : {};
 }
 
 /** Refuses a second record with the same id, naming the file and both positions. */

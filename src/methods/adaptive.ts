@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RagParamsSchema, ragStrategy } from '../prompting/strategies/rag.js';
-import { closedBookStrategy } from '../prompting/strategies/closedBook.js';
+import { closedBookStrategy } from '../prompting/strategies/noRetrieval.js';
 import type { RegistryEntry } from '../registry.js';
 import { PromptOverrideSchema, resolvePrompts, stepMessages } from './prompts.js';
 import { parseDecision } from './replies.js';

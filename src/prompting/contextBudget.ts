@@ -1,14 +1,11 @@
 import { formatContextHeader, type ContextEntry } from './contextBlock.js';
 import type { TokenCounter } from '../text/tokenCounter.js';
+import { fitPrefix, type FittedPrefix } from '../retrieval/tokenBudget.js';
+import type { BuiltPrompt, ChatMessage } from './types.js';
 
-export interface BudgetedEntries<T> {
-  kept: T[];
+export interface BudgetedEntries<T> extends FittedPrefix<T> {
   /** Entries dropped from the end of the list. */
   dropped: number;
-  /** Tokens of the kept entries as formatted. */
-  tokens: number;
-  /** True when the first entry alone was over budget and its text was cut to fit. */
-  clipped: boolean;
 }
 
 /** Tokens an entry costs once formatted (header, text, separator). */
@@ -33,29 +30,17 @@ export function fitContextBudget<T>(
     const tokens = items.reduce((sum, item, i) => sum + cost(item, i + 1), 0);
     return { kept: items, dropped: 0, tokens, clipped: false };
   }
-  const kept: T[] = [];
-  let tokens = 0;
-  for (const item of items) {
-    const next = cost(item, kept.length + 1);
-    if (tokens + next > budget) break;
-    kept.push(item);
-    tokens += next;
-  }
-  if (kept.length === 0 && items.length > 0) {
-    const first = items[0]!;
-    const text = toEntry(first).text.trim();
-    // Longest prefix of the text that fits (token counts grow with length, so bisect).
-    let low = 0;
-    let high = text.length;
-    while (low < high) {
-      const mid = Math.ceil((low + high) / 2);
-      if (cost(withText(first, text.slice(0, mid)), 1) <= budget) low = mid;
-      else high = mid - 1;
-    }
-    if (low > 0) {
-      const clipped = withText(first, text.slice(0, low));
-      return { kept: [clipped], dropped: items.length - 1, tokens: cost(clipped, 1), clipped: true };
-    }
-  }
-  return { kept, dropped: items.length - kept.length, tokens, clipped: false };
+  const fit = fitPrefix(items, budget, cost, { text: (item) => toEntry(item).text.trim(), withText });
+  return { ...fit, dropped: items.length - fit.kept.length };
+}
+
+/** A built prompt with what the budget kept of its context (`contextTokens` where it counted text). */
+export function builtPrompt(messages: ChatMessage[], contextIds: string[], fitted: BudgetedEntries<unknown>, countsTokens = true): BuiltPrompt {
+  return {
+    messages,
+    contextIds,
+    truncated: fitted.dropped,
+    ...(countsTokens ? { contextTokens: fitted.tokens } : {}),
+    ...(fitted.clipped ? { clipped: true } : {}),
+  };
 }

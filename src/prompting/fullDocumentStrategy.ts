@@ -4,12 +4,12 @@ import { readOcrPages, type OcrPage } from '../corpus/longhisdoc/ocrFile.js';
 import { InputError } from '../errors.js';
 import { answerInstructions, type AnswerInstructions } from './answerInstructions.js';
 import { formatContextBlock, type ContextEntry } from './contextBlock.js';
-import { fitContextBudget } from './contextBudget.js';
+import { builtPrompt, fitContextBudget } from './contextBudget.js';
 import { fillTemplate } from './fillTemplate.js';
 import { messagesOf } from './templateStrategy.js';
 import type { PromptTemplate } from './templates/promptTemplate.js';
 import type { TokenCounter } from '../text/tokenCounter.js';
-import { fillTemplateWithParts, fitImageLimit, imageContextParts, multimodalMessagesOf, type PageInput } from './imageContext.js';
+import { fillTemplateWithParts, fitImageEntries, imageContextParts, type PageInput } from './imageContext.js';
 import { PageImageLookup } from './pageImageLookup.js';
 import type { BuiltPrompt, PageImageRef, PromptInput, PromptStrategy } from './types.js';
 
@@ -80,13 +80,7 @@ export class FullDocumentStrategy implements PromptStrategy {
         .map((p) => ({ title, page: p.page, pages: [p.page], text: p.text, images: [] }));
       const fitted = fitContextBudget(entries, (e) => e, (e, text) => ({ ...e, text }), this.options.budget, this.options.counter);
       const user = fillTemplate(this.options.template.user, { question: item.question, context: formatContextBlock(fitted.kept), instructions });
-      return {
-        messages: messagesOf(this.options.template.system, user),
-        contextIds: fitted.kept.map((e) => `${item.docId}-p${e.page}`),
-        truncated: fitted.dropped,
-        contextTokens: fitted.tokens,
-        ...(fitted.clipped ? { clipped: true } : {}),
-      };
+      return builtPrompt(messagesOf(this.options.template.system, user), fitted.kept.map((e) => `${item.docId}-p${e.page}`), fitted);
     }
     // Image input: every wanted page that has a scan, blank OCR or not (the image may hold what the OCR lost).
     const shown: PageEntry[] = ocr
@@ -95,19 +89,10 @@ export class FullDocumentStrategy implements PromptStrategy {
         const image = this.images!.image(item, item.docId!, p.page);
         return image ? [{ title, page: p.page, pages: [p.page], text: p.text, images: [image] }] : [];
       });
-    const limited = fitImageLimit(shown, (e) => e.images.length, this.options.maxImages ?? null);
-    const withText = input === 'image+text';
-    // With OCR text beside the images, the text budget applies to the text (an image is never cut for text).
-    const fitted = withText
-      ? fitContextBudget(limited.kept, (e) => e, (e, text) => ({ ...e, text }), this.options.budget, this.options.counter)
-      : { kept: limited.kept, dropped: 0, tokens: 0, clipped: false };
-    const user = fillTemplateWithParts(this.options.template.user, { question: item.question, instructions }, imageContextParts(fitted.kept, withText));
-    return {
-      messages: multimodalMessagesOf(this.options.template.system, user),
-      contextIds: fitted.kept.map((e) => `${item.docId}-p${e.page}`),
-      truncated: limited.dropped + fitted.dropped,
-      ...(withText ? { contextTokens: fitted.tokens } : {}),
-      ...(fitted.clipped ? { clipped: true } : {}),
-    };
+    const showText = input === 'image+text';
+    const { maxImages = null, budget, counter } = this.options;
+    const fitted = fitImageEntries(shown, (e) => e, (e, text) => ({ ...e, text }), { maxImages, budget, counter, showText });
+    const user = fillTemplateWithParts(this.options.template.user, { question: item.question, instructions }, imageContextParts(fitted.kept, showText));
+    return builtPrompt(messagesOf(this.options.template.system, user), fitted.kept.map((e) => `${item.docId}-p${e.page}`), fitted, showText);
   }
 }

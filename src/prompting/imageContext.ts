@@ -1,7 +1,10 @@
 import { z } from 'zod';
+import { fitPrefix } from '../retrieval/tokenBudget.js';
 import { CONTEXT_END, formatContextHeader, type ContextEntry } from './contextBlock.js';
 import { fillTemplate, type Placeholder } from './fillTemplate.js';
-import type { ChatMessage, ContentPart, PageImageRef } from './types.js';
+import type { TokenCounter } from '../text/tokenCounter.js';
+import { fitContextBudget, type BudgetedEntries } from './contextBudget.js';
+import type { ContentPart, PageImageRef } from './types.js';
 
 /**
  * What a page-level prompt shows of each page: its OCR text (`text`, the benchmark's text
@@ -60,24 +63,21 @@ export function fillTemplateWithParts(template: string, values: Partial<Record<E
   return mergeText([{ type: 'text', text: before }, ...context, { type: 'text', text: after }]);
 }
 
-/** System message (when not empty) and the multimodal user message. */
-export function multimodalMessagesOf(system: string, user: ContentPart[]): ChatMessage[] {
-  return system.trim() ? [{ role: 'system', content: system }, { role: 'user', content: user }] : [{ role: 'user', content: user }];
-}
-
 /**
- * The longest prefix of `items` (best first) whose images number at most `maxImages` (a model's
- * per-prompt image limit, vLLM's `--limit-mm-per-prompt`); null keeps all.
+ * Page entries cut to the image limit (a model's per-prompt limit, vLLM's `--limit-mm-per-prompt`;
+ * later entries first); with `image+text`, their text then cut to the token budget (an image is
+ * never cut for text).
  */
-export function fitImageLimit<T>(items: T[], imagesOf: (item: T) => number, maxImages: number | null): { kept: T[]; dropped: number } {
-  if (maxImages === null) return { kept: items, dropped: 0 };
-  const kept: T[] = [];
-  let count = 0;
-  for (const item of items) {
-    const n = imagesOf(item);
-    if (count + n > maxImages) break;
-    kept.push(item);
-    count += n;
-  }
-  return { kept, dropped: items.length - kept.length };
+export function fitImageEntries<T>(
+  items: T[],
+  entryOf: (item: T) => ImageContextEntry,
+  withText: (item: T, text: string) => T,
+  options: { maxImages: number | null; budget: number | null; counter: TokenCounter; showText: boolean },
+): BudgetedEntries<T> {
+  const { maxImages, budget, counter } = options;
+  const shown = maxImages === null ? items : fitPrefix(items, maxImages, (item) => entryOf(item).images.length).kept;
+  const fitted = options.showText
+    ? fitContextBudget(shown, entryOf, withText, budget, counter)
+    : { kept: shown, dropped: 0, tokens: 0, clipped: false };
+  return { ...fitted, dropped: items.length - shown.length + fitted.dropped };
 }

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { z } from 'zod';
 import { openPageImageCatalog, type PageImageCatalog, type PageImageDocument } from '../corpus/longhisdoc/pageImages.js';
-import { readOcrPages } from '../corpus/longhisdoc/ocrFile.js';
+import { pageImageDocument } from '../benchmarks/longhisdoc/loader.js';
 import { InputError } from '../errors.js';
 import type { PageImageRef } from './types.js';
 
@@ -18,13 +18,6 @@ export function imageDirOf(item: BenchmarkItem, override: string | undefined, st
 }
 
 const PageImageDocumentSchema = z.object({ docId: z.string(), pages: z.number().int().nonnegative(), exact: z.boolean().optional() });
-
-/** A book's page count: its OCR file's where the item names one, else the highest page its items reference. */
-async function documentOf(item: BenchmarkItem, items: BenchmarkItem[]): Promise<PageImageDocument> {
-  if (typeof item.meta.ocrFile === 'string') return { docId: item.docId!, pages: (await readOcrPages(item.meta.ocrFile)).length };
-  const pages = items.filter((other) => other.docId === item.docId).flatMap((other) => [...(other.inputPages ?? []), ...(other.evidencePages ?? [])]);
-  return { docId: item.docId!, pages: Math.max(0, ...pages), exact: false };
-}
 
 /**
  * The page images of the run's documents, looked up by (document, page). The folders were checked
@@ -47,7 +40,7 @@ export class PageImageLookup {
       // The loader opened the catalog with this document entry: the same entry shares its scan.
       const fromLoader = PageImageDocumentSchema.safeParse(item.meta.imageDocument);
       if (fromLoader.success && resolve(String(item.meta.imageDir)) === dir) docs.set(item.docId, fromLoader.data);
-      else docs.set(item.docId, await documentOf(item, items));
+      else docs.set(item.docId, await pageImageDocument(item.docId, items, typeof item.meta.ocrFile === 'string' ? item.meta.ocrFile : undefined));
     }
     for (const [dir, docs] of documents) {
       if (this.catalogs.has(dir)) continue;

@@ -1,10 +1,8 @@
 import { Registry } from '../registry.js';
-import { closedBookStrategy } from './strategies/closedBook.js';
+import { closedBookStrategy, profStrategy, roleStrategy } from './strategies/noRetrieval.js';
 import { cotStrategy } from './strategies/cot.js';
 import { longHisDocFullStrategy } from './strategies/longhisdocFull.js';
-import { profStrategy } from './strategies/prof.js';
 import { pageRagStrategy, ragStrategy } from './strategies/rag.js';
-import { roleStrategy } from './strategies/role.js';
 import type { PromptStrategy } from './types.js';
 
 /** Prompting strategies by name; each spec is `{ name, ...template overrides and options }`. */

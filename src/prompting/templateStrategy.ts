@@ -2,15 +2,27 @@ import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { answerInstructions, type AnswerInstructions } from './answerInstructions.js';
 import { formatContextBlock, type ContextEntry } from './contextBlock.js';
-import { fitContextBudget } from './contextBudget.js';
+import { builtPrompt, fitContextBudget } from './contextBudget.js';
 import { isGoldChunk, orderContext, type ContextOrdering } from './contextOrder.js';
 import { extractFinalAnswer } from './finalAnswer.js';
 import { fillTemplate } from './fillTemplate.js';
 import type { PromptTemplate } from './templates/promptTemplate.js';
 import type { TokenCounter } from '../text/tokenCounter.js';
-import { fillTemplateWithParts, fitImageLimit, imageContextParts, multimodalMessagesOf, type PageInput } from './imageContext.js';
+import { fillTemplateWithParts, fitImageEntries, imageContextParts, type PageInput } from './imageContext.js';
 import { PageImageLookup } from './pageImageLookup.js';
-import type { BuiltPrompt, PageImageRef, PromptInput, PromptStrategy, TextChatMessage } from './types.js';
+import type { BuiltPrompt, ChatMessage, ContentPart, PageImageRef, PromptInput, PromptStrategy } from './types.js';
+
+interface Retrieval {
+  budget: number | null;
+  counter: TokenCounter;
+  ordering: ContextOrdering;
+  showPages: boolean;
+  /** What each retrieved page shows: its text (default), its page image(s), or both (LongHisDoc pages). */
+  input?: PageInput;
+  imageDir?: string;
+  /** Most page images in one prompt; the lowest-ranked passages are dropped first. Null: no limit. */
+  maxImages?: number | null;
+}
 
 export interface TemplateStrategyOptions {
   name: string;
@@ -21,17 +33,7 @@ export interface TemplateStrategyOptions {
   /** Chain of thought: the marker after which the final answer starts. */
   finalAnswerMarker?: string;
   /** Retrieval strategies only. */
-  retrieval?: {
-    budget: number | null;
-    counter: TokenCounter;
-    ordering: ContextOrdering;
-    showPages: boolean;
-    /** What each retrieved page shows: its text (default), its page image(s), or both (LongHisDoc pages). */
-    input?: PageInput;
-    imageDir?: string;
-    /** Most page images in one prompt; the lowest-ranked passages are dropped first. Null: no limit. */
-    maxImages?: number | null;
-  };
+  retrieval?: Retrieval;
   /** Depths when the config gives none (page retrieval: 1, 3, 5, 10). */
   defaultDepths?: readonly number[];
 }
@@ -45,8 +47,10 @@ export function chunkPages(chunk: RetrievedChunk): number[] | undefined {
   return typeof chunk.meta.page === 'number' ? [chunk.meta.page] : undefined;
 }
 
-export function messagesOf(system: string, user: string): TextChatMessage[] {
-  return system.trim() ? [{ role: 'system', content: system }, { role: 'user', content: user }] : [{ role: 'user', content: user }];
+/** System message (when not empty) and the user message (text, or text and images). */
+export function messagesOf<C extends string | ContentPart[]>(system: string, user: C): (ChatMessage & { content: string | C })[] {
+  const message = { role: 'user' as const, content: user };
+  return system.trim() ? [{ role: 'system', content: system }, message] : [message];
 }
 
 /**
@@ -93,7 +97,7 @@ export class TemplateStrategy implements PromptStrategy {
       return { messages: messagesOf(template.system, user), contextIds: [], truncated: 0 };
     }
     const ranked = [...(context ?? [])].sort((a, b) => a.rank - b.rank);
-    if ((retrieval.input ?? 'text') !== 'text') return this.buildWithImages(item, ranked, instructions);
+    if ((retrieval.input ?? 'text') !== 'text') return this.buildWithImages(item, ranked, instructions, retrieval);
     const toEntry = (chunk: RetrievedChunk): ContextEntry => ({
       title: chunk.title,
       text: chunk.text,
@@ -103,36 +107,25 @@ export class TemplateStrategy implements PromptStrategy {
     const ordered = orderContext(fitted.kept, retrieval.ordering, (chunk) => isGoldChunk(item, chunk));
     const block = ordered.length > 0 ? formatContextBlock(ordered.map(toEntry)) : NO_CONTEXT_TEXT;
     const user = fillTemplate(template.user, { question: item.question, context: block, instructions });
-    return {
-      messages: messagesOf(template.system, user),
-      contextIds: ordered.map((chunk) => chunk.id),
-      truncated: fitted.dropped,
-      contextTokens: fitted.tokens,
-      ...(fitted.clipped ? { clipped: true } : {}),
-    };
+    return builtPrompt(messagesOf(template.system, user), ordered.map((chunk) => chunk.id), fitted);
   }
 
   /** Retrieved pages shown as images (and, with `image+text`, each followed by its text). */
-  private buildWithImages(item: BenchmarkItem, ranked: RetrievedChunk[], instructions: string): BuiltPrompt {
-    const { template, retrieval } = this.options;
-    const withText = retrieval!.input === 'image+text';
+  private buildWithImages(item: BenchmarkItem, ranked: RetrievedChunk[], instructions: string, retrieval: Retrieval): BuiltPrompt {
+    const showText = retrieval.input === 'image+text';
     const entries = ranked.map((chunk) => ({
       chunk,
       entry: { title: chunk.title, text: chunk.text, images: this.imagesOf(item, chunk), ...(chunkPages(chunk) ? { pages: chunkPages(chunk) } : {}) },
     }));
-    const limited = fitImageLimit(entries, (e) => e.entry.images.length, retrieval!.maxImages ?? null);
-    const fitted = withText
-      ? fitContextBudget(limited.kept, (e) => e.entry, (e, text) => ({ ...e, entry: { ...e.entry, text } }), retrieval!.budget, retrieval!.counter)
-      : { kept: limited.kept, dropped: 0, tokens: 0, clipped: false };
-    const ordered = orderContext(fitted.kept.map((e) => ({ ...e.chunk, entry: e.entry })), retrieval!.ordering, (chunk) => isGoldChunk(item, chunk));
-    const parts = ordered.length > 0 ? imageContextParts(ordered.map((c) => c.entry), withText) : [{ type: 'text' as const, text: NO_CONTEXT_TEXT }];
-    const user = fillTemplateWithParts(template.user, { question: item.question, instructions }, parts);
-    return {
-      messages: multimodalMessagesOf(template.system, user),
-      contextIds: ordered.map((chunk) => chunk.id),
-      truncated: limited.dropped + fitted.dropped,
-      ...(withText ? { contextTokens: fitted.tokens } : {}),
-      ...(fitted.clipped ? { clipped: true } : {}),
-    };
+    const fitted = fitImageEntries(entries, (e) => e.entry, (e, text) => ({ ...e, entry: { ...e.entry, text } }), {
+      maxImages: retrieval.maxImages ?? null,
+      budget: retrieval.budget,
+      counter: retrieval.counter,
+      showText,
+    });
+    const ordered = orderContext(fitted.kept.map((e) => ({ ...e.chunk, entry: e.entry })), retrieval.ordering, (chunk) => isGoldChunk(item, chunk));
+    const parts = ordered.length > 0 ? imageContextParts(ordered.map((c) => c.entry), showText) : [{ type: 'text' as const, text: NO_CONTEXT_TEXT }];
+    const user = fillTemplateWithParts(this.options.template.user, { question: item.question, instructions }, parts);
+    return builtPrompt(messagesOf(this.options.template.system, user), ordered.map((chunk) => chunk.id), fitted, showText);
   }
 }

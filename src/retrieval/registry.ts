@@ -34,12 +34,7 @@ export class RetrieverRegistry extends Registry<Retriever, RetrieverContext> {
 
 export const retrievers = new RetrieverRegistry('retriever');
 
-export interface RetrieverContextOptions {
-  seed?: number;
-  embedder?: TextEmbedder;
-}
-
-export function createRetrieverContext(options: RetrieverContextOptions = {}): RetrieverContext {
+export function createRetrieverContext(options: { seed?: number; embedder?: TextEmbedder } = {}): RetrieverContext {
   const context: RetrieverContext = {
     seed: options.seed ?? 0,
     embedder: options.embedder,

@@ -12,39 +12,59 @@ import type { RetrievedChunk } from './types.js';
  * budget it is kept cut to the budget (the longest prefix of its text that fits), so a small
  * budget never turns retrieval into closed book.
  */
-export interface BudgetFill {
-  kept: RetrievedChunk[];
-  /** Tokens of the kept chunks' texts (never above the budget). */
-  tokens: number;
+export interface BudgetFill extends FittedPrefix<RetrievedChunk> {
   /** True when every chunk of the list fit: a longer list might fit more. */
   exhausted: boolean;
-  /** True when the best chunk alone was over the budget and was cut to fit. */
+}
+
+/** The prefix of a ranked list that fits a budget. */
+export interface FittedPrefix<T> {
+  kept: T[];
+  /** Cost of the kept items (never above the budget). */
+  tokens: number;
+  /** True when the first item alone was over the budget and was cut to fit. */
   clipped: boolean;
 }
 
 export function fillTokenBudget(ranked: readonly RetrievedChunk[], budget: number, counter: TokenCounter = estimateTokens): BudgetFill {
-  const kept: RetrievedChunk[] = [];
+  const clip = { text: (chunk: RetrievedChunk) => chunk.text, withText: (chunk: RetrievedChunk, text: string) => ({ ...chunk, text }) };
+  const fit = fitPrefix(ranked, budget, (chunk) => counter(chunk.text), clip);
+  return { ...fit, exhausted: !fit.clipped && fit.kept.length === ranked.length };
+}
+
+/**
+ * The longest prefix of `items` whose costs (`cost(item, position)`, positions one-based) sum to at
+ * most `budget`. With `clip`, a first item over the budget on its own is kept cut to the longest
+ * prefix of its text that fits, so that a small budget never empties the list.
+ */
+export function fitPrefix<T>(
+  items: readonly T[],
+  budget: number,
+  cost: (item: T, position: number) => number,
+  clip?: { text: (item: T) => string; withText: (item: T, text: string) => T },
+): FittedPrefix<T> {
+  const kept: T[] = [];
   let tokens = 0;
-  for (const chunk of ranked) {
-    const cost = counter(chunk.text);
-    if (tokens + cost > budget) break;
-    kept.push(chunk);
-    tokens += cost;
+  for (const item of items) {
+    const next = cost(item, kept.length + 1);
+    if (tokens + next > budget) break;
+    kept.push(item);
+    tokens += next;
   }
-  if (kept.length === 0 && ranked.length > 0) {
-    const first = ranked[0]!;
-    // Longest prefix of the text that fits (token counts grow with length, so bisect).
-    let low = 0;
-    let high = first.text.length;
-    while (low < high) {
-      const mid = Math.ceil((low + high) / 2);
-      if (counter(first.text.slice(0, mid)) <= budget) low = mid;
-      else high = mid - 1;
-    }
-    const text = first.text.slice(0, low);
-    return { kept: low > 0 ? [{ ...first, text }] : [], tokens: counter(text), exhausted: false, clipped: low > 0 };
+  if (kept.length > 0 || items.length === 0 || !clip) return { kept, tokens, clipped: false };
+  const first = items[0]!;
+  const text = clip.text(first);
+  // Costs grow with the text's length, so bisect.
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (cost(clip.withText(first, text.slice(0, mid)), 1) <= budget) low = mid;
+    else high = mid - 1;
   }
-  return { kept, tokens, exhausted: kept.length === ranked.length, clipped: false };
+  if (low === 0) return { kept, tokens, clipped: false };
+  const cut = clip.withText(first, text.slice(0, low));
+  return { kept: [cut], tokens: cost(cut, 1), clipped: true };
 }
 
 /** Candidates first asked for a budget: about one chunk per 50 tokens, at least 10; doubled while the budget is not filled. */

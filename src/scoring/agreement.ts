@@ -27,14 +27,9 @@ export const VerdictRecordSchema = z
   });
 export type VerdictRecord = z.infer<typeof VerdictRecordSchema>;
 
-export interface Correlation {
-  r: number;
-  n: number;
-}
-
 export interface JudgeAgreement {
-  itemLevel: Correlation;
-  answerLevel: Correlation;
+  itemLevel: { r: number; n: number };
+  answerLevel: { r: number; n: number };
   /** Answers present in only one of the files. */
   onlyA: number;
   onlyB: number;

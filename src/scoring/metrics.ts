@@ -36,12 +36,10 @@ export function metricInfo(id: string): MetricInfo {
   return { id, name: id || 'score', description: id || 'score', scale: zeroToHundred };
 }
 
-const number = (x: number) => String(x);
-
 /** `0–100` */
 export function scaleText(id: string): string {
   const { scale } = metricInfo(id);
-  return `${number(scale.min)}–${number(scale.max)}`;
+  return `${scale.min}–${scale.max}`;
 }
 
 /** `RS (0–100)`: a header's or an axis's name of the metric. */
@@ -57,7 +55,7 @@ export function defaultDelta(id: string): number {
 
 /** `δ 10 (ROUGE-L, 0–100)`: a δ with the metric and scale it is on. */
 export function deltaText(delta: number, id: string): string {
-  return `δ ${number(delta)} (${metricInfo(id).name}, ${scaleText(id)})`;
+  return `δ ${delta} (${metricInfo(id).name}, ${scaleText(id)})`;
 }
 
 /** The metric of a set of cells (a run's): their ids' parts joined by `+` (`mcq+rs`), as the summary names a cell's. */

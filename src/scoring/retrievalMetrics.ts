@@ -41,34 +41,3 @@ export function retrievalMetrics(rankedIds: ReadonlyArray<string | number>, gold
   const f1 = precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
   return { recall, precision, f1, ap: apSum / gold.size, mrr, ndcg: idcg === 0 ? 0 : dcg / idcg };
 }
-
-/** Mean of each metric over a group of queries. */
-export function meanRetrievalMetrics(rows: readonly RetrievalMetrics[]): RetrievalMetrics & { n: number } {
-  const keys: Array<keyof RetrievalMetrics> = ['recall', 'precision', 'f1', 'ap', 'mrr', 'ndcg'];
-  const out = { recall: 0, precision: 0, f1: 0, ap: 0, mrr: 0, ndcg: 0, n: rows.length };
-  if (rows.length === 0) return out;
-  for (const key of keys) out[key] = rows.reduce((sum, row) => sum + row[key], 0) / rows.length;
-  return out;
-}
-
-/**
- * Mean metrics overall and per value of a key (question type, evidence modality …):
- * `{ all: …, groups: { 'Single Page': …, 'Multi Hop': … } }`.
- */
-export function retrievalBreakdown<T>(
-  rows: readonly T[],
-  metricsOf: (row: T) => RetrievalMetrics,
-  keyOf: (row: T) => string,
-): { all: RetrievalMetrics & { n: number }; groups: Record<string, RetrievalMetrics & { n: number }> } {
-  const grouped = new Map<string, RetrievalMetrics[]>();
-  const all: RetrievalMetrics[] = [];
-  for (const row of rows) {
-    const metrics = metricsOf(row);
-    all.push(metrics);
-    const key = keyOf(row);
-    grouped.set(key, [...(grouped.get(key) ?? []), metrics]);
-  }
-  const groups: Record<string, RetrievalMetrics & { n: number }> = {};
-  for (const [key, list] of [...grouped].sort(([a], [b]) => a.localeCompare(b))) groups[key] = meanRetrievalMetrics(list);
-  return { all: meanRetrievalMetrics(all), groups };
-}

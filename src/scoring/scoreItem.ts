@@ -34,6 +34,17 @@ const scored = (metric: string, score: number, scoreRaw: number, more: Partial<I
   ...more,
 });
 
+/** A judge or extractor failure: no score, the error and what the failed step left. */
+const failed = (metric: string, error: string, fields: Partial<ItemScore> = {}, more: Partial<ItemScore> = {}): ItemScore => ({
+  status: 'judge_failed',
+  metric,
+  score: null,
+  scoreRaw: null,
+  ...fields,
+  error,
+  ...more,
+});
+
 async function referenceMetrics(answer: string, reference: string, deps: ScoreDeps): Promise<Record<string, number>> {
   const rouge = rougeL(answer, reference);
   const extra: Record<string, number> = { bleu4: bleu4(answer, reference), rougeL: rouge.f1 };
@@ -60,16 +71,8 @@ export function scoreRubricVerdicts(
   const extraMetrics = options.extra ? { ...options.extra } : {};
   const missing = options.compat === 'reference' ? [] : missingVerdicts(rubricItems, verdicts);
   if (missing.length > 0) {
-    return {
-      status: 'judge_failed',
-      metric: 'rs',
-      score: null,
-      scoreRaw: null,
-      verdicts,
-      ...raw,
-      error: `judge output lacks verdicts for ${missing.join(', ')}`,
-      ...(options.extra ? { extra: extraMetrics } : {}),
-    };
+    const error = `judge output lacks verdicts for ${missing.join(', ')}`;
+    return failed('rs', error, { verdicts, ...raw }, options.extra ? { extra: extraMetrics } : {});
   }
   const rs = rubricScore(rubricItems, verdicts);
   return scored('rs', rs.rs, rs.rsRaw, {
@@ -119,7 +122,7 @@ export async function scoreItem(item: BenchmarkItem, response: string, deps: Sco
         ...(item.referenceAnswer !== undefined ? { referenceAnswer: item.referenceAnswer } : {}),
       });
       if (!outcome.ok) {
-        return { status: 'judge_failed', metric: 'rs', score: null, scoreRaw: null, judgeRaw: outcome.raw, error: outcome.error, ...more };
+        return failed('rs', outcome.error, { judgeRaw: outcome.raw }, more);
       }
       return scoreRubricVerdicts(rubricItems, outcome.verdicts, { compat, judgeRaw: outcome.raw, strayLines: outcome.strayLines, extra });
     }
@@ -133,23 +136,15 @@ export async function scoreItem(item: BenchmarkItem, response: string, deps: Sco
           ? await deps.extractor.extract({ question: item.question, response: answer, answerType: item.answerType })
           : extractByRules(answer, item.answerType);
       } catch (error) {
-        return {
-          status: 'judge_failed',
-          metric: 'accuracy',
-          score: null,
-          scoreRaw: null,
-          error: `answer extraction failed: ${(error as Error).message ?? String(error)}`,
-          ...more,
-        };
+        return failed('accuracy', `answer extraction failed: ${(error as Error).message ?? String(error)}`, {}, more);
       }
       const accuracy = scoreLongHisDoc({ answerType: item.answerType, gold: item.answer, response: answer, extracted });
       return scored('accuracy', accuracy * 100, accuracy * 100, { extracted, ...more });
     }
     case 'reference': {
       if (item.referenceAnswer === undefined) throw new InputError(`item ${item.id}: referenceAnswer: missing`);
-      const rouge = rougeL(answer, item.referenceAnswer);
       const metrics = extra ?? (await referenceMetrics(answer, item.referenceAnswer, deps));
-      return scored('rougeL', rouge.f1, rouge.f1, { ...(answer ? {} : { rule: 'empty-answer' }), extra: metrics });
+      return scored('rougeL', metrics.rougeL!, metrics.rougeL!, { ...(answer ? {} : { rule: 'empty-answer' }), extra: metrics });
     }
   }
 }

@@ -10,9 +10,8 @@ export interface RubricItem {
   weight: number;
 }
 
-/** Judge verdict keys follow the reference format: `加分项_1`, `减分项_2`. */
-export type VerdictKey = string;
-export type Verdicts = Record<VerdictKey, 0 | 1>;
+/** Judge verdicts keyed as in the reference format: `加分项_1`, `减分项_2`. */
+export type Verdicts = Record<string, 0 | 1>;
 
 export interface JudgeRequest {
   question: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retrievalBreakdown, retrievalMetrics } from '../../src/scoring/retrievalMetrics.js';
+import { retrievalMetrics } from '../../src/scoring/retrievalMetrics.js';
 
 describe('retrievalMetrics', () => {
   it('computes recall, precision, F1, AP, MRR and nDCG at k', () => {
@@ -31,20 +31,5 @@ describe('retrievalMetrics', () => {
 
   it('scores no hits 0', () => {
     expect(retrievalMetrics([5, 6], [1], 2)).toEqual({ recall: 0, precision: 0, f1: 0, ap: 0, mrr: 0, ndcg: 0 });
-  });
-});
-
-describe('retrievalBreakdown', () => {
-  it('averages overall and per key', () => {
-    const rows = [
-      { ranked: [1], gold: [1], type: 'Single Page' },
-      { ranked: [2], gold: [1], type: 'Single Page' },
-      { ranked: [1, 2], gold: [1, 2], type: 'Multi Hop' },
-    ];
-    const result = retrievalBreakdown(rows, (r) => retrievalMetrics(r.ranked, r.gold, 2), (r) => r.type);
-    expect(result.all.n).toBe(3);
-    expect(result.all.recall).toBeCloseTo(2 / 3);
-    expect(result.groups['Single Page']).toMatchObject({ n: 2, recall: 0.5 });
-    expect(result.groups['Multi Hop']).toMatchObject({ n: 1, recall: 1 });
   });
 });

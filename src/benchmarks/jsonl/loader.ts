@@ -1,9 +1,9 @@
-import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { RegistryEntry } from '../../registry.js';
-import { applyBenchmarkFilter, BenchmarkFilterSchema, describeFilter } from '../filters.js';
+import { fileBenchmark } from '../fileBenchmark.js';
+import { applyBenchmarkFilter, BenchmarkFilterSchema } from '../filters.js';
 import { parseRecord, readRecordFile } from '../readRecords.js';
-import { assertKnownFields, assertUniqueIds, metadataGroups, MetadataFieldsSchema } from '../recordFields.js';
+import { assertKnownFields, assertUniqueIds, metadataGroups, MetadataFieldsSchema, otherFields } from '../recordFields.js';
 import { GoldSpanSchema } from '../goldSpans.js';
 import type { Benchmark, BenchmarkItem } from '../types.js';
 
@@ -39,9 +39,7 @@ export const JSONL_RECORD_FIELDS = ['id', 'question', 'answer', 'reference_answe
 const KNOWN_FIELDS = new Set<string>(JSONL_RECORD_FIELDS);
 
 export function jsonlItem(record: JsonlQaRecord, benchmark: string, declared: readonly string[] = []): BenchmarkItem {
-  const meta: Record<string, unknown> = { ...record.metadata };
-  for (const [key, value] of Object.entries(record)) if (!KNOWN_FIELDS.has(key) && value !== undefined) meta[key] = value;
-  const groups = metadataGroups(meta, [...declared, ...Object.keys(record.metadata ?? {})]);
+  const meta = { ...record.metadata, ...otherFields(record, KNOWN_FIELDS) };
   const reference = record.reference_answer ?? record.answer;
   return {
     id: record.id,
@@ -55,7 +53,7 @@ export function jsonlItem(record: JsonlQaRecord, benchmark: string, declared: re
     ...(record.gold_chunk_ids ? { goldChunkIds: record.gold_chunk_ids } : {}),
     ...(record.gold_spans ? { goldSpans: record.gold_spans } : {}),
     ...(record.gold_evidence ? { goldEvidence: record.gold_evidence } : {}),
-    ...(Object.keys(groups).length ? { groups } : {}),
+    ...metadataGroups(meta, [...declared, ...Object.keys(record.metadata ?? {})]),
     meta,
   };
 }
@@ -64,26 +62,16 @@ export const jsonlBenchmark: RegistryEntry<JsonlParams, Benchmark, void> = {
   name: 'jsonl',
   description: 'Generic QA: JSONL (or a JSON array) of {id, question, answer | reference_answer, category?, gold_chunk_ids?, gold_spans?, gold_evidence?}.',
   params: JsonlParamsSchema,
-  create(params) {
-    let loaded: { sha256: string; total: number; count: number } | undefined;
-    return {
-      name: 'jsonl',
-      async load() {
-        const { records, sha256 } = await readRecordFile(params.file);
-        const rules = { format: 'jsonl', known: JSONL_RECORD_FIELDS, declared: params.metadata, alsoKeepBy: 'put it in the record\'s "metadata" object' };
-        const items = records.map((record) => {
-          assertKnownFields(record.value, rules, `${params.file}: ${record.where}`);
-          return { ...jsonlItem(parseRecord(JsonlQaRecordSchema, record, params.file), params.label, params.metadata), origin: `${params.file}: ${record.where}` };
-        });
-        assertUniqueIds(items.map((item, i) => ({ id: item.id, where: records[i]!.where })), params.file);
-        const kept = applyBenchmarkFilter(items, params);
-        loaded = { sha256, total: items.length, count: kept.length };
-        return kept;
-      },
-      describe() {
-        const { file, label, metadata: _metadata, ...filter } = params;
-        return { name: 'jsonl', label, file: resolve(file), ...(loaded ?? {}), filter: describeFilter({ ...filter }) };
-      },
-    };
-  },
+  create: (params) =>
+    fileBenchmark('jsonl', params, {}, async () => {
+      const { records, sha256 } = await readRecordFile(params.file);
+      const rules = { format: 'jsonl', known: JSONL_RECORD_FIELDS, declared: params.metadata, alsoKeepBy: 'put it in the record\'s "metadata" object' };
+      const items = records.map((record) => {
+        assertKnownFields(record.value, rules, `${params.file}: ${record.where}`);
+        return { ...jsonlItem(parseRecord(JsonlQaRecordSchema, record, params.file), params.label, params.metadata), origin: `${params.file}: ${record.where}` };
+      });
+      assertUniqueIds(items.map((item, i) => ({ id: item.id, where: records[i]!.where })), params.file);
+      const kept = applyBenchmarkFilter(items, params);
+      return { items: kept, found: { sha256, total: items.length, count: kept.length } };
+    }),
 };

@@ -16,18 +16,15 @@ import {
 import { readOcrPages } from '../../corpus/longhisdoc/ocrFile.js';
 import type { RegistryEntry } from '../../registry.js';
 import { loadLongHisDocQa, LongHisDocRecordSchema, parsePageList, type LongHisDocRecord } from './schema.js';
-import { assertKnownFields, assertUniqueIds, metadataGroups, MetadataFieldsSchema } from '../recordFields.js';
-import { applyBenchmarkFilter, BenchmarkFilterSchema, describeFilter } from '../filters.js';
+import { assertKnownFields, assertUniqueIds, metadataGroups, MetadataFieldsSchema, otherFields } from '../recordFields.js';
+import { fileBenchmark } from '../fileBenchmark.js';
+import { applyBenchmarkFilter, BenchmarkFilterSchema } from '../filters.js';
 import type { Benchmark, BenchmarkItem } from '../types.js';
 
 export const LongHisDocParamsSchema = BenchmarkFilterSchema.extend({
   file: z.string().min(1).describe('The QA file `{doc_id: [records]}` (LongHisDoc.json)'),
   ocrDir: z.string().min(1).optional().describe('`OCR_res/` of the release: `<doc_id>.json` per document; needed by `longhisdoc-full` and page corpora'),
-  /**
-   * `LongHisDoc_IMG/` of the release: `<doc_id>/page_<n>.jpg` (n one-based). Checked on load,
-   * before any model call, against the OCR's page counts (or, without `ocrDir`, the highest page an
-   * item names) and every item's input and evidence pages.
-   */
+  // Checked on load, before any model call, against the OCR's page counts and every item's pages.
   imageDir: z.string().min(1).optional().describe('`LongHisDoc_IMG/` of the release: `<doc_id>/page_<n>.jpg` (n one-based)'),
   onImageProblem: z.enum(['error', 'warn']).default('error').describe('`error`: a missing, truncated or unreadable page image, or a folder that does not match the OCR, stops the run; `warn`: counted in describe()'),
   label: z.string().min(1).default('longhisdoc').describe('Name recorded with each item (`benchmark` column)'),
@@ -46,8 +43,7 @@ export function ocrFileFor(ocrDir: string, docId: string): string {
 
 /** A LongHisDoc record as a BenchmarkItem; `type` is both category and task, pages become numbers. */
 export function longHisDocItem(record: LongHisDocRecord, benchmark: string, ocrDir?: string, declared: readonly string[] = []): BenchmarkItem {
-  const meta: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(record)) if (!KNOWN_FIELDS.has(key) && value !== undefined) meta[key] = value;
+  const meta = otherFields(record, KNOWN_FIELDS);
   const groups = metadataGroups(meta, declared);
   if (ocrDir) meta.ocrFile = ocrFileFor(ocrDir, record.doc_id);
   return {
@@ -64,7 +60,7 @@ export function longHisDocItem(record: LongHisDocRecord, benchmark: string, ocrD
     evidencePages: parsePageList(record.evidence_pages)!,
     inputPages: parsePageList(record.input_pages)!,
     evidenceModal: record.evidence_modal,
-    ...(Object.keys(groups).length ? { groups } : {}),
+    ...groups,
     meta,
   };
 }
@@ -104,6 +100,13 @@ export async function loadLongHisDoc(params: LongHisDocParams): Promise<LoadedLo
   return { items: kept, sha256, total: items.length, images };
 }
 
+/** A book's pages for the image check: its OCR file's count (exact), else the highest page its items name. */
+export async function pageImageDocument(docId: string, items: readonly BenchmarkItem[], ocrFile?: string): Promise<PageImageDocument> {
+  if (ocrFile) return { docId, pages: (await readOcrPages(ocrFile)).length, exact: true };
+  const pages = items.filter((item) => item.docId === docId).flatMap((item) => [...(item.inputPages ?? []), ...(item.evidencePages ?? [])]);
+  return { docId, pages: Math.max(0, ...pages), exact: false };
+}
+
 /**
  * Opens the page-image catalog for the documents of the loaded items and checks that every page an
  * item shows or cites has its image; items get `meta.imageDir` (absolute) and `meta.imageDocument`
@@ -114,12 +117,7 @@ async function checkItemImages(items: BenchmarkItem[], imageDir: string, onProbl
   const absolute = resolve(imageDir);
   const docIds = [...new Set(items.map((item) => item.docId!))];
   const documents: PageImageDocument[] = [];
-  for (const docId of docIds) {
-    const pages = ocrDir
-      ? (await readOcrPages(ocrFileFor(ocrDir, docId))).length
-      : Math.max(0, ...items.filter((item) => item.docId === docId).flatMap((item) => [...(item.inputPages ?? []), ...(item.evidencePages ?? [])]));
-    documents.push({ docId, pages, exact: ocrDir !== undefined });
-  }
+  for (const docId of docIds) documents.push(await pageImageDocument(docId, items, ocrDir && ocrFileFor(ocrDir, docId)));
   const byDocId = new Map(documents.map((doc) => [doc.docId, doc]));
   const catalog = await openPageImageCatalog({ imageDir: absolute, documents, onProblem: 'warn' });
   const itemProblems: PageImageProblem[] = [];
@@ -152,26 +150,13 @@ export const longHisDocBenchmark: RegistryEntry<LongHisDocParams, Benchmark, voi
   description: 'LongHisDoc QA file ({doc_id: [records]}) with an optional OCR directory.',
   params: LongHisDocParamsSchema,
   create(params) {
-    let loaded: { sha256: string; total: number; count: number; images?: PageImageSummary } | undefined;
-    return {
-      name: 'longhisdoc',
-      async load() {
-        const { items, sha256, total, images } = await loadLongHisDoc(params);
-        loaded = { sha256, total, count: items.length, ...(images ? { images } : {}) };
-        return items;
-      },
-      describe() {
-        const { file, ocrDir, imageDir, onImageProblem, label, metadata: _metadata, ...filter } = params;
-        return {
-          name: 'longhisdoc',
-          label,
-          file: resolve(file),
-          ...(ocrDir ? { ocrDir: resolve(ocrDir) } : {}),
-          ...(imageDir ? { imageDir: resolve(imageDir), onImageProblem } : {}),
-          ...(loaded ?? {}),
-          filter: describeFilter({ ...filter }),
-        };
-      },
+    const settings = {
+      ...(params.ocrDir ? { ocrDir: resolve(params.ocrDir) } : {}),
+      ...(params.imageDir ? { imageDir: resolve(params.imageDir), onImageProblem: params.onImageProblem } : {}),
     };
+    return fileBenchmark('longhisdoc', params, settings, async () => {
+      const { items, sha256, total, images } = await loadLongHisDoc(params);
+      return { items, found: { sha256, total, count: items.length, ...(images ? { images } : {}) } };
+    });
   },
 };

@@ -1,9 +1,9 @@
-import { resolve } from 'node:path';
 import { z } from 'zod';
 import type { RegistryEntry } from '../../registry.js';
-import { applyBenchmarkFilter, BenchmarkFilterSchema, describeFilter } from '../filters.js';
+import { fileBenchmark } from '../fileBenchmark.js';
+import { applyBenchmarkFilter, BenchmarkFilterSchema } from '../filters.js';
 import { parseRecord, readRecordFile } from '../readRecords.js';
-import { assertKnownFields, assertUniqueIds, metadataGroups, MetadataFieldsSchema } from '../recordFields.js';
+import { assertKnownFields, assertUniqueIds, metadataGroups, MetadataFieldsSchema, otherFields } from '../recordFields.js';
 import { PROHIST_TASKS, type Benchmark, type BenchmarkItem } from '../types.js';
 import { isOptionLetters, ProHistRecordSchema, type ProHistRecord } from './recordSchema.js';
 
@@ -21,9 +21,7 @@ export const PROHIST_RECORD_FIELDS = [...KNOWN_FIELDS, 'rubric_axis', 'level_of_
 
 /** A ProHist record as a BenchmarkItem: categories map to T1–T4/MCQ; the rest goes to `meta`. */
 export function proHistItem(record: ProHistRecord, benchmark: string, declared: readonly string[] = []): BenchmarkItem {
-  const meta: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(record)) if (!KNOWN_FIELDS.has(key) && value !== undefined) meta[key] = value;
-  const groups = metadataGroups(meta, declared);
+  const meta = otherFields(record, KNOWN_FIELDS);
   // Multiple choice: the 选择题 category, or letters as the only thing to score against.
   const mcq = record.category === '选择题' || (isOptionLetters(record.answer) && !record.rubrics);
   return {
@@ -38,7 +36,7 @@ export function proHistItem(record: ProHistRecord, benchmark: string, declared: 
     ...(record.reference_answer ? { referenceAnswer: record.reference_answer } : !mcq && record.answer ? { referenceAnswer: record.answer } : {}),
     ...(record.length_constraint ? { lengthConstraint: record.length_constraint } : {}),
     ...(mcq ? { answer: record.answer!.trim().toUpperCase() } : record.answer !== undefined ? { answer: record.answer } : {}),
-    ...(Object.keys(groups).length ? { groups } : {}),
+    ...metadataGroups(meta, declared),
     meta,
   };
 }
@@ -76,24 +74,10 @@ export const proHistBenchmark: RegistryEntry<ProHistParams, Benchmark, void> = {
   name: 'prohist',
   description: 'ProHist-Bench JSON or JSONL (rubric questions T1–T4 and multiple choice).',
   params: ProHistParamsSchema,
-  create(params) {
-    let loaded: { sha256: string; total: number; count: number; skippedUnscorable?: { count: number; ids: string[] } } | undefined;
-    return {
-      name: 'prohist',
-      async load() {
-        const { items, sha256, total, skippedUnscorable } = await loadProHist(params);
-        loaded = {
-          sha256,
-          total,
-          count: items.length,
-          ...(skippedUnscorable.length ? { skippedUnscorable: { count: skippedUnscorable.length, ids: skippedUnscorable.slice(0, 20) } } : {}),
-        };
-        return items;
-      },
-      describe() {
-        const { file, label, onUnscorable, metadata: _metadata, ...filter } = params;
-        return { name: 'prohist', label, file: resolve(file), onUnscorable, ...(loaded ?? {}), filter: describeFilter({ ...filter }) };
-      },
-    };
-  },
+  create: (params) =>
+    fileBenchmark('prohist', params, { onUnscorable: params.onUnscorable }, async () => {
+      const { items, sha256, total, skippedUnscorable: skipped } = await loadProHist(params);
+      const skippedUnscorable = skipped.length ? { skippedUnscorable: { count: skipped.length, ids: skipped.slice(0, 20) } } : {};
+      return { items, found: { sha256, total, count: items.length, ...skippedUnscorable } };
+    }),
 };

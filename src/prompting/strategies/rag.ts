@@ -14,22 +14,14 @@ import { tokenCounters } from '../../text/tokenCounter.js';
 import type { PromptStrategy } from '../types.js';
 
 export const RagParamsSchema = TemplateOverrideSchema.extend({
-  /** Tokens the retrieved context may take (null: no limit). Over budget, the lowest-ranked chunks are dropped. */
+  // Over budget, the lowest-ranked chunks are dropped.
   contextBudget: z.number().int().positive().nullable().default(60_000).describe('Tokens the retrieved context may take (null: no limit)'),
   tokenCounter: z.enum(Object.keys(tokenCounters) as [keyof typeof tokenCounters]).default('cjk-estimate').describe('How `contextBudget` is counted: `cjk-estimate` (a CJK character is a token, other text 4 characters a token) or `chars` (characters)'),
   ordering: ContextOrderingSchema.default('rank').describe('Where passages go in the prompt: `rank` (best first), `reversed` (best last, next to the question), `gold-middle` (gold evidence in the middle: lost in the middle)'),
-  /** Show page numbers (`（第12页）`) for chunks that carry them (LongHisDoc pages). */
   showPages: z.boolean().default(true).describe('Show page numbers (`（第12页）`) for chunks that carry them (LongHisDoc pages)'),
-  /** System message style: plain RAG, or combined with historian role, professional or chain-of-thought prompting. */
   persona: z.enum(['plain', 'role', 'prof', 'cot']).default('plain').describe('System message style: plain RAG, or combined with historian role, professional or chain-of-thought prompting'),
-  /**
-   * What each retrieved passage shows: its `text`, its page `image`(s) (LongHisDoc pages, for a
-   * vision-language model), or `image+text` (each image followed by the page's OCR text).
-   */
   input: PageInputSchema.default('text').describe('What each retrieved passage shows: its `text`, its page `image`(s) (LongHisDoc pages, for a vision-language model), or `image+text` (each image followed by the page\'s OCR text)'),
-  /** `LongHisDoc_IMG/` folder for image input; defaults to the one given to the longhisdoc benchmark. */
   imageDir: z.string().min(1).optional().describe('`LongHisDoc_IMG/` folder for image input; defaults to the one given to the longhisdoc benchmark'),
-  /** Most page images in one prompt (the model's limit); the lowest-ranked passages are dropped first. */
   maxImages: z.number().int().positive().nullable().default(null).describe('Most page images in one prompt (the model\'s limit); the lowest-ranked passages are dropped first'),
 }).strict();
 export type RagParams = z.infer<typeof RagParamsSchema>;

@@ -5,7 +5,8 @@ import type { Scored } from '../../index/topK.js';
 import { documentLabels } from '../documentScope.js';
 import type { RetrieverContext } from '../registry.js';
 import { toRetrievedChunkLists } from '../toRetrievedChunks.js';
-import type { RetrievalQuery, RetrievedChunk } from '../types.js';
+import { embeddingRelevance } from '../relevance.js';
+import type { RetrievalQuery, RetrievedChunk, Retriever } from '../types.js';
 
 /** Params shared by dense retrievers: the index directory and an optional query-embedder override. */
 export const denseIndexParams = {
@@ -20,18 +21,29 @@ export async function openDenseIndex(
   return context.openIndex(params.index, { embedder: params.embedder ?? context.embedder });
 }
 
+type CorpusWide = (vectors: number[][], k: number) => Promise<Scored[][]> | Scored[][];
+
+/** A dense retriever (hnsw, exact): its own `corpusWide` search, the shared query path, relevance by the index's embedder. */
+export function denseRetriever(name: string, index: OpenedIndex, corpusWide: CorpusWide, describe: () => Record<string, unknown>): Retriever {
+  return {
+    name,
+    async retrieve(query, k) {
+      return (await retrieveDense(index, [query], k, corpusWide))[0]!;
+    },
+    retrieveBatch: (queries, k) => retrieveDense(index, queries, k, corpusWide),
+    relevance: embeddingRelevance(() => index.embedder()),
+    describe,
+    close: () => index.close(),
+  };
+}
+
 /**
  * The shared query path of dense retrievers, for one query or many: the queries are embedded in one
  * call; those scoped to a document (`docId`) are ranked by exact search over that document's vectors,
  * the rest by `corpusWide` (the graph, or block-wise exact search) in one go; then every hit list's
  * chunks are read from the store in one query.
  */
-export async function retrieveDense(
-  index: OpenedIndex,
-  queries: RetrievalQuery[],
-  k: number,
-  corpusWide: (vectors: number[][], k: number) => Promise<Scored[][]> | Scored[][],
-): Promise<RetrievedChunk[][]> {
+async function retrieveDense(index: OpenedIndex, queries: RetrievalQuery[], k: number, corpusWide: CorpusWide): Promise<RetrievedChunk[][]> {
   if (queries.length === 0) return [];
   const vectors = await index.embedQueries(queries.map((query) => query.text));
   const ranked: Scored[][] = new Array(queries.length);

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { retrievers } from '../registry.js';
-import { embeddingRelevance } from '../relevance.js';
-import { denseIndexParams, openDenseIndex, retrieveDense } from './denseIndex.js';
+import { denseIndexParams, denseRetriever, openDenseIndex } from './denseIndex.js';
 
 /**
  * Brute-force dense retrieval over the stored vectors of an hnsw or exact index: the ground truth.
@@ -14,20 +13,11 @@ retrievers.register({
   async create(params, context) {
     const index = await openDenseIndex(params, context);
     const corpusWide = (vectors: number[][], k: number) => index.exact().nearest(vectors, k);
-    return {
+    return denseRetriever('exact', index, corpusWide, () => ({
       name: 'exact',
-      async retrieve(query, k) {
-        return (await retrieveDense(index, [query], k, corpusWide))[0]!;
-      },
-      retrieveBatch: (queries, k) => retrieveDense(index, queries, k, corpusWide),
-      relevance: embeddingRelevance(() => index.embedder()),
-      describe: () => ({
-        name: 'exact',
-        index: params.index,
-        embedder: index.manifest.embedder?.identity,
-        corpusHash: index.manifest.corpus.contentHash,
-      }),
-      close: () => index.close(),
-    };
+      index: params.index,
+      embedder: index.manifest.embedder?.identity,
+      corpusHash: index.manifest.corpus.contentHash,
+    }));
   },
 });

@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { ConfigError } from '../../errors.js';
 import { DEFAULT_HNSW } from '../../index/defaults.js';
 import { retrievers } from '../registry.js';
-import { embeddingRelevance } from '../relevance.js';
-import { denseIndexParams, openDenseIndex, retrieveDense } from './denseIndex.js';
+import { denseIndexParams, denseRetriever, openDenseIndex } from './denseIndex.js';
 
 /**
  * Approximate dense retrieval through the HNSW graph, at the efSearch tuned for the index at build time
@@ -22,24 +21,15 @@ retrievers.register({
       throw new ConfigError(`${params.index}: retriever hnsw needs an hnsw index, this one is ${index.manifest.kind}`);
     }
     const corpusWide = async (vectors: number[][], k: number) => (await index.graph()).search(vectors, k, efSearch);
-    return {
+    return denseRetriever('hnsw', index, corpusWide, () => ({
       name: 'hnsw',
-      async retrieve(query, k) {
-        return (await retrieveDense(index, [query], k, corpusWide))[0]!;
-      },
-      retrieveBatch: (queries, k) => retrieveDense(index, queries, k, corpusWide),
-      relevance: embeddingRelevance(() => index.embedder()),
-      describe: () => ({
-        name: 'hnsw',
-        index: params.index,
-        efSearch,
-        // Recall against exact search measured for the index's own efSearch (null when overridden here).
-        efSearchRecall: params.efSearch === undefined ? (index.manifest.hnsw?.tuning ?? null) : null,
-        hnsw: index.manifest.hnsw,
-        embedder: index.manifest.embedder?.identity,
-        corpusHash: index.manifest.corpus.contentHash,
-      }),
-      close: () => index.close(),
-    };
+      index: params.index,
+      efSearch,
+      // Recall against exact search measured for the index's own efSearch (null when overridden here).
+      efSearchRecall: params.efSearch === undefined ? (index.manifest.hnsw?.tuning ?? null) : null,
+      hnsw: index.manifest.hnsw,
+      embedder: index.manifest.embedder?.identity,
+      corpusHash: index.manifest.corpus.contentHash,
+    }));
   },
 });

@@ -15,7 +15,7 @@ const Params = z
   .object({
     index: z.string().min(1).optional().describe('A hisrag hnsw or exact index: its stored chunks and vectors fill the HNSWLib store (no re-embedding)'),
     directory: z.string().min(1).optional().describe('A saved HNSWLib store (`hnswlib.index`, `docstore.json`, `args.json`): loaded when present; else the store built from `index` is saved here'),
-    /** Query embedder spec; default: the index's. Needed when only `directory` is given. */
+    // Needed when only `directory` is given.
     embedder: ComponentSpecSchema.optional().describe('Query embedder spec; default: the index\'s'),
     efSearch: z.number().int().positive().optional().describe('hnswlib\'s query breadth (LangChain leaves hnswlib\'s default, 10, which hnswlib raises to k)'),
   })

@@ -15,12 +15,9 @@ import { retrievers } from '../registry.js';
 
 const Params = z
   .object({
-    /**
-     * A hisrag index. A lancedb index's table is searched as it is; an hnsw or exact index's stored
-     * chunks and vectors are copied into a LanceDB table first (no re-embedding).
-     */
+    // A lancedb index's table is searched as it is; a dense index's chunks and vectors are copied (not re-embedded).
     index: z.string().min(1).describe('A hisrag index'),
-    /** Where the copy goes (LanceDB URI); default: a temporary folder removed on close. Reused when its table exists. */
+    // Reused when its table exists.
     uri: z.string().min(1).optional().describe('Where the copy goes (LanceDB URI); default: a temporary folder removed on close'),
     table: z.string().regex(/^[\w.-]+$/).default('langchain').describe('Name of the LanceDB table the chunks are copied to'),
     embedder: ComponentSpecSchema.optional().describe('Embedder of the questions (default: the index\'s own)'),

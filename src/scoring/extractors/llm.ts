@@ -6,7 +6,7 @@ import type { RegistryEntry } from '../../registry.js';
 import { stripThink } from '../stripThink.js';
 import type { AnswerExtractor } from '../types.js';
 import { extractionMessages } from './prompts.js';
-import { extractBool, extractInteger, extractList, extractOption } from './rules.js';
+import { TYPED_EXTRACTIONS } from './rules.js';
 
 /** Last non-empty line of a model's output, without wrapping quotes or code fences. */
 function lastLine(text: string): string {
@@ -20,20 +20,9 @@ function lastLine(text: string): string {
 /** Brings an LLM's extraction into the exact format the scorer reads. */
 function normaliseExtraction(text: string, answerType: string): string {
   const output = stripThink(text).trim();
-  switch (answerType) {
-    case 'Bool':
-      return extractBool(output);
-    case 'Enum':
-      return extractOption(output);
-    case 'Int':
-      return extractInteger(output);
-    case 'List':
-      return extractList(output);
-    case 'None':
-      return output.includes('无法回答') ? '无法回答' : lastLine(output);
-    default:
-      return lastLine(output);
-  }
+  const typed = TYPED_EXTRACTIONS.get(answerType);
+  if (typed) return typed(output);
+  return answerType === 'None' && output.includes('无法回答') ? '无法回答' : lastLine(output);
 }
 
 /** An extractor that asks a generator, retrying `retries` times when the call itself fails. */
@@ -62,7 +51,6 @@ export function createLlmExtractor(generator: Generator, options: { retries?: nu
 }
 
 const LlmExtractorParams = z.strictObject({
-  /** A generator spec (`{ name, ...params }`) resolved through the generators registry. */
   generator: z.looseObject({ name: z.string() }).describe('A generator spec (`{ name, ...params }`) resolved through the generators registry'),
   retries: z.number().int().min(0).default(2).describe('Retries of an extraction call that fails (or comes back empty)'),
 });

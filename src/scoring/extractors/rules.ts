@@ -29,7 +29,7 @@ function firstClause(text: string): string {
     .trim();
 }
 
-export function extractBool(text: string): string {
+function extractBool(text: string): string {
   const head = firstClause(answerPart(text));
   if (/^(否|不是|不对|不符合|不正确|错误|没有|并非|非)/.test(head)) return '否';
   if (/^(是|对|正确|符合|确实)/.test(head)) return '是';
@@ -40,7 +40,7 @@ export function extractBool(text: string): string {
   return '';
 }
 
-export function extractOption(text: string): string {
+function extractOption(text: string): string {
   const boxed = [...text.matchAll(/\\boxed\{[^A-Za-z]*([A-Za-z])[^}]*\}/g)].at(-1);
   if (boxed) return boxed[1]!.toUpperCase();
   const stated = /(?:答案|选项|选择|应选|选)\s*(?:是|为|应为)?\s*[:：]?\s*[（(【[]?\s*([A-H])(?![A-Za-z])/.exec(text);
@@ -51,7 +51,7 @@ export function extractOption(text: string): string {
   return any ? any[1]! : '';
 }
 
-export function extractInteger(text: string): string {
+function extractInteger(text: string): string {
   const part = answerPart(text);
   const arabic = ARABIC_RUN.exec(part);
   const chinese = CHINESE_NUMERAL_RUN.exec(part);
@@ -65,34 +65,28 @@ export function extractInteger(text: string): string {
   return '';
 }
 
-export function extractList(text: string): string {
+function extractList(text: string): string {
   const part = /[[［【]/.test(text) ? text.slice(text.search(/[[［【]/)) : firstClause(answerPart(text));
   const list = parseListAnswer(part) ?? [];
   return JSON.stringify(list);
 }
 
-export function extractSpan(text: string): string {
-  return firstClause(answerPart(text));
-}
+/** The answer types whose format both extractors (rules and an LLM's output) read the same way. */
+export const TYPED_EXTRACTIONS = new Map<string, (text: string) => string>([
+  ['Bool', extractBool],
+  ['Enum', extractOption],
+  ['Int', extractInteger],
+  ['List', extractList],
+]);
 
 /** Offline rule-based extraction into each answer type's format (see DESIGN.md). */
 export function extractByRules(response: string, answerType: string): string {
   const text = stripThink(response).trim();
   if (!text) return '';
-  switch (answerType) {
-    case 'None':
-      return DECLINES.test(text) ? '无法回答' : 'hallucinated';
-    case 'Bool':
-      return extractBool(text);
-    case 'Enum':
-      return extractOption(text);
-    case 'Int':
-      return extractInteger(text);
-    case 'List':
-      return extractList(text);
-    default:
-      return DECLINES.test(firstClause(text)) ? '无法回答' : extractSpan(text);
-  }
+  if (answerType === 'None') return DECLINES.test(text) ? '无法回答' : 'hallucinated';
+  const typed = TYPED_EXTRACTIONS.get(answerType);
+  if (typed) return typed(text);
+  return DECLINES.test(firstClause(text)) ? '无法回答' : firstClause(answerPart(text));
 }
 
 export const rulesExtractor: RegistryEntry<Record<string, never>, AnswerExtractor, void> = {

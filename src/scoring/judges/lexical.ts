@@ -35,6 +35,9 @@ export function coverage(item: RubricItem, answerKeys: Set<string>): number {
   return found / keys.size;
 }
 
+/** Verdicts as a judge writes them, one `加分项_1: 1` line each. */
+export const verdictLines = (verdicts: Verdicts) => Object.entries(verdicts).map(([key, hit]) => `${key}: ${hit}`).join('\n');
+
 /**
  * Offline stand-in for an LLM judge: a bonus item is hit when at least `threshold` of its
  * content (CJK bigrams and ASCII words, instruction words removed) appears in the answer. A
@@ -48,19 +51,15 @@ export function createLexicalJudge(options: { threshold?: number } = {}): Judge 
     async judge(request: JudgeRequest): Promise<JudgeOutcome> {
       const answerKeys = contentKeys(request.answer);
       const verdicts: Verdicts = {};
-      const lines: string[] = [];
       for (const item of request.rubricItems) {
-        const hit = item.half === 'bonus' && coverage(item, answerKeys) >= threshold ? 1 : 0;
-        verdicts[verdictKey(item)] = hit;
-        lines.push(`${verdictKey(item)}: ${hit}`);
+        verdicts[verdictKey(item)] = item.half === 'bonus' && coverage(item, answerKeys) >= threshold ? 1 : 0;
       }
-      return { ok: true, verdicts, raw: lines.join('\n'), strayLines: 0, attempts: 1 };
+      return { ok: true, verdicts, raw: verdictLines(verdicts), strayLines: 0, attempts: 1 };
     },
   };
 }
 
 const LexicalParams = z.strictObject({
-  /** Share of an item's content that must appear in the answer for a hit (0–1]. */
   threshold: z.number().gt(0).max(1).default(0.5).describe('Share of an item\'s content that must appear in the answer for a hit (0–1]'),
 });
 

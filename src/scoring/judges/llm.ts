@@ -53,7 +53,6 @@ export function createLlmJudge(generator: Generator, options: { retries?: number
 }
 
 const LlmJudgeParams = z.strictObject({
-  /** A generator spec (`{ name, ...params }`) resolved through the generators registry; use temperature 0. */
   generator: z.looseObject({ name: z.string() }).describe('A generator spec (`{ name, ...params }`) resolved through the generators registry; use temperature 0'),
   retries: z.number().int().min(0).default(2).describe('Retries of a judge call that fails or lacks a verdict for an item'),
 });

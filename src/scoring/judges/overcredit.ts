@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { RegistryEntry } from '../../registry.js';
 import { verdictKey } from '../rubric/parseRubric.js';
 import type { Judge, JudgeOutcome, JudgeRequest } from '../types.js';
-import { createLexicalJudge } from './lexical.js';
+import { createLexicalJudge, verdictLines } from './lexical.js';
 
 /** Wording by which an answer shows it leans on retrieved passages. */
 const DEFAULT_CUE = '据检索|检索材料|根据材料|据材料|\\[\\d+\\]';
@@ -39,8 +39,7 @@ export function createOvercreditJudge(options: { threshold?: number; ragRate?: n
         if (item.half !== 'bonus' || verdicts[key] === 1) continue;
         if (seededUnit(seed, request.question, request.answer, key) < rate) verdicts[key] = 1;
       }
-      const raw = Object.entries(verdicts).map(([key, hit]) => `${key}: ${hit}`).join('\n');
-      return { ...outcome, verdicts, raw };
+      return { ...outcome, verdicts, raw: verdictLines(verdicts) };
     },
   };
 }

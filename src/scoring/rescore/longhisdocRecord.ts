@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { BenchmarkItem } from '../../benchmarks/types.js';
-import { longHisDocItem as benchmarkItem } from '../../benchmarks/longhisdoc/loader.js';
-import { LongHisDocRecordSchema, type LongHisDocRecord } from '../../benchmarks/longhisdoc/schema.js';
+import { longHisDocItem } from '../../benchmarks/longhisdoc/loader.js';
+import { LongHisDocRecordSchema } from '../../benchmarks/longhisdoc/schema.js';
 import { scoreItem } from '../scoreItem.js';
 import type { AnswerExtractor, ItemScore } from '../types.js';
 
@@ -11,11 +10,6 @@ export const ScoredLongHisDocRecordSchema = LongHisDocRecordSchema.extend({
   extracted: z.string().optional(),
 });
 export type ScoredLongHisDocRecord = z.infer<typeof ScoredLongHisDocRecordSchema>;
-
-/** The normalised benchmark item of a raw LongHisDoc QA record (the benchmark loader's mapping). */
-export function longHisDocItem(record: LongHisDocRecord): BenchmarkItem {
-  return benchmarkItem(record, 'longhisdoc');
-}
 
 /**
  * Re-scores a saved LongHisDoc answer with the shared scorer: a saved `extracted` answer is
@@ -27,5 +21,5 @@ export async function rescoreLongHisDocRecord(record: ScoredLongHisDocRecord, ex
   if (response === undefined) return { status: 'scored', metric: 'accuracy', score: 0, scoreRaw: 0, rule: 'no-response' };
   const saved = record.extracted;
   const given: AnswerExtractor | undefined = saved !== undefined ? { name: 'saved', extract: async () => saved } : extractor;
-  return scoreItem(longHisDocItem(record), response, { ...(given ? { extractor: given } : {}), textMetrics: false });
+  return scoreItem(longHisDocItem(record, 'longhisdoc'), response, { ...(given ? { extractor: given } : {}), textMetrics: false });
 }
