@@ -95,11 +95,7 @@ function removeStrayCompanions(cacheDir: string): void {
   }
 }
 
-/**
- * Keeps the cache folder to what is worth keeping: removes the indexes of run directories that no
- * longer exist, then, while the rest takes more than `limitBytes`, the least recently used ones.
- * The indexes in `inUse` (the runs this viewer serves) are never removed.
- */
+/** Removes the indexes of runs that no longer exist, then the least recently used over `limitBytes`; never those `inUse`. */
 export function pruneCache(cacheDir: string, options: { limitBytes: number; inUse: ReadonlySet<string> }): PruneResult {
   const entries = cacheEntries(cacheDir);
   const orphans: CacheEntry[] = [];

@@ -1,8 +1,4 @@
-/**
- * The viewer's data transforms as plain functions, shared by the server, the bundle writer and the
- * client (which runs them on a bundle's files): compare two conditions, filter a condition's answers,
- * pivot the conditions table. No I/O here.
- */
+/** The viewer's data transforms, shared by the server, the bundle writer and the client (on a bundle's files). No I/O. */
 import { pairedDifference, salts, type Observation, type StatisticsSettings } from '../statistics/run.js';
 import { reduceSamples } from '../statistics/samples.js';
 import type { AnswerQuery, AnswerRow, CellView, CompareItem, CompareQuery, CompareResult, CostSide, Outcome, RunDetail } from './api.js';
@@ -158,11 +154,7 @@ export function haystackOf(question: string, answer: string, reference: string |
   return `${question}\n${answer}\n${reference ?? ''}`.toLowerCase();
 }
 
-/**
- * A page of a condition's answers, filtered as `AnswerQuery` says: the same semantics as the
- * server's SQL (`runIndex.ts`), for a bundle opened without a server. `other` maps item keys to
- * the `differsFrom` condition's answer.
- */
+/** A page of a bundle's answers as the server's SQL gives it (`answersPage`); `other`: the `differsFrom` condition's. */
 export function filterAnswerRows(
   rows: SearchableRow[],
   query: AnswerQuery,

@@ -70,11 +70,7 @@ export class RunIndex {
     return this.files.config ?? this.files.glance;
   }
 
-  /**
-   * Re-reads the manifest and looks at items.jsonl; appends of at most `inlineBytes` are indexed
-   * at once (a run in progress shows its new answers on the next request), larger ones are left to
-   * the background. Returns whether something is left to index.
-   */
+  /** Re-reads the manifest and items.jsonl, indexing appends of at most `inlineBytes` at once; whether some is left. */
   refresh(inlineBytes = INLINE_BYTES): boolean {
     this.files.readManifest();
     this.loader.checkFile();
@@ -87,11 +83,7 @@ export class RunIndex {
     return !this.ready;
   }
 
-  /**
-   * summary.json as the run wrote it, when it is the finished run's own (written after its last
-   * answer; once the answers are indexed, covering exactly them): the run's conditions without
-   * reading an answer.
-   */
+  /** summary.json when it is the finished run's own (written after its last answer, covering exactly them). */
   private storedSummary(): RunSummary | null {
     if (this.files.manifest.complete !== true) return null;
     const stored = this.files.readStored();
@@ -106,11 +98,7 @@ export class RunIndex {
     return stored.value;
   }
 
-  /**
-   * The run's summary: summary.json when it is the run's own, else the project's `summarizeRun`
-   * over the indexed answers once they are all in (null before: still indexing). A large run in
-   * progress recomputes it at most every SUMMARY_EVERY_MS.
-   */
+  /** The run's own summary.json, else `summarizeRun` over the answers once they are all in (null before). */
   private currentSummary(): RunSummary | null {
     const now = Date.now();
     const stored = this.storedSummary();
