@@ -97,14 +97,9 @@ function removeStrayCompanions(cacheDir: string): void {
 
 /** Removes the indexes of runs that no longer exist, then the least recently used over `limitBytes`; never those `inUse`. */
 export function pruneCache(cacheDir: string, options: { limitBytes: number; inUse: ReadonlySet<string> }): PruneResult {
-  const entries = cacheEntries(cacheDir);
-  const orphans: CacheEntry[] = [];
-  const kept: CacheEntry[] = [];
-  for (const entry of entries) {
-    const exists = entry.dir !== null && existsSync(join(entry.dir, RUN_FILES.config));
-    if (!exists && !options.inUse.has(entry.file)) orphans.push(entry);
-    else kept.push(entry);
-  }
+  const entries = cacheEntries(cacheDir).map((entry) => ({ entry, orphan: !options.inUse.has(entry.file) && (entry.dir === null || !existsSync(join(entry.dir, RUN_FILES.config))) }));
+  const orphans = entries.filter((e) => e.orphan).map((e) => e.entry);
+  const kept = entries.filter((e) => !e.orphan).map((e) => e.entry);
   for (const entry of orphans) remove(entry);
   let keptBytes = kept.reduce((n, e) => n + e.bytes, 0);
   const evicted: CacheEntry[] = [];

@@ -2,7 +2,7 @@ import { meanHeader, metricInfo } from '../../../scoring/metrics.js';
 import { Link, useLocation } from '../router.js';
 import type { CellView, RunDetail } from '../../api.js';
 import { decompositionOf, depthText, FACTORS, factorValue, pivotCells, type Factor } from '../../queries.js';
-import { Choice, ci, Failure, fmt, Head, Indexing, pValue, runPath, signed, Status, to, useApi, useLoad, useRunDetail, useViewParams, when } from '../util.js';
+import { Choice, ci, fmt, Head, Indexing, Pending, pValue, runPath, signed, Status, to, useApi, useLoad, useRunDetail, useViewParams, when } from '../util.js';
 import { ModalityTable } from './modality.js';
 import { JudgeCheckTable } from './judgeCheck.js';
 import { Figure } from '../figure.js';
@@ -18,8 +18,7 @@ export function RunView({ id }: { id: string }) {
   const api = useApi();
   const [params, set] = useViewParams();
   const detail = useRunDetail(id);
-  if (detail.error) return <Failure error={detail.error} />;
-  if (!detail.data) return <p class="loading">Loading run…</p>;
+  if (!detail.data) return <Pending state={detail} what="Loading run…" />;
   const d = detail.data;
   const rows = (params.get('rows') ?? '') as Factor | '';
   const cols = (params.get('cols') ?? '') as Factor | '';
