@@ -147,10 +147,7 @@ export class AnswerLoader {
     if (this.cache.db.open) this.cache.writeMeta({ itemsLoaded: true });
   }
 
-  /**
-   * Indexes the next complete lines of items.jsonl, about `maxBytes` of them, in one transaction
-   * with the new offset; returns whether more is left.
-   */
+  /** Indexes the next complete lines of items.jsonl (about `maxBytes`) in one transaction; whether more is left. */
   indexStep(maxBytes = STEP_BYTES): boolean {
     const size = this.checkFile();
     if (this.ready) return false;

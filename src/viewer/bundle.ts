@@ -9,10 +9,7 @@ import { RunStore } from './runStore.js';
 /** Answers per answer-page file of a bundle (`i<n>.js`). */
 const ANSWERS_PER_FILE = 10;
 
-/**
- * JSON as a JavaScript expression that is safe inside any script: `<` (so no `</script>` or
- * `<!--`), and the line separators U+2028 / U+2029 are escaped.
- */
+/** JSON as a JavaScript expression safe inside any script: `<`, U+2028 and U+2029 escaped. */
 export function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }

@@ -123,10 +123,7 @@ export class RunIndex {
     this.cache.releaseMemory();
   }
 
-  /**
-   * Once the answers are in, a run without a summary.json of its own gets its summary computed now,
-   * the config checked and `summaryOptionsOf` imported first, not when its page is first asked for.
-   */
+  /** Computes a run's summary once its answers are in, when it has no summary.json of its own. */
   async warmSummary(): Promise<void> {
     if (!this.ready || this.storedSummary() !== null) return;
     await this.files.checkConfig();
