@@ -34,11 +34,18 @@ export function withItemsFile<T>(dir: string, use: (fd: number) => T): T | null 
   }
 }
 
-function readJson(dir: string, name: string): Record<string, unknown> | null {
-  const file = insideFile(dir, name);
-  if (!file) return null;
+/** A run file's text; '' when it is absent or cannot be read. */
+function readText(file: string | null): string {
   try {
-    const value = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    return file ? readFileSync(file, 'utf8') : '';
+  } catch {
+    return '';
+  }
+}
+
+function readJson(dir: string, name: string): Record<string, unknown> | null {
+  try {
+    const value = JSON.parse(readText(insideFile(dir, name))) as unknown;
     return value && typeof value === 'object' ? (value as Record<string, unknown>) : null;
   } catch {
     return null;
@@ -147,12 +154,7 @@ export class RunFiles {
 
   readManifest(): void {
     const file = insideFile(this.dir, RUN_FILES.manifest);
-    let text = '';
-    try {
-      text = file ? readFileSync(file, 'utf8') : '';
-    } catch {
-      text = '';
-    }
+    const text = readText(file);
     if (text === this.manifestText) return;
     this.manifestText = text;
     this.manifestProblem = null;
@@ -181,12 +183,7 @@ export class RunFiles {
   /** summary.json, re-read when its mtime or size changed. */
   readStored(): StoredSummary {
     const file = insideFile(this.dir, RUN_FILES.summary);
-    let st: { mtimeMs: number; size: number } | null = null;
-    try {
-      st = file ? statSync(file) : null;
-    } catch {
-      st = null;
-    }
+    const st = file ? statSync(file, { throwIfNoEntry: false }) : undefined;
     const stamp = st ? `${st.mtimeMs} ${st.size}` : '';
     if (this.stored?.stamp === stamp) return this.stored;
     let value: RunSummary | null = null;
