@@ -202,20 +202,7 @@ export class RunIndex {
         ...(diagnostics !== undefined ? { diagnostics } : {}),
       };
     });
-    const groupValues: Record<string, string[]> = {};
-    const addGroup = (key: string, value: string) => {
-      const list = (groupValues[key] ??= []);
-      if (!list.includes(value)) list.push(value);
-    };
-    if (this.ready) {
-      for (const row of this.cache.db.prepare('SELECT DISTINCT groups FROM answers').all() as { groups: string }[]) {
-        for (const [key, value] of Object.entries(JSON.parse(row.groups) as Record<string, string>)) addGroup(key, value);
-      }
-    } else {
-      // Still indexing: the groups the summary's breakdowns name.
-      for (const cell of summary?.cells ?? []) for (const [key, values] of Object.entries(cell.byGroup)) for (const value of Object.keys(values)) addGroup(key, value);
-    }
-    for (const list of Object.values(groupValues)) list.sort();
+    const groupValues = this.groupValues(summary);
     const config = this.settings;
     const detail: RunDetail = {
       run: this.listEntry(),
@@ -233,6 +220,16 @@ export class RunIndex {
     };
     this.detailCache = { key: cacheKey, value: detail };
     return detail;
+  }
+
+  /** Each breakdown key's values (category, dynasty …): the indexed answers', or while indexing, the summary's. */
+  private groupValues(summary: RunSummary | null): Record<string, string[]> {
+    const pairs = this.ready
+      ? (this.cache.db.prepare('SELECT DISTINCT groups FROM answers').all() as { groups: string }[]).flatMap((r) => Object.entries(JSON.parse(r.groups) as Record<string, string>))
+      : (summary?.cells ?? []).flatMap((cell) => Object.entries(cell.byGroup).flatMap(([key, values]) => Object.keys(values).map((value) => [key, value] as const)));
+    const values = new Map<string, Set<string>>();
+    for (const [key, value] of pairs) values.set(key, (values.get(key) ?? new Set()).add(value));
+    return Object.fromEntries([...values].map(([key, set]) => [key, [...set].sort()]));
   }
 
   answers(query: AnswerQuery): AnswerPage {

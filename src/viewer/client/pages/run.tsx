@@ -33,18 +33,8 @@ export function RunView({ id }: { id: string }) {
         <Status value={d.run.status} /> started {when(d.run.startedAt)}
         {d.run.finishedAt ? `, finished ${when(d.run.finishedAt)}` : ''} · <span class="answers-count">{d.run.answers}</span>
         {d.run.total !== null ? ` of ${d.run.total}` : ''} answers · {d.run.items} items · baseline <b>{d.baseline}</b> · {d.run.failures} failed · {d.run.empty} empty
-        {api.live ? (
-          <>
-            {' '}
-            · <Link href={runPath(id, '/label')}>label answers</Link>
-          </>
-        ) : null}
-        {report && d.report ? (
-          <>
-            {' '}
-            · <a href={report}>report.html</a>
-          </>
-        ) : null}
+        {api.live ? <> · <Link href={runPath(id, '/label')}>label answers</Link></> : null}
+        {report && d.report ? <> · <a href={report}>report.html</a></> : null}
       </p>
       {d.run.stoppedBecause ? <p class="error">stopped because: {d.run.stoppedBecause}</p> : null}
       {d.run.problems.map((problem) => (
@@ -97,10 +87,7 @@ function Previous({ detail }: { detail: RunDetail }) {
     <p class="meta previous">
       previous run of {mine.experiment}: <Link href={runPath(previous.id)}>{previous.id}</Link>
       {shared ? (
-        <>
-          {' '}
-          · <Link href={to('/compare', { ar: previous.id, am: best.model, ac: best.condition, br: mine.id, bm: best.model, bc: best.condition })}>compare {best.condition}: this run against the previous</Link>
-        </>
+        <> · <Link href={to('/compare', { ar: previous.id, am: best.model, ac: best.condition, br: mine.id, bm: best.model, bc: best.condition })}>compare {best.condition}: this run against the previous</Link></>
       ) : null}
     </p>
   );
