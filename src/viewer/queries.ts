@@ -253,8 +253,12 @@ export function chunkOf(key: string, chunks: number): number {
   return h % Math.max(1, chunks);
 }
 
-/** Compare's answer for cell A against cell B and their answers' rows: the same on the live server and in a bundle. */
-export function compareResult(query: CompareQuery, cellA: CellView, cellB: CellView, rowsA: ScoreRow[], rowsB: ScoreRow[], detailB: RunDetail): CompareResult {
+/** Compare's answer from both runs' details and the two cells' rows, the same on the live server and in a bundle; null for an unknown cell. */
+export function compareResult(query: CompareQuery, detailA: RunDetail, detailB: RunDetail, rowsA: ScoreRow[], rowsB: ScoreRow[]): CompareResult | null {
+  const cellOf = (detail: RunDetail, ref: { model: string; condition: string }) => detail.cells.find((c) => c.model === ref.model && c.condition === ref.condition);
+  const cellA = cellOf(detailA, query.a);
+  const cellB = cellOf(detailB, query.b);
+  if (!cellA || !cellB) return null;
   const sameRun = query.a.run === query.b.run;
   const result = compareRows(rowsA, rowsB, { outcome: query.outcome, offset: query.offset, limit: query.limit, statistics: compareStatistics(query, detailB, sameRun) });
   // B's decomposition is shown where it is against A: same run and model, A its baseline.

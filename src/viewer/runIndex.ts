@@ -251,10 +251,6 @@ export class RunIndex {
     return answerKeys(this.cache.db);
   }
 
-  cell(model: string, condition: string): CellView | null {
-    return this.detail().cells.find((c) => c.model === model && c.condition === condition) ?? null;
-  }
-
   answer(key: string): AnswerDetail | null {
     return answerDetail(this.cache.db, { id: this.id, dir: this.dir, imageDirs: this.imageDirs() }, key);
   }

@@ -341,9 +341,6 @@ export class RunStore {
     const runB = query.b.run === query.a.run ? runA : this.get(query.b.run);
     if (!runA || !runB) return null;
     await Promise.all([runA.warmSummary(), runB.warmSummary()]);
-    const cellA = runA.cell(query.a.model, query.a.condition);
-    const cellB = runB.cell(query.b.model, query.b.condition);
-    if (!cellA || !cellB) return null;
-    return compareResult(query, cellA, cellB, runA.scoreRows(query.a.model, query.a.condition), runB.scoreRows(query.b.model, query.b.condition), runB.detail());
+    return compareResult(query, runA.detail(), runB.detail(), runA.scoreRows(query.a.model, query.a.condition), runB.scoreRows(query.b.model, query.b.condition));
   }
 }
