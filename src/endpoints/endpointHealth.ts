@@ -1,9 +1,8 @@
 import type { FailureClass } from './generationError.js';
 
 /**
- * Thrown instead of a request once an endpoint has failed every request for a while: the run
- * stops with one message naming the endpoint (exit 3) instead of spending every item's retries
- * on a server that is not there, and `--resume` finishes the run once it is back.
+ * Thrown instead of a request once an endpoint has failed every request for a while: the run stops
+ * with one message (exit 3) instead of spending every item's retries on a server that is not there.
  */
 export class EndpointUnavailableError extends Error {
   readonly endpoint: string;

@@ -46,11 +46,7 @@ export class MalformedResponseError extends Error {
   }
 }
 
-/**
- * The server answered 200 with no answer text. Usually a transient fault (an overloaded
- * backend, a cut stream), so it is retried like a 5xx; one still empty after the retries is
- * recorded as an empty answer and counted.
- */
+/** HTTP 200 with no answer text: usually transient (an overloaded backend, a cut stream), so retried like a 5xx. */
 export class EmptyCompletionError extends Error {
   constructor() {
     super('the completion is empty (HTTP 200 with no answer text)');

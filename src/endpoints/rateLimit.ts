@@ -40,11 +40,7 @@ export interface RateReservation {
   waitedMs: number;
 }
 
-/**
- * Requests are spaced 5% wider than the limit allows: paced at exactly the limit, one request
- * arriving a few milliseconds early (network jitter) crosses the provider's one-second window and
- * gets a 429. 95% of the rate is what a run then achieves.
- */
+/** Requests are spaced 5% wider than the limit: at exactly the limit, network jitter gets a 429 now and then. */
 const HEADROOM = 1 / 0.95;
 
 export type Clock = { now: () => number; sleep: (ms: number, signal?: AbortSignal) => Promise<void> };
@@ -52,14 +48,10 @@ export type Clock = { now: () => number; sleep: (ms: number, signal?: AbortSigna
 const realClock: Clock = { now: () => Date.now(), sleep };
 
 /**
- * One endpoint's request and token pacing. Providers enforce a per-minute limit over short
- * windows (OpenAI takes 600 a minute as 10 a second), so a minute's allowance sent in a burst gets
- * 429s: requests are spaced evenly instead, 60 000 / requestsPerMinute ms apart, and each
- * request's tokens advance a token clock at tokensPerMinute. Without configured limits the
- * limiter learns them from the endpoint: `x-ratelimit-limit-*` sets the pace, `remaining` 0 with
- * `x-ratelimit-reset-*` and a 429's `retry-after` pause every request to the endpoint (not just the
- * one that got it) until the window reopens, and pacing continues from there. Endpoints that send
- * no headers (DeepSeek, vLLM) are paced only as configured.
+ * One endpoint's request and token pacing. Providers enforce a per-minute limit over short windows
+ * (OpenAI takes 600 a minute as 10 a second), so requests are spaced evenly and each one's tokens
+ * advance a token clock. Unconfigured limits are learnt from `x-ratelimit-*` headers; `remaining` 0
+ * and a 429's `retry-after` pause every request to the endpoint until the window reopens.
  */
 export class EndpointRateLimiter {
   readonly stats: RateLimitStats = { requests: 0, rateLimited: 0, waitedMs: 0 };

@@ -208,11 +208,7 @@ export function underRetries<R>(
   return endpointLimiter(endpoint.label, endpoint.concurrency)(() => withRetries(attempt, policy, signal, { ...hooks, onRetry }));
 }
 
-/**
- * Every attempt reports to the endpoint's health: an endpoint that fails every request for a while
- * stops the run instead of burning each item's retries, the failure that shows it is down this item too.
- * Any attempt: a generator's (generation/callLayers.ts) and an external method's (methods/external/policy.ts).
- */
+/** Every attempt (a generator's, an external method's) reports to the endpoint's health, which may stop the run. */
 export function healthChecked<A extends unknown[], R>(health: EndpointHealth, redact: (text: string) => string, next: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
   return async (...args) => {
     health.assertAvailable();

@@ -45,10 +45,9 @@ export type StoredItem = Partial<Pick<BenchmarkItem, 'referenceAnswer' | 'rubric
 type AnswerCounts = { n: number; items: number; benchmarks: string[] };
 
 /**
- * Loads a run's answers into its index cache incrementally: items.jsonl is read in steps from the
- * offset indexed so far (`indexStep`), each step one transaction with the new offset; a file
- * truncated, rewritten or replaced since (other device, inode or bytes before the offset) starts
- * the index over. Also loads the benchmark's items (references for search) once per cache.
+ * Loads a run's answers into its index cache in steps from the offset indexed so far, one
+ * transaction each; a file truncated, rewritten or replaced since starts the index over. Also loads
+ * the benchmark's items (references for search) once per cache.
  */
 export class AnswerLoader {
   /** The file as last seen: a change of size, mtime or inode is checked against the index. */
@@ -83,9 +82,8 @@ export class AnswerLoader {
   }
 
   /**
-   * Stats items.jsonl; when it changed since last seen, checks that the indexed bytes are still the
-   * file's first bytes (same device and inode, not shorter, same bytes before the offset), else
-   * starts the index over. Returns the file's size (0 when there is none).
+   * The size of items.jsonl (0: none); when it changed since last seen, the index is started over
+   * unless its bytes are still the file's first (same device and inode, same bytes before the offset).
    */
   checkFile(): number {
     const size = withItemsFile(this.dir, (fd) => {
@@ -124,11 +122,7 @@ export class AnswerLoader {
     return !this.cache.meta.itemsLoaded;
   }
 
-  /**
-   * Loads the benchmark's items (references, rubrics, gold evidence: a benchmark file that moved
-   * leaves them out) into the index, once per cache, before the first answers, so that references
-   * are searchable.
-   */
+  /** Loads the benchmark's items into the index before the first answers, so that references are searchable. */
   async loadItems(specs: readonly { name?: string }[]): Promise<void> {
     if (this.cache.meta.itemsLoaded) return;
     // The registry imports every benchmark's loader: with the first run whose items are loaded, not at start.
@@ -153,10 +147,7 @@ export class AnswerLoader {
     if (this.cache.db.open) this.cache.writeMeta({ itemsLoaded: true });
   }
 
-  /**
-   * Indexes the next complete lines of items.jsonl, about `maxBytes` of them, in one transaction
-   * with the new offset; returns whether more is left.
-   */
+  /** Indexes the next complete lines of items.jsonl (about `maxBytes`) in one transaction; whether more is left. */
   indexStep(maxBytes = STEP_BYTES): boolean {
     const size = this.checkFile();
     if (this.ready) return false;

@@ -1,8 +1,6 @@
 /**
- * The viewer's one API: the JSON shapes the server (`server.ts`) answers and the static bundle
- * (`bundle.ts`) stores, and the interface every client component reaches data through
- * (`client/api/*`: the live server over HTTP, or a bundle's files from `file://`). Types only, plus
- * the query-string codec both sides use, so that server, bundle and client cannot drift apart.
+ * The viewer's one API: the JSON the server answers and a bundle stores, the interface the client
+ * reaches either through, and the query-string codec both sides use, so that they cannot drift apart.
  */
 import type { CellSummary, JudgeCheckSummary, PairedDifference, ModalityComparison } from '../runFiles/summary.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';

@@ -9,21 +9,15 @@ import { RunStore } from './runStore.js';
 /** Answers per answer-page file of a bundle (`i<n>.js`). */
 const ANSWERS_PER_FILE = 10;
 
-/**
- * JSON as a JavaScript expression that is safe inside any script: `<` (so no `</script>` or
- * `<!--`), and the line separators U+2028 / U+2029 are escaped.
- */
+/** JSON as a JavaScript expression safe inside any script: `<`, U+2028 and U+2029 escaped. */
 export function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
 /**
- * `hisrag view --bundle`: the same viewer as a static site — index.html, the client, and the runs'
- * data split per run and condition (`data/r<run>/c<condition>.js`: the table rows) and per group
- * of answers (`data/r<run>/i<n>.js`: answer pages), loaded on demand as scripts, so that it opens
- * from `file://` (no server, no fetch) or from any static host. Of the page images the answers
- * showed, only the thumbnails go in (`data/r<run>/thumbs/<n>.jpg`, once each), their answer pages
- * pointing at them; full-size scans stay in their folders.
+ * `hisrag view --bundle`: the viewer as a static site that opens from `file://`: the runs' data split
+ * per condition (`data/r<run>/c<n>.js`: table rows) and per group of answers (`i<n>.js`: answer
+ * pages), loaded on demand as scripts; of the page images, only the thumbnails (`thumbs/<n>.jpg`).
  */
 export async function writeBundle(paths: string[], outDir: string, options: { cacheDir?: string } = {}): Promise<{ runs: number; answers: number; thumbnails: number; index: string }> {
   const out = resolve(outDir);

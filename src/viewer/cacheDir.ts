@@ -27,8 +27,7 @@ export function parseSize(text: string, what: string): number {
 
 /** The cache folder's bound in bytes: the option, else HISRAG_VIEW_CACHE_LIMIT, else 2 GB. */
 export function viewCacheLimit(option?: string): number {
-  const fromEnv = process.env[VIEW_CACHE_LIMIT_ENV];
   if (option !== undefined) return parseSize(option, '--cache-limit');
-  if (fromEnv) return parseSize(fromEnv, VIEW_CACHE_LIMIT_ENV);
-  return parseSize(DEFAULT_VIEW_CACHE_LIMIT, 'default');
+  const fromEnv = process.env[VIEW_CACHE_LIMIT_ENV];
+  return fromEnv ? parseSize(fromEnv, VIEW_CACHE_LIMIT_ENV) : parseSize(DEFAULT_VIEW_CACHE_LIMIT, 'default');
 }

@@ -45,32 +45,27 @@ function indexedDir(file: string): string | null {
   }
 }
 
-/** The index files in a cache folder with what they index, their size and last use. */
-export function cacheEntries(cacheDir: string): CacheEntry[] {
-  let names: string[];
+/** The names in a folder, sorted; none when it cannot be listed. */
+export function namesIn(dir: string): string[] {
   try {
-    names = readdirSync(cacheDir);
+    return readdirSync(dir).sort();
   } catch {
     return [];
   }
-  const entries: CacheEntry[] = [];
-  for (const name of names) {
-    if (!INDEX_FILE.test(name)) continue;
-    const file = join(cacheDir, name);
-    let bytes = 0;
-    let usedAt = 0;
-    for (const suffix of COMPANIONS) {
-      try {
-        const st = statSync(file + suffix);
-        bytes += st.size;
-        usedAt = Math.max(usedAt, st.mtimeMs);
-      } catch {
-        // no -wal or -shm: closed cleanly
-      }
-    }
-    entries.push({ file, dir: indexedDir(file), bytes, usedAt });
-  }
-  return entries;
+}
+
+/** The index files in a cache folder with what they index, their size and last use. */
+export function cacheEntries(cacheDir: string): CacheEntry[] {
+  return namesIn(cacheDir)
+    .filter((name) => INDEX_FILE.test(name))
+    .map((name) => {
+      const file = join(cacheDir, name);
+      // Absent -wal and -shm files (closed cleanly) count nothing.
+      const stats = COMPANIONS.map((suffix) => statSync(file + suffix, { throwIfNoEntry: false }));
+      const bytes = stats.reduce((n, st) => n + (st?.size ?? 0), 0);
+      const usedAt = Math.max(0, ...stats.map((st) => st?.mtimeMs ?? 0));
+      return { file, dir: indexedDir(file), bytes, usedAt };
+    });
 }
 
 /** Records that a viewer uses this index now (its modification time), for the least-recently-used bound. */
@@ -95,20 +90,12 @@ function removeStrayCompanions(cacheDir: string): void {
   }
 }
 
-/**
- * Keeps the cache folder to what is worth keeping: removes the indexes of run directories that no
- * longer exist, then, while the rest takes more than `limitBytes`, the least recently used ones.
- * The indexes in `inUse` (the runs this viewer serves) are never removed.
- */
+/** Removes the indexes of runs that no longer exist, then the least recently used over `limitBytes`; never those `inUse`. */
 export function pruneCache(cacheDir: string, options: { limitBytes: number; inUse: ReadonlySet<string> }): PruneResult {
+  const orphaned = (e: CacheEntry) => !options.inUse.has(e.file) && (e.dir === null || !existsSync(join(e.dir, RUN_FILES.config)));
   const entries = cacheEntries(cacheDir);
-  const orphans: CacheEntry[] = [];
-  const kept: CacheEntry[] = [];
-  for (const entry of entries) {
-    const exists = entry.dir !== null && existsSync(join(entry.dir, RUN_FILES.config));
-    if (!exists && !options.inUse.has(entry.file)) orphans.push(entry);
-    else kept.push(entry);
-  }
+  const orphans = entries.filter(orphaned);
+  const kept = entries.filter((e) => !orphaned(e));
   for (const entry of orphans) remove(entry);
   let keptBytes = kept.reduce((n, e) => n + e.bytes, 0);
   const evicted: CacheEntry[] = [];

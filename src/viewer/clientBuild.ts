@@ -10,19 +10,12 @@ export interface ClientAssets {
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CLIENT_ENTRY = join(HERE, 'client', 'main.tsx');
-/**
- * The client as `npm run build` bundles it beside the compiled server (dist/viewer/), which the CLI
- * runs only when built from the sources as they are: no bundling at start. Absent beside the sources.
- */
+/** The client as `npm run build` bundles it beside the compiled server (dist/viewer/): no bundling at start. */
 export const PREBUILT_CLIENT = { js: 'client.bundle.js', css: 'client.bundle.css' } as const;
 
 let built: Promise<ClientAssets> | null = null;
 
-/**
- * The viewer's client (Preact, `src/viewer/client/`), bundled by esbuild into one script and one
- * stylesheet, in memory (1–2 s on a busy machine): what `npm run build` writes beside the compiled
- * server, and what the server bundles on first use when it runs from the sources.
- */
+/** The viewer's client bundled by esbuild into one script and one stylesheet, in memory (1–2 s on a busy machine). */
 export async function bundleClient(): Promise<ClientAssets> {
   const { build } = await import('esbuild');
   const result = await build({

@@ -134,13 +134,10 @@ export class IndexCache {
   }
 
   /**
-   * The search index: each condition's answers in item order with their searchable text, built
-   * once the run's answers are in (kept up to date by SQLite for what a live run appends later).
-   * Why: a search then reads one condition's texts, packed together (~10 MB for 10,000 answers),
-   * and the table only for the rows it shows; without it, a search reads every page of the answers
-   * table (~45 MB a run of 20,000), which the OS does not keep cached for long — measured 0.7 s on
-   * a cold cache against 30–50 ms with it. Built at the end (a sort, written in order) rather than
-   * row by row while indexing, which leaves its pages scattered and nearly as slow to read cold.
+   * The search index (each condition's searchable texts in item order), built once the answers are
+   * in. Why: a search then reads one condition's texts packed together, not every page of the
+   * answers table — measured 0.7 s against 30–50 ms on a cold cache. Built at the end (a sort,
+   * written in order): built row by row while indexing, its pages scatter and read nearly as slowly.
    */
   ensureSearchIndex(): void {
     if (this.searchIndexed || !this.db.open) return;

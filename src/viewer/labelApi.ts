@@ -1,8 +1,4 @@
-/**
- * The annotation page's API (live server only; a bundle is read-only): the JSON shapes of
- * `/api/runs/<id>/labels` and `/api/runs/<id>/judge`, shared by the server (`labelRoutes.ts`) and
- * the page (`client/pages/label.tsx`). Types only.
- */
+/** The annotation page's API (live server only): the JSON of `/api/runs/<id>/labels` and `…/judge`. Types only. */
 import type { AnswerLabel, LabelSample } from '../runFiles/labels.js';
 
 /** The header every label write carries: the token the server put in its page at this start. */

@@ -49,11 +49,9 @@ async function stampOf(dir: string): Promise<string> {
 }
 
 /**
- * The annotation page's routes: what to label (blind: no condition, model or judge verdict), the
- * annotator's saved labels, the judge's marks for answers already labelled, and label writes. A write
- * must come from the server's own page: the token it embedded at this start in a header, an `Origin`
- * among the server's own, and a JSON body. Appends go through one queue per label file, so two tabs
- * writing at once both land as whole lines.
+ * The annotation page's routes: what to label (blind), the annotator's saved labels, the judge's
+ * marks once the annotator's own are saved, and label writes — from the server's own page only
+ * (its token, its Origin, a JSON body), appended through one queue per label file.
  */
 export class LabelRoutes {
   private readonly contexts = new Map<string, LabelContext>();

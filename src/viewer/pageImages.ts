@@ -25,11 +25,7 @@ export function pageImageFile(imageDir: string, path: string): { file: string; t
 
 const thumbnails = new Map<string, Promise<Buffer>>();
 
-/**
- * The thumbnail of an image file (JPEG, longest side THUMBNAIL_SIDE, never enlarged), made with
- * sharp and kept in memory by the file's identity (path, inode, size, mtime): a replaced file gets a
- * new one. Nothing is written anywhere.
- */
+/** An image file's JPEG thumbnail, kept in memory (never written) by the file's identity: a replaced file gets a new one. */
 export function thumbnailOf(file: string): Promise<Buffer> {
   const st = statSync(file);
   const key = `${file}\u0000${st.ino}\u0000${st.size}\u0000${st.mtimeMs}`;

@@ -1,8 +1,4 @@
-/**
- * The viewer's data transforms as plain functions, shared by the server, the bundle writer and the
- * client (which runs them on a bundle's files): compare two conditions, filter a condition's answers,
- * pivot the conditions table. No I/O here.
- */
+/** The viewer's data transforms, shared by the server, the bundle writer and the client (on a bundle's files). No I/O. */
 import { pairedDifference, salts, type Observation, type StatisticsSettings } from '../statistics/run.js';
 import { reduceSamples } from '../statistics/samples.js';
 import type { AnswerQuery, AnswerRow, CellView, CompareItem, CompareQuery, CompareResult, CostSide, Outcome, RunDetail } from './api.js';
@@ -158,11 +154,7 @@ export function haystackOf(question: string, answer: string, reference: string |
   return `${question}\n${answer}\n${reference ?? ''}`.toLowerCase();
 }
 
-/**
- * A page of a condition's answers, filtered as `AnswerQuery` says: the same semantics as the
- * server's SQL (`runIndex.ts`), for a bundle opened without a server. `other` maps item keys to
- * the `differsFrom` condition's answer.
- */
+/** A page of a bundle's answers as the server's SQL gives it (`answersPage`); `other`: the `differsFrom` condition's. */
 export function filterAnswerRows(
   rows: SearchableRow[],
   query: AnswerQuery,
@@ -261,8 +253,12 @@ export function chunkOf(key: string, chunks: number): number {
   return h % Math.max(1, chunks);
 }
 
-/** Compare's answer for cell A against cell B and their answers' rows: the same on the live server and in a bundle. */
-export function compareResult(query: CompareQuery, cellA: CellView, cellB: CellView, rowsA: ScoreRow[], rowsB: ScoreRow[], detailB: RunDetail): CompareResult {
+/** Compare's answer from both runs' details and the two cells' rows, the same on the live server and in a bundle; null for an unknown cell. */
+export function compareResult(query: CompareQuery, detailA: RunDetail, detailB: RunDetail, rowsA: ScoreRow[], rowsB: ScoreRow[]): CompareResult | null {
+  const cellOf = (detail: RunDetail, ref: { model: string; condition: string }) => detail.cells.find((c) => c.model === ref.model && c.condition === ref.condition);
+  const cellA = cellOf(detailA, query.a);
+  const cellB = cellOf(detailB, query.b);
+  if (!cellA || !cellB) return null;
   const sameRun = query.a.run === query.b.run;
   const result = compareRows(rowsA, rowsB, { outcome: query.outcome, offset: query.offset, limit: query.limit, statistics: compareStatistics(query, detailB, sameRun) });
   // B's decomposition is shown where it is against A: same run and model, A its baseline.

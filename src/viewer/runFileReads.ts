@@ -34,11 +34,18 @@ export function withItemsFile<T>(dir: string, use: (fd: number) => T): T | null 
   }
 }
 
-function readJson(dir: string, name: string): Record<string, unknown> | null {
-  const file = insideFile(dir, name);
-  if (!file) return null;
+/** A run file's text; '' when it is absent or cannot be read. */
+function readText(file: string | null): string {
   try {
-    const value = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    return file ? readFileSync(file, 'utf8') : '';
+  } catch {
+    return '';
+  }
+}
+
+function readJson(dir: string, name: string): Record<string, unknown> | null {
+  try {
+    const value = JSON.parse(readText(insideFile(dir, name))) as unknown;
     return value && typeof value === 'object' ? (value as Record<string, unknown>) : null;
   } catch {
     return null;
@@ -72,10 +79,9 @@ interface StoredSummary {
 }
 
 /**
- * What the run list and a summarised run's page need of config.json, read without the experiment
- * schema (`config/load`), which loads every registered component's module (LLM clients, corpus
- * readers, tokenizers: seconds). A field that is absent or of another type reads as the schema's
- * default until the full check (`RunFiles.checkConfig`) has run.
+ * What the run list and a run's page need of config.json, read without the experiment schema (whose
+ * module loads every registered component's: seconds); a field absent or of another type reads as
+ * the schema's default until the full check (`RunFiles.checkConfig`).
  */
 const ConfigGlanceSchema = z.object({
   name: z.string().catch(''),
@@ -95,11 +101,9 @@ export type ConfigGlance = z.infer<typeof ConfigGlanceSchema>;
 let configCheck: Promise<typeof import('../config/load.js')> | null = null;
 
 /**
- * What a run directory says of itself, read through the run files' readers: its config at a
- * glance (at once; the full check against the experiment schema when `checkConfig` is called, in
- * the background), its manifest (again whenever its text changed) and its summary.json (again when
- * its mtime or size changed). A damaged manifest or summary, or a config that fails the check, is
- * not fatal: the run is shown without it, and `problems()` names the file and field.
+ * What a run directory says of itself: its config (at a glance, then checked in the background), its
+ * manifest and its summary.json, each read again when it changed. A damaged file is not fatal: the
+ * run is shown without it, and `problems()` names the file and field.
  */
 export class RunFiles {
   readonly glance: ConfigGlance;
@@ -150,12 +154,7 @@ export class RunFiles {
 
   readManifest(): void {
     const file = insideFile(this.dir, RUN_FILES.manifest);
-    let text = '';
-    try {
-      text = file ? readFileSync(file, 'utf8') : '';
-    } catch {
-      text = '';
-    }
+    const text = readText(file);
     if (text === this.manifestText) return;
     this.manifestText = text;
     this.manifestProblem = null;
@@ -178,20 +177,13 @@ export class RunFiles {
     if (m.complete === true) return 'done';
     if (typeof m.stoppedBecause === 'string') return 'failed';
     const last = m.sessions?.[m.sessions.length - 1];
-    if (last && last.pid !== process.pid && runnerAlive(last.pid)) return 'in progress';
-    if (last && last.pid === process.pid) return 'in progress';
-    return 'interrupted';
+    return last && (last.pid === process.pid || runnerAlive(last.pid)) ? 'in progress' : 'interrupted';
   }
 
   /** summary.json, re-read when its mtime or size changed. */
   readStored(): StoredSummary {
     const file = insideFile(this.dir, RUN_FILES.summary);
-    let st: { mtimeMs: number; size: number } | null = null;
-    try {
-      st = file ? statSync(file) : null;
-    } catch {
-      st = null;
-    }
+    const st = file ? statSync(file, { throwIfNoEntry: false }) : undefined;
     const stamp = st ? `${st.mtimeMs} ${st.size}` : '';
     if (this.stored?.stamp === stamp) return this.stored;
     let value: RunSummary | null = null;

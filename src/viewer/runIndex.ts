@@ -70,11 +70,7 @@ export class RunIndex {
     return this.files.config ?? this.files.glance;
   }
 
-  /**
-   * Re-reads the manifest and looks at items.jsonl; appends of at most `inlineBytes` are indexed
-   * at once (a run in progress shows its new answers on the next request), larger ones are left to
-   * the background. Returns whether something is left to index.
-   */
+  /** Re-reads the manifest and items.jsonl, indexing appends of at most `inlineBytes` at once; whether some is left. */
   refresh(inlineBytes = INLINE_BYTES): boolean {
     this.files.readManifest();
     this.loader.checkFile();
@@ -87,11 +83,7 @@ export class RunIndex {
     return !this.ready;
   }
 
-  /**
-   * summary.json as the run wrote it, when it is the finished run's own (written after its last
-   * answer; once the answers are indexed, covering exactly them): the run's conditions without
-   * reading an answer.
-   */
+  /** summary.json when it is the finished run's own (written after its last answer, covering exactly them). */
   private storedSummary(): RunSummary | null {
     if (this.files.manifest.complete !== true) return null;
     const stored = this.files.readStored();
@@ -106,11 +98,7 @@ export class RunIndex {
     return stored.value;
   }
 
-  /**
-   * The run's summary: summary.json when it is the run's own, else the project's `summarizeRun`
-   * over the indexed answers once they are all in (null before: still indexing). A large run in
-   * progress recomputes it at most every SUMMARY_EVERY_MS.
-   */
+  /** The run's own summary.json, else `summarizeRun` over the answers once they are all in (null before). */
   private currentSummary(): RunSummary | null {
     const now = Date.now();
     const stored = this.storedSummary();
@@ -135,10 +123,7 @@ export class RunIndex {
     this.cache.releaseMemory();
   }
 
-  /**
-   * Once the answers are in, a run without a summary.json of its own gets its summary computed now,
-   * the config checked and `summaryOptionsOf` imported first, not when its page is first asked for.
-   */
+  /** Computes a run's summary once its answers are in, when it has no summary.json of its own. */
   async warmSummary(): Promise<void> {
     if (!this.ready || this.storedSummary() !== null) return;
     await this.files.checkConfig();
@@ -217,20 +202,7 @@ export class RunIndex {
         ...(diagnostics !== undefined ? { diagnostics } : {}),
       };
     });
-    const groupValues: Record<string, string[]> = {};
-    const addGroup = (key: string, value: string) => {
-      const list = (groupValues[key] ??= []);
-      if (!list.includes(value)) list.push(value);
-    };
-    if (this.ready) {
-      for (const row of this.cache.db.prepare('SELECT DISTINCT groups FROM answers').all() as { groups: string }[]) {
-        for (const [key, value] of Object.entries(JSON.parse(row.groups) as Record<string, string>)) addGroup(key, value);
-      }
-    } else {
-      // Still indexing: the groups the summary's breakdowns name.
-      for (const cell of summary?.cells ?? []) for (const [key, values] of Object.entries(cell.byGroup)) for (const value of Object.keys(values)) addGroup(key, value);
-    }
-    for (const list of Object.values(groupValues)) list.sort();
+    const groupValues = this.groupValues(summary);
     const config = this.settings;
     const detail: RunDetail = {
       run: this.listEntry(),
@@ -250,6 +222,16 @@ export class RunIndex {
     return detail;
   }
 
+  /** Each breakdown key's values (category, dynasty …): the indexed answers', or while indexing, the summary's. */
+  private groupValues(summary: RunSummary | null): Record<string, string[]> {
+    const pairs = this.ready
+      ? (this.cache.db.prepare('SELECT DISTINCT groups FROM answers').all() as { groups: string }[]).flatMap((r) => Object.entries(JSON.parse(r.groups) as Record<string, string>))
+      : (summary?.cells ?? []).flatMap((cell) => Object.entries(cell.byGroup).flatMap(([key, values]) => Object.keys(values).map((value) => [key, value] as const)));
+    const values = new Map<string, Set<string>>();
+    for (const [key, value] of pairs) values.set(key, (values.get(key) ?? new Set()).add(value));
+    return Object.fromEntries([...values].map(([key, set]) => [key, [...set].sort()]));
+  }
+
   answers(query: AnswerQuery): AnswerPage {
     return answersPage(this.cache, query);
   }
@@ -267,10 +249,6 @@ export class RunIndex {
   /** Every answer's key, in the order they were first written. */
   keys(): string[] {
     return answerKeys(this.cache.db);
-  }
-
-  cell(model: string, condition: string): CellView | null {
-    return this.detail().cells.find((c) => c.model === model && c.condition === condition) ?? null;
   }
 
   answer(key: string): AnswerDetail | null {

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { InputError } from '../errors.js';
 import { RUN_FILES } from '../runFiles/runDir.js';
 import type { AnswerDetail, AnswerPage, AnswerQuery, CompareQuery, CompareResult, IndexingStatus, RunDetail, RunListEntry } from './api.js';
 import { compareResult } from './queries.js';
 import { VIEW_CACHE_ENV, viewCacheDir, viewCacheLimit } from './cacheDir.js';
-import { markUsed, pruneCache, type PruneResult } from './cacheMaintenance.js';
+import { markUsed, namesIn, pruneCache, type PruneResult } from './cacheMaintenance.js';
 import { fullGc } from './fullGc.js';
 import { newCounters } from './indexCache.js';
 import { insideFile } from './runFileReads.js';
@@ -146,13 +146,7 @@ export class RunStore {
   private runDirs(): string[] {
     return this.roots.flatMap((root) => {
       if (root.kind === 'run') return [root.real];
-      let names: string[];
-      try {
-        names = readdirSync(root.real).sort();
-      } catch {
-        return [];
-      }
-      return names.flatMap((name) => {
+      return namesIn(root.real).flatMap((name) => {
         try {
           const real = realpathSync(join(root.real, name));
           // Not a link that leads outside the folder, nor the cache folder.
@@ -347,9 +341,6 @@ export class RunStore {
     const runB = query.b.run === query.a.run ? runA : this.get(query.b.run);
     if (!runA || !runB) return null;
     await Promise.all([runA.warmSummary(), runB.warmSummary()]);
-    const cellA = runA.cell(query.a.model, query.a.condition);
-    const cellB = runB.cell(query.b.model, query.b.condition);
-    if (!cellA || !cellB) return null;
-    return compareResult(query, cellA, cellB, runA.scoreRows(query.a.model, query.a.condition), runB.scoreRows(query.b.model, query.b.condition), runB.detail());
+    return compareResult(query, runA.detail(), runB.detail(), runA.scoreRows(query.a.model, query.a.condition), runB.scoreRows(query.b.model, query.b.condition));
   }
 }

@@ -82,14 +82,10 @@ async function serveRun(store: RunStore, segments: string[], q: URLSearchParams,
 }
 
 /**
- * `hisrag view`'s server (Node's `http`): the client's three files, a read-only JSON API over
- * the runs of a `RunStore`, and the page images their prompts showed (from the folders each run's
- * manifest lists, full size or as thumbnails). Every route is matched whole; a run is named by its
- * id and an image folder by its index, never by a path, so `..`, encoded traversal, absolute paths
- * and links leading outside lead nowhere but to 404. GET and HEAD, and one write: a label from the
- * annotation page (`labelRoutes.ts`: token, Origin and JSON checked), appended to the run's
- * `labels/<annotator>.jsonl`; nothing else is written in a run directory (the answers' indexes live in
- * the cache folder, `RunStore`).
+ * `hisrag view`'s server: the client's three files, a read-only JSON API over a `RunStore`'s runs,
+ * and the page images their prompts showed. A run is named by its id and an image folder by its
+ * index, never by a path, so traversal of any kind leads to 404. GET and HEAD, and one write: a
+ * label from the annotation page (`labelRoutes.ts`), the only thing written in a run directory.
  */
 export async function startViewer(paths: string[], options: { port?: number; host?: string; cacheDir?: string; cacheLimit?: string } = {}): Promise<ViewerServer> {
   // The runs are found and read from what they summarise; their answers are indexed in the background.
@@ -167,7 +163,8 @@ export async function startViewer(paths: string[], options: { port?: number; hos
   // The run list first: the cache folder is pruned and the answers are indexed in the background
   // once it has been served (or after LIST_FIRST_MS without a request), between requests.
   let pruned = false;
-  const background = () => {
+  listServed = () => {
+    clearTimeout(timer);
     if (!pruned) {
       pruned = true;
       try {
@@ -178,12 +175,7 @@ export async function startViewer(paths: string[], options: { port?: number; hos
     }
     store.startIndexing();
   };
-  const startIndexing = setTimeout(background, LIST_FIRST_MS);
-  startIndexing.unref();
-  listServed = () => {
-    clearTimeout(startIndexing);
-    background();
-  };
+  const timer = setTimeout(listServed, LIST_FIRST_MS).unref();
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const loopback = ['127.0.0.1', '::1', 'localhost'].includes(host);

@@ -3,10 +3,8 @@ import embed from 'vega-embed';
 import { expressionInterpreter } from 'vega-interpreter';
 
 /**
- * A figure of the project's one chart grammar (`src/figures/`), interactive: the same Vega-Lite spec
- * the report renders to static SVG, embedded with hover tooltips (value and interval), legend
- * clicks that hide a series and wheel/drag zoom. Vega's expressions run through its interpreter,
- * since the viewer's Content-Security-Policy forbids eval.
+ * A figure of the project's one chart grammar (`src/figures/`), the report's Vega-Lite spec embedded
+ * interactively; its expressions run through Vega's interpreter, since the viewer's CSP forbids eval.
  */
 export function Figure({ spec, label }: { spec: Record<string, unknown>; label: string }) {
   const host = useRef<HTMLDivElement>(null);

@@ -1,15 +1,8 @@
-/**
- * Routing: wouter's hash location (so that a bundle works from file://) with the view state in the
- * query string. The pages import the router's pieces from here.
- */
+/** Routing: wouter's hash location (a bundle works from file://); the pages import the router's pieces from here. */
 export { Link, Route, Router, Switch, useLocation, useSearchParams } from 'wouter-preact';
 export { useHashLocation } from 'wouter-preact/use-hash-location';
 
-/**
- * The view state lives in the URL as `?<parameters>#/<page>` (hash routing, so that a bundle works
- * from file://). A link written as `#/<page>?<parameters>` (pasted, or typed) is put in that form
- * before the router reads it.
- */
+/** The view state lives in the URL as `?<parameters>#/<page>`: a pasted `#/<page>?<parameters>` is put in that form. */
 function normalizeHash(): void {
   const hash = location.hash;
   const q = hash.indexOf('?');

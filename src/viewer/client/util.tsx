@@ -1,11 +1,18 @@
-import type { ComponentChildren } from 'preact';
-import { useEffect, useReducer, useState } from 'preact/hooks';
-import type { IndexState, RunDetail, RunListEntry } from '../api.js';
-import { useApi } from './context.js';
+import { createContext, type ComponentChildren } from 'preact';
+import { useContext, useEffect, useReducer, useState } from 'preact/hooks';
+import type { IndexState, RunDetail, RunListEntry, ViewerApi } from '../api.js';
 import { useSearchParams } from './router.js';
 
-export { ApiContext, useApi } from './context.js';
 export { useVirtualizer } from './virtual.js';
+
+/** The data backend every component reads through: the live server or a bundle's files. */
+export const ApiContext = createContext<ViewerApi | null>(null);
+
+export function useApi(): ViewerApi {
+  const api = useContext(ApiContext);
+  if (!api) throw new Error('no viewer API');
+  return api;
+}
 
 export type Loaded<T> = { data: T | null; error: string | null; loading: boolean };
 
@@ -109,6 +116,9 @@ export function Status({ value }: { value: string }) {
 export function Failure({ error }: { error: string }) {
   return <p class="error" role="alert">{error === 'not found' ? 'Not found: this run, condition or answer is not among the runs served.' : error}</p>;
 }
+
+/** What a page shows before its data is in: why it failed, or that it is loading. */
+export const Pending = ({ state, what }: { state: Loaded<unknown>; what: string }) => (state.error ? <Failure error={state.error} /> : <p class="loading">{what}</p>);
 
 /** A value that follows `value` after `ms` without change (search boxes). */
 export function useDebounced<T>(value: T, ms: number): T {

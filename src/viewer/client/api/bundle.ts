@@ -86,11 +86,10 @@ export class BundleApi implements ViewerApi {
   }
   async compare(query: CompareQuery): Promise<CompareResult> {
     const [fileA, fileB] = await Promise.all([this.runFile(query.a.run), this.runFile(query.b.run)]);
-    const cellA = fileA.detail.cells.find((c) => c.model === query.a.model && c.condition === query.a.condition);
-    const cellB = fileB.detail.cells.find((c) => c.model === query.b.model && c.condition === query.b.condition);
-    if (!cellA || !cellB) throw new Error('not found');
     const [rowsA, rowsB] = await Promise.all([this.rows(query.a.run, query.a.model, query.a.condition), this.rows(query.b.run, query.b.model, query.b.condition)]);
-    return compareResult(query, cellA, cellB, rowsA, rowsB, fileB.detail);
+    const result = compareResult(query, fileA.detail, fileB.detail, rowsA, rowsB);
+    if (!result) throw new Error('not found');
+    return result;
   }
   reportUrl(): string | null {
     return null;

@@ -1,6 +1,6 @@
 import { Link, useSearchParams } from '../router.js';
 import type { AnswerDetail, PassageView } from '../../api.js';
-import { Failure, fmt, Head, runPath, useApi, useLoad } from '../util.js';
+import { Failure, fmt, Head, Pending, runPath, useApi, useLoad } from '../util.js';
 import { PageImages } from './pageImages.js';
 
 /** One answer — or two side by side (`vsRun`, `vsKey`) — with the question, reference, verdicts, passages, trace and cost. */
@@ -12,8 +12,7 @@ export function AnswerView({ run }: { run: string }) {
   const vsKey = params.get('vsKey');
   const main = useLoad(() => api.answer(run, key), [run, key]);
   const other = useLoad(() => (vsKey ? api.answer(vsRun, vsKey) : Promise.resolve(null)), [vsRun, vsKey]);
-  if (main.error) return <Failure error={main.error} />;
-  if (!main.data) return <p class="loading">Loading answer…</p>;
+  if (!main.data) return <Pending state={main} what="Loading answer…" />;
   const d = main.data;
   const r = d.record;
   return (

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Link, useSearchParams } from '../router.js';
 import { answerQueryFromParams, answerQueryToParams, type AnswerQuery, type AnswerRow, type IndexState, type RunDetail } from '../../api.js';
-import { Choice, Failure, fmt, Indexing, runPath, useApi, useDebounced, useRunDetail, useVirtualizer } from '../util.js';
+import { Choice, Failure, fmt, Indexing, Pending, runPath, useApi, useDebounced, useRunDetail, useVirtualizer } from '../util.js';
 
 const PAGE = 100;
 const ROW_HEIGHT = 34;
@@ -10,8 +10,7 @@ const ROW_HEIGHT = 34;
 export function AnswersView({ run }: { run: string }) {
   const detail = useRunDetail(run);
   const [params, setParams] = useSearchParams();
-  if (detail.error) return <Failure error={detail.error} />;
-  if (!detail.data) return <p class="loading">Loading run…</p>;
+  if (!detail.data) return <Pending state={detail} what="Loading run…" />;
   const d = detail.data;
   const query = answerQueryFromParams(run, params);
   const cell = d.cells.find((c) => c.model === query.model && c.condition === query.condition) ?? d.cells[0];
@@ -122,10 +121,7 @@ function AnswerTable({ query, version }: { query: AnswerQuery; version: number }
         {state.key === key && state.total !== null ? `${state.total} answers` : 'searching…'}
       </p>
       <div class="table-head answer-grid" role="row">
-        <span>item</span>
-        <span>category</span>
-        <span>question</span>
-        <span>answer</span>
+        {['item', 'category', 'question', 'answer'].map((name) => <span>{name}</span>)}
         <span class="num">score</span>
         {query.differsFrom ? <span class="num">{query.differsFrom}</span> : <span class="num">tokens</span>}
       </div>

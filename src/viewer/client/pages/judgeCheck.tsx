@@ -10,9 +10,8 @@ const Figure = ({ value, sign, digits = 1 }: { value: Open; sign?: boolean; digi
 );
 
 /**
- * The judge checked against people on the run page (summary's `judgeCheck`): each Δ against the
- * baseline judge-only beside corrected with the labels (PPI++), the judge's bias per condition, and
- * the judge's agreement with each annotator. Nothing for runs without labels.
+ * The judge checked against people (summary's `judgeCheck`): each Δ judge-only beside PPI++, the
+ * judge's bias per condition, and its agreement with each annotator. Nothing for runs without labels.
  */
 export function JudgeCheckTable({ detail }: { detail: RunDetail }) {
   const check = detail.judgeCheck;

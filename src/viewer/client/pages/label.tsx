@@ -2,7 +2,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Link, useSearchParams } from '../router.js';
 import type { JudgeReveal, LabelPage, LabelTask, SavedMarks } from '../../labelApi.js';
 import { labelsApi, labelToken } from '../api/labels.js';
-import { Failure, Head, runPath, useApi, useLoad } from '../util.js';
+import { Head, Pending, runPath, useApi, useLoad } from '../util.js';
 
 const ANNOTATOR_NAME = /^[\p{L}\p{N}_-][\p{L}\p{N}._-]{0,63}$/u;
 
@@ -44,8 +44,7 @@ const complete = (task: LabelTask, draft: Draft) => (task.rubric.length ? task.r
 
 function Annotate({ run, annotator }: { run: string; annotator: string }) {
   const loaded = useLoad(() => labelsApi.page(run, annotator), [run, annotator]);
-  if (loaded.error) return <Failure error={loaded.error} />;
-  if (!loaded.data) return <p class="loading">Loading the sample…</p>;
+  if (!loaded.data) return <Pending state={loaded} what="Loading the sample…" />;
   if (!loaded.data.sample) return <p class="error">No sample drawn: run <code>hisrag annotate &lt;run-dir&gt; --size N</code> first.</p>;
   return <Workspace run={run} annotator={annotator} page={loaded.data} />;
 }

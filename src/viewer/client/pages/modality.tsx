@@ -17,9 +17,8 @@ function DiffCell({ cell }: { cell: Cell | undefined }) {
 }
 
 /**
- * Image input against OCR input on the run page (summary's `byModality`): per pair, the paired
- * difference overall and per evidence modality, type and answer type with 95% CIs, and how many
- * questions image input helped, hurt or left unchanged. Nothing for runs without such a pair.
+ * Image input against OCR input (summary's `byModality`): per pair, the paired difference overall and
+ * per evidence modality, type and answer type, and the questions helped, hurt or left unchanged.
  */
 export function ModalityTable({ detail }: { detail: RunDetail }) {
   const list = detail.byModality ?? [];

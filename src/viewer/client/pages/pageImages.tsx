@@ -1,11 +1,7 @@
 import type { ImageView } from '../../api.js';
 import { useApi } from '../util.js';
 
-/**
- * The page images the model was shown, in prompt order: a thumbnail each with its document and
- * page, gold evidence pages marked, a click opening the full-size scan (live server only: a bundle
- * carries thumbnails alone).
- */
+/** The page images the model was shown, as thumbnails, evidence pages marked; a click opens the full scan (live only). */
 export function PageImages({ run, images }: { run: string; images: ImageView[] }) {
   const api = useApi();
   if (!images.length) return null;

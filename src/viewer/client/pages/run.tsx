@@ -2,7 +2,7 @@ import { meanHeader, metricInfo } from '../../../scoring/metrics.js';
 import { Link, useLocation } from '../router.js';
 import type { CellView, RunDetail } from '../../api.js';
 import { decompositionOf, depthText, FACTORS, factorValue, pivotCells, type Factor } from '../../queries.js';
-import { Choice, ci, Failure, fmt, Head, Indexing, pValue, runPath, signed, Status, to, useApi, useLoad, useRunDetail, useViewParams, when } from '../util.js';
+import { Choice, ci, fmt, Head, Indexing, Pending, pValue, runPath, signed, Status, to, useApi, useLoad, useRunDetail, useViewParams, when } from '../util.js';
 import { ModalityTable } from './modality.js';
 import { JudgeCheckTable } from './judgeCheck.js';
 import { Figure } from '../figure.js';
@@ -18,8 +18,7 @@ export function RunView({ id }: { id: string }) {
   const api = useApi();
   const [params, set] = useViewParams();
   const detail = useRunDetail(id);
-  if (detail.error) return <Failure error={detail.error} />;
-  if (!detail.data) return <p class="loading">Loading run…</p>;
+  if (!detail.data) return <Pending state={detail} what="Loading run…" />;
   const d = detail.data;
   const rows = (params.get('rows') ?? '') as Factor | '';
   const cols = (params.get('cols') ?? '') as Factor | '';
@@ -34,18 +33,8 @@ export function RunView({ id }: { id: string }) {
         <Status value={d.run.status} /> started {when(d.run.startedAt)}
         {d.run.finishedAt ? `, finished ${when(d.run.finishedAt)}` : ''} · <span class="answers-count">{d.run.answers}</span>
         {d.run.total !== null ? ` of ${d.run.total}` : ''} answers · {d.run.items} items · baseline <b>{d.baseline}</b> · {d.run.failures} failed · {d.run.empty} empty
-        {api.live ? (
-          <>
-            {' '}
-            · <Link href={runPath(id, '/label')}>label answers</Link>
-          </>
-        ) : null}
-        {report && d.report ? (
-          <>
-            {' '}
-            · <a href={report}>report.html</a>
-          </>
-        ) : null}
+        {api.live ? <> · <Link href={runPath(id, '/label')}>label answers</Link></> : null}
+        {report && d.report ? <> · <a href={report}>report.html</a></> : null}
       </p>
       {d.run.stoppedBecause ? <p class="error">stopped because: {d.run.stoppedBecause}</p> : null}
       {d.run.problems.map((problem) => (
@@ -98,10 +87,7 @@ function Previous({ detail }: { detail: RunDetail }) {
     <p class="meta previous">
       previous run of {mine.experiment}: <Link href={runPath(previous.id)}>{previous.id}</Link>
       {shared ? (
-        <>
-          {' '}
-          · <Link href={to('/compare', { ar: previous.id, am: best.model, ac: best.condition, br: mine.id, bm: best.model, bc: best.condition })}>compare {best.condition}: this run against the previous</Link>
-        </>
+        <> · <Link href={to('/compare', { ar: previous.id, am: best.model, ac: best.condition, br: mine.id, bm: best.model, bc: best.condition })}>compare {best.condition}: this run against the previous</Link></>
       ) : null}
     </p>
   );

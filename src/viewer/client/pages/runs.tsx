@@ -1,6 +1,6 @@
 import { Link } from '../router.js';
 import type { RunListEntry } from '../../api.js';
-import { Choice, ci, Failure, fmt, indexedShare, runPath, Status, useApi, useLoad, useViewParams, when } from '../util.js';
+import { Choice, ci, fmt, indexedShare, Pending, runPath, Status, useApi, useLoad, useViewParams, when } from '../util.js';
 
 type Column = { key: string; label: string; value: (r: RunListEntry) => string | number | null };
 
@@ -27,8 +27,7 @@ export function RunsView() {
   const model = params.get('model') ?? '';
   const sort = params.get('sort') ?? 'started';
   const desc = params.get('dir') !== 'asc';
-  if (runs.error) return <Failure error={runs.error} />;
-  if (!runs.data) return <p class="loading">Loading runs…</p>;
+  if (!runs.data) return <Pending state={runs} what="Loading runs…" />;
   const all = runs.data;
   const benchmarks = [...new Set(all.flatMap((r) => r.benchmarks))].sort();
   const models = [...new Set(all.flatMap((r) => r.models))].sort();
