@@ -70,7 +70,7 @@ export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
   constructor(config: OpenAIEmbedderConfig, env: NodeJS.ProcessEnv = process.env) {
     super({});
     this.params = parseWith(OpenAIEmbedderParamsSchema, config, (problems) => new ConfigError(problems), 'embedder');
-    const { apiKeyEnv, baseURL, model, timeoutMs, maxConcurrency, maxRetries, retryBaseMs, retryMaxMs } = this.params;
+    const { apiKeyEnv, baseURL, model, timeoutMs } = this.params;
     const apiKey = apiKeyEnv ? env[apiKeyEnv] : 'unused'; // local servers need none, the SDK wants one
     if (!apiKey) throw new ConfigError(`embedder.apiKeyEnv: environment variable ${apiKeyEnv} is not set`);
     this.dimension = this.params.dimension;
@@ -80,7 +80,7 @@ export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
     const fetchObserved = rateObservingFetch(this.#pacing);
     this.pool = new ReplicaPool(
       this.urls.map((url) => ({ url, client: new OpenAI({ apiKey, baseURL: url, timeout: timeoutMs, maxRetries: 0, fetch: fetchObserved }) })),
-      { maxConcurrency, maxRetries, retryBaseMs, retryMaxMs, what: `embeddings server (model ${model})` },
+      { ...this.params, what: `embeddings server (model ${model})` },
     );
   }
 
