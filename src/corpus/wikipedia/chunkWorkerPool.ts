@@ -1,6 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { ChunkBatchSchema } from '../chunkBatch.js';
-import type { ChunkBatch } from '../types.js';
+import { ChunkBatchSchema, type ChunkBatch } from '../types.js';
 import { createPageChunker, type PageChunker, type PageChunkerSettings } from './pageChunker.js';
 import { ownedView } from './transferable.js';
 import { siblingWorkerScript } from './workerScript.js';
