@@ -1,12 +1,15 @@
 import { ServiceUnavailableError } from '../errors.js';
 import { isOutage } from '../endpoints/endpointHealth.js';
 import { classifyFailure, describeFailure } from '../endpoints/retryPolicy.js';
-import type { OpenAIEmbedderParams } from './openaiEmbedder.js';
 
-/** The embedder's pool settings (see OpenAIEmbedderParamsSchema), and what the replicas serve, for messages. */
-export type ReplicaPoolOptions = Pick<OpenAIEmbedderParams, 'maxConcurrency' | 'maxRetries' | 'retryBaseMs' | 'retryMaxMs'> & {
+/** The openai embedder's pool params of these names (see its schema), and what the replicas serve, for messages. */
+export interface ReplicaPoolOptions {
+  maxConcurrency: number;
+  maxRetries: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
   what: string;
-};
+}
 
 /** One replica: where it is, its client, and what routing knows of it. */
 export interface Replica<C> {

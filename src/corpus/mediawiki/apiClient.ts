@@ -1,12 +1,17 @@
 import { z } from 'zod';
-import type { MediawikiApiParams } from './builder.js';
 import { createThrottle } from './throttle.js';
 
-type ClientParams = 'apiUrl' | 'userAgent' | 'minIntervalMs' | 'retries' | 'maxlag' | 'maxRetryAfterSeconds';
-export type ApiClientOptions = Pick<MediawikiApiParams, ClientParams> & {
+/** The mediawiki-api builder's params of these names (see its schema), and where warnings go. */
+export interface ApiClientOptions {
+  apiUrl: string;
+  userAgent: string;
+  minIntervalMs: number;
+  retries: number;
+  maxlag: number;
+  maxRetryAfterSeconds: number;
   /** Called once per distinct warning (module, code, text). */
   onWarning?(warning: ApiMessage): void;
-};
+}
 
 export interface ApiMessage {
   code: string;
@@ -41,8 +46,6 @@ const TRANSIENT_CODES = new Set(['maxlag', 'readonly', 'ratelimited', 'internal_
 export class MediawikiApiClient {
   private readonly throttle: <T>(call: () => Promise<T>) => Promise<T>;
   private readonly warningsSeen = new Set<string>();
-  /** Requests sent, retries included. */
-  requests = 0;
   /** Warnings received in all (distinct ones are reported through onWarning). */
   warnings = 0;
 
@@ -88,7 +91,6 @@ export class MediawikiApiClient {
     what: string,
     signal?: AbortSignal,
   ): Promise<{ kind: 'ok'; response: ApiResponse } | { kind: 'retry'; reason: string; code: string; retryAfterSeconds?: number }> {
-    this.requests++;
     let res: Response;
     try {
       res = await fetch(url, { headers: { 'User-Agent': this.options.userAgent, 'Api-User-Agent': this.options.userAgent, Accept: 'application/json' }, signal });

@@ -41,11 +41,6 @@ export class ChunkWorkerPool {
     return new ChunkWorkerPool(size, settings, script, undefined);
   }
 
-  /** Workers started so far. */
-  get started(): number {
-    return this.workers.length;
-  }
-
   /** Chunks a batch; `xml`'s buffer is handed over to the worker (unusable here afterwards). */
   run(xml: Uint8Array, pages: number): Promise<ChunkBatch> {
     if (this.failure) return Promise.reject(this.failure);
