@@ -1,16 +1,9 @@
-import type { Chunk, DocumentSection, SectionedDocument, SizeMeasure } from './types.js';
+import type { Chunk, ChunkingOptions, DocumentSection, SectionedDocument, SizeMeasure } from './types.js';
 import { splitSentences, type Sentence } from './sentences.js';
 
-export interface ChunkerSettings {
-  /** Corpus name: the first part of every chunk id. */
-  corpus: string;
-  maxSize: number;
-  overlap: number;
-  measure: SizeMeasure;
-  headingPrefix?: boolean;
-  /** `sentences` (default) or `fixed` windows (ChunkingOptions.method). */
-  method?: 'sentences' | 'fixed';
-}
+/** The chunking section's sizes and method, the corpus name (first part of every chunk id) and the measure. */
+export type ChunkerSettings = Pick<ChunkingOptions, 'maxSize' | 'overlap'> &
+  Partial<Pick<ChunkingOptions, 'headingPrefix' | 'method'>> & { corpus: string; measure: SizeMeasure };
 
 /** Code points: the `chars` unit, so that a surrogate pair counts (and is cut) as one character. */
 export const countCodePoints: SizeMeasure = (text) => {
@@ -175,15 +168,7 @@ function fixedWindows(text: string, settings: ChunkerSettings): Packed[] {
     // A window starts at a non-space character (whitespace there would only be trimmed away).
     while (start < points.length && !points[start]!.trim()) start++;
     if (start === points.length) break;
-    // Largest end with the window within maxSize (at least one code point).
-    let lo = start + 1;
-    let hi = points.length;
-    while (lo < hi) {
-      const mid = Math.ceil((lo + hi) / 2);
-      if (measure(start, mid) <= settings.maxSize) lo = mid;
-      else hi = mid - 1;
-    }
-    const end = lo;
+    const end = largestFit(start + 1, points.length, (mid) => measure(start, mid) <= settings.maxSize);
     const window = text.slice(offsets[start], offsets[end]).trimEnd();
     out.push({ text: window, start: offsets[start]!, end: offsets[start]! + window.length });
     if (end === points.length) break;
@@ -201,19 +186,22 @@ function cutLongSentence(text: string, settings: ChunkerSettings): string[] {
   const pieces: string[] = [];
   let start = 0;
   while (start < codePoints.length) {
-    // Largest end with measure(piece) <= maxSize (binary search: tokens are not additive per char).
-    let lo = start + 1;
-    let hi = Math.min(codePoints.length, start + settings.maxSize * 8);
-    if (settings.measure(codePoints.slice(start, hi).join('')) <= settings.maxSize) lo = hi;
-    else {
-      while (lo < hi) {
-        const mid = Math.ceil((lo + hi) / 2);
-        if (settings.measure(codePoints.slice(start, mid).join('')) <= settings.maxSize) lo = mid;
-        else hi = mid - 1;
-      }
-    }
-    pieces.push(codePoints.slice(start, lo).join(''));
-    start = lo;
+    // Binary search, not a running sum: tokens are not additive per character.
+    const hi = Math.min(codePoints.length, start + settings.maxSize * 8);
+    const fits = (end: number) => settings.measure(codePoints.slice(start, end).join('')) <= settings.maxSize;
+    const end = fits(hi) ? hi : largestFit(start + 1, hi, fits);
+    pieces.push(codePoints.slice(start, end).join(''));
+    start = end;
   }
   return pieces;
+}
+
+/** The largest end in [lo, hi] that `fits` (at least `lo`); what fits grows with the end. */
+function largestFit(lo: number, hi: number, fits: (end: number) => boolean): number {
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }

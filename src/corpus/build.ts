@@ -68,8 +68,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
           `continue it with --resume, or delete that folder to start over`,
       );
     }
-  }
-  if (options.resume) {
+  } else {
     checkpoint = await readCheckpoint(paths.checkpoint);
     if (checkpoint && checkpoint.documentsBytes === undefined) {
       throw new InputError(`${paths.partial}: the interrupted build was started by an earlier hisrag, which kept no documents.jsonl; run without --resume to start over`);

@@ -1,20 +1,6 @@
-import { z } from 'zod';
 import type { Chunk, SectionedDocument } from '../chunking/types.js';
 import { fingerprintChunkText } from './chunkFingerprints.js';
 import type { BuilderItem, ChunkBatch, CorpusDocument } from './types.js';
-
-// What arrives from a worker thread: checked once per batch, not per chunk.
-export const ChunkBatchSchema = z
-  .object({
-    items: z.number().int().nonnegative(),
-    skipped: z.record(z.string(), z.number().int().nonnegative()),
-    lines: z.instanceof(Uint8Array),
-    lineEnds: z.instanceof(Uint32Array),
-    fingerprints: z.instanceof(Uint32Array),
-    documents: z.instanceof(Uint8Array),
-  })
-  .refine((b) => b.fingerprints.length === 2 * b.lineEnds.length, 'one fingerprint per line')
-  .refine((b) => b.lineEnds.length === 0 || b.lineEnds[b.lineEnds.length - 1] === b.lines.length, 'line ends cover the lines');
 
 /** Collects items and their chunks into a ChunkBatch. */
 export class ChunkBatchWriter {

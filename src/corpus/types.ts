@@ -59,20 +59,25 @@ export interface BuilderRun {
  * `chunks.jsonl` lines as UTF-8 bytes plus a 64-bit fingerprint per chunk, so that the writing
  * thread deduplicates and writes without decoding a chunk (all three buffers are transferable).
  */
-export interface ChunkBatch {
-  /** Source records consumed (documents and skipped records). */
-  items: number;
-  /** Skipped records by reason. */
-  skipped: Record<string, number>;
-  /** One JSON chunk a line, each line ending in `\n`. */
-  lines: Uint8Array;
-  /** Byte offset where each line ends (after its `\n`). */
-  lineEnds: Uint32Array;
-  /** Two words (hi, lo) per chunk, as ChunkFingerprints takes them. */
-  fingerprints: Uint32Array;
-  /** The batch's documents as `documents.jsonl` lines (`CorpusDocument`, each ending in `\n`): the texts chunk spans point into. */
-  documents: Uint8Array;
-}
+export const ChunkBatchSchema = z
+  .object({
+    /** Source records consumed (documents and skipped records). */
+    items: z.number().int().nonnegative(),
+    /** Skipped records by reason. */
+    skipped: z.record(z.string(), z.number().int().nonnegative()),
+    /** One JSON chunk a line, each line ending in `\n`. */
+    lines: z.instanceof(Uint8Array),
+    /** Byte offset where each line ends (after its `\n`). */
+    lineEnds: z.instanceof(Uint32Array),
+    /** Two words (hi, lo) per chunk, as ChunkFingerprints takes them. */
+    fingerprints: z.instanceof(Uint32Array),
+    /** The batch's documents as `documents.jsonl` lines (`CorpusDocument`): the texts chunk spans point into. */
+    documents: z.instanceof(Uint8Array),
+  })
+  // Checked once per batch arriving from a worker thread, not per chunk.
+  .refine((b) => b.fingerprints.length === 2 * b.lineEnds.length, 'one fingerprint per line')
+  .refine((b) => b.lineEnds.length === 0 || b.lineEnds[b.lineEnds.length - 1] === b.lines.length, 'line ends cover the lines');
+export type ChunkBatch = z.infer<typeof ChunkBatchSchema>;
 
 /** A builder run that also chunks: corpus name (chunk ids) and chunking settings (tokenizer path resolved). */
 export interface ChunkingRun extends BuilderRun {

@@ -27,14 +27,14 @@ import { describePageImage } from '../corpus/pageImageFile.js';
 import { readPageImage } from './pageImageBytes.js';
 import type { EmbedderIdentity, ImageEmbedder } from './types.js';
 
+// The dual encoder runs in this process: no `workers`.
+const { workers: _workers, ...inProcessModelFields } = modelParamFields;
+
 /** Config of the `clip` embedder: a CLIP-family dual encoder (text tower for queries, vision tower for page images). */
 export const ClipEmbedderParamsSchema = z
   .object({
     model: z.string().min(1).describe('Hub id (looked up in `cacheDir`) or a local model directory holding onnx/text_model.onnx and onnx/vision_model.onnx'),
-    cacheDir: modelParamFields.cacheDir,
-    allowRemote: modelParamFields.allowRemote,
-    dtype: modelParamFields.dtype,
-    threads: modelParamFields.threads,
+    ...inProcessModelFields,
     batchSize: z.number().int().positive().default(8).describe('Texts or images per model call'),
     normalize: z.boolean().default(true).describe('Scale vectors to unit length (dot product = cosine)'),
     queryPrefix: z.string().default('').describe('Prepended by `embedQuery` only (CLIP-family models are usually queried bare; jina-clip-v2 suggests its retrieval instruction)'),

@@ -1,7 +1,4 @@
-import { createHash } from 'node:crypto';
 import { FLOAT32_VECTOR, JSON_VALUE, KeyValueStore, type KeyValueTable } from '../io/keyValueStore.js';
-
-const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /**
  * Vectors on disk, keyed by (embedder key, sha256 of the text), in a key-value store: several
@@ -23,16 +20,7 @@ export class EmbeddingCache {
     this.embedders.putIfAbsent(key, identity);
   }
 
-  /** Cached vectors by position in `texts`; missing ones are undefined. */
-  getMany(key: string, texts: string[]): Array<number[] | undefined> {
-    return this.getManyByContent(key, texts.map(sha256));
-  }
-
-  putMany(key: string, entries: Array<{ text: string; vector: number[] }>): void {
-    this.putManyByContent(key, entries.map(({ text, vector }) => ({ content: sha256(text), vector })));
-  }
-
-  /** By a content key the caller computed (an image's `image:<sha256 of its bytes>`): never equal to a text's bare sha256. */
+  /** Cached vectors by content key (a text's sha256, an image's `image:<sha256 of its bytes>`); missing: undefined. */
   getManyByContent(key: string, contents: string[]): Array<number[] | undefined> {
     return this.vectors.getMany(contents.map((content) => `${key}:${content}`));
   }

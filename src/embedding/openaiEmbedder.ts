@@ -53,6 +53,12 @@ function decodeBase64Vector(text: string): number[] {
   return vector;
 }
 
+/** A response's vectors in input order, base64 ones decoded (unchecked: see `checked`). */
+function vectorsOf(response: OpenAI.CreateEmbeddingResponse): unknown[] {
+  const data = [...(response.data ?? [])].sort((a, b) => a.index - b.index);
+  return data.map(({ embedding }) => (typeof embedding === 'string' ? decodeBase64Vector(embedding) : (embedding as unknown)));
+}
+
 /**
  * Embeddings from an OpenAI-compatible server (or a pool of replicas, see ReplicaPool) with OpenAI's
  * SDK, `batchSize` texts a request. Newlines are kept: the vectors must equal the model's local ones.
@@ -70,7 +76,7 @@ export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
   constructor(config: OpenAIEmbedderConfig, env: NodeJS.ProcessEnv = process.env) {
     super({});
     this.params = parseWith(OpenAIEmbedderParamsSchema, config, (problems) => new ConfigError(problems), 'embedder');
-    const { apiKeyEnv, baseURL, model, timeoutMs, maxConcurrency, maxRetries, retryBaseMs, retryMaxMs } = this.params;
+    const { apiKeyEnv, baseURL, model, timeoutMs } = this.params;
     const apiKey = apiKeyEnv ? env[apiKeyEnv] : 'unused'; // local servers need none, the SDK wants one
     if (!apiKey) throw new ConfigError(`embedder.apiKeyEnv: environment variable ${apiKeyEnv} is not set`);
     this.dimension = this.params.dimension;
@@ -80,7 +86,7 @@ export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
     const fetchObserved = rateObservingFetch(this.#pacing);
     this.pool = new ReplicaPool(
       this.urls.map((url) => ({ url, client: new OpenAI({ apiKey, baseURL: url, timeout: timeoutMs, maxRetries: 0, fetch: fetchObserved }) })),
-      { maxConcurrency, maxRetries, retryBaseMs, retryMaxMs, what: `embeddings server (model ${model})` },
+      { ...this.params, what: `embeddings server (model ${model})` },
     );
   }
 
@@ -111,9 +117,7 @@ export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
     const reservation = await this.#pacing.acquire(texts.reduce((n, t) => n + estimateTokens(t), 0));
     const response = await client.embeddings.create({ model: this.params.model, input: texts, encoding_format: format });
     this.#pacing.settle(reservation, response.usage?.total_tokens);
-    const data = [...(response.data ?? [])].sort((a, b) => a.index - b.index);
-    const vectors = data.map(({ embedding }) => (typeof embedding === 'string' ? decodeBase64Vector(embedding) : (embedding as unknown)));
-    return this.checked(vectors, texts.length, replica);
+    return this.checked(vectorsOf(response), texts.length, replica);
   }
 
   /** One page image to one replica, as vLLM's chat-style embeddings request. */
@@ -127,10 +131,8 @@ export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
       body: { model, messages: [{ role: 'user', content }], encoding_format: format },
     });
     this.#pacing.settle(reservation, response.usage?.total_tokens);
-    const data = [...(response.data ?? [])];
-    const vectors = data.map(({ embedding }) => (typeof embedding === 'string' ? decodeBase64Vector(embedding) : (embedding as unknown)));
     try {
-      return this.checked(vectors, 1, replica)[0]!;
+      return this.checked(vectorsOf(response), 1, replica)[0]!;
     } catch (error) {
       throw new DataFileError(`${(error as Error).message} (for the page image of ${describePageImage(image)})`);
     }

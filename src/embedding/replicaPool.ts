@@ -2,18 +2,12 @@ import { ServiceUnavailableError } from '../errors.js';
 import { isOutage } from '../endpoints/endpointHealth.js';
 import { classifyFailure, describeFailure } from '../endpoints/retryPolicy.js';
 
+/** The openai embedder's pool params of these names (see its schema), and what the replicas serve, for messages. */
 export interface ReplicaPoolOptions {
-  /** Requests in flight at once on each replica. */
   maxConcurrency: number;
-  /**
-   * Rounds a request may wait out while every replica is failing before the pool gives up; a failure
-   * while another replica is healthy is re-routed at once and not counted.
-   */
   maxRetries: number;
-  /** Cooldown of a replica after its first failure in a row; doubled with each further one, up to `retryMaxMs`. */
   retryBaseMs: number;
   retryMaxMs: number;
-  /** What the replicas serve, for error messages: `embeddings server (model bge)`. */
   what: string;
 }
 

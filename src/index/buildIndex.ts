@@ -17,7 +17,6 @@ import {
   CHUNK_STORE_FILE,
   HNSW_FILE,
   USEARCH_FILE,
-  readIndexManifest,
   writeIndexManifest,
   type HnswParams,
   type IndexManifest,
@@ -91,10 +90,13 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
       ...(dense && { vectorEncoding: options.vectorEncoding ?? DEFAULT_VECTOR_ENCODING }),
     });
 
-    await prepareOutDir(options.out, manifest, options.resume ?? false);
-    const existing = await readIndexManifest(options.out);
+    const existing = await prepareIndexOutDir(options.out, manifest, options.resume ?? false, buildSettings);
     if (existing?.complete) return existing;
-    if (existing) manifest = { ...manifest, createdAt: existing.createdAt };
+    if (existing) {
+      manifest = { ...manifest, createdAt: existing.createdAt };
+      // An interrupted build wrote no graph file that can be trusted: the graph is built again.
+      for (const file of [HNSW_FILE, USEARCH_FILE]) await rm(join(options.out, file), { force: true });
+    }
     await writeIndexManifest(options.out, manifest);
 
     const store = ChunkStore.open(join(options.out, CHUNK_STORE_FILE));
@@ -214,14 +216,6 @@ function buildSettings(manifest: IndexManifest): unknown {
     bm25,
     vectorEncoding,
   };
-}
-
-async function prepareOutDir(out: string, planned: IndexManifest, resume: boolean): Promise<void> {
-  const existing = await prepareIndexOutDir(out, planned, resume, buildSettings);
-  if (existing && !existing.complete) {
-    await rm(join(out, HNSW_FILE), { force: true });
-    await rm(join(out, USEARCH_FILE), { force: true });
-  }
 }
 
 interface StoreOptions {

@@ -212,30 +212,30 @@ export class ChunkStore {
 
   /** The stored vectors of `labels` (one query), decoded into `out` row by row in the order given; throws for a missing one. */
   readVectors(labels: number[], dimension: number, out: Float32Array): void {
+    this.storedBlobs(labels).forEach((blob, i) => decodeVectorInto(blob, this.vectorEncoding, dimension, out, i * dimension));
+  }
+
+  /** The stored BLOBs of `labels` (one query), in the order given; throws for a missing one. */
+  private storedBlobs(labels: number[]): Buffer[] {
     if (!this.statements.vectorList) throw new DataFileError(`${this.path}: the store holds no vectors`);
-    const rows = this.statements.vectorList.all(JSON.stringify(labels)) as [number, Buffer][];
-    const byLabel = new Map(rows);
-    labels.forEach((label, i) => {
+    const byLabel = new Map(this.statements.vectorList.all(JSON.stringify(labels)) as [number, Buffer][]);
+    return labels.map((label) => {
       const blob = byLabel.get(label);
       if (!blob) throw new DataFileError(`${this.path}: no vector for label ${label}`);
-      decodeVectorInto(blob, this.vectorEncoding, dimension, out, i * dimension);
+      return blob;
     });
   }
 
   /** Scores of `query` against the stored vectors of `labels` (one query; dot product, or cosine), in the order given. */
   scoreStored(labels: number[], query: Float32Array, cosine: boolean): number[] {
-    if (!this.statements.vectorList) throw new DataFileError(`${this.path}: the store holds no vectors`);
-    const rows = this.statements.vectorList.all(JSON.stringify(labels)) as [number, Buffer][];
-    const byLabel = new Map(rows);
+    const blobs = this.storedBlobs(labels);
     let queryNorm = 1;
     if (cosine) {
       queryNorm = 0;
       for (let i = 0; i < query.length; i++) queryNorm += query[i]! * query[i]!;
       queryNorm = Math.sqrt(queryNorm) || 1;
     }
-    return labels.map((label) => {
-      const blob = byLabel.get(label);
-      if (!blob) throw new DataFileError(`${this.path}: no vector for label ${label}`);
+    return blobs.map((blob) => {
       const { dot, normSquared } = dotStored(blob, this.vectorEncoding, query, cosine);
       return cosine ? dot / (queryNorm * (Math.sqrt(normSquared) || 1)) : dot;
     });

@@ -36,13 +36,11 @@ export interface StreamedGraphBuild {
   abort(): Promise<void>;
 }
 
-export interface StreamedGraphOptions {
+export interface StreamedGraphOptions extends Pick<GraphBuildHooks, 'onAdded'> {
   /** Labels planned (the corpus's chunk count); the graph grows if more come. */
   capacity: number;
   /** Labels added last, after `beforeHeldOut` (see GraphBuildHooks). */
   heldOut: number[];
-  /** Vectors in the graph so far. */
-  onAdded?: (added: number) => void;
 }
 
 export interface GraphBuildHooks {

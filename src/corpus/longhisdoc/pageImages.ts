@@ -88,9 +88,8 @@ export function forgetPageImageScans(): void {
 
 export async function openPageImageCatalog(options: OpenPageImageCatalogOptions): Promise<PageImageCatalog> {
   const imageDir = resolve(options.imageDir);
-  const byDoc = new Map<string, DocumentScan>();
   const scans = await Promise.all(options.documents.map(async (doc) => [doc.docId, await scanDocumentOnce(imageDir, doc)] as const));
-  for (const [docId, scan] of scans) byDoc.set(docId, scan);
+  const byDoc = new Map(scans);
   const problems = [...byDoc.values()].flatMap((scan) => scan.problems);
   if (options.onProblem === 'error' && problems.length > 0) throw pageImageProblemsError(imageDir, problems);
   const imageCount = [...byDoc.values()].reduce((n, scan) => n + scan.refs.filter(Boolean).length, 0);

@@ -1,22 +1,13 @@
 import { z } from 'zod';
 import { createThrottle } from './throttle.js';
 
-/**
- * A small MediaWiki Action API client over fetch. Not wikijs (docs/corpora.md): it hides the warnings,
- * `continue`, batched reads, `maxlag` and `Retry-After` that Wikimedia's etiquette needs. Requests use
- * `formatversion=2` and `errorformat=plaintext`: warnings and errors come as `[{ code, text, module }]`.
- */
+/** The mediawiki-api builder's params of these names (see its schema), and where warnings go. */
 export interface ApiClientOptions {
   apiUrl: string;
-  /** Sent as User-Agent on every request (name/version and a contact, as Wikimedia asks). */
   userAgent: string;
-  /** At least this long between two requests (one request at a time). */
   minIntervalMs: number;
-  /** Retries per request on network errors, 429/5xx answers and `maxlag`/`readonly` errors. */
   retries: number;
-  /** `maxlag` sent with every request (seconds of replication lag above which the server refuses); 0 sends none. */
   maxlag: number;
-  /** Longest wait honoured from a `Retry-After` header; longer asks fail the request. */
   maxRetryAfterSeconds: number;
   /** Called once per distinct warning (module, code, text). */
   onWarning?(warning: ApiMessage): void;
@@ -47,11 +38,14 @@ export class MediawikiApiError extends Error {
 /** Errors that go away by waiting (server lag, read-only maintenance, rate limits). */
 const TRANSIENT_CODES = new Set(['maxlag', 'readonly', 'ratelimited', 'internal_api_error_DBQueryError', 'internal_api_error_DBConnectionError']);
 
+/**
+ * A small MediaWiki Action API client over fetch. Not wikijs (docs/corpora.md): it hides the warnings,
+ * `continue`, batched reads, `maxlag` and `Retry-After` that Wikimedia's etiquette needs. Requests use
+ * `formatversion=2` and `errorformat=plaintext`: warnings and errors come as `[{ code, text, module }]`.
+ */
 export class MediawikiApiClient {
   private readonly throttle: <T>(call: () => Promise<T>) => Promise<T>;
   private readonly warningsSeen = new Set<string>();
-  /** Requests sent, retries included. */
-  requests = 0;
   /** Warnings received in all (distinct ones are reported through onWarning). */
   warnings = 0;
 
@@ -97,7 +91,6 @@ export class MediawikiApiClient {
     what: string,
     signal?: AbortSignal,
   ): Promise<{ kind: 'ok'; response: ApiResponse } | { kind: 'retry'; reason: string; code: string; retryAfterSeconds?: number }> {
-    this.requests++;
     let res: Response;
     try {
       res = await fetch(url, { headers: { 'User-Agent': this.options.userAgent, 'Api-User-Agent': this.options.userAgent, Accept: 'application/json' }, signal });

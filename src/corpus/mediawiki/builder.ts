@@ -95,12 +95,7 @@ export const mediawikiApiBuilder: RegistryEntry<MediawikiApiParams, CorpusBuilde
       },
       async *items(run) {
         const client = new MediawikiApiClient({
-          apiUrl: params.apiUrl,
-          userAgent: params.userAgent,
-          minIntervalMs: params.minIntervalMs,
-          retries: params.retries,
-          maxlag: params.maxlag,
-          maxRetryAfterSeconds: params.maxRetryAfterSeconds,
+          ...params,
           onWarning: (warning) => {
             process.stderr.write(`mediawiki-api: API warning from ${params.apiUrl} (${warning.module ?? 'main'}, ${warning.code}): ${warning.text}\n`);
             if (params.source === 'extracts' && warning.code === 'unrecognizedvalues' && /extracts/.test(warning.text)) {

@@ -1,9 +1,8 @@
 import { Worker } from 'node:worker_threads';
-import { ChunkBatchSchema } from '../chunkBatch.js';
-import type { ChunkBatch } from '../types.js';
+import { ChunkBatchSchema, type ChunkBatch } from '../types.js';
 import { createPageChunker, type PageChunker, type PageChunkerSettings } from './pageChunker.js';
 import { ownedView } from './transferable.js';
-import { siblingModule, workerScript } from './workerScript.js';
+import { siblingWorkerScript } from './workerScript.js';
 
 interface Job {
   resolve(batch: ChunkBatch): void;
@@ -38,13 +37,8 @@ export class ChunkWorkerPool {
 
   static async open(size: number, settings: PageChunkerSettings): Promise<ChunkWorkerPool> {
     if (size === 0) return new ChunkWorkerPool(0, settings, undefined, await createPageChunker(settings));
-    const script = await workerScript(siblingModule(import.meta.url, 'chunkWorker'), new URL('./chunkWorker.boot.mjs', import.meta.url));
+    const script = await siblingWorkerScript(import.meta.url, 'chunkWorker');
     return new ChunkWorkerPool(size, settings, script, undefined);
-  }
-
-  /** Workers started so far. */
-  get started(): number {
-    return this.workers.length;
   }
 
   /** Chunks a batch; `xml`'s buffer is handed over to the worker (unusable here afterwards). */

@@ -13,8 +13,6 @@ export interface DumpBlocksOptions {
 /** The decoded bytes of a dump file, `.xml` or `.xml.bz2`, block by block. */
 export interface DumpBlocks {
   blocks: AsyncIterable<Buffer>;
-  /** Bytes of the file read so far (compressed bytes for .bz2). */
-  bytesRead(): number;
   /**
    * Throws the DataFileError for a failure: `what`, or (when `error` came from reading or
    * decoding) what it means; `where` adds a position (e.g. the XML line).
@@ -43,7 +41,6 @@ export function openDumpBlocks(path: string, options: DumpBlocksOptions = {}): D
   }
   return {
     blocks: blocks(),
-    bytesRead: () => bytesRead,
     fail(what, where) {
       if (what instanceof DataFileError) throw what;
       let message: string;

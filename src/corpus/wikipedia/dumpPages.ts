@@ -1,16 +1,10 @@
-import type { Bz2DecoderChoice } from './bz2Decoder.js';
-import { openDumpBlocks } from './dumpBlocks.js';
+import { openDumpBlocks, type DumpBlocksOptions } from './dumpBlocks.js';
 import { DumpXmlReader, type DumpPage } from './dumpXml.js';
 
-
-export interface DumpReadOptions {
-  /** Absolute bytes read from the file so far (compressed bytes for .bz2). */
-  onBytes?(bytes: number): void;
+export interface DumpReadOptions extends DumpBlocksOptions {
   /** The `<siteinfo><base>` URL (e.g. https://zh.wikipedia.org/wiki/Wikipedia:首页). */
   onSiteBase?(url: string): void;
   signal?: AbortSignal;
-  /** How .bz2 is decoded (default `auto`: native bzip2 when installed, else unbzip2-stream). */
-  bz2Decoder?: Bz2DecoderChoice;
 }
 
 /**

@@ -1,4 +1,5 @@
-import { openDumpBlocks, type DumpBlocksOptions } from './dumpBlocks.js';
+import { openDumpBlocks } from './dumpBlocks.js';
+import type { DumpReadOptions } from './dumpPages.js';
 import { DumpXmlReader } from './dumpXml.js';
 
 /** A run of whole `<page>` elements cut from a dump, as UTF-8 bytes (in a buffer of its own). */
@@ -9,13 +10,11 @@ export interface PageBatchBytes {
   firstPage: number;
 }
 
-export interface PageBatchOptions extends DumpBlocksOptions {
+export interface PageBatchOptions extends DumpReadOptions {
   /** Bytes of XML per batch (a batch ends at the first page end past it). */
   batchBytes: number;
   /** Pages to pass over first (resume): they are cut out without being parsed. */
   startAt?: number;
-  onSiteBase?(url: string): void;
-  signal?: AbortSignal;
 }
 
 const PAGE_OPEN = Buffer.from('<page>');

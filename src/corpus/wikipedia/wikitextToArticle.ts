@@ -2,7 +2,7 @@ import wtf from 'wtf_wikipedia';
 import { toSimplified } from '../../text/simplify.js';
 import type { DocumentSection } from '../../chunking/types.js';
 import { preClean, restoreNowiki, templateName } from './preClean.js';
-import { extractProse } from './proseExtractor.js';
+import { extractProse, type ProseSection } from './proseExtractor.js';
 
 export interface WikitextOptions {
   /** Convert headings and text to simplified Chinese (after extraction: cheaper and cleaner). */
@@ -20,12 +20,6 @@ export interface WikitextOptions {
 
 export const WIKITEXT_PARSERS = ['fast', 'wtf_wikipedia'] as const;
 export type WikitextParserName = (typeof WIKITEXT_PARSERS)[number];
-
-interface RawSection {
-  depth: number;
-  title: string;
-  text: string;
-}
 
 export interface ParsedArticle {
   disambiguation: boolean;
@@ -51,7 +45,7 @@ const SPACE_NEXT_TO_CJK = new RegExp(`(?<=${CJK_OR_FULLWIDTH})[ \\t\\u00a0]+|[ \
  */
 export function wikitextToArticle(wikitext: string, options: WikitextOptions): ParsedArticle {
   const templateNames = new Set(options.disambiguationTemplates.map((t) => templateName(t)));
-  let raw: { sections: RawSection[]; categories: string[]; disambiguation: boolean };
+  let raw: { sections: ProseSection[]; categories: string[]; disambiguation: boolean };
   if (options.parser === 'wtf_wikipedia') {
     raw = parseWithWtf(wikitext, templateNames);
   } else {
@@ -85,7 +79,7 @@ export function wikitextToArticle(wikitext: string, options: WikitextOptions): P
 }
 
 /** The earlier path: wtf_wikipedia's document model for everything. */
-function parseWithWtf(wikitext: string, templateNames: Set<string>): { sections: RawSection[]; categories: string[]; disambiguation: boolean } {
+function parseWithWtf(wikitext: string, templateNames: Set<string>): { sections: ProseSection[]; categories: string[]; disambiguation: boolean } {
   const doc = wtf(
     preClean(wikitext).replaceAll('。', FULL_STOP_STAND_IN).replace(LOCAL_FILE_LINK, '[[File:').replace(LOCAL_CATEGORY_LINK, '[[Category:'),
   );

@@ -4,12 +4,13 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { siblingWorker } from '../../models/workerPool.js';
 
 const bundled = new Map<string, Promise<URL>>();
 
-/** The module `name` beside `importMetaUrl`, with the caller's own extension: `.ts` from the sources, `.js` from dist/. */
-export function siblingModule(importMetaUrl: string, name: string): URL {
-  return new URL(`./${name}.${importMetaUrl.endsWith('.ts') ? 'ts' : 'js'}`, importMetaUrl);
+/** The worker script of module `name` beside `importMetaUrl` (see workerScript), `<name>.boot.mjs` its fallback. */
+export function siblingWorkerScript(importMetaUrl: string, name: string): Promise<URL> {
+  return workerScript(pathToFileURL(siblingWorker(importMetaUrl, name)), new URL(`./${name}.boot.mjs`, importMetaUrl));
 }
 
 /**

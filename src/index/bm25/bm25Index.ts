@@ -1,6 +1,7 @@
 import type { ChunkStore } from '../chunkStore.js';
 import type { Bm25Params } from '../manifest.js';
 import { TopK, type Scored } from '../topK.js';
+import { passageText } from '../passageText.js';
 import { tokenize } from './tokenizer.js';
 
 /**
@@ -15,11 +16,6 @@ export function bm25Idf(n: number, df: number): number {
 
 export function bm25TermScore(tf: number, docLength: number, avgdl: number, idf: number, k1: number, b: number): number {
   return (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * docLength) / avgdl));
-}
-
-/** The text a chunk is indexed by. */
-export function bm25Text(chunk: { title: string; text: string }): string {
-  return chunk.title ? `${chunk.title}\n${chunk.text}` : chunk.text;
 }
 
 /**
@@ -37,7 +33,7 @@ export function buildBm25(
   const docLengths = new Uint32Array(n);
   const postings = new Map<string, number[]>();
   for (const chunk of store.chunks()) {
-    const terms = tokenize(bm25Text(chunk), params);
+    const terms = tokenize(passageText(chunk, 'title+text'), params);
     docLengths[chunk.label] = terms.length;
     const tf = new Map<string, number>();
     for (const term of terms) tf.set(term, (tf.get(term) ?? 0) + 1);

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { ownedView } from '../../corpus/wikipedia/transferable.js';
-import { siblingModule, workerScript } from '../../corpus/wikipedia/workerScript.js';
+import { siblingWorkerScript } from '../../corpus/wikipedia/workerScript.js';
 import type { ChunkStore } from '../chunkStore.js';
 import type { StreamedGraphBuild, StreamedGraphOptions, TunableGraph } from '../graphIndex.js';
 import type { HnswParams } from '../manifest.js';
@@ -17,7 +17,7 @@ const MAX_QUEUED_ROWS = 4096;
  * from the same stored vectors: same parameters, seed and insertion order (held-out sample last).
  */
 export async function startHnswlibStream(dimension: number, params: HnswParams, path: string, options: StreamedGraphOptions): Promise<StreamedGraphBuild> {
-  const script = await workerScript(siblingModule(import.meta.url, 'hnswlibWorker'), new URL('./hnswlibWorker.boot.mjs', import.meta.url));
+  const script = await siblingWorkerScript(import.meta.url, 'hnswlibWorker');
   const { space, M, efConstruction, efSearch, randomSeed } = params;
   const data: HnswlibWorkerData = { space, M, efConstruction, efSearch, randomSeed, dimension, capacity: options.capacity, heldOut: options.heldOut };
   const worker = new Worker(script, { workerData: data });
