@@ -41,14 +41,6 @@ class CostAccount {
     this.completionTokens += usage.completionTokens;
     this.estimated ||= usage.estimated;
   }
-
-  merge(other: CostAccount): void {
-    this.extractorCalls += other.extractorCalls;
-    this.checkerCallsSent += other.checkerCallsSent;
-    this.promptTokens += other.promptTokens;
-    this.completionTokens += other.completionTokens;
-    this.estimated ||= other.estimated;
-  }
 }
 
 const chunked = <T>(list: T[], size: number): T[][] => Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
@@ -183,8 +175,8 @@ export async function diagnoseItem(
   for (const [index, record] of todoSorted.entries()) {
     if (context.signal?.aborted) break;
     const recordStarted = Date.now();
-    const cost = new CostAccount();
-    if (index === 0) cost.merge(goldCost);
+    // The gold side's calls are counted on the first answer.
+    const cost = index === 0 ? goldCost : new CostAccount();
     const failed: FailedCheck[] = [];
     if (goldFailure) failed.push({ what: 'goldClaims', error: goldFailure });
     const responseText = stripThink(record.response?.text ?? '').trim();
