@@ -76,10 +76,8 @@ function correctedCell(check: JudgeCheckSummary | undefined, model: string, cond
 }
 
 /**
- * Two runs side by side, matched by model label and condition name, with the paired difference
- * B − A on the questions both scored: interval, paired sign-flip test (whole clusters flipped, a
- * question's samples reduced first so they move together) and Holm / BH adjustment over every row
- * compared — the family is named in the text and in each row.
+ * Two runs side by side by model and condition, with the paired B − A on the questions both scored
+ * (sign-flip test, whole clusters flipped) and Holm / BH over every row compared.
  */
 export function compareRunData(A: ComparedRun, B: ComparedRun, options: { against?: string } = {}): { rows: ComparisonRow[]; text: string; family: string; cluster: string | null; metric: string } {
   const against = options.against;
