@@ -7,6 +7,7 @@ import type { CallUsage, ClaimChecker, ClaimExtractor } from './claims/types.js'
 import { evidenceOf } from './evidence.js';
 import { benchmarkGold } from './goldClaims.js';
 import { LabelStore } from './labelStore.js';
+import { groupBy } from './groupBy.js';
 import { selectPairs, type PairScorer } from './prefilter.js';
 import type { ClaimLabel, DiagnosticsCost, FailedCheck, MatrixEntry, RecordDiagnostics } from '../runFiles/diagnosis.js';
 
@@ -102,15 +103,8 @@ async function claimsOf(context: DiagnosisContext, input: { question: string; te
 
 /** A prefilter's selection (per claim, its passages) turned round: per passage, in order, the claims to check against it. */
 function claimsByPassage(selected: number[][]): [number, number[]][] {
-  const wanted = new Map<number, number[]>();
-  selected.forEach((columns, i) => {
-    for (const j of columns) {
-      const list = wanted.get(j);
-      if (list) list.push(i);
-      else wanted.set(j, [i]);
-    }
-  });
-  return [...wanted].sort(([a], [b]) => a - b);
+  const byPassage = groupBy(selected.flatMap((columns, i) => columns.map((j) => [j, i] as const)), ([j]) => j);
+  return [...byPassage].map(([j, pairs]): [number, number[]] => [j, pairs.map(([, i]) => i)]).sort(([a], [b]) => a - b);
 }
 
 /** The texts of a record's final-prompt passages, in `contextIds` order. */
