@@ -7,6 +7,7 @@ import type { CallUsage, ClaimChecker, ClaimExtractor } from './claims/types.js'
 import { evidenceOf } from './evidence.js';
 import { benchmarkGold } from './goldClaims.js';
 import { LabelStore } from './labelStore.js';
+import { groupBy } from './groupBy.js';
 import { selectPairs, type PairScorer } from './prefilter.js';
 import type { ClaimLabel, DiagnosticsCost, FailedCheck, MatrixEntry, RecordDiagnostics } from '../runFiles/diagnosis.js';
 
@@ -40,14 +41,6 @@ class CostAccount {
     this.promptTokens += usage.promptTokens;
     this.completionTokens += usage.completionTokens;
     this.estimated ||= usage.estimated;
-  }
-
-  merge(other: CostAccount): void {
-    this.extractorCalls += other.extractorCalls;
-    this.checkerCallsSent += other.checkerCallsSent;
-    this.promptTokens += other.promptTokens;
-    this.completionTokens += other.completionTokens;
-    this.estimated ||= other.estimated;
   }
 }
 
@@ -110,15 +103,8 @@ async function claimsOf(context: DiagnosisContext, input: { question: string; te
 
 /** A prefilter's selection (per claim, its passages) turned round: per passage, in order, the claims to check against it. */
 function claimsByPassage(selected: number[][]): [number, number[]][] {
-  const wanted = new Map<number, number[]>();
-  selected.forEach((columns, i) => {
-    for (const j of columns) {
-      const list = wanted.get(j);
-      if (list) list.push(i);
-      else wanted.set(j, [i]);
-    }
-  });
-  return [...wanted].sort(([a], [b]) => a - b);
+  const byPassage = groupBy(selected.flatMap((columns, i) => columns.map((j) => [j, i] as const)), ([j]) => j);
+  return [...byPassage].map(([j, pairs]): [number, number[]] => [j, pairs.map(([, i]) => i)]).sort(([a], [b]) => a - b);
 }
 
 /** The texts of a record's final-prompt passages, in `contextIds` order. */
@@ -183,8 +169,8 @@ export async function diagnoseItem(
   for (const [index, record] of todoSorted.entries()) {
     if (context.signal?.aborted) break;
     const recordStarted = Date.now();
-    const cost = new CostAccount();
-    if (index === 0) cost.merge(goldCost);
+    // The gold side's calls are counted on the first answer.
+    const cost = index === 0 ? goldCost : new CostAccount();
     const failed: FailedCheck[] = [];
     if (goldFailure) failed.push({ what: 'goldClaims', error: goldFailure });
     const responseText = stripThink(record.response?.text ?? '').trim();

@@ -127,29 +127,27 @@ async function openScorers(config: ExperimentConfig, settings: DiagnosticsConfig
   const context = createRetrieverContext({ seed: config.seed });
   for (const planned of retrieversOf(config)) {
     if (!labels.has(planned.label)) continue;
+    const use = (scorer: PairScorer, how: string) => {
+      scorers.set(planned.label, scorer);
+      described[planned.label] = how;
+    };
     if (settings.prefilter === 'lexical' || settings.prefilter === 'none') {
-      scorers.set(planned.label, lexicalPairScorer());
-      described[planned.label] = settings.prefilter === 'none' ? 'none (all pairs)' : 'lexical';
+      use(lexicalPairScorer(), settings.prefilter === 'none' ? 'none (all pairs)' : 'lexical');
       continue;
     }
-    let retriever: Retriever | undefined;
+    let retriever: Retriever;
     try {
       retriever = await createRetrieverWithRerank(planned.spec, context, planned.path);
       opened.push(retriever);
     } catch (error) {
-      scorers.set(planned.label, lexicalPairScorer());
-      described[planned.label] = `lexical (the retriever could not be opened: ${(error as Error).message.split('\n')[0]})`;
+      use(lexicalPairScorer(), `lexical (the retriever could not be opened: ${(error as Error).message.split('\n')[0]})`);
       continue;
     }
-    if (retriever.relevance) {
-      const r = retriever;
-      const relevance = (query: string, texts: string[]) => r.relevance!(query, texts);
-      scorers.set(planned.label, settings.prefilter === 'hybrid' ? hybridPairScorer(relevance, settings.topChunks) : relevancePairScorer(relevance));
-      described[planned.label] = settings.prefilter === 'hybrid' ? `hybrid (lexical coverage, ${retriever.name} relevance between equals)` : `relevance (${retriever.name})`;
-    } else {
-      scorers.set(planned.label, lexicalPairScorer());
-      described[planned.label] = `lexical (${retriever.name} has no relevance score)`;
-    }
+    const r = retriever;
+    const relevance = (query: string, texts: string[]) => r.relevance!(query, texts);
+    if (!retriever.relevance) use(lexicalPairScorer(), `lexical (${retriever.name} has no relevance score)`);
+    else if (settings.prefilter === 'hybrid') use(hybridPairScorer(relevance, settings.topChunks), `hybrid (lexical coverage, ${retriever.name} relevance between equals)`);
+    else use(relevancePairScorer(relevance), `relevance (${retriever.name})`);
   }
   return { scorers, described, close: async () => { for (const r of opened) await r.close().catch(() => {}); } };
 }

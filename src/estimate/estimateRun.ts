@@ -285,10 +285,4 @@ async function firstPrompt(stages: Stages, condition: Condition, item: Benchmark
 }
 
 /** Means per answer of an earlier run's cost, by model and condition. */
-function earlierMeans(run: EarlierRun): Map<string, { generationCalls: number; promptTokens: number; completionTokens: number }> {
-  const out = new Map<string, { generationCalls: number; promptTokens: number; completionTokens: number }>();
-  for (const cell of run.summary.cells) {
-    if (cell.cost) out.set(`${cell.model}\u0000${cell.condition}`, { generationCalls: cell.cost.generationCalls, promptTokens: cell.cost.promptTokens, completionTokens: cell.cost.completionTokens });
-  }
-  return out;
-}
+const earlierMeans = (run: EarlierRun) => new Map(run.summary.cells.flatMap((cell) => (cell.cost ? [[`${cell.model}\u0000${cell.condition}`, cell.cost] as const] : [])));

@@ -79,13 +79,9 @@ interface Row {
 }
 
 /**
- * One line figure as a Vega-Lite spec: lines with their points, each point's interval as a band
- * (at most `MAX_BANDS` series) or an error bar, horizontal reference lines with their bands, a
- * ring on marked points. Beyond `MAX_SERIES_PER_PLOT` series it facets into small multiples, one
- * per series, with the references in each. Interactive where shown live: a tooltip with the value
- * and its interval, a click on a legend entry hides that series (`hidden`), and wheel/drag zooms
- * and pans the continuous axes (`zoom`). The width is the container's (`width: 'container'`);
- * the static renderer sets a number.
+ * One line figure as a Vega-Lite spec: intervals as bands (up to `MAX_BANDS` series) or error bars,
+ * reference lines, marked points ringed; past `MAX_SERIES_PER_PLOT` series, small multiples. Live, a
+ * legend click hides a series and wheel/drag zooms; the width is the container's.
  */
 export function lineFigureSpec(figure: LineFigure): VegaLiteSpec {
   const series = figure.series.filter((s) => s.points.length > 0);

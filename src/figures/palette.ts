@@ -9,11 +9,7 @@ export function seriesLabel(cell: Pick<CellSummary, 'condition' | 'k'> & { conte
   return (cell.k !== null || cell.contextTokens !== undefined) && at > 0 ? cell.condition.slice(0, at) : cell.condition;
 }
 
-/**
- * One colour per condition (its series label) for every chart of a run: assigned in the order the
- * run lists its conditions, so `rag` is the same colour in score-vs-k, score-vs-cost and the claim
- * metrics, in the report and the viewer alike.
- */
+/** One colour per series label, in the run's condition order, so a condition keeps its colour in every chart. */
 export function seriesColors(summary: Pick<RunSummary, 'conditions' | 'cells'>): Map<string, string> {
   const depth = new Map(summary.cells.map((c) => [c.condition, c]));
   const colors = new Map<string, string>();

@@ -22,11 +22,7 @@ function addPoint(series: Map<string, ChartSeries>, label: string, point: ChartP
 
 const byX = (series: Map<string, ChartSeries>) => [...series.values()].map((s) => ({ ...s, points: s.points.sort((a, b) => a.x - b.x) }));
 
-/**
- * Score against retrieval depth k for one model: one line per retrieval strategy (and retriever)
- * with its 95% CI, closed-book conditions as reference lines; the depth curve's best k is ringed.
- * Null when the model has no retrieval conditions.
- */
+/** Score against k for one model, a line per strategy (and retriever), closed-book as reference lines, best k ringed. */
 export function depthFigure(summary: RunSummary, model: string): VegaLiteSpec | null {
   const cells = summary.cells.filter((c) => c.model === model && c.score.mean !== null);
   const series = new Map<string, ChartSeries>();
@@ -50,11 +46,8 @@ export function depthFigure(summary: RunSummary, model: string): VegaLiteSpec | 
 }
 
 /**
- * Score against context tokens for one model: every retrieving condition at the mean tokens of the
- * chunks placed in its prompts (log axis), one line per chunking — the corpus its retriever reads —
- * so that k of different chunk sizes, and context budgets, share one axis; closed-book conditions
- * as reference lines; each depth curve's best depth ringed. Null without recorded context, or when
- * it would have one line (one chunking at k only: the score-vs-k chart says the same).
+ * Score against mean context tokens (log axis), a line per chunking, so that k of different chunk sizes
+ * and context budgets share one axis. Null with one line only (the score-vs-k chart says the same).
  */
 export function contextFigure(summary: RunSummary, model: string): VegaLiteSpec | null {
   const cells = summary.cells.filter((c) => c.model === model && c.score.mean !== null);
@@ -90,11 +83,7 @@ export function contextFigure(summary: RunSummary, model: string): VegaLiteSpec 
   });
 }
 
-/**
- * Score against cost for one model: each condition at its mean cost per answer — the price when
- * every condition has one, else tokens (prompt + completion) — on a log axis, its 95% CI as an
- * error bar; a method's depths are joined. Null without costs.
- */
+/** Score against mean cost per answer (the price where every condition has one, else tokens), log axis. */
 export function costFigure(summary: RunSummary, model: string): VegaLiteSpec | null {
   const cells = summary.cells.filter((c) => c.model === model && c.score.mean !== null && c.cost);
   if (cells.length === 0) return null;
@@ -193,11 +182,7 @@ function segmentCounts(cell: CellSummary, outcome: 'helped' | 'hurt'): Record<Se
   };
 }
 
-/**
- * A diverging stacked bar per condition: hurt items left of zero, helped items right of it, each
- * split by what became of the item's gold evidence; the tooltip gives the count and the outcome's
- * contribution to Δ. Null when no cell has a decomposition.
- */
+/** Per condition a diverging bar: hurt items left, helped right, split by what became of their gold evidence. */
 export function helpHurtFigure(cells: CellSummary[]): VegaLiteSpec | null {
   const rows = cells.filter((c) => c.diagnostics?.decomposition);
   if (!rows.length) return null;

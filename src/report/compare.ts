@@ -76,10 +76,8 @@ function correctedCell(check: JudgeCheckSummary | undefined, model: string, cond
 }
 
 /**
- * Two runs side by side, matched by model label and condition name, with the paired difference
- * B − A on the questions both scored: interval, paired sign-flip test (whole clusters flipped, a
- * question's samples reduced first so they move together) and Holm / BH adjustment over every row
- * compared — the family is named in the text and in each row.
+ * Two runs side by side by model and condition, with the paired B − A on the questions both scored
+ * (sign-flip test, whole clusters flipped) and Holm / BH over every row compared.
  */
 export function compareRunData(A: ComparedRun, B: ComparedRun, options: { against?: string } = {}): { rows: ComparisonRow[]; text: string; family: string; cluster: string | null; metric: string } {
   const against = options.against;
@@ -107,18 +105,9 @@ export function compareRunData(A: ComparedRun, B: ComparedRun, options: { agains
   const questionsA = byCell(recordsA);
   const questionsB = byCell(recordsB);
 
-  const keys: [string, string][] = [];
-  const seen = new Set<string>();
-  for (const s of against ? [b] : [a, b]) {
-    for (const cell of s.cells) {
-      if (cell.condition === against) continue;
-      const key = `${cell.model}\u0000${cell.condition}`;
-      if (!seen.has(key)) {
-        seen.add(key);
-        keys.push([cell.model, cell.condition]);
-      }
-    }
-  }
+  // Every model × condition of the compared summaries, once, in order of first appearance.
+  const cells = (against ? [b] : [a, b]).flatMap((s) => s.cells).filter((c) => c.condition !== against);
+  const keys = [...new Map(cells.map((c) => [`${c.model}\u0000${c.condition}`, [c.model, c.condition] as [string, string]])).values()];
   const pick = (s: RunSummary, model: string, condition: string) => {
     const cell = s.cells.find((c) => c.model === model && c.condition === condition);
     return cell ? { mean: cell.score.mean, ciLow: cell.score.ciLow, ciHigh: cell.score.ciHigh, n: cell.score.n } : null;

@@ -4,11 +4,7 @@ import { figureSvg } from '../figures/render.js';
 import { probabilityBestFigure } from '../figures/runFigures.js';
 import { escapeHtml } from './escape.js';
 
-/**
- * The depth curves of one model as an HTML table: slope over ln k with its interval, per depth the
- * bootstrap probability that it is the best, and deepest − best; then those probabilities as a
- * figure (`probabilityBestFigure`). Empty when none.
- */
+/** One model's depth curves as a table (slope, P(best) per depth, deepest − best), then P(best) as a figure. */
 export function depthCurveTableHtml(summary: RunSummary, model: string): string {
   const curves = (summary.depthCurves ?? []).filter((c) => c.model === model);
   if (!curves.length) return '';
@@ -26,11 +22,7 @@ export function depthCurveTableHtml(summary: RunSummary, model: string): string 
   );
 }
 
-/**
- * The depth curves of one model against mean context tokens: per series its chunking (corpus), the
- * mean tokens at each depth, the slope per ln tokens with its interval, and the best depth as its
- * tokens with P(best). Empty when none was fitted.
- */
+/** One model's depth curves against mean context tokens: chunking, tokens per depth, slope, best depth's tokens. */
 export function depthCurveTokensTableHtml(summary: RunSummary, model: string): string {
   const curves = (summary.depthCurves ?? []).filter((c) => c.model === model && c.againstTokens);
   if (!curves.length) return '';
@@ -44,12 +36,7 @@ export function depthCurveTokensTableHtml(summary: RunSummary, model: string): s
   return `<table class="depth-curves-tokens"><thead><tr><th>series</th><th>chunking (corpus)</th><th>mean context tokens per depth</th><th>slope per ln tokens [95% CI]</th><th>best depth, tokens</th><th>n</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
-/**
- * The depth families (depth steps, chunkings at equal context) as HTML: per family its name and a
- * row per comparison (Δ with its interval, p with Holm and BH over the family; paired on the
- * questions both scored, as every difference). Empty when
- * the run has none.
- */
+/** The depth families: per family a row per comparison, Δ with its interval, p with Holm and BH over the family. */
 export function depthFamiliesHtml(summary: RunSummary): string {
   const families = (summary.families ?? []).filter((f) => f.kind !== undefined);
   if (!families.length) return '';

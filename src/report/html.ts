@@ -9,6 +9,7 @@ import { contextFigure, costFigure, depthFigure, rerankRecallFigure } from '../f
 import { figureSvg } from '../figures/render.js';
 import type { VegaLiteSpec } from '../figures/lineFigure.js';
 import { escapeHtml as esc } from './escape.js';
+import { groupBy } from '../diagnostics/groupBy.js';
 import { renderAnswerClaims, renderWhySection } from './whySection.js';
 import { noiseStudy, noiseStudyHtml } from './noiseStudy.js';
 import { planVsActualHtml } from './planVsActual.js';
@@ -189,13 +190,8 @@ function methodFigures(cell: RunSummary['cells'][number]): string {
     .join(', ');
 }
 
-function describeManifest(manifest: StoredRunManifest): string {
-  const parts: string[] = [];
-  for (const key of ['runId', 'hisragVersion', 'gitCommit', 'startedAt', 'finishedAt'] as const) {
-    if (manifest[key] !== undefined && manifest[key] !== null) parts.push(`${key}: ${String(manifest[key])}`);
-  }
-  return parts.join(' · ');
-}
+const describeManifest = (manifest: StoredRunManifest) =>
+  (['runId', 'hisragVersion', 'gitCommit', 'startedAt', 'finishedAt'] as const).flatMap((key) => (manifest[key] == null ? [] : [`${key}: ${String(manifest[key])}`])).join(' · ');
 
 /** The components of the run (generators, retrievers, judge, extractor) as a small table. */
 function renderComponents(manifest: StoredRunManifest): string {
@@ -271,13 +267,7 @@ function renderTrace(r: RunItemRecord): string {
 const DRILL_DOWN_PASSAGES = 10;
 
 function renderDrillDown(records: RunItemRecord[], summary: RunSummary, limit: number): string {
-  const byQuestion = new Map<string, RunItemRecord[]>();
-  for (const r of [...records].sort((a, b) => (a.key < b.key ? -1 : 1))) {
-    const key = `${r.benchmark}:${r.itemId}`;
-    const list = byQuestion.get(key) ?? [];
-    list.push(r);
-    byQuestion.set(key, list);
-  }
+  const byQuestion = groupBy([...records].sort((a, b) => (a.key < b.key ? -1 : 1)), (r) => `${r.benchmark}:${r.itemId}`);
   const order = (r: RunItemRecord) => summary.models.indexOf(r.model) * 10_000 + summary.conditions.indexOf(r.condition);
   const passages = new Passages();
   const out: string[] = ['<h2 id="questions">Questions</h2>'];

@@ -29,11 +29,8 @@ function headRows(columns: { key: string; values: string[] }[], first: string): 
 }
 
 /**
- * "Image input against OCR input, by evidence modality": per model, the paper's Table 3 shape (each
- * condition's mean by evidence modality, type and answer type, with 95% CIs), then each image
- * condition against each text-only `scoring.versus` condition — the paired difference per breakdown
- * value on the questions both scored — and the help/hurt decomposition of that difference. Empty
- * for runs without an image condition paired with a text one.
+ * "Image input against OCR input": per model, each condition's mean by the Table 3 breakdowns, then
+ * each image condition against each text-only `scoring.versus` condition: paired Δ and help/hurt.
  */
 export function modalitySectionHtml(summary: RunSummary): string {
   const all = summary.byModality ?? [];

@@ -38,101 +38,12 @@ export interface NoiseStudyPoint {
   conditions: string[];
 }
 
-/** RGB's curve for one `oracle+noise` retriever (one gold position × noise kind) and strategy. */
-export interface NoiseRateSeries {
-  label: string;
-  retriever: string;
-  strategy: string;
-  noise: string;
-  goldPosition: string;
-  /** x = noise rate (share of distractors among the prompt's passages, rounded to 3 decimals). */
-  points: NoiseStudyPoint[];
-}
-
-export interface GoldPositionPoint extends NoiseStudyPoint {
-  /** x is the position's place in GOLD_POSITIONS, one-based. */
-  position: string;
-  retriever: string;
-  /** Mean one-based rank of the (first) gold passage in the prompt: the actual position. */
-  meanGoldRank: number | null;
-}
-
-/** Lost in the Middle's curve at one depth: one point per gold position, same noise kind and strategy. */
-export interface GoldPositionSeries {
-  label: string;
-  k: number;
-  noise: string;
-  strategy: string;
-  points: GoldPositionPoint[];
-}
-
-/** A real retriever at each depth, placed at its mean noise rate 1 − precision@k (items with gold evidence). */
-export interface RealisticSeries {
-  label: string;
-  retriever: string;
-  strategy: string;
-  points: (NoiseStudyPoint & { k: number })[];
-}
-
-export interface NoiseStudyReference extends Omit<NoiseStudyPoint, 'x' | 'conditions'> {
-  label: string;
-  condition: string;
-  /** True when restricted to the items with gold evidence (the population of the curves), so it differs from the conditions table. */
-  restricted: boolean;
-}
-
-/** One row of the claim-diagnostics table: a noise condition's claim metrics (×100, with CIs). */
-export interface NoiseDiagnosticsRow {
-  condition: string;
-  retriever: string;
-  k: number | null;
-  noise: string | null;
-  goldPosition: string | null;
-  /** Mean noise rate of the condition's answers to items with gold evidence (null when unknown). */
-  noiseRate: number | null;
-  diagnosed: number;
-  metrics: Partial<Record<(typeof NOISE_DIAGNOSTIC_METRICS)[number], MetricMean>>;
-}
-
-export interface ModelNoiseStudy {
-  model: string;
-  byNoiseRate: NoiseRateSeries[];
-  byGoldPosition: GoldPositionSeries[];
-  realistic: RealisticSeries[];
-  closedBook: NoiseStudyReference | null;
-  diagnostics: NoiseDiagnosticsRow[];
-  /** Scored oracle+noise answers left out: items without gold evidence (the control gives them distractors only). */
-  excludedNoGold: number;
-  /** The items those answers are to. */
-  excludedNoGoldItems: number;
-  /** Scored oracle+noise answers whose prompt got fewer passages than k (short documents, the context budget). */
-  shortPrompts: number;
-}
-
-export interface NoiseStudy {
-  bootstrap: { resamples: number; seed: number };
-  /** The metric of the scores (the summary's), for the charts' axes. */
-  metric: string;
-  models: ModelNoiseStudy[];
-}
-
 interface Described {
   name?: unknown;
   noise?: unknown;
   goldPosition?: unknown;
   base?: { name?: unknown } | unknown;
   rerank?: unknown;
-}
-
-/** What an oracle+noise answer's prompt held: gold among the prompt's passages, and where the first gold sat. */
-interface NoiseRecord {
-  record: RunItemRecord;
-  goldRetrieved: number;
-  goldInPrompt: number;
-  passages: number;
-  /** 1 − gold / passages, rounded to 3 decimals; null without passages. */
-  rate: number | null;
-  firstGoldRank: number | null;
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -146,14 +57,14 @@ function isGoldChunk(chunk: RunItemRecord['retrieved'][number]): boolean {
   return (chunk.firstStage?.score ?? chunk.score) === 1;
 }
 
-function noiseRecord(record: RunItemRecord): NoiseRecord {
+/** What an oracle+noise answer's prompt held: the gold it got, its noise rate (null without passages), where the first gold sat. */
+function noiseRecord(record: RunItemRecord) {
   const gold = new Set(record.retrieved.filter(isGoldChunk).map((c) => c.id));
   const goldRanks = record.contextIds.flatMap((id, i) => (gold.has(id) ? [i + 1] : []));
   const passages = record.contextIds.length;
   return {
     record,
     goldRetrieved: gold.size,
-    goldInPrompt: goldRanks.length,
     passages,
     rate: passages ? round3(1 - goldRanks.length / passages) : null,
     firstGoldRank: goldRanks[0] ?? null,
@@ -212,133 +123,115 @@ const positionX = (position: string) => {
  *   real retriever below the oracle curve loses to missing evidence, not to distraction. On page
  *   evidence, precision counts distinct pages, so this is approximate when pages span several chunks.
  */
-export function noiseStudy(records: RunItemRecord[], summary: RunSummary, manifest: Pick<StoredRunManifest, 'components'>, options: NoiseStudyOptions = {}): NoiseStudy | null {
+export function noiseStudy(records: RunItemRecord[], summary: RunSummary, manifest: Pick<StoredRunManifest, 'components'>, options: NoiseStudyOptions = {}) {
   const bootstrap = { resamples: options.resamples ?? summary.bootstrap.resamples, seed: options.seed ?? summary.bootstrap.seed };
   // The summary's own settings: its cluster field (none in runs from before clustering) and reducer.
   const reducer = summary.cells.find((c) => c.sampling)?.sampling?.reducer as RunStatistics['settings']['reducer'] | undefined;
   const stats = runStatistics(records, { ...bootstrap, cluster: summary.cluster ?? 'none', ...(reducer ? { reducer } : {}) });
   const components = (manifest.components ?? {}) as { retrievers?: Record<string, Described> };
   const described = components.retrievers ?? {};
-  const oracleLabels = new Set(Object.keys(described).filter((label) => describedName(described[label]) === 'oracle+noise'));
-  const realLabels = new Set(Object.keys(described).filter((label) => !describedName(described[label]).startsWith('oracle')));
-  if (!records.some((r) => r.retriever !== null && oracleLabels.has(r.retriever))) return null;
+  if (!records.some((r) => r.retriever !== null && describedName(described[r.retriever]) === 'oracle+noise')) return null;
 
-  const models: ModelNoiseStudy[] = [];
-  for (const model of summary.models) {
-    const mine = records.filter((r) => r.model === model);
-    const scored = mine.filter(isScored);
-    const scoredPerCondition = new Map([...groupBy(scored, (r) => r.condition)].map(([c, list]) => [c, list.length]));
-    const point = (list: RunItemRecord[], x: number, tag: string) => pointOf(list, x, model, tag, scoredPerCondition, stats);
-
-    const oracle = scored.filter((r) => r.retriever !== null && oracleLabels.has(r.retriever)).map(noiseRecord);
-    if (oracle.length === 0) continue;
-    const withGold = oracle.filter((n) => n.goldRetrieved > 0 && n.rate !== null);
-    const goldItems = new Set(withGold.map((n) => itemKey(n.record)));
-    const strategies = new Set(withGold.map((n) => n.record.strategy));
-    const withStrategy = (label: string, strategy: string) => (strategies.size > 1 ? `${label}/${strategy}` : label);
-
-    // RGB: one series per oracle+noise retriever (and strategy), points by noise rate.
-    const byNoiseRate: NoiseRateSeries[] = [];
-    for (const [key, list] of groupBy(withGold, (n) => `${n.record.retriever}\u0000${n.record.strategy}`)) {
-      const [retriever, strategy] = key.split('\u0000') as [string, string];
-      const d = described[retriever]!;
-      const points = [...groupBy(list, (n) => n.rate!)]
-        .sort(([a], [b]) => a - b)
-        .map(([rate, group]) => point(group.map((n) => n.record), rate, `noise rate ${rate}`));
-      byNoiseRate.push({ label: withStrategy(retriever, strategy), retriever, strategy, noise: noiseKind(d), goldPosition: positionOf(d), points });
-    }
-
-    // Lost in the Middle: at each k, one point per gold position (same noise kind and strategy).
-    // k = 1 is left out: the list is the gold alone, every position the same prompt. A reranked
-    // oracle+noise list is left out too: the reranker, not the control, placed the gold.
-    const positioned = withGold.filter((n) => n.record.k !== null && n.record.k > 1 && described[n.record.retriever!]!.rerank === undefined);
-    const byGoldPosition: GoldPositionSeries[] = [];
-    const families = groupBy(positioned, (n) => `${noiseKind(described[n.record.retriever!]!)}\u0000${n.record.strategy}\u0000${n.record.k}`);
-    const kinds = new Set(positioned.map((n) => noiseKind(described[n.record.retriever!]!)));
-    for (const [key, list] of families) {
-      const [noise, strategy, kText] = key.split('\u0000') as [string, string, string];
-      const k = Number(kText);
-      const points: GoldPositionPoint[] = [];
-      for (const [retriever, group] of groupBy(list, (n) => n.record.retriever!)) {
-        const position = positionOf(described[retriever]!);
-        const ranks = group.flatMap((n) => (n.firstGoldRank === null ? [] : [n.firstGoldRank]));
-        points.push({
-          ...point(group.map((n) => n.record), positionX(position), 'items with gold evidence'),
-          position,
-          retriever,
-          meanGoldRank: ranks.length ? meanOf(ranks) : null,
-        });
-      }
-      // Two retrievers of one noise kind at the same position would share an x: keep them apart by label.
-      const clash = new Set(points.map((p) => p.x)).size < points.length;
-      const base = `k = ${k}${kinds.size > 1 ? `, ${noise} noise` : ''}`;
-      if (clash) {
-        for (const p of points) byGoldPosition.push({ label: withStrategy(`${base}, ${p.retriever}`, strategy), k, noise, strategy, points: [p] });
-      } else {
-        byGoldPosition.push({ label: withStrategy(base, strategy), k, noise, strategy, points: points.sort((a, b) => a.x - b.x) });
-      }
-    }
-    byGoldPosition.sort((a, b) => a.k - b.k || a.label.localeCompare(b.label));
-
-    // Real retrievers at their mean noise rate per depth.
-    const realistic: RealisticSeries[] = [];
-    const real = scored.filter((r) => r.retriever !== null && realLabels.has(r.retriever) && r.k !== null);
-    for (const [key, list] of groupBy(real, (r) => `${r.retriever}\u0000${r.strategy}`)) {
-      const [retriever, strategy] = key.split('\u0000') as [string, string];
-      const points: RealisticSeries['points'] = [];
-      for (const [k, atK] of [...groupBy(list, (r) => r.k!)].sort(([a], [b]) => a - b)) {
-        const measured = atK.filter((r) => typeof (r.retrievalMetrics?.['final.precision'] ?? r.retrievalMetrics?.precision) === 'number');
-        if (measured.length === 0) continue;
-        const x = round3(meanOf(measured.map((r) => 1 - (r.retrievalMetrics!['final.precision'] ?? r.retrievalMetrics!.precision!))));
-        points.push({ ...point(measured, x, 'items with gold evidence'), k });
-      }
-      if (points.length) realistic.push({ label: `${withStrategy(retriever, strategy)} (real retrieval)`, retriever, strategy, points });
-    }
-
-    const cells = summary.cells.filter((c) => c.model === model);
-    const closedBook = referenceOf(cells, summary.baseline, scored, goldItems, point);
-
-    const diagnostics: NoiseDiagnosticsRow[] = [];
-    for (const cell of cells) {
-      const diag = (cell as CellSummary & { diagnostics?: CellDiagnostics }).diagnostics;
-      if (!diag || cell.retriever === null || !(oracleLabels.has(cell.retriever) || realLabels.has(cell.retriever))) continue;
-      const metrics: NoiseDiagnosticsRow['metrics'] = {};
-      for (const m of NOISE_DIAGNOSTIC_METRICS) if (diag.claims?.[m]) metrics[m] = diag.claims[m];
-      if (Object.keys(metrics).length === 0) continue;
-      const isOracle = oracleLabels.has(cell.retriever);
-      const d = described[cell.retriever]!;
-      let noiseRate: number | null = null;
-      if (isOracle) {
-        const rates = withGold.filter((n) => n.record.condition === cell.condition).map((n) => n.rate!);
-        if (rates.length) noiseRate = round3(meanOf(rates));
-      } else {
-        noiseRate = realistic.flatMap((s) => s.points).find((p) => p.conditions.length === 1 && p.conditions[0] === cell.condition)?.x ?? null;
-      }
-      diagnostics.push({
-        condition: cell.condition,
-        retriever: cell.retriever,
-        k: cell.k,
-        noise: isOracle ? noiseKind(d) : null,
-        goldPosition: isOracle ? positionOf(d) : null,
-        noiseRate,
-        diagnosed: diag.diagnosed,
-        metrics,
-      });
-    }
-
-    models.push({
-      model,
-      byNoiseRate,
-      byGoldPosition,
-      realistic,
-      closedBook,
-      diagnostics,
-      excludedNoGold: oracle.filter((n) => n.goldRetrieved === 0).length,
-      excludedNoGoldItems: new Set(oracle.filter((n) => n.goldRetrieved === 0).map((n) => itemKey(n.record))).size,
-      shortPrompts: oracle.filter((n) => n.record.k !== null && n.passages < n.record.k).length,
-    });
-  }
+  const models = summary.models.flatMap((model) => modelNoiseStudy(model, records, summary, stats, described) ?? []);
   return models.length ? { bootstrap, metric: summaryMetric(summary).id, models } : null;
+}
+
+export type NoiseStudy = NonNullable<ReturnType<typeof noiseStudy>>;
+
+/** One model's noise studies; null without oracle+noise answers. */
+function modelNoiseStudy(model: string, records: RunItemRecord[], summary: RunSummary, stats: RunStatistics, described: Record<string, Described>) {
+  const isOracle = (label: string | null) => label !== null && describedName(described[label]) === 'oracle+noise';
+  const isReal = (label: string | null) => label !== null && Object.hasOwn(described, label) && !describedName(described[label]).startsWith('oracle');
+  const scored = records.filter((r) => r.model === model && isScored(r));
+  const scoredPerCondition = new Map([...groupBy(scored, (r) => r.condition)].map(([c, list]) => [c, list.length]));
+  const point = (list: RunItemRecord[], x: number, tag: string) => pointOf(list, x, model, tag, scoredPerCondition, stats);
+
+  const oracle = scored.filter((r) => isOracle(r.retriever)).map(noiseRecord);
+  if (oracle.length === 0) return null;
+  const withGold = oracle.filter((n) => n.goldRetrieved > 0 && n.rate !== null);
+  const goldItems = new Set(withGold.map((n) => itemKey(n.record)));
+  const strategies = new Set(withGold.map((n) => n.record.strategy));
+  const withStrategy = (label: string, strategy: string) => (strategies.size > 1 ? `${label}/${strategy}` : label);
+
+  // RGB: one series per oracle+noise retriever (and strategy), x = noise rate.
+  const byNoiseRate = [...groupBy(withGold, (n) => `${n.record.retriever}\u0000${n.record.strategy}`)].map(([key, list]) => {
+    const [retriever, strategy] = key.split('\u0000') as [string, string];
+    const points = [...groupBy(list, (n) => n.rate!)]
+      .sort(([a], [b]) => a - b)
+      .map(([rate, group]) => point(group.map((n) => n.record), rate, `noise rate ${rate}`));
+    const d = described[retriever]!;
+    return { label: withStrategy(retriever, strategy), retriever, strategy, noise: noiseKind(d), goldPosition: positionOf(d), points };
+  });
+
+  // Lost in the Middle: at each k, one point per gold position (x: its place in GOLD_POSITIONS), same
+  // noise kind and strategy. k = 1 is left out: the list is the gold alone, every position the same
+  // prompt. A reranked oracle+noise list is left out too: the reranker, not the control, placed the gold.
+  const positioned = withGold.filter((n) => n.record.k !== null && n.record.k > 1 && described[n.record.retriever!]!.rerank === undefined);
+  const families = groupBy(positioned, (n) => `${noiseKind(described[n.record.retriever!]!)}\u0000${n.record.strategy}\u0000${n.record.k}`);
+  const kinds = new Set(positioned.map((n) => noiseKind(described[n.record.retriever!]!)));
+  const byGoldPosition = [...families].flatMap(([key, list]) => {
+    const [noise, strategy, kText] = key.split('\u0000') as [string, string, string];
+    const k = Number(kText);
+    const points = [...groupBy(list, (n) => n.record.retriever!)].map(([retriever, group]) => {
+      const position = positionOf(described[retriever]!);
+      const ranks = group.flatMap((n) => (n.firstGoldRank === null ? [] : [n.firstGoldRank]));
+      // meanGoldRank: the mean one-based rank of the first gold passage in the prompt, the actual position.
+      return { ...point(group.map((n) => n.record), positionX(position), 'items with gold evidence'), position, retriever, meanGoldRank: ranks.length ? meanOf(ranks) : null };
+    });
+    // Two retrievers of one noise kind at the same position would share an x: keep them apart by label.
+    const clash = new Set(points.map((p) => p.x)).size < points.length;
+    const base = `k = ${k}${kinds.size > 1 ? `, ${noise} noise` : ''}`;
+    if (clash) return points.map((p) => ({ label: withStrategy(`${base}, ${p.retriever}`, strategy), k, noise, strategy, points: [p] }));
+    return [{ label: withStrategy(base, strategy), k, noise, strategy, points: points.sort((a, b) => a.x - b.x) }];
+  });
+  byGoldPosition.sort((a, b) => a.k - b.k || a.label.localeCompare(b.label));
+
+  // Real retrievers at their mean noise rate per depth.
+  const real = scored.filter((r) => isReal(r.retriever) && r.k !== null);
+  const realistic = [...groupBy(real, (r) => `${r.retriever}\u0000${r.strategy}`)].flatMap(([key, list]) => {
+    const [retriever, strategy] = key.split('\u0000') as [string, string];
+    const points = [...groupBy(list, (r) => r.k!)]
+      .sort(([a], [b]) => a - b)
+      .flatMap(([k, atK]) => {
+        const measured = atK.filter((r) => typeof (r.retrievalMetrics?.['final.precision'] ?? r.retrievalMetrics?.precision) === 'number');
+        if (measured.length === 0) return [];
+        const x = round3(meanOf(measured.map((r) => 1 - (r.retrievalMetrics!['final.precision'] ?? r.retrievalMetrics!.precision!))));
+        return [{ ...point(measured, x, 'items with gold evidence'), k }];
+      });
+    return points.length ? [{ label: `${withStrategy(retriever, strategy)} (real retrieval)`, retriever, strategy, points }] : [];
+  });
+
+  const cells = summary.cells.filter((c) => c.model === model);
+  // The claim-diagnostics table: each noise condition's claim metrics (×100, with CIs) at its mean noise rate.
+  const diagnostics = cells.flatMap((cell) => {
+    const diag = (cell as CellSummary & { diagnostics?: CellDiagnostics }).diagnostics;
+    if (!diag || !(isOracle(cell.retriever) || isReal(cell.retriever))) return [];
+    const metrics: Partial<Record<(typeof NOISE_DIAGNOSTIC_METRICS)[number], MetricMean>> = {};
+    for (const m of NOISE_DIAGNOSTIC_METRICS) if (diag.claims?.[m]) metrics[m] = diag.claims[m];
+    if (Object.keys(metrics).length === 0) return [];
+    const oracleCell = isOracle(cell.retriever);
+    const d = described[cell.retriever!]!;
+    const rates = withGold.filter((n) => n.record.condition === cell.condition).map((n) => n.rate!);
+    const realPoint = realistic.flatMap((s) => s.points).find((p) => p.conditions.length === 1 && p.conditions[0] === cell.condition);
+    const noiseRate = oracleCell ? (rates.length ? round3(meanOf(rates)) : null) : (realPoint?.x ?? null);
+    const [noise, goldPosition] = oracleCell ? [noiseKind(d), positionOf(d)] : [null, null];
+    return [{ condition: cell.condition, retriever: cell.retriever!, k: cell.k, noise, goldPosition, noiseRate, diagnosed: diag.diagnosed, metrics }];
+  });
+
+  const noGold = oracle.filter((n) => n.goldRetrieved === 0);
+  return {
+    model,
+    byNoiseRate,
+    byGoldPosition,
+    realistic,
+    closedBook: referenceOf(cells, summary.baseline, scored, goldItems, point),
+    diagnostics,
+    // Scored oracle+noise answers left out (items without gold evidence: the control gives them distractors only), and their items.
+    excludedNoGold: noGold.length,
+    excludedNoGoldItems: new Set(noGold.map((n) => itemKey(n.record))).size,
+    // Scored oracle+noise answers whose prompt got fewer passages than k (short documents, the context budget).
+    shortPrompts: oracle.filter((n) => n.record.k !== null && n.passages < n.record.k).length,
+  };
 }
 
 /**
@@ -352,7 +245,7 @@ function referenceOf(
   scored: RunItemRecord[],
   goldItems: Set<string>,
   point: (list: RunItemRecord[], x: number, tag: string) => NoiseStudyPoint,
-): NoiseStudyReference | null {
+) {
   const cell = cells.find((c) => c.condition === baseline && c.k === null) ?? cells.find((c) => c.k === null && c.strategy === 'closed-book');
   if (!cell) return null;
   const all = scored.filter((r) => r.condition === cell.condition);

@@ -44,11 +44,8 @@ function pair(range: Range | null | undefined, actual: number | null, digits: nu
 }
 
 /**
- * "Plan against actual": per model × condition, what `plan.json` estimated before the first answer
- * (model calls, prompt and completion tokens, price — at the batch rate for batch models) beside
- * what the answers recorded (their `cost`, summed). An actual outside a bound the plan claims is
- * marked (tokens and price of exact cells with 1% allowance: the plan counts tokens with the
- * project's estimate, the endpoint reports its own). Empty for runs without a plan.
+ * "Plan against actual": what `plan.json` estimated beside what the answers recorded; an actual outside
+ * a bound is marked (tokens and price with 1% allowance: the endpoint counts tokens its own way).
  */
 export function planVsActualHtml(plan: RunPlan | undefined, records: RunItemRecord[]): string {
   if (!plan) return '';

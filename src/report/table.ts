@@ -154,11 +154,7 @@ function statisticsNotes(summary: RunSummary): string[] {
   return lines;
 }
 
-/**
- * One line per depth curve: slope over ln k (or ln budget), best depth (highest P(best)) with every
- * P(best), deepest − best; and under it the same curve against mean context tokens (slope per ln
- * tokens, best depth as its tokens), the axis that chunkings share.
- */
+/** One line per depth curve (slope, best depth with every P(best), deepest − best), and under it the same against tokens. */
 function depthCurveLines(summary: RunSummary): string[] {
   const curves = summary.depthCurves ?? [];
   if (!curves.length) return [];
@@ -239,12 +235,7 @@ const CLAIM_COLUMNS: [string, string][] = [
   ['faithfulness', 'faithful'],
 ];
 
-/**
- * The diagnostics' tables, when the run was diagnosed: per condition the items helped / hurt /
- * unchanged against the baseline with their contributions (which add up to Δ), the hurt items by
- * what became of their gold evidence, and RAGChecker's claim metrics (means ×100) with the checker's
- * calls per answer against its all-pairs count.
- */
+/** The diagnostics' tables: help/hurt per condition (by what became of the gold), and RAGChecker's claim metrics. */
 export function diagnosticsTables(summary: RunSummary): string {
   const cells = summary.cells.filter((c) => c.diagnostics);
   if (!cells.length) return '';

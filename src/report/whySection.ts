@@ -8,10 +8,8 @@ import { figureSvg } from '../figures/render.js';
 import { num, shareHtml, signed } from './htmlCells.js';
 
 /**
- * The report's "Why" section: per model, helped and hurt items by evidence status (a diverging
- * stacked bar and its table, contributions adding up to Δ), the claim metrics per condition with
- * CIs and the checker's calls against RAGChecker's all-pairs count, and the metrics against k per
- * method. Empty when the run was not diagnosed. `noise` is the noise-study section's HTML, placed here.
+ * The report's "Why" section: per model, helped and hurt items by evidence status, the claim metrics
+ * per condition, and the metrics against k; `extra` (the noise studies' HTML) is placed here.
  */
 export function renderWhySection(summary: RunSummary, extra = ''): string {
   const cells = summary.cells.filter((c) => c.diagnostics);

@@ -1,37 +1,9 @@
 import { outcomeOf } from '../diagnostics/decomposition.js';
 import { defaultDelta } from '../scoring/metrics.js';
 import { goldRankBucket } from '../diagnostics/evidence.js';
-import { CLAIM_METRICS, type ClaimMetric, type EvidenceStatus, type GoldRankBucket } from '../runFiles/diagnosis.js';
+import { CLAIM_METRICS, type ClaimMetric, type RecordDiagnostics } from '../runFiles/diagnosis.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { LoadedRun } from './loadRun.js';
-
-/** One diagnosed answer as a flat row: its score against the baseline's, where its gold went, its claim metrics. */
-export type DiagnosticsRow = {
-  run: string;
-  benchmark: string;
-  itemId: string;
-  category: string;
-  model: string;
-  condition: string;
-  strategy: string;
-  retriever: string | null;
-  k: number | null;
-  score: number | null;
-  /** The baseline condition's score on the same question (null when it has none, or this is the baseline). */
-  baselineScore: number | null;
-  diff: number | null;
-  /** helped / hurt / unchanged at the run's δ; null without a baseline score. */
-  outcome: 'helped' | 'hurt' | 'unchanged' | null;
-  evidence: EvidenceStatus | null;
-  bestGoldRank: number | null;
-  goldRankBucket: GoldRankBucket | null;
-  responseClaims: number;
-  goldClaims: number;
-  goldClaimsFrom: string;
-  failedChecks: number;
-  checkerCalls: number;
-  allPairsCalls: number;
-} & Record<ClaimMetric, number | null>;
 
 /**
  * Every diagnosed answer of one or more runs as tidy rows, for notebooks: filter the hurt answers
@@ -51,37 +23,44 @@ export function diagnosticsRows(runs: LoadedRun | LoadedRun[]): DiagnosticsRow[]
     for (const r of [...run.records].sort((a, b) => order(a) - order(b) || (a.key < b.key ? -1 : 1))) {
       const d = r.diagnostics;
       if (!d) continue;
-      const score = r.score.status === 'scored' ? r.score.score : null;
-      const base = r.condition === baseline ? undefined : baseScores.get(`${r.model}|${r.benchmark}:${r.itemId}`);
-      const diff = score !== null && base !== undefined ? score - base : null;
-      const delta = settings.delta ?? defaultDelta(r.score.metric);
-      const metrics = Object.fromEntries(CLAIM_METRICS.map((m) => [m, d.metrics[m] === undefined || d.metrics[m] === null ? null : 100 * d.metrics[m]!])) as Record<ClaimMetric, number | null>;
-      rows.push({
-        run: run.id,
-        benchmark: r.benchmark,
-        itemId: r.itemId,
-        category: r.category,
-        model: r.model,
-        condition: r.condition,
-        strategy: r.strategy,
-        retriever: r.retriever,
-        k: r.k,
-        score,
-        baselineScore: base ?? null,
-        diff,
-        outcome: diff === null ? null : outcomeOf(diff, delta),
-        evidence: d.evidence?.status ?? null,
-        bestGoldRank: d.evidence?.bestRank ?? null,
-        goldRankBucket: d.evidence ? goldRankBucket(d.evidence.bestRank) : null,
-        responseClaims: d.responseClaims.length,
-        goldClaims: d.goldClaims.length,
-        goldClaimsFrom: d.goldClaimsFrom,
-        failedChecks: d.failed.length,
-        checkerCalls: d.diagnosticsCost.checkerCalls,
-        allPairsCalls: d.diagnosticsCost.allPairsCalls,
-        ...metrics,
-      });
+      rows.push(diagnosticsRow(run.id, r, d, r.condition === baseline ? undefined : baseScores.get(`${r.model}|${r.benchmark}:${r.itemId}`), settings.delta));
     }
   }
   return rows;
 }
+
+/** One diagnosed answer as a flat row: its score against the baseline's, where its gold went, its claim metrics. */
+function diagnosticsRow(run: string, r: RunItemRecord, d: RecordDiagnostics, base: number | undefined, runDelta: number | null | undefined) {
+  const score = r.score.status === 'scored' ? r.score.score : null;
+  const diff = score !== null && base !== undefined ? score - base : null;
+  const metrics = Object.fromEntries(CLAIM_METRICS.map((m) => [m, d.metrics[m] === undefined || d.metrics[m] === null ? null : 100 * d.metrics[m]!])) as Record<ClaimMetric, number | null>;
+  return {
+    run,
+    benchmark: r.benchmark,
+    itemId: r.itemId,
+    category: r.category,
+    model: r.model,
+    condition: r.condition,
+    strategy: r.strategy,
+    retriever: r.retriever,
+    k: r.k,
+    score,
+    /** The baseline condition's score on the same question (null when it has none, or this is the baseline). */
+    baselineScore: base ?? null,
+    diff,
+    /** helped / hurt / unchanged at the run's δ; null without a baseline score. */
+    outcome: diff === null ? null : outcomeOf(diff, runDelta ?? defaultDelta(r.score.metric)),
+    evidence: d.evidence?.status ?? null,
+    bestGoldRank: d.evidence?.bestRank ?? null,
+    goldRankBucket: d.evidence ? goldRankBucket(d.evidence.bestRank) : null,
+    responseClaims: d.responseClaims.length,
+    goldClaims: d.goldClaims.length,
+    goldClaimsFrom: d.goldClaimsFrom,
+    failedChecks: d.failed.length,
+    checkerCalls: d.diagnosticsCost.checkerCalls,
+    allPairsCalls: d.diagnosticsCost.allPairsCalls,
+    ...metrics,
+  };
+}
+
+export type DiagnosticsRow = ReturnType<typeof diagnosticsRow>;

@@ -1,6 +1,6 @@
 import { adjustFamily, conditionMean, pairedDifference, salts, type Observation, type StatisticsSettings } from '../statistics/run.js';
 import type { Reducer } from '../statistics/samples.js';
-import { groupKeyValue, type GroupKey } from './groupKeyValue.js';
+import { groupRows, type GroupKey } from './groupKeyValue.js';
 import type { TidyRow } from './tidyRows.js';
 
 
@@ -54,16 +54,8 @@ const observe = (row: TidyRow, score: number, within: string): Observation => ({
  */
 export function groupMeans(rows: TidyRow[], by: GroupKey[], options: ResamplingOptions & { value?: keyof TidyRow } = {}): GroupMean[] {
   const field = options.value ?? 'score';
-  const groups = new Map<string, { keys: Record<string, string | number | null>; rows: TidyRow[]; failed: number }>();
-  for (const row of rows) {
-    const keys = Object.fromEntries(by.map((k) => [k, groupKeyValue(row, k)]));
-    const id = JSON.stringify(keys);
-    const group = groups.get(id) ?? { keys, rows: [], failed: 0 };
-    if (typeof row[field] === 'number') group.rows.push(row);
-    else group.failed++;
-    groups.set(id, group);
-  }
-  return [...groups.entries()].map(([id, g]) => {
+  return groupRows(rows, by).map(({ id, keys, rows: all }) => {
+    const g = { keys, rows: all.filter((r) => typeof r[field] === 'number'), failed: all.filter((r) => typeof r[field] !== 'number').length };
     if (g.rows.length === 0) return { keys: g.keys, n: 0, failed: g.failed, mean: null, ciLow: null, ciHigh: null };
     const cells = new Set(g.rows.map((r) => `${r.run}\u0000${r.model}\u0000${r.condition}`));
     const first = g.rows[0]!;
