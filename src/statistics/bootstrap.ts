@@ -9,6 +9,13 @@ export interface BootstrapOptions {
   level?: number;
 }
 
+/** An estimate with its percentile interval. */
+export interface Interval {
+  estimate: number;
+  ciLow: number;
+  ciHigh: number;
+}
+
 /** Linear-interpolated quantile of sorted values (numpy's default). */
 export function quantile(sorted: ArrayLike<number>, q: number): number {
   const position = (sorted.length - 1) * q;
