@@ -8,7 +8,7 @@
 // plain bootstrap over questions and one over answers. Speed: 10,000 resamples and 9,999 sign flips
 // over 4,000 questions in 400 clusters, for 128 comparisons, on one core; and the two-stage bootstrap
 // of 128 paired differences over 4,000 questions × 3 samples (each side) in 400 clusters.
-import { clusteredBootstrap } from '../src/statistics/bootstrap.js';
+import { clusteredBootstrap } from '../src/statistics/clusteredBootstrap.js';
 import { signFlipTest } from '../src/statistics/pairedTest.js';
 import { coverageStudy, normalDrawer, nullFamilyStudy, sampledCoverageStudy, simulateClustered, simulateSampled } from '../src/statistics/simulate.js';
 import { twoStageBootstrap } from '../src/statistics/samples.js';

@@ -81,7 +81,6 @@ export type { ClaimExtractor, ClaimChecker } from './diagnostics/claims/types.js
 export { ragCheckerMetrics, answerMetrics } from './diagnostics/claimMetrics.js';
 export { decompose, pairedItems } from './diagnostics/decomposition.js';
 export * from './runFiles/diagnosis.js';
-export * from './runFiles/diagnosis.js';
 
 // analysis
 export * from './results/index.js';

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { z } from 'zod';
-import { benchmarks } from '../benchmarks/registry.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { DataFileError, InputError, formatZodIssues } from '../errors.js';
 import { atomicWrite } from '../io/atomicWrite.js';
@@ -11,7 +10,7 @@ import { AnnotatorSchema, LABEL_FILE_VERSION, type AnswerLabel } from '../runFil
 import { parseRubric, verdictKey } from '../scoring/rubric/parseRubric.js';
 import { scoreRubricVerdicts } from '../scoring/scoreItem.js';
 import type { RubricItem } from '../scoring/types.js';
-import { readRunForLabels } from './labelSample.js';
+import { benchmarkItemsOf, readRunForLabels } from './labelSample.js';
 
 /** What an annotator marks for one question: the rubric's items (hit/miss), or the answer as a whole (correct/incorrect). */
 export interface LabelTarget {
@@ -23,14 +22,10 @@ export interface LabelTarget {
 
 /** Every benchmark item of the run, by item key (`<benchmark>:<id>`), as an annotator sees it. */
 export async function labelTargets(config: ExperimentConfig): Promise<Map<string, LabelTarget>> {
-  const specs = config.benchmarks;
   const out = new Map<string, LabelTarget>();
-  for (const spec of specs) {
-    const benchmark = await benchmarks.create(spec as { name: string } & Record<string, unknown>, undefined);
-    for (const item of await benchmark.load()) {
-      const rubric = item.rubrics ? parseRubric(item.rubrics, { compat: config.scoring.compat }).map((r) => ({ ...r, key: verdictKey(r) })) : [];
-      out.set(`${item.benchmark}:${item.id}`, { question: item.question, referenceAnswer: item.referenceAnswer ?? null, rubric });
-    }
+  for (const [key, item] of await benchmarkItemsOf(config)) {
+    const rubric = item.rubrics ? parseRubric(item.rubrics, { compat: config.scoring.compat }).map((r) => ({ ...r, key: verdictKey(r) })) : [];
+    out.set(key, { question: item.question, referenceAnswer: item.referenceAnswer ?? null, rubric });
   }
   return out;
 }

@@ -1,5 +1,8 @@
 import { resolve } from 'node:path';
 import { itemKeyOf } from '../analysis/observations.js';
+import { benchmarks } from '../benchmarks/registry.js';
+import type { BenchmarkItem } from '../benchmarks/types.js';
+import type { ComponentSpec } from '../registry.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { InputError } from '../errors.js';
 import { clusterFieldOf, clusterKeyOf } from '../experiment/clusterKey.js';
@@ -91,6 +94,15 @@ export interface AnnotateDrawOptions {
   strata?: string | undefined;
   /** Replace a sample that already has labels. */
   redraw?: boolean;
+}
+
+/** Every benchmark item of a config, by item key (`<benchmark>:<id>`). */
+export async function benchmarkItemsOf(config: ExperimentConfig): Promise<Map<string, BenchmarkItem>> {
+  const out = new Map<string, BenchmarkItem>();
+  for (const spec of config.benchmarks) {
+    for (const item of await (await benchmarks.create(spec as ComponentSpec, undefined)).load()) out.set(`${item.benchmark}:${item.id}`, item);
+  }
+  return out;
 }
 
 /** A run directory's config and records, read without taking its writer lock (labelling only reads them). */

@@ -4,9 +4,6 @@ import { basename, extname } from 'node:path';
 import pLimit from 'p-limit';
 import { parse as parseYaml } from 'yaml';
 import { answerInBatches } from '../batch/batchRounds.js';
-import { benchmarks } from '../benchmarks/registry.js';
-import type { BenchmarkItem } from '../benchmarks/types.js';
-import type { ExperimentConfig } from '../config/experiment.js';
 import { InputError, InterruptedError, formatZodIssues } from '../errors.js';
 import { ChatModelGenerator } from '../generation/chatModelGenerator.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
@@ -16,7 +13,7 @@ import { judges } from '../scoring/judges/registry.js';
 import { parseRubric } from '../scoring/rubric/parseRubric.js';
 import { scoreItem } from '../scoring/scoreItem.js';
 import { estimateTokens } from '../text/tokenCounter.js';
-import { readRunForLabels } from './labelSample.js';
+import { benchmarkItemsOf, readRunForLabels } from './labelSample.js';
 
 type JudgeSpec = { name: string } & Record<string, unknown>;
 
@@ -39,12 +36,6 @@ export async function judgeSpecOf(text: string): Promise<JudgeSpec> {
   const spec = value as JudgeSpec;
   judges.parse(spec, '--judge');
   return spec;
-}
-
-async function benchmarkItems(config: ExperimentConfig): Promise<Map<string, BenchmarkItem>> {
-  const out = new Map<string, BenchmarkItem>();
-  for (const spec of config.benchmarks) for (const item of await (await benchmarks.create(spec as JudgeSpec, undefined)).load()) out.set(`${item.benchmark}:${item.id}`, item);
-  return out;
 }
 
 export interface RejudgeOptions {
@@ -80,7 +71,7 @@ export async function rejudgeRun(dir: string, options: RejudgeOptions): Promise<
   const nameCheck = PanelJudgeNameSchema.safeParse(options.as ?? spec.name);
   if (!nameCheck.success) throw new InputError(`--as: ${formatZodIssues(nameCheck.error)}`);
   const name = nameCheck.data;
-  const items = await benchmarkItems(config);
+  const items = await benchmarkItemsOf(config);
   const done = new Set((await readJudgeVerdicts(runDir, name)).map((v) => v.key));
   const answered = records.filter((r) => r.kind === 'rubric' && r.score.status !== 'generation_failed' && r.response && items.has(`${r.benchmark}:${r.itemId}`));
   const todo = answered.filter((r) => !done.has(r.key));

@@ -17,19 +17,24 @@ export function tempPathFor(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
 }
 
+/** Writes `data` to `path` and fsyncs it (`flag` 'wx': only if the file does not exist). */
+export async function writeSynced(path: string, data: string | Uint8Array, flag: 'w' | 'wx' = 'w'): Promise<void> {
+  const handle = await open(path, flag);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Writes `data` to a temporary file beside `path`, fsyncs it and renames it into place. */
 export async function atomicWrite(path: string, data: string | Uint8Array): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const tmp = tempPathFor(path);
   pending.add(tmp);
   try {
-    const handle = await open(tmp, 'w');
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await writeSynced(tmp, data);
     await rename(tmp, path);
   } catch (error) {
     await rm(tmp, { force: true });

@@ -28,6 +28,11 @@ export async function* readJsonl<T>(path: string, schema?: z.ZodType<T>): AsyncG
   }
 }
 
+/** The latest line per `key` of a log: a later line replaces an earlier one, keeping its first position. */
+export function latestPerKey<T extends { key: string }>(lines: readonly T[]): T[] {
+  return [...new Map(lines.map((line) => [line.key, line])).values()];
+}
+
 /**
  * Appends records one line at a time with an fsync after each batch, so an interrupted
  * run keeps every line it finished (a torn last line is detected and dropped on resume).

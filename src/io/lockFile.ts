@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
-import { link, open, readFile, rename, rm } from 'node:fs/promises';
+import { link, readFile, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
-import { tempPathFor } from './atomicWrite.js';
+import { tempPathFor, writeSynced } from './atomicWrite.js';
 
 /** Who holds a lock file: enough to tell whether that process still runs, and to name it to a person. */
 export const LockHolderSchema = z.object({
@@ -25,12 +25,12 @@ export type LockHolder = z.infer<typeof LockHolderSchema>;
 
 /** A lock someone else holds: the CLI exits 2 and the message names the holder. */
 export class LockHeldError extends InputError {
+  override name = 'LockHeldError';
   constructor(
     message: string,
     readonly holder: LockHolder,
   ) {
     super(message);
-    this.name = 'LockHeldError';
   }
 }
 
@@ -125,13 +125,7 @@ export async function acquireLockFile(path: string, options: AcquireOptions): Pr
   for (let attempt = 0; attempt < 5; attempt++) {
     const tmp = tempPathFor(path);
     // Synced before it gets its name: after a crash the lock is whole, so the next writer can read and take it over.
-    const handle = await open(tmp, 'wx');
-    try {
-      await handle.writeFile(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await writeSynced(tmp, text, 'wx');
     let created = false;
     try {
       await link(tmp, path);

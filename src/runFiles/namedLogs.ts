@@ -3,7 +3,7 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { InputError } from '../errors.js';
-import { JsonlAppender, readAppendLog } from '../io/jsonl.js';
+import { JsonlAppender, latestPerKey, readAppendLog } from '../io/jsonl.js';
 
 /**
  * A folder of a run directory with one append-only JSONL log per name (`labels/<annotator>.jsonl`,
@@ -25,11 +25,8 @@ export function namedLogs<T extends { key: string }>(folder: string, nameSchema:
     /** Every line of a name's file in file order. */
     history,
     /** The latest line per answer, keeping its first position. */
-    latest: async (runDir: string, name: string, options: { repair?: boolean } = {}): Promise<T[]> => {
-      const byKey = new Map<string, T>();
-      for (const line of await history(runDir, name, options)) byKey.set(line.key, line);
-      return [...byKey.values()];
-    },
+    latest: async (runDir: string, name: string, options: { repair?: boolean } = {}): Promise<T[]> =>
+      latestPerKey(await history(runDir, name, options)),
     /** The names that have a file in the run, sorted. */
     list: async (runDir: string): Promise<string[]> => {
       if (!existsSync(dir(runDir))) return [];

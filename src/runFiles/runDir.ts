@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../errors.js';
-import { readAppendLog } from '../io/jsonl.js';
+import { latestPerKey, readAppendLog } from '../io/jsonl.js';
 import { RunItemRecordSchema, type RunItemRecord } from './itemRecord.js';
 
 export const RUN_FILES = {
@@ -35,8 +35,5 @@ export function assertRunDirectory(runDir: string): void {
  * record is the one that counts; the earlier ones stay in the file as history.
  */
 export async function readRunRecords(runDir: string, options: { repair?: boolean } = {}): Promise<RunItemRecord[]> {
-  const byKey = new Map<string, RunItemRecord>();
-  // Later records of a key replace earlier ones (keeping the key's first position).
-  for (const record of await readAppendLog(runFile(runDir, 'items'), RunItemRecordSchema, options)) byKey.set(record.key, record);
-  return [...byKey.values()];
+  return latestPerKey(await readAppendLog(runFile(runDir, 'items'), RunItemRecordSchema, options));
 }

@@ -1,4 +1,5 @@
-import { FastRandom, clusterSums, designEffect } from './clusters.js';
+import { uniformInt } from 'pure-rand/distribution/uniformInt';
+import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
 
 export interface BootstrapOptions {
   /** Number of resamples (default 1,000). */
@@ -9,88 +10,18 @@ export interface BootstrapOptions {
   level?: number;
 }
 
-/** Linear-interpolated quantile of sorted values (numpy's default). */
-export function quantile(sorted: ArrayLike<number>, q: number): number {
-  const position = (sorted.length - 1) * q;
-  const lower = Math.floor(position);
-  const upper = Math.ceil(position);
-  const weight = position - lower;
-  return sorted[lower]! * (1 - weight) + sorted[upper]! * weight;
+/** An estimate with its percentile interval. */
+export interface Interval {
+  estimate: number;
+  ciLow: number;
+  ciHigh: number;
 }
 
-export interface ClusteredSummary {
-  /** Mean over all questions. */
+export interface ScoreSummary {
   mean: number;
   ciLow: number;
   ciHigh: number;
-  /** Share of resamples whose mean is > 0 (for a paired difference: how often the condition wins). */
-  sharePositive: number;
   n: number;
-  clusters: number;
-  /** Cluster-robust variance ÷ plain variance of the mean (Miller 2024, Appendix A); null when it is undefined. */
-  designEffect: number | null;
-}
-
-/**
- * The one bootstrap of a mean: a percentile interval from the cluster bootstrap. Each resample draws
- * as many clusters as there are, with replacement, and takes all their questions (the resampled mean
- * is Σ sums ÷ Σ counts), so questions that share a volume move together as they do in the data
- * (Field & Welsh 2007, "Bootstrapping clustered data"; Miller 2024 §2.3). Applied to per-question
- * differences it is the paired bootstrap. Without `clusters` every question is its own cluster: the
- * plain bootstrap over questions. The loop touches only the precomputed per-cluster sums.
- */
-export function clusteredBootstrap(values: ArrayLike<number>, clusters: ArrayLike<string | number> | undefined, options: BootstrapOptions = {}): ClusteredSummary {
-  if (values.length === 0) return { mean: NaN, ciLow: NaN, ciHigh: NaN, sharePositive: NaN, n: 0, clusters: 0, designEffect: null };
-  const { sums, counts, mean } = clusterSums(values, clusters);
-  return {
-    mean,
-    ...resampleClusters(sums, 1, counts, new FastRandom(options.seed ?? 0), options),
-    n: values.length,
-    clusters: sums.length,
-    designEffect: clusters ? designEffect(values, clusters).designEffect : null,
-  };
-}
-
-/**
- * The resampling loop of both cluster bootstraps. Each resample draws as many clusters as there
- * are, with replacement, one random word a draw: its high bits pick the cluster c (as
- * `FastRandom.index` does), its low bits one of the `width` entries (a power of two) of c's row in
- * `draws` — the cluster's sum (width 1: `clusteredBootstrap`) or one of its second-stage redraws
- * (`twoStageBootstrap`'s bank). The resampled mean is Σ drawn ÷ Σ counts: one addition per drawn
- * cluster, whatever the clusters' sizes.
- */
-export function resampleClusters(draws: Float64Array, width: number, counts: Float64Array, random: FastRandom, options: BootstrapOptions): Pick<ClusteredSummary, 'ciLow' | 'ciHigh' | 'sharePositive'> {
-  const C = counts.length;
-  const resamples = options.resamples ?? 1000;
-  const means = new Float64Array(resamples);
-  let positive = 0;
-  const scale = C / 4294967296;
-  const mask = width - 1;
-  for (let r = 0; r < resamples; r++) {
-    let sum = 0;
-    let count = 0;
-    for (let j = 0; j < C; j++) {
-      const word = random.word();
-      // `| 0` is Math.floor for a product in [0, C) and keeps the index arithmetic in int32 (Math.floor: the width-1 loop ~30% slower).
-      const c = (word * scale) | 0;
-      sum += draws[c * width + (word & mask)]!;
-      count += counts[c]!;
-    }
-    const m = sum / count;
-    means[r] = m;
-    if (m > 0) positive++;
-  }
-  means.sort();
-  const alpha = (1 - (options.level ?? 0.95)) / 2;
-  return { ciLow: quantile(means, alpha), ciHigh: quantile(means, 1 - alpha), sharePositive: positive / resamples };
-}
-
-export type ScoreSummary = Pick<ClusteredSummary, 'mean' | 'ciLow' | 'ciHigh' | 'n'>;
-
-/** Mean with its bootstrap interval over questions (`clusteredBootstrap`, one cluster per question). */
-export function summarizeScores(values: readonly number[], options: BootstrapOptions = {}): ScoreSummary {
-  const { mean, ciLow, ciHigh, n } = clusteredBootstrap(values, undefined, options);
-  return { mean, ciLow, ciHigh, n };
 }
 
 export interface PairedSummary {
@@ -103,9 +34,54 @@ export interface PairedSummary {
   n: number;
 }
 
-/** The bootstrap of a − b where `a[i]` and `b[i]` score the same question: resamples questions, not scores. */
+function mean(values: readonly number[]): number {
+  return values.reduce((sum, x) => sum + x, 0) / values.length;
+}
+
+/** Linear-interpolated quantile of sorted values (numpy's default). */
+export function quantile(sorted: ArrayLike<number>, q: number): number {
+  const position = (sorted.length - 1) * q;
+  const lower = Math.floor(position);
+  const upper = Math.ceil(position);
+  const weight = position - lower;
+  return sorted[lower]! * (1 - weight) + sorted[upper]! * weight;
+}
+
+/** Means of `resamples` resamples drawn with replacement from `values`, seeded. */
+function resampledMeans(values: readonly number[], options: BootstrapOptions): number[] {
+  const rng = xoroshiro128plus(options.seed ?? 0);
+  const means: number[] = [];
+  for (let r = 0; r < (options.resamples ?? 1000); r++) {
+    let sum = 0;
+    for (let i = 0; i < values.length; i++) sum += values[uniformInt(rng, 0, values.length - 1)]!;
+    means.push(sum / values.length);
+  }
+  return means;
+}
+
+/** Mean with a percentile-bootstrap confidence interval (NaN everywhere when there are no values). */
+export function summarizeScores(values: readonly number[], options: BootstrapOptions = {}): ScoreSummary {
+  if (values.length === 0) return { mean: NaN, ciLow: NaN, ciHigh: NaN, n: 0 };
+  const alpha = (1 - (options.level ?? 0.95)) / 2;
+  const means = resampledMeans(values, options).sort((x, y) => x - y);
+  return { mean: mean(values), ciLow: quantile(means, alpha), ciHigh: quantile(means, 1 - alpha), n: values.length };
+}
+
+/**
+ * Paired bootstrap for the difference between two conditions on the same questions
+ * (`a[i]` and `b[i]` score the same question): resamples questions, not scores.
+ */
 export function pairedBootstrap(a: readonly number[], b: readonly number[], options: BootstrapOptions = {}): PairedSummary {
   if (a.length !== b.length) throw new Error(`pairedBootstrap: ${a.length} vs ${b.length} scores; the conditions must score the same questions`);
-  const { mean, ciLow, ciHigh, sharePositive, n } = clusteredBootstrap(a.map((x, i) => x - b[i]!), undefined, options);
-  return { meanDiff: mean, ciLow, ciHigh, sharePositive, n };
+  if (a.length === 0) return { meanDiff: NaN, ciLow: NaN, ciHigh: NaN, sharePositive: NaN, n: 0 };
+  const diffs = a.map((x, i) => x - b[i]!);
+  const alpha = (1 - (options.level ?? 0.95)) / 2;
+  const means = resampledMeans(diffs, options).sort((x, y) => x - y);
+  return {
+    meanDiff: mean(diffs),
+    ciLow: quantile(means, alpha),
+    ciHigh: quantile(means, 1 - alpha),
+    sharePositive: means.filter((m) => m > 0).length / means.length,
+    n: diffs.length,
+  };
 }

@@ -1,4 +1,4 @@
-import { quantile, type BootstrapOptions } from './bootstrap.js';
+import { quantile, type BootstrapOptions, type Interval } from './bootstrap.js';
 import { FastRandom } from './clusters.js';
 
 /**
@@ -44,11 +44,8 @@ export function grandTotals(t: ClusterTotals): Float64Array {
   return sums;
 }
 
-export interface TotalsInterval {
-  /** The statistic on the data as observed. */
-  estimate: number;
-  ciLow: number;
-  ciHigh: number;
+/** The statistic on the data as observed, with its interval. */
+export interface TotalsInterval extends Interval {
   /** Share of (defined) resamples whose statistic is > 0. */
   sharePositive: number;
   /** Resamples in which the statistic is undefined (NaN: e.g. no labelled answer was drawn), left out of the percentiles. */

@@ -1,12 +1,6 @@
-import { quantile, type BootstrapOptions } from './bootstrap.js';
+import { quantile, type BootstrapOptions, type Interval } from './bootstrap.js';
 import { FastRandom, designEffect } from './clusters.js';
 import { clusterTotals } from './clusterTotals.js';
-
-export interface Interval {
-  estimate: number;
-  ciLow: number;
-  ciHigh: number;
-}
 
 export interface DepthCurveEstimate {
   depths: number[];

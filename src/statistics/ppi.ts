@@ -16,7 +16,8 @@
  * clipped to [0, 1], so the estimate never leans on the judge more than PPI does nor less than
  * the labels alone do.
  */
-import { clusteredBootstrap, type BootstrapOptions } from './bootstrap.js';
+import type { BootstrapOptions, Interval } from './bootstrap.js';
+import { clusteredBootstrap } from './clusteredBootstrap.js';
 import { bootstrapTotals, clusterTotals, grandTotals } from './clusterTotals.js';
 import { normalQuantile } from './power.js';
 
@@ -29,12 +30,6 @@ export interface JudgedAnswer {
   judge: number;
   /** The human score on the judge's scale; absent or null: not labelled. Several annotators: their mean. */
   human?: number | null;
-}
-
-export interface Interval {
-  estimate: number;
-  ciLow: number;
-  ciHigh: number;
 }
 
 export interface PredictionPoweredEstimate {

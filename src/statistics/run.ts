@@ -6,7 +6,8 @@
  * (`salts`), and its observations are put in one canonical order (by item key), so the same
  * comparison gives the same interval and p to the last digit whoever asks.
  */
-import { clusteredBootstrap } from './bootstrap.js';
+import { pairedBootstrap, summarizeScores } from './bootstrap.js';
+import { clusteredBootstrap } from './clusteredBootstrap.js';
 import { depthCurve, type DepthCurveEstimate } from './depthCurve.js';
 import { benjaminiHochbergAdjust, holmAdjust } from './multipleComparisons.js';
 import { signFlipTest } from './pairedTest.js';
@@ -90,7 +91,7 @@ const clustersOf = (settings: StatisticsSettings, questions: readonly Question[]
 /**
  * A condition's mean score over its questions (samples reduced by the reducer) with its interval:
  * the two-stage bootstrap (clusters, then each question's samples) with repeated samples, the
- * cluster bootstrap (one cluster per question when not clustered) without.
+ * cluster bootstrap without, the plain percentile bootstrap over questions when neither applies.
  */
 export function conditionMean(observations: readonly Observation[], settings: StatisticsSettings, salt: string): MeanEstimate {
   return meanOfQuestions(questionsOf(observations), settings, salt);
@@ -104,8 +105,13 @@ function meanOfQuestions(questions: readonly Question[], settings: StatisticsSet
     const c = twoStageBootstrap({ samples: questions.map((q) => q.scores), ...(clusters ? { clusters } : {}), reducer: settings.reducer }, options);
     return { n: c.n, mean: c.mean, ciLow: c.ciLow, ciHigh: c.ciHigh, ...(clusters ? { clusters: c.clusters, designEffect: c.designEffect } : {}) };
   }
-  const c = clusteredBootstrap(questions.map((q) => reduceSamples(q.scores, settings.reducer)), clusters, options);
-  return { n: c.n, mean: c.mean, ciLow: c.ciLow, ciHigh: c.ciHigh, ...(clusters ? { clusters: c.clusters, designEffect: c.designEffect } : {}) };
+  const values = questions.map((q) => reduceSamples(q.scores, settings.reducer));
+  if (clusters) {
+    const c = clusteredBootstrap(values, clusters, options);
+    return { n: values.length, mean: c.mean, ciLow: c.ciLow, ciHigh: c.ciHigh, clusters: c.clusters, designEffect: c.designEffect };
+  }
+  const s = summarizeScores(values, options);
+  return { n: values.length, mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh };
 }
 
 /** Means per value of each group key: `groupOf(itemKey)` gives a question's groups (category, type …). */
@@ -154,8 +160,8 @@ export interface DifferenceEstimate {
 /**
  * B − A on the questions both scored (paired by item key; a question's cluster is B's): the
  * interval from the two-stage bootstrap with repeated samples (each side's samples redrawn within
- * its question), the paired cluster bootstrap without; p from the sign-flip test on the questions'
- * reduced differences.
+ * its question), the paired cluster bootstrap without, the paired percentile bootstrap when neither
+ * applies; p from the sign-flip test on the questions' reduced differences.
  */
 export function pairedDifference(b: readonly Observation[], a: readonly Observation[], settings: StatisticsSettings, salt: string): DifferenceEstimate {
   const inA = new Map(questionsOf(a).map((q) => [q.itemKey, q]));
@@ -177,8 +183,16 @@ export function pairedDifference(b: readonly Observation[], a: readonly Observat
     const d = twoStageBootstrap({ samples: qb.map((q) => q.scores), minus: qa.map((q) => q.scores), ...(clusters ? { clusters } : {}), reducer: settings.reducer }, options);
     return { n: d.n, meanDiff: d.mean, ciLow: d.ciLow, ciHigh: d.ciHigh, sharePositive: d.sharePositive, ...clustered(d), p: test.p };
   }
-  const d = clusteredBootstrap(diffs, clusters, options);
-  return { n: d.n, meanDiff: d.mean, ciLow: d.ciLow, ciHigh: d.ciHigh, sharePositive: d.sharePositive, ...clustered(d), p: test.p };
+  if (clusters) {
+    const d = clusteredBootstrap(diffs, clusters, options);
+    return { n: d.n, meanDiff: d.mean, ciLow: d.ciLow, ciHigh: d.ciHigh, sharePositive: d.sharePositive, ...clustered(d), p: test.p };
+  }
+  const d = pairedBootstrap(
+    qb.map((q) => reduceSamples(q.scores, settings.reducer)),
+    qa.map((q) => reduceSamples(q.scores, settings.reducer)),
+    options,
+  );
+  return { n: d.n, meanDiff: d.meanDiff, ciLow: d.ciLow, ciHigh: d.ciHigh, sharePositive: d.sharePositive, p: test.p };
 }
 
 /** Holm- and Benjamini–Hochberg-adjusted p over a family, in the order given (null p: not in the family, stays null). */

@@ -1,5 +1,6 @@
+import type { BootstrapOptions } from './bootstrap.js';
 import { FastRandom, clusterSums, designEffect } from './clusters.js';
-import { resampleClusters, type BootstrapOptions, type ClusteredSummary } from './bootstrap.js';
+import { resampleClusters, type ClusteredSummary } from './clusteredBootstrap.js';
 
 /**
  * Repeated samples (`samples: n`): each question answered n times, its scores reduced to one per

@@ -1,5 +1,5 @@
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
-import { clusteredBootstrap } from './bootstrap.js';
+import { clusteredBootstrap } from './clusteredBootstrap.js';
 import { holmAdjust, benjaminiHochbergAdjust } from './multipleComparisons.js';
 import { signFlipTest } from './pairedTest.js';
 import { twoStageBootstrap } from './samples.js';

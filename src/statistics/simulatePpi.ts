@@ -6,7 +6,7 @@
  * expectation of the design, known in closed form, so coverage is measured against it
  * (`scripts/simulate-ppi.ts`, `test/statistics/ppi.test.ts`).
  */
-import { clusteredBootstrap } from './bootstrap.js';
+import { clusteredBootstrap } from './clusteredBootstrap.js';
 import { FastRandom } from './clusters.js';
 import { correctedDifference, correctedMean, judgeBiasDifference, type JudgedAnswer } from './ppi.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusteredBootstrap, pairedBootstrap, summarizeScores } from '../../src/statistics/bootstrap.js';
+import { pairedBootstrap, summarizeScores } from '../../src/statistics/bootstrap.js';
 
 const values = [0, 10, 20, 35, 50, 50, 60, 80, 90, 100];
 
@@ -34,11 +34,6 @@ describe('summarizeScores', () => {
     expect(narrow.ciHigh - narrow.ciLow).toBeLessThan(wide.ciHigh - wide.ciLow);
   });
 
-  it('is the clustered bootstrap with one cluster per question (one estimator)', () => {
-    const own = clusteredBootstrap(values, values.map((_, i) => i), { seed: 4 });
-    expect(summarizeScores(values, { seed: 4 })).toEqual({ mean: own.mean, ciLow: own.ciLow, ciHigh: own.ciHigh, n: own.n });
-  });
-
   it('returns NaN for no values', () => {
     expect(summarizeScores([]).n).toBe(0);
     expect(summarizeScores([]).mean).toBeNaN();
@@ -67,13 +62,6 @@ describe('pairedBootstrap', () => {
     const a = [1, 5, 3, 8, 2];
     const b = [2, 2, 2, 2, 2];
     expect(pairedBootstrap(a, b, { seed: 9 })).toEqual(pairedBootstrap(a, b, { seed: 9 }));
-  });
-
-  it('is the clustered bootstrap of the differences', () => {
-    const a = [1, 5, 3, 8, 2];
-    const b = [2, 2, 2, 2, 4];
-    const d = clusteredBootstrap(a.map((x, i) => x - b[i]!), undefined, { seed: 9, resamples: 300 });
-    expect(pairedBootstrap(a, b, { seed: 9, resamples: 300 })).toEqual({ meanDiff: d.mean, ciLow: d.ciLow, ciHigh: d.ciHigh, sharePositive: d.sharePositive, n: 5 });
   });
 
   it('rejects conditions of different lengths', () => {

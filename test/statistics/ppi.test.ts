@@ -12,7 +12,7 @@ import {
   predictionPowered,
   type JudgedAnswer,
 } from '../../src/statistics/ppi.js';
-import { clusteredBootstrap } from '../../src/statistics/bootstrap.js';
+import { clusteredBootstrap } from '../../src/statistics/clusteredBootstrap.js';
 import { FastRandom } from '../../src/statistics/clusters.js';
 import { judgeStudy, judgeStudyTruth, simulateJudgedPair, type JudgeStudyDesign } from '../../src/statistics/simulatePpi.js';
 

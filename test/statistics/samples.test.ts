@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ReducerSchema } from '../../src/config/experiment.js';
 import { reduceSamples, twoStageBootstrap, varianceSplit } from '../../src/statistics/samples.js';
-import { clusteredBootstrap } from '../../src/statistics/bootstrap.js';
+import { clusteredBootstrap } from '../../src/statistics/clusteredBootstrap.js';
 import { normalDrawer, sampledCoverageStudy, simulateSampled } from '../../src/statistics/simulate.js';
 
 describe('reducers of repeated samples', () => {
