@@ -53,10 +53,7 @@ export function messagesOf<C extends string | ContentPart[]>(system: string, use
   return system.trim() ? [{ role: 'system', content: system }, message] : [message];
 }
 
-/**
- * A strategy defined by a template: closed-book, role, prof, cot, and RAG@k (which also fits
- * the retrieved chunks into the context budget, drops the lowest-ranked first, and orders them).
- */
+/** A strategy defined by a template: closed-book, role, prof, cot, and RAG@k (context fitted to the budget). */
 export class TemplateStrategy implements PromptStrategy {
   readonly name: string;
   readonly usesRetrieval: boolean;

@@ -40,8 +40,7 @@ export function createLlmJudge(generator: Generator, options: { retries?: number
         const parsed = parseJudgeOutput(text);
         const missing = keys.filter((key) => !(key in parsed.verdicts));
         if (missing.length === 0) {
-          const verdicts: Verdicts = {};
-          for (const key of keys) verdicts[key] = parsed.verdicts[key]!;
+          const verdicts: Verdicts = Object.fromEntries(keys.map((key) => [key, parsed.verdicts[key]!]));
           const extraKeys = Object.keys(parsed.verdicts).length - keys.length;
           return { ok: true, verdicts, raw, strayLines: parsed.strayLines + extraKeys, attempts: attempt };
         }
