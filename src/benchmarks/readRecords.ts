@@ -14,18 +14,22 @@ export interface RecordFile {
   sha256: string;
 }
 
+/** A data file's text; one that cannot be read is a DataFileError naming it. */
+export async function readDataText(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    throw new DataFileError(`${path}: cannot read (${(error as Error).message})`);
+  }
+}
+
 /**
  * Reads a data file that is either JSONL (one record per line; `.jsonl`/`.ndjson`, or any file
  * whose text is not one JSON value), a JSON array of records, or a JSON object holding such an
  * array under `data`. Errors name the file and the line.
  */
 export async function readRecordFile(path: string): Promise<RecordFile> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new DataFileError(`${path}: cannot read (${(error as Error).message})`);
-  }
+  const text = await readDataText(path);
   const sha256 = createHash('sha256').update(text).digest('hex');
   const body = text.replace(/^\uFEFF/, '');
   if (/\.(jsonl|ndjson)$/i.test(path)) return { records: readJsonlRecords(body, path), sha256 };

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { DataFileError } from '../errors.js';
 import { levenshtein } from '../text/levenshtein.js';
+import { readRecordFile, type RawRecord } from './readRecords.js';
+import type { BenchmarkItem } from './types.js';
 
 /**
  * A benchmark's `metadata:` param: record fields of the user's own that are kept (in `meta`) and
@@ -65,4 +67,27 @@ export function assertUniqueIds(records: { id: string; where: string }[], path: 
     if (earlier !== undefined) throw new DataFileError(`${path}: ${where}: id "${id}" appears twice (first at ${earlier}); ids must be unique`);
     first.set(id, where);
   }
+}
+
+/**
+ * The items of a record file: each record's fields checked against the format's, then made an item
+ * by `toItem` (undefined leaves the record out) with its `origin`; ids must be unique.
+ */
+export async function readRecordItems(
+  file: string,
+  rules: RecordFieldRules,
+  toItem: (record: RawRecord) => BenchmarkItem | undefined,
+): Promise<{ items: BenchmarkItem[]; sha256: string }> {
+  const { records, sha256 } = await readRecordFile(file);
+  const items: BenchmarkItem[] = [];
+  const positions: { id: string; where: string }[] = [];
+  for (const record of records) {
+    assertKnownFields(record.value, rules, `${file}: ${record.where}`);
+    const item = toItem(record);
+    if (!item) continue;
+    items.push({ ...item, origin: `${file}: ${record.where}` });
+    positions.push({ id: item.id, where: record.where });
+  }
+  assertUniqueIds(positions, file);
+  return { items, sha256 };
 }

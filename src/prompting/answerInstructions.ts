@@ -25,14 +25,6 @@ export const DEFAULT_ANSWER_INSTRUCTIONS: Required<AnswerInstructions> = {
 /** The instruction line for one item: MCQ → `\boxed{}` letters, T4 → length limit, LongHisDoc → concise or 无法回答. */
 export function answerInstructions(item: BenchmarkItem, overrides: AnswerInstructions = {}): string {
   const texts = { ...DEFAULT_ANSWER_INSTRUCTIONS, ...overrides };
-  switch (item.kind) {
-    case 'mcq':
-      return texts.mcq;
-    case 'longhisdoc':
-      return texts.longhisdoc;
-    case 'rubric':
-      return item.lengthConstraint ? texts.rubricWithLength.replaceAll('{length}', String(item.lengthConstraint)) : texts.rubric;
-    default:
-      return texts.reference;
-  }
+  if (item.kind !== 'rubric') return texts[item.kind];
+  return item.lengthConstraint ? texts.rubricWithLength.replaceAll('{length}', String(item.lengthConstraint)) : texts.rubric;
 }

@@ -1,8 +1,6 @@
 /**
- * The textual format of the retrieved-context section inside a prompt. Templates place the
- * formatted block at `{context}` and the question after `【问题】`; the offline extractive
- * generator sees only the messages, so it parses the same markers back out. Keeping both
- * directions in one file keeps them in step.
+ * The retrieved-context section of a prompt, written and (by the offline extractive generator, which
+ * sees only the messages) read back: both directions in one file keep them in step.
  */
 
 export const QUESTION_MARKER = '【问题】';

@@ -10,17 +10,18 @@ import type { RetrievedChunk } from '../retrieval/types.js';
 export const ContextOrderingSchema = z.enum(['rank', 'reversed', 'gold-middle']);
 export type ContextOrdering = z.infer<typeof ContextOrderingSchema>;
 
-function pagesOf(chunk: RetrievedChunk): number[] {
+/** A chunk's one-based pages (`meta.pages` of a page window, else `meta.page`), if it has any. */
+export function chunkPages(chunk: RetrievedChunk): number[] | undefined {
   const pages = chunk.meta.pages;
-  if (Array.isArray(pages)) return pages.filter((p): p is number => typeof p === 'number');
-  return typeof chunk.meta.page === 'number' ? [chunk.meta.page] : [];
+  if (Array.isArray(pages) && pages.every((p) => typeof p === 'number')) return pages as number[];
+  return typeof chunk.meta.page === 'number' ? [chunk.meta.page] : undefined;
 }
 
 /** Gold when the item names the chunk id, or (LongHisDoc) the chunk covers an evidence page of the item's document. */
 export function isGoldChunk(item: BenchmarkItem, chunk: RetrievedChunk): boolean {
   if (item.goldChunkIds?.includes(chunk.id)) return true;
   if (!item.docId || !item.evidencePages?.length || chunk.meta.doc_id !== item.docId) return false;
-  return pagesOf(chunk).some((page) => item.evidencePages!.includes(page));
+  return (chunkPages(chunk) ?? []).some((page) => item.evidencePages!.includes(page));
 }
 
 export function orderContext<T>(list: T[], ordering: ContextOrdering, isGold: (entry: T) => boolean): T[] {

@@ -37,9 +37,8 @@ interface PageEntry extends ContextEntry {
 }
 
 /**
- * LongHisDoc's text-input setting: the document's OCR pages, in page order, as the context,
- * cut to the budget (later pages dropped first). OCR files are read by `prepare`, since
- * `build` is synchronous.
+ * LongHisDoc's settings: the document's pages, in page order, as the context, cut to the budget (later
+ * pages first). OCR files are read by `prepare`, since `build` is synchronous.
  */
 export class FullDocumentStrategy implements PromptStrategy {
   readonly name: string;

@@ -35,7 +35,7 @@ export function messageText(message: ChatMessage): string {
 }
 
 /** The images of a message, in order. */
-export function messageImages(message: ChatMessage): PageImageRef[] {
+export function messageImages(message: Pick<ChatMessage, 'content'>): PageImageRef[] {
   return typeof message.content === 'string' ? [] : message.content.flatMap((part) => (part.type === 'image' ? [part.image] : []));
 }
 
@@ -46,7 +46,7 @@ export function promptImages(messages: ChatMessage[]): PageImageRef[] {
 
 /** A message as a run record keeps it: text with placeholders, and the images by reference (never their bytes). */
 export function recordedMessageOf(message: { role: string; content: string | ContentPart[] }): RecordedMessage {
-  const images = typeof message.content === 'string' ? [] : message.content.flatMap((part) => (part.type === 'image' ? [part.image] : []));
+  const images = messageImages(message);
   return { role: message.role, content: contentAsText(message.content), ...(images.length ? { images } : {}) };
 }
 

@@ -1,12 +1,9 @@
 import { textUntilNextMarker } from './contextBlock.js';
 
 /**
- * The sections and output formats of the prompts that RAG methods write for their intermediate
- * steps (condense, decide, list candidates, choose, reason one step, ask a follow-up). Like
- * `contextBlock.ts`, this is one textual protocol read in both directions: the method templates
- * write it, and the offline extractive stand-in reads it back to answer each kind of sub-prompt by
- * a general rule. A real model just reads the Chinese instructions; custom templates may drop
- * the markers (the stand-in then answers by plain extraction).
+ * The sections and output formats of RAG methods' intermediate-step prompts: like `contextBlock.ts`,
+ * one textual protocol that the method templates write and the offline stand-in reads back (custom
+ * templates may drop the markers; the stand-in then answers by plain extraction).
  */
 
 /** The line that says what the reply must be: `【输出】…`. */

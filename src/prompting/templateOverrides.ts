@@ -48,10 +48,7 @@ export function overriddenPrompt(builtIn: PromptTemplate, override: PromptOverri
   return { system: override.system ?? fromFile.system ?? builtIn.system, user: override.template ?? fromFile.template ?? builtIn.user };
 }
 
-/**
- * The template a strategy uses: inline `system`/`template` override a `templateFile`, which
- * overrides the built-in template. Checks the placeholders the strategy needs.
- */
+/** The template a strategy uses (`overriddenPrompt`), with the placeholders it needs checked. */
 export async function resolveTemplate(
   builtIn: PromptTemplate,
   override: TemplateOverride,

@@ -3,7 +3,7 @@ import type { RetrievedChunk } from '../retrieval/types.js';
 import { answerInstructions, type AnswerInstructions } from './answerInstructions.js';
 import { formatContextBlock, type ContextEntry } from './contextBlock.js';
 import { builtPrompt, fitContextBudget } from './contextBudget.js';
-import { isGoldChunk, orderContext, type ContextOrdering } from './contextOrder.js';
+import { chunkPages, isGoldChunk, orderContext, type ContextOrdering } from './contextOrder.js';
 import { extractFinalAnswer } from './finalAnswer.js';
 import { fillTemplate } from './fillTemplate.js';
 import type { PromptTemplate } from './templates/promptTemplate.js';
@@ -41,11 +41,7 @@ export interface TemplateStrategyOptions {
 /** What an empty retrieval result looks like in the prompt. */
 export const NO_CONTEXT_TEXT = '（未检索到相关资料）';
 
-export function chunkPages(chunk: RetrievedChunk): number[] | undefined {
-  const pages = chunk.meta.pages;
-  if (Array.isArray(pages) && pages.every((p) => typeof p === 'number')) return pages as number[];
-  return typeof chunk.meta.page === 'number' ? [chunk.meta.page] : undefined;
-}
+export { chunkPages } from './contextOrder.js';
 
 /** System message (when not empty) and the user message (text, or text and images). */
 export function messagesOf<C extends string | ContentPart[]>(system: string, user: C): (ChatMessage & { content: string | C })[] {
@@ -53,10 +49,7 @@ export function messagesOf<C extends string | ContentPart[]>(system: string, use
   return system.trim() ? [{ role: 'system', content: system }, message] : [message];
 }
 
-/**
- * A strategy defined by a template: closed-book, role, prof, cot, and RAG@k (which also fits
- * the retrieved chunks into the context budget, drops the lowest-ranked first, and orders them).
- */
+/** A strategy defined by a template: closed-book, role, prof, cot, and RAG@k (context fitted to the budget). */
 export class TemplateStrategy implements PromptStrategy {
   readonly name: string;
   readonly usesRetrieval: boolean;

@@ -6,11 +6,9 @@ import { CHUNK_STORE_FILE } from '../index/manifest.js';
 import type { RetrievalQuery } from './types.js';
 
 /**
- * The gold evidence of a query as stored chunks: `gold.chunkIds` in their given order, or — for page
- * evidence — the chunks of `gold.docId` (else `query.docId`; a document's chunks include those whose
- * `meta.doc_id` names it) whose `meta.page` (one-based; or every page of `meta.pages`) is in `gold.pages`,
- * in corpus order.
- * No gold (e.g. unanswerable items) gives an empty list.
+ * The gold evidence of a query as stored chunks: `gold.chunkIds` in their given order, or the chunks of
+ * `gold.docId` (else `query.docId`) whose pages (`meta.page`, `meta.pages`) are in `gold.pages`, in
+ * corpus order; none without gold (unanswerable items).
  */
 export function goldChunks(store: ChunkStore, query: RetrievalQuery, indexDir: string): LabelledChunk[] {
   const gold = query.gold;

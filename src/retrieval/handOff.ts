@@ -40,11 +40,9 @@ function take<T>(map: Map<string, Kept<T>>, key: string): Promise<T> | undefined
 }
 
 /**
- * A retriever that can hand on what it computed ahead of the run: while `computeAheadOfRun` runs
- * (the run's plan, which retrieves for every question and scores the sentences extractive
- * `refine` keeps), its lists and relevance scores are kept, and the run's same requests take them
- * instead of retrieving (embedding the query, reranking, scoring sentences) again — as many times
- * as the plan asked. Outside that, it is the retriever itself.
+ * A retriever that hands on what it computed ahead of the run: lists and relevance scores computed
+ * while `computeAheadOfRun` runs (the run's plan) are kept, and the run's same requests take them
+ * instead of computing them again, as many times as the plan asked.
  */
 export function withHandOff(base: Retriever): Retriever {
   const state: HandOff = { keeping: false, lists: new Map(), scores: new Map() };

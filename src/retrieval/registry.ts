@@ -21,11 +21,7 @@ export interface RetrieverContext {
   embedder?: TextEmbedder;
 }
 
-/**
- * The retriever registry. Implementations return hisrag's small `Retriever` interface; whatever they
- * return is handed out as a `HisragLangChainRetriever` — a LangChain `BaseRetriever` usable in LCEL —
- * so every retriever from the registry, a config or `createRetriever` plugs into LangChain as it is.
- */
+/** The retriever registry: whatever an implementation returns is handed out as a `HisragLangChainRetriever`. */
 export class RetrieverRegistry extends Registry<Retriever, RetrieverContext> {
   override async create(spec: { name: string } & Record<string, unknown>, context: RetrieverContext, path = this.stage): Promise<HisragLangChainRetriever> {
     return asLangChainRetriever(await super.create(spec, context, path));

@@ -2,15 +2,10 @@ import { estimateTokens, type TokenCounter } from '../text/tokenCounter.js';
 import type { RetrievedChunk } from './types.js';
 
 /**
- * Depth as a context budget in tokens (`contextTokens: [500, 1000, 2000]`): the ranked list is
- * taken in rank order while the chunks' texts fit the budget, counted by the estimate every
- * context length of a run is counted with (`estimateTokens`: a CJK character or punctuation mark
- * is one token, other text one per four characters). One rule: **stop at the first chunk that
- * would exceed the budget** — a later, smaller chunk is never skipped to, so the kept list is
- * always a prefix of the ranking (a larger budget's list extends a smaller one's, as a deeper k
- * does) and the budget is filled to within that one chunk. When even the best chunk exceeds the
- * budget it is kept cut to the budget (the longest prefix of its text that fits), so a small
- * budget never turns retrieval into closed book.
+ * Depth as a context budget in tokens (`contextTokens: [500, 1000, 2000]`, counted by `estimateTokens`
+ * as every context length of a run is). The ranking stops at the first chunk that would exceed the
+ * budget, never skipping to a smaller one, so a larger budget's list extends a smaller one's as a
+ * deeper k does; a best chunk over the budget alone is kept cut to it (no closed book by accident).
  */
 export interface BudgetFill extends FittedPrefix<RetrievedChunk> {
   /** True when every chunk of the list fit: a longer list might fit more. */

@@ -35,11 +35,7 @@ export interface Retriever {
    * (cached, nothing is retrieved again), so recall@k before reranking can be reported.
    */
   firstStage?(query: RetrievalQuery): Promise<RetrievedChunk[]>;
-  /**
-   * Many queries at once, same result as `retrieve` on each (dense retrievers embed the queries in one
-   * batch, exact search scores them in one matrix product, chunk texts come in one read). Callers that
-   * know every question up front (the runner) use it when present.
-   */
+  /** Many queries at once, same result as `retrieve` on each (dense retrievers embed them in one batch). */
   retrieveBatch?(queries: RetrievalQuery[], k: number): Promise<RetrievedChunk[][]>;
   /**
    * Scores texts (sentences of retrieved passages) against a query by this retriever's own measure:

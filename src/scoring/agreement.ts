@@ -7,11 +7,9 @@ import type { Verdicts } from './types.js';
 import { pearson } from '../statistics/agreement.js';
 
 /**
- * One judged answer in a verdict file (JSONL, one per line). `verdicts` or `judge_output`
- * gives the per-item 0/1 verdicts; the answer-level value is `score` when present, else the
- * RS computed from `rubrics`, else the share of items marked 1. Lines are paired across files
- * by `id` (or by line position when a file has no ids). `hisrag score rubric` output lines
- * are valid verdict lines.
+ * One judged answer of a verdict file (JSONL; `hisrag score rubric` output lines are valid). The
+ * answer-level value is `score`, else the RS of `rubrics`, else the share of items marked 1. Lines
+ * are paired across files by `id`, else by position.
  */
 export const VerdictRecordSchema = z
   .looseObject({

@@ -1,8 +1,6 @@
 /**
- * The one map from a metric id (what the scorer records in `score.metric`, the summary's `metric`,
- * an `extra` key) to its display name and scale. Every surface that shows a score (terminal table,
- * CSV, summary.json, report, viewer, compare) and the diagnostics' default δ ask it, so a run scored
- * by ROUGE-L says ROUGE-L and uses a δ on ROUGE-L's scale.
+ * The one map from a metric id (`score.metric`, the summary's `metric`, an `extra` key) to its display
+ * name and scale, asked by every surface that shows a score and by the diagnostics' default δ.
  */
 export interface MetricInfo {
   id: string;

@@ -84,12 +84,9 @@ export function scoreRubricVerdicts(
 }
 
 /**
- * The shared scorer's single entry point (the runner and `hisrag score` both call it). The
- * response's reasoning block is dropped first. An empty answer scores 0 and an over-length
- * T4 essay scores 0, both without a judge call; MCQ items use the last `\boxed{}`; rubric
- * items go to the judge and get the Rubric Score; LongHisDoc items are extracted and get the
- * typed accuracy × 100; `reference` items get character ROUGE-L F1. A judge or extractor that
- * fails yields status `judge_failed` with its raw output and error, never a silent 0.
+ * The shared scorer's single entry point (the runner and `hisrag score`), on the response without its
+ * reasoning block. An empty answer or an over-length T4 essay scores 0 without a judge call. A judge
+ * or extractor that fails yields `judge_failed` with its raw output and error, never a silent 0.
  */
 export async function scoreItem(item: BenchmarkItem, response: string, deps: ScoreDeps = {}): Promise<ItemScore> {
   const compat = deps.compat ?? 'hisrag';

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { RegistryEntry } from '../../registry.js';
 import { fileBenchmark } from '../fileBenchmark.js';
 import { applyBenchmarkFilter, BenchmarkFilterSchema } from '../filters.js';
-import { parseRecord, readRecordFile } from '../readRecords.js';
-import { assertKnownFields, assertUniqueIds, metadataGroups, MetadataFieldsSchema, otherFields } from '../recordFields.js';
+import { parseRecord } from '../readRecords.js';
+import { metadataGroups, MetadataFieldsSchema, otherFields, readRecordItems } from '../recordFields.js';
 import { GoldSpanSchema } from '../goldSpans.js';
 import type { Benchmark, BenchmarkItem } from '../types.js';
 
@@ -64,13 +64,10 @@ export const jsonlBenchmark: RegistryEntry<JsonlParams, Benchmark, void> = {
   params: JsonlParamsSchema,
   create: (params) =>
     fileBenchmark('jsonl', params, {}, async () => {
-      const { records, sha256 } = await readRecordFile(params.file);
       const rules = { format: 'jsonl', known: JSONL_RECORD_FIELDS, declared: params.metadata, alsoKeepBy: 'put it in the record\'s "metadata" object' };
-      const items = records.map((record) => {
-        assertKnownFields(record.value, rules, `${params.file}: ${record.where}`);
-        return { ...jsonlItem(parseRecord(JsonlQaRecordSchema, record, params.file), params.label, params.metadata), origin: `${params.file}: ${record.where}` };
-      });
-      assertUniqueIds(items.map((item, i) => ({ id: item.id, where: records[i]!.where })), params.file);
+      const { items, sha256 } = await readRecordItems(params.file, rules, (record) =>
+        jsonlItem(parseRecord(JsonlQaRecordSchema, record, params.file), params.label, params.metadata),
+      );
       const kept = applyBenchmarkFilter(items, params);
       return { items: kept, found: { sha256, total: items.length, count: kept.length } };
     }),

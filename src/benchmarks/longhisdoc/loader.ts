@@ -108,10 +108,8 @@ export async function pageImageDocument(docId: string, items: readonly Benchmark
 }
 
 /**
- * Opens the page-image catalog for the documents of the loaded items and checks that every page an
- * item shows or cites has its image; items get `meta.imageDir` (absolute) and `meta.imageDocument`
- * (the `{docId, pages, exact}` the catalog was opened with: a strategy that opens the catalog with
- * it shares this scan instead of reading the folder again).
+ * Checks that every page an item shows or cites has its image; items get `meta.imageDir` and
+ * `meta.imageDocument` (the catalog's entry: a strategy opening the catalog with it shares this scan).
  */
 async function checkItemImages(items: BenchmarkItem[], imageDir: string, onProblem: 'error' | 'warn', ocrDir?: string): Promise<PageImageSummary> {
   const absolute = resolve(imageDir);

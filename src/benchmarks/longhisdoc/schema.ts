@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { DataFileError, formatZodIssues } from '../../errors.js';
 import { parseJsonText } from '../../io/jsonText.js';
+import { readDataText } from '../readRecords.js';
 
 export const LONGHISDOC_ANSWER_TYPES = ['Str', 'List', 'Int', 'None', 'Bool', 'Enum'] as const;
 export type LongHisDocAnswerType = (typeof LONGHISDOC_ANSWER_TYPES)[number];
@@ -54,13 +54,7 @@ export type LongHisDocFile = Record<string, LongHisDocRecord[]>;
 
 /** Reads and parses the JSON text of a QA file; errors name the file. */
 export async function readLongHisDocShape(path: string): Promise<Record<string, unknown[]>> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new DataFileError(`${path}: cannot read (${(error as Error).message})`);
-  }
-  const value = parseJsonText(path, text);
+  const value = parseJsonText(path, await readDataText(path));
   const shape = LongHisDocFileShapeSchema.safeParse(value);
   if (!shape.success) throw new DataFileError(`${path}: expected {doc_id: [records]}: ${formatZodIssues(shape.error)}`);
   return shape.data;

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { RegistryEntry } from '../../registry.js';
 import { fileBenchmark } from '../fileBenchmark.js';
 import { applyBenchmarkFilter, BenchmarkFilterSchema } from '../filters.js';
-import { parseRecord, readRecordFile } from '../readRecords.js';
-import { assertKnownFields, assertUniqueIds, metadataGroups, MetadataFieldsSchema, otherFields } from '../recordFields.js';
+import { parseRecord } from '../readRecords.js';
+import { metadataGroups, MetadataFieldsSchema, otherFields, readRecordItems } from '../recordFields.js';
 import { PROHIST_TASKS, type Benchmark, type BenchmarkItem } from '../types.js';
 import { isOptionLetters, ProHistRecordSchema, type ProHistRecord } from './recordSchema.js';
 
@@ -50,23 +50,16 @@ function lacksRubricOnly(value: unknown): boolean {
 export async function loadProHist(
   params: ProHistParams,
 ): Promise<{ items: BenchmarkItem[]; sha256: string; total: number; skippedUnscorable: string[] }> {
-  const { records, sha256 } = await readRecordFile(params.file);
   const skippedUnscorable: string[] = [];
-  const items: BenchmarkItem[] = [];
-  const positions: { id: string; where: string }[] = [];
   const rules = { format: 'prohist', known: PROHIST_RECORD_FIELDS, declared: params.metadata };
-  for (const record of records) {
-    assertKnownFields(record.value, rules, `${params.file}: ${record.where}`);
+  const { items, sha256 } = await readRecordItems(params.file, rules, (record) => {
     if (params.onUnscorable === 'skip' && lacksRubricOnly(record.value)) {
       const id = (record.value as { id?: unknown }).id;
       skippedUnscorable.push(id === undefined ? record.where : String(id));
-      continue;
+      return undefined;
     }
-    const item = { ...proHistItem(parseRecord(ProHistRecordSchema, record, params.file), params.label, params.metadata), origin: `${params.file}: ${record.where}` };
-    items.push(item);
-    positions.push({ id: item.id, where: record.where });
-  }
-  assertUniqueIds(positions, params.file);
+    return proHistItem(parseRecord(ProHistRecordSchema, record, params.file), params.label, params.metadata);
+  });
   return { items: applyBenchmarkFilter(items, params), sha256, total: items.length, skippedUnscorable };
 }
 

@@ -21,9 +21,7 @@ export interface HnswVectorStoreFilter {
 
 /**
  * A hisrag HNSW index directory as a LangChain `VectorStore`: similarity search returns Documents with
- * the same metadata as the retriever adapter; `addDocuments`/`addVectors` append to the index
- * (incremental add). Document metadata maps to chunk fields: `id` (else the Document id, else a UUID),
- * `docId` (else the id), `title`, and `meta` (else the remaining metadata).
+ * the retriever adapter's metadata; `addDocuments`/`addVectors` append to the index (`documentToChunk`).
  */
 export class HisragHnswVectorStore extends VectorStore {
   declare FilterType: HnswVectorStoreFilter;

@@ -35,10 +35,8 @@ export function chunkToDocument(chunk: RetrievedChunk): Document<RetrievedChunkM
 }
 
 /**
- * A hisrag retriever that is also a LangChain `BaseRetriever`: every retriever the registry hands out
- * is one, so it goes straight into LCEL (`RunnableSequence.from([retriever, …])`, `.pipe()`,
- * `.invoke(question)`), returning Documents with id, title, rank, score and metadata. hisrag's own
- * interface (`retrieve(query, k)`, `describe()`, `close()`) is kept for the runner.
+ * A hisrag retriever that is also a LangChain `BaseRetriever`, as every retriever the registry hands
+ * out is: it goes straight into LCEL (`.pipe()`, `.invoke(question)`), and keeps hisrag's own interface.
  */
 export class HisragLangChainRetriever extends BaseRetriever<RetrievedChunkMetadata> implements Retriever {
   static override lc_name(): string {

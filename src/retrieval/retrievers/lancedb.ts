@@ -20,10 +20,8 @@ interface ResultRow {
 }
 
 /**
- * Dense retrieval from a `lancedb` index: LanceDB's vector search over the table (IVF-PQ with
- * `nprobes` partitions and exact re-ranking of `refineFactor × k` candidates when the index has one,
- * exhaustive otherwise). With `query.docId` it ranks only that document's rows, exactly (B-tree
- * prefilter). Score = 1 − LanceDB's dot or cosine distance, i.e. the dot product / cosine similarity.
+ * Dense retrieval from a `lancedb` index: IVF-PQ search refined exactly when the index has one, else
+ * exhaustive; a document's rows exactly (B-tree prefilter). Score = 1 − LanceDB's dot or cosine distance.
  */
 retrievers.register({
   name: 'lancedb',

@@ -40,6 +40,10 @@ retrievers.register(
       const saved = params.directory !== undefined && existsSync(join(params.directory, 'hnswlib.index'));
       const index = params.index ? await context.openIndex(params.index, { embedder: params.embedder ?? context.embedder }) : undefined;
       let owned: TextEmbedder | undefined;
+      const release = async () => {
+        await index?.close();
+        await owned?.dispose();
+      };
       try {
         if (index && !index.manifest.embedder) throw new ConfigError(`${params.index}: langchain-hnswlib needs a dense index (hnsw or exact), this one is ${index.manifest.kind}`);
         let embedder: TextEmbedder;
@@ -71,14 +75,10 @@ retrievers.register(
             embedder: index?.manifest.embedder?.identity,
             corpusHash: index?.manifest.corpus.contentHash,
           }),
-          async close() {
-            await index?.close();
-            await owned?.dispose();
-          },
+          close: release,
         };
       } catch (error) {
-        await index?.close();
-        await owned?.dispose();
+        await release();
         throw error;
       }
     },

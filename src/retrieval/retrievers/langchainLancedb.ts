@@ -39,6 +39,11 @@ retrievers.register(
       const { embedder, release } = await queryEmbedderFor(params.index, manifest, params.embedder ?? context.embedder);
       let temporary: string | undefined;
       let table: Table | undefined;
+      const cleanUp = async () => {
+        table?.close();
+        await release();
+        if (temporary) await rm(temporary, { recursive: true, force: true });
+      };
       try {
         if (manifest.kind === 'lancedb' && manifest.lancedb) {
           table = await openLanceTable(params.index, manifest.lancedb);
@@ -59,9 +64,7 @@ retrievers.register(
           }
         }
       } catch (error) {
-        table?.close();
-        await release();
-        if (temporary) await rm(temporary, { recursive: true, force: true });
+        await cleanUp();
         throw error;
       }
       const normalized = manifest.embedder.identity.normalize;
@@ -78,11 +81,7 @@ retrievers.register(
           embedder: manifest.embedder?.identity,
           corpusHash: manifest.corpus.contentHash,
         }),
-        async close() {
-          opened.close();
-          await release();
-          if (temporary) await rm(temporary, { recursive: true, force: true });
-        },
+        close: cleanUp,
       };
     },
     { description: "@langchain/community's LanceDB store, over a hisrag lancedb index's table or a copy of a dense index's vectors", params: Params },

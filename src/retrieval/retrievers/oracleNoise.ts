@@ -26,11 +26,9 @@ export function placeGold<T>(gold: T[], noise: T[], position: GoldPosition, rand
     case 'random': {
       const total = gold.length + noise.length;
       const goldSlots = new Set(shuffled(random, Array.from({ length: total }, (_, i) => i)).slice(0, gold.length));
-      const out: T[] = [];
       let g = 0;
       let n = 0;
-      for (let i = 0; i < total; i++) out.push(goldSlots.has(i) ? gold[g++]! : noise[n++]!);
-      return out;
+      return Array.from({ length: total }, (_, i) => (goldSlots.has(i) ? gold[g++]! : noise[n++]!));
     }
   }
 }

@@ -5,10 +5,8 @@ import { drawDistinct, seededRandom, shuffled } from '../seededRandom.js';
 import { toRetrievedChunks } from '../toRetrievedChunks.js';
 
 /**
- * Control: k distinct chunks drawn uniformly (from the query's document when `docId` is set), score 0.
- * The draw depends only on the seed and the item id (the query text when there is none), so reruns agree, and a
- * draw at k is the first k of a draw at any larger k (nested, as real rankings are) — except when k ≥ N/2,
- * where a full shuffle is used.
+ * Control: k distinct chunks drawn uniformly (from the query's document when `docId` is set), score 0,
+ * seeded by the item id so reruns agree; a draw at k is the first k of a deeper draw (`drawDistinct`).
  */
 retrievers.register({
   name: 'random',

@@ -9,9 +9,8 @@ import type { Judge, JudgeOutcome, Verdicts } from '../types.js';
 import { judgeMessages } from './prompt.js';
 
 /**
- * A judge that asks an LLM (through a Generator) for one verdict line per rubric item. An
- * output that lacks a verdict for any item, or a call that fails, is retried `retries` times;
- * after that the outcome is a failure carrying the last raw output — never a silent 0.
+ * A judge that asks an LLM for one verdict line per rubric item; an incomplete output or a failed call
+ * is retried `retries` times, then a failure carrying the last raw output — never a silent 0.
  */
 export function createLlmJudge(generator: Generator, options: { retries?: number } = {}): Judge {
   const retries = options.retries ?? 2;
@@ -40,8 +39,7 @@ export function createLlmJudge(generator: Generator, options: { retries?: number
         const parsed = parseJudgeOutput(text);
         const missing = keys.filter((key) => !(key in parsed.verdicts));
         if (missing.length === 0) {
-          const verdicts: Verdicts = {};
-          for (const key of keys) verdicts[key] = parsed.verdicts[key]!;
+          const verdicts: Verdicts = Object.fromEntries(keys.map((key) => [key, parsed.verdicts[key]!]));
           const extraKeys = Object.keys(parsed.verdicts).length - keys.length;
           return { ok: true, verdicts, raw, strayLines: parsed.strayLines + extraKeys, attempts: attempt };
         }

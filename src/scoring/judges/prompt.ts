@@ -2,11 +2,7 @@ import type { TextChatMessage } from '../../prompting/types.js';
 import { verdictKey } from '../rubric/parseRubric.js';
 import type { JudgeRequest } from '../types.js';
 
-/**
- * hisrag's judge prompt: a professor of Chinese history gives a 0/1 verdict per rubric item,
- * one `加分项_N: 0|1` line each, nothing else. The expected keys are listed so the output can
- * be checked for completeness.
- */
+/** hisrag's judge prompt: a 0/1 verdict line per rubric item, keys listed so the output can be checked whole. */
 export function judgeMessages(request: JudgeRequest): TextChatMessage[] {
   const keys = request.rubricItems.map(verdictKey);
   const reference = request.referenceAnswer ? `\n\n【参考答案（仅供理解细则，不作为评判对象）】\n${request.referenceAnswer}` : '';

@@ -28,14 +28,8 @@ export function bleu4(hypothesis: string, reference: string): number {
     const refCounts = ngramCounts(ref, n);
     let matched = 0;
     for (const [gram, count] of ngramCounts(hyp, n)) matched += Math.min(count, refCounts.get(gram) ?? 0);
-    let precision: number;
-    if (matched === 0) {
-      smooth *= 2;
-      precision = 1 / (smooth * total);
-    } else {
-      precision = matched / total;
-    }
-    logSum += Math.log(precision);
+    if (matched === 0) smooth *= 2; // exponential smoothing of a zero count
+    logSum += Math.log(matched === 0 ? 1 / (smooth * total) : matched / total);
     order++;
   }
   const brevity = hyp.length >= ref.length ? 1 : Math.exp(1 - ref.length / hyp.length);
