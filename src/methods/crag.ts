@@ -21,7 +21,7 @@ export const CragParamsSchema = z
     fallbackK: z.number().int().positive().optional().describe('Passages the fallback returns; default the condition\'s k'),
     keepStrips: z.number().int().positive().default(8).describe('Knowledge refinement: strips (sentences) kept, the best by the retriever\'s relevance to the question, in their order'),
     ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['grade', 'answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
+    prompts: promptOverridesSchema(['grade', 'answer']),
   })
   .strict()
   .refine((p) => p.lower <= p.upper, { message: 'lower must not exceed upper', path: ['lower'] });
