@@ -2,7 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { ServiceUnavailableError } from '../errors.js';
 import { GenerationError } from '../endpoints/generationError.js';
 import type { EndpointRateLimiter } from '../endpoints/rateLimit.js';
-import { classifyFailure } from '../endpoints/retryPolicy.js';
+import { classifyFailure, type RetryPolicy } from '../endpoints/retryPolicy.js';
 import { BatchPendingError, type BatchQueue } from './batchQueue.js';
 import type { ResponseCache } from './responseCache.js';
 import type { GenerateOptions, GenerationResult } from './types.js';
@@ -40,6 +40,11 @@ export interface Call {
 }
 
 export type CallLayer = (call: Call) => Promise<GenerationResult>;
+
+/** The retry policy of an endpoint's params (a model's, an external system's). */
+export function retryPolicyOf(params: { retries: number; retryBaseMs: number; retryMaxMs: number; retryAfterMaxMs: number }): RetryPolicy {
+  return { retries: params.retries, baseDelayMs: params.retryBaseMs, maxDelayMs: params.retryMaxMs, maxRetryAfterMs: params.retryAfterMaxMs };
+}
 
 /** The rate-limit note of a result, when the call met the limit. */
 function rateLimitNote(meter: Call['meter']): Pick<GenerationResult, 'rateLimit'> {
