@@ -83,10 +83,8 @@ export const agentMethod = methodEntry({
           },
           { name: 'search', description: SEARCH_TOOL_DESCRIPTION, schema: z.object({ query: z.string().describe(SEARCH_QUERY_DESCRIPTION) }) },
         );
-        const [system, user] = (() => {
-          const messages = stepMessages(prompts.agent, { question: item.question, instructions: answerInstructions(item, params.instructions) });
-          return messages.length === 2 ? [messages[0]!.content, messages[1]!.content] : ['', messages[0]!.content];
-        })();
+        const first = stepMessages(prompts.agent, { question: item.question, instructions: answerInstructions(item, params.instructions) });
+        const [system, user] = first.length === 2 ? [first[0]!.content, first[1]!.content] : ['', first[0]!.content];
         const agent = createAgent({
           model: new MethodChatModel(context, turns),
           tools: [search],
@@ -114,7 +112,7 @@ export const agentMethod = methodEntry({
         return {
           answer,
           response: { ...last, text: answer, raw: last.raw || answer },
-          prompt: conversation.length ? [...(system ? [{ role: 'system', content: system }] : []), ...conversation] : stepMessages(prompts.agent, { question: item.question, instructions: answerInstructions(item, params.instructions) }),
+          prompt: conversation.length ? [...(system ? [{ role: 'system', content: system }] : []), ...conversation] : first,
           contextIds: [],
           truncated: 0,
           // Searches past maxSearches never reach the tool: the limit answers them.

@@ -45,9 +45,7 @@ export const compressMethod = methodEntry({
     return {
       calls: { min: 1, max: 1 },
       // The compressed passages are at most the k retrieved ones.
-      planCalls: ({ item, k }: PlanInput): CallBound[] => [
-        answerCall(prompts.answer, item, k, params),
-      ],
+      planCalls: ({ item, k }: PlanInput): CallBound[] => [answerCall(prompts.answer, item, k, params)],
       async prepare() {
         description = (await openScorer()).description;
       },
