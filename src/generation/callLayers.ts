@@ -102,12 +102,15 @@ export function callOutcome(stats: GeneratorStats, next: CallLayer): CallLayer {
         return { text: '', raw: '', emptyAfterAttempts: error.attempts, ...rateLimitNote(call.meter) };
       }
       stats.failures++;
-      if (error instanceof GenerationError && error.reason === 'endpoint-unavailable') {
-        throw new ServiceUnavailableError(error.message.replace(/^endpoint-unavailable: /, ''));
-      }
-      throw error;
+      throw asRunFailure(error);
     }
   };
+}
+
+/** An endpoint found down as the run-stopping ServiceUnavailableError (exit 3); any other failure as it is. */
+export function asRunFailure(error: unknown): unknown {
+  const down = error instanceof GenerationError && error.reason === 'endpoint-unavailable';
+  return down ? new ServiceUnavailableError(error.message.replace(/^endpoint-unavailable: /, '')) : error;
 }
 
 /** The response cache: a cached answer without a request (unless the call refreshes); a new answer stored. */
