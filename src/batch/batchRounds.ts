@@ -125,20 +125,16 @@ export async function answerInBatches(options: BatchRoundsOptions): Promise<Batc
     for (const queue of group.queues) for (const [key, line] of queue.pending) if (!lines.has(key)) lines.set(key, line);
     const { requestsPerFile, bytesPerFile } = group.lead.settings;
     const parts: { text: string[]; bytes: number; ids: string[] }[] = [];
-    let part = { text: [] as string[], bytes: 0, ids: [] as string[] };
     for (const [key, line] of lines) {
       const text = `${JSON.stringify(line)}\n`;
       const bytes = Buffer.byteLength(text);
       if (bytes > bytesPerFile) throw new Error(`batch: request ${key} is ${bytes} bytes, more than one input file may hold (bytesPerFile ${bytesPerFile})`);
-      if (part.ids.length >= requestsPerFile || part.bytes + bytes > bytesPerFile) {
-        parts.push(part);
-        part = { text: [], bytes: 0, ids: [] };
-      }
+      let part = parts.at(-1);
+      if (!part || part.ids.length >= requestsPerFile || part.bytes + bytes > bytesPerFile) parts.push((part = { text: [], bytes: 0, ids: [] }));
       part.text.push(text);
       part.bytes += bytes;
       part.ids.push(key);
     }
-    if (part.ids.length) parts.push(part);
     await Promise.all(
       parts.map(async (p, n) => {
         const name = `r${round}-${group.id}-${n + 1}`;

@@ -2,7 +2,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { ServiceUnavailableError } from '../errors.js';
 import { GenerationError } from '../endpoints/generationError.js';
 import type { EndpointRateLimiter } from '../endpoints/rateLimit.js';
-import { classifyFailure } from '../endpoints/retryPolicy.js';
+import { classifyFailure, type RetryPolicy } from '../endpoints/retryPolicy.js';
 import { BatchPendingError, type BatchQueue } from './batchQueue.js';
 import type { ResponseCache } from './responseCache.js';
 import type { GenerateOptions, GenerationResult } from './types.js';
@@ -40,6 +40,11 @@ export interface Call {
 }
 
 export type CallLayer = (call: Call) => Promise<GenerationResult>;
+
+/** The retry policy of an endpoint's params (a model's, an external system's). */
+export function retryPolicyOf(params: { retries: number; retryBaseMs: number; retryMaxMs: number; retryAfterMaxMs: number }): RetryPolicy {
+  return { retries: params.retries, baseDelayMs: params.retryBaseMs, maxDelayMs: params.retryMaxMs, maxRetryAfterMs: params.retryAfterMaxMs };
+}
 
 /** The rate-limit note of a result, when the call met the limit. */
 function rateLimitNote(meter: Call['meter']): Pick<GenerationResult, 'rateLimit'> {
@@ -97,12 +102,15 @@ export function callOutcome(stats: GeneratorStats, next: CallLayer): CallLayer {
         return { text: '', raw: '', emptyAfterAttempts: error.attempts, ...rateLimitNote(call.meter) };
       }
       stats.failures++;
-      if (error instanceof GenerationError && error.reason === 'endpoint-unavailable') {
-        throw new ServiceUnavailableError(error.message.replace(/^endpoint-unavailable: /, ''));
-      }
-      throw error;
+      throw asRunFailure(error);
     }
   };
+}
+
+/** An endpoint found down as the run-stopping ServiceUnavailableError (exit 3); any other failure as it is. */
+export function asRunFailure(error: unknown): unknown {
+  const down = error instanceof GenerationError && error.reason === 'endpoint-unavailable';
+  return down ? new ServiceUnavailableError(error.message.replace(/^endpoint-unavailable: /, '')) : error;
 }
 
 /** The response cache: a cached answer without a request (unless the call refreshes); a new answer stored. */

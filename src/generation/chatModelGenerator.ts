@@ -157,11 +157,8 @@ export class ChatModelGenerator implements Generator {
   #protocolCall(request: ProtocolRequest, options: GenerateOptions): Promise<GenerationResult> {
     const protocol = this.#options.protocol!;
     const params = { ...this.#paramsFor(options.sample), ...callKeyOf(request.call) };
-    const key = !this.#options.cache
-      ? undefined
-      : request.kind === 'chat'
-        ? responseCacheKey({ model: this.model, messages: request.messages.map(({ role, content }) => ({ role, content: contentAsText(content) })), params })
-        : responseCacheKey({ model: this.model, messages: { completionsPrompt: request.prompt }, params });
+    const messages = request.kind === 'chat' ? request.messages.map(({ role, content }) => ({ role, content: contentAsText(content) })) : { completionsPrompt: request.prompt };
+    const key = this.#options.cache ? responseCacheKey({ model: this.model, messages, params }) : undefined;
     const tokens = request.kind === 'chat' ? request.messages.reduce((n, m) => n + estimateTokens(messageText(m)), 0) : estimateTokens(request.prompt);
     const batchBody = request.kind === 'chat' ? () => protocol.batchBody(request) : undefined;
     return this.#run(key, options, (signal, replica) => {

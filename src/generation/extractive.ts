@@ -27,6 +27,12 @@ export type ExtractiveParams = z.infer<typeof ExtractiveParamsSchema>;
 export const CANNOT_ANSWER_ZH = '无法回答';
 export const CANNOT_ANSWER_EN = 'I cannot answer';
 
+/** The text of a prompt's last user message: what the stand-ins read. */
+export function lastUserText(messages: ChatMessage[]): string {
+  const found = [...messages].reverse().find((m) => m.role === 'user');
+  return found ? messageText(found) : '';
+}
+
 
 /**
  * The offline baseline: answers with the retrieved sentences that share the most character
@@ -48,8 +54,7 @@ export class ExtractiveGenerator implements Generator {
   private noise: (() => number) | undefined;
 
   answer(messages: ChatMessage[]): string {
-    const found = [...messages].reverse().find((m) => m.role === 'user');
-    const user = found ? messageText(found) : '';
+    const user = lastUserText(messages);
     const kind = outputKindOf(user);
     return kind ? answerStep(kind, user, this.tools) : this.tools.answer(user);
   }

@@ -1,12 +1,11 @@
 import { splitSentences } from '../chunking/sentences.js';
 import { extractQuestion, parseContextBlock } from '../prompting/contextBlock.js';
-import { messageText } from '../prompting/messageContent.js';
 import { ANSWER_SO_FAR, NOTHING_WRITTEN_YET, UNCERTAIN_SENTENCE } from '../prompting/methodProtocol.js';
 import { sectionText } from '../prompting/taskFormat.js';
 import type { ChatMessage } from '../prompting/types.js';
 import type { RegistryEntry } from '../registry.js';
 import { toSimplified } from '../text/simplify.js';
-import { ExtractiveGenerator, ExtractiveParamsSchema, type ExtractiveParams } from './extractive.js';
+import { ExtractiveGenerator, ExtractiveParamsSchema, lastUserText, type ExtractiveParams } from './extractive.js';
 import { characterBigrams, questionClauses, rankSentences } from './lexicalOverlap.js';
 import type { GenerateOptions, GenerationResult, Generator, TokenLogprob } from './types.js';
 
@@ -40,8 +39,7 @@ export class LogprobWriterGenerator implements Generator {
   }
 
   async generate(messages: ChatMessage[], options: GenerateOptions = {}): Promise<GenerationResult> {
-    const found = [...messages].reverse().find((m) => m.role === 'user');
-    const user = found ? messageText(found) : '';
+    const user = lastUserText(messages);
     if (user.includes(ANSWER_SO_FAR)) return this.#write(user, options);
     if (user.includes(UNCERTAIN_SENTENCE)) {
       const sentence = sectionText(user, UNCERTAIN_SENTENCE).trim();

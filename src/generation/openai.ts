@@ -14,6 +14,7 @@ import type { ChatMessage } from '../prompting/types.js';
 import type { ChatTurnOptions, GenerateOptions, GenerationResult, ToolDefinition } from './types.js';
 import { openResponseCache } from './responseCache.js';
 import type { RetryHooks } from '../endpoints/retryPolicy.js';
+import { retryPolicyOf } from './callLayers.js';
 import type { Generator } from './types.js';
 import { validatingFetch } from '../endpoints/validatingFetch.js';
 import { RateLimitSchema, endpointRateLimiter, rateObservingFetch } from '../endpoints/rateLimit.js';
@@ -215,29 +216,14 @@ export class OpenAIGenerator extends ChatModelGenerator {
       concurrency: params.concurrency * urls.length,
       rateLimiter,
       maxTokens: params.maxTokens,
-      policy: {
-        retries: params.retries,
-        baseDelayMs: params.retryBaseMs,
-        maxDelayMs: params.retryMaxMs,
-        maxRetryAfterMs: params.retryAfterMaxMs,
-      },
+      policy: retryPolicyOf(params),
       unavailableAfterMs: params.unavailableAfterMs,
       cache,
       ...(queue ? { batch: { queue, body: batchBody } } : {}),
       // The seed only when set: an unseeded model keeps the keys its caches already hold; a seeded one
       // never reuses answers cached unseeded or under another seed (the sample index is added apart).
       cacheParams: { temperature: params.temperature, maxTokens: params.maxTokens, extraBody: params.extraBody, ...(seed !== undefined ? { seed } : {}) },
-      protocol: protocolSender({
-        model: params.model,
-        temperature: params.temperature,
-        maxTokens: params.maxTokens,
-        extraBody: params.extraBody,
-        seed: seedOfCall,
-        apiKey: apiKey ?? NO_KEY,
-        headers,
-        timeoutMs: params.timeoutMs,
-        fetch: rateObservingFetch(rateLimiter),
-      }),
+      protocol: protocolSender({ ...params, seed: seedOfCall, apiKey: apiKey ?? NO_KEY, fetch: rateObservingFetch(rateLimiter) }),
       ...(images && preparer ? { images: { preparer, tokens: (image) => imageTokensOf(image, images) } } : {}),
       secrets: [apiKey, ...Object.values(headers)],
       hooks: { sleep: options.sleep, random: options.random, onRetry: options.onRetry },

@@ -112,10 +112,7 @@ export class ResponseCache {
 
   /** In one transaction (a batch's results, a whole round's). */
   putMany(results: Iterable<[key: string, model: string, result: GenerationResult]>): void {
-    const entries = function* () {
-      for (const [key, model, result] of results) yield [key, entry(model, result)] as const;
-    };
-    this.entries.putMany(entries());
+    this.entries.putMany([...results].map(([key, model, result]) => [key, entry(model, result)] as const));
   }
 
   size(): number {

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { extractQuestion } from '../prompting/contextBlock.js';
-import { messageText } from '../prompting/messageContent.js';
 import { SEARCH_LIMIT_NOTE } from '../prompting/methodProtocol.js';
 import type { ChatMessage } from '../prompting/types.js';
 import type { RegistryEntry } from '../registry.js';
 import { toSimplified } from '../text/simplify.js';
-import { CANNOT_ANSWER_ZH, ExtractiveParamsSchema } from './extractive.js';
+import { CANNOT_ANSWER_ZH, ExtractiveParamsSchema, lastUserText } from './extractive.js';
 import { characterBigrams, pickWithin, questionClauses, rankSentences } from './lexicalOverlap.js';
 import { LogprobWriterGenerator } from './logprobWriter.js';
 import type { GenerateOptions, GenerationResult, Generator } from './types.js';
@@ -67,14 +66,11 @@ export class SearchReasonerGenerator implements Generator {
   async generate(messages: ChatMessage[], options: GenerateOptions = {}): Promise<GenerationResult> {
     const close = this.#queryClose(options);
     if (!close) return this.#other.generate(messages, options);
-    const user = [...messages].reverse().find((m) => m.role === 'user');
-    return this.#reason(user ? messageText(user) : '', close, options.call?.stop ?? []);
+    return this.#reason(lastUserText(messages), close, options.call?.stop ?? []);
   }
 
-  async complete(prompt: string, options: GenerateOptions = {}): Promise<GenerationResult> {
-    const close = this.#queryClose(options);
-    if (!close) return this.#other.generate([{ role: 'user', content: prompt }], options);
-    return this.#reason(prompt, close, options.call?.stop ?? []);
+  complete(prompt: string, options: GenerateOptions = {}): Promise<GenerationResult> {
+    return this.generate([{ role: 'user', content: prompt }], options);
   }
 
   #queryClose(options: GenerateOptions): string | undefined {

@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { RagParamsSchema, ragStrategy } from '../prompting/strategies/rag.js';
 import { closedBookStrategy } from '../prompting/strategies/noRetrieval.js';
 import type { RegistryEntry } from '../registry.js';
-import { PromptOverrideSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { PROMPT_OVERRIDES_DESCRIPTION, PromptOverrideSchema, resolvePrompts, stepMessages } from './prompts.js';
 import { parseDecision } from './replies.js';
 import { decidePrompt } from './templates/adaptive.js';
 import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
 
 export const AdaptiveParamsSchema = RagParamsSchema.extend({
-  prompts: z.object({ decide: PromptOverrideSchema.optional(), closedBook: PromptOverrideSchema.optional() }).strict().default({}).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
+  prompts: z.object({ decide: PromptOverrideSchema.optional(), closedBook: PromptOverrideSchema.optional() }).strict().default({}).describe(PROMPT_OVERRIDES_DESCRIPTION),
 }).strict();
 export type AdaptiveParams = z.infer<typeof AdaptiveParamsSchema>;
 

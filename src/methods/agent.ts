@@ -1,13 +1,13 @@
 import { HumanMessage } from '@langchain/core/messages';
 import { createAgent, tool, toolCallLimitMiddleware, type AnyAgentMiddleware } from 'langchain';
 import { z } from 'zod';
-import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
+import { answerInstructions } from '../prompting/answerInstructions.js';
 import { formatContextBlock } from '../prompting/contextBlock.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { MethodChatModel, type AgentTurns } from './agentChatModel.js';
 import { recordedMessage } from './methodRun.js';
 import { PromptOverrideSchema, stepMessages } from './prompts.js';
-import { methodEntry } from './reader.js';
+import { methodEntry, ReaderParamsShape } from './reader.js';
 import { MethodStepError } from './stepError.js';
 import { agentSystemPrompt, NOTHING_FOUND, SEARCH_FAILED, SEARCH_QUERY_DESCRIPTION, SEARCH_TOOL_DESCRIPTION } from './templates/agent.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
@@ -19,7 +19,7 @@ export const AgentParamsSchema = z
   .object({
     maxSearches: z.number().int().min(0).max(50).default(4).describe('Searches the model may make; calls past it are refused with a tool message (LangChain\'s tool-call limit)'),
     maxSteps: z.number().int().min(2).max(200).default(12).describe('LangGraph\'s recursion limit: model turns and tool rounds together; past it the best answer so far counts'),
-    instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
+    instructions: ReaderParamsShape.instructions,
     prompts: z.object({ agent: PromptOverrideSchema.optional() }).strict().default({}).describe('The agent\'s system prompt and first message (`{question}`, `{instructions}`)'),
   })
   .strict();
@@ -83,10 +83,8 @@ export const agentMethod = methodEntry({
           },
           { name: 'search', description: SEARCH_TOOL_DESCRIPTION, schema: z.object({ query: z.string().describe(SEARCH_QUERY_DESCRIPTION) }) },
         );
-        const [system, user] = (() => {
-          const messages = stepMessages(prompts.agent, { question: item.question, instructions: answerInstructions(item, params.instructions) });
-          return messages.length === 2 ? [messages[0]!.content, messages[1]!.content] : ['', messages[0]!.content];
-        })();
+        const first = stepMessages(prompts.agent, { question: item.question, instructions: answerInstructions(item, params.instructions) });
+        const [system, user] = first.length === 2 ? [first[0]!.content, first[1]!.content] : ['', first[0]!.content];
         const agent = createAgent({
           model: new MethodChatModel(context, turns),
           tools: [search],
@@ -114,7 +112,7 @@ export const agentMethod = methodEntry({
         return {
           answer,
           response: { ...last, text: answer, raw: last.raw || answer },
-          prompt: conversation.length ? [...(system ? [{ role: 'system', content: system }] : []), ...conversation] : stepMessages(prompts.agent, { question: item.question, instructions: answerInstructions(item, params.instructions) }),
+          prompt: conversation.length ? [...(system ? [{ role: 'system', content: system }] : []), ...conversation] : first,
           contextIds: [],
           truncated: 0,
           // Searches past maxSearches never reach the tool: the limit answers them.

@@ -14,7 +14,7 @@ export const CompressParamsSchema = z
     ratio: z.number().gt(0).max(1).optional().describe('Share of the context\'s tokens (the scorer\'s) kept: 0.3 keeps the most informative 30%'),
     budgetK: z.number().int().positive().optional().describe('Or: keep as many tokens as the first `budgetK` passages hold — "RAG@100 compressed to the budget of RAG@20"'),
     ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
+    prompts: promptOverridesSchema(['answer']),
   })
   .strict()
   .refine((p) => (p.ratio === undefined) !== (p.budgetK === undefined), { message: 'give exactly one of ratio (share of tokens kept) and budgetK (the token budget of the first budgetK passages)', path: ['ratio'] });
@@ -45,9 +45,7 @@ export const compressMethod = methodEntry({
     return {
       calls: { min: 1, max: 1 },
       // The compressed passages are at most the k retrieved ones.
-      planCalls: ({ item, k }: PlanInput): CallBound[] => [
-        answerCall(prompts.answer, item, k, params),
-      ],
+      planCalls: ({ item, k }: PlanInput): CallBound[] => [answerCall(prompts.answer, item, k, params)],
       async prepare() {
         description = (await openScorer()).description;
       },

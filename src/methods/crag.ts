@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { createRetriever } from '../retrieval/createRetriever.js';
 import type { HisragLangChainRetriever } from '../retrieval/langchain/langchainRetriever.js';
 import { createRetrieverContext, RetrieverSpecSchema } from '../retrieval/registry.js';
+import { sigmoid } from '../rerank/crossEncoderReranker.js';
 import { rerankers } from '../rerank/registry.js';
 import type { Reranker } from '../rerank/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
@@ -21,7 +22,7 @@ export const CragParamsSchema = z
     fallbackK: z.number().int().positive().optional().describe('Passages the fallback returns; default the condition\'s k'),
     keepStrips: z.number().int().positive().default(8).describe('Knowledge refinement: strips (sentences) kept, the best by the retriever\'s relevance to the question, in their order'),
     ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['grade', 'answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
+    prompts: promptOverridesSchema(['grade', 'answer']),
   })
   .strict()
   .refine((p) => p.lower <= p.upper, { message: 'lower must not exceed upper', path: ['lower'] });
@@ -67,7 +68,6 @@ export const cragMethod = methodEntry({
     if (params.evaluator) rerankers.parse(params.evaluator, 'crag.evaluator');
     let evaluator: Promise<Reranker> | undefined;
     const openEvaluator = (spec: NonNullable<CragParams['evaluator']>) => (evaluator ??= rerankers.create(spec, undefined, 'crag.evaluator'));
-    const logistic = (x: number) => 1 / (1 + Math.exp(-x));
     return {
       needsRelevance: true,
       // The model grades every retrieved passage (k calls, known only with k; a reranker evaluator: none), then answers.
@@ -99,7 +99,7 @@ export const cragMethod = methodEntry({
           const scored = passages.length ? await (await openEvaluator(params.evaluator)).rerank(item.question, passages.map((p) => p.text)) : { scores: [] };
           // A reranker that could not score (an LLM's unusable list) leaves the first-stage order: no grade can be read from it.
           if (scored.fallback) throw new Error(`crag: the evaluator ${params.evaluator.name} could not score the passages: ${scored.fallback}`);
-          grades.push(...scored.scores.map(logistic));
+          grades.push(...scored.scores.map(sigmoid));
           context.record('grade', params.evaluator.name, { passages: passages.length, scores: scored.scores.map((x) => x.toFixed(3)).join(','), ms: Date.now() - started });
         } else {
           // The k grades are independent: asked at once (the endpoint's limiter bounds how many are in

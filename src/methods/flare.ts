@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { splitSentences } from '../chunking/sentences.js';
 import { ConfigError } from '../errors.js';
 import type { GenerationResult, TokenLogprob } from '../generation/types.js';
-import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
+import { answerInstructions } from '../prompting/answerInstructions.js';
 import { FINAL_ANSWER_PREFIX } from '../prompting/taskFormat.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
-import { passageBlock, PassageParamsShape } from './passages.js';
-import { methodEntry } from './reader.js';
+import { passageBlock } from './passages.js';
+import { methodEntry, ReaderParamsShape } from './reader.js';
 import { promptOverridesSchema, stepMessages } from './prompts.js';
 import { NOTHING_WRITTEN_YET } from '../prompting/methodProtocol.js';
 import { questionPrompt, writePrompt } from './templates/flare.js';
@@ -19,9 +19,8 @@ export const FlareParamsSchema = z
     lookAheadTokens: z.number().int().min(8).max(1024).default(64).describe('Tokens of a look-ahead (FLARE keeps its first sentence)'),
     maxSentences: z.number().int().min(1).max(50).default(6).describe('Sentences at most; the answer is what was written by then'),
     retrieveFirst: z.boolean().default(true).describe('Retrieve with the question before the first sentence (the paper does)'),
-    ...PassageParamsShape,
-    instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
-    prompts: promptOverridesSchema(['write', 'question']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
+    ...ReaderParamsShape,
+    prompts: promptOverridesSchema(['write', 'question']),
   })
   .strict();
 export type FlareParams = z.infer<typeof FlareParamsSchema>;

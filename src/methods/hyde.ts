@@ -11,7 +11,7 @@ export const HydeParamsSchema = z
     hypotheses: z.number().int().min(1).max(8).default(1).describe('Hypothetical passages written per question (the paper samples several and averages them)'),
     includeQuestion: z.boolean().default(true).describe('Search with the question too (the paper averages the question\'s encoding with the hypotheses\')'),
     ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['hypothesis', 'answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
+    prompts: promptOverridesSchema(['hypothesis', 'answer']),
   })
   .strict();
 

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { splitSentences } from '../chunking/sentences.js';
-import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
+import { answerInstructions } from '../prompting/answerInstructions.js';
 import { FINAL_ANSWER_PREFIX } from '../prompting/taskFormat.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
-import { passageBlock, PassageParamsShape } from './passages.js';
-import { methodEntry } from './reader.js';
+import { passageBlock } from './passages.js';
+import { methodEntry, ReaderParamsShape } from './reader.js';
 import { promptOverridesSchema, stepMessages } from './prompts.js';
 import { concludePrompt, NO_REASONING_YET, reasonPrompt } from './templates/ircot.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
@@ -14,9 +14,8 @@ export const IrcotParamsSchema = z
     maxSteps: z.number().int().min(1).max(50).default(5).describe('Reasoning steps at most; without a final answer by then, one more call asks for it'),
     maxPassages: z.number().int().positive().optional().describe('Passages kept in the prompt at most (the union of all retrievals, first retrieved first); default 3 × k'),
     finalAnswerPrefix: z.string().min(1).default(FINAL_ANSWER_PREFIX).describe('The model\'s final answer follows this marker'),
-    ...PassageParamsShape,
-    instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
-    prompts: promptOverridesSchema(['reason', 'conclude']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
+    ...ReaderParamsShape,
+    prompts: promptOverridesSchema(['reason', 'conclude']),
   })
   .strict();
 export type IrcotParams = z.infer<typeof IrcotParamsSchema>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
-import { passageBlock, PassageParamsShape } from './passages.js';
-import { methodEntry } from './reader.js';
+import { answerInstructions } from '../prompting/answerInstructions.js';
+import { passageBlock } from './passages.js';
+import { methodEntry, ReaderParamsShape } from './reader.js';
 import { promptOverridesSchema, stepMessages } from './prompts.js';
 import { answerPrompt } from './templates/answer.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
@@ -9,9 +9,8 @@ import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 export const IterRetGenParamsSchema = z
   .object({
     rounds: z.number().int().min(1).max(20).default(3).describe('Retrieve → generate rounds; the last round\'s answer counts'),
-    ...PassageParamsShape,
-    instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
-    prompts: promptOverridesSchema(['answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
+    ...ReaderParamsShape,
+    prompts: promptOverridesSchema(['answer']),
   })
   .strict();
 export type IterRetGenParams = z.infer<typeof IterRetGenParamsSchema>;

@@ -72,11 +72,7 @@ export function createOutputsMethod(params: OutputsParams): RagMethod {
       const problems: string[] = [];
       const byKey = new Map(items.map((item) => [`${item.benchmark}:${item.id}`, item]));
       const byId = new Map<string, BenchmarkItem[]>();
-      for (const item of items) {
-        const list = byId.get(item.id);
-        if (list) list.push(item);
-        else byId.set(item.id, [item]);
-      }
+      for (const item of items) byId.set(item.id, [...(byId.get(item.id) ?? []), item]);
       const firstLine = new Map<string, string>();
       for (const { where, value } of records(text, params.file, problems)) {
         const at = `${params.file}: ${where}`;

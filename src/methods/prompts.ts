@@ -16,10 +16,13 @@ export interface MethodPrompt {
 export const PromptOverrideSchema = SharedPromptOverrideSchema.strict();
 export type { PromptOverride };
 
+export const PROMPT_OVERRIDES_DESCRIPTION =
+  "Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step's placeholders); other steps keep the built-in prompt";
+
 /** The `prompts` field of a method's params: an optional override per named step, unknown steps rejected. */
 export function promptOverridesSchema<Step extends string>(steps: readonly Step[]) {
   const shape = Object.fromEntries(steps.map((step) => [step, PromptOverrideSchema.optional()])) as Record<Step, z.ZodOptional<typeof PromptOverrideSchema>>;
-  return z.object(shape).strict().default({} as never);
+  return z.object(shape).strict().default({} as never).describe(PROMPT_OVERRIDES_DESCRIPTION);
 }
 
 /** The prompts a method will use: the built-ins with the config's overrides, slots checked now (config time). */

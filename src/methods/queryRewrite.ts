@@ -9,7 +9,7 @@ import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 export const QueryRewriteParamsSchema = z
   .object({
     ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['rewrite', 'answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
+    prompts: promptOverridesSchema(['rewrite', 'answer']),
   })
   .strict();
 

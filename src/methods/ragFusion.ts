@@ -16,7 +16,7 @@ export const RagFusionParamsSchema = z
     includeQuestion: z.boolean().default(true).describe('Search with the original question too (RAG-Fusion does; MultiQueryRetriever\'s `include_original`)'),
     rrfK: z.number().positive().default(RRF_K).describe('The constant c of reciprocal-rank fusion, Σ 1 / (c + rank)'),
     ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['queries', 'answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
+    prompts: promptOverridesSchema(['queries', 'answer']),
   })
   .strict();
 

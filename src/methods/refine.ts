@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
+import { answerInstructions } from '../prompting/answerInstructions.js';
 import { formatContextBlock } from '../prompting/contextBlock.js';
-import { passageBlock, PassageParamsShape, textBlock, type PassageBlock } from './passages.js';
-import { bestSentences, methodEntry, readPassages } from './reader.js';
+import { passageBlock, textBlock, type PassageBlock } from './passages.js';
+import { bestSentences, methodEntry, ReaderParamsShape, readPassages } from './reader.js';
 import { promptOverridesSchema, stepMessages } from './prompts.js';
 import { answerPrompt } from './templates/answer.js';
 import { CONDENSED_TITLE, condensePrompt } from './templates/refine.js';
@@ -12,9 +12,8 @@ export const RefineParamsSchema = z
   .object({
     mode: z.enum(['extractive', 'abstractive']).default('extractive').describe('`extractive`: keep the best sentences by the retriever\'s relevance; `abstractive`: the model condenses'),
     keep: z.number().int().positive().default(10).describe('Extractive: sentences kept (the best by relevance, in their original order)'),
-    ...PassageParamsShape,
-    instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
-    prompts: promptOverridesSchema(['condense', 'answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
+    ...ReaderParamsShape,
+    prompts: promptOverridesSchema(['condense', 'answer']),
   })
   .strict();
 export type RefineParams = z.infer<typeof RefineParamsSchema>;

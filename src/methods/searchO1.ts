@@ -15,7 +15,7 @@ export const SearchO1ParamsSchema = z
   .object({
     tags: SearchTagsSchema.optional().describe('The tags (Search-o1\'s by default); an answer pair makes the answer what is inside it'),
     ...ReasoningSearchFields,
-    prompts: promptOverridesSchema(['begin', 'continue', 'reasonInDocuments']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
+    prompts: promptOverridesSchema(['begin', 'continue', 'reasonInDocuments']),
   })
   .strict();
 export type SearchO1Params = z.infer<typeof SearchO1ParamsSchema>;

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import type { GenerationResult } from '../generation/types.js';
-import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
+import { answerInstructions } from '../prompting/answerInstructions.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
-import { passageBlock, PassageParamsShape } from './passages.js';
+import { passageBlock } from './passages.js';
 import { promptOverridesSchema, stepMessages, type MethodPrompt } from './prompts.js';
-import { methodEntry } from './reader.js';
+import { methodEntry, ReaderParamsShape, type ReaderParams } from './reader.js';
 import { SEARCH_LIMIT_NOTE } from '../prompting/methodProtocol.js';
 import { ANSWER_RULE_PLAIN, answerRuleWith, beginPrompt, continuePrompt } from './templates/searcher.js';
 import type { CallBound, MethodContext, MethodOutcome, PlanInput, SlotBound } from './types.js';
@@ -62,8 +62,7 @@ export const ReasoningSearchFields = {
   maxSearches: z.number().int().min(1).max(50).default(5).describe('Searches at most; a query past it gets SEARCH_LIMIT_NOTE instead of results'),
   api: z.enum(['chat', 'completions']).default('chat').describe('`chat`: the transcript goes into the prompt; `completions`: `/v1/completions` continues it as text'),
   completionTemplate: z.string().min(1).default(DEFAULT_COMPLETION_TEMPLATE).describe('The completions prompt around the instruction: `{system}`, `{user}` (the model\'s chat template, ending where its reasoning starts)'),
-  ...PassageParamsShape,
-  instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
+  ...ReaderParamsShape,
 };
 
 /** What a step's result says: the text the model wrote, and the query it stopped at (if any). */
@@ -135,7 +134,7 @@ export function completionPrompt(loop: Pick<SearchLoop, 'completionTemplate' | '
 }
 
 /** Runs the loop for one item; records per item: searches, whether the budget ran out. */
-export async function runSearchLoop(context: MethodContext, loop: SearchLoop, params: { instructions?: z.infer<typeof AnswerInstructionsSchema> }): Promise<MethodOutcome> {
+export async function runSearchLoop(context: MethodContext, loop: SearchLoop, params: Pick<ReaderParams, 'instructions'>): Promise<MethodOutcome> {
   const { item } = context;
   const instructions = answerInstructions(item, params.instructions);
   const values = { ...loop.fixed, question: item.question, instructions };
@@ -193,7 +192,7 @@ export async function runSearchLoop(context: MethodContext, loop: SearchLoop, pa
 export function planSearchLoop(
   loop: SearchLoop,
   input: PlanInput,
-  params: { instructions?: z.infer<typeof AnswerInstructionsSchema> },
+  params: Pick<ReaderParams, 'instructions'>,
   result: (searches: number) => SlotBound[],
   extraCalls: (search: number, transcript: (searches: number, outputs: number) => SlotBound) => CallBound[] = () => [],
 ): CallBound[] {
@@ -224,7 +223,7 @@ export const SearcherParamsSchema = z
     protocol: z.enum(['r1-searcher', 'research', 'search-r1', 'custom']).default('search-r1').describe('The search-tag protocol the reasoning model was trained with: `search-r1`, `r1-searcher`, `research`, or `custom` (give `tags`)'),
     tags: SearchTagsSchema.optional().describe('The tags of `protocol: custom` (or to override a preset\'s)'),
     ...ReasoningSearchFields,
-    prompts: promptOverridesSchema(['begin', 'continue']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
+    prompts: promptOverridesSchema(['begin', 'continue']),
   })
   .strict()
   .refine((params) => params.protocol !== 'custom' || params.tags !== undefined, {

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
+import { answerInstructions } from '../prompting/answerInstructions.js';
 import { FOLLOW_UP_PREFIX, NO_FOLLOW_UP } from '../prompting/taskFormat.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
-import { passageBlock, PassageParamsShape } from './passages.js';
-import { methodEntry } from './reader.js';
+import { passageBlock } from './passages.js';
+import { methodEntry, ReaderParamsShape } from './reader.js';
 import { promptOverridesSchema, stepMessages } from './prompts.js';
 import { finalPrompt, followUpPrompt, intermediatePrompt, NOTHING_KNOWN_YET } from './templates/selfAsk.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
@@ -11,9 +11,8 @@ import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 export const SelfAskParamsSchema = z
   .object({
     maxFollowUps: z.number().int().min(1).max(20).default(3).describe('Follow-up questions at most before the final answer'),
-    ...PassageParamsShape,
-    instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
-    prompts: promptOverridesSchema(['followUp', 'intermediate', 'answer']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
+    ...ReaderParamsShape,
+    prompts: promptOverridesSchema(['followUp', 'intermediate', 'answer']),
   })
   .strict();
 export type SelfAskParams = z.infer<typeof SelfAskParamsSchema>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
-import { passageBlock, PassageParamsShape } from './passages.js';
-import { methodEntry } from './reader.js';
+import { answerInstructions } from '../prompting/answerInstructions.js';
+import { passageBlock } from './passages.js';
+import { methodEntry, ReaderParamsShape } from './reader.js';
 import { promptOverridesSchema, stepMessages } from './prompts.js';
 import { parseChoice, parseDecision } from './replies.js';
 import { candidatesPrompt, rankPrompt, summaryPrompt, validityPrompt } from './templates/sure.js';
@@ -10,9 +10,8 @@ import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 export const SureParamsSchema = z
   .object({
     candidates: z.number().int().min(1).max(10).default(3).describe('Candidate answers asked for (at most)'),
-    ...PassageParamsShape,
-    instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
-    prompts: promptOverridesSchema(['candidates', 'summary', 'validity', 'rank']).describe('Prompt overrides per step: `<step>: { system, template, templateFile }`, the shape a strategy takes (the template keeps the step\'s placeholders); other steps keep the built-in prompt'),
+    ...ReaderParamsShape,
+    prompts: promptOverridesSchema(['candidates', 'summary', 'validity', 'rank']),
   })
   .strict();
 export type SureParams = z.infer<typeof SureParamsSchema>;

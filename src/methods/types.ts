@@ -3,7 +3,7 @@ import type { BaseMessage } from '@langchain/core/messages';
 import type { CallSettings, GenerationResult, ToolDefinition } from '../generation/types.js';
 import type { ChatMessage, ContentPart } from '../prompting/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
-import type { MethodNotes } from './trace.js';
+import type { MethodCost, MethodNotes } from './trace.js';
 import type { MethodPrompt } from './prompts.js';
 import type { PassageParams } from './passages.js';
 
@@ -56,16 +56,7 @@ export interface MethodOutcome {
 }
 
 /** What a call to a system outside hisrag cost, as it reported it (or estimated: `estimatedTokens`). */
-export interface ExternalCost {
-  calls: number;
-  promptTokens: number;
-  completionTokens: number;
-  estimatedTokens?: boolean;
-  cachedCalls?: number;
-  /** 429 responses its calls received (each retried). */
-  rateLimited?: number;
-  price?: number;
-}
+export type ExternalCost = { calls: number } & Pick<MethodCost, 'promptTokens' | 'completionTokens' | 'estimatedTokens' | 'cachedCalls' | 'rateLimited' | 'price'>;
 
 /** A RAG method (or a single-shot prompting strategy): the stage between retrieval and generation. */
 export interface RagMethod {

@@ -14,13 +14,8 @@ export interface EncodedPair {
   passageTokensCut: number;
 }
 
-/** A loaded cross-encoder: pairs in, one logit per pair out. */
-export interface CrossEncoderModel {
-  /** Changes whenever the model files change (local models): part of cache keys. */
-  fingerprint: string;
-  displayName: string;
-  encodePair(query: string, passage: string): EncodedPair;
-  /** Logits of encoded pairs, batched by length; in input order. */
+/** A loaded cross-encoder: pairs in, one logit per pair out (batched by length, in input order). */
+export interface CrossEncoderModel extends PairEncoder {
   logits(pairs: EncodedPair[]): Promise<number[]>;
   dispose(): Promise<void>;
 }
@@ -39,6 +34,7 @@ export const RERANKER_ROLE: ModelRole = { configPath: 'rerank.model', directory:
 
 /** The tokenizer side of a cross-encoder: (query, passage) → model inputs, passage cut to fit. */
 export interface PairEncoder {
+  /** Changes whenever the model files change (local models): part of cache keys. */
   fingerprint: string;
   displayName: string;
   encodePair(query: string, passage: string): EncodedPair;

@@ -45,29 +45,18 @@ export class CrossEncoderReranker implements Reranker {
   async logits(query: string, passages: string[]): Promise<number[]> {
     const model = await this.load();
     const cache = this.cache!;
-    const scores: number[] = new Array(passages.length);
-    const todo: number[] = [];
     const keys = passages.map((passage) => cache.key(query, passage));
-    keys.forEach((key, i) => {
-      const known = cache.get(key) ?? this.store?.get(key);
-      if (known === undefined) todo.push(i);
-      else {
-        scores[i] = known;
-        cache.set(key, known);
-      }
-    });
+    const scores = keys.map((key) => cache.get(key) ?? this.store?.get(key));
+    const todo = scores.flatMap((score, i) => (score === undefined ? [i] : []));
     if (todo.length) {
       const pairs = todo.map((i) => model.encodePair(query, passages[i]!));
       this.truncatedPairs += pairs.filter((p) => p.passageTokensCut > 0).length;
       const logits = await model.logits(pairs);
-      todo.forEach((passageIndex, j) => {
-        const value = logits[j]!;
-        scores[passageIndex] = value;
-        cache.set(keys[passageIndex]!, value);
-      });
+      todo.forEach((passageIndex, j) => (scores[passageIndex] = logits[j]!));
       this.store?.putMany(todo.map((passageIndex, j) => [keys[passageIndex]!, logits[j]!]));
     }
-    return scores;
+    keys.forEach((key, i) => cache.set(key, scores[i]!));
+    return scores as number[];
   }
 
   async rerank(query: string, passages: string[]): Promise<RerankOutcome> {

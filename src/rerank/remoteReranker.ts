@@ -87,8 +87,8 @@ export function createRemoteReranker(params: RemoteRerankerParams, env: NodeJS.P
   return {
     name: 'remote',
     async rerank(query, passages): Promise<RerankOutcome> {
-      const batches: string[][] = [];
-      for (let start = 0; start < passages.length; start += params.batchSize) batches.push(passages.slice(start, start + params.batchSize));
+      const size = params.batchSize;
+      const batches = Array.from({ length: Math.ceil(passages.length / size) }, (_, b) => passages.slice(b * size, (b + 1) * size));
       const scored = await Promise.all(batches.map((batch) => limit(() => post(query, batch))));
       return { scores: scored.flat() };
     },

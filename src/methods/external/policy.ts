@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { ServiceUnavailableError } from '../../errors.js';
 import { EndpointHealth } from '../../endpoints/endpointHealth.js';
 import { GenerationError } from '../../endpoints/generationError.js';
 import { openResponseCache, type ResponseCache } from '../../generation/responseCache.js';
 import { classifyFailure, healthChecked, underRetries, type RetryHooks } from '../../endpoints/retryPolicy.js';
+import { asRunFailure, retryPolicyOf } from '../../generation/callLayers.js';
 
 /** The execution settings every call to an external system runs under: those of a model endpoint. */
 export const CallPolicyShape = {
@@ -93,9 +93,8 @@ export class CallPolicy {
         throw error;
       }
     });
-    const policy = { retries: this.#params.retries, baseDelayMs: this.#params.retryBaseMs, maxDelayMs: this.#params.retryMaxMs, maxRetryAfterMs: this.#params.retryAfterMaxMs };
     try {
-      const value = await underRetries({ label: this.endpoint, concurrency: this.#params.concurrency }, policy, { ...this.#hooks, redact: this.#redact }, this.stats, signal, once);
+      const value = await underRetries({ label: this.endpoint, concurrency: this.#params.concurrency }, retryPolicyOf(this.#params), { ...this.#hooks, redact: this.#redact }, this.stats, signal, once);
       if (cache && key) cache.put(key, this.endpoint, { text: '', raw });
       return { value, cached: false, attempts, rateLimited };
     } catch (error) {
@@ -103,10 +102,7 @@ export class CallPolicy {
         return { value: undefined as T, cached: false, attempts, rateLimited, emptyAfterAttempts: error.attempts };
       }
       this.stats.failures++;
-      if (error instanceof GenerationError && error.reason === 'endpoint-unavailable') {
-        throw new ServiceUnavailableError(error.message.replace(/^endpoint-unavailable: /, ''));
-      }
-      throw error;
+      throw asRunFailure(error);
     }
   }
 }
