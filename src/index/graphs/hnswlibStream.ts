@@ -19,7 +19,8 @@ const MAX_QUEUED_ROWS = 4096;
 export async function startHnswlibStream(dimension: number, params: HnswParams, path: string, options: StreamedGraphOptions): Promise<StreamedGraphBuild> {
   const script = await siblingWorkerScript(import.meta.url, 'hnswlibWorker');
   const { space, M, efConstruction, efSearch, randomSeed } = params;
-  const data: HnswlibWorkerData = { space, M, efConstruction, efSearch, randomSeed, dimension, capacity: options.capacity, heldOut: options.heldOut };
+  const abandoned = new Int32Array(new SharedArrayBuffer(4));
+  const data: HnswlibWorkerData = { space, M, efConstruction, efSearch, randomSeed, dimension, capacity: options.capacity, heldOut: options.heldOut, abandoned };
   const worker = new Worker(script, { workerData: data });
   let failure: Error | undefined;
   // Rows sent, rows the thread has handled (inserted or skipped as held out), vectors in the graph.
@@ -88,16 +89,16 @@ export async function startHnswlibStream(dimension: number, params: HnswParams, 
   };
 
   let closed = false;
-  const close = async (terminate: boolean) => {
+  // Never `worker.terminate()`: terminated inside hnswlib's addPoint, the addon's throw aborts the whole
+  // process (napi_throw FATAL ERROR). An abandoned build raises a shared flag instead: the thread stops
+  // at the next row, skips what is queued and exits on `close`.
+  const close = async (abandon: boolean) => {
     if (closed) return;
     closed = true;
-    // Never terminated while it loads its modules (that corrupts the heap on Node 20): wait for it first.
     await ready;
-    if (terminate) await worker.terminate();
-    else {
-      post({ type: 'close' });
-      await exited;
-    }
+    if (abandon) Atomics.store(abandoned, 0, 1);
+    post({ type: 'close' });
+    await exited;
   };
 
   return {

@@ -12,6 +12,8 @@ export interface HnswlibWorkerData {
   capacity: number;
   /** Labels an `add` of consecutive labels skips (the held-out sample, added by `force` later). */
   heldOut: number[];
+  /** Set to 1 by an abandoned build: the thread stops adding at the next row and waits for `close`. */
+  abandoned: Int32Array;
 }
 
 export type HnswlibWorkerRequest =
@@ -60,6 +62,7 @@ port.on('message', (message: HnswlibWorkerRequest) => {
         const rows = message.vectors.length / data.dimension;
         for (let i = 0; i < rows; i++) {
           const label = message.labels ? message.labels[i]! : message.first + i;
+          if (Atomics.load(data.abandoned, 0) === 1) break;
           if (!message.labels && skip.has(label)) continue;
           add(label, message.vectors, i);
         }
