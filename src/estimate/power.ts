@@ -48,22 +48,11 @@ export const PowerOptionsSchema = z.object({
 });
 export type PowerOptions = z.input<typeof PowerOptionsSchema>;
 
-/** The grid the power figures are for. */
-export interface PowerDesign {
-  experiment: string;
-  models: string[];
-  conditions: string[];
-  baseline: string;
-  versus: string[];
-  questions: number;
-  clusters: number;
-  /** The field questions are clustered over (`scoring.cluster`; LongHisDoc: `doc_id`); null: none. */
-  clusterField: string | null;
-  /** Repeated samples per question, by model label (absent: 1). */
-  samples?: Record<string, number>;
-  /** The depth steps and chunkings at equal context the summary will test as families (analysis/depthFamilies.ts). */
-  depthComparisons?: FamilyComparison[];
-}
+/**
+ * The grid the power figures are for: the configured one, with repeated samples per question by model label
+ * (absent: 1) and the depth steps and chunkings at equal context the summary will test as families.
+ */
+export type PowerDesign = ReturnType<typeof designOf> & { samples?: Record<string, number>; depthComparisons?: FamilyComparison[] };
 
 /**
  * Per comparison (`model\0condition\0reference`), the earlier run's paired variance (samples reduced) and,
@@ -96,21 +85,8 @@ export interface PowerComparison {
   labelsNeeded?: number | null;
 }
 
-export interface PowerPlan {
-  experiment: string;
-  alpha: number;
-  power: number;
-  difference?: number;
-  source: { kind: 'earlier-run'; from: string } | ({ kind: 'assumed' } & PowerAssumption);
-  questions: number;
-  clusters: number;
-  clusterField: string | null;
-  /** Per reference condition, and per depth family, the comparisons adjusted together (as the summary's families). */
-  families: { reference: string; size: number; name?: string; kind?: DepthFamilyKind }[];
-  comparisons: PowerComparison[];
-  /** `--label-width`: the interval width the labels are planned for and the judge–human correlation assumed. */
-  labelPlan?: { width: number; judgeR: number };
-}
+/** `--label-width`: the interval width the labels are planned for and the judge–human correlation assumed. */
+export type PowerPlan = ReturnType<typeof planPower> & { labelPlan?: { width: number; judgeR: number } };
 
 /** Per comparison, the labels a PPI++ 95% interval of Δ at most `width` wide needs (judge and human sharing σ_d, correlated at `judgeR`). */
 export function withLabelPlan(power: PowerPlan, width: number, judgeR: number): PowerPlan {
@@ -129,8 +105,9 @@ function clusterView(item: BenchmarkItem): RunItemRecord {
 }
 
 /** The configured grid: its questions and their clusters, the models, conditions, baseline and `versus`. */
-export function designOf(config: ExperimentConfig, items: BenchmarkItem[], models: string[], conditions: string[]): PowerDesign {
+export function designOf(config: ExperimentConfig, items: BenchmarkItem[], models: string[], conditions: string[]) {
   const views = items.map(clusterView);
+  // The field questions are clustered over (`scoring.cluster`; LongHisDoc: `doc_id`); null: none.
   const clusterField = clusterFieldOf(views, config.scoring.cluster);
   const clusters = clusterField ? new Set(views.map(clusterKeyOf(clusterField))).size : items.length;
   return { experiment: config.name, models, conditions, baseline: config.scoring.baseline, versus: config.scoring.versus, questions: items.length, clusters, clusterField };
@@ -196,14 +173,15 @@ function sdAtSamples(measured: NonNullable<ReturnType<MeasuredVariances['get']>>
 }
 
 /** The power figures of every comparison of the design. */
-export function planPower(design: PowerDesign, source: VarianceSource, options: PowerOptions = {}): PowerPlan {
+export function planPower(design: PowerDesign, source: VarianceSource, options: PowerOptions = {}) {
   const { alpha, power, difference } = parseOrThrow(PowerOptionsSchema, options);
   const references = [design.baseline, ...design.versus.filter((v) => v !== design.baseline)].filter((r) => design.conditions.includes(r));
   const n = design.questions;
   const clusterSize = source.kind === 'assumed' && source.clusterSize !== undefined ? source.clusterSize : n / Math.max(1, design.clusters);
   const clusters = source.kind === 'assumed' && source.clusterSize !== undefined ? Math.max(1, Math.round(n / source.clusterSize)) : design.clusters;
   const comparisons: PowerComparison[] = [];
-  const families: PowerPlan['families'] = [];
+  // Per reference condition, and per depth family, the comparisons adjusted together (as the summary's families).
+  const families: { reference: string; size: number; name?: string; kind?: DepthFamilyKind }[] = [];
   const figures = (model: string, condition: string, reference: string, familySize: number): Omit<PowerComparison, 'model' | 'condition' | 'reference'> => {
     const measured = source.kind === 'earlier-run' ? source.variances.get(comparisonKey(model, condition, reference)) : undefined;
     const sd = source.kind === 'assumed' ? source.sd : measured ? sdAtSamples(measured, design.samples?.[model] ?? 1) : null;
@@ -239,7 +217,7 @@ export function planPower(design: PowerDesign, source: VarianceSource, options: 
     alpha,
     power,
     ...(difference !== undefined ? { difference } : {}),
-    source: source.kind === 'earlier-run' ? { kind: 'earlier-run', from: source.from } : source,
+    source: source.kind === 'earlier-run' ? { kind: 'earlier-run' as const, from: source.from } : source,
     questions: n,
     clusters,
     clusterField: design.clusterField,

@@ -4,7 +4,7 @@ import type { RunSummary } from '../runFiles/summary.js';
 import { diffHtml, meanCiHtml, num, signed } from './htmlCells.js';
 import { CONTEXT_END, parseContextBlock } from '../prompting/contextBlock.js';
 import { depthCurveTableHtml, depthCurveTokensTableHtml, depthFamiliesHtml } from './depthCurveTable.js';
-import { pText } from './table.js';
+import { conditionRows, pText } from './table.js';
 import { contextFigure, costFigure, depthFigure, rerankRecallFigure } from '../figures/runFigures.js';
 import { figureSvg } from '../figures/render.js';
 import type { VegaLiteSpec } from '../figures/lineFigure.js';
@@ -95,22 +95,17 @@ export function renderReportHtml(input: ReportInput): string {
   }
 
   out.push('<h2 id="conditions">Conditions</h2>');
-  const priced = summary.cells.some((c) => c.cost?.price != null);
-  const noted = summary.cells.some((c) => Object.keys(c.method ?? {}).length > 0);
-  const limited = summary.cells.some((c) => c.cost?.rateLimited !== undefined);
-  const versusConditions = summary.versusConditions ?? [];
+  const { priced, clustered, sampled, limited, noted, versusConditions, models } = conditionRows(summary);
   // Repeated samples: the variance split and effective number of questions per cell.
-  const sampled = summary.cells.some((c) => c.sampling);
   const samplingCells = (s: (typeof summary.cells)[number]['sampling']) =>
     s ? `<td>${num(s.between, 1)} / ${num(s.within, 1)} <span class="ci">(${(100 * s.samplingShare).toFixed(0)}% sampling)</span></td><td>${num(s.effectiveQuestions, 1)}</td>` : '<td>–</td><td>–</td>';
-  for (const model of summary.models) {
-    out.push(`<h3>${esc(model)}</h3><div class="scroll"><table class="conditions"><tr><th>condition</th><th>${esc(meanHeader(summaryMetric(summary).id))} [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th><th>P(Δ&gt;0)</th><th>p (Holm, BH)</th>${summary.cluster ? '<th>design effect (mean / Δ)</th>' : ''}${sampled ? '<th>variance between / within questions</th><th>effective questions</th>' : ''}${versusConditions.map((v) => `<th>Δ vs ${esc(v)} [95% CI]</th>`).join('')}<th>scored / items</th><th>failed (gen / judge)</th><th>empty</th><th>truncated</th><th>retrievals / answer</th><th>generations / answer</th><th>tokens / answer</th><th>ms / answer</th>${priced ? '<th>price / answer</th>' : ''}${limited ? '<th>429s / answer</th><th>rate-limit wait ms / answer</th>' : ''}${noted ? '<th>method figures</th>' : ''}</tr>`);
-    for (const cell of summary.cells.filter((c) => c.model === model)) {
-      const d = summary.paired.find((p) => p.model === model && p.condition === cell.condition);
+  for (const { model, rows } of models) {
+    out.push(`<h3>${esc(model)}</h3><div class="scroll"><table class="conditions"><tr><th>condition</th><th>${esc(meanHeader(summaryMetric(summary).id))} [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th><th>P(Δ&gt;0)</th><th>p (Holm, BH)</th>${clustered ? '<th>design effect (mean / Δ)</th>' : ''}${sampled ? '<th>variance between / within questions</th><th>effective questions</th>' : ''}${versusConditions.map((v) => `<th>Δ vs ${esc(v)} [95% CI]</th>`).join('')}<th>scored / items</th><th>failed (gen / judge)</th><th>empty</th><th>truncated</th><th>retrievals / answer</th><th>generations / answer</th><th>tokens / answer</th><th>ms / answer</th>${priced ? '<th>price / answer</th>' : ''}${limited ? '<th>429s / answer</th><th>rate-limit wait ms / answer</th>' : ''}${noted ? '<th>method figures</th>' : ''}</tr>`);
+    for (const { cell, diff: d, versus } of rows) {
       const cls = d?.meanDiff === null || d === undefined ? '' : d.meanDiff > 0 ? 'pos' : d.meanDiff < 0 ? 'neg' : '';
       out.push(
         `<tr><td>${esc(cell.condition)}</td><td>${meanCiHtml(cell.score)}</td><td class="${cls}">${d && d.meanDiff !== null ? `${signed(d.meanDiff)} <span class="ci">[${num(d.ciLow)}, ${num(d.ciHigh)}]</span>` : '–'}</td>` +
-          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${d?.p == null ? '–' : `${pText(d.p)} <span class="ci">(${pText(d.pHolm)}, ${pText(d.pBH)})</span>`}</td>${summary.cluster ? `<td>${cell.score.designEffect == null ? '–' : num(cell.score.designEffect, 1)} / ${d?.designEffect == null ? '–' : num(d.designEffect, 1)}</td>` : ''}${sampled ? samplingCells(cell.sampling) : ''}${versusConditions.map((v) => `<td>${diffHtml(summary.versus?.find((p) => p.model === model && p.condition === cell.condition && p.baseline === v))}</td>`).join('')}<td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td>${costCells(cell, priced)}${limited ? `<td>${num(cell.cost?.rateLimited ?? 0)}</td><td>${Math.round(cell.cost?.rateLimitWaitMs ?? 0)}</td>` : ''}${noted ? `<td>${esc(methodFigures(cell))}</td>` : ''}</tr>`,
+          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${d?.p == null ? '–' : `${pText(d.p)} <span class="ci">(${pText(d.pHolm)}, ${pText(d.pBH)})</span>`}</td>${clustered ? `<td>${cell.score.designEffect == null ? '–' : num(cell.score.designEffect, 1)} / ${d?.designEffect == null ? '–' : num(d.designEffect, 1)}</td>` : ''}${sampled ? samplingCells(cell.sampling) : ''}${versus.map((v) => `<td>${diffHtml(v)}</td>`).join('')}<td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td>${costCells(cell, priced)}${limited ? `<td>${num(cell.cost?.rateLimited ?? 0)}</td><td>${Math.round(cell.cost?.rateLimitWaitMs ?? 0)}</td>` : ''}${noted ? `<td>${esc(methodFigures(cell))}</td>` : ''}</tr>`,
       );
     }
     out.push('</table></div>');

@@ -4,6 +4,9 @@ import { deltaText, meanHeader, summaryMetric } from '../scoring/metrics.js';
 import { modalityLines } from './modalitySection.js';
 import { SPAN_METRIC_HEADINGS, SPAN_RETRIEVAL_NOTE, spanMetricText, spanRetrievalCells } from './spanRetrieval.js';
 
+type Cell = RunSummary['cells'][number];
+type Paired = RunSummary['paired'][number];
+
 const fmt = (x: number | null, digits = 2) => (x === null ? '–' : x.toFixed(digits));
 
 /** Display width: CJK and full-width characters take two columns in a terminal. */
@@ -43,11 +46,34 @@ function methodFigureLines(summary: RunSummary): string[] {
 export const pText = (p: number | null | undefined) => (p === null || p === undefined || Number.isNaN(p) ? '–' : p < 0.001 ? '<0.001' : p.toFixed(3));
 
 /** The test of a difference: p, then Holm- and BH-adjusted over its family. */
-const testText = (d: RunSummary['paired'][number] | undefined) => (d?.p == null ? '–' : `${pText(d.p)} (${pText(d.pHolm)}, ${pText(d.pBH)})`);
+const testText = (d: Paired | undefined) => (d?.p == null ? '–' : `${pText(d.p)} (${pText(d.pHolm)}, ${pText(d.pBH)})`);
 
 const deffText = (x: number | null | undefined) => (x === null || x === undefined ? '–' : x.toFixed(1));
 
-const diffText = (d: RunSummary['paired'][number] | undefined) => (d && d.meanDiff !== null ? `${d.meanDiff >= 0 ? '+' : ''}${fmt(d.meanDiff)} [${fmt(d.ciLow)}, ${fmt(d.ciHigh)}]` : '–');
+const diffText = (d: Paired | undefined) => (d && d.meanDiff !== null ? `${d.meanDiff >= 0 ? '+' : ''}${fmt(d.meanDiff)} [${fmt(d.ciLow)}, ${fmt(d.ciHigh)}]` : '–');
+
+/**
+ * The conditions table the terminal and the HTML report both format: which optional columns show, and
+ * per model its rows (a cell, its paired Δ vs the baseline, its Δ vs each of `versusConditions`).
+ */
+export function conditionRows(summary: RunSummary) {
+  const cells = summary.cells;
+  const versusConditions = summary.versusConditions ?? [];
+  const row = (cell: Cell) => {
+    const of = (p: Paired) => p.model === cell.model && p.condition === cell.condition;
+    return { cell, diff: summary.paired.find(of), versus: versusConditions.map((v) => summary.versus?.find((p) => of(p) && p.baseline === v)) };
+  };
+  return {
+    priced: cells.some((c) => c.cost?.price != null),
+    clustered: Boolean(summary.cluster),
+    tested: summary.paired.some((d) => d.p != null),
+    sampled: cells.some((c) => c.sampling),
+    limited: cells.some((c) => c.cost?.rateLimited !== undefined),
+    noted: cells.some((c) => Object.keys(c.method ?? {}).length > 0),
+    versusConditions,
+    models: summary.models.map((model) => ({ model, rows: cells.filter((c) => c.model === model).map(row) })),
+  };
+}
 
 /**
  * The run's headline table: one row per condition, per model the mean score with its 95% CI,
@@ -55,38 +81,29 @@ const diffText = (d: RunSummary['paired'][number] | undefined) => (d && d.meanDi
  */
 export function summaryTable(summary: RunSummary): string {
   const blocks: string[] = [];
-  const priced = summary.cells.some((c) => c.cost?.price != null);
-  const clustered = Boolean(summary.cluster);
-  const tested = summary.paired.some((d) => d.p != null);
-  const sampled = summary.cells.some((c) => c.sampling);
+  const { priced, clustered, tested, sampled, versusConditions, models } = conditionRows(summary);
   const metric = summaryMetric(summary);
-  for (const model of summary.models) {
-    const rows: string[][] = [];
-    for (const condition of summary.conditions) {
-      const cell = summary.cells.find((c) => c.model === model && c.condition === condition);
-      if (!cell) continue;
-      const diff = summary.paired.find((p) => p.model === model && p.condition === condition);
-      rows.push([
-        condition,
-        fmt(cell.score.mean),
-        cell.score.mean === null ? '–' : `[${fmt(cell.score.ciLow)}, ${fmt(cell.score.ciHigh)}]`,
-        ...(clustered ? [`${deffText(cell.score.designEffect)} / ${deffText(diff?.designEffect)}`] : []),
-        diffText(diff),
-        ...(tested ? [testText(diff)] : []),
-        ...(sampled ? samplingColumns(cell.sampling) : []),
-        ...(summary.versusConditions ?? []).map((v) => diffText(summary.versus?.find((p) => p.model === model && p.condition === condition && p.baseline === v))),
-        cell.retrieval?.recall !== undefined ? fmt(cell.retrieval.recall, 3) : '–',
-        cell.cost ? fmt(cell.cost.retrievalCalls, 1) : '–',
-        cell.cost ? `${Math.round(cell.cost.promptTokens + cell.cost.completionTokens)}${cell.cost.estimatedTokens ? '*' : ''}` : '–',
-        ...(priced ? [cell.cost?.price != null ? fmt(cell.cost.price, 4) : '–'] : []),
-        `${cell.scored}/${cell.items}`,
-        String(cell.failed.generation + cell.failed.judge),
-        String(cell.empty),
-      ]);
-    }
+  for (const { model, rows } of models) {
+    const lines = rows.map(({ cell, diff, versus }) => [
+      cell.condition,
+      fmt(cell.score.mean),
+      cell.score.mean === null ? '–' : `[${fmt(cell.score.ciLow)}, ${fmt(cell.score.ciHigh)}]`,
+      ...(clustered ? [`${deffText(cell.score.designEffect)} / ${deffText(diff?.designEffect)}`] : []),
+      diffText(diff),
+      ...(tested ? [testText(diff)] : []),
+      ...(sampled ? samplingColumns(cell.sampling) : []),
+      ...versus.map(diffText),
+      cell.retrieval?.recall !== undefined ? fmt(cell.retrieval.recall, 3) : '–',
+      cell.cost ? fmt(cell.cost.retrievalCalls, 1) : '–',
+      cell.cost ? `${Math.round(cell.cost.promptTokens + cell.cost.completionTokens)}${cell.cost.estimatedTokens ? '*' : ''}` : '–',
+      ...(priced ? [cell.cost?.price != null ? fmt(cell.cost.price, 4) : '–'] : []),
+      `${cell.scored}/${cell.items}`,
+      String(cell.failed.generation + cell.failed.judge),
+      String(cell.empty),
+    ]);
     blocks.push(
       `model: ${model}\n` +
-        renderTextTable(['condition', meanHeader(metric.id), '95% CI', ...(clustered ? ['deff'] : []), `Δ vs ${summary.baseline} [95% CI]`, ...(tested ? ['p (Holm, BH)'] : []), ...(sampled ? ['var between / within (sampling share)', 'n_eff'] : []), ...(summary.versusConditions ?? []).map((v) => `Δ vs ${v} [95% CI]`), 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], rows),
+        renderTextTable(['condition', meanHeader(metric.id), '95% CI', ...(clustered ? ['deff'] : []), `Δ vs ${summary.baseline} [95% CI]`, ...(tested ? ['p (Holm, BH)'] : []), ...(sampled ? ['var between / within (sampling share)', 'n_eff'] : []), ...versusConditions.map((v) => `Δ vs ${v} [95% CI]`), 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], lines),
     );
   }
   const notes = statisticsNotes(summary);
@@ -128,7 +145,7 @@ export function summaryTable(summary: RunSummary): string {
 }
 
 /** A cell's variance split and effective number of questions (repeated samples). */
-function samplingColumns(sampling: RunSummary['cells'][number]['sampling']): string[] {
+function samplingColumns(sampling: Cell['sampling']): string[] {
   if (!sampling) return ['–', '–'];
   return [`${fmt(sampling.between, 1)} / ${fmt(sampling.within, 1)} (${(100 * sampling.samplingShare).toFixed(0)}%)`, fmt(sampling.effectiveQuestions, 1)];
 }

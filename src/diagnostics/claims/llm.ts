@@ -137,28 +137,6 @@ const GeneratorSpec = z.looseObject({ name: z.string() });
 const LlmClaimExtractorParams = z.strictObject({ generator: GeneratorSpec, retries: Retries });
 const LlmClaimCheckerParams = z.strictObject({ generator: GeneratorSpec, retries: Retries, claimsPerCall: ClaimsPerCall });
 
-export const llmClaimExtractor: RegistryEntry<z.infer<typeof LlmClaimExtractorParams>, ClaimExtractor, void> = {
-  name: 'llm',
-  description: 'LLM claim extraction (Chinese prompt: self-contained claims, one numbered line each); unreadable replies retried then reported as failures.',
-  params: LlmClaimExtractorParams,
-  async create(params) {
-    assertLiveGenerator(params.generator, 'diagnostics.extractor.generator', 'the diagnostics claim extractor');
-    const generator = await generators.create(params.generator, undefined, 'diagnostics.extractor.generator');
-    return createLlmClaimExtractor(generator, { retries: params.retries });
-  },
-};
-
-export const llmClaimChecker: RegistryEntry<z.infer<typeof LlmClaimCheckerParams>, ClaimChecker, void> = {
-  name: 'llm',
-  description: 'LLM claim checking (Chinese prompt, 蕴含/中立/矛盾 from the given text only, up to claimsPerCall claims a call); a missing label is retried then reported, never read as neutral.',
-  params: LlmClaimCheckerParams,
-  async create(params) {
-    assertLiveGenerator(params.generator, 'diagnostics.checker.generator', 'the diagnostics claim checker');
-    const generator = await generators.create(params.generator, undefined, 'diagnostics.checker.generator');
-    return createLlmClaimChecker(generator, { retries: params.retries, claimsPerCall: params.claimsPerCall });
-  },
-};
-
 // OpenAIParamsFields' own `retries` counts HTTP retries; here `retries` counts unreadable replies
 // (as in the 'llm' entries), so the HTTP one is `httpRetries`.
 const OpenAIClaimExtractorParams = OpenAIParamsFields.omit({ retries: true, batch: true, batchFallback: true }).extend({
@@ -172,16 +150,48 @@ function openaiGeneratorFrom(params: z.infer<typeof OpenAIClaimExtractorParams> 
   return new OpenAIGenerator({ ...generatorParams, retries: httpRetries });
 }
 
-export const openaiClaimExtractor: RegistryEntry<z.infer<typeof OpenAIClaimExtractorParams>, ClaimExtractor, void> = {
-  name: 'openai',
-  description: 'The LLM claim extractor on an OpenAI-compatible endpoint given inline (OpenAI generator params; httpRetries for HTTP, retries for unreadable replies).',
-  params: OpenAIClaimExtractorParams,
-  create: (params) => createLlmClaimExtractor(openaiGeneratorFrom(params), { retries: params.retries }),
-};
+/** A claim role's two registry entries: 'llm' on a registered generator, 'openai' on an endpoint given inline. */
+function claimEntries<
+  Llm extends z.infer<typeof LlmClaimExtractorParams>,
+  OpenAI extends z.infer<typeof OpenAIClaimExtractorParams>,
+  Product,
+>(
+  role: 'extractor' | 'checker',
+  params: { llm: z.ZodType<Llm>; openai: z.ZodType<OpenAI> },
+  description: { llm: string; openai: string },
+  build: (generator: Generator, params: Llm | OpenAI) => Product,
+): { llm: RegistryEntry<Llm, Product, void>; openai: RegistryEntry<OpenAI, Product, void> } {
+  const at = `diagnostics.${role}.generator`;
+  return {
+    llm: {
+      name: 'llm',
+      description: description.llm,
+      params: params.llm,
+      async create(spec) {
+        assertLiveGenerator(spec.generator, at, `the diagnostics claim ${role}`);
+        return build(await generators.create(spec.generator, undefined, at), spec);
+      },
+    },
+    openai: { name: 'openai', description: description.openai, params: params.openai, create: (spec) => build(openaiGeneratorFrom(spec), spec) },
+  };
+}
 
-export const openaiClaimChecker: RegistryEntry<z.infer<typeof OpenAIClaimCheckerParams>, ClaimChecker, void> = {
-  name: 'openai',
-  description: 'The LLM claim checker on an OpenAI-compatible endpoint given inline (OpenAI generator params; httpRetries for HTTP, retries for unreadable replies, claimsPerCall).',
-  params: OpenAIClaimCheckerParams,
-  create: (params) => createLlmClaimChecker(openaiGeneratorFrom(params), { retries: params.retries, claimsPerCall: params.claimsPerCall }),
-};
+export const { llm: llmClaimExtractor, openai: openaiClaimExtractor } = claimEntries(
+  'extractor',
+  { llm: LlmClaimExtractorParams, openai: OpenAIClaimExtractorParams },
+  {
+    llm: 'LLM claim extraction (Chinese prompt: self-contained claims, one numbered line each); unreadable replies retried then reported as failures.',
+    openai: 'The LLM claim extractor on an OpenAI-compatible endpoint given inline (OpenAI generator params; httpRetries for HTTP, retries for unreadable replies).',
+  },
+  (generator, params): ClaimExtractor => createLlmClaimExtractor(generator, { retries: params.retries }),
+);
+
+export const { llm: llmClaimChecker, openai: openaiClaimChecker } = claimEntries(
+  'checker',
+  { llm: LlmClaimCheckerParams, openai: OpenAIClaimCheckerParams },
+  {
+    llm: 'LLM claim checking (Chinese prompt, 蕴含/中立/矛盾 from the given text only, up to claimsPerCall claims a call); a missing label is retried then reported, never read as neutral.',
+    openai: 'The LLM claim checker on an OpenAI-compatible endpoint given inline (OpenAI generator params; httpRetries for HTTP, retries for unreadable replies, claimsPerCall).',
+  },
+  (generator, params): ClaimChecker => createLlmClaimChecker(generator, { retries: params.retries, claimsPerCall: params.claimsPerCall }),
+);
