@@ -66,7 +66,7 @@ export function answersPage(cache: IndexCache, query: AnswerQuery): AnswerPage {
 /** What Compare needs of every answer of one condition (its sample and cluster key from the answer's slim record). */
 export function scoreRows(db: Database.Database, model: string, condition: string, clusterField: string | null): ScoreRow[] {
   const rows = db
-    .prepare('SELECT key, itemKey, itemId, category, question, status, score, tokens, price, rcalls AS retrievalCalls, gcalls AS generationCalls, ms AS durationMs, slim FROM answers WHERE model = ? AND condition = ?')
+    .prepare('SELECT key, itemKey, itemId, category, question, status, score, slim FROM answers WHERE model = ? AND condition = ?')
     .all(model, condition) as (ScoreRow & { slim: string })[];
   return rows.map(withSampleAndCluster(clusterField));
 }
@@ -75,7 +75,7 @@ export function scoreRows(db: Database.Database, model: string, condition: strin
 export function bundleRows(db: Database.Database, model: string, condition: string, clusterField: string | null): BundleRow[] {
   const rows = db
     .prepare(
-      'SELECT key, itemKey, itemId, category, question, answer, score, status, empty, tokens, groups, haystack, price, rcalls AS retrievalCalls, gcalls AS generationCalls, ms AS durationMs, slim FROM answers WHERE model = ? AND condition = ? ORDER BY itemKey',
+      'SELECT key, itemKey, itemId, category, question, answer, score, status, empty, tokens, groups, haystack, slim FROM answers WHERE model = ? AND condition = ? ORDER BY itemKey',
     )
     .all(model, condition) as (Omit<BundleRow, 'empty' | 'groups'> & { empty: number; groups: string; slim: string })[];
   const sampled = withSampleAndCluster(clusterField);
