@@ -63,10 +63,13 @@ export function answersPage(cache: IndexCache, query: AnswerQuery): AnswerPage {
   return { total, offset, rows: rows.map((r) => ({ ...r, empty: r.empty === 1 })) };
 }
 
+/** The columns Compare needs of an answer; a bundle's rows add what its table shows and searches. */
+const SCORE_COLUMNS = 'key, itemKey, itemId, category, question, status, score, slim';
+
 /** What Compare needs of every answer of one condition (its sample and cluster key from the answer's slim record). */
 export function scoreRows(db: Database.Database, model: string, condition: string, clusterField: string | null): ScoreRow[] {
   const rows = db
-    .prepare('SELECT key, itemKey, itemId, category, question, status, score, tokens, price, rcalls AS retrievalCalls, gcalls AS generationCalls, ms AS durationMs, slim FROM answers WHERE model = ? AND condition = ?')
+    .prepare(`SELECT ${SCORE_COLUMNS} FROM answers WHERE model = ? AND condition = ?`)
     .all(model, condition) as (ScoreRow & { slim: string })[];
   return rows.map(withSampleAndCluster(clusterField));
 }
@@ -74,9 +77,7 @@ export function scoreRows(db: Database.Database, model: string, condition: strin
 /** One condition's answers as a bundle stores them (what its table shows, searches and compares). */
 export function bundleRows(db: Database.Database, model: string, condition: string, clusterField: string | null): BundleRow[] {
   const rows = db
-    .prepare(
-      'SELECT key, itemKey, itemId, category, question, answer, score, status, empty, tokens, groups, haystack, price, rcalls AS retrievalCalls, gcalls AS generationCalls, ms AS durationMs, slim FROM answers WHERE model = ? AND condition = ? ORDER BY itemKey',
-    )
+    .prepare(`SELECT ${SCORE_COLUMNS}, answer, empty, tokens, groups, haystack FROM answers WHERE model = ? AND condition = ? ORDER BY itemKey`)
     .all(model, condition) as (Omit<BundleRow, 'empty' | 'groups'> & { empty: number; groups: string; slim: string })[];
   const sampled = withSampleAndCluster(clusterField);
   return rows.map((r) => sampled({ ...r, empty: r.empty === 1, groups: JSON.parse(r.groups) as Record<string, string> }));

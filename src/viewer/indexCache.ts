@@ -41,11 +41,7 @@ export interface Meta {
   counts: string;
 }
 
-export interface CacheStatements {
-  upsert: Database.Statement;
-  reference: Database.Statement;
-  setMeta: Database.Statement;
-}
+type CacheStatements = Record<'upsert' | 'reference' | 'setMeta', Database.Statement>;
 
 export class IndexCache {
   readonly db: Database.Database;

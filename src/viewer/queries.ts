@@ -4,11 +4,7 @@ import { reduceSamples } from '../statistics/samples.js';
 import type { AnswerQuery, AnswerRow, CellView, CompareItem, CompareQuery, CompareResult, CostSide, Outcome, RunDetail } from './api.js';
 
 /** What Compare needs of one answer. */
-export interface ScoreRow extends Pick<AnswerRow, 'key' | 'itemKey' | 'itemId' | 'category' | 'question' | 'status' | 'score' | 'tokens'> {
-  price: number | null;
-  retrievalCalls: number | null;
-  generationCalls: number | null;
-  durationMs: number | null;
+export interface ScoreRow extends Pick<AnswerRow, 'key' | 'itemKey' | 'itemId' | 'category' | 'question' | 'status' | 'score'> {
   /** Which of the item's repeated samples (0: the first; absent: 0). */
   sample?: number;
   /** The answer's cluster key under the run's `scoring.cluster` (absent: not clustered). */
@@ -16,24 +12,6 @@ export interface ScoreRow extends Pick<AnswerRow, 'key' | 'itemKey' | 'itemId' |
 }
 
 const isScored = (r: ScoreRow) => r.status === 'scored' && r.score !== null;
-
-/** Mean cost per scored answer (as the summary counts it), over the answers that have a cost. */
-export function costOf(rows: ScoreRow[]): CostSide {
-  const scored = rows.filter(isScored);
-  const mean = (pick: (r: ScoreRow) => number | null) => {
-    const values = scored.map(pick).filter((v): v is number => v !== null);
-    return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
-  };
-  const withPrice = scored.filter((r) => r.price !== null);
-  return {
-    n: scored.filter((r) => r.tokens !== null).length,
-    tokens: mean((r) => r.tokens),
-    price: withPrice.length && withPrice.length === scored.length ? mean((r) => r.price) : null,
-    retrievalCalls: mean((r) => r.retrievalCalls),
-    generationCalls: mean((r) => r.generationCalls),
-    durationMs: mean((r) => r.durationMs),
-  };
-}
 
 export function outcomeOf(diff: number): Outcome {
   return diff > 0 ? 'better' : diff < 0 ? 'worse' : 'same';
@@ -85,14 +63,14 @@ export function compareStatistics(query: CompareQuery, detailB: RunDetail, sameR
 /**
  * Condition B against condition A on the items both scored (paired by `benchmark:itemId`): B − A
  * from the statistics module under the run's settings (`compareStatistics`), the figures the summary
- * and `hisrag compare` give; better / worse / same counts, each side's cost, and the items (the worst
+ * and `hisrag compare` give; better / worse / same counts, and the items (the worst
  * first for `worse`, the best first for `better`, the largest changes first otherwise).
  */
 export function compareRows(
   rowsA: ScoreRow[],
   rowsB: ScoreRow[],
   options: { outcome?: Outcome | 'all'; offset?: number; limit?: number; statistics: CompareStatistics },
-): Omit<CompareResult, 'a' | 'b' | 'decomposition' | 'metric'> {
+): Omit<CompareResult, 'a' | 'b' | 'cost' | 'decomposition' | 'metric'> {
   const { settings } = options.statistics;
   const reducer = settings.reducer;
   const byItemA = scoresByItem(rowsA);
@@ -137,7 +115,6 @@ export function compareRows(
     counts,
     unpaired: { a: byItemA.size - sorted.length, b: unpairedB },
     samples: repeated ? { a: maxSamples(byItemA), b: maxSamples(byItemB), reducer } : null,
-    cost: { a: costOf(rowsA), b: costOf(rowsB) },
     items: { total: listed.length, offset, rows: listed.slice(offset, offset + limit) },
   };
 }
@@ -268,9 +245,17 @@ export function compareResult(query: CompareQuery, detailA: RunDetail, detailB: 
     a: { ...query.a, mean: cellA.score.mean, scored: cellA.scored, answers: cellA.items },
     b: { ...query.b, mean: cellB.score.mean, scored: cellB.scored, answers: cellB.items },
     ...result,
+    cost: { a: costSide(cellA.cost), b: costSide(cellB.cost) },
     decomposition: own ? (cellB.diagnostics as { decomposition: unknown }).decomposition : null,
     metric: detailB.metric,
   };
+}
+
+/** A cell's mean cost per scored answer as its summary gives it (the run's one figure; Compare never recomputes it). */
+function costSide(cost: CellView['cost']): CostSide {
+  if (!cost) return { n: 0, tokens: null, price: null, retrievalCalls: null, generationCalls: null, durationMs: null };
+  const { n, promptTokens, completionTokens, price, retrievalCalls, generationCalls, durationMs } = cost;
+  return { n, tokens: promptTokens + completionTokens, price, retrievalCalls, generationCalls, durationMs };
 }
 
 /** Reads a cell's diagnostics decomposition defensively (the diagnostics stage may be absent). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { answerQueryFromParams, answerQueryToParams, compareQueryFromParams, compareQueryToParams, type CellView } from '../../src/viewer/api.js';
-import { chunkOf, compareRows, decompositionOf, filterAnswerRows, haystackOf, pivotCells, type ScoreRow, type SearchableRow } from '../../src/viewer/queries.js';
+import { answerQueryFromParams, answerQueryToParams, compareQueryFromParams, compareQueryToParams, type CellView, type RunDetail } from '../../src/viewer/api.js';
+import { chunkOf, compareResult, compareRows, decompositionOf, filterAnswerRows, haystackOf, pivotCells, type ScoreRow, type SearchableRow } from '../../src/viewer/queries.js';
 import { pairedBootstrap } from '../../src/statistics/bootstrap.js';
 import { twoStageBootstrap, type Reducer } from '../../src/statistics/samples.js';
 import { seedFor } from '../../src/statistics/run.js';
@@ -16,19 +16,14 @@ const score = (itemKey: string, value: number | null, extra: Partial<ScoreRow> =
   question: `question ${itemKey}`,
   status: value === null ? 'generation_failed' : 'scored',
   score: value,
-  tokens: 100,
-  price: null,
-  retrievalCalls: 1,
-  generationCalls: 1,
-  durationMs: 10,
   ...extra,
 });
 
 describe('compareRows', () => {
   const a = [score('b:1', 10), score('b:2', 50), score('b:3', 30), score('b:4', null), score('b:5', 70)];
-  const b = [score('b:1', 40, { tokens: 300 }), score('b:2', 20, { tokens: 500 }), score('b:3', 30, { tokens: 100 }), score('b:4', 90), score('b:6', 10)];
+  const b = [score('b:1', 40), score('b:2', 20), score('b:3', 30), score('b:4', 90), score('b:6', 10)];
 
-  it('pairs the items both scored and gives the paired bootstrap of B − A, the counts and the cost of each side', () => {
+  it('pairs the items both scored and gives the paired bootstrap of B − A and the counts', () => {
     const result = compareRows(a, b, { statistics: statistics(500, 3) });
     expect(result.n).toBe(3);
     const expected = pairedBootstrap([40, 20, 30], [10, 50, 30], { resamples: 500, seed: seedFor(3, 'm|b|paired|a') });
@@ -38,8 +33,6 @@ describe('compareRows', () => {
     expect(result.counts).toEqual({ better: 1, worse: 1, same: 1 });
     // b:5 only scored in A; b:4 (failed in A) and b:6 (absent in A) only in B.
     expect(result.unpaired).toEqual({ a: 1, b: 2 });
-    expect(result.cost.a.tokens).toBe(100);
-    expect(result.cost.b.tokens).toBeCloseTo((300 + 500 + 100 + 100 + 100) / 5);
   });
 
   it('lists the worse items worst first, the better best first, all by the size of the change', () => {
@@ -72,6 +65,16 @@ describe('compareRows', () => {
     expect(best.items.rows.find((r) => r.itemKey === 'b:1')).toMatchObject({ scoreA: 30, scoreB: 60, diff: 30 });
     // One answer an item: no samples note, and the plain paired bootstrap as before.
     expect(compareRows(a, b, { statistics: statistics() }).samples).toBeNull();
+  });
+
+  it('takes each side\'s cost from its cell\'s summary figures (none recorded: nulls), never from the rows', () => {
+    const cost = { n: 4, retrievalCalls: 1, generationCalls: 2, promptTokens: 300, completionTokens: 50, durationMs: 12.5, price: 0.002, estimatedTokens: false };
+    const cell = (condition: string, cellCost: typeof cost | null) => ({ model: 'm', condition, score: { mean: 1 }, scored: 4, items: 5, cost: cellCost }) as unknown as CellView;
+    const detail = { cells: [cell('a', null), cell('b', cost)], bootstrap: { resamples: 100, seed: 0, confidence: 0.95 }, baseline: 'a', metric: 'x' } as unknown as RunDetail;
+    const query = { a: { run: 'r', model: 'm', condition: 'a' }, b: { run: 'r', model: 'm', condition: 'b' } };
+    const result = compareResult(query, detail, detail, a, b)!;
+    expect(result.cost.b).toEqual({ n: 4, tokens: 350, price: 0.002, retrievalCalls: 1, generationCalls: 2, durationMs: 12.5 });
+    expect(result.cost.a).toEqual({ n: 0, tokens: null, price: null, retrievalCalls: null, generationCalls: null, durationMs: null });
   });
 
   it('says nothing rather than NaN when no item is paired', () => {

@@ -117,6 +117,9 @@ describe('hisrag view: the server and its JSON API', () => {
     expect(result.counts.worse).toBeGreaterThan(0);
     expect(result.items.rows.every((r) => r.diff < 0)).toBe(true);
     expect(result.cost.b.tokens).toBeGreaterThan(result.cost.a.tokens!);
+    // Each side's cost is its cell's summary figure, the one every surface shows.
+    const costB = loaded.summary.cells.find((c) => c.model === 'extractive-baseline' && c.condition === 'bm25/rag@10')!.cost!;
+    expect(result.cost.b).toEqual({ n: costB.n, tokens: costB.promptTokens + costB.completionTokens, price: costB.price, retrievalCalls: costB.retrievalCalls, generationCalls: costB.generationCalls, durationMs: costB.durationMs });
     // The metric the δ of the diagnostics and the means are on is named (the run's own).
     expect(result.metric).toBe(loaded.summary.metric?.id ?? loaded.summary.cells[0]!.metric);
     // Across runs over the same items: demo's rag@100 against demo-methods' closed-book (4 of the same questions).
