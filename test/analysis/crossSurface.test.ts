@@ -13,7 +13,7 @@ import { pairedDifferences } from '../../src/results/groupMeans.js';
 import { multiIndexDemoConfigIn } from '../helpers/demoConfig.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
 import { makeRecord, scored } from '../experiment/fixtures.js';
-import { mulberry32 } from '../helpers/seededRandom.js';
+import { mulberry32 } from '../../src/models/fixture/seededRandom.js';
 
 // issue 40, "One number, everywhere": one comparison of a clustered run with repeated samples shows
 // the same interval, p, Holm- and BH-adjusted p in summary.json, the terminal table, report.html,

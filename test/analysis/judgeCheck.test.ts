@@ -14,7 +14,7 @@ import { pearson } from '../../src/statistics/agreement.js';
 import { makeRecord } from '../experiment/fixtures.js';
 import { runCli } from '../helpers/runCli.js';
 import { writeRunDir } from '../results/runDirFixture.js';
-import { mulberry32 } from '../helpers/seededRandom.js';
+import { mulberry32 } from '../../src/models/fixture/seededRandom.js';
 
 
 const ITEMS = 5;

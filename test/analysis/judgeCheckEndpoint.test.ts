@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { startOpenAIServer, type OpenAIServer } from '../helpers/openaiServer.js';
 import { runCli } from '../helpers/runCli.js';
-import { mulberry32 } from '../helpers/seededRandom.js';
+import { mulberry32 } from '../../src/models/fixture/seededRandom.js';
 
 /**
  * The issue's "done when", end to end through the CLI: a ProHist-format benchmark written here (no

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chunkDocument, chunkSpans, countCodePoints, type ChunkSpan } from '../../src/chunking/chunker.js';
 import type { SectionedDocument } from '../../src/chunking/types.js';
-import { mulberry32 as random } from '../helpers/seededRandom.js';
+import { mulberry32 as random } from '../../src/models/fixture/seededRandom.js';
 
 /** A seeded generator (mulberry32), so that a failing document can be reproduced. */
 

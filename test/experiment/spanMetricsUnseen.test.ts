@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
 import { recomputeSpanMetrics, storedSpanMetrics } from '../helpers/spanRecompute.js';
-import { mulberry32 as random } from '../helpers/seededRandom.js';
+import { mulberry32 as random } from '../../src/models/fixture/seededRandom.js';
 
 // issue 43's second Done-when bullet: on a corpus and a benchmark with gold spans generated here
 // (so never seen when the code was written), the character recall, precision, IoU and the smallest
