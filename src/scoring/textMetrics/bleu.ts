@@ -10,10 +10,13 @@ function ngramCounts(tokens: string[], n: number): Map<string, number> {
 }
 
 /**
- * Sentence-level character BLEU-4 (0–100), as sacrebleu's `sentence_bleu` with the `zh`-style
- * character tokenisation: clipped n-gram precisions for n = 1..4, exponential smoothing of
- * zero counts, effective order for hypotheses shorter than 4, brevity penalty. Hand-written:
- * it is a few lines, and the npm BLEU packages tokenise on spaces, which Chinese lacks.
+ * Sentence-level character BLEU-4 (0–100), as sacrebleu's `sentence_bleu` with its `char`
+ * tokenizer (every non-space character a token; on ideographs and CJK punctuation alone the same as
+ * its `zh` tokenizer, which keeps Latin and digit runs whole): clipped n-gram precisions for
+ * n = 1..4, exponential smoothing of zero counts, effective order for hypotheses shorter than 4,
+ * brevity penalty, and 0 when no character matches (sacrebleu's early stop). Checked against
+ * sacrebleu's own output (test/golden/text-metrics.json). Hand-written: the npm BLEU packages
+ * tokenise on spaces, which Chinese lacks.
  */
 export function bleu4(hypothesis: string, reference: string): number {
   const hyp = characterTokens(hypothesis);
@@ -22,6 +25,8 @@ export function bleu4(hypothesis: string, reference: string): number {
   let logSum = 0;
   let order = 0;
   let smooth = 1;
+  // No unigram in common means no n-gram in common: sacrebleu returns 0 rather than a smoothed score.
+  if (!hyp.some((ch) => ref.includes(ch))) return 0;
   for (let n = 1; n <= 4; n++) {
     const total = hyp.length - n + 1;
     if (total <= 0) break; // effective order: only the orders the hypothesis can have
