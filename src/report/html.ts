@@ -4,7 +4,8 @@ import type { RunSummary } from '../runFiles/summary.js';
 import { diffHtml, meanCiHtml, num, signed } from './htmlCells.js';
 import { CONTEXT_END, parseContextBlock } from '../prompting/contextBlock.js';
 import { depthCurveTableHtml, depthCurveTokensTableHtml, depthFamiliesHtml } from './depthCurveTable.js';
-import { conditionRows, pText } from './table.js';
+import { conditionRows, DISAGREEMENT_NOTE, pText } from './table.js';
+import { intervalDisagreesWithTest } from '../statistics/pairedTest.js';
 import { contextFigure, costFigure, depthFigure, rerankRecallFigure } from '../figures/runFigures.js';
 import { figureSvg } from '../figures/render.js';
 import type { VegaLiteSpec } from '../figures/lineFigure.js';
@@ -105,12 +106,13 @@ export function renderReportHtml(input: ReportInput): string {
       const cls = d?.meanDiff === null || d === undefined ? '' : d.meanDiff > 0 ? 'pos' : d.meanDiff < 0 ? 'neg' : '';
       out.push(
         `<tr><td>${esc(cell.condition)}</td><td>${meanCiHtml(cell.score)}</td><td class="${cls}">${d && d.meanDiff !== null ? `${signed(d.meanDiff)} <span class="ci">[${num(d.ciLow)}, ${num(d.ciHigh)}]</span>` : '–'}</td>` +
-          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${d?.p == null ? '–' : `${pText(d.p)} <span class="ci">(${pText(d.pHolm)}, ${pText(d.pBH)})</span>`}</td>${clustered ? `<td>${cell.score.designEffect == null ? '–' : num(cell.score.designEffect, 1)} / ${d?.designEffect == null ? '–' : num(d.designEffect, 1)}</td>` : ''}${sampled ? samplingCells(cell.sampling) : ''}${versus.map((v) => `<td>${diffHtml(v)}</td>`).join('')}<td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td>${costCells(cell, priced)}${limited ? `<td>${num(cell.cost?.rateLimited ?? 0)}</td><td>${Math.round(cell.cost?.rateLimitWaitMs ?? 0)}</td>` : ''}${noted ? `<td>${esc(methodFigures(cell))}</td>` : ''}</tr>`,
+          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${d?.p == null ? '–' : `${pText(d.p)} <span class="ci">(${pText(d.pHolm)}, ${pText(d.pBH)})</span>${intervalDisagreesWithTest(d.ciLow, d.ciHigh, d.p, summary.bootstrap.confidence) ? ' †' : ''}`}</td>${clustered ? `<td>${cell.score.designEffect == null ? '–' : num(cell.score.designEffect, 1)} / ${d?.designEffect == null ? '–' : num(d.designEffect, 1)}</td>` : ''}${sampled ? samplingCells(cell.sampling) : ''}${versus.map((v) => `<td>${diffHtml(v)}</td>`).join('')}<td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td>${costCells(cell, priced)}${limited ? `<td>${num(cell.cost?.rateLimited ?? 0)}</td><td>${Math.round(cell.cost?.rateLimitWaitMs ?? 0)}</td>` : ''}${noted ? `<td>${esc(methodFigures(cell))}</td>` : ''}</tr>`,
       );
     }
     out.push('</table></div>');
     const family = summary.families?.find((f) => f.reference === summary.baseline && f.size > 0);
     if (family) out.push(`<p class="meta">p: paired sign-flip permutation test of Δ${summary.cluster ? `, whole clusters (${esc(summary.cluster)}) flipped together` : ''}; adjusted by Holm (family-wise error) and Benjamini–Hochberg (false discoveries) over the family: ${esc(family.name)}.</p>`);
+    if (rows.some(({ diff: d }) => d && intervalDisagreesWithTest(d.ciLow, d.ciHigh, d.p, summary.bootstrap.confidence))) out.push(`<p class="meta">${esc(DISAGREEMENT_NOTE)}.</p>`);
     const sampling = summary.cells.find((c) => c.model === model && c.sampling)?.sampling;
     if (sampling) {
       out.push(

@@ -1,6 +1,7 @@
 import type { JudgeCheckSummary, RunSummary } from '../runFiles/summary.js';
 import { sweptRetriever } from '../analysis/depthFamilies.js';
 import { deltaText, meanHeader, summaryMetric } from '../scoring/metrics.js';
+import { intervalDisagreesWithTest } from '../statistics/pairedTest.js';
 import { modalityLines } from './modalitySection.js';
 import { SPAN_METRIC_HEADINGS, SPAN_RETRIEVAL_NOTE, spanMetricText, spanRetrievalCells } from './spanRetrieval.js';
 
@@ -45,8 +46,12 @@ function methodFigureLines(summary: RunSummary): string[] {
 /** A p-value in three decimals (below 0.001: `<0.001`). */
 export const pText = (p: number | null | undefined) => (p === null || p === undefined || Number.isNaN(p) ? '–' : p < 0.001 ? '<0.001' : p.toFixed(3));
 
-/** The test of a difference: p, then Holm- and BH-adjusted over its family. */
-const testText = (d: Paired | undefined) => (d?.p == null ? '–' : `${pText(d.p)} (${pText(d.pHolm)}, ${pText(d.pBH)})`);
+/** The test of a difference: p, then Holm- and BH-adjusted over its family; † when its interval says otherwise about 0. */
+const testText = (d: Paired | undefined, level: number) => (d?.p == null ? '–' : `${pText(d.p)} (${pText(d.pHolm)}, ${pText(d.pBH)})${intervalDisagreesWithTest(d.ciLow, d.ciHigh, d.p, level) ? ' †' : ''}`);
+
+/** The note under a table whose rows carry †. */
+export const DISAGREEMENT_NOTE =
+  '† the bootstrap CI of Δ and the sign-flip p disagree about 0: the p-value is exact, the percentile bootstrap too narrow with few questions or clusters — read Δ as not established at this level when p is the larger';
 
 const deffText = (x: number | null | undefined) => (x === null || x === undefined ? '–' : x.toFixed(1));
 
@@ -90,7 +95,7 @@ export function summaryTable(summary: RunSummary): string {
       cell.score.mean === null ? '–' : `[${fmt(cell.score.ciLow)}, ${fmt(cell.score.ciHigh)}]`,
       ...(clustered ? [`${deffText(cell.score.designEffect)} / ${deffText(diff?.designEffect)}`] : []),
       diffText(diff),
-      ...(tested ? [testText(diff)] : []),
+      ...(tested ? [testText(diff, summary.bootstrap.confidence)] : []),
       ...(sampled ? samplingColumns(cell.sampling) : []),
       ...versus.map(diffText),
       cell.retrieval?.recall !== undefined ? fmt(cell.retrieval.recall, 3) : '–',
@@ -168,6 +173,7 @@ function statisticsNotes(summary: RunSummary): string[] {
   }
   const family = summary.families?.find((f) => f.reference === summary.baseline && f.size > 0);
   if (family) lines.push(`p: paired sign-flip permutation test of Δ vs ${summary.baseline}${summary.cluster ? ' (clusters flipped whole)' : ''}; Holm and BH adjusted over the family: ${family.name}`);
+  if (summary.paired.some((d) => intervalDisagreesWithTest(d.ciLow, d.ciHigh, d.p, summary.bootstrap.confidence))) lines.push(DISAGREEMENT_NOTE);
   return lines;
 }
 
@@ -230,7 +236,7 @@ function depthFamilyTables(summary: RunSummary): string[] {
     .map((family) => {
       const rows = (summary.depthComparisons ?? [])
         .filter((d) => d.family === family.name)
-        .map((d) => [`${summary.models.length > 1 ? `${d.model} ` : ''}${d.condition} − ${d.baseline}`, diffText(d), testText(d), String(d.n)]);
+        .map((d) => [`${summary.models.length > 1 ? `${d.model} ` : ''}${d.condition} − ${d.baseline}`, diffText(d), testText(d, summary.bootstrap.confidence), String(d.n)]);
       return `${family.name}; p: paired sign-flip test, Holm and BH adjusted over the family\n${renderTextTable(['comparison', 'Δ [95% CI]', 'p (Holm, BH)', 'n'], rows)}`;
     });
 }
