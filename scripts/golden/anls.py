@@ -35,7 +35,7 @@ CASES = [
     ("贞观", "开元", "nothing in common"),
     ("明太", "明祖", "NL = 1/2 exactly: the boundary"),
     ("资治通鉴", "资治鉴", "one deletion in four: 0.75"),
-    ("𡊮世凯", "袁世凯", "Extension B character counts one code point (one substitution in three)"),
+    ("𣈆世凯", "袁世凯", "Extension B character counts one code point (one substitution in three)"),
     ("𣈆𣈆", "𣈆", "Extension B only: NL = 1/2, the boundary"),
     ("史记 卷一", "史记 卷二", "a space inside the answer counts as a character"),
     ("abc", "abd", "Latin letters, already lower-case"),
