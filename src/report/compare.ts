@@ -7,7 +7,8 @@ import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { isScored, runStatistics } from '../analysis/observations.js';
 import { groupBy } from '../diagnostics/groupBy.js';
 import { adjustFamily, pairedDifference, salts } from '../statistics/run.js';
-import { pText, renderTextTable, withInterval } from './table.js';
+import { DISAGREEMENT_NOTE, pText, renderTextTable, withInterval } from './table.js';
+import { intervalDisagreesWithTest } from '../statistics/pairedTest.js';
 import { checkJudge, judgeCheckSummary } from '../analysis/judgeCheck.js';
 import type { AnswerLabel } from '../runFiles/labels.js';
 import type { JudgeCheckSummary } from '../runFiles/summary.js';
@@ -146,6 +147,7 @@ export function compareRunData(A: ComparedRun, B: ComparedRun, options: { agains
   const f = (x: number | null | undefined) => (x === null || x === undefined ? '–' : x.toFixed(2));
   const signed = (x: number) => `${x >= 0 ? '+' : ''}${f(x)}`;
   const cell = (r: ComparisonRow['a']) => (r ? `${f(r.mean)} [${f(r.ciLow)}, ${f(r.ciHigh)}] n=${r.n}` : '–');
+  const disagrees = (d: NonNullable<ComparisonRow['paired']>) => intervalDisagreesWithTest(d.ciLow, d.ciHigh, d.p, stats.settings.confidence);
   const table = renderTextTable(
     ['model', 'condition', `A: ${basename(runA)}`, `B: ${basename(runB)}`, 'B − A', 'paired B − A [95% CI]', 'p (Holm, BH)'],
     rows.map((r) => [
@@ -155,13 +157,14 @@ export function compareRunData(A: ComparedRun, B: ComparedRun, options: { agains
       cell(r.b),
       r.diff === null ? '–' : signed(r.diff),
       r.paired ? `${signed(r.paired.meanDiff)} [${f(r.paired.ciLow)}, ${f(r.paired.ciHigh)}] n=${r.paired.n}` : '–',
-      r.paired ? `${pText(r.paired.p)} (${pText(r.paired.pHolm)}, ${pText(r.paired.pBH)})` : '–',
+      r.paired ? `${pText(r.paired.p)} (${pText(r.paired.pHolm)}, ${pText(r.paired.pBH)})${disagrees(r.paired) ? ' †' : ''}` : '–',
     ]),
   );
   const note =
     `scores: ${metricLabel(metric)}, ${metricInfo(metric).description}; mean [95% CI] n=questions; ` +
     `paired B − A: the questions both runs scored${stats.settings.repeatedSamples ? ` (repeated samples reduced by their ${reducer}; two-stage bootstrap)` : ''}` +
-    `${clusterField ? `, resampled and sign-flipped by cluster (${clusterField})` : ''}; p: paired sign-flip permutation test; Holm and BH adjusted over the family: ${family}`;
+    `${clusterField ? `, resampled and sign-flipped by cluster (${clusterField})` : ''}; p: paired sign-flip permutation test; Holm and BH adjusted over the family: ${family}` +
+    `${rows.some((r) => r.paired && disagrees(r.paired)) ? `\n${DISAGREEMENT_NOTE}` : ''}`;
   const correctedText = checkA || checkB ? `\n\n${correctedTable(rows, [basename(runA), basename(runB)], Boolean(checkA?.synthetic || checkB?.synthetic))}` : '';
   return { rows, text: `${table}\n\n${note}${correctedText}`, family, cluster: clusterField, metric };
 }
