@@ -65,6 +65,19 @@ describe("Krippendorff's α (nominal) on the worked examples of Krippendorff (20
   });
 });
 
+describe("Krippendorff's α (nominal) against the krippendorff package on random data with missing labels", () => {
+  const golden = vectors<{ cases: { raters: Label[][]; note: string; alpha: number }[]; paperExamplesByThePackage: Record<string, number> }>('krippendorff-package.json');
+  it.each(golden.cases.map((c) => [c.note, c] as const))(`equals ${golden.version}: %s`, (_note, c) => {
+    const units = c.raters[0]!.map((_v, u) => c.raters.map((row) => row[u]));
+    expect(krippendorffAlpha(units, { resamples: 50 }).value).toBeCloseTo(c.alpha, 12);
+  });
+
+  it("agrees with the paper's printed α on the transcribed examples (a check on the transcription)", () => {
+    const paper = vectors<{ examples: { section: string; alpha: { nominal: number } }[] }>('krippendorff-2011.json');
+    for (const e of paper.examples) expect(golden.paperExamplesByThePackage[e.section]).toBe(e.alpha.nominal);
+  });
+});
+
 describe('cluster-robust standard error of a mean', () => {
   const golden = vectors<{ cases: { values: number[]; clusters: string[]; note: string; mean: number; clusterSe: number; plainSe: number }[] }>('statsmodels-cluster-se.json');
   it.each(golden.cases.map((c) => [c.note, c] as const))(`equals ${golden.version}'s cluster-robust OLS (G/(G − 1) correction): %s`, (_note, c) => {
