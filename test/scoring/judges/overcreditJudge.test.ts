@@ -29,13 +29,20 @@ describe('lexical-overcredit judge', () => {
     expect(closed).toBeLessThan(0.1);
   });
 
-  it('keeps the lexical hits and is deterministic for a seed', async () => {
+  it('keeps the lexical hits, and its verdict on an answer depends on the seed and the answer, not on what it judged before', async () => {
     const judge = createOvercreditJudge({ ragRate: 1, baseRate: 0 });
     const request = { question: 'q', answer: '科举制度始于隋朝。', rubricText, rubricItems };
     expect(await judge.judge(request)).toMatchObject({ verdicts: { 加分项_1: 1, 加分项_2: 0 } });
-    const a = await createOvercreditJudge({ seed: 3 }).judge({ ...request, answer: '据检索材料，秦。' });
-    const b = await createOvercreditJudge({ seed: 3 }).judge({ ...request, answer: '据检索材料，秦。' });
-    expect(a).toEqual(b);
+    const answers = ['据检索材料，秦。', '据检索材料，汉。', '据检索材料，唐。', '据检索材料，宋。'];
+    const fresh = createOvercreditJudge({ seed: 3 });
+    const inOrder = [];
+    for (const answer of answers) inOrder.push(await fresh.judge({ ...request, answer }));
+    // Another judge with the same seed, asked in the reverse order after unrelated answers: the same verdict per answer.
+    const other = createOvercreditJudge({ seed: 3 });
+    for (const answer of ['秦。', '据检索材料，元。']) await other.judge({ ...request, answer });
+    const reversed = [];
+    for (const answer of [...answers].reverse()) reversed.push(await other.judge({ ...request, answer }));
+    expect(reversed.reverse()).toEqual(inOrder);
   });
 
   it('is registered and validates its rates', () => {
