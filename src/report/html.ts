@@ -30,6 +30,12 @@ export interface ReportInput {
   drillDownLimit?: number;
 }
 
+/** The note under a conditions table with a row marked † (its interval and p disagree about 0). */
+function disagreementNote(summary: RunSummary, rows: ReturnType<typeof conditionRows>['models'][number]['rows']): string[] {
+  const level = summary.bootstrap.confidence;
+  return rows.some(({ diff: d }) => d && intervalDisagreesWithTest(d.ciLow, d.ciHigh, d.p, level)) ? [`<p class="meta">${esc(DISAGREEMENT_NOTE)}.</p>`] : [];
+}
+
 const STYLE = `
 body{font-family:system-ui,-apple-system,"Noto Sans CJK SC","PingFang SC",sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem;color:#222}
 h1{font-size:1.6rem}h2{margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:.3rem}
@@ -109,10 +115,9 @@ export function renderReportHtml(input: ReportInput): string {
           `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${d?.p == null ? '–' : `${pText(d.p)} <span class="ci">(${pText(d.pHolm)}, ${pText(d.pBH)})</span>${intervalDisagreesWithTest(d.ciLow, d.ciHigh, d.p, summary.bootstrap.confidence) ? ' †' : ''}`}</td>${clustered ? `<td>${cell.score.designEffect == null ? '–' : num(cell.score.designEffect, 1)} / ${d?.designEffect == null ? '–' : num(d.designEffect, 1)}</td>` : ''}${sampled ? samplingCells(cell.sampling) : ''}${versus.map((v) => `<td>${diffHtml(v)}</td>`).join('')}<td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td>${costCells(cell, priced)}${limited ? `<td>${num(cell.cost?.rateLimited ?? 0)}</td><td>${Math.round(cell.cost?.rateLimitWaitMs ?? 0)}</td>` : ''}${noted ? `<td>${esc(methodFigures(cell))}</td>` : ''}</tr>`,
       );
     }
-    out.push('</table></div>');
+    out.push('</table></div>', ...disagreementNote(summary, rows));
     const family = summary.families?.find((f) => f.reference === summary.baseline && f.size > 0);
     if (family) out.push(`<p class="meta">p: paired sign-flip permutation test of Δ${summary.cluster ? `, whole clusters (${esc(summary.cluster)}) flipped together` : ''}; adjusted by Holm (family-wise error) and Benjamini–Hochberg (false discoveries) over the family: ${esc(family.name)}.</p>`);
-    if (rows.some(({ diff: d }) => d && intervalDisagreesWithTest(d.ciLow, d.ciHigh, d.p, summary.bootstrap.confidence))) out.push(`<p class="meta">${esc(DISAGREEMENT_NOTE)}.</p>`);
     const sampling = summary.cells.find((c) => c.model === model && c.sampling)?.sampling;
     if (sampling) {
       out.push(

@@ -36,6 +36,13 @@ describe('the demo report (70 answers)', () => {
     expect(bytes - figures.reduce((a, b) => a + b, 0)).toBeLessThan(300 * 1024);
   });
 
+  it('marks † the row whose bootstrap CI of Δ leaves 0 out while the sign-flip p is above 0.05 (rag@10: p = 0.061), with the note', () => {
+    const rag10 = /<tr><td>rag@10<\/td>[\s\S]*?<\/tr>/.exec(html)?.[0] ?? '';
+    expect(rag10).toMatch(/0\.061 <span class="ci">\([^)]*\)<\/span> †/);
+    expect(/<tr><td>rag@20<\/td>[\s\S]*?<\/tr>/.exec(html)?.[0]).not.toMatch(/†/);
+    expect(html).toMatch(/† the bootstrap CI of Δ and the sign-flip p disagree about 0/);
+  });
+
   it("reads its chart's y axis in round numbers, evenly spaced, and its x axis in the depths", () => {
     const svg = /<svg[^>]*class="marks depth-chart"[\s\S]*?<\/svg>/.exec(html)?.[0];
     expect(svg).toBeDefined();
