@@ -37,8 +37,10 @@ function normalForm(text: string): { normal: string; from: number[]; to: number[
   const to: number[] = [];
   for (let i = 0; i < text.length; ) {
     const char = String.fromCodePoint(text.codePointAt(i)!);
-    for (const unit of normalChar(char)) {
-      normal += unit;
+    const form = normalChar(char);
+    normal += form;
+    // One entry per UTF-16 unit of the normal form, as indexOf counts them (an Extension B character has two).
+    for (let unit = 0; unit < form.length; unit++) {
       from.push(i);
       to.push(i + char.length);
     }
