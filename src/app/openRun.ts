@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import { CHUNK_SPAN_FORMAT } from '../chunking/chunker.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { InputError } from '../errors.js';
 import { redactSecrets } from '../experiment/redact.js';
@@ -17,6 +18,21 @@ export interface OpenedRun {
   runDir: string;
   /** The manifest of the run being resumed (its start time and earlier fields are kept). */
   previousManifest?: StoredRunManifest | undefined;
+}
+
+/**
+ * Refuses to resume a run whose records hold spans of another format than this hisrag writes
+ * (an older run: UTF-16 offsets, precision over merged ranges): its span metrics and the new ones would
+ * not mean the same, and one table would mix them.
+ */
+async function refuseOtherSpanFormat(runDir: string, manifest: StoredRunManifest): Promise<void> {
+  const format = manifest.spanFormat ?? 1;
+  if (format === CHUNK_SPAN_FORMAT) return;
+  const items = runFile(runDir, 'items');
+  if (!existsSync(items) || !(await readFile(items, 'utf8')).includes('"goldSpans"')) return;
+  throw new InputError(
+    `${runDir}: its span metrics were computed with span format ${format} (UTF-16 offsets, precision over merged ranges); this hisrag computes format ${CHUNK_SPAN_FORMAT} (code points, Chroma's precision and IoU), and resuming would mix the two. Start a new run (rebuild its corpora first: hisrag prepare)`,
+  );
 }
 
 function timestampId(date = new Date()): string {
@@ -39,6 +55,7 @@ export async function openRunDirectory(
     holdLock(await acquireRunLock(runDir, log));
     const config = await readRunConfig(runDir);
     const previousManifest = await readRunManifest(runDir);
+    await refuseOtherSpanFormat(runDir, previousManifest);
     // A run killed outright (kill -9) may have left a half-written temporary file behind.
     await removeStaleTempFiles(runDir);
     return { config, runDir, previousManifest };

@@ -1,8 +1,12 @@
 import { z } from 'zod';
 import type { CorpusDocument } from '../corpus/types.js';
 import type { BenchmarkItem } from './types.js';
+import { codePointLength } from '../text/codePoints.js';
 
-/** Gold evidence as a character range [start, end) of a corpus document's text (`documents.jsonl`; UTF-16 offsets, as `String.slice` takes them). */
+/**
+ * Gold evidence as a character range [start, end) of a corpus document's text (`documents.jsonl`) in
+ * code points, as Python counts them (`text[start:end]`): a CJK Extension B character is one.
+ */
 export const GoldSpanSchema = z
   .strictObject({
     doc: z.string().min(1).describe("The document: a chunk span's `doc` (the source document's idKey, else its docId; a LongHisDoc page `<doc_id>-p<page>`)"),
@@ -11,6 +15,15 @@ export const GoldSpanSchema = z
   })
   .refine((span) => span.end > span.start, { message: 'expected end > start', path: ['end'] });
 export type GoldSpan = z.infer<typeof GoldSpanSchema>;
+
+/** The code-point offset of a UTF-16 offset of a text. */
+const pointAt = (text: string, utf16: number) => codePointLength(text.slice(0, utf16));
+
+/** The code-point span of the UTF-16 range [start, end) of a document's text. */
+const spanOf = (doc: string, text: string, start: number, end: number): GoldSpan => {
+  const from = pointAt(text, start);
+  return { doc, start: from, end: from + codePointLength(text.slice(start, end)) };
+};
 
 /** The fuzzy rule's normal form of a character: none for whitespace and punctuation/symbols, else its NFKC form. */
 function normalChar(char: string): string {
@@ -24,8 +37,10 @@ function normalForm(text: string): { normal: string; from: number[]; to: number[
   const to: number[] = [];
   for (let i = 0; i < text.length; ) {
     const char = String.fromCodePoint(text.codePointAt(i)!);
-    for (const unit of normalChar(char)) {
-      normal += unit;
+    const form = normalChar(char);
+    normal += form;
+    // One entry per UTF-16 unit of the normal form, as indexOf counts them (an Extension B character has two).
+    for (let unit = 0; unit < form.length; unit++) {
       from.push(i);
       to.push(i + char.length);
     }
@@ -66,7 +81,7 @@ export interface PlacedGold {
 }
 
 /**
- * Gold evidence as character spans of a corpus's documents, the same for any chunking of them:
+ * Gold evidence as character spans (code points) of a corpus's documents, the same for any chunking of them:
  * - `goldSpans` (a benchmark's own `{doc, start, end}`) as they are;
  * - `goldEvidence` texts located in the documents: first exactly (its first occurrence, the item's
  *   own `docId` first), else by the fuzzy rule — both sides with whitespace, punctuation and symbols
@@ -90,7 +105,7 @@ export async function placeGoldSpans(items: readonly { key: string; item: Benchm
     documents(),
     (needle, document) => {
       const at = document.text.indexOf(needle.text);
-      return at >= 0 ? { doc: document.doc, start: at, end: at + needle.text.length } : undefined;
+      return at >= 0 ? spanOf(document.doc, document.text, at, at + needle.text.length) : undefined;
     },
     (document) => pageDocs.has(document.doc) && texts.set(document.doc, document.text),
   );
@@ -106,8 +121,8 @@ export async function placeGoldSpans(items: readonly { key: string; item: Benchm
     for (const page of w.pages) {
       const text = texts.get(page);
       if (text === undefined || text.length === 0) continue;
-      const occurrences = w.answers.flatMap((answer) => occurrencesOf(text, answer).map((start) => ({ doc: page, start, end: start + answer.length })));
-      for (const span of occurrences.length > 0 ? occurrences : [{ doc: page, start: 0, end: text.length }]) add(w.key, span);
+      const occurrences = w.answers.flatMap((answer) => occurrencesOf(text, answer).map((start) => spanOf(page, text, start, start + answer.length)));
+      for (const span of occurrences.length > 0 ? occurrences : [spanOf(page, text, 0, text.length)]) add(w.key, span);
     }
   }
   return { spans, unplaced };
@@ -153,6 +168,6 @@ function placeFuzzily(pending: Needle[], documents: AsyncIterable<CorpusDocument
     const form = forms.get(document) ?? normalForm(document.text);
     forms.set(document, form);
     const at = form.normal.indexOf(needle.normal);
-    return at >= 0 ? { doc: document.doc, start: form.from[at]!, end: form.to[at + needle.normal.length - 1]! } : undefined;
+    return at >= 0 ? spanOf(document.doc, document.text, form.from[at]!, form.to[at + needle.normal.length - 1]!) : undefined;
   });
 }

@@ -32,7 +32,7 @@ export const BenchmarkItemSchema = z.object({
   inputPages: z.array(z.number().int().positive()).optional(),
   evidenceModal: z.string().optional(),
   goldChunkIds: z.array(z.string()).optional().describe('Gold chunk ids, when a benchmark names them'),
-  goldSpans: z.array(z.object({ doc: z.string(), start: z.number().int().nonnegative(), end: z.number().int().positive() })).optional().describe('Gold evidence as character spans of corpus documents (`{doc, start, end}`), the same for any chunking'),
+  goldSpans: z.array(z.object({ doc: z.string(), start: z.number().int().nonnegative(), end: z.number().int().positive() })).optional().describe('Gold evidence as character spans of corpus documents (`{doc, start, end}`, code points), the same for any chunking'),
   goldEvidence: z.array(z.string().min(1)).optional().describe('Gold evidence as text, located in the corpus\'s documents (exactly, else by a whitespace/punctuation-insensitive rule)'),
   origin: z.string().optional().describe('Where the record is (`<file>: line 3`), for messages about it'),
   /** Breakdown keys from the record's own metadata fields (a benchmark's `metadata:` list, a JSONL record's `metadata` object). */

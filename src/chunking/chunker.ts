@@ -1,27 +1,21 @@
 import type { Chunk, ChunkingOptions, DocumentSection, SectionedDocument, SizeMeasure } from './types.js';
 import { splitSentences, type Sentence } from './sentences.js';
+import { codePointLength, codePointOffsets } from '../text/codePoints.js';
 
 /** The chunking section's sizes and method, the corpus name (first part of every chunk id) and the measure. */
 export type ChunkerSettings = Pick<ChunkingOptions, 'maxSize' | 'overlap'> &
   Partial<Pick<ChunkingOptions, 'headingPrefix' | 'method'>> & { corpus: string; measure: SizeMeasure };
 
 /** Code points: the `chars` unit, so that a surrogate pair counts (and is cut) as one character. */
-export const countCodePoints: SizeMeasure = (text) => {
-  // UTF-16 units less one per surrogate pair (a lone surrogate counts one, as the string iterator
-  // has it): a charCodeAt loop, several times faster than iterating, and chunking calls it per sentence.
-  let n = text.length;
-  for (let i = 0; i < text.length - 1; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit >= 0xd800 && unit <= 0xdbff) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
-};
+export const countCodePoints: SizeMeasure = codePointLength;
+
+/**
+ * What chunk spans (`meta.spans`) mean, recorded in a corpus's build settings so that a corpus whose
+ * spans meant something else reads as stale: 2 = code-point offsets, each chunk's range running on
+ * over the whitespace after it (see ChunkSpan). Corpora without it (1) had UTF-16 offsets trimmed
+ * to non-whitespace, which left the separators between chunks in no chunk.
+ */
+export const CHUNK_SPAN_FORMAT = 2;
 
 /**
  * Cuts a document into chunks of at most `maxSize` (the measure's unit), never across sections:
@@ -32,6 +26,7 @@ export const countCodePoints: SizeMeasure = (text) => {
 export function chunkDocument(doc: SectionedDocument, settings: ChunkerSettings): Chunk[] {
   const sections: DocumentSection[] = doc.sections ?? [{ headings: [], text: doc.text }];
   const chunks: Chunk[] = [];
+  const located: LocatedChunk[] = [];
   let sectionSearch = 0;
   for (const section of sections) {
     const heading = section.headings.join(' > ');
@@ -43,26 +38,56 @@ export function chunkDocument(doc: SectionedDocument, settings: ChunkerSettings)
     if (sectionAt >= 0) sectionSearch = sectionAt + section.text.length;
     const sized = { ...settings, maxSize: budget, overlap: Math.min(settings.overlap, budget - 1) };
     for (const packed of settings.method === 'fixed' ? fixedWindows(section.text, sized) : packSentences(splitSentences(section.text), sized)) {
-      const n = chunks.length;
-      const spans = sectionAt >= 0 ? chunkSpans(doc, sectionAt + packed.start, sectionAt + packed.end) : [];
-      chunks.push({
-        id: `${settings.corpus}:${doc.idKey ?? doc.docId}:${n}`,
+      const chunk: Chunk = {
+        id: `${settings.corpus}:${doc.idKey ?? doc.docId}:${chunks.length}`,
         docId: doc.docId,
         title: doc.title,
         text: prefix + packed.text,
-        meta: { ...doc.meta, ...(heading ? { section: heading } : {}), ...(spans.length ? { spans } : {}) },
-      });
+        meta: { ...doc.meta, ...(heading ? { section: heading } : {}) },
+      };
+      chunks.push(chunk);
+      if (sectionAt >= 0) located.push({ chunk, start: sectionAt + packed.start, end: sectionAt + packed.end });
     }
   }
+  placeChunks(doc, located);
   return chunks;
 }
 
+/** A chunk and the range [start, end) of its document's text (UTF-16 offsets) its text comes from, trimmed to non-whitespace. */
+interface LocatedChunk {
+  chunk: Chunk;
+  start: number;
+  end: number;
+}
+
+const isBlank = (text: string) => text.trim().length === 0;
+
 /**
- * Where a chunk is: a character range [start, end) of a document's text (UTF-16 offsets, as
- * `String.slice` takes them), from its first sentence's first non-space character to its last's last.
- * The chunk's text (less its heading prefix) is the range with only its whitespace changed — blank
- * lines and the spaces around sentences dropped, a line break kept as one newline — so both have the
- * same non-whitespace characters in the same order.
+ * Sets each located chunk's `meta.spans`: its trimmed range run on over the whitespace that follows
+ * it up to the next chunk (or the document's end), the first also back over the whitespace before it,
+ * so that the chunks of a document cover all of it and no separator is in no chunk. Ranges in code points.
+ */
+function placeChunks(doc: SectionedDocument, located: LocatedChunk[]): void {
+  const points = codePointOffsets(doc.text);
+  located.forEach(({ chunk, start, end }, i) => {
+    const next = located[i + 1]?.start ?? doc.text.length;
+    const to = next > end && isBlank(doc.text.slice(end, next)) ? next : end;
+    const from = i === 0 && isBlank(doc.text.slice(0, start)) ? 0 : start;
+    const spans = chunkSpans(doc, from, to, points);
+    if (spans.length) chunk.meta.spans = spans;
+  });
+}
+
+/**
+ * Where a chunk is: a character range [start, end) of a document's text in code points (Python's
+ * `text[start:end]`; a CJK Extension B character counts one). The range runs from the chunk's first
+ * non-space character through the whitespace after its last, up to where the next chunk of the
+ * document starts (the last chunk: to the document's end; the first starts at the document's start
+ * when only whitespace is before it). So the chunks of a document cover every character of it — a
+ * newline between two chunks belongs to the one before — and with every chunk retrieved, no gold
+ * character is missed, whatever the chunk size. The chunk's text (less its heading prefix) has the
+ * range's non-whitespace characters in the same order: only whitespace differs (blank lines and the
+ * spaces around sentences dropped, a line break kept as one newline).
  */
 export interface ChunkSpan {
   /** The document: `idKey` of its source document, else its docId (a LongHisDoc page: `<doc_id>-p<page>`). */
@@ -72,15 +97,16 @@ export interface ChunkSpan {
 }
 
 /**
- * The range [start, end) of a document's text as spans of the documents it is made of: itself
- * (`idKey ?? docId`), or the parts it joins (a LongHisDoc page window: one span per page it covers).
+ * The range [start, end) of a document's text (UTF-16 offsets) as code-point spans of the documents
+ * it is made of: itself (`idKey ?? docId`), or the parts it joins (a LongHisDoc page window: one span
+ * per page it covers; the separators between pages are in no page).
  */
-export function chunkSpans(doc: SectionedDocument, start: number, end: number): ChunkSpan[] {
-  if (!doc.parts) return [{ doc: doc.idKey ?? doc.docId, start, end }];
+export function chunkSpans(doc: SectionedDocument, start: number, end: number, points = codePointOffsets(doc.text)): ChunkSpan[] {
+  if (!doc.parts) return [{ doc: doc.idKey ?? doc.docId, start: points(start), end: points(end) }];
   return doc.parts.flatMap((part) => {
     const from = Math.max(start, part.start);
     const to = Math.min(end, part.end);
-    return to > from ? [{ doc: part.doc, start: from - part.start, end: to - part.start }] : [];
+    return to > from ? [{ doc: part.doc, start: points(from) - points(part.start), end: points(to) - points(part.start) }] : [];
   });
 }
 

@@ -6,7 +6,7 @@ export const ChunkSchema = z.object({
   docId: z.string().min(1),
   title: z.string(),
   text: z.string(),
-  meta: z.record(z.string(), z.unknown()).describe('Builder-specific: url, pageId, section, page (one-based, LongHisDoc), book_name, ..; `spans`: where the chunk is in its document\'s text ([{doc, start, end}])'),
+  meta: z.record(z.string(), z.unknown()).describe('Builder-specific: url, pageId, section, page (one-based, LongHisDoc), book_name, ..; `spans`: where the chunk is in its document\'s text ([{doc, start, end}], code points, the whitespace after the chunk included)'),
 });
 export type Chunk = z.infer<typeof ChunkSchema>;
 

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { CHUNK_SPAN_FORMAT } from '../chunking/chunker.js';
 import { describeInputChanges, fingerprintFiles, type BuildInputs } from '../io/fingerprint.js';
 import { parseCorpusBuildConfig, type ParsedCorpusBuildConfig } from './config.js';
 import { corpusPaths } from './paths.js';
@@ -25,7 +26,8 @@ export async function corpusBuildInputs(
   const paths = [...((await builder.inputFiles?.()) ?? []), ...(tokenizer ? [join(tokenizer, 'tokenizer.json'), join(tokenizer, 'tokenizer_config.json')] : [])];
   return {
     files: await fingerprintFiles(paths, previous),
-    settings: { name: config.name, builder: builderSpec, chunking: config.chunking, dedupe: config.dedupe ?? builder.dedupeByDefault ?? true },
+    // spanFormat: a corpus whose chunk spans meant something else (chunking/chunker.ts) reads as stale.
+    settings: { name: config.name, builder: builderSpec, chunking: config.chunking, dedupe: config.dedupe ?? builder.dedupeByDefault ?? true, spanFormat: CHUNK_SPAN_FORMAT },
   };
 }
 

@@ -2,7 +2,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { placeGoldSpans, type GoldSpan } from '../benchmarks/goldSpans.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
+import { CHUNK_SPAN_FORMAT } from '../chunking/chunker.js';
 import { readCorpusDocuments, readCorpusManifest } from '../corpus/read.js';
+import type { CorpusManifest } from '../corpus/types.js';
 import { readIndexManifest } from '../index/manifest.js';
 
 /** What the run's start-up says of the gold evidence it placed, and what it could not place. */
@@ -34,12 +36,18 @@ export async function placeGoldForRetrievers(items: BenchmarkItem[], retrievers:
     const byDocuments = new Map<string, Map<string, GoldSpan[]>>();
     for (const { label, spec } of retrievers) {
       const indexDirs = indexDirsOf(spec);
-      const corpusDir = await corpusOf(indexDirs);
-      if (!corpusDir) {
+      const corpus = await corpusOf(indexDirs);
+      if (!corpus) {
         if (indexDirs.length > 0) lines.push(`warning: ${label}'s corpus keeps no documents.jsonl (built before corpora kept their documents' texts): no span metrics for it; rebuild the corpus to have them`);
         continue;
       }
+      const { dir: corpusDir, indexedHash } = corpus;
       const manifest = await readCorpusManifest(corpusDir);
+      const stale = staleSpans(manifest, indexedHash);
+      if (stale) {
+        lines.push(`warning: ${label}: ${stale}: no span metrics for it; rebuild with hisrag prepare to have them`);
+        continue;
+      }
       const documentsKey = manifest.documentsHash ?? corpusDir;
       let placed = byDocuments.get(documentsKey);
       if (!placed) {
@@ -64,11 +72,23 @@ export async function placeGoldForRetrievers(items: BenchmarkItem[], retrievers:
   };
 }
 
-/** The corpus folder of the first index that names one whose corpus kept its documents. */
-async function corpusOf(indexDirs: string[]): Promise<string | undefined> {
+/** The corpus folder of the first index that names one whose corpus kept its documents, and the corpus content the index was built from. */
+async function corpusOf(indexDirs: string[]): Promise<{ dir: string; indexedHash: string } | undefined> {
   for (const dir of indexDirs) {
-    const corpusDir = (await readIndexManifest(dir).catch(() => undefined))?.corpus.dir;
-    if (corpusDir && existsSync(join(corpusDir, 'documents.jsonl'))) return corpusDir;
+    const corpus = (await readIndexManifest(dir).catch(() => undefined))?.corpus;
+    if (corpus && existsSync(join(corpus.dir, 'documents.jsonl'))) return { dir: corpus.dir, indexedHash: corpus.contentHash };
   }
+  return undefined;
+}
+
+/**
+ * Why the chunk spans the index serves cannot be scored against gold placed in the corpus's documents:
+ * the corpus was built with spans of an earlier format (UTF-16 offsets trimmed to non-whitespace:
+ * recall and precision would not mean what they mean now), or rebuilt since the index was.
+ */
+function staleSpans(manifest: CorpusManifest, indexedHash: string): string | undefined {
+  const format = manifest.inputs?.settings.spanFormat ?? 1;
+  if (format !== CHUNK_SPAN_FORMAT) return `corpus ${manifest.name} has chunk spans of format ${String(format)} (this hisrag reads ${CHUNK_SPAN_FORMAT}: code points, the separators between chunks included)`;
+  if (manifest.contentHash !== indexedHash) return `its index was built from another build of corpus ${manifest.name} than the one there now`;
   return undefined;
 }

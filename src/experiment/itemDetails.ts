@@ -3,6 +3,7 @@ import type { RetrievedChunk } from '../retrieval/types.js';
 import { retrievalMetrics } from '../scoring/retrievalMetrics.js';
 import { spanMetrics, type SpannedPassage, type TextSpan } from '../scoring/spanMetrics.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import { codePointLength } from '../text/codePoints.js';
 
 /** Breakdown keys for a record: ProHist task and dynasty, LongHisDoc type / answer type / modality. */
 export function itemGroups(item: BenchmarkItem): Record<string, string> {
@@ -22,10 +23,10 @@ function pageOf(chunk: RetrievedChunk): number | undefined {
   return typeof page === 'number' ? page : undefined;
 }
 
-/** Where a passage is in its documents (its chunk's `meta.spans`; none for a passage from outside the corpus) and the characters it puts in the context. */
+/** Where a passage is in its documents (its chunk's `meta.spans`; none for a passage from outside the corpus) and the code points it puts in the context. */
 export function spannedPassage(chunk: { text: string; meta?: Record<string, unknown>; spans?: readonly TextSpan[] }): SpannedPassage {
   const spans = chunk.spans ?? chunkSpansOf(chunk.meta);
-  return { spans: spans ?? [], chars: chunk.text.length };
+  return { spans: spans ?? [], chars: codePointLength(chunk.text) };
 }
 
 function chunkSpansOf(meta: Record<string, unknown> | undefined): TextSpan[] | undefined {

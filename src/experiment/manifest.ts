@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ExperimentConfig } from '../config/experiment.js';
+import { CHUNK_SPAN_FORMAT } from '../chunking/chunker.js';
 import { MANIFEST_VERSION, type RunManifest, type StoredRunManifest } from '../runFiles/manifest.js';
 import { VERSION } from '../version.js';
 import { redactSecrets } from './redact.js';
@@ -95,6 +96,7 @@ export async function buildRunManifest(input: {
     indexManifests: indexManifestHashes(components),
     benchmarks: stages.benchmarkDescriptions,
     chunkings: retrieverChunkings(components),
+    spanFormat: CHUNK_SPAN_FORMAT,
     // The image folders the run's prompts may show pages from (absolute): the only folders the viewer serves images from.
     imageDirs: imageDirsOf(stages.benchmarkDescriptions),
     complete: false,

@@ -30,4 +30,4 @@ export function spanRetrievalCells(summary: RunSummary): { cells: CellSummary[];
 
 /** What the span metrics are, said once under their table. */
 export const SPAN_RETRIEVAL_NOTE =
-  'span retrieval (chunking-independent): characters of the retrieved passages against the gold evidence spans — recall, precision and IoU of their unions (Chroma\'s definitions, in characters); gold covered: share of questions whose gold the list covers whole; covering k / chars: the fewest top passages (and their context characters) that cover it, over the questions covered; means with 95% CIs';
+  'span retrieval (chunking-independent): characters (code points) of the retrieved passages against the gold evidence spans — recall, precision and IoU as Chroma\'s chunking evaluation defines them (text retrieved twice counts twice); gold covered: share of questions whose gold the list covers whole; covering k / chars: the fewest top passages (and their context characters) that cover it, over the questions covered; means with 95% CIs';

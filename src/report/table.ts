@@ -10,20 +10,27 @@ type Paired = RunSummary['paired'][number];
 
 const fmt = (x: number | null, digits = 2) => (x === null ? '–' : x.toFixed(digits));
 
-/** Display width: CJK and full-width characters take two columns in a terminal. */
-function width(text: string): number {
+/**
+ * Display width in a terminal, per code point: CJK and full-width characters take two columns —
+ * the basic plane's blocks and planes 2 and 3 (CJK Extensions B to H and the compatibility
+ * supplement, U+20000–U+3FFFD, which historical texts hold), as Unicode's East Asian Width has them.
+ */
+export function displayWidth(text: string): number {
   let w = 0;
-  for (const ch of text) w += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(ch) ? 2 : 1;
+  for (const ch of text) {
+    const point = ch.codePointAt(0)!;
+    w += (point >= 0x20000 && point <= 0x3fffd) || /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(ch) ? 2 : 1;
+  }
   return w;
 }
 
 export function renderTextTable(header: string[], rows: string[][]): string {
-  const widths = header.map((h, i) => Math.max(width(h), ...rows.map((r) => width(r[i] ?? ''))));
+  const widths = header.map((h, i) => Math.max(displayWidth(h), ...rows.map((r) => displayWidth(r[i] ?? ''))));
   // Numbers (and CIs, differences) are right-aligned; names are left-aligned.
   const numeric = header.map((_, i) => i > 0 && rows.every((r) => /^([-+–\d[]|$)/.test(r[i] ?? '')));
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => (numeric[i] ? ' '.repeat(widths[i]! - width(c)) + c : c + ' '.repeat(widths[i]! - width(c))))
+      .map((c, i) => (numeric[i] ? ' '.repeat(widths[i]! - displayWidth(c)) + c : c + ' '.repeat(widths[i]! - displayWidth(c))))
       .join('  ')
       .trimEnd();
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');

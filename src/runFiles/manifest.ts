@@ -33,6 +33,12 @@ const ManifestFields = {
    * chunking settings as built (a chunking sweep's grid point among them). Conditions of one corpus share a chunking.
    */
   chunkings: z.record(z.string(), z.strictObject({ corpus: z.string(), dir: z.string(), chunking: z.record(z.string(), z.unknown()) })).optional(),
+  /**
+   * What the records' spans (`goldSpans`, `retrieved[].spans`) and span metrics mean: the chunk span
+   * format (chunking/chunker.ts's CHUNK_SPAN_FORMAT; 2: code points, separators included, Chroma's
+   * precision and IoU). Absent in runs from before (format 1: UTF-16 offsets, merged precision), which are not resumed.
+   */
+  spanFormat: z.number().int().positive().optional(),
   /** The image folders the run's prompts may show pages from (absolute): the only folders the viewer serves images from. */
   imageDirs: z.array(z.string()),
   /** False while the run is being written; true once every planned answer is in. */

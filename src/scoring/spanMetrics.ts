@@ -1,4 +1,4 @@
-/** A character range [start, end) of a corpus document's text (a chunk's `meta.spans` entry, a gold span). */
+/** A character range [start, end) of a corpus document's text in code points (a chunk's `meta.spans` entry, a gold span). */
 export interface TextSpan {
   doc: string;
   start: number;
@@ -7,17 +7,24 @@ export interface TextSpan {
 
 /** One retrieved passage as the span metrics see it: where it is, and how long its text is (in the context). */
 export interface SpannedPassage {
+  /** Where the passage is in the corpus's documents; none for a passage from outside them (an external method's context). */
   spans: readonly TextSpan[];
-  /** Characters the passage puts in the context (its text's length). */
+  /** Code points the passage puts in the context (its text's). */
   chars: number;
 }
 
 /**
- * Retrieval against gold evidence measured in characters of the documents, so that it means the
- * same for any chunking (Chroma's chunking evaluation, with characters — UTF-16 code units of the
- * document text, one per Chinese character of the basic plane — in place of tokens):
- * - `charRecall` = |R ∩ G| / |G|, `charPrecision` = |R ∩ G| / |R|, `charIoU` = |R ∩ G| / |R ∪ G|, where R is
- *   the union of the retrieved passages' ranges and G the union of the gold ranges;
+ * Retrieval against gold evidence measured in characters (code points) of the documents, so that it
+ * means the same for any chunking — Chroma's chunking evaluation (`chunking_evaluation`,
+ * `BaseEvaluation._scores_from_dataset_and_retrievals`) with characters in place of tokens. With G
+ * the gold ranges merged (a gold character counts once) and r₁ … rₙ the retrieved passages' ranges:
+ * - `charRecall` = |(∪rᵢ) ∩ G| / |G|;
+ * - `charPrecision` = |(∪rᵢ) ∩ G| / Σ|rᵢ| — each passage's length counted, so text retrieved twice
+ *   (overlapping chunks) counts twice, as Chroma counts it;
+ * - `charIoU` = |(∪rᵢ) ∩ G| / (Σ|rᵢ| + |G \ ∪rᵢ|), Chroma's denominator: the retrieved lengths plus
+ *   the gold left unretrieved;
+ * - a passage without spans (from outside the corpus) adds its text's length to Σ|rᵢ| — it is
+ *   retrieved text and holds no gold character — and is named in `spanlessPassages`;
  * - `covered` = 1 when the passages cover every gold character, else 0; when they do, `coverK` is the
  *   smallest rank whose top passages cover it and `coverChars` the characters those top passages put in
  *   the context (overlapping text counted as often as the context holds it).
@@ -29,6 +36,8 @@ export interface SpanMetrics {
   covered: 0 | 1;
   coverK?: number;
   coverChars?: number;
+  /** Retrieved passages with no spans (counted in precision's and IoU's denominators by their text); absent when none. */
+  spanlessPassages?: number;
 }
 
 /** The span metrics' names, in the order tables show them. */
@@ -72,14 +81,15 @@ export function spanMetrics(passages: readonly SpannedPassage[], gold: readonly 
   const goldUnion = unionOf(gold);
   const goldSize = sizeOf(goldUnion);
   if (goldSize === 0) return undefined;
-  const retrieved = unionOf(passages.flatMap((passage) => passage.spans));
-  const retrievedSize = sizeOf(retrieved);
-  const overlap = intersectionSize(retrieved, goldUnion);
+  const found = intersectionSize(unionOf(passages.flatMap((passage) => passage.spans)), goldUnion);
+  const spanless = passages.filter((passage) => passage.spans.length === 0);
+  const retrievedLength = passages.reduce((sum, passage) => sum + (passage.spans.length === 0 ? passage.chars : passage.spans.reduce((n, span) => n + Math.max(0, span.end - span.start), 0)), 0);
   const metrics: SpanMetrics = {
-    charRecall: overlap / goldSize,
-    charPrecision: retrievedSize === 0 ? 0 : overlap / retrievedSize,
-    charIoU: overlap / (retrievedSize + goldSize - overlap),
-    covered: overlap === goldSize ? 1 : 0,
+    charRecall: found / goldSize,
+    charPrecision: retrievedLength === 0 ? 0 : found / retrievedLength,
+    charIoU: found / (retrievedLength + goldSize - found),
+    covered: found === goldSize ? 1 : 0,
+    ...(spanless.length > 0 ? { spanlessPassages: spanless.length } : {}),
   };
   if (!metrics.covered) return metrics;
   // The smallest prefix of the ranking whose ranges hold every gold character.

@@ -52,4 +52,24 @@ describe('placeGoldSpans: gold evidence as character spans of the corpus documen
     // "1" is too short to stand for its evidence; 万历 is there.
     expect(spans.get('list')).toEqual([{ doc: 'book-p2', start: 3, end: 5 }]);
   });
+
+  it('gives spans in code points, as Python counts them, after and within Extension B characters, exactly and by the fuzzy rule', async () => {
+    // 𠀀 and 𠀁 are one code point each (two UTF-16 units).
+    const text = '𠀀𠀁甲，乙丙。𠀂丁';
+    const { spans } = await placeGoldSpans(
+      [
+        { key: 'exact', item: item('exact', { goldEvidence: ['乙丙'] }) },
+        { key: 'fuzzy', item: item('fuzzy', { goldEvidence: ['甲乙丙'] }) },
+        { key: 'wide', item: item('wide', { goldEvidence: ['𠀁甲 乙'] }) },
+        { key: 'after', item: item('after', { goldEvidence: ['丙𠀂丁'] }) },
+      ],
+      async function* () {
+        yield { doc: 'x', docId: 'x', text };
+      },
+    );
+    expect(spans.get('exact')).toEqual([{ doc: 'x', start: 4, end: 6 }]);
+    expect(spans.get('fuzzy')).toEqual([{ doc: 'x', start: 2, end: 6 }]);
+    expect(spans.get('wide')).toEqual([{ doc: 'x', start: 1, end: 5 }]);
+    expect(spans.get('after')).toEqual([{ doc: 'x', start: 5, end: 9 }]);
+  });
 });

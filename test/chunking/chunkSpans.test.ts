@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chunkDocument, chunkSpans, countCodePoints, type ChunkSpan } from '../../src/chunking/chunker.js';
+import { spanMetrics } from '../../src/scoring/spanMetrics.js';
 import type { SectionedDocument } from '../../src/chunking/types.js';
 import { mulberry32 as random } from '../../src/models/fixture/seededRandom.js';
 
@@ -22,10 +23,23 @@ function generatedText(next: () => number, sentences: number): string {
 
 /** The documented relation of a chunk's text to its range: the same non-whitespace characters, in order. */
 const chunkText = (text: string) => text.replace(/\s+/gu, '');
-const textOf = (docs: Map<string, string>, span: ChunkSpan) => docs.get(span.doc)!.slice(span.start, span.end);
+/** Spans are code-point offsets: Python's `text[start:end]`. */
+const slicePoints = (text: string, start: number, end: number) => Array.from(text).slice(start, end).join('');
+const textOf = (docs: Map<string, string>, span: ChunkSpan) => slicePoints(docs.get(span.doc)!, span.start, span.end);
+
+/** Every code point of the text lies in some span (of document `doc`), and the spans lie within it. */
+function expectCovered(text: string, spans: ChunkSpan[], label: string) {
+  const length = Array.from(text).length;
+  const covered = new Uint8Array(length);
+  for (const span of spans) {
+    expect(span.end, label).toBeLessThanOrEqual(length);
+    covered.fill(1, span.start, span.end);
+  }
+  expect(covered.indexOf(0), `${label}: first code point in no chunk`).toBe(-1);
+}
 
 describe('chunk spans: where each chunk is in its document', () => {
-  it('doc.text.slice(start, end) is the chunk text up to whitespace, and the range is tight, for any size, overlap and sections', () => {
+  it('the range (code points) is the chunk text up to whitespace, and the ranges cover every character of the document, for any size, overlap and sections', () => {
     const next = random(43);
     for (let trial = 0; trial < 300; trial++) {
       const sections = Array.from({ length: 1 + Math.floor(next() * 3) }, (_, s) => ({ headings: s === 0 ? [] : [`節${s}`], text: generatedText(next, 1 + Math.floor(next() * 15)) }));
@@ -40,18 +54,17 @@ describe('chunk spans: where each chunk is in its document', () => {
         const [span, ...more] = chunk.meta.spans as ChunkSpan[];
         expect(more).toEqual([]);
         expect(span!.doc).toBe(doc.docId);
-        const range = doc.text.slice(span!.start, span!.end);
+        const range = slicePoints(doc.text, span!.start, span!.end);
         const prefix = headingPrefix && chunk.meta.section ? `${chunk.meta.section}\n` : '';
         expect(chunkText(range), `trial ${trial}, chunk ${chunk.id}`).toBe(chunkText(chunk.text.slice(prefix.length)));
         expect(chunk.text.startsWith(prefix)).toBe(true);
-        expect(range.trim()).toBe(range);
+        // A range starts at its first non-space character (the first chunk: at the document's start) and runs on over whitespace only.
+        if (lastStart >= 0) expect(range.trimStart()).toBe(range);
         expect(span!.start).toBeGreaterThan(lastStart);
         lastStart = span!.start;
       }
-      // Every non-space character of the document is in some chunk.
-      const covered = new Set<number>();
-      for (const chunk of chunks) for (const span of chunk.meta.spans as ChunkSpan[]) for (let i = span.start; i < span.end; i++) covered.add(i);
-      for (let i = 0; i < doc.text.length; i++) if (doc.text[i]!.trim()) expect(covered.has(i), `trial ${trial}: offset ${i}`).toBe(true);
+      // Every character of the document, whitespace between chunks included, is in some chunk.
+      expectCovered(doc.text, chunks.flatMap((chunk) => chunk.meta.spans as ChunkSpan[]), `trial ${trial}`);
     }
   });
 
@@ -69,20 +82,45 @@ describe('chunk spans: where each chunk is in its document', () => {
       let previous: ChunkSpan | undefined;
       for (const chunk of chunks) {
         const span = (chunk.meta.spans as ChunkSpan[])[0]!;
-        expect(prefix + text.slice(span.start, span.end), `trial ${trial}`).toBe(chunk.text);
+        const range = slicePoints(text, span.start, span.end);
+        // The window's text is its range less the whitespace the range runs on over (the first's: also the document's leading whitespace).
+        expect(prefix + (previous ? range : range.trimStart()).trimEnd(), `trial ${trial}`).toBe(chunk.text);
         expect(countCodePoints(chunk.text.slice(prefix.length))).toBeLessThanOrEqual(budget);
         if (previous) {
           expect(span.start).toBeGreaterThan(previous.start);
-          expect(countCodePoints(text.slice(span.start, Math.max(span.start, previous.end)))).toBeLessThanOrEqual(Math.min(overlap, budget - 1));
+          expect(countCodePoints(slicePoints(text, span.start, Math.max(span.start, previous.end)))).toBeLessThanOrEqual(Math.min(overlap, budget - 1));
         }
         previous = span;
       }
-      const covered = new Set<number>();
-      for (const chunk of chunks) for (const span of chunk.meta.spans as ChunkSpan[]) for (let i = span.start; i < span.end; i++) covered.add(i);
-      for (let i = 0; i < text.length; i++) if (text[i]!.trim()) expect(covered.has(i), `trial ${trial}: offset ${i}`).toBe(true);
+      expectCovered(text, chunks.flatMap((chunk) => chunk.meta.spans as ChunkSpan[]), `trial ${trial}`);
     }
     // Sentences do not matter: a window ends mid-sentence.
     expect(chunkDocument({ docId: 'd', title: '', text: '一二三。四五六。', meta: {} }, { corpus: 'c', maxSize: 5, overlap: 2, measure: countCodePoints, method: 'fixed' }).map((c) => c.text)).toEqual(['一二三。四', '。四五六。']);
+  });
+
+  it('with every chunk of a newline-separated document retrieved, character recall is 1 for every chunking (issue 50)', () => {
+    // Lines of 5 to 9 characters, a newline between them: at maxSize 12 nearly every chunk boundary is a newline.
+    const next = random(50);
+    const lines = Array.from({ length: 40 }, () => Array.from({ length: 4 + Math.floor(next() * 5) }, () => HAN[Math.floor(next() * HAN.length)]).join('') + '。');
+    const text = lines.join('\n');
+    const length = Array.from(text).length;
+    const doc: SectionedDocument = { docId: 'n', title: 'n', meta: {}, text };
+    for (const method of ['sentence', 'fixed'] as const) {
+      for (const maxSize of [12, 16, 30, 64, 200]) {
+        for (const overlap of [0, 4, 8]) {
+          const chunks = chunkDocument(doc, { corpus: 'c', maxSize, overlap, measure: countCodePoints, method });
+          const passages = chunks.map((chunk) => ({ spans: chunk.meta.spans as ChunkSpan[], chars: countCodePoints(chunk.text) }));
+          const metrics = spanMetrics(passages, [{ doc: 'n', start: 0, end: length }])!;
+          const label = `${method} maxSize ${maxSize} overlap ${overlap}`;
+          expect(metrics.charRecall, label).toBe(1);
+          expect(metrics.covered, label).toBe(1);
+          // Without overlap the chunks tile the document: every retrieved character is gold, once.
+          if (overlap === 0) expect(metrics.charPrecision, label).toBe(1);
+          // Overlapping windows retrieve some text twice, and Chroma's precision counts it twice.
+          if (overlap > 0 && method === 'fixed') expect(metrics.charPrecision, label).toBeLessThan(1);
+        }
+      }
+    }
   });
 
   it('gives a chunk of a document that joins others (a page window) as spans of those documents', () => {

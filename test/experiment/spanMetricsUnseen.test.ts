@@ -5,16 +5,20 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
-import { recomputeSpanMetrics, storedSpanMetrics } from '../helpers/spanRecompute.js';
 import { mulberry32 as random } from '../../src/models/fixture/seededRandom.js';
+import { expectScoredFromRecord, storedSpanMetrics } from '../helpers/recordSpans.js';
+import { codePointLength, sliceCodePoints } from '../../src/text/codePoints.js';
 
-// issue 43's second Done-when bullet: on a corpus and a benchmark with gold spans generated here
-// (so never seen when the code was written), the character recall, precision, IoU and the smallest
-// covering k recompute exactly from the records, for every chunking of a sweep.
+// issue 43's second and issue 50's third Done-when bullets: on a corpus and a benchmark with gold
+// spans generated here (so never seen when the code was written), for every chunking of a sweep, the
+// records keep what their span metrics were computed from; precision and IoU are Chroma's (each
+// retrieved range counted, overlapping chunks' text as often as retrieved) computed from the records'
+// spans; gold given in code points after CJK Extension B characters is recalled whole by a chunk that
+// holds it. That spanMetrics is Chroma's definition is checked against the reference's values in
+// test/scoring/chromaSpanGolden.test.ts.
 
-/** A seeded generator (mulberry32). */
-
-const HAN = '甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥春夏秋冬東西南北金木水火土山川河海風雨雷電日月星辰';
+// Extension B characters (two UTF-16 units, one code point) among the basic plane's.
+const HAN = [...'甲乙丙丁戊己庚辛壬癸子丑寅卯辰巳午未申酉戌亥春夏秋冬東西南北金木水火土山川河海風雨雷電日月星辰', '𠀀', '𠀁', '𠂇', '𠃌'];
 const noSpaceOrPunctuation = (text: string) => text.normalize('NFKC').replace(/[\s\p{P}\p{S}]/gu, '');
 
 describe('span metrics on a generated corpus and benchmark with gold spans', () => {
@@ -40,15 +44,17 @@ describe('span metrics on a generated corpus and benchmark with gold spans', () 
       const kind = kinds[i % kinds.length]!;
       const doc = `g${pick(docs.length)}`;
       const text = documents.get(doc)!;
-      const start = pick(text.length - 12);
-      const end = Math.min(text.length, start + 4 + pick(40));
-      let evidence = text.slice(start, end);
+      // Offsets in code points, as a Python script writes gold spans.
+      const length = codePointLength(text);
+      const start = pick(length - 12);
+      const end = Math.min(length, start + 4 + pick(40));
+      let evidence = sliceCodePoints(text, start, end);
       if (kind === 'fuzzy') evidence = evidence.replace(/。/g, '. ').replace(/，/g, ', ') + ' ';
       if (kind === 'absent') evidence = '此段文字不在任何文檔之中';
       questions.push({ id: `q${i}`, kind, evidence, doc, start, end });
       const gold = kind === 'span' ? { gold_spans: [{ doc, start, end }] } : { gold_evidence: [evidence] };
       // The question shares characters with its evidence, so BM25 finds it now and then, not always.
-      return JSON.stringify({ id: `q${i}`, question: `${text.slice(start, start + 6)}何也？`, answer: text.slice(start, start + 4), ...gold });
+      return JSON.stringify({ id: `q${i}`, question: `${sliceCodePoints(text, start, start + 6)}何也？`, answer: sliceCodePoints(text, start, start + 4), ...gold });
     });
     writeFileSync(join(dir, 'qa.jsonl'), lines.join('\n') + '\n');
     const config = {
@@ -86,7 +92,7 @@ describe('span metrics on a generated corpus and benchmark with gold spans', () 
       }
       expect(spans).toHaveLength(1);
       const span = spans![0]!;
-      const text = documents.get(span.doc)!.slice(span.start, span.end);
+      const text = sliceCodePoints(documents.get(span.doc)!, span.start, span.end);
       if (q.kind === 'span') expect(span).toEqual({ doc: q.doc, start: q.start, end: q.end });
       else if (q.kind === 'exact') expect(text).toBe(q.evidence);
       else expect(noSpaceOrPunctuation(text)).toBe(noSpaceOrPunctuation(q.evidence));
@@ -96,19 +102,34 @@ describe('span metrics on a generated corpus and benchmark with gold spans', () 
     for (const q of absent) expect(result.stdout).toContain(`qa.jsonl: line ${Number(q.id.slice(1)) + 1} "${q.evidence}"`);
   });
 
-  it('records where each retrieved passage is, and the span metrics recompute exactly from the records', () => {
+  it('records where each retrieved passage is, and scores each record as Chroma does from the spans it keeps', () => {
     let covered = 0;
+    let heldWhole = 0;
+    let overlapping = 0;
     for (const record of records) {
       for (const passage of record.retrieved) {
-        const text = passage.spans!.map((span) => documents.get(span.doc)!.slice(span.start, span.end)).join('');
+        const text = passage.spans!.map((span) => sliceCodePoints(documents.get(span.doc)!, span.start, span.end)).join('');
         expect(text.replace(/\s+/g, ''), passage.id).toBe(passage.text.replace(/\s+/g, ''));
       }
-      const recomputed = recomputeSpanMetrics(record);
-      expect(storedSpanMetrics(record), record.key).toEqual(recomputed ?? {});
-      if (recomputed?.covered) covered++;
+      // What the record keeps is what was scored, with Chroma's denominators.
+      expectScoredFromRecord(record);
+      if (!record.goldSpans) continue;
+      const stored = storedSpanMetrics(record);
+      // A gold span inside one retrieved passage's range is recalled whole (code points on both sides).
+      const [span] = record.goldSpans;
+      if (record.goldSpans.length === 1 && record.retrieved.some((p) => p.spans!.some((s) => s.doc === span!.doc && s.start <= span!.start && span!.end <= s.end))) {
+        expect(stored.charRecall, record.key).toBe(1);
+        heldWhole++;
+      }
+      if (record.retrieved.some((p, i) => record.retrieved.slice(i + 1).some((q) => q.spans!.some((s) => p.spans!.some((t) => s.doc === t.doc && s.start < t.end && t.start < s.end))))) overlapping++;
+      if (stored.covered) covered++;
     }
-    // The generated questions are hard enough that some gold is covered and some is not.
+    // The generated questions are hard enough that some gold is covered and some is not; overlapping chunks are retrieved together.
     expect(covered).toBeGreaterThan(0);
     expect(covered).toBeLessThan(records.filter((r) => r.goldSpans).length);
+    expect(heldWhole).toBeGreaterThan(0);
+    expect(overlapping).toBeGreaterThan(0);
+    // Extension B characters stand before some gold: UTF-16 offsets would differ from the code points given.
+    expect(questions.some((q) => q.kind === 'span' && /[\ud800-\udfff]/.test(sliceCodePoints(documents.get(q.doc)!, 0, q.start)))).toBe(true);
   });
 });

@@ -17,7 +17,7 @@ export const JsonlQaRecordSchema = z
     category: z.string().optional(),
     rubrics: z.string().optional(),
     gold_chunk_ids: z.array(z.string().min(1)).optional(),
-    gold_spans: z.array(GoldSpanSchema).min(1).optional().describe('Gold evidence as character ranges of corpus documents (`documents.jsonl`): `[{doc, start, end}]`'),
+    gold_spans: z.array(GoldSpanSchema).min(1).optional().describe('Gold evidence as character ranges of corpus documents (`documents.jsonl`): `[{doc, start, end}]`, offsets in code points (as Python counts them)'),
     gold_evidence: z.array(z.string().min(1)).min(1).optional().describe('Gold evidence as text excerpts, located in the corpus\'s documents'),
     metadata: z.record(z.string(), z.unknown()).optional().describe('Fields of one\'s own: kept in `meta`, and their scalar values become groups'),
   })
