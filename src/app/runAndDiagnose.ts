@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { runFile } from '../runFiles/runDir.js';
+import { withResolvedBaseline } from '../experiment/plan.js';
 import { runExperiment, type RunOptions, type RunResult } from './runExperiment.js';
 
 /**
@@ -7,12 +8,13 @@ import { runExperiment, type RunOptions, type RunResult } from './runExperiment.
  * diagnostics settings stop the run before its first answer; the modules load only when needed).
  */
 export async function runAndDiagnose(options: RunOptions): Promise<RunResult> {
-  const config = options.config;
+  // Diagnostics default to the run's baseline: checked against the resolved one (runExperiment resolves it again, to the same name).
+  const config = options.config ? (await withResolvedBaseline(options.config)).config : undefined;
   if (config?.diagnostics) {
     const { plannedConditionNames, prepareDiagnostics, resolveDiagnosticsConfig } = await import('../diagnostics/diagnoseRun.js');
     await prepareDiagnostics(config, resolveDiagnosticsConfig(config), await plannedConditionNames(config));
   }
-  const result = await runExperiment(options);
+  const result = await runExperiment(config ? { ...options, config } : options);
   if (result.interrupted) return result;
   // The stored config decides: a resumed run is diagnosed when it was started with diagnostics.
   const stored = JSON.parse(await readFile(runFile(result.runDir, 'config'), 'utf8')) as { diagnostics?: unknown };

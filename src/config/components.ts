@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { componentUnion, listingOf, positiveInt, unknownNameMessage, type Registry, type Shape } from '../registry.js';
+import { componentUnion, labelSchema, listingOf, positiveInt, unknownNameMessage, type Registry, type Shape } from '../registry.js';
 import { benchmarks } from '../benchmarks/registry.js';
 import { embedders } from '../embedding/registry.js';
 import { generators } from '../generation/registry.js';
@@ -50,9 +50,7 @@ const rerankSpecSchema = () =>
 /** A retriever of the grid: `label` names it in condition names (`dense/rag@10`); `rerank` reorders its candidates. */
 export const RetrieverSpecSchema = () =>
   componentUnion([retrievers], 'retriever', {
-    label: z
-      .string()
-      .regex(/^[\w.=·-]+$/, { error: 'expected letters, digits, ".", "_", "-" (and the "·", "=" of a chunking sweep\'s labels)' })
+    label: labelSchema()
       .optional()
       .describe('names the retriever in condition names (dense/rag@10; default: its name)'),
     rerank: rerankSpecSchema().optional().describe("a reranker applied to the retriever's candidates (reranking.md)"),
@@ -99,7 +97,7 @@ export function StrategyEntrySchema() {
   return z.union([
     bareName,
     componentUnion([strategies, methods], 'strategy or method', {
-      label: z.string().min(1).optional().describe('names the entry in condition names (default: its name)'),
+      label: labelSchema().optional().describe('names the entry in condition names (default: its name)'),
       k: DepthsSchema.optional().describe('depths of this entry alone (overrides retrieval.k)'),
       contextTokens: ContextBudgetsSchema.optional().describe('depths of this entry alone as context budgets in tokens (overrides retrieval.contextTokens; configuration.md)'),
     }, NESTED),

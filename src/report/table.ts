@@ -83,13 +83,15 @@ export function summaryTable(summary: RunSummary): string {
   const blocks: string[] = [];
   const { priced, clustered, tested, sampled, versusConditions, models } = conditionRows(summary);
   const metric = summaryMetric(summary);
+  // A summary written before the baseline was resolved may name one the run lacks: no column is headed by it.
+  const baselined = summary.cells.some((c) => c.condition === summary.baseline);
   for (const { model, rows } of models) {
     const lines = rows.map(({ cell, diff, versus }) => [
       cell.condition,
       fmt(cell.score.mean),
       cell.score.mean === null ? '–' : `[${fmt(cell.score.ciLow)}, ${fmt(cell.score.ciHigh)}]`,
       ...(clustered ? [`${deffText(cell.score.designEffect)} / ${deffText(diff?.designEffect)}`] : []),
-      diffText(diff),
+      ...(baselined ? [diffText(diff)] : []),
       ...(tested ? [testText(diff)] : []),
       ...(sampled ? samplingColumns(cell.sampling) : []),
       ...versus.map(diffText),
@@ -103,10 +105,10 @@ export function summaryTable(summary: RunSummary): string {
     ]);
     blocks.push(
       `model: ${model}\n` +
-        renderTextTable(['condition', meanHeader(metric.id), '95% CI', ...(clustered ? ['deff'] : []), `Δ vs ${summary.baseline} [95% CI]`, ...(tested ? ['p (Holm, BH)'] : []), ...(sampled ? ['var between / within (sampling share)', 'n_eff'] : []), ...versusConditions.map((v) => `Δ vs ${v} [95% CI]`), 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], lines),
+        renderTextTable(['condition', meanHeader(metric.id), '95% CI', ...(clustered ? ['deff'] : []), ...(baselined ? [`Δ vs ${summary.baseline} [95% CI]`] : []), ...(tested ? ['p (Holm, BH)'] : []), ...(sampled ? ['var between / within (sampling share)', 'n_eff'] : []), ...versusConditions.map((v) => `Δ vs ${v} [95% CI]`), 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], lines),
     );
   }
-  const notes = statisticsNotes(summary);
+  const notes = [...(baselined ? [] : [`no Δ column: the baseline ${summary.baseline} is not a condition of this run`]), ...statisticsNotes(summary)];
   if (notes.length) blocks.push(notes.join('\n'));
   const curves = depthCurveLines(summary);
   if (curves.length) blocks.push(curves.join('\n'));
