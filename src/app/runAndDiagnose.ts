@@ -8,13 +8,13 @@ import { runExperiment, type RunOptions, type RunResult } from './runExperiment.
  * diagnostics settings stop the run before its first answer; the modules load only when needed).
  */
 export async function runAndDiagnose(options: RunOptions): Promise<RunResult> {
-  // Diagnostics default to the run's baseline: checked against the resolved one (runExperiment resolves it again, to the same name).
-  const config = options.config ? (await withResolvedBaseline(options.config)).config : undefined;
-  if (config?.diagnostics) {
+  if (options.config?.diagnostics) {
+    // Diagnostics default to the run's baseline: checked against the resolved one, as runExperiment resolves it.
+    const { config } = await withResolvedBaseline(options.config);
     const { plannedConditionNames, prepareDiagnostics, resolveDiagnosticsConfig } = await import('../diagnostics/diagnoseRun.js');
     await prepareDiagnostics(config, resolveDiagnosticsConfig(config), await plannedConditionNames(config));
   }
-  const result = await runExperiment(config ? { ...options, config } : options);
+  const result = await runExperiment(options);
   if (result.interrupted) return result;
   // The stored config decides: a resumed run is diagnosed when it was started with diagnostics.
   const stored = JSON.parse(await readFile(runFile(result.runDir, 'config'), 'utf8')) as { diagnostics?: unknown };

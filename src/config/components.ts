@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { componentUnion, labelSchema, listingOf, positiveInt, unknownNameMessage, type Registry, type Shape } from '../registry.js';
+import { componentUnion, INPUT_JSON_SCHEMA, labelSchema, listingOf, positiveInt, unknownNameMessage, type Registry, type Shape } from '../registry.js';
 import { benchmarks } from '../benchmarks/registry.js';
 import { embedders } from '../embedding/registry.js';
 import { generators } from '../generation/registry.js';
@@ -61,9 +61,6 @@ export const BenchmarkSpecSchema = () => componentUnion([benchmarks], 'benchmark
 export const JudgeSpecSchema = () => componentUnion([judges], 'judge', {}, NESTED);
 export const ExtractorSpecSchema = () => componentUnion([extractors], 'extractor', {}, NESTED);
 export const GeneratorSpecSchema = <Extra extends Shape>(extra: Extra) => componentUnion([generators], 'generator', extra);
-
-/** What the JSON Schema shows for a field that is normalised before it is checked (zod cannot describe a preprocess). */
-export const INPUT_JSON_SCHEMA = 'inputJsonSchema';
 
 /** Retrieval depths: one or a list (one depth is read as a list of one). */
 export const DepthsSchema = z
