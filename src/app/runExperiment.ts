@@ -83,14 +83,21 @@ interface RunInProgress {
   conditions: Condition[];
 }
 
+/** The config with its baseline resolved, once its benchmark data and label files (labels are read only once every answer is there) are known to exist. */
+async function checkedConfig(config: ExperimentConfig): Promise<Awaited<ReturnType<typeof withResolvedBaseline>>> {
+  const resolved = await withResolvedBaseline(config);
+  assertConfiguredInputsExist(resolved.config);
+  return resolved;
+}
+
 async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) => void): Promise<RunResult> {
   const log = options.log ?? (() => {});
-  // The baseline is resolved before the run folder exists: a name that is no condition leaves nothing behind.
-  const resolvedNew = options.config ? await withResolvedBaseline(options.config) : undefined;
-  const opened = await openRunDirectory({ ...options, ...(resolvedNew ? { config: resolvedNew.config } : {}) }, log, holdLock);
+  // A new run's baseline is resolved and its input files checked before its folder exists: a refusal leaves nothing behind.
+  const fresh = options.config ? await checkedConfig(options.config) : undefined;
+  const opened = await openRunDirectory({ ...options, ...(fresh ? { config: fresh.config } : {}) }, log, holdLock);
   const { runDir, previousManifest } = opened;
-  // A resumed run's stored config is resolved the same way (runs stored before resolution kept the name as written).
-  const resolved = resolvedNew ?? (await withResolvedBaseline(opened.config));
+  // A resumed run's stored config the same way (runs stored before resolution kept the baseline as written).
+  const resolved = fresh ?? (await checkedConfig(opened.config));
   const config = resolved.config;
   if (resolved.line) log(resolved.line);
   // Before the first answer there is nothing to count yet; the run directory already resumes.
@@ -102,12 +109,6 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
     if (!options.resumeDir && error instanceof InputError) await rm(runDir, { recursive: true, force: true });
     return error;
   };
-  // Benchmark data and label files (labels are read only once every answer is there) are refused now, named by their config field.
-  try {
-    assertConfiguredInputsExist(config);
-  } catch (error) {
-    throw await refused(error);
-  }
   try {
     await prepareArtefacts(config, { log, progress: options.progress ?? false, signal: options.signal, frozen: options.frozen ?? false });
   } catch (error) {

@@ -112,6 +112,15 @@ describe('the baseline always resolves', () => {
     expect(runFolders('misnamed')).toEqual([]);
   }, 60_000);
 
+  it('a versus condition that is no condition is refused the same way', async () => {
+    const file = await writeConfig('versus', ['retrieval: { retriever: { name: bm25, index: INDEX }, k: [1] }', 'strategies: [closed-book, rag]']);
+    await writeFile(file, (await readFile(file, 'utf8')).replace('scoring: { bootstrapResamples: 200 }', 'scoring: { bootstrapResamples: 200, versus: [rag@5] }'));
+    const result = await runCli(['run', file, '--no-progress']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('scoring.versus[0]: "rag@5" is not a condition of this run (its conditions: closed-book, rag@1); did you mean "rag@1"?');
+    expect(runFolders('versus')).toEqual([]);
+  }, 60_000);
+
   it('two relabelled closed-books are ambiguous: refused, naming both', async () => {
     const file = await writeConfig('ambiguous', ['strategies: [{ name: closed-book, label: 甲 }, { name: closed-book, label: 乙 }]'], { prepare: false });
     const result = await runCli(['run', file, '--no-progress']);
