@@ -166,15 +166,18 @@ export interface ResolvedBaseline {
 
 /**
  * `scoring.baseline` as a condition of the grid: a condition of that name; else the one condition
- * that runs the strategy of that name under another label (`{ name: closed-book, label: 闭卷 }`);
+ * of the strategy of that name or label (`{ name: closed-book, label: 闭卷 }`; `rag` run at one k);
  * else, for the default closed-book in a grid without one, the grid's first condition. Anything
  * else is refused (exit 2) naming the grid's conditions, before any artefact is built or model called.
  */
 export function resolveBaseline(requested: string, conditions: readonly Condition[]): ResolvedBaseline {
   const names = conditions.map((c) => c.name);
   if (names.includes(requested)) return { name: requested, why: null };
-  const running = conditions.filter((c) => c.strategy.name === requested);
-  if (running.length === 1) return { name: running[0]!.name, why: `the ${requested} strategy, labelled ${running[0]!.name}` };
+  const running = conditions.filter((c) => c.strategy.name === requested || c.strategyLabel === requested);
+  if (running.length === 1) {
+    const only = running[0]!;
+    return { name: only.name, why: only.strategyLabel === requested ? `the one condition of ${requested}` : `the ${requested} strategy, labelled ${only.strategyLabel}` };
+  }
   if (running.length > 1) {
     throw new ConfigError(`scoring.baseline: "${requested}" names no condition, and ${running.length} conditions run the ${requested} strategy (${running.map((c) => c.name).join(', ')}); set scoring.baseline to one of them`);
   }
