@@ -266,4 +266,23 @@ describe('messages count what they say', () => {
     expect(result.stderr).toContain(`benchmark.file: ${missing}: no such file`);
     expect(runFolders('no-bench')).toEqual([]);
   }, 60_000);
+
+  it("a missing corpus source names its config field once, though a chunking sweep's two corpora read it", async () => {
+    const missing = join(dir, 'no-such-source.jsonl');
+    const file = await writeConfig(
+      'no-source',
+      [
+        'prepare:',
+        '  corpora:',
+        `    - { name: lost, builder: { name: json, input: ${missing} }, out: ${join(dir, 'lost')}, chunking: { maxSize: [100, 200], unit: chars } }`,
+        'strategies: [closed-book]',
+      ],
+      { prepare: false },
+    );
+    const result = await runCli(['run', file, '--no-progress']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.match(/no such file or folder/g)).toHaveLength(1);
+    expect(result.stderr).toContain(`prepare.corpora[0].builder.input (corpus lost·maxSize=100): ${missing}: no such file or folder`);
+    expect(readdirSync(dir).filter((f) => f.startsWith('lost'))).toEqual([]);
+  }, 60_000);
 });
