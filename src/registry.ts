@@ -71,6 +71,29 @@ export const positiveInt = () =>
 export const nonEmptyString = (what = 'a non-empty string') =>
   z.string({ error: `expected ${what}` }).min(1, { error: `expected ${what}` });
 
+/**
+ * The one naming rule of every label a config gives (retrievers, strategies and methods, models,
+ * corpora, benchmarks): a letter or digit of any script, then letters, digits (and combining marks,
+ * which some scripts' letters need) joined by the separators condition names and chunking sweeps use.
+ */
+export const LABEL_PATTERN = /^[\p{L}\p{N}][\p{L}\p{M}\p{N}_.+=·-]*$/u;
+export const LABEL_RULE = 'letters or digits of any script (稠密检索, bm25), joined by "_", "-", ".", "+", "=" or "·"';
+const LABEL_MESSAGE = `expected a label: ${LABEL_RULE}`;
+
+/** What the JSON Schema shows for a field that is normalised before it is checked (zod cannot describe a preprocess), or checked by more than JSON Schema says. */
+export const INPUT_JSON_SCHEMA = 'inputJsonSchema';
+
+/**
+ * A label under the one naming rule, with its one message. Its JSON Schema has no `pattern`: a
+ * validator that compiles patterns without the `u` flag (zod's own `fromJSONSchema`) reads
+ * `\p{L}` as the letters "p{L}"; the config check applies the rule.
+ */
+export const labelSchema = () =>
+  z
+    .string({ error: LABEL_MESSAGE })
+    .regex(LABEL_PATTERN, { error: LABEL_MESSAGE })
+    .meta({ [INPUT_JSON_SCHEMA]: { type: 'string', minLength: 1 } });
+
 export type Shape = Record<string, z.ZodType>;
 
 /** The closest known name within two edits (a typo), for "did you mean". */

@@ -1,9 +1,10 @@
 import type { ExperimentConfig } from '../config/experiment.js';
+import { assertConfiguredInputsExist } from '../config/inputFiles.js';
 import type { EarlierRun } from '../estimate/earlierRun.js';
 import { planRun } from '../estimate/estimateRun.js';
 import type { RunPlan } from '../runFiles/plan.js';
 import { checkPowerRequest, powerOfStages, type PowerPlan, type PowerRequest } from '../estimate/power.js';
-import { planConditions, type Condition } from '../experiment/plan.js';
+import { planConditions, withResolvedBaseline, type Condition } from '../experiment/plan.js';
 import { buildStages, type Stages } from '../experiment/stages.js';
 import { loadRun } from '../results/loadRun.js';
 import { prepareArtefacts } from './prepare.js';
@@ -17,36 +18,42 @@ export interface DryRunOptions {
 
 /** `hisrag run --dry-run`: prepares the artefacts as a run would and plans the stages (`planRun`); no model is called. */
 export async function estimateRun(config: ExperimentConfig, options: DryRunOptions & { log?: (line: string) => void } = {}): Promise<RunPlan> {
-  return withPlannedStages(config, options.log, async (stages, conditions) =>
-    planRun(config, stages, conditions, planOptions(await readEarlierRun(options.estimateFrom), options.signal)),
+  return withPlannedStages(config, options.log, async (stages, conditions, resolved) =>
+    planRun(resolved, stages, conditions, planOptions(await readEarlierRun(options.estimateFrom), options.signal)),
   );
 }
 
 /** `hisrag power`: the grid's power figures, from the stages a run would build (no model is called). */
 export async function estimatePower(config: ExperimentConfig, request: PowerRequest): Promise<PowerPlan> {
   checkPowerRequest(request);
-  return withPlannedStages(config, undefined, async (stages, conditions) => powerOfStages(config, stages, conditions, request, await readEarlierRun(request.estimateFrom)));
+  return withPlannedStages(config, undefined, async (stages, conditions, resolved) => powerOfStages(resolved, stages, conditions, request, await readEarlierRun(request.estimateFrom)));
 }
 
 /** `hisrag run --dry-run`: the plan and the power figures from one build of the stages. */
 export async function planWithPower(config: ExperimentConfig, options: DryRunOptions): Promise<{ plan: RunPlan; power: PowerPlan }> {
-  return withPlannedStages(config, undefined, async (stages, conditions) => {
+  return withPlannedStages(config, undefined, async (stages, conditions, resolved) => {
     const earlier = await readEarlierRun(options.estimateFrom);
     return {
-      plan: await planRun(config, stages, conditions, planOptions(earlier, options.signal)),
-      power: await powerOfStages(config, stages, conditions, {}, earlier),
+      plan: await planRun(resolved, stages, conditions, planOptions(earlier, options.signal)),
+      power: await powerOfStages(resolved, stages, conditions, {}, earlier),
     };
   });
 }
 
 const planOptions = (earlier: EarlierRun | undefined, signal: AbortSignal | undefined) => ({ ...(earlier ? { earlier } : {}), ...(signal ? { signal } : {}) });
 
-/** Prepares the artefacts and builds the stages as a run would, hands them and the grid's conditions to `use`, and closes them (the dry run's plan and its power figures share one build). */
-async function withPlannedStages<T>(config: ExperimentConfig, log: ((line: string) => void) | undefined, use: (stages: Stages, conditions: Condition[]) => Promise<T>): Promise<T> {
+/**
+ * Resolves the baseline, prepares the artefacts and builds the stages as a run would, hands them, the
+ * grid's conditions and the resolved config to `use`, and closes them (the dry run's plan and its power
+ * figures share one build).
+ */
+async function withPlannedStages<T>(written: ExperimentConfig, log: ((line: string) => void) | undefined, use: (stages: Stages, conditions: Condition[], config: ExperimentConfig) => Promise<T>): Promise<T> {
+  const { config } = await withResolvedBaseline(written);
+  assertConfiguredInputsExist(config);
   await prepareArtefacts(config, { log: log ?? (() => {}), progress: false });
   const stages = await buildStages(config);
   try {
-    return await use(stages, planConditions(config, (spec, path) => stages.method(spec, path)));
+    return await use(stages, planConditions(config, (spec, path) => stages.method(spec, path)), config);
   } finally {
     await stages.close();
   }

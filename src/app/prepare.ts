@@ -17,7 +17,7 @@ export interface PrepareOptions {
   log: (line: string) => void;
   progress: boolean;
   signal?: AbortSignal;
-  /** Refuse (exit 2) when an artefact that exists is out of date, naming what changed; missing ones are still built. */
+  /** Build nothing: refuse (exit 2) when any artefact is missing, interrupted or out of date, naming it and why. */
   frozen?: boolean;
   /** Say what would be built or rebuilt, and why, without building anything. */
   dryRun?: boolean;
@@ -79,8 +79,8 @@ const why = (check: Check) => `${check.label}: ${check.reasons.join('; ')}`;
  * Builds what the experiment's `prepare` section lists — generated models, corpora, indexes, in that
  * order — when it is missing or out of date: each artefact records what it was built from (input
  * files by content hash, settings) and is rebuilt, saying why, when that changed. An index is
- * rebuilt when its corpus's chunks changed. `dryRun` only says what would be built; `frozen` refuses
- * to rebuild an existing artefact.
+ * rebuilt when its corpus's chunks changed. `dryRun` only says what would be built; `frozen` builds
+ * nothing and refuses, before anything is built, every artefact that is not current.
  */
 export async function prepareArtefacts(config: ExperimentConfig, options: PrepareOptions): Promise<void> {
   const prepare = config.prepare;
@@ -102,9 +102,10 @@ export async function prepareArtefacts(config: ExperimentConfig, options: Prepar
       if (todo.length === 0) log('every prepared artefact is up to date; nothing would be built');
       return;
     }
-    const stale = checks.filter((check) => check.status === 'stale');
-    if (stale.length > 0) {
-      throw new InputError(`--frozen: ${stale.length} prepared artefact${stale.length > 1 ? 's are' : ' is'} out of date and would be rebuilt:\n${stale.map((check) => `  ${why(check)}`).join('\n')}`);
+    // An index whose corpus is pending is "current" only until that corpus is rebuilt: it would be checked again after, so it is named too.
+    const notCurrent = checks.filter((check) => check.status !== 'current' || check.reasons.length > 0);
+    if (notCurrent.length > 0) {
+      throw new InputError(`--frozen: ${notCurrent.length} prepared artefact${notCurrent.length > 1 ? 's are' : ' is'} missing or out of date and would be built; nothing was built:\n${notCurrent.map((check) => `  ${check.status}: ${why(check)}`).join('\n')}`);
     }
   }
 

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { runFile } from '../runFiles/runDir.js';
+import { withResolvedBaseline } from '../experiment/plan.js';
 import { runExperiment, type RunOptions, type RunResult } from './runExperiment.js';
 
 /**
@@ -7,8 +8,9 @@ import { runExperiment, type RunOptions, type RunResult } from './runExperiment.
  * diagnostics settings stop the run before its first answer; the modules load only when needed).
  */
 export async function runAndDiagnose(options: RunOptions): Promise<RunResult> {
-  const config = options.config;
-  if (config?.diagnostics) {
+  if (options.config?.diagnostics) {
+    // Diagnostics default to the run's baseline: checked against the resolved one, as runExperiment resolves it.
+    const { config } = await withResolvedBaseline(options.config);
     const { plannedConditionNames, prepareDiagnostics, resolveDiagnosticsConfig } = await import('../diagnostics/diagnoseRun.js');
     await prepareDiagnostics(config, resolveDiagnosticsConfig(config), await plannedConditionNames(config));
   }

@@ -1,9 +1,10 @@
 import type { ExperimentConfig } from '../config/experiment.js';
+import { assertConfiguredInputsExist } from '../config/inputFiles.js';
 import { InputError, InterruptedError, ServiceUnavailableError } from '../errors.js';
 import { writePlanAtRunStart } from '../estimate/planFile.js';
 import { buildRunManifest } from '../experiment/manifest.js';
 import { writeRunManifest, type RunManifest } from '../runFiles/manifest.js';
-import { planConditions, type Condition } from '../experiment/plan.js';
+import { planConditions, withResolvedBaseline, type Condition } from '../experiment/plan.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { ensureFileExists } from '../experiment/runDirectory.js';
 import { readRunRecords, runFile } from '../runFiles/runDir.js';
@@ -18,7 +19,6 @@ import { prepareArtefacts } from './prepare.js';
 import { failureLines, runEndLines, summarizeRecords, writeRunOutputs } from './runOutputs.js';
 import { importConfiguredLabels } from './labelExchange.js';
 import { readRunLabels } from '../runFiles/labelFiles.js';
-import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 
 export interface RunOptions {
@@ -35,7 +35,7 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** On resume, answer the items recorded as failed again (the new record replaces the old). Default true. */
   retryFailed?: boolean;
-  /** Refuse (exit 2) when a prepared artefact is out of date instead of rebuilding it (`--frozen`). */
+  /** Build nothing: refuse (exit 2) when a prepared artefact is missing or out of date (`--frozen`). */
   frozen?: boolean;
   /** Print the summary table at the end (default true); off when the caller prints a fuller one (a diagnosed run's). */
   printTable?: boolean;
@@ -83,9 +83,23 @@ interface RunInProgress {
   conditions: Condition[];
 }
 
+/** The config with its baseline resolved, once its benchmark data and label files (labels are read only once every answer is there) are known to exist. */
+async function checkedConfig(config: ExperimentConfig): Promise<Awaited<ReturnType<typeof withResolvedBaseline>>> {
+  const resolved = await withResolvedBaseline(config);
+  assertConfiguredInputsExist(resolved.config);
+  return resolved;
+}
+
 async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) => void): Promise<RunResult> {
   const log = options.log ?? (() => {});
-  const { config, runDir, previousManifest } = await openRunDirectory(options, log, holdLock);
+  // A new run's baseline is resolved and its input files checked before its folder exists: a refusal leaves nothing behind.
+  const fresh = options.config ? await checkedConfig(options.config) : undefined;
+  const opened = await openRunDirectory({ ...options, ...(fresh ? { config: fresh.config } : {}) }, log, holdLock);
+  const { runDir, previousManifest } = opened;
+  // A resumed run's stored config the same way (runs stored before resolution kept the baseline as written).
+  const resolved = fresh ?? (await checkedConfig(opened.config));
+  const config = resolved.config;
+  if (resolved.line) log(resolved.line);
   // Before the first answer there is nothing to count yet; the run directory already resumes.
   const stopIfInterrupted = () => {
     if (options.signal?.aborted) throw new InterruptedError(`interrupted before the first answer; finish with: hisrag run --resume ${runDir}`);
@@ -95,9 +109,6 @@ async function runHoldingLock(options: RunOptions, holdLock: (lock: HeldLock) =>
     if (!options.resumeDir && error instanceof InputError) await rm(runDir, { recursive: true, force: true });
     return error;
   };
-  // A label file the config names is read once every answer is there: a missing one is refused now, not after the answers.
-  const missingLabels = (config.labels ?? []).findIndex((l) => !existsSync(l.file));
-  if (missingLabels >= 0) throw await refused(new InputError(`labels[${missingLabels}].file: ${config.labels![missingLabels]!.file}: no such file`));
   try {
     await prepareArtefacts(config, { log, progress: options.progress ?? false, signal: options.signal, frozen: options.frozen ?? false });
   } catch (error) {

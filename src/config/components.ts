@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { componentUnion, listingOf, positiveInt, unknownNameMessage, type Registry, type Shape } from '../registry.js';
+import { componentUnion, INPUT_JSON_SCHEMA, labelSchema, listingOf, positiveInt, unknownNameMessage, type Registry, type Shape } from '../registry.js';
 import { benchmarks } from '../benchmarks/registry.js';
 import { embedders } from '../embedding/registry.js';
 import { generators } from '../generation/registry.js';
@@ -50,9 +50,7 @@ const rerankSpecSchema = () =>
 /** A retriever of the grid: `label` names it in condition names (`dense/rag@10`); `rerank` reorders its candidates. */
 export const RetrieverSpecSchema = () =>
   componentUnion([retrievers], 'retriever', {
-    label: z
-      .string()
-      .regex(/^[\w.=·-]+$/, { error: 'expected letters, digits, ".", "_", "-" (and the "·", "=" of a chunking sweep\'s labels)' })
+    label: labelSchema()
       .optional()
       .describe('names the retriever in condition names (dense/rag@10; default: its name)'),
     rerank: rerankSpecSchema().optional().describe("a reranker applied to the retriever's candidates (reranking.md)"),
@@ -63,9 +61,6 @@ export const BenchmarkSpecSchema = () => componentUnion([benchmarks], 'benchmark
 export const JudgeSpecSchema = () => componentUnion([judges], 'judge', {}, NESTED);
 export const ExtractorSpecSchema = () => componentUnion([extractors], 'extractor', {}, NESTED);
 export const GeneratorSpecSchema = <Extra extends Shape>(extra: Extra) => componentUnion([generators], 'generator', extra);
-
-/** What the JSON Schema shows for a field that is normalised before it is checked (zod cannot describe a preprocess). */
-export const INPUT_JSON_SCHEMA = 'inputJsonSchema';
 
 /** Retrieval depths: one or a list (one depth is read as a list of one). */
 export const DepthsSchema = z
@@ -99,7 +94,7 @@ export function StrategyEntrySchema() {
   return z.union([
     bareName,
     componentUnion([strategies, methods], 'strategy or method', {
-      label: z.string().min(1).optional().describe('names the entry in condition names (default: its name)'),
+      label: labelSchema().optional().describe('names the entry in condition names (default: its name)'),
       k: DepthsSchema.optional().describe('depths of this entry alone (overrides retrieval.k)'),
       contextTokens: ContextBudgetsSchema.optional().describe('depths of this entry alone as context budgets in tokens (overrides retrieval.contextTokens; configuration.md)'),
     }, NESTED),

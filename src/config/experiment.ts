@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { REDUCERS } from '../statistics/samples.js';
 import { IndexKindSchema } from '../index/manifest.js';
-import { builtFromRegistries, nonEmptyString, positiveInt } from '../registry.js';
+import { builtFromRegistries, labelSchema, nonEmptyString, positiveInt } from '../registry.js';
 import { corpusBuildConfigSchema } from '../corpus/config.js';
 import { DiagnosticsConfigSchema } from './diagnostics.js';
 import { expandChunkingSweeps, isObject, type Raw } from './chunkingSweep.js';
@@ -17,6 +17,9 @@ import {
   RetrieverSpecSchema,
   StrategyEntrySchema,
 } from './components.js';
+
+/** The condition paired differences are taken against when `scoring.baseline` is not given. */
+export const DEFAULT_BASELINE = 'closed-book';
 
 /** How a question's repeated samples are reduced to one score (scoring.reducer). */
 export const ReducerSchema = z.enum(REDUCERS);
@@ -47,7 +50,7 @@ const PriceSchema = z
 /** A model of the grid: a generator spec, with its label in tables, its price and its repeated samples. */
 function modelEntrySchema() {
   return GeneratorSpecSchema({
-    label: z.string().min(1).optional().describe('name of the model in tables (default: the model name)'),
+    label: labelSchema().optional().describe('name of the model in tables (default: the model name)'),
     price: PriceSchema.optional().describe("what the endpoint charges per million tokens: each answer's price"),
     samples: positiveInt().optional().describe("answers per question and condition (default: the run's samples, else 1)"),
   });
@@ -108,7 +111,7 @@ function buildExperimentConfigSchema() {
         textMetrics: z.boolean().default(true).describe('Also score answers by text overlap with the reference (ROUGE-L, BLEU, …)'),
         bertScoreModel: z.string().min(1).optional().describe('Encoder (local directory or model id) whose token vectors BERTScore matches; omit for no BERTScore'),
         bootstrapResamples: positiveInt().default(1000).describe('Bootstrap resamples of every interval'),
-        baseline: z.string().default('closed-book').describe('Condition every paired difference is taken against'),
+        baseline: z.string().min(1).default(DEFAULT_BASELINE).describe('Condition every paired difference is taken against: a condition of the grid (`rag@10`), or a strategy that runs as one condition under another label (`closed-book` labelled `闭卷`); any other name is refused before the run. Default: closed-book, else the grid\'s first condition'),
         versus: z.array(z.string().min(1)).default([]).describe('Further conditions every condition is also compared with (e.g. OCR input beside closed-book); an image-input condition against a text-only one gets the modality breakdown'),
         // Default: the LongHisDoc volume (`doc_id`) where records carry one, else none; `none` for questions.
         cluster: z.string().min(1).optional().describe('The group field whose values are clusters of related questions: intervals, paired differences and tests resample whole clusters and report the design effect'),
@@ -117,7 +120,7 @@ function buildExperimentConfigSchema() {
         emptyAnswer: z.enum(['zero', 'failed']).default('zero').describe('An answer that is empty after the endpoint\'s retries: `zero` scores it by the benchmark\'s rule (0) and counts it as empty; `failed` records it as a failure, excluded from means (and answered again on resume)'),
       })
       .strict()
-      .default({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: 'closed-book', versus: [], emptyAnswer: 'zero' })
+      .default({ compat: 'hisrag', textMetrics: true, bootstrapResamples: 1000, baseline: DEFAULT_BASELINE, versus: [], emptyAnswer: 'zero' })
       .describe('How answers are scored and compared'),
     labels: z
       .array(

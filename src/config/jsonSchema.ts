@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { INPUT_JSON_SCHEMA } from './components.js';
+import { INPUT_JSON_SCHEMA } from '../registry.js';
 import { experimentConfigSchema, SHORTHANDS } from './experiment.js';
 
 type JsonSchema = Record<string, unknown>;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ChunkingOptionsSchema } from '../chunking/types.js';
 import { ConfigError, formatZodIssues } from '../errors.js';
-import { builtFromRegistries, componentUnion } from '../registry.js';
+import { builtFromRegistries, componentUnion, labelSchema } from '../registry.js';
 import { corpusBuilders } from './registry.js';
 
 /** `{ name: <builder>, ...params }`: one option per registered builder, its params checked in the same pass. */
@@ -12,7 +12,7 @@ const builderSpecSchema = () => componentUnion([corpusBuilders], 'corpus builder
  * section of an experiment config. Relative paths are resolved against the working directory.
  */
 const buildCorpusBuildConfigSchema = () => z.strictObject({
-  name: z.string().regex(/^[A-Za-z0-9][\w.=·-]*$/, 'letters, digits, _ - . only (and the · = of a chunking sweep\'s names)').describe('Corpus name: the first part of chunk ids; letters, digits, `_`, `-`, `.` (a chunking sweep names its corpora `<name>·maxSize=256`)'),
+  name: labelSchema().describe('Corpus name: the first part of chunk ids; letters or digits of any script joined by `_`, `-`, `.`, `+`, `=`, `·` (a chunking sweep names its corpora `<name>·maxSize=256`)'),
   builder: builderSpecSchema(),
   out: z.string().min(1).optional().describe('Output directory; default `corpora/<name>`'),
   chunking: ChunkingOptionsSchema.default(ChunkingOptionsSchema.parse({})),

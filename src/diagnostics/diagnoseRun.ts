@@ -7,8 +7,7 @@ import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { applyOverrides, validateExperimentConfig } from '../config/load.js';
 import { ConfigError, formatZodIssues, InterruptedError } from '../errors.js';
-import { createMethod } from '../methods/registry.js';
-import { planConditions, retrieversOf, strategySpecs, type PlannedMethod } from '../experiment/plan.js';
+import { plannedConditions, retrieversOf } from '../experiment/plan.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { assertRunDirectory, readRunRecords, runFile } from '../runFiles/runDir.js';
 import { ensureFileExists } from '../experiment/runDirectory.js';
@@ -75,9 +74,7 @@ export function resolveDiagnosticsConfig(config: ExperimentConfig, options: Pick
 
 /** The conditions a config's grid has, in order (no stage is built: methods are created to ask whether they retrieve). */
 export async function plannedConditionNames(config: ExperimentConfig): Promise<string[]> {
-  const methods = new Map<string, PlannedMethod>();
-  for (const { spec, path } of strategySpecs(config)) methods.set(path, await createMethod(spec, path));
-  return planConditions(config, (_spec, path) => methods.get(path) ?? { usesRetrieval: false }).map((c) => c.name);
+  return (await plannedConditions(config)).map((c) => c.name);
 }
 
 /** Settings checked before any call: an unknown condition, extractor or checker, or one that cannot run, is a ConfigError. */

@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
-import type { ExperimentConfig, ModelPrice } from '../config/experiment.js';
-import type { ComponentSpec } from '../registry.js';
+import { DEFAULT_BASELINE, type ExperimentConfig, type ModelPrice } from '../config/experiment.js';
+import { createMethod } from '../methods/registry.js';
+import { nearest, type ComponentSpec } from '../registry.js';
 import { candidateDepth } from '../retrieval/tokenBudget.js';
 
 /** One column of the results: a strategy or method, with a retriever and depth when it retrieves. */
@@ -143,4 +144,69 @@ export function planConditions(
     names.add(c.name);
   }
   return conditions;
+}
+
+/** The grid's conditions without building any stage: each method is created (and closed) only to ask whether it retrieves. */
+export async function plannedConditions(config: ExperimentConfig): Promise<Condition[]> {
+  const methods = new Map<string, PlannedMethod>();
+  for (const { spec, path } of strategySpecs(config)) {
+    const method = await createMethod(spec, path);
+    methods.set(path, { usesRetrieval: method.usesRetrieval, ...(method.defaultDepths ? { defaultDepths: method.defaultDepths } : {}) });
+    await method.close?.();
+  }
+  return planConditions(config, (_spec, path) => methods.get(path)!);
+}
+
+/** The condition every paired difference is taken against, and why it is that one when `scoring.baseline` does not name it as written. */
+export interface ResolvedBaseline {
+  name: string;
+  /** How it was found: null when `scoring.baseline` names it. */
+  why: string | null;
+}
+
+/**
+ * `scoring.baseline` as a condition of the grid: a condition of that name; else the one condition
+ * of the strategy of that name or label (`{ name: closed-book, label: 闭卷 }`; `rag` run at one k);
+ * else, for the default closed-book in a grid without one, the grid's first condition. Anything
+ * else is refused (exit 2) naming the grid's conditions, before any artefact is built or model called.
+ */
+export function resolveBaseline(requested: string, conditions: readonly Condition[]): ResolvedBaseline {
+  const names = conditions.map((c) => c.name);
+  if (names.includes(requested)) return { name: requested, why: null };
+  const running = conditions.filter((c) => c.strategy.name === requested || c.strategyLabel === requested);
+  if (running.length === 1) {
+    const only = running[0]!;
+    return { name: only.name, why: only.strategyLabel === requested ? `the one condition of ${requested}` : `the ${requested} strategy, labelled ${only.strategyLabel}` };
+  }
+  if (running.length > 1) {
+    throw new ConfigError(`scoring.baseline: "${requested}" names no condition, and ${running.length} conditions run the ${requested} strategy (${running.map((c) => c.name).join(', ')}); set scoring.baseline to one of them`);
+  }
+  if (requested === DEFAULT_BASELINE && conditions.length > 0) return { name: names[0]!, why: `no ${DEFAULT_BASELINE} condition: the grid's first; set scoring.baseline to choose another` };
+  const guess = nearest(requested, names);
+  throw new ConfigError(`scoring.baseline: "${requested}" is not a condition of this run (its conditions: ${names.join(', ')})${guess ? `; did you mean "${guess}"?` : ''}`);
+}
+
+/** Each `scoring.versus` entry names a condition of the grid, or the run is refused like an unknown baseline. */
+function assertVersusConditions(versus: readonly string[], conditions: readonly Condition[]): void {
+  const names = conditions.map((c) => c.name);
+  for (const [i, v] of versus.entries()) {
+    if (names.includes(v)) continue;
+    const guess = nearest(v, names);
+    throw new ConfigError(`scoring.versus[${i}]: "${v}" is not a condition of this run (its conditions: ${names.join(', ')})${guess ? `; did you mean "${guess}"?` : ''}`);
+  }
+}
+
+/**
+ * The config with `scoring.baseline` resolved to a condition's name (the one place it is resolved:
+ * the stored config.json, the summary, the report and the viewer read this name), and a line that
+ * says which condition it is when `scoring.baseline` does not name it as written.
+ */
+export async function withResolvedBaseline(config: ExperimentConfig, conditions?: readonly Condition[]): Promise<{ config: ExperimentConfig; line: string | null }> {
+  const grid = conditions ?? (await plannedConditions(config));
+  const baseline = resolveBaseline(config.scoring.baseline, grid);
+  assertVersusConditions(config.scoring.versus, grid);
+  return {
+    config: baseline.name === config.scoring.baseline ? config : { ...config, scoring: { ...config.scoring, baseline: baseline.name } },
+    line: baseline.why ? `baseline: ${baseline.name} (${baseline.why})` : null,
+  };
 }

@@ -173,9 +173,23 @@ function assertGoldInIndexes(items: BenchmarkItem[], specs: Record<string, unkno
     for (const child of Array.isArray(spec.retrievers) ? spec.retrievers : []) collect(child as Record<string, unknown>);
   };
   specs.forEach(collect);
-  const problems = [...indexDirs].flatMap((dir) => missingGoldChunks(dir, references));
+  // Counted per question, not per question × index: one line names a question, its missing ids and every index that lacks them.
+  const byQuestion = new Map<string, { itemId: string; origin: string | undefined; ids: Set<string>; indexes: string[] }>();
+  for (const dir of indexDirs) {
+    for (const { itemId, origin, missing } of missingGoldChunks(dir, references)) {
+      const key = `${origin ?? ''}\u0000${itemId}`;
+      const entry = byQuestion.get(key) ?? { itemId, origin, ids: new Set<string>(), indexes: [] };
+      for (const id of missing) entry.ids.add(id);
+      entry.indexes.push(dir);
+      byQuestion.set(key, entry);
+    }
+  }
+  const problems = [...byQuestion.values()].map(
+    ({ itemId, origin, ids, indexes }) => `${origin ?? `question ${itemId}`}: gold_chunk_ids: ${[...ids].map((id) => `"${id}"`).join(', ')} not in ${indexes.join(', ')}${origin ? ` (question ${itemId})` : ''}`,
+  );
   if (problems.length > 0) {
-    throw new DataFileError(`benchmark: ${problems.length} question${problems.length > 1 ? 's name' : ' names'} gold chunks that are not in the index:\n${problems.slice(0, 20).map((line) => `  ${line}`).join('\n')}${problems.length > 20 ? '\n  …' : ''}`);
+    const indexWord = indexDirs.size > 1 ? 'indexes' : 'index';
+    throw new DataFileError(`benchmark: ${problems.length} question${problems.length > 1 ? 's name' : ' names'} gold chunks that are not in the ${indexWord}:\n${problems.slice(0, 20).map((line) => `  ${line}`).join('\n')}${problems.length > 20 ? '\n  …' : ''}`);
   }
 }
 

@@ -87,6 +87,9 @@ export function conditionRows(summary: RunSummary) {
   };
 }
 
+/** Whether the summary's baseline is one of its conditions: a summary written before baselines were resolved may name one its run lacks, and no header names it then. */
+const hasBaseline = (summary: RunSummary): boolean => summary.cells.some((c) => c.condition === summary.baseline);
+
 /**
  * The run's headline table: one row per condition, per model the mean score with its 95% CI,
  * the paired difference against the baseline, and how many items were scored / failed / empty.
@@ -95,14 +98,15 @@ export function summaryTable(summary: RunSummary): string {
   const blocks: string[] = [];
   const { priced, clustered, tested, sampled, versusConditions, models } = conditionRows(summary);
   const metric = summaryMetric(summary);
+  const baselined = hasBaseline(summary);
   for (const { model, rows } of models) {
     const lines = rows.map(({ cell, diff, versus }) => [
       cell.condition,
       fmt(cell.score.mean),
       cell.score.mean === null ? '–' : `[${fmt(cell.score.ciLow)}, ${fmt(cell.score.ciHigh)}]`,
       ...(clustered ? [`${deffText(cell.score.designEffect)} / ${deffText(diff?.designEffect)}`] : []),
-      diffText(diff),
-      ...(tested ? [testText(diff, summary.bootstrap.confidence)] : []),
+      ...(baselined ? [diffText(diff)] : []),
+      ...(tested && baselined ? [testText(diff, summary.bootstrap.confidence)] : []),
       ...(sampled ? samplingColumns(cell.sampling) : []),
       ...versus.map(diffText),
       cell.retrieval?.recall !== undefined ? fmt(cell.retrieval.recall, 3) : '–',
@@ -115,10 +119,10 @@ export function summaryTable(summary: RunSummary): string {
     ]);
     blocks.push(
       `model: ${model}\n` +
-        renderTextTable(['condition', meanHeader(metric.id), '95% CI', ...(clustered ? ['deff'] : []), `Δ vs ${summary.baseline} [95% CI]`, ...(tested ? ['p (Holm, BH)'] : []), ...(sampled ? ['var between / within (sampling share)', 'n_eff'] : []), ...versusConditions.map((v) => `Δ vs ${v} [95% CI]`), 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], lines),
+        renderTextTable(['condition', meanHeader(metric.id), '95% CI', ...(clustered ? ['deff'] : []), ...(baselined ? [`Δ vs ${summary.baseline} [95% CI]`] : []), ...(tested && baselined ? ['p (Holm, BH)'] : []), ...(sampled ? ['var between / within (sampling share)', 'n_eff'] : []), ...versusConditions.map((v) => `Δ vs ${v} [95% CI]`), 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], lines),
     );
   }
-  const notes = statisticsNotes(summary);
+  const notes = [...(baselined ? [] : [`no Δ column: the baseline ${summary.baseline} is not a condition of this run`]), ...statisticsNotes(summary)];
   if (notes.length) blocks.push(notes.join('\n'));
   const curves = depthCurveLines(summary);
   if (curves.length) blocks.push(curves.join('\n'));
@@ -178,7 +182,7 @@ function statisticsNotes(summary: RunSummary): string[] {
   if (summary.cluster) {
     lines.push(`95% CIs and tests resample clusters (${summary.cluster}: up to ${clusters} per condition); deff: design effect of the mean / of Δ (clustered ÷ per-question variance)`);
   }
-  const family = summary.families?.find((f) => f.reference === summary.baseline && f.size > 0);
+  const family = hasBaseline(summary) ? summary.families?.find((f) => f.reference === summary.baseline && f.size > 0) : undefined;
   if (family) lines.push(`p: paired sign-flip permutation test of Δ vs ${summary.baseline}${summary.cluster ? ' (clusters flipped whole)' : ''}; Holm and BH adjusted over the family: ${family.name}`);
   if (summary.paired.some((d) => intervalDisagreesWithTest(d.ciLow, d.ciHigh, d.p, summary.bootstrap.confidence))) lines.push(DISAGREEMENT_NOTE);
   return lines;

@@ -41,19 +41,17 @@ export interface GoldReference {
 
 /**
  * Gold chunk ids that name nothing in an index (chunks.sqlite; a lancedb index is not checked), one
- * line per question: `<file>: line 3: gold_chunk_ids: "x" not in <index>`. Empty when all are there.
+ * entry per question with ids missing. Empty when all are there.
  */
-export function missingGoldChunks(indexDir: string, references: GoldReference[]): string[] {
+export function missingGoldChunks(indexDir: string, references: GoldReference[]): (GoldReference & { missing: string[] })[] {
   const path = join(indexDir, CHUNK_STORE_FILE);
   if (!existsSync(path) || references.length === 0) return [];
   const store = ChunkStore.open(path, { readonly: true });
   try {
-    const problems: string[] = [];
-    for (const { itemId, origin, chunkIds } of references) {
-      const missing = chunkIds.filter((id) => !store.byId(id));
-      if (missing.length > 0) problems.push(`${origin ?? `item ${itemId}`}: gold_chunk_ids: ${missing.map((id) => `"${id}"`).join(', ')} not in ${indexDir}`);
-    }
-    return problems;
+    return references.flatMap((reference) => {
+      const missing = reference.chunkIds.filter((id) => !store.byId(id));
+      return missing.length > 0 ? [{ ...reference, missing }] : [];
+    });
   } finally {
     store.close();
   }

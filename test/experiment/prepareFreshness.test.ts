@@ -103,17 +103,26 @@ describe('prepare rebuilds exactly what changed, and says why', () => {
     expect(refusal).toBeInstanceOf(InputError);
     expect((refusal as Error).message).toMatch(/--frozen: .*out of date[\s\S]*corpus: source file .*source\.jsonl changed/);
     expect((await readCorpusManifest(join(dir, 'corpus'))).counts.chunksWritten).toBe(2);
-    // Nothing stale: --frozen lets the run through.
-    await rm(join(dir, 'corpus'), { recursive: true });
+    // Everything current: --frozen lets the run through, building nothing.
+    await prepare(config());
+    expect(await prepare(config(), { frozen: true })).toEqual([]);
+  });
+
+  it('--frozen refuses a missing artefact too, naming it, and builds nothing', async () => {
+    await prepare(config());
     await rm(join(dir, 'index'), { recursive: true });
-    await prepare(config(), { frozen: true });
-    expect(existsSync(join(dir, 'index', 'manifest.json'))).toBe(true);
+    const refusal = await prepare(config(), { frozen: true }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(InputError);
+    expect((refusal as Error).message).toBe(`--frozen: 1 prepared artefact is missing or out of date and would be built; nothing was built:\n  missing: ${join(dir, 'index')}: not built yet`);
+    expect(existsSync(join(dir, 'index'))).toBe(false);
   });
 });
 
 describe('hisrag run --frozen', () => {
   it('exits 2 naming the change, and leaves no run folder behind', async () => {
     const file = join(dir, 'exp.yaml');
+    // The benchmark file exists (a missing one is refused first); --frozen refuses before it is read.
+    await writeFile(join(dir, 'bench.json'), '[]');
     await writeFile(
       file,
       [

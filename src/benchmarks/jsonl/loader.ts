@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RegistryEntry } from '../../registry.js';
+import { labelSchema, type RegistryEntry } from '../../registry.js';
 import { fileBenchmark } from '../fileBenchmark.js';
 import { applyBenchmarkFilter, BenchmarkFilterSchema } from '../filters.js';
 import { parseRecord } from '../readRecords.js';
@@ -29,7 +29,7 @@ export type JsonlQaRecord = z.infer<typeof JsonlQaRecordSchema>;
 
 export const JsonlParamsSchema = BenchmarkFilterSchema.extend({
   file: z.string().min(1).describe('The JSONL file, one question per line'),
-  label: z.string().min(1).default('jsonl').describe('Name recorded with each item (`benchmark` column)'),
+  label: labelSchema().default('jsonl').describe('Name recorded with each item (`benchmark` column)'),
   metadata: MetadataFieldsSchema.describe('Top-level record fields of one\'s own to keep (as meta and groups); any other unknown field is refused'),
 }).strict();
 export type JsonlParams = z.infer<typeof JsonlParamsSchema>;

@@ -14,7 +14,7 @@ import {
   type PageImageSummary,
 } from '../../corpus/longhisdoc/pageImages.js';
 import { readOcrPages } from '../../corpus/longhisdoc/ocrFile.js';
-import type { RegistryEntry } from '../../registry.js';
+import { labelSchema, type RegistryEntry } from '../../registry.js';
 import { loadLongHisDocQa, LongHisDocRecordSchema, parsePageList, type LongHisDocRecord } from './schema.js';
 import { assertKnownFields, assertUniqueIds, metadataGroups, MetadataFieldsSchema, otherFields } from '../recordFields.js';
 import { fileBenchmark } from '../fileBenchmark.js';
@@ -27,7 +27,7 @@ export const LongHisDocParamsSchema = BenchmarkFilterSchema.extend({
   // Checked on load, before any model call, against the OCR's page counts and every item's pages.
   imageDir: z.string().min(1).optional().describe('`LongHisDoc_IMG/` of the release: `<doc_id>/page_<n>.jpg` (n one-based)'),
   onImageProblem: z.enum(['error', 'warn']).default('error').describe('`error`: a missing, truncated or unreadable page image, or a folder that does not match the OCR, stops the run; `warn`: counted in describe()'),
-  label: z.string().min(1).default('longhisdoc').describe('Name recorded with each item (`benchmark` column)'),
+  label: labelSchema().default('longhisdoc').describe('Name recorded with each item (`benchmark` column)'),
   metadata: MetadataFieldsSchema.describe('Record fields of one\'s own to keep (as meta and groups); any other field outside the release\'s schema is refused'),
 }).strict();
 export type LongHisDocParams = z.infer<typeof LongHisDocParamsSchema>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { RegistryEntry } from '../../registry.js';
+import { labelSchema, type RegistryEntry } from '../../registry.js';
 import { fileBenchmark } from '../fileBenchmark.js';
 import { applyBenchmarkFilter, BenchmarkFilterSchema } from '../filters.js';
 import { parseRecord } from '../readRecords.js';
@@ -9,7 +9,7 @@ import { isOptionLetters, ProHistRecordSchema, type ProHistRecord } from './reco
 
 export const ProHistParamsSchema = BenchmarkFilterSchema.extend({
   file: z.string().min(1).describe('ProHist-Bench JSON (array of records) or JSONL'),
-  label: z.string().min(1).default('prohist').describe('Name recorded with each item (`benchmark` column); default `prohist`'),
+  label: labelSchema().default('prohist').describe('Name recorded with each item (`benchmark` column); default `prohist`'),
   onUnscorable: z.enum(['error', 'skip']).default('error').describe('A record its metric cannot score (an open question without rubrics): `error` (default) stops with the file, record and field; `skip` leaves it out and counts it'),
   metadata: MetadataFieldsSchema.describe('Record fields of one\'s own to keep (as meta and groups); any other field outside the release\'s schema is refused'),
 }).strict();

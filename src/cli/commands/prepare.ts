@@ -8,7 +8,7 @@ export function registerPrepareCommand(program: Command): void {
     .description("Build the generated models, corpora and indexes of a config's prepare section that are missing or out of date with their inputs, saying why")
     .argument('<config>', 'experiment config (YAML)')
     .option('--dry-run', 'say what would be built or rebuilt, and why, without building anything')
-    .option('--frozen', 'refuse (exit 2) when an existing artefact is out of date, naming what changed')
+    .option('--frozen', 'build nothing: refuse (exit 2) when an artefact is missing or out of date, naming it and why')
     .option('--set <path=value>', 'override a config field, value as YAML (repeatable)', collect, [])
     .option('--no-progress', 'do not show progress')
     .addHelpText(

@@ -14,7 +14,7 @@ export function registerRunCommand(program: Command): void {
     .option('--set <path=value>', 'override a config field, value as YAML (repeatable), e.g. --set retrieval.k=[10,50]', collect, [])
     .option('--dry-run', 'plan before spending: answers, model calls, tokens, judge calls, cached calls and price per condition; no model is called')
     .option('--estimate-from <run-dir>', 'with --dry-run: the means of an earlier run of the grid, shown as a separate estimate beside the bounds, and its paired variances for the power figures')
-    .option('--frozen', 'refuse (exit 2) when a prepared corpus, index or generated model is out of date with its inputs, naming what changed, instead of rebuilding it')
+    .option('--frozen', 'build nothing: refuse (exit 2) when a prepared corpus, index or generated model is missing or out of date with its inputs, naming it and why')
     .option('--no-progress', 'do not show progress')
     .option('--quiet', 'print nothing but errors')
     .addHelpText(
@@ -29,8 +29,9 @@ A run directory holds config.json, manifest.json, items.jsonl (one line per answ
 summary.csv and report.html. Ctrl-C stops at the next safe point (exit 130); resume with --resume.
 One writer per run directory: a run or diagnosis still writing it (writer.lock) is named and this one
 refused (exit 2); a lock left by a process that died is taken over.
-Prepared artefacts (prepare:) are rebuilt when their inputs change, saying why; --frozen refuses instead.
-Exit codes: 0 done, 2 bad input (config, data file, a stale artefact under --frozen), 3 an endpoint
+Prepared artefacts (prepare:) are built when missing and rebuilt when their inputs change, saying why;
+--frozen builds nothing and refuses instead.
+Exit codes: 0 done, 2 bad input (config, data file, a missing or stale artefact under --frozen), 3 an endpoint
 unavailable, execution.maxFailures reached, or no answer scored (resumable), 130 interrupted, 1 internal error.`,
     )
     .action(async (configFile: string | undefined, opts: { resume?: string; keepFailed?: boolean; runId?: string; set: string[]; progress: boolean; quiet?: boolean; dryRun?: boolean; estimateFrom?: string; frozen?: boolean }) => {
@@ -41,7 +42,7 @@ unavailable, execution.maxFailures reached, or no answer scored (resumable), 130
         const { planWithPower } = await import('../../app/dryRun.js');
         const { planTable, powerTable } = await import('../../report/planTable.js');
         if (opts.frozen) {
-          // The dry run prepares artefacts as a run would: --frozen refuses a stale one here too.
+          // The dry run prepares artefacts as a run would: --frozen refuses a missing or stale one here too.
           const { prepareArtefacts } = await import('../../app/prepare.js');
           await prepareArtefacts(await loadExperimentConfig(configFile, opts.set), { log: () => {}, progress: false, frozen: true });
         }
