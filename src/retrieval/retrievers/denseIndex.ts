@@ -8,12 +8,6 @@ import { toRetrievedChunkLists } from '../toRetrievedChunks.js';
 import { embeddingRelevance } from '../relevance.js';
 import type { RetrievalQuery, RetrievedChunk, Retriever } from '../types.js';
 
-/** Params shared by dense retrievers: the index directory and an optional query-embedder override. */
-export const denseIndexParams = {
-  index: z.string().min(1).describe('Folder of the index searched'),
-  embedder: ComponentSpecSchema.optional().describe('Registry spec of the query embedder; default: the one recorded in the index manifest'),
-};
-
 export async function openDenseIndex(
   params: { index: string; embedder?: z.infer<typeof ComponentSpecSchema> },
   context: RetrieverContext,
