@@ -7,11 +7,10 @@ import { ExtractiveGenerator } from './extractive.js';
 import { ExtractiveParamsSchema } from './extractiveSchema.js';
 import { imageTokensOf } from './imageTokens.js';
 import type { GenerationResult, Generator } from './types.js';
-import type { PageReaderParams } from './pageReaderSchema.js';
+import { PAGE_READER_NOTE, type PageReaderParams } from './pageReaderSchema.js';
 
-export { PageReaderParamsSchema, type PageReaderParams } from './pageReaderSchema.js';
+export { PAGE_READER_NOTE, PageReaderParamsSchema, type PageReaderParams } from './pageReaderSchema.js';
 
-export const PAGE_READER_NOTE = 'offline stand-in for a vision-language model: reads the OCR text of the page images it was shown (it sees no pixels)';
 
 // A line that starts a marker of the prompt layout (`【资料2】…`, `【资料结束】`, `【问题】`): where an entry's text ends.
 const MARKER_LINE = /^【[^】]+】/m;

@@ -9,6 +9,8 @@ export const PageReaderParamsSchema = ExtractiveParamsSchema.extend({
   images: z.strictObject({ ...ImageSizeFields, tokens: ImageTokensSchema }).prefault({ maxPixels: 1_003_520, tokens: { formula: 'qwen-vl', maxPixels: 1_003_520 } }).describe('The model it stands in for, for counting: the size pages would be sent at and the token formula (a Qwen2.5-VL at 1,003,520 pixels by default)'),
 });
 export type PageReaderParams = z.infer<typeof PageReaderParamsSchema>;
+export const PAGE_READER_NOTE = 'offline stand-in for a vision-language model: reads the OCR text of the page images it was shown (it sees no pixels)';
+
 export const pageReaderSchema: ComponentSchema<PageReaderParams> = {
   name: 'page-reader',
   description: 'Offline stand-in for a vision-language model: answers as `extractive` from the OCR text of the page images it was shown.',
