@@ -5,7 +5,7 @@ import { answerInstructions } from '../prompting/answerInstructions.js';
 import { formatContextBlock } from '../prompting/contextBlock.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { MethodChatModel, type AgentTurns } from './agentChatModel.js';
-import { recordedMessage } from './methodRun.js';
+import { recordedMessage } from '../generation/langchainMessages.js';
 import { stepMessages } from './prompts.js';
 import { methodEntry } from './reader.js';
 import { MethodStepError } from './stepError.js';

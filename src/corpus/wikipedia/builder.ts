@@ -3,11 +3,9 @@ import { resolve } from 'node:path';
 import type { RegistryEntry } from '../../registry.js';
 import { DataFileError, InputError } from '../../errors.js';
 import type { BuilderContext, BuilderItem, BuilderRun, ChunkBatch, CorpusBuilder } from '../types.js';
-import { ChunkWorkerPool } from './chunkWorkerPool.js';
-import { readDumpPages } from './dumpPages.js';
+import type { ChunkWorkerPool } from './chunkWorkerPool.js';
 import type { DumpPage } from './dumpXml.js';
-import { readPageBatches } from './pageBatches.js';
-import { createPageItems, type PageItemSettings } from './pageItem.js';
+import type { PageItemSettings } from './pageItem.js';
 import { wikipediaDumpSchema, type WikipediaDumpParams } from './builderSchema.js';
 
 export { DEFAULT_DROPPED_SECTIONS, DEFAULT_DISAMBIGUATION_TEMPLATES, WikipediaDumpParamsSchema, defaultWorkers, type WikipediaDumpParams } from './builderSchema.js';
@@ -42,6 +40,8 @@ export const wikipediaDumpBuilder: RegistryEntry<WikipediaDumpParams, CorpusBuil
       // One page at a time in this thread (the runner chunks): for callers with their own size measure.
       async *items(run) {
         const { site, options } = dumpReading(run);
+        // The parsers load when pages are read, not when a freshness check asks for the input files.
+        const [{ readDumpPages }, { createPageItems }] = await Promise.all([import('./dumpPages.js'), import('./pageItem.js')]);
         let toItem: ((page: DumpPage) => BuilderItem) | undefined;
         let index = 0;
         const pages = readDumpPages(path, options);
@@ -54,6 +54,7 @@ export const wikipediaDumpBuilder: RegistryEntry<WikipediaDumpParams, CorpusBuil
       },
       async *chunkBatches(run) {
         const { site, options } = dumpReading(run);
+        const [{ readPageBatches }, { ChunkWorkerPool }] = await Promise.all([import('./pageBatches.js'), import('./chunkWorkerPool.js')]);
         const batches = readPageBatches(path, { ...options, batchBytes: params.batchBytes, startAt: run.startAt });
         // Batches in flight, in dump order: two per worker keeps each busy while the next is cut.
         const window: { firstPage: number; pages: number; batch: Promise<ChunkBatch> }[] = [];
