@@ -1,6 +1,5 @@
 import { Embeddings } from '@langchain/core/embeddings';
 import OpenAI from 'openai';
-import { z } from 'zod';
 import { ConfigError, DataFileError, parseWith } from '../errors.js';
 import type { EmbedderIdentity, ImageEmbedder } from './types.js';
 import type { PageImageRef } from '../corpus/pageImage.js';

@@ -6,7 +6,7 @@ import { parseRecord } from '../readRecords.js';
 import { metadataGroups, otherFields, readRecordItems } from '../recordFields.js';
 import { GoldSpanSchema } from '../goldSpans.js';
 import type { Benchmark, BenchmarkItem } from '../types.js';
-import { jsonlSchema, JsonlParamsSchema, type JsonlParams } from './loaderSchema.js';
+import { jsonlSchema, type JsonlParams } from './loaderSchema.js';
 
 export { JsonlParamsSchema, type JsonlParams } from './loaderSchema.js';
 

@@ -11,7 +11,7 @@ import { assertKnownFields, assertUniqueIds, metadataGroups, otherFields } from 
 import { fileBenchmark } from '../fileBenchmark.js';
 import { applyBenchmarkFilter } from '../filters.js';
 import type { Benchmark, BenchmarkItem } from '../types.js';
-import { longHisDocSchema, LongHisDocParamsSchema, type LongHisDocParams } from './loaderSchema.js';
+import { longHisDocSchema, type LongHisDocParams } from './loaderSchema.js';
 
 export { LongHisDocParamsSchema, type LongHisDocParams } from './loaderSchema.js';
 

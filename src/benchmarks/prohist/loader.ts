@@ -5,7 +5,7 @@ import { parseRecord } from '../readRecords.js';
 import { metadataGroups, otherFields, readRecordItems } from '../recordFields.js';
 import { PROHIST_TASKS, type Benchmark, type BenchmarkItem } from '../types.js';
 import { isOptionLetters, ProHistRecordSchema, type ProHistRecord } from './recordSchema.js';
-import { proHistSchema, ProHistParamsSchema, type ProHistParams } from './loaderSchema.js';
+import { proHistSchema, type ProHistParams } from './loaderSchema.js';
 
 export { ProHistParamsSchema, type ProHistParams } from './loaderSchema.js';
 

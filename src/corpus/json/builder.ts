@@ -7,7 +7,7 @@ import type { RegistryEntry } from '../../registry.js';
 import { toSimplified } from '../../text/simplify.js';
 import { listInputFiles } from '../inputFiles.js';
 import type { BuilderContext, BuilderItem, CorpusBuilder } from '../types.js';
-import { jsonCollectionSchema, JsonCollectionParamsSchema, type JsonCollectionParams } from './builderSchema.js';
+import { jsonCollectionSchema, type JsonCollectionParams } from './builderSchema.js';
 
 export { JsonCollectionParamsSchema, type JsonCollectionParams } from './builderSchema.js';
 

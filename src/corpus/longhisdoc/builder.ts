@@ -9,7 +9,7 @@ import type { SourceDocument } from '../../chunking/types.js';
 import type { BuilderContext, CorpusBuilder } from '../types.js';
 import { readOcrPages } from './ocrFile.js';
 import { describePageImageProblems, openPageImageCatalog, pageImageProblemsError, type PageImageCatalog } from './pageImages.js';
-import { longhisdocOcrSchema, LonghisdocOcrParamsSchema, type LonghisdocOcrParams } from './builderSchema.js';
+import { longhisdocOcrSchema, type LonghisdocOcrParams } from './builderSchema.js';
 
 export { LonghisdocOcrParamsSchema, type LonghisdocOcrParams } from './builderSchema.js';
 

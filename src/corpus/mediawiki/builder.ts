@@ -7,7 +7,7 @@ import type { BuilderContext, BuilderItem, CorpusBuilder } from '../types.js';
 import { wikitextToArticle } from '../wikipedia/wikitextToArticle.js';
 import { MediawikiApiClient, type ApiResponse } from './apiClient.js';
 import { extractToSections } from './extractSections.js';
-import { mediawikiApiSchema, MediawikiApiParamsSchema, type MediawikiApiParams } from './builderSchema.js';
+import { mediawikiApiSchema, type MediawikiApiParams } from './builderSchema.js';
 
 export { MediawikiApiParamsSchema, type MediawikiApiParams } from './builderSchema.js';
 

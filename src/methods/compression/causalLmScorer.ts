@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { AutoModelForCausalLM, AutoTokenizer, Tensor } from '@huggingface/transformers';
-import { z } from 'zod';
 import { loadingModel, prepareModel, pretrainedOptions, type ModelRole } from '../../models/modelLoading.js';
 import { TokenLogProbs } from './tokenLogProbs.js';
 import type { CausalLmParams } from './causalLmParams.js';

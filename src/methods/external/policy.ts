@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { EndpointHealth } from '../../endpoints/endpointHealth.js';
 import { GenerationError } from '../../endpoints/generationError.js';
 import { openResponseCache, type ResponseCache } from '../../generation/responseCache.js';
