@@ -16,11 +16,20 @@ import type { Retriever } from './types.js';
 
 export { RetrieverSpecSchema, type RetrieverContext, type RetrieverSpec } from './retrieverContext.js';
 
-/** The retriever registry: whatever an implementation returns is handed out as a `HisragLangChainRetriever`. */
+/**
+ * The retriever registry: `create` hands a retriever out as a LangChain `BaseRetriever`
+ * (`HisragLangChainRetriever`); `createPlain` gives the retriever itself, which is what the
+ * experiment engine and composite retrievers use, so that a run loads LangChain only when a
+ * component of its own needs it.
+ */
 export class RetrieverRegistry extends Registry<Retriever, RetrieverContext> {
   override async create(spec: { name: string } & Record<string, unknown>, context: RetrieverContext, path = this.stage): Promise<HisragLangChainRetriever> {
-    const retriever = await super.create(spec, context, path);
+    const retriever = await this.createPlain(spec, context, path);
     return (await import('./langchain/langchainRetriever.js')).asLangChainRetriever(retriever);
+  }
+
+  createPlain(spec: { name: string } & Record<string, unknown>, context: RetrieverContext, path = this.stage): Promise<Retriever> {
+    return super.create(spec, context, path);
   }
 }
 
@@ -42,7 +51,7 @@ export function createRetrieverContext(options: { seed?: number; embedder?: Text
   const context: RetrieverContext = {
     seed: options.seed ?? 0,
     embedder: options.embedder,
-    createRetriever: (spec, path) => retrievers.create(spec, context, path),
+    createRetriever: (spec, path) => retrievers.createPlain(spec, context, path),
     // Loaded on use: opening an index loads SQLite and the graph libraries.
     openIndex: async (dir, openOptions) => (await import('../index/openIndex.js')).openIndex(dir, openOptions),
   };
