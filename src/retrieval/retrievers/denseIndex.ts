@@ -1,9 +1,9 @@
-import { z } from 'zod';
-import { ComponentSpecSchema } from '../../index/manifest.js';
+import type { z } from 'zod';
+import type { ComponentSpecSchema } from '../../index/manifest.js';
 import type { OpenedIndex } from '../../index/openIndex.js';
 import type { Scored } from '../../index/topK.js';
 import { documentLabels } from '../documentScope.js';
-import type { RetrieverContext } from '../registry.js';
+import type { RetrieverContext } from '../retrieverContext.js';
 import { toRetrievedChunkLists } from '../toRetrievedChunks.js';
 import { embeddingRelevance } from '../relevance.js';
 import type { RetrievalQuery, RetrievedChunk, Retriever } from '../types.js';
