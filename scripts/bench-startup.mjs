@@ -5,7 +5,8 @@
 // "first line": `hisrag run experiments/demo.yaml` until its first line of output, then stopped
 // with Ctrl-C (its run directory goes to a temporary folder); "config checked": the same until its
 // second line (the config validated against every registered component). "sources": the same CLI
-// forced onto the TypeScript sources (tsx), as before dist/. --baseline: `hisrag --help` of another checkout (e.g. one before this change).
+// forced onto the TypeScript sources (tsx), as before dist/. "--dry-run": the demo's plan printed, to exit.
+// --baseline: `hisrag --help` and the dry run of another checkout (e.g. one before this change).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,8 +46,13 @@ const cases = [
   ['hisrag --help (sources, tsx)', () => time([cli, '--help'], { env: { HISRAG_FROM_SOURCE: '1' } })],
   ['hisrag run: first line', () => time([cli, 'run', 'experiments/demo.yaml', '--set', `output=${out}`, '--no-progress'], { lines: 1 })],
   ['hisrag run: config checked', () => time([cli, 'run', 'experiments/demo.yaml', '--set', `output=${out}`, '--no-progress'], { lines: 2 })],
+  ['hisrag run --dry-run (to exit)', () => time([cli, 'run', 'experiments/demo.yaml', '--dry-run'])],
 ];
-if (values.baseline) cases.push([`--help of ${values.baseline}`, () => time([join(values.baseline, 'bin', 'hisrag.mjs'), '--help'])]);
+if (values.baseline) {
+  cases.push([`--help of ${values.baseline}`, () => time([join(values.baseline, 'bin', 'hisrag.mjs'), '--help'])]);
+  // The baseline's CLI on this checkout's demo (its artefacts already prepared here).
+  cases.push([`run --dry-run of ${values.baseline}`, () => time([join(values.baseline, 'bin', 'hisrag.mjs'), 'run', 'experiments/demo.yaml', '--dry-run'])]);
+}
 
 await cases[3][1](); // warms the file cache (not measured)
 const times = new Map(cases.map(([name]) => [name, []]));

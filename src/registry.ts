@@ -3,16 +3,27 @@ import { ConfigError, formatZodIssues } from './errors.js';
 import { levenshtein } from './text/levenshtein.js';
 
 /**
- * One named implementation of a pipeline stage. `params` validates the part of the
- * config that belongs to this implementation (strict: unknown keys are rejected), so a
- * config can pick an implementation by name and the runner never knows which one it holds.
+ * What a config names: an implementation's name, description and params. `params` validates the
+ * part of the config that belongs to this implementation (strict: unknown keys are rejected). It
+ * lives in a module apart from the implementation (`fooSchema.ts` beside `foo.ts`), so checking a
+ * config, planning and writing the JSON Schema import schemas only.
  */
-export interface RegistryEntry<Params, Product, Context> {
+export interface ComponentSchema<Params> {
   name: string;
   description: string;
   params: z.ZodType<Params>;
-  create(params: Params, context: Context): Product | Promise<Product>;
 }
+
+/**
+ * One named implementation of a pipeline stage: its schema and how to build it, so a config can
+ * pick an implementation by name and the runner never knows which one it holds.
+ */
+export interface RegistryEntry<Params, Product, Context> extends ComponentSchema<Params> {
+  create: Factory<Params, Product, Context>;
+}
+
+/** Builds a component from its checked params (and the stage's context). */
+export type Factory<Params, Product, Context = void> = (params: Params, context: Context) => Product | Promise<Product>;
 
 /** A registry per stage: embedders, retrievers, generators, judges, prompt strategies, builders. */
 export class Registry<Product, Context = void> {
@@ -20,10 +31,19 @@ export class Registry<Product, Context = void> {
 
   constructor(readonly stage: string) {}
 
+  /** An implementation already loaded (a test's, a library user's `fromLangChain(…)`). */
   register<Params>(entry: RegistryEntry<Params, Product, Context>): this {
     if (this.entries.has(entry.name)) throw new Error(`${this.stage} "${entry.name}" is registered twice`);
     this.entries.set(entry.name, entry as RegistryEntry<any, Product, Context>);
     return this;
+  }
+
+  /**
+   * A built-in implementation: its schema now, its module (`load`, a dynamic `import()`) only when
+   * a component is created, so that naming it in a config loads none of its libraries.
+   */
+  registerLazy<Params>(schema: ComponentSchema<Params>, load: () => Promise<Factory<Params, Product, Context>>): this {
+    return this.register({ ...schema, create: async (params, context) => (await load())(params, context) });
   }
 
   names(): string[] {

@@ -6,7 +6,6 @@ import type { RunPlan } from '../runFiles/plan.js';
 import { checkPowerRequest, powerOfStages, type PowerPlan, type PowerRequest } from '../estimate/power.js';
 import { planConditions, withResolvedBaseline, type Condition } from '../experiment/plan.js';
 import { buildStages, type Stages } from '../experiment/stages.js';
-import { loadRun } from '../results/loadRun.js';
 import { prepareArtefacts } from './prepare.js';
 
 /** What a dry run takes: an earlier run whose means and variances it reuses (`--estimate-from`), and a stop signal. */
@@ -62,6 +61,7 @@ async function withPlannedStages<T>(written: ExperimentConfig, log: ((line: stri
 /** The earlier run `--estimate-from` names, read through the results API (as a notebook reads it). */
 async function readEarlierRun(from: string | undefined): Promise<EarlierRun | undefined> {
   if (!from) return undefined;
+  const { loadRun } = await import('../results/loadRun.js');
   const run = await loadRun(from);
   return { from, config: run.config, records: run.records, summary: run.summary, models: run.models, conditions: run.conditions };
 }

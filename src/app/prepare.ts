@@ -2,16 +2,14 @@ import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import type { ExperimentConfig } from '../config/experiment.js';
-import { buildCorpus } from '../corpus/build.js';
+import type { buildCorpus } from '../corpus/build.js';
 import { checkCorpusFreshness, type CorpusFreshness } from '../corpus/freshness.js';
 import { readCorpusManifest } from '../corpus/read.js';
-import { generateFixtureModel } from '../embedding/fixture/generateFixtureModel.js';
 import { InputError } from '../errors.js';
-import { buildIndex } from '../index/buildIndex.js';
+import type { buildIndex } from '../index/buildIndex.js';
 import { checkIndexFreshness, indexBuildInputs, type IndexBuildEntry } from '../index/freshness.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
 import { describeInputChanges, type BuildInputs } from '../io/fingerprint.js';
-import { generateRerankerFixture } from '../rerank/fixture/generateRerankerFixture.js';
 
 export interface PrepareOptions {
   log: (line: string) => void;
@@ -38,8 +36,8 @@ const MODEL_INPUTS_FILE = '.hisrag-inputs.json';
 function fixtureModels(prepare: NonNullable<ExperimentConfig['prepare']>) {
   const models: { what: string; out: string; file: string; settings: Record<string, unknown>; generate: (outDir: string) => Promise<unknown> }[] = [];
   const { fixtureModel: embed, rerankerModel: rerank, clipModel: clip, causalLmModel: lm } = prepare;
-  if (embed) models.push({ what: 'fixture embedding model', out: embed.out, file: 'model.onnx', settings: { kind: 'embedding', seed: embed.seed, dim: embed.dim }, generate: (outDir) => generateFixtureModel({ outDir, seed: embed.seed, dim: embed.dim, kind: 'mean' }) });
-  if (rerank) models.push({ what: 'fixture cross-encoder', out: rerank.out, file: 'model.onnx', settings: { kind: 'reranker', seed: rerank.seed, dim: rerank.dim }, generate: (outDir) => generateRerankerFixture({ outDir, seed: rerank.seed, dim: rerank.dim, kind: 'coverage' }) });
+  if (embed) models.push({ what: 'fixture embedding model', out: embed.out, file: 'model.onnx', settings: { kind: 'embedding', seed: embed.seed, dim: embed.dim }, generate: async (outDir) => (await import('../embedding/fixture/generateFixtureModel.js')).generateFixtureModel({ outDir, seed: embed.seed, dim: embed.dim, kind: 'mean' }) });
+  if (rerank) models.push({ what: 'fixture cross-encoder', out: rerank.out, file: 'model.onnx', settings: { kind: 'reranker', seed: rerank.seed, dim: rerank.dim }, generate: async (outDir) => (await import('../rerank/fixture/generateRerankerFixture.js')).generateRerankerFixture({ outDir, seed: rerank.seed, dim: rerank.dim, kind: 'coverage' }) });
   if (clip) {
     models.push({
       what: 'fixture CLIP-style encoder', out: clip.out, file: 'vision_model.onnx', settings: { kind: 'clip', seed: clip.seed, dim: clip.dim, imageSize: clip.imageSize },
@@ -122,6 +120,8 @@ export async function prepareArtefacts(config: ExperimentConfig, options: Prepar
     const check = corpusChecks[i]!;
     if (check.status === 'current') continue;
     log(check.status === 'stale' ? `${why({ ...check, label: label(check.out) })}; rebuilding` : `building corpus ${check.name} → ${check.out}`);
+    // Loaded when something is built: a fresh artefact (a dry run's usual case) needs none of the builders.
+    const { buildCorpus } = await import('../corpus/build.js');
     const manifest = await buildCorpus(raw as Parameters<typeof buildCorpus>[0], { resume: check.status === 'interrupted', progress: options.progress, signal: options.signal });
     log(`corpus ${check.name}: ${manifest.counts.documentsRead} documents, ${manifest.counts.chunksWritten} chunks`);
   }
@@ -136,6 +136,7 @@ export async function prepareArtefacts(config: ExperimentConfig, options: Prepar
     }
     const { out: _out, corpus, retriever, embedder, ...rest } = check.entry;
     log(`building ${String(retriever)} index ${check.entry.out} from ${corpus}`);
+    const { buildIndex } = await import('../index/buildIndex.js');
     const manifest = await buildIndex({
       ...(rest as Record<string, unknown>),
       corpusDir: resolve(corpus),

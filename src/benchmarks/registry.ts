@@ -1,10 +1,11 @@
 import { Registry } from '../registry.js';
-import { jsonlBenchmark } from './jsonl/loader.js';
-import { longHisDocBenchmark } from './longhisdoc/loader.js';
-import { proHistBenchmark } from './prohist/loader.js';
+import { jsonlSchema } from './jsonl/loaderSchema.js';
+import { longHisDocSchema } from './longhisdoc/loaderSchema.js';
+import { proHistSchema } from './prohist/loaderSchema.js';
 import type { Benchmark } from './types.js';
 
 /** Benchmark loaders by name; each spec is `{ name, file, ...filters }`. */
-export const benchmarks = new Registry<Benchmark, void>('benchmark');
-
-benchmarks.register(proHistBenchmark).register(longHisDocBenchmark).register(jsonlBenchmark);
+export const benchmarks = new Registry<Benchmark, void>('benchmark')
+  .registerLazy(proHistSchema, async () => (await import('./prohist/loader.js')).proHistBenchmark.create)
+  .registerLazy(longHisDocSchema, async () => (await import('./longhisdoc/loader.js')).longHisDocBenchmark.create)
+  .registerLazy(jsonlSchema, async () => (await import('./jsonl/loader.js')).jsonlBenchmark.create);

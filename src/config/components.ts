@@ -6,7 +6,6 @@ import { generators } from '../generation/registry.js';
 import { methods } from '../methods/registry.js';
 import { strategies } from '../prompting/registry.js';
 import { retrievers } from '../retrieval/registry.js';
-import '../retrieval/retrievers/all.js';
 import { rerankers } from '../rerank/registry.js';
 import { corpusBuilders } from '../corpus/registry.js';
 import { extractors } from '../scoring/extractors/registry.js';

@@ -9,7 +9,7 @@ import { missingGoldChunks } from '../retrieval/goldChunks.js';
 import type { GoldSpan } from '../benchmarks/goldSpans.js';
 import { placeGoldForRetrievers, type GoldSpanStage } from './goldSpanStage.js';
 import { generators } from '../generation/registry.js';
-import { PAGE_READER_NOTE } from '../generation/pageReader.js';
+import { PAGE_READER_NOTE } from '../generation/pageReaderSchema.js';
 import type { Generator } from '../generation/types.js';
 import { createMethod } from '../methods/registry.js';
 import type { RagMethod } from '../methods/types.js';
@@ -25,7 +25,7 @@ import { scoreItem } from '../scoring/scoreItem.js';
 import { loadTransformersTokenVectors } from '../scoring/textMetrics/transformersTokenVectors.js';
 import type { AnswerExtractor, ItemScore, Judge } from '../scoring/types.js';
 import { modelsOf, retrieversOf, strategySpecs } from './plan.js';
-import { ChatModelGenerator } from '../generation/chatModelGenerator.js';
+import type { ChatModelGenerator } from '../generation/chatModelGenerator.js';
 import type { BatchQueue } from '../generation/batchQueue.js';
 
 /** The stage objects of one experiment, built from the registries by name. */
@@ -367,7 +367,8 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
     metricFor: metricOf,
     batchQueues(options = {}) {
       const queues = [...models.map((m) => m.generator), judge.generator, extractor.generator]
-        .map((g) => (g instanceof ChatModelGenerator ? g.batchQueue : undefined))
+        // Duck-typed: an instanceof check would load the LLM client code into every run that has none.
+        .map((g) => (g && 'batchQueue' in g ? (g as ChatModelGenerator).batchQueue : undefined))
         .filter((q): q is BatchQueue => q !== undefined && (options.all || q.enabled));
       return [...new Set(queues)];
     },

@@ -91,3 +91,15 @@ export async function invokeChat(chat: BaseChatModel, messages: BaseMessage[], o
   }
   return resultFromReply(reply);
 }
+
+/** A conversation message as the trace keeps it: role and text, tool calls and results written out. */
+export function recordedMessage(message: BaseMessage): { role: string; content: string } {
+  const text = contentText(message.content);
+  if (AIMessage.isInstance(message) && message.tool_calls?.length) {
+    const calls = message.tool_calls.map((c) => `${c.name}(${JSON.stringify(c.args)})`);
+    return { role: 'assistant', content: [text, ...calls].filter(Boolean).join('\n') };
+  }
+  if (ToolMessage.isInstance(message)) return { role: 'tool', content: text };
+  const role = message.getType();
+  return { role: role === 'human' ? 'user' : role === 'ai' ? 'assistant' : role, content: text };
+}

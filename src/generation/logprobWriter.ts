@@ -3,13 +3,10 @@ import { extractQuestion, parseContextBlock } from '../prompting/contextBlock.js
 import { ANSWER_SO_FAR, NOTHING_WRITTEN_YET, UNCERTAIN_SENTENCE } from '../prompting/methodProtocol.js';
 import { sectionText } from '../prompting/taskFormat.js';
 import type { ChatMessage } from '../prompting/types.js';
-import type { RegistryEntry } from '../registry.js';
 import { toSimplified } from '../text/simplify.js';
-import { ExtractiveGenerator, ExtractiveParamsSchema, lastUserText, type ExtractiveParams } from './extractive.js';
+import { ExtractiveGenerator, lastUserText, type ExtractiveParams } from './extractive.js';
 import { characterBigrams, questionClauses, rankSentences } from './lexicalOverlap.js';
 import type { GenerateOptions, GenerationResult, Generator, TokenLogprob } from './types.js';
-
-export const LogprobWriterParamsSchema = ExtractiveParamsSchema;
 
 export const LOGPROB_WRITER_NOTE =
   'offline stand-in for a model that returns token logprobs: writes one sentence per clause of the question, from the prompt\'s passages when one overlaps the clause (every token p = 0.95), else a guess whose unsupported words have p = 0.15; other prompts as the extractive stand-in';
@@ -78,9 +75,4 @@ export class LogprobWriterGenerator implements Generator {
   }
 }
 
-export const logprobWriterGenerator: RegistryEntry<ExtractiveParams, Generator, void> = {
-  name: 'logprob-writer',
-  description: 'Offline stand-in for a model with token logprobs (FLARE): confident where a passage supports a sentence, unsure where it guesses.',
-  params: LogprobWriterParamsSchema,
-  create: (params) => new LogprobWriterGenerator(params),
-};
+export const createLogprobWriter = (params: ExtractiveParams): Generator => new LogprobWriterGenerator(params);

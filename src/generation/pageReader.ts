@@ -1,22 +1,16 @@
 import { join, resolve } from 'node:path';
-import { z } from 'zod';
 import { readOcrPages, type OcrPage } from '../corpus/longhisdoc/ocrFile.js';
 import { DataFileError } from '../errors.js';
-import type { RegistryEntry } from '../registry.js';
 import { IMAGE_PLACEHOLDER, messageText, placeholderPages } from '../prompting/messageContent.js';
 import type { ChatMessage, PageImageRef } from '../prompting/types.js';
-import { ExtractiveGenerator, ExtractiveParamsSchema } from './extractive.js';
-import { ImageSizeFields } from '../corpus/pageImageSize.js';
-import { ImageTokensSchema, imageTokensOf } from './imageTokens.js';
+import { ExtractiveGenerator } from './extractive.js';
+import { ExtractiveParamsSchema } from './extractiveSchema.js';
+import { imageTokensOf } from './imageTokens.js';
 import type { GenerationResult, Generator } from './types.js';
+import { PAGE_READER_NOTE, type PageReaderParams } from './pageReaderSchema.js';
 
-export const PageReaderParamsSchema = ExtractiveParamsSchema.extend({
-  ocrDir: z.string().min(1).describe('The LongHisDoc `OCR_res` folder: `<ocrDir>/<doc_id>.json` holds the text of every page of a volume'),
-  images: z.strictObject({ ...ImageSizeFields, tokens: ImageTokensSchema }).prefault({ maxPixels: 1_003_520, tokens: { formula: 'qwen-vl', maxPixels: 1_003_520 } }).describe('The model it stands in for, for counting: the size pages would be sent at and the token formula (a Qwen2.5-VL at 1,003,520 pixels by default)'),
-});
-export type PageReaderParams = z.infer<typeof PageReaderParamsSchema>;
+export { PAGE_READER_NOTE, PageReaderParamsSchema, type PageReaderParams } from './pageReaderSchema.js';
 
-export const PAGE_READER_NOTE = 'offline stand-in for a vision-language model: reads the OCR text of the page images it was shown (it sees no pixels)';
 
 // A line that starts a marker of the prompt layout (`【资料2】…`, `【资料结束】`, `【问题】`): where an entry's text ends.
 const MARKER_LINE = /^【[^】]+】/m;
@@ -83,9 +77,4 @@ export class PageReaderGenerator implements Generator {
   }
 }
 
-export const pageReaderGenerator: RegistryEntry<PageReaderParams, Generator, void> = {
-  name: 'page-reader',
-  description: 'Offline stand-in for a vision-language model: answers as `extractive` from the OCR text of the page images it was shown.',
-  params: PageReaderParamsSchema,
-  create: (params) => new PageReaderGenerator(params),
-};
+export const createPageReader = (params: PageReaderParams): Generator => new PageReaderGenerator(params);

@@ -1,18 +1,14 @@
-import { z } from 'zod';
 import { extractQuestion } from '../prompting/contextBlock.js';
 import { SEARCH_LIMIT_NOTE } from '../prompting/methodProtocol.js';
 import type { ChatMessage } from '../prompting/types.js';
-import type { RegistryEntry } from '../registry.js';
 import { toSimplified } from '../text/simplify.js';
-import { CANNOT_ANSWER_ZH, ExtractiveParamsSchema, lastUserText } from './extractive.js';
+import { CANNOT_ANSWER_ZH, lastUserText } from './extractive.js';
 import { characterBigrams, pickWithin, questionClauses, rankSentences } from './lexicalOverlap.js';
 import { LogprobWriterGenerator } from './logprobWriter.js';
 import type { GenerateOptions, GenerationResult, Generator } from './types.js';
+import type { SearchReasonerParams } from './searchReasonerSchema.js';
 
-export const SearchReasonerParamsSchema = ExtractiveParamsSchema.extend({
-  reasoningOutput: z.enum(['inline', 'separate']).default('inline').describe('Where its reasoning goes: inline (`<think>…</think>` in the content) or apart, as `reasoning_content` endpoints return it'),
-});
-export type SearchReasonerParams = z.infer<typeof SearchReasonerParamsSchema>;
+export { SearchReasonerParamsSchema, type SearchReasonerParams } from './searchReasonerSchema.js';
 
 export const SEARCH_REASONER_NOTE =
   'offline stand-in for a reasoning model that searches: asks for each clause of the question in turn between the query tags of the stop sequence, answers from the inserted results by character-bigram overlap; other prompts as the logprob-writer (FLARE) and extractive stand-ins';
@@ -127,9 +123,4 @@ export function cutAtStop(text: string, stop: readonly string[]): string {
   return text.slice(0, end);
 }
 
-export const searchReasonerGenerator: RegistryEntry<SearchReasonerParams, Generator, void> = {
-  name: 'search-reasoner',
-  description: 'Offline stand-in for a reasoning model that searches (query tags by the stop sequence, answers from inserted results).',
-  params: SearchReasonerParamsSchema,
-  create: (params) => new SearchReasonerGenerator(params),
-};
+export const createSearchReasoner = (params: SearchReasonerParams): Generator => new SearchReasonerGenerator(params);

@@ -1,16 +1,13 @@
-import { z } from 'zod';
-import { RagParamsSchema, ragStrategy } from '../prompting/strategies/rag.js';
+import { ragStrategy } from '../prompting/strategies/rag.js';
 import { closedBookStrategy } from '../prompting/strategies/noRetrieval.js';
 import type { RegistryEntry } from '../registry.js';
-import { PROMPT_OVERRIDES_DESCRIPTION, PromptOverrideSchema, resolvePrompts, stepMessages } from './prompts.js';
+import { resolvePrompts, stepMessages } from './prompts.js';
 import { parseDecision } from './replies.js';
 import { decidePrompt } from './templates/adaptive.js';
 import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
+import { adaptiveSchema, type AdaptiveParams } from './adaptiveSchema.js';
 
-export const AdaptiveParamsSchema = RagParamsSchema.extend({
-  prompts: z.object({ decide: PromptOverrideSchema.optional(), closedBook: PromptOverrideSchema.optional() }).strict().default({}).describe(PROMPT_OVERRIDES_DESCRIPTION),
-}).strict();
-export type AdaptiveParams = z.infer<typeof AdaptiveParamsSchema>;
+export { AdaptiveParamsSchema, type AdaptiveParams } from './adaptiveSchema.js';
 
 /**
  * Conditional RAG: the model first judges whether it needs external material for the question
@@ -19,9 +16,7 @@ export type AdaptiveParams = z.infer<typeof AdaptiveParamsSchema>;
  * counted (`decisionUnparsed`); the summary reports the share of questions that retrieved.
  */
 export const adaptiveMethod: RegistryEntry<AdaptiveParams, RagMethod, void> = {
-  name: 'adaptive',
-  description: 'the model decides whether to retrieve (SKR / Adaptive-RAG): closed-book or standard RAG; 0–1 retrievals, 2 generations',
-  params: AdaptiveParamsSchema,
+  ...adaptiveSchema,
   async create(params) {
     const { prompts: overrides, ...ragParams } = params;
     const prompts = resolvePrompts('adaptive', { decide: decidePrompt }, { decide: overrides.decide });

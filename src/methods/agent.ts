@@ -5,25 +5,19 @@ import { answerInstructions } from '../prompting/answerInstructions.js';
 import { formatContextBlock } from '../prompting/contextBlock.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { MethodChatModel, type AgentTurns } from './agentChatModel.js';
-import { recordedMessage } from './methodRun.js';
-import { PromptOverrideSchema, stepMessages } from './prompts.js';
-import { methodEntry, ReaderParamsShape } from './reader.js';
+import { recordedMessage } from '../generation/langchainMessages.js';
+import { stepMessages } from './prompts.js';
+import { methodEntry } from './reader.js';
 import { MethodStepError } from './stepError.js';
 import { agentSystemPrompt, NOTHING_FOUND, SEARCH_FAILED, SEARCH_QUERY_DESCRIPTION, SEARCH_TOOL_DESCRIPTION } from './templates/agent.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
+import { agentSchema } from './agentSchema.js';
+
+export { AgentParamsSchema, type AgentParams } from './agentSchema.js';
 
 /** What LangChain's toolCallLimitMiddleware answers a search past maxSearches (its tool message). */
 const TOOL_CALL_LIMIT_REPLY = "Tool call limit exceeded. Do not call 'search' again.";
 
-export const AgentParamsSchema = z
-  .object({
-    maxSearches: z.number().int().min(0).max(50).default(4).describe('Searches the model may make; calls past it are refused with a tool message (LangChain\'s tool-call limit)'),
-    maxSteps: z.number().int().min(2).max(200).default(12).describe('LangGraph\'s recursion limit: model turns and tool rounds together; past it the best answer so far counts'),
-    instructions: ReaderParamsShape.instructions,
-    prompts: z.object({ agent: PromptOverrideSchema.optional() }).strict().default({}).describe('The agent\'s system prompt and first message (`{question}`, `{instructions}`)'),
-  })
-  .strict();
-export type AgentParams = z.infer<typeof AgentParamsSchema>;
 
 /** A search result as the model reads it: numbered passages with id, title and text. */
 function searchResultText(passages: RetrievedChunk[]): string {
@@ -45,9 +39,7 @@ const isRecursionLimit = (error: unknown) => error instanceof Error && (error.na
  * reasoning pipelines do it, without their RL-tuned checkpoints: any model with tool calling.
  */
 export const agentMethod = methodEntry({
-  name: 'agent',
-  description: 'a tool-calling agent (LangChain createAgent) that searches as often as it needs, up to maxSearches; needs a model with tool calling',
-  params: AgentParamsSchema,
+  ...agentSchema,
   prompts: { agent: agentSystemPrompt },
   create(params, prompts) {
     return {

@@ -1,23 +1,13 @@
-import { z } from 'zod';
 import type { RetrievedChunk } from '../retrieval/types.js';
-import { CausalLmParamsSchema, loadCausalLmScorer, type CausalLmScorer, type ScoredTokens } from './compression/causalLmScorer.js';
+import { loadCausalLmScorer, type CausalLmScorer, type ScoredTokens } from './compression/causalLmScorer.js';
 import { keptRuns, selectTokens } from './compression/selectTokens.js';
 import { passageBlock } from './passages.js';
-import { promptOverridesSchema } from './prompts.js';
-import { answerCall, methodEntry, readPassages, ReaderParamsShape } from './reader.js';
+import { answerCall, methodEntry, readPassages } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
+import { compressSchema } from './compressSchema.js';
 
-export const CompressParamsSchema = z
-  .object({
-    scorer: CausalLmParamsSchema.describe('The small causal LM that scores each context token\'s self-information'),
-    ratio: z.number().gt(0).max(1).optional().describe('Share of the context\'s tokens (the scorer\'s) kept: 0.3 keeps the most informative 30%'),
-    budgetK: z.number().int().positive().optional().describe('Or: keep as many tokens as the first `budgetK` passages hold — "RAG@100 compressed to the budget of RAG@20"'),
-    ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['answer']),
-  })
-  .strict()
-  .refine((p) => (p.ratio === undefined) !== (p.budgetK === undefined), { message: 'give exactly one of ratio (share of tokens kept) and budgetK (the token budget of the first budgetK passages)', path: ['ratio'] });
+export { CompressParamsSchema, type CompressParams } from './compressSchema.js';
 
 /**
  * Token-level context compression after Selective-Context (Li et al. 2023, "Compressing Context to
@@ -33,9 +23,7 @@ export const CompressParamsSchema = z
  * after, and the run's token counts of the block. 1 retrieval, 1 generation (and one LM pass a passage).
  */
 export const compressMethod = methodEntry({
-  name: 'compress',
-  description: 'context compression (Selective-Context / LongLLMLingua): a small causal LM keeps the most informative tokens of the k passages, to a ratio or to the budget of the first budgetK; 1 retrieval, 1 generation',
-  params: CompressParamsSchema,
+  ...compressSchema,
   prompts: { answer: answerPrompt },
   create(params, prompts) {
     let scorer: Promise<CausalLmScorer> | undefined;

@@ -1,32 +1,19 @@
-import { z } from 'zod';
 import { createRetriever } from '../retrieval/createRetriever.js';
 import type { HisragLangChainRetriever } from '../retrieval/langchain/langchainRetriever.js';
-import { createRetrieverContext, RetrieverSpecSchema } from '../retrieval/registry.js';
+import { createRetrieverContext } from '../retrieval/registry.js';
 import { sigmoid } from '../rerank/crossEncoderReranker.js';
 import { rerankers } from '../rerank/registry.js';
 import type { Reranker } from '../rerank/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock } from './passages.js';
-import { promptOverridesSchema, stepMessages } from './prompts.js';
-import { answerCall, bestSentences, methodEntry, readPassages, ReaderParamsShape } from './reader.js';
+import { stepMessages } from './prompts.js';
+import { answerCall, bestSentences, methodEntry, readPassages } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
 import { gradePrompt } from './templates/crag.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
+import { cragSchema, type CragParams } from './cragSchema.js';
 
-export const CragParamsSchema = z
-  .object({
-    upper: z.number().min(0).max(1).default(0.6).describe('A passage graded at or above this (0–1, the judge\'s 0–10 over 10) makes the retrieval Correct'),
-    lower: z.number().min(0).max(1).default(0.2).describe('Every passage graded below this makes it Incorrect; between the two: Ambiguous'),
-    evaluator: z.object({ name: z.string().min(1) }).catchall(z.unknown()).optional().describe('The retrieval evaluator: absent, the model grades each passage (one call a passage); a reranker (`{ name: cross-encoder, model }`, the rerank stage\'s registry) scores them instead, each score through a logistic to 0–1 (a cross-encoder\'s logit, as the paper\'s fine-tuned T5 evaluator scores)'),
-    fallback: RetrieverSpecSchema.describe('The retriever searched when the retrieval is Incorrect or Ambiguous (the paper\'s web search): `{ name, index, … }`'),
-    fallbackK: z.number().int().positive().optional().describe('Passages the fallback returns; default the condition\'s k'),
-    keepStrips: z.number().int().positive().default(8).describe('Knowledge refinement: strips (sentences) kept, the best by the retriever\'s relevance to the question, in their order'),
-    ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['grade', 'answer']),
-  })
-  .strict()
-  .refine((p) => p.lower <= p.upper, { message: 'lower must not exceed upper', path: ['lower'] });
-export type CragParams = z.infer<typeof CragParamsSchema>;
+export { CragParamsSchema, type CragParams } from './cragSchema.js';
 
 export type CragLabel = 'correct' | 'ambiguous' | 'incorrect';
 
@@ -56,9 +43,7 @@ export function cragLabel(grades: number[], upper: number, lower: number): CragL
  * 1–2 retrievals, k + 1 generations (1 with a cross-encoder evaluator), the k grades asked at once.
  */
 export const cragMethod = methodEntry({
-  name: 'crag',
-  description: 'CRAG: an LLM (or a cross-encoder) grades each passage; correct → refine strips, incorrect → fallback retriever, ambiguous → both; 1–2 retrievals, k + 1 generations',
-  params: CragParamsSchema,
+  ...cragSchema,
   prompts: { grade: gradePrompt, answer: answerPrompt },
   create(params, prompts) {
     const gradeMessages = (question: string, passage: RetrievedChunk) => stepMessages(prompts.grade, { context: passageBlock([passage], params).block, question });

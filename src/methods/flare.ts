@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { splitSentences } from '../chunking/sentences.js';
 import { ConfigError } from '../errors.js';
 import type { GenerationResult, TokenLogprob } from '../generation/types.js';
@@ -6,24 +5,14 @@ import { answerInstructions } from '../prompting/answerInstructions.js';
 import { FINAL_ANSWER_PREFIX } from '../prompting/taskFormat.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock } from './passages.js';
-import { methodEntry, ReaderParamsShape } from './reader.js';
-import { promptOverridesSchema, stepMessages } from './prompts.js';
+import { methodEntry } from './reader.js';
+import { stepMessages } from './prompts.js';
 import { NOTHING_WRITTEN_YET } from '../prompting/methodProtocol.js';
 import { questionPrompt, writePrompt } from './templates/flare.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
+import { flareSchema } from './flareSchema.js';
 
-export const FlareParamsSchema = z
-  .object({
-    threshold: z.number().gt(0).lt(1).default(0.4).describe('θ: a look-ahead sentence with any token below this probability triggers retrieval'),
-    query: z.enum(['masked', 'question']).default('masked').describe('Query of a triggered retrieval: the sentence with its low-confidence tokens masked (FLARE-direct), or a question the model asks about them'),
-    lookAheadTokens: z.number().int().min(8).max(1024).default(64).describe('Tokens of a look-ahead (FLARE keeps its first sentence)'),
-    maxSentences: z.number().int().min(1).max(50).default(6).describe('Sentences at most; the answer is what was written by then'),
-    retrieveFirst: z.boolean().default(true).describe('Retrieve with the question before the first sentence (the paper does)'),
-    ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['write', 'question']),
-  })
-  .strict();
-export type FlareParams = z.infer<typeof FlareParamsSchema>;
+export { FlareParamsSchema, type FlareParams } from './flareSchema.js';
 
 /** The first sentence of a look-ahead, the tokens that wrote it, and whether anything followed. */
 export function firstSentence(text: string, logprobs: TokenLogprob[] | undefined): { sentence: string; tokens: TokenLogprob[]; rest: string } {
@@ -70,9 +59,7 @@ export function maskedQuery(tokens: TokenLogprob[], threshold: number): string {
  * would hide whether the model ended its answer there. Batch mode: one round per step.
  */
 export const flareMethod = methodEntry({
-  name: 'flare',
-  description: 'FLARE: look-ahead sentence with logprobs; a token below θ triggers retrieval (masked sentence or generated question) and the sentence is regenerated; needs logprobs',
-  params: FlareParamsSchema,
+  ...flareSchema,
   prompts: { write: writePrompt, question: questionPrompt },
   create(params, prompts) {
     const perSentence = params.query === 'question' ? 3 : 2;

@@ -1,36 +1,16 @@
-import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { EmptyCompletionError, MalformedResponseError } from '../endpoints/generationError.js';
 import { responseCacheKey } from '../generation/responseCache.js';
 import type { RegistryEntry } from '../registry.js';
-import { describeProblems, mapReply, ResponseMappingSchema, type MappedReply } from './external/mapping.js';
+import { describeProblems, mapReply, type MappedReply } from './external/mapping.js';
 import { EXTERNAL_CALLS, externalCall } from './external/outcome.js';
-import { CallPolicy, CallPolicyShape, type CallHooks } from './external/policy.js';
-import { startLocalService, LocalServiceSchema } from './external/localService.js';
-import { renderTemplate, renderUrl, unknownPlaceholderMessage, unknownPlaceholders } from './external/template.js';
+import { CallPolicy, type CallHooks } from './external/policy.js';
+import { startLocalService } from './external/localService.js';
+import { renderTemplate, renderUrl } from './external/template.js';
 import type { MethodContext, MethodOutcome, RagMethod } from './types.js';
+import { httpSchema, type HttpParams } from './httpSchema.js';
 
-export const HttpParamsSchema = z
-  .object({
-    url: z.string().regex(/^https?:\/\/[^\s/]+/, { error: 'expected an http:// or https:// URL' }).describe('The endpoint; `{field}` placeholders are filled from the item, URL-encoded (`…/ask?q={question}`)'),
-    method: z.enum(['POST', 'GET', 'PUT']).default('POST').describe('HTTP method of the request'),
-    headers: z.record(z.string(), z.string()).default({}).describe('Plain headers (never secrets: stored with the run\'s config)'),
-    apiKeyEnv: z.string().min(1).optional().describe('Name of the environment variable holding the API key, sent as `Authorization: Bearer <key>`'),
-    envHeaders: z.array(z.object({ header: z.string().min(1), env: z.string().min(1), prefix: z.string().default('') }).strict()).default([]).describe('Other headers whose values come from environment variables: `[{ header: X-Api-Key, env: MY_KEY }]`'),
-    body: z.unknown().default({ question: '{question}', itemId: '{itemId}', docId: '{docId}' }).describe('JSON body template (POST, PUT); `{question}`, `{itemId}`, `{docId}`, `{options}`, `{meta.<field>}` … from the item'),
-    response: ResponseMappingSchema.default({}).describe('Where the reply holds the answer, its contexts and usage (paths into the JSON body)'),
-    timeoutMs: z.number().int().positive().default(120_000).describe('A request with no reply after this many ms fails (and is retried)'),
-    ...CallPolicyShape,
-    serve: LocalServiceSchema.optional().describe('A local service to start before the first question (examples, tests), on the URL\'s host and port'),
-  })
-  .strict()
-  .superRefine((p, ctx) => {
-    for (const field of ['url', 'body'] as const) {
-      const names = unknownPlaceholders(p[field]);
-      if (names.length) ctx.addIssue({ code: 'custom', message: unknownPlaceholderMessage(names), path: [field] });
-    }
-  });
-export type HttpParams = z.infer<typeof HttpParamsSchema>;
+export { HttpParamsSchema, type HttpParams } from './httpSchema.js';
 
 /** Thrown for a reply whose HTTP status is not 2xx: `status` and `headers` let the retry policy classify it (429, 5xx, Retry-After). */
 class HttpStatusError extends Error {
@@ -133,8 +113,6 @@ export function createHttpMethod(params: HttpParams, options: HttpMethodOptions 
 }
 
 export const httpMethod: RegistryEntry<HttpParams, RagMethod, void> = {
-  name: 'http',
-  description: 'any RAG system behind an HTTP API: one request per question, the reply mapped to answer, contexts and usage',
-  params: HttpParamsSchema,
+  ...httpSchema,
   create: (params) => createHttpMethod(params),
 };

@@ -1,19 +1,12 @@
-import { z } from 'zod';
 import { passageBlock } from './passages.js';
-import { promptOverridesSchema, stepMessages } from './prompts.js';
-import { answerCall, methodEntry, readPassages, ReaderParamsShape } from './reader.js';
+import { stepMessages } from './prompts.js';
+import { answerCall, methodEntry, readPassages } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
 import { hypothesisPrompt } from './templates/hyde.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
+import { hydeSchema } from './hydeSchema.js';
 
-export const HydeParamsSchema = z
-  .object({
-    hypotheses: z.number().int().min(1).max(8).default(1).describe('Hypothetical passages written per question (the paper samples several and averages them)'),
-    includeQuestion: z.boolean().default(true).describe('Search with the question too (the paper averages the question\'s encoding with the hypotheses\')'),
-    ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['hypothesis', 'answer']),
-  })
-  .strict();
+export { HydeParamsSchema, type HydeParams } from './hydeSchema.js';
 
 /** What the hypothesis prompt says after the first one, so that n samples differ even at temperature 0 (and in the response cache). */
 export const hypothesisVariant = (index: number) => (index === 1 ? '' : `（这是第${index}段，请换一个角度撰写，与前几段不同。）`);
@@ -29,9 +22,7 @@ export const hypothesisVariant = (index: number) => (index === 1 ? '' : `（这�
  * their joint vocabulary. One retrieval, `hypotheses` + 1 generations.
  */
 export const hydeMethod = methodEntry({
-  name: 'hyde',
-  description: 'HyDE: write a hypothetical answer passage, retrieve k with it (and the question), answer; 1 retrieval, hypotheses + 1 generations',
-  params: HydeParamsSchema,
+  ...hydeSchema,
   prompts: { hypothesis: hypothesisPrompt, answer: answerPrompt },
   create(params, prompts) {
     const hypothesisMessages = (question: string, index: number) => stepMessages(prompts.hypothesis, { question, variant: hypothesisVariant(index) });

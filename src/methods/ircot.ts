@@ -1,24 +1,14 @@
-import { z } from 'zod';
 import { splitSentences } from '../chunking/sentences.js';
 import { answerInstructions } from '../prompting/answerInstructions.js';
-import { FINAL_ANSWER_PREFIX } from '../prompting/taskFormat.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock } from './passages.js';
-import { methodEntry, ReaderParamsShape } from './reader.js';
-import { promptOverridesSchema, stepMessages } from './prompts.js';
+import { methodEntry } from './reader.js';
+import { stepMessages } from './prompts.js';
 import { concludePrompt, NO_REASONING_YET, reasonPrompt } from './templates/ircot.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
+import { ircotSchema } from './ircotSchema.js';
 
-export const IrcotParamsSchema = z
-  .object({
-    maxSteps: z.number().int().min(1).max(50).default(5).describe('Reasoning steps at most; without a final answer by then, one more call asks for it'),
-    maxPassages: z.number().int().positive().optional().describe('Passages kept in the prompt at most (the union of all retrievals, first retrieved first); default 3 × k'),
-    finalAnswerPrefix: z.string().min(1).default(FINAL_ANSWER_PREFIX).describe('The model\'s final answer follows this marker'),
-    ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['reason', 'conclude']),
-  })
-  .strict();
-export type IrcotParams = z.infer<typeof IrcotParamsSchema>;
+export { IrcotParamsSchema, type IrcotParams } from './ircotSchema.js';
 
 /**
  * IRCoT (Trivedi et al. 2023, "Interleaving Retrieval with Chain-of-Thought Reasoning for
@@ -28,9 +18,7 @@ export type IrcotParams = z.infer<typeof IrcotParamsSchema>;
  * final answer or `maxSteps` steps have run; then one last call asks for the answer.
  */
 export const ircotMethod = methodEntry({
-  name: 'ircot',
-  description: 'IRCoT: reasoning sentence ↔ retrieval until a final answer or maxSteps; up to maxSteps + 1 retrievals and generations',
-  params: IrcotParamsSchema,
+  ...ircotSchema,
   prompts: { reason: reasonPrompt, conclude: concludePrompt },
   create(params, prompts) {
     return {

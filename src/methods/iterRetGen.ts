@@ -1,19 +1,12 @@
-import { z } from 'zod';
 import { answerInstructions } from '../prompting/answerInstructions.js';
 import { passageBlock } from './passages.js';
-import { methodEntry, ReaderParamsShape } from './reader.js';
-import { promptOverridesSchema, stepMessages } from './prompts.js';
+import { methodEntry } from './reader.js';
+import { stepMessages } from './prompts.js';
 import { answerPrompt } from './templates/answer.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
+import { iterRetGenSchema } from './iterRetGenSchema.js';
 
-export const IterRetGenParamsSchema = z
-  .object({
-    rounds: z.number().int().min(1).max(20).default(3).describe('Retrieve → generate rounds; the last round\'s answer counts'),
-    ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['answer']),
-  })
-  .strict();
-export type IterRetGenParams = z.infer<typeof IterRetGenParamsSchema>;
+export { IterRetGenParamsSchema, type IterRetGenParams } from './iterRetGenSchema.js';
 
 /**
  * Iter-RetGen (Shao et al. 2023, "Enhancing Retrieval-Augmented Large Language Models with
@@ -22,9 +15,7 @@ export type IterRetGenParams = z.infer<typeof IterRetGenParamsSchema>;
  * produced steers the next retrieval. The last round's answer is the answer.
  */
 export const iterRetGenMethod = methodEntry({
-  name: 'iter-retgen',
-  description: 'Iter-RetGen: rounds of retrieve → generate, query = question + previous answer; `rounds` retrievals and generations',
-  params: IterRetGenParamsSchema,
+  ...iterRetGenSchema,
   prompts: { answer: answerPrompt },
   create(params, prompts) {
     return {

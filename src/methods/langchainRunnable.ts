@@ -4,36 +4,20 @@ import type { DocumentInterface } from '@langchain/core/documents';
 import { isBaseMessage } from '@langchain/core/messages';
 import type { LLMResult } from '@langchain/core/outputs';
 import { Runnable } from '@langchain/core/runnables';
-import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { contentText } from '../generation/langchainMessages.js';
 import { EmptyCompletionError, MalformedResponseError } from '../endpoints/generationError.js';
 import { responseCacheKey } from '../generation/responseCache.js';
 import type { RegistryEntry } from '../registry.js';
-import { describeProblems, mapReply, ResponseMappingSchema, type MappedReply, type ResponseMapping } from './external/mapping.js';
+import { describeProblems, mapReply, type MappedReply, type ResponseMapping } from './external/mapping.js';
 import { EXTERNAL_CALLS, externalCall } from './external/outcome.js';
-import { CallPolicy, CallPolicyShape, type CallHooks } from './external/policy.js';
-import { renderTemplate, unknownPlaceholderMessage, unknownPlaceholders } from './external/template.js';
+import { CallPolicy, type CallHooks } from './external/policy.js';
+import { renderTemplate } from './external/template.js';
 import type { MethodContext, MethodOutcome, RagMethod } from './types.js';
 import { importUserModule } from '../io/importModule.js';
+import { langchainRunnableSchema, type LangChainRunnableParams } from './langchainRunnableSchema.js';
 
-export const LangChainRunnableParamsSchema = z
-  .object({
-    module: z.string().min(1).describe('The module (a path, relative to the working directory) exporting the Runnable'),
-    export: z.string().min(1).default('default').describe('The export: a Runnable (an LCEL chain), or a function of `options` returning one (maybe async)'),
-    options: z.record(z.string(), z.unknown()).default({}).describe('Passed to an exported function (index paths, k, the model\'s baseURL …); part of the cache key'),
-    input: z.unknown().default({ question: '{question}', itemId: '{itemId}', docId: '{docId}' }).describe('What the Runnable is invoked with, a JSON template of the item\'s fields'),
-    response: ResponseMappingSchema.default({}).describe('Paths into the Runnable\'s output: a string output is the answer; an object\'s answer is at `answer`; contexts at `contexts`, else the Documents its retrievers returned; usage from its models\' callbacks when not mapped'),
-    timeoutMs: z.number().int().positive().default(300_000).describe('A call with no result after this many ms fails (and is retried)'),
-    ...CallPolicyShape,
-    retries: z.number().int().min(0).default(2).describe('Retries of a failed call, with exponential backoff'),
-  })
-  .strict()
-  .superRefine((p, ctx) => {
-    const names = unknownPlaceholders(p.input);
-    if (names.length) ctx.addIssue({ code: 'custom', message: unknownPlaceholderMessage(names), path: ['input'] });
-  });
-export type LangChainRunnableParams = z.infer<typeof LangChainRunnableParamsSchema>;
+export { LangChainRunnableParamsSchema, type LangChainRunnableParams } from './langchainRunnableSchema.js';
 
 /** Collects what one invocation's retrievers returned and what its models reported spending. */
 class ContextCollector extends BaseCallbackHandler {
@@ -165,8 +149,6 @@ export function createLangChainRunnableMethod(params: LangChainRunnableParams, o
 }
 
 export const langchainRunnableMethod: RegistryEntry<LangChainRunnableParams, RagMethod, void> = {
-  name: 'langchain-runnable',
-  description: 'a LangChain.js Runnable (an LCEL chain) from a module: invoked per question, its answer scored, its Documents the contexts',
-  params: LangChainRunnableParamsSchema,
+  ...langchainRunnableSchema,
   create: (params) => createLangChainRunnableMethod(params),
 };

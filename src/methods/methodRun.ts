@@ -1,8 +1,7 @@
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { InputError, ServiceUnavailableError } from '../errors.js';
-import { AIMessage, ToolMessage, type BaseMessage } from '@langchain/core/messages';
+import type { BaseMessage } from '@langchain/core/messages';
 import { GenerationError } from '../endpoints/generationError.js';
-import { contentText } from '../generation/langchainMessages.js';
 import type { CallSettings, GenerationResult, Generator, ToolDefinition } from '../generation/types.js';
 import type { TokenCounter } from '../text/tokenCounter.js';
 import type { ChatMessage } from '../prompting/types.js';
@@ -27,18 +26,6 @@ export interface MethodRunOptions {
   /** `{ inputPerMillion, outputPerMillion, batchDiscount }` of the model, for the cost's price. */
   price?: { inputPerMillion: number; outputPerMillion: number; batchDiscount?: number };
   now?: () => number;
-}
-
-/** A conversation message as the trace keeps it: role and text, tool calls and results written out. */
-export function recordedMessage(message: BaseMessage): { role: string; content: string } {
-  const text = contentText(message.content);
-  if (AIMessage.isInstance(message) && message.tool_calls?.length) {
-    const calls = message.tool_calls.map((c) => `${c.name}(${JSON.stringify(c.args)})`);
-    return { role: 'assistant', content: [text, ...calls].filter(Boolean).join('\n') };
-  }
-  if (ToolMessage.isInstance(message)) return { role: 'tool', content: text };
-  const role = message.getType();
-  return { role: role === 'human' ? 'user' : role === 'ai' ? 'assistant' : role, content: text };
 }
 
 /** Errors that stop the run rather than fail one item: bad input, an endpoint that is down. */
@@ -183,6 +170,8 @@ export class MethodRun implements MethodContext {
   async chatTurn(label: string, messages: BaseMessage[], tools: ToolDefinition[]): Promise<GenerationResult> {
     const generator = this.#options.generator;
     const missing = generator.chatTurn ? undefined : new Error(`generator ${generator.name} (${generator.model}) cannot call tools`);
+    // LangChain's message classes load with the first tool-calling turn (the agent), not with every method.
+    const { recordedMessage } = await import('../generation/langchainMessages.js');
     return this.#modelStep(label, messages.map(recordedMessage), () => (missing ? Promise.reject(missing) : generator.chatTurn!(messages, { tools, signal: this.signal })), {
       failure: (error) => {
         // A 400 to a request that offers tools: the model (or its server) does not do tool calling,

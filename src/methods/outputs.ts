@@ -1,21 +1,13 @@
 import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { DataFileError } from '../errors.js';
 import type { RegistryEntry } from '../registry.js';
-import { describeProblems, mapReply, PathSchema, ResponseMappingSchema, valueAt, type MappedReply } from './external/mapping.js';
+import { describeProblems, mapReply, valueAt, type MappedReply } from './external/mapping.js';
 import { EXTERNAL_CALLS, externalOutcome } from './external/outcome.js';
 import type { MethodContext, MethodOutcome, RagMethod } from './types.js';
+import { outputsSchema, type OutputsParams } from './outputsSchema.js';
 
-export const OutputsParamsSchema = z
-  .object({
-    file: z.string().min(1).describe('JSONL, one answer per line (`{ itemId, answer, contexts?, usage? }`), or a JSON array of such records'),
-    itemId: PathSchema.default('itemId').describe('Where a line names its question: the benchmark\'s item id, or `<benchmark>:<id>`'),
-    response: ResponseMappingSchema.default({}).describe('Field names of the lines (answer `answer`, contexts `contexts`, context fields, usage)'),
-    unknownItems: z.enum(['error', 'ignore']).default('error').describe('A line naming a question the run does not have: `error` (default), or `ignore` (a file of the whole benchmark, a run over part of it)'),
-  })
-  .strict();
-export type OutputsParams = z.infer<typeof OutputsParamsSchema>;
+export { OutputsParamsSchema, type OutputsParams } from './outputsSchema.js';
 
 interface SavedAnswer {
   line: string;
@@ -126,8 +118,6 @@ export function createOutputsMethod(params: OutputsParams): RagMethod {
 }
 
 export const outputsMethod: RegistryEntry<OutputsParams, RagMethod, void> = {
-  name: 'outputs',
-  description: "saved outputs of any system: a file of { itemId, answer, contexts?, usage? } lines, scored like any answer",
-  params: OutputsParamsSchema,
+  ...outputsSchema,
   create: (params) => createOutputsMethod(params),
 };

@@ -1,17 +1,12 @@
-import { z } from 'zod';
 import { passageBlock } from './passages.js';
-import { promptOverridesSchema, stepMessages } from './prompts.js';
-import { answerCall, methodEntry, readPassages, ReaderParamsShape } from './reader.js';
+import { stepMessages } from './prompts.js';
+import { answerCall, methodEntry, readPassages } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
 import { rewritePrompt } from './templates/queryRewrite.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
+import { queryRewriteSchema } from './queryRewriteSchema.js';
 
-export const QueryRewriteParamsSchema = z
-  .object({
-    ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['rewrite', 'answer']),
-  })
-  .strict();
+export { QueryRewriteParamsSchema, type QueryRewriteParams } from './queryRewriteSchema.js';
 
 /** The search query of a rewriter's reply: its first non-empty line, a `检索式：` label or list number dropped. */
 export function parseQuery(text: string): string {
@@ -30,9 +25,7 @@ export function parseQuery(text: string): string {
  * and the reader answers the original question from the k passages found. 1 retrieval, 2 generations.
  */
 export const queryRewriteMethod = methodEntry({
-  name: 'query-rewrite',
-  description: 'rewrite–retrieve–read: the model rewrites the question into a search query, retrieve k with it, answer; 1 retrieval, 2 generations',
-  params: QueryRewriteParamsSchema,
+  ...queryRewriteSchema,
   prompts: { rewrite: rewritePrompt, answer: answerPrompt },
   create(params, prompts) {
     return {

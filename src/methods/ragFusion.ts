@@ -1,24 +1,16 @@
-import { z } from 'zod';
-import { reciprocalRankFusion, RRF_K } from '../retrieval/fusion.js';
+import { reciprocalRankFusion } from '../retrieval/fusion.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock } from './passages.js';
-import { promptOverridesSchema, stepMessages } from './prompts.js';
+import { stepMessages } from './prompts.js';
 import { parseQuery } from './queryRewrite.js';
-import { answerCall, methodEntry, readPassages, ReaderParamsShape } from './reader.js';
+import { answerCall, methodEntry, readPassages } from './reader.js';
 import { parseCandidates } from './sure.js';
 import { answerPrompt } from './templates/answer.js';
 import { queriesPrompt } from './templates/ragFusion.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
+import { ragFusionSchema } from './ragFusionSchema.js';
 
-export const RagFusionParamsSchema = z
-  .object({
-    queries: z.number().int().min(1).max(10).default(4).describe('Queries the model is asked for (at most; RAG-Fusion\'s default is 4, MultiQueryRetriever\'s 3)'),
-    includeQuestion: z.boolean().default(true).describe('Search with the original question too (RAG-Fusion does; MultiQueryRetriever\'s `include_original`)'),
-    rrfK: z.number().positive().default(RRF_K).describe('The constant c of reciprocal-rank fusion, Σ 1 / (c + rank)'),
-    ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['queries', 'answer']),
-  })
-  .strict();
+export { RagFusionParamsSchema, type RagFusionParams } from './ragFusionSchema.js';
 
 /**
  * Multi-query retrieval / RAG-Fusion (Rackauckas 2024, "RAG-Fusion: a New Take on
@@ -28,9 +20,7 @@ export const RagFusionParamsSchema = z
  * read. The trace has every query's list and the fused ranks. Up to n + 1 retrievals, 2 generations.
  */
 export const ragFusionMethod = methodEntry({
-  name: 'rag-fusion',
-  description: 'multi-query / RAG-Fusion: n model-written queries (and the question) each retrieve k, lists fused by reciprocal rank, top k read; up to n + 1 retrievals, 2 generations',
-  params: RagFusionParamsSchema,
+  ...ragFusionSchema,
   prompts: { queries: queriesPrompt, answer: answerPrompt },
   create(params, prompts) {
     const queriesMessages = (question: string) => stepMessages(prompts.queries, { question, n: params.queries });

@@ -1,22 +1,14 @@
-import { z } from 'zod';
 import { answerInstructions } from '../prompting/answerInstructions.js';
 import { formatContextBlock } from '../prompting/contextBlock.js';
 import { passageBlock, textBlock, type PassageBlock } from './passages.js';
-import { bestSentences, methodEntry, ReaderParamsShape, readPassages } from './reader.js';
-import { promptOverridesSchema, stepMessages } from './prompts.js';
+import { bestSentences, methodEntry, readPassages } from './reader.js';
+import { stepMessages } from './prompts.js';
 import { answerPrompt } from './templates/answer.js';
 import { CONDENSED_TITLE, condensePrompt } from './templates/refine.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
+import { refineSchema } from './refineSchema.js';
 
-export const RefineParamsSchema = z
-  .object({
-    mode: z.enum(['extractive', 'abstractive']).default('extractive').describe('`extractive`: keep the best sentences by the retriever\'s relevance; `abstractive`: the model condenses'),
-    keep: z.number().int().positive().default(10).describe('Extractive: sentences kept (the best by relevance, in their original order)'),
-    ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['condense', 'answer']),
-  })
-  .strict();
-export type RefineParams = z.infer<typeof RefineParamsSchema>;
+export { RefineParamsSchema, type RefineParams } from './refineSchema.js';
 
 /**
  * A context refiner between retrieval and the prompt, after RECOMP (Xu et al. 2024) and FlashRAG's
@@ -27,9 +19,7 @@ export type RefineParams = z.infer<typeof RefineParamsSchema>;
  * Either way the trace records characters and tokens before and after.
  */
 export const refineMethod = methodEntry({
-  name: 'refine',
-  description: 'context refiner (RECOMP): extractive (best sentences by relevance) or abstractive (model condenses); 1 retrieval, 1–2 generations',
-  params: RefineParamsSchema,
+  ...refineSchema,
   prompts: { condense: condensePrompt, answer: answerPrompt },
   create(params, prompts) {
     return {

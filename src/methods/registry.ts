@@ -1,54 +1,53 @@
 import { ConfigError } from '../errors.js';
 import { Registry } from '../registry.js';
 import { strategies } from '../prompting/registry.js';
-import { adaptiveMethod } from './adaptive.js';
-import { agentMethod } from './agent.js';
-import { compressMethod } from './compress.js';
-import { cragMethod } from './crag.js';
-import { hydeMethod } from './hyde.js';
-import { httpMethod } from './http.js';
-import { flareMethod } from './flare.js';
-import { ircotMethod } from './ircot.js';
-import { iterRetGenMethod } from './iterRetGen.js';
-import { langchainRunnableMethod } from './langchainRunnable.js';
-import { outputsMethod } from './outputs.js';
-import { queryRewriteMethod } from './queryRewrite.js';
-import { ragFusionMethod } from './ragFusion.js';
-import { refineMethod } from './refine.js';
-import { searcherMethod } from './searcher.js';
-import { searchO1Method } from './searchO1.js';
-import { selfAskMethod } from './selfAsk.js';
-import { singleShotMethod } from './singleShot.js';
-import { standardMethod } from './standard.js';
-import { sureMethod } from './sure.js';
+import { adaptiveSchema } from './adaptiveSchema.js';
+import { agentSchema } from './agentSchema.js';
+import { compressSchema } from './compressSchema.js';
+import { cragSchema } from './cragSchema.js';
+import { flareSchema } from './flareSchema.js';
+import { httpSchema } from './httpSchema.js';
+import { hydeSchema } from './hydeSchema.js';
+import { ircotSchema } from './ircotSchema.js';
+import { iterRetGenSchema } from './iterRetGenSchema.js';
+import { langchainRunnableSchema } from './langchainRunnableSchema.js';
+import { outputsSchema } from './outputsSchema.js';
+import { queryRewriteSchema } from './queryRewriteSchema.js';
+import { ragFusionSchema } from './ragFusionSchema.js';
+import { refineSchema } from './refineSchema.js';
+import { searchO1Schema } from './searchO1Schema.js';
+import { searcherSchema } from './searcherSchema.js';
+import { selfAskSchema } from './selfAskSchema.js';
+import { standardSchema } from './standardSchema.js';
+import { sureSchema } from './sureSchema.js';
 import type { RagMethod } from './types.js';
 
 /** RAG methods by name; each spec is `{ name, ...params }` in an experiment's `strategies:` list. */
 export const methods = new Registry<RagMethod, void>('method');
 
 methods
-  .register(standardMethod)
-  .register(refineMethod)
-  .register(adaptiveMethod)
-  .register(iterRetGenMethod)
-  .register(ircotMethod)
-  .register(selfAskMethod)
-  .register(sureMethod)
+  .registerLazy(standardSchema, async () => (await import('./standard.js')).standardMethod.create)
+  .registerLazy(refineSchema, async () => (await import('./refine.js')).refineMethod.create)
+  .registerLazy(adaptiveSchema, async () => (await import('./adaptive.js')).adaptiveMethod.create)
+  .registerLazy(iterRetGenSchema, async () => (await import('./iterRetGen.js')).iterRetGenMethod.create)
+  .registerLazy(ircotSchema, async () => (await import('./ircot.js')).ircotMethod.create)
+  .registerLazy(selfAskSchema, async () => (await import('./selfAsk.js')).selfAskMethod.create)
+  .registerLazy(sureSchema, async () => (await import('./sure.js')).sureMethod.create)
   // Query-side methods, corrective retrieval, context compression.
-  .register(hydeMethod)
-  .register(queryRewriteMethod)
-  .register(ragFusionMethod)
-  .register(cragMethod)
-  .register(compressMethod)
-  .register(agentMethod)
+  .registerLazy(hydeSchema, async () => (await import('./hyde.js')).hydeMethod.create)
+  .registerLazy(queryRewriteSchema, async () => (await import('./queryRewrite.js')).queryRewriteMethod.create)
+  .registerLazy(ragFusionSchema, async () => (await import('./ragFusion.js')).ragFusionMethod.create)
+  .registerLazy(cragSchema, async () => (await import('./crag.js')).cragMethod.create)
+  .registerLazy(compressSchema, async () => (await import('./compress.js')).compressMethod.create)
+  .registerLazy(agentSchema, async () => (await import('./agent.js')).agentMethod.create)
   // Reasoning with search, and active retrieval (issue 34).
-  .register(searchO1Method)
-  .register(searcherMethod)
-  .register(flareMethod)
+  .registerLazy(searchO1Schema, async () => (await import('./searchO1.js')).searchO1Method.create)
+  .registerLazy(searcherSchema, async () => (await import('./searcher.js')).searcherMethod.create)
+  .registerLazy(flareSchema, async () => (await import('./flare.js')).flareMethod.create)
   // External systems: a deployed service, a LangChain chain, saved outputs.
-  .register(httpMethod)
-  .register(langchainRunnableMethod)
-  .register(outputsMethod);
+  .registerLazy(httpSchema, async () => (await import('./http.js')).httpMethod.create)
+  .registerLazy(langchainRunnableSchema, async () => (await import('./langchainRunnable.js')).langchainRunnableMethod.create)
+  .registerLazy(outputsSchema, async () => (await import('./outputs.js')).outputsMethod.create);
 
 type Spec = { name: string } & Record<string, unknown>;
 
@@ -71,6 +70,9 @@ export function parseMethodSpec(spec: Spec, path: string): unknown {
 /** Builds the method an entry of `strategies:` names; a prompting strategy becomes a single-shot method. */
 export async function createMethod(spec: Spec, path: string): Promise<RagMethod> {
   if (methods.has(spec.name)) return methods.create(spec, undefined, path);
-  if (strategies.has(spec.name)) return singleShotMethod(await strategies.create(spec, undefined, path));
+  if (strategies.has(spec.name)) {
+    const { singleShotMethod } = await import('./singleShot.js');
+    return singleShotMethod(await strategies.create(spec, undefined, path));
+  }
   return unknown(spec, path);
 }

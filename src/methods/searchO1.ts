@@ -1,9 +1,11 @@
-import { z } from 'zod';
 import { passageBlock } from './passages.js';
-import { promptOverridesSchema, stepMessages } from './prompts.js';
+import { stepMessages } from './prompts.js';
 import { methodEntry } from './reader.js';
-import { planSearchLoop, ReasoningSearchFields, runSearchLoop, searchLoopOf, SearchTagsSchema, type SearchLoop, type SearchTags } from './searcher.js';
+import { planSearchLoop, runSearchLoop, searchLoopOf, type SearchLoop, type SearchTags } from './searcher.js';
 import { beginPrompt, continuePrompt, NOTHING_REASONED_YET, reasonInDocumentsPrompt } from './templates/searchO1.js';
+import { searchO1Schema } from './searchO1Schema.js';
+
+export { SearchO1ParamsSchema, type SearchO1Params } from './searchO1Schema.js';
 
 /** Search-o1's own tags (the paper's special tokens, written as text). */
 export const SEARCH_O1_TAGS: SearchTags = {
@@ -11,14 +13,6 @@ export const SEARCH_O1_TAGS: SearchTags = {
   result: ['<|begin_search_result|>', '<|end_search_result|>'],
 };
 
-export const SearchO1ParamsSchema = z
-  .object({
-    tags: SearchTagsSchema.optional().describe('The tags (Search-o1\'s by default); an answer pair makes the answer what is inside it'),
-    ...ReasoningSearchFields,
-    prompts: promptOverridesSchema(['begin', 'continue', 'reasonInDocuments']),
-  })
-  .strict();
-export type SearchO1Params = z.infer<typeof SearchO1ParamsSchema>;
 
 /**
  * Search-o1 (Li et al. 2025, "Search-o1: Agentic Search-Enhanced Large Reasoning Models", arXiv
@@ -33,9 +27,7 @@ export type SearchO1Params = z.infer<typeof SearchO1ParamsSchema>;
  * round per step.
  */
 export const searchO1Method = methodEntry({
-  name: 'search-o1',
-  description: 'Search-o1: queries inside the reasoning, Reason-in-Documents condenses each retrieval; up to 2 × maxSearches + 2 generations',
-  params: SearchO1ParamsSchema,
+  ...searchO1Schema,
   prompts: { begin: beginPrompt, continue: continuePrompt, reasonInDocuments: reasonInDocumentsPrompt },
   create(params, prompts) {
     const tags = params.tags ?? SEARCH_O1_TAGS;

@@ -1,14 +1,16 @@
-import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import type { GenerationResult } from '../generation/types.js';
 import { answerInstructions } from '../prompting/answerInstructions.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock } from './passages.js';
-import { promptOverridesSchema, stepMessages, type MethodPrompt } from './prompts.js';
-import { methodEntry, ReaderParamsShape, type ReaderParams } from './reader.js';
+import { stepMessages, type MethodPrompt } from './prompts.js';
+import { methodEntry, type ReaderParams } from './reader.js';
 import { SEARCH_LIMIT_NOTE } from '../prompting/methodProtocol.js';
 import { ANSWER_RULE_PLAIN, answerRuleWith, beginPrompt, continuePrompt } from './templates/searcher.js';
 import type { CallBound, MethodContext, MethodOutcome, PlanInput, SlotBound } from './types.js';
+import { searcherSchema, SEARCHER_PROTOCOLS, type SearcherParams, type SearchTags } from './searcherSchema.js';
+
+export { SearcherParamsSchema, SEARCHER_PROTOCOLS, type SearcherParams, type SearchTags } from './searcherSchema.js';
 
 /**
  * Reasoning with search for models trained to search (RL-trained "searchers"), and the loop
@@ -36,34 +38,6 @@ import type { CallBound, MethodContext, MethodOutcome, PlanInput, SlotBound } fr
  * Batch mode: every continuation depends on the last retrieval, so a batch run goes one round per
  * step (docs/batch.md); completions-API calls are made live (the Batch API here takes chat requests).
  */
-
-export const TagPairSchema = z.tuple([z.string().min(1), z.string().min(1)]);
-
-export const SearchTagsSchema = z
-  .object({
-    query: TagPairSchema,
-    result: TagPairSchema,
-    answer: TagPairSchema.optional().describe('Where the final answer goes; without it, the answer is what follows the reasoning (`</think>`)'),
-  })
-  .strict();
-export type SearchTags = z.infer<typeof SearchTagsSchema>;
-
-export const SEARCHER_PROTOCOLS: Record<'r1-searcher' | 'research' | 'search-r1', SearchTags> = {
-  'r1-searcher': { query: ['<|begin_of_query|>', '<|end_of_query|>'], result: ['<|begin_of_documents|>', '<|end_of_documents|>'], answer: ['<answer>', '</answer>'] },
-  research: { query: ['<search>', '</search>'], result: ['<result>', '</result>'], answer: ['<answer>', '</answer>'] },
-  'search-r1': { query: ['<search>', '</search>'], result: ['<information>', '</information>'], answer: ['<answer>', '</answer>'] },
-};
-
-/** The default completions template: instruction, then the model continues; `{system}` and `{user}` are the step's messages. */
-export const DEFAULT_COMPLETION_TEMPLATE = '{system}\n\n{user}\n\n';
-
-/** Fields Search-o1 and the searcher protocols share. */
-export const ReasoningSearchFields = {
-  maxSearches: z.number().int().min(1).max(50).default(5).describe('Searches at most; a query past it gets SEARCH_LIMIT_NOTE instead of results'),
-  api: z.enum(['chat', 'completions']).default('chat').describe('`chat`: the transcript goes into the prompt; `completions`: `/v1/completions` continues it as text'),
-  completionTemplate: z.string().min(1).default(DEFAULT_COMPLETION_TEMPLATE).describe('The completions prompt around the instruction: `{system}`, `{user}` (the model\'s chat template, ending where its reasoning starts)'),
-  ...ReaderParamsShape,
-};
 
 /** What a step's result says: the text the model wrote, and the query it stopped at (if any). */
 export interface ParsedStep {
@@ -218,19 +192,6 @@ export function planSearchLoop(
   return calls;
 }
 
-export const SearcherParamsSchema = z
-  .object({
-    protocol: z.enum(['r1-searcher', 'research', 'search-r1', 'custom']).default('search-r1').describe('The search-tag protocol the reasoning model was trained with: `search-r1`, `r1-searcher`, `research`, or `custom` (give `tags`)'),
-    tags: SearchTagsSchema.optional().describe('The tags of `protocol: custom` (or to override a preset\'s)'),
-    ...ReasoningSearchFields,
-    prompts: promptOverridesSchema(['begin', 'continue']),
-  })
-  .strict()
-  .refine((params) => params.protocol !== 'custom' || params.tags !== undefined, {
-    path: ['tags'],
-    message: 'protocol custom needs tags: { query: [open, close], result: [open, close], answer?: [open, close] }',
-  });
-export type SearcherParams = z.infer<typeof SearcherParamsSchema>;
 
 export function searcherTags(params: Pick<SearcherParams, 'protocol' | 'tags'>): SearchTags {
   if (params.tags) return params.tags;
@@ -246,9 +207,7 @@ export function searchLoopOf(tags: SearchTags, params: Pick<SearchLoop, 'maxSear
 }
 
 export const searcherMethod = methodEntry({
-  name: 'searcher',
-  description: 'Search-trained reasoning models (R1-Searcher, ReSearch, Search-R1): the model writes query tags, hisrag retrieves and inserts results in its format; up to maxSearches + 2 generations',
-  params: SearcherParamsSchema,
+  ...searcherSchema,
   prompts: { begin: beginPrompt, continue: continuePrompt },
   create(params, prompts) {
     const tags = searcherTags(params);

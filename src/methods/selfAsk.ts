@@ -1,21 +1,14 @@
-import { z } from 'zod';
 import { answerInstructions } from '../prompting/answerInstructions.js';
 import { FOLLOW_UP_PREFIX, NO_FOLLOW_UP } from '../prompting/taskFormat.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock } from './passages.js';
-import { methodEntry, ReaderParamsShape } from './reader.js';
-import { promptOverridesSchema, stepMessages } from './prompts.js';
+import { methodEntry } from './reader.js';
+import { stepMessages } from './prompts.js';
 import { finalPrompt, followUpPrompt, intermediatePrompt, NOTHING_KNOWN_YET } from './templates/selfAsk.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
+import { selfAskSchema } from './selfAskSchema.js';
 
-export const SelfAskParamsSchema = z
-  .object({
-    maxFollowUps: z.number().int().min(1).max(20).default(3).describe('Follow-up questions at most before the final answer'),
-    ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['followUp', 'intermediate', 'answer']),
-  })
-  .strict();
-export type SelfAskParams = z.infer<typeof SelfAskParamsSchema>;
+export { SelfAskParamsSchema, type SelfAskParams } from './selfAskSchema.js';
 
 /** The follow-up question in a reply, or null when the model asks none (`无需追问`, or no `追问：`). */
 export function parseFollowUp(text: string): string | null {
@@ -35,9 +28,7 @@ export function parseFollowUp(text: string): string | null {
  * their passages.
  */
 export const selfAskMethod = methodEntry({
-  name: 'self-ask',
-  description: 'Self-Ask: follow-up questions, each answered from its own retrieval, then the final answer; up to maxFollowUps retrievals, 2 × maxFollowUps + 2 generations',
-  params: SelfAskParamsSchema,
+  ...selfAskSchema,
   prompts: { followUp: followUpPrompt, intermediate: intermediatePrompt, answer: finalPrompt },
   create(params, prompts) {
     return {

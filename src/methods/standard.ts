@@ -1,6 +1,7 @@
 import type { RegistryEntry } from '../registry.js';
-import { RagParamsSchema, ragStrategy, type RagParams } from '../prompting/strategies/rag.js';
+import { ragStrategy, type RagParams } from '../prompting/strategies/rag.js';
 import { singleShotMethod } from './singleShot.js';
+import { standardSchema } from './standardSchema.js';
 import type { RagMethod } from './types.js';
 
 /**
@@ -8,9 +9,7 @@ import type { RagMethod } from './types.js';
  * `rag` strategy as a method (same params: context budget, ordering, persona, template overrides).
  */
 export const standardMethod: RegistryEntry<RagParams, RagMethod, void> = {
-  name: 'standard',
-  description: 'retrieve k once, prompt, answer (the rag strategy); 1 retrieval, 1 generation',
-  params: RagParamsSchema,
+  ...standardSchema,
   async create(params) {
     return singleShotMethod(await ragStrategy.create(params, undefined), 'standard');
   },

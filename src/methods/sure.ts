@@ -1,20 +1,13 @@
-import { z } from 'zod';
 import { answerInstructions } from '../prompting/answerInstructions.js';
 import { passageBlock } from './passages.js';
-import { methodEntry, ReaderParamsShape } from './reader.js';
-import { promptOverridesSchema, stepMessages } from './prompts.js';
+import { methodEntry } from './reader.js';
+import { stepMessages } from './prompts.js';
 import { parseChoice, parseDecision } from './replies.js';
 import { candidatesPrompt, rankPrompt, summaryPrompt, validityPrompt } from './templates/sure.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
+import { sureSchema } from './sureSchema.js';
 
-export const SureParamsSchema = z
-  .object({
-    candidates: z.number().int().min(1).max(10).default(3).describe('Candidate answers asked for (at most)'),
-    ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['candidates', 'summary', 'validity', 'rank']),
-  })
-  .strict();
-export type SureParams = z.infer<typeof SureParamsSchema>;
+export { SureParamsSchema, type SureParams } from './sureSchema.js';
 
 const NUMBERED = /^\s*(?:[（(]\s*\d+\s*[)）]|\d+\s*[.、．:：)）])\s*(.+)$/;
 
@@ -33,9 +26,7 @@ export function parseCandidates(text: string, limit: number): string[] {
  * answer (ties: the earlier candidate). One retrieval, 1 + 2n + n(n−1)/2 generations.
  */
 export const sureMethod = methodEntry({
-  name: 'sure',
-  description: 'SuRe: candidates, candidate-conditioned summaries, validity checks, pairwise ranking; 1 retrieval, 1 + 2n + n(n−1)/2 generations',
-  params: SureParamsSchema,
+  ...sureSchema,
   prompts: { candidates: candidatesPrompt, summary: summaryPrompt, validity: validityPrompt, rank: rankPrompt },
   create(params, prompts) {
     return {

@@ -2,7 +2,6 @@ import { resolve } from 'node:path';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { z } from 'zod';
 import { openPageImageCatalog, type PageImageCatalog, type PageImageDocument } from '../corpus/longhisdoc/pageImages.js';
-import { pageImageDocument } from '../benchmarks/longhisdoc/loader.js';
 import { InputError } from '../errors.js';
 import type { PageImageRef } from './types.js';
 
@@ -40,7 +39,7 @@ export class PageImageLookup {
       // The loader opened the catalog with this document entry: the same entry shares its scan.
       const fromLoader = PageImageDocumentSchema.safeParse(item.meta.imageDocument);
       if (fromLoader.success && resolve(String(item.meta.imageDir)) === dir) docs.set(item.docId, fromLoader.data);
-      else docs.set(item.docId, await pageImageDocument(item.docId, items, typeof item.meta.ocrFile === 'string' ? item.meta.ocrFile : undefined));
+      else docs.set(item.docId, await (await import('../benchmarks/longhisdoc/loader.js')).pageImageDocument(item.docId, items, typeof item.meta.ocrFile === 'string' ? item.meta.ocrFile : undefined));
     }
     for (const [dir, docs] of documents) {
       if (this.catalogs.has(dir)) continue;

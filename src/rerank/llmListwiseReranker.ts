@@ -1,19 +1,12 @@
 import { assertLiveGenerator } from '../generation/batchQueue.js';
-import { z } from 'zod';
-import { componentSpec } from '../registry.js';
 import { generators } from '../generation/registry.js';
 import type { Generator } from '../generation/types.js';
 import type { TextChatMessage } from '../prompting/types.js';
 import { parseListwiseAnswer } from './listwiseAnswer.js';
 import type { Reranker, RerankOutcome } from './types.js';
+import type { LlmRerankerParams } from './llmRerankerParams.js';
 
-export const LlmRerankerParamsSchema = z
-  .object({
-    generator: componentSpec('generator').describe('Any registered generator (an OpenAI-compatible chat model), e.g. `{ name: openai, baseURL, model, apiKeyEnv }`'),
-    maxPassageChars: z.number().int().positive().default(300).describe('Each candidate is shown cut to this many characters (prompt size grows with candidates × this)'),
-  })
-  .strict();
-export type LlmRerankerParams = z.output<typeof LlmRerankerParamsSchema>;
+export { LlmRerankerParamsSchema, type LlmRerankerParams } from './llmRerankerParams.js';
 
 /** The listwise prompt (RankGPT-style): number the candidates, ask for their ids, best first. */
 export function listwisePrompt(query: string, passages: string[], maxChars: number): TextChatMessage[] {

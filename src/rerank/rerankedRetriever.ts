@@ -33,9 +33,8 @@ function splitSpec(spec: Spec, path: string) {
 
 /** Builds a retriever from a spec that may carry a `rerank` section. */
 export async function createRetrieverWithRerank(spec: Spec, context: RetrieverContext, path: string): Promise<Retriever> {
-  await import('../retrieval/retrievers/all.js');
   const { base, rerank } = splitSpec(spec, path);
-  const firstStage = await retrievers.create(base, context, path);
+  const firstStage = await retrievers.createPlain(base, context, path);
   if (!rerank) return firstStage;
   try {
     const reranker = await rerankers.create(rerank.spec, undefined, `${path}.rerank`);

@@ -1,8 +1,7 @@
 import type { HisragLangChainRetriever } from './langchain/langchainRetriever.js';
 import { createRetrieverContext, retrievers, type RetrieverContext, type RetrieverSpec } from './registry.js';
 
-/** Creates a retriever by spec with all implementations registered (import this, not the registry, to build one). */
+/** Creates a retriever by spec (its implementation's module is imported now: some load native addons). */
 export async function createRetriever(spec: RetrieverSpec, context: RetrieverContext = createRetrieverContext(), path = 'retriever'): Promise<HisragLangChainRetriever> {
-  await import('./retrievers/all.js'); // loaded on use: some retrievers load native addons
   return retrievers.create(spec, context, path);
 }

@@ -1,41 +1,59 @@
-import { z } from 'zod';
 import type { TextEmbedder } from '../embedding/types.js';
-import { openIndex, type OpenedIndex, type OpenIndexOptions } from '../index/openIndex.js';
 import { Registry } from '../registry.js';
-import { asLangChainRetriever, type HisragLangChainRetriever } from './langchain/langchainRetriever.js';
+import type { HisragLangChainRetriever } from './langchain/langchainRetriever.js';
+import type { RetrieverContext } from './retrieverContext.js';
+import { bm25Schema } from './retrievers/bm25Schema.js';
+import { exactSchema } from './retrievers/exactSchema.js';
+import { hnswSchema } from './retrievers/hnswSchema.js';
+import { hybridSchema } from './retrievers/hybridSchema.js';
+import { lancedbSchema } from './retrievers/lancedbSchema.js';
+import { langchainHnswlibSchema } from './retrievers/langchainHnswlibSchema.js';
+import { langchainLancedbSchema } from './retrievers/langchainLancedbSchema.js';
+import { oracleNoiseSchema } from './retrievers/oracleNoiseSchema.js';
+import { oracleSchema } from './retrievers/oracleSchema.js';
+import { randomSchema } from './retrievers/randomSchema.js';
 import type { Retriever } from './types.js';
 
-/** `{ name, ...params }` of a retriever, as in an experiment config's `retrieval.retriever`. */
-export const RetrieverSpecSchema = z.object({ name: z.string().min(1) }).catchall(z.unknown());
-export type RetrieverSpec = z.infer<typeof RetrieverSpecSchema>;
+export { RetrieverSpecSchema, type RetrieverContext, type RetrieverSpec } from './retrieverContext.js';
 
-/** What every retriever may use besides its own params. */
-export interface RetrieverContext {
-  /** Run seed: control retrievers (random, oracle+noise) derive each item's draw from it and the item id. */
-  seed: number;
-  /** Creates a child retriever through the same registry (hybrid, oracle+noise's hard-negative base). */
-  createRetriever(spec: RetrieverSpec, path: string): Promise<HisragLangChainRetriever>;
-  /** Opens an index directory; dense retrievers pass their query-embedder override. */
-  openIndex(dir: string, options?: OpenIndexOptions): Promise<OpenedIndex>;
-  /** A query embedder shared by dense retrievers that name no embedder of their own (checked against each index). */
-  embedder?: TextEmbedder;
-}
-
-/** The retriever registry: whatever an implementation returns is handed out as a `HisragLangChainRetriever`. */
+/**
+ * The retriever registry: `create` hands a retriever out as a LangChain `BaseRetriever`
+ * (`HisragLangChainRetriever`); `createPlain` gives the retriever itself, which is what the
+ * experiment engine and composite retrievers use, so that a run loads LangChain only when a
+ * component of its own needs it.
+ */
 export class RetrieverRegistry extends Registry<Retriever, RetrieverContext> {
   override async create(spec: { name: string } & Record<string, unknown>, context: RetrieverContext, path = this.stage): Promise<HisragLangChainRetriever> {
-    return asLangChainRetriever(await super.create(spec, context, path));
+    const retriever = await this.createPlain(spec, context, path);
+    return (await import('./langchain/langchainRetriever.js')).asLangChainRetriever(retriever);
+  }
+
+  createPlain(spec: { name: string } & Record<string, unknown>, context: RetrieverContext, path = this.stage): Promise<Retriever> {
+    return super.create(spec, context, path);
   }
 }
 
-export const retrievers = new RetrieverRegistry('retriever');
+export const retrievers = new RetrieverRegistry('retriever')
+  .registerLazy(hnswSchema, async () => (await import('./retrievers/hnsw.js')).hnswRetriever.create)
+  .registerLazy(exactSchema, async () => (await import('./retrievers/exact.js')).exactRetriever.create)
+  .registerLazy(bm25Schema, async () => (await import('./retrievers/bm25.js')).bm25Retriever.create)
+  .registerLazy(hybridSchema, async () => (await import('./retrievers/hybrid.js')).hybridRetriever.create)
+  // Controls: the gold evidence, random chunks, gold among noise.
+  .registerLazy(oracleSchema, async () => (await import('./retrievers/oracle.js')).oracleRetriever.create)
+  .registerLazy(randomSchema, async () => (await import('./retrievers/random.js')).randomRetriever.create)
+  .registerLazy(oracleNoiseSchema, async () => (await import('./retrievers/oracleNoise.js')).oracleNoiseRetriever.create)
+  // Native addons and LangChain stores.
+  .registerLazy(lancedbSchema, async () => (await import('./retrievers/lancedb.js')).lancedbRetriever.create)
+  .registerLazy(langchainHnswlibSchema, async () => (await import('./retrievers/langchainHnswlib.js')).langchainHnswlibRetriever.create)
+  .registerLazy(langchainLancedbSchema, async () => (await import('./retrievers/langchainLancedb.js')).langchainLancedbRetriever.create);
 
 export function createRetrieverContext(options: { seed?: number; embedder?: TextEmbedder } = {}): RetrieverContext {
   const context: RetrieverContext = {
     seed: options.seed ?? 0,
     embedder: options.embedder,
-    createRetriever: (spec, path) => retrievers.create(spec, context, path),
-    openIndex: (dir, openOptions) => openIndex(dir, openOptions),
+    createRetriever: (spec, path) => retrievers.createPlain(spec, context, path),
+    // Loaded on use: opening an index loads SQLite and the graph libraries.
+    openIndex: async (dir, openOptions) => (await import('../index/openIndex.js')).openIndex(dir, openOptions),
   };
   return context;
 }

@@ -105,7 +105,7 @@ describe('chunk spans: where each chunk is in its document', () => {
     const text = lines.join('\n');
     const length = Array.from(text).length;
     const doc: SectionedDocument = { docId: 'n', title: 'n', meta: {}, text };
-    for (const method of ['sentence', 'fixed'] as const) {
+    for (const method of ['sentences', 'fixed'] as const) {
       for (const maxSize of [12, 16, 30, 64, 200]) {
         for (const overlap of [0, 4, 8]) {
           const chunks = chunkDocument(doc, { corpus: 'c', maxSize, overlap, measure: countCodePoints, method });

@@ -3,6 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utim
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importLogger } from '../helpers/importLogger.js';
 import { REPO_ROOT } from '../helpers/runCli.js';
 
 /**
@@ -71,18 +72,6 @@ describe('the CLI entry: compiled code only when current', () => {
 
 /** Packages that take a noticeable share of a second to import. */
 const HEAVY = /node_modules\/(@langchain|langchain|@huggingface|@lancedb|sharp|onnxruntime-node|zod|yaml|openai|better-sqlite3|hnswlib-node|usearch)\//;
-
-/** A `--import` argument that appends every module URL the process resolves to `log`. */
-function importLogger(log: string): string {
-  const hooks = `data:text/javascript,${encodeURIComponent(`
-      import { appendFileSync } from 'node:fs';
-      export async function resolve(specifier, context, next) {
-        const result = await next(specifier, context);
-        appendFileSync(${JSON.stringify(log)}, result.url + '\\n');
-        return result;
-      }`)}`;
-  return `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(hooks)});`)}`;
-}
 
 /** Every command imports what it uses when it runs: `--help` loads no model, index, LLM or schema library. */
 describe('hisrag --help loads only the command definitions', () => {

@@ -29,7 +29,6 @@ describe('retrievers', () => {
   });
 
   it('registers every retriever of the study by name', async () => {
-    await import('../../src/retrieval/retrievers/all.js');
     expect(retrievers.names()).toEqual(['bm25', 'exact', 'hnsw', 'hybrid', 'lancedb', 'langchain-hnswlib', 'langchain-lancedb', 'oracle', 'oracle+noise', 'random']);
   });
 

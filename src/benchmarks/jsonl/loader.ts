@@ -1,11 +1,14 @@
 import { z } from 'zod';
-import { labelSchema, type RegistryEntry } from '../../registry.js';
+import type { RegistryEntry } from '../../registry.js';
 import { fileBenchmark } from '../fileBenchmark.js';
-import { applyBenchmarkFilter, BenchmarkFilterSchema } from '../filters.js';
+import { applyBenchmarkFilter } from '../filters.js';
 import { parseRecord } from '../readRecords.js';
-import { metadataGroups, MetadataFieldsSchema, otherFields, readRecordItems } from '../recordFields.js';
+import { metadataGroups, otherFields, readRecordItems } from '../recordFields.js';
 import { GoldSpanSchema } from '../goldSpans.js';
 import type { Benchmark, BenchmarkItem } from '../types.js';
+import { jsonlSchema, type JsonlParams } from './loaderSchema.js';
+
+export { JsonlParamsSchema, type JsonlParams } from './loaderSchema.js';
 
 /** A generic QA record: free-text answers scored against the reference (or a rubric when given). */
 export const JsonlQaRecordSchema = z
@@ -17,7 +20,7 @@ export const JsonlQaRecordSchema = z
     category: z.string().optional(),
     rubrics: z.string().optional(),
     gold_chunk_ids: z.array(z.string().min(1)).optional(),
-    gold_spans: z.array(GoldSpanSchema).min(1).optional().describe('Gold evidence as character ranges of corpus documents (`documents.jsonl`): `[{doc, start, end}]`, offsets in code points (as Python counts them)'),
+    gold_spans: z.array(GoldSpanSchema).min(1).optional().describe('Gold evidence as character ranges of corpus documents (`documents.jsonl`): `[{doc, start, end}]`'),
     gold_evidence: z.array(z.string().min(1)).min(1).optional().describe('Gold evidence as text excerpts, located in the corpus\'s documents'),
     metadata: z.record(z.string(), z.unknown()).optional().describe('Fields of one\'s own: kept in `meta`, and their scalar values become groups'),
   })
@@ -26,13 +29,6 @@ export const JsonlQaRecordSchema = z
     message: 'expected `answer` or `reference_answer` (or `rubrics`)',
   });
 export type JsonlQaRecord = z.infer<typeof JsonlQaRecordSchema>;
-
-export const JsonlParamsSchema = BenchmarkFilterSchema.extend({
-  file: z.string().min(1).describe('The JSONL file, one question per line'),
-  label: labelSchema().default('jsonl').describe('Name recorded with each item (`benchmark` column)'),
-  metadata: MetadataFieldsSchema.describe('Top-level record fields of one\'s own to keep (as meta and groups); any other unknown field is refused'),
-}).strict();
-export type JsonlParams = z.infer<typeof JsonlParamsSchema>;
 
 /** The fields of a JSONL benchmark record (docs/benchmarks.md). */
 export const JSONL_RECORD_FIELDS = ['id', 'question', 'answer', 'reference_answer', 'category', 'rubrics', 'gold_chunk_ids', 'gold_spans', 'gold_evidence', 'metadata'] as const;
@@ -59,9 +55,7 @@ export function jsonlItem(record: JsonlQaRecord, benchmark: string, declared: re
 }
 
 export const jsonlBenchmark: RegistryEntry<JsonlParams, Benchmark, void> = {
-  name: 'jsonl',
-  description: 'Generic QA: JSONL (or a JSON array) of {id, question, answer | reference_answer, category?, gold_chunk_ids?, gold_spans?, gold_evidence?}.',
-  params: JsonlParamsSchema,
+  ...jsonlSchema,
   create: (params) =>
     fileBenchmark('jsonl', params, {}, async () => {
       const rules = { format: 'jsonl', known: JSONL_RECORD_FIELDS, declared: params.metadata, alsoKeepBy: 'put it in the record\'s "metadata" object' };

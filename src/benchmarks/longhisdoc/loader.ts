@@ -2,35 +2,18 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { z } from 'zod';
 import { DataFileError } from '../../errors.js';
-import {
-  openPageImageCatalog,
-  pageImageProblemsError,
-  pageImagePath,
-  summarisePageImages,
-  type PageImageDocument,
-  type PageImageProblem,
-  type PageImageSummary,
-} from '../../corpus/longhisdoc/pageImages.js';
+import { openPageImageCatalog, pageImageProblemsError, pageImagePath, summarisePageImages, type PageImageDocument, type PageImageProblem, type PageImageSummary } from '../../corpus/longhisdoc/pageImages.js';
 import { readOcrPages } from '../../corpus/longhisdoc/ocrFile.js';
-import { labelSchema, type RegistryEntry } from '../../registry.js';
+import type { RegistryEntry } from '../../registry.js';
 import { loadLongHisDocQa, LongHisDocRecordSchema, parsePageList, type LongHisDocRecord } from './schema.js';
-import { assertKnownFields, assertUniqueIds, metadataGroups, MetadataFieldsSchema, otherFields } from '../recordFields.js';
+import { assertKnownFields, assertUniqueIds, metadataGroups, otherFields } from '../recordFields.js';
 import { fileBenchmark } from '../fileBenchmark.js';
-import { applyBenchmarkFilter, BenchmarkFilterSchema } from '../filters.js';
+import { applyBenchmarkFilter } from '../filters.js';
 import type { Benchmark, BenchmarkItem } from '../types.js';
+import { longHisDocSchema, type LongHisDocParams } from './loaderSchema.js';
 
-export const LongHisDocParamsSchema = BenchmarkFilterSchema.extend({
-  file: z.string().min(1).describe('The QA file `{doc_id: [records]}` (LongHisDoc.json)'),
-  ocrDir: z.string().min(1).optional().describe('`OCR_res/` of the release: `<doc_id>.json` per document; needed by `longhisdoc-full` and page corpora'),
-  // Checked on load, before any model call, against the OCR's page counts and every item's pages.
-  imageDir: z.string().min(1).optional().describe('`LongHisDoc_IMG/` of the release: `<doc_id>/page_<n>.jpg` (n one-based)'),
-  onImageProblem: z.enum(['error', 'warn']).default('error').describe('`error`: a missing, truncated or unreadable page image, or a folder that does not match the OCR, stops the run; `warn`: counted in describe()'),
-  label: labelSchema().default('longhisdoc').describe('Name recorded with each item (`benchmark` column)'),
-  metadata: MetadataFieldsSchema.describe('Record fields of one\'s own to keep (as meta and groups); any other field outside the release\'s schema is refused'),
-}).strict();
-export type LongHisDocParams = z.infer<typeof LongHisDocParamsSchema>;
+export { LongHisDocParamsSchema, type LongHisDocParams } from './loaderSchema.js';
 
 /** Every field of a LongHisDoc release record: the schema's and `备注` (a remark two records carry). */
 export const LONGHISDOC_RECORD_FIELDS = [...Object.keys(LongHisDocRecordSchema.shape), '备注'];
@@ -144,9 +127,7 @@ async function checkItemImages(items: BenchmarkItem[], imageDir: string, onProbl
 }
 
 export const longHisDocBenchmark: RegistryEntry<LongHisDocParams, Benchmark, void> = {
-  name: 'longhisdoc',
-  description: 'LongHisDoc QA file ({doc_id: [records]}) with an optional OCR directory.',
-  params: LongHisDocParamsSchema,
+  ...longHisDocSchema,
   create(params) {
     const settings = {
       ...(params.ocrDir ? { ocrDir: resolve(params.ocrDir) } : {}),

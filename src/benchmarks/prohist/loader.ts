@@ -1,19 +1,13 @@
-import { z } from 'zod';
-import { labelSchema, type RegistryEntry } from '../../registry.js';
+import type { RegistryEntry } from '../../registry.js';
 import { fileBenchmark } from '../fileBenchmark.js';
-import { applyBenchmarkFilter, BenchmarkFilterSchema } from '../filters.js';
+import { applyBenchmarkFilter } from '../filters.js';
 import { parseRecord } from '../readRecords.js';
-import { metadataGroups, MetadataFieldsSchema, otherFields, readRecordItems } from '../recordFields.js';
+import { metadataGroups, otherFields, readRecordItems } from '../recordFields.js';
 import { PROHIST_TASKS, type Benchmark, type BenchmarkItem } from '../types.js';
 import { isOptionLetters, ProHistRecordSchema, type ProHistRecord } from './recordSchema.js';
+import { proHistSchema, type ProHistParams } from './loaderSchema.js';
 
-export const ProHistParamsSchema = BenchmarkFilterSchema.extend({
-  file: z.string().min(1).describe('ProHist-Bench JSON (array of records) or JSONL'),
-  label: labelSchema().default('prohist').describe('Name recorded with each item (`benchmark` column); default `prohist`'),
-  onUnscorable: z.enum(['error', 'skip']).default('error').describe('A record its metric cannot score (an open question without rubrics): `error` (default) stops with the file, record and field; `skip` leaves it out and counts it'),
-  metadata: MetadataFieldsSchema.describe('Record fields of one\'s own to keep (as meta and groups); any other field outside the release\'s schema is refused'),
-}).strict();
-export type ProHistParams = z.infer<typeof ProHistParamsSchema>;
+export { ProHistParamsSchema, type ProHistParams } from './loaderSchema.js';
 
 const KNOWN_FIELDS = new Set(['id', 'category', 'question', 'rubrics', 'reference_answer', 'length_constraint', 'answer']);
 /** Every field of a ProHist-Bench release record (its README): the read ones and the release's metadata, kept in `meta`. */
@@ -64,9 +58,7 @@ export async function loadProHist(
 }
 
 export const proHistBenchmark: RegistryEntry<ProHistParams, Benchmark, void> = {
-  name: 'prohist',
-  description: 'ProHist-Bench JSON or JSONL (rubric questions T1–T4 and multiple choice).',
-  params: ProHistParamsSchema,
+  ...proHistSchema,
   create: (params) =>
     fileBenchmark('prohist', params, { onUnscorable: params.onUnscorable }, async () => {
       const { items, sha256, total, skippedUnscorable: skipped } = await loadProHist(params);

@@ -3,6 +3,9 @@ import { toSimplified } from '../../text/simplify.js';
 import type { DocumentSection } from '../../chunking/types.js';
 import { preClean, restoreNowiki, templateName } from './preClean.js';
 import { extractProse, type ProseSection } from './proseExtractor.js';
+import type { WikitextParserName } from './wikitextParsers.js';
+
+export { WIKITEXT_PARSERS, type WikitextParserName } from './wikitextParsers.js';
 
 export interface WikitextOptions {
   /** Convert headings and text to simplified Chinese (after extraction: cheaper and cleaner). */
@@ -18,8 +21,6 @@ export interface WikitextOptions {
   parser?: WikitextParserName;
 }
 
-export const WIKITEXT_PARSERS = ['fast', 'wtf_wikipedia'] as const;
-export type WikitextParserName = (typeof WIKITEXT_PARSERS)[number];
 
 export interface ParsedArticle {
   disambiguation: boolean;

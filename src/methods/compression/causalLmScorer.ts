@@ -2,24 +2,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { AutoModelForCausalLM, AutoTokenizer, Tensor } from '@huggingface/transformers';
-import { z } from 'zod';
 import { loadingModel, prepareModel, pretrainedOptions, type ModelRole } from '../../models/modelLoading.js';
-import { modelParamFields } from '../../models/modelParams.js';
 import { TokenLogProbs } from './tokenLogProbs.js';
+import type { CausalLmParams } from './causalLmParams.js';
+
+export { CausalLmParamsSchema, type CausalLmParams } from './causalLmParams.js';
 
 /** The causal LM whose next-token probabilities say how much information each context token carries. */
-export const CausalLmParamsSchema = z
-  .object({
-    model: z.string().min(1).describe('Hub id (looked up in `cacheDir`, e.g. onnx-community/Qwen2.5-0.5B-Instruct) or a local model directory'),
-    cacheDir: modelParamFields.cacheDir,
-    allowRemote: modelParamFields.allowRemote,
-    dtype: modelParamFields.dtype,
-    threads: modelParamFields.threads,
-    maxTokens: z.number().int().min(16).default(1024).describe('Tokens one forward pass takes at most (the question prefix included); longer passages are scored in windows'),
-  })
-  .strict();
-export type CausalLmParams = z.output<typeof CausalLmParamsSchema>;
-
 const ROLE: ModelRole = {
   configPath: 'compress.scorer.model',
   directory: 'causal LM directory',

@@ -4,7 +4,7 @@ import type { VectorStoreInterface } from '@langchain/core/vectorstores';
 import { z } from 'zod';
 import { InputError } from '../../errors.js';
 import type { RegistryEntry } from '../../registry.js';
-import type { RetrieverContext } from '../registry.js';
+import type { RetrieverContext } from '../retrieverContext.js';
 import type { RetrievedChunk, Retriever } from '../types.js';
 import { documentToChunk } from './documentChunk.js';
 

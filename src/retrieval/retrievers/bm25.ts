@@ -1,8 +1,10 @@
-import { z } from 'zod';
+import type { RegistryEntry } from '../../registry.js';
+import type { RetrieverContext } from '../retrieverContext.js';
+import type { Retriever } from '../types.js';
+import type { Bm25Params } from './bm25Schema.js';
 import { ConfigError } from '../../errors.js';
 import { Bm25Searcher } from '../../index/bm25/bm25Index.js';
 import { documentLabels } from '../documentScope.js';
-import { retrievers } from '../registry.js';
 import { toRetrievedChunks } from '../toRetrievedChunks.js';
 
 /**
@@ -10,16 +12,7 @@ import { toRetrievedChunks } from '../toRetrievedChunks.js';
  * k1 and b may be overridden at query time (postings keep raw term frequencies); the tokenizer
  * settings are the index's. With `query.docId`, postings are filtered to that document's chunks.
  */
-retrievers.register({
-  name: 'bm25',
-  description: 'BM25 (Okapi, Lucene idf) over jieba terms and optional CJK bigrams',
-  params: z
-    .object({
-      index: z.string().min(1).describe('Folder of a bm25 index (`hisrag index build`)'),
-      k1: z.number().nonnegative().optional().describe('BM25 term-frequency saturation (default: the index\'s)'),
-      b: z.number().min(0).max(1).optional().describe('BM25 length normalisation, 0–1 (default: the index\'s)'),
-    })
-    .strict(),
+export const bm25Retriever: Pick<RegistryEntry<Bm25Params, Retriever, RetrieverContext>, 'create'> = {
   async create(params, context) {
     const index = await context.openIndex(params.index);
     const recorded = index.manifest.bm25;
@@ -40,4 +33,4 @@ retrievers.register({
       close: () => index.close(),
     };
   },
-});
+};

@@ -1,18 +1,12 @@
-import { z } from 'zod';
-import { ComponentSpecSchema } from '../../index/manifest.js';
+import type { z } from 'zod';
+import type { ComponentSpecSchema } from '../../index/manifest.js';
 import type { OpenedIndex } from '../../index/openIndex.js';
 import type { Scored } from '../../index/topK.js';
 import { documentLabels } from '../documentScope.js';
-import type { RetrieverContext } from '../registry.js';
+import type { RetrieverContext } from '../retrieverContext.js';
 import { toRetrievedChunkLists } from '../toRetrievedChunks.js';
 import { embeddingRelevance } from '../relevance.js';
 import type { RetrievalQuery, RetrievedChunk, Retriever } from '../types.js';
-
-/** Params shared by dense retrievers: the index directory and an optional query-embedder override. */
-export const denseIndexParams = {
-  index: z.string().min(1).describe('Folder of the index searched'),
-  embedder: ComponentSpecSchema.optional().describe('Registry spec of the query embedder; default: the one recorded in the index manifest'),
-};
 
 export async function openDenseIndex(
   params: { index: string; embedder?: z.infer<typeof ComponentSpecSchema> },

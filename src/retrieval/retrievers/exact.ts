@@ -1,15 +1,14 @@
-import { z } from 'zod';
-import { retrievers } from '../registry.js';
-import { denseIndexParams, denseRetriever, openDenseIndex } from './denseIndex.js';
+import type { RegistryEntry } from '../../registry.js';
+import type { RetrieverContext } from '../retrieverContext.js';
+import type { Retriever } from '../types.js';
+import type { ExactParams } from './exactSchema.js';
+import { denseRetriever, openDenseIndex } from './denseIndex.js';
 
 /**
  * Brute-force dense retrieval over the stored vectors of an hnsw or exact index: the ground truth.
  * Corpus-wide queries are matrix products over blocks of vectors; a batch of queries shares one pass.
  */
-retrievers.register({
-  name: 'exact',
-  description: 'dense retrieval by exhaustive search over the stored vectors (ground truth for HNSW recall)',
-  params: z.object(denseIndexParams).strict(),
+export const exactRetriever: Pick<RegistryEntry<ExactParams, Retriever, RetrieverContext>, 'create'> = {
   async create(params, context) {
     const index = await openDenseIndex(params, context);
     const corpusWide = (vectors: number[][], k: number) => index.exact().nearest(vectors, k);
@@ -20,4 +19,4 @@ retrievers.register({
       corpusHash: index.manifest.corpus.contentHash,
     }));
   },
-});
+};

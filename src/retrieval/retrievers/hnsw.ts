@@ -1,18 +1,17 @@
-import { z } from 'zod';
+import type { RegistryEntry } from '../../registry.js';
+import type { RetrieverContext } from '../retrieverContext.js';
+import type { Retriever } from '../types.js';
+import type { HnswParams } from './hnswSchema.js';
 import { ConfigError } from '../../errors.js';
 import { DEFAULT_HNSW } from '../../index/defaults.js';
-import { retrievers } from '../registry.js';
-import { denseIndexParams, denseRetriever, openDenseIndex } from './denseIndex.js';
+import { denseRetriever, openDenseIndex } from './denseIndex.js';
 
 /**
  * Approximate dense retrieval through the HNSW graph, at the efSearch tuned for the index at build time
  * (`hisrag index tune`) unless the config sets one. With `query.docId` it ranks only that document's
  * chunks by exact search over their stored vectors (a few pages: no graph needed).
  */
-retrievers.register({
-  name: 'hnsw',
-  description: 'dense retrieval: HNSW graph (hnswlib or usearch, as built) over the index vectors; exact search within one document',
-  params: z.object({ ...denseIndexParams, efSearch: z.number().int().positive().optional().describe('HNSW search breadth (higher: better recall, slower); default: the value tuned for the index at build time') }).strict(),
+export const hnswRetriever: Pick<RegistryEntry<HnswParams, Retriever, RetrieverContext>, 'create'> = {
   async create(params, context) {
     const index = await openDenseIndex(params, context);
     const efSearch = params.efSearch ?? index.manifest.hnsw?.efSearch ?? DEFAULT_HNSW.efSearch;
@@ -32,4 +31,4 @@ retrievers.register({
       corpusHash: index.manifest.corpus.contentHash,
     }));
   },
-});
+};

@@ -1,6 +1,7 @@
-import { z } from 'zod';
-import { reciprocalRankFusion, RRF_K, weightedScoreFusion } from '../fusion.js';
-import { retrievers, RetrieverSpecSchema } from '../registry.js';
+import type { RegistryEntry } from '../../registry.js';
+import type { RetrieverContext } from '../retrieverContext.js';
+import type { HybridParams } from './hybridSchema.js';
+import { reciprocalRankFusion, weightedScoreFusion } from '../fusion.js';
 import { reRank } from '../toRetrievedChunks.js';
 import type { Retriever } from '../types.js';
 
@@ -9,22 +10,7 @@ import type { Retriever } from '../types.js';
  * `rrf` (reciprocal-rank fusion, constant 60) or `weighted` (min-max normalised score fusion).
  * Each child contributes its top `candidates` (default max(k, 100)).
  */
-retrievers.register({
-  name: 'hybrid',
-  description: 'reciprocal-rank or weighted min-max score fusion of several retrievers',
-  params: z
-    .object({
-      retrievers: z.array(RetrieverSpecSchema).min(2).describe('Two or more retriever specs whose rankings are fused'),
-      fusion: z.enum(['rrf', 'weighted']).default('rrf').describe('`rrf` (reciprocal-rank fusion) or `weighted` (min-max normalised scores, weighted)'),
-      weights: z.array(z.number().nonnegative()).optional().describe('One weight per child retriever (default all 1)'),
-      rrfK: z.number().positive().default(RRF_K).describe('The RRF constant: a child\'s rank r contributes 1/(rrfK + r)'),
-      candidates: z.number().int().positive().optional().describe('Chunks each child retriever contributes (default max(k, 100))'),
-    })
-    .strict()
-    .refine((p) => !p.weights || p.weights.length === p.retrievers.length, {
-      message: 'weights must have one entry per retriever',
-      path: ['weights'],
-    }),
+export const hybridRetriever: Pick<RegistryEntry<HybridParams, Retriever, RetrieverContext>, 'create'> = {
   async create(params, context) {
     const children: Retriever[] = [];
     try {
@@ -58,4 +44,4 @@ retrievers.register({
       },
     };
   },
-});
+};

@@ -1,13 +1,14 @@
+import type { RegistryEntry } from '../../registry.js';
+import type { RetrieverContext } from '../retrieverContext.js';
+import type { Retriever } from '../types.js';
+import type { LanceDbParams } from './lancedbSchema.js';
 import type { Table } from '@lancedb/lancedb';
-import { z } from 'zod';
 import { ConfigError, DataFileError, InputError } from '../../errors.js';
 import { requireCompleteIndexManifest } from '../../index/manifest.js';
 import { queryEmbedderFor } from '../../index/queryEmbedder.js';
 import { CHUNK_COLUMNS, documentFilterSql, openLanceTable } from '../../index/lancedb/table.js';
-import { retrievers } from '../registry.js';
 import { embeddingRelevance } from '../relevance.js';
 import type { RetrievedChunk } from '../types.js';
-import { denseIndexParams } from './denseIndex.js';
 
 interface ResultRow {
   label: number;
@@ -23,16 +24,7 @@ interface ResultRow {
  * Dense retrieval from a `lancedb` index: IVF-PQ search refined exactly when the index has one, else
  * exhaustive; a document's rows exactly (B-tree prefilter). Score = 1 − LanceDB's dot or cosine distance.
  */
-retrievers.register({
-  name: 'lancedb',
-  description: 'dense retrieval from a LanceDB table (IVF-PQ + refine for large tables, exact otherwise); on-disk, out-of-core',
-  params: z
-    .object({
-      ...denseIndexParams,
-      nprobes: z.number().int().positive().optional().describe('IVF partitions searched per query (IVF-PQ index only; more: better recall, slower)'),
-      refineFactor: z.number().int().positive().optional().describe('Re-rank refineFactor × k candidates exactly after the IVF-PQ search'),
-    })
-    .strict(),
+export const lancedbRetriever: Pick<RegistryEntry<LanceDbParams, Retriever, RetrieverContext>, 'create'> = {
   async create(params, context) {
     const manifest = await requireCompleteIndexManifest(params.index);
     const settings = manifest.lancedb;
@@ -90,4 +82,4 @@ retrievers.register({
       },
     };
   },
-});
+};

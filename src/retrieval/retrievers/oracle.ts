@@ -1,16 +1,15 @@
-import { z } from 'zod';
+import type { RegistryEntry } from '../../registry.js';
+import type { RetrieverContext } from '../retrieverContext.js';
+import type { Retriever } from '../types.js';
+import type { OracleParams } from './oracleSchema.js';
 import { goldChunks } from '../goldChunks.js';
-import { retrievers } from '../registry.js';
 import { reRank } from '../toRetrievedChunks.js';
 
 /**
  * Control: returns the gold evidence (chunk ids, or the pages of the query's document) and nothing
  * else, at most k, each with score 1 — retrieval with no missing evidence and no distraction.
  */
-retrievers.register({
-  name: 'oracle',
-  description: 'control: the gold evidence chunks or pages of each item (score 1), nothing else',
-  params: z.object({ index: z.string().min(1).describe('Index whose chunks are searched for the gold evidence') }).strict(),
+export const oracleRetriever: Pick<RegistryEntry<OracleParams, Retriever, RetrieverContext>, 'create'> = {
   async create(params, context) {
     const index = await context.openIndex(params.index);
     return {
@@ -23,4 +22,4 @@ retrievers.register({
       close: () => index.close(),
     };
   },
-});
+};

@@ -1,7 +1,8 @@
-import { z } from 'zod';
+import type { RegistryEntry } from '../../registry.js';
+import type { RetrieverContext } from '../retrieverContext.js';
+import type { OracleNoiseParams } from './oracleNoiseSchema.js';
 import { documentLabels } from '../documentScope.js';
 import { goldChunks } from '../goldChunks.js';
-import { retrievers, RetrieverSpecSchema } from '../registry.js';
 import { drawDistinct, seededRandom, shuffled, type SeededRandom } from '../seededRandom.js';
 import { reRank } from '../toRetrievedChunks.js';
 import type { RetrievedChunk, Retriever } from '../types.js';
@@ -39,19 +40,7 @@ export function placeGold<T>(gold: T[], noise: T[], position: GoldPosition, rand
  * random ones if it returns too few). Gold chunks score 1, noise 0. Scoped to the query's document when
  * `docId` is set (random noise from the same document; the base retriever scopes itself).
  */
-retrievers.register({
-  name: 'oracle+noise',
-  description: 'control: gold evidence padded to k with random or hard-negative chunks, gold placed first/last/middle/random',
-  params: z
-    .object({
-      index: z.string().min(1).describe('Index the gold chunks and the noise come from'),
-      noise: z.enum(['random', 'hard']).default('random').describe('Distractors: `random` chunks, or `hard` negatives (the best non-gold chunks of `base`)'),
-      base: RetrieverSpecSchema.optional().describe('The retriever whose best non-gold chunks are the `hard` noise'),
-      goldPosition: z.enum(['first', 'last', 'middle', 'random']).default('random').describe('Where the gold chunks go among the noise: `first`, `last`, `middle` or `random`'),
-      seed: z.number().int().optional().describe('Seed of the random noise and positions (default: the run\'s seed)'),
-    })
-    .strict()
-    .refine((p) => p.noise !== 'hard' || p.base, { message: 'hard negatives need a base retriever', path: ['base'] }),
+export const oracleNoiseRetriever: Pick<RegistryEntry<OracleNoiseParams, Retriever, RetrieverContext>, 'create'> = {
   async create(params, context) {
     const index = await context.openIndex(params.index);
     let base: Retriever | undefined;
@@ -114,4 +103,4 @@ retrievers.register({
       },
     };
   },
-});
+};

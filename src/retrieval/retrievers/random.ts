@@ -1,6 +1,8 @@
-import { z } from 'zod';
+import type { RegistryEntry } from '../../registry.js';
+import type { RetrieverContext } from '../retrieverContext.js';
+import type { Retriever } from '../types.js';
+import type { RandomParams } from './randomSchema.js';
 import { documentLabels } from '../documentScope.js';
-import { retrievers } from '../registry.js';
 import { drawDistinct, seededRandom, shuffled } from '../seededRandom.js';
 import { toRetrievedChunks } from '../toRetrievedChunks.js';
 
@@ -8,10 +10,7 @@ import { toRetrievedChunks } from '../toRetrievedChunks.js';
  * Control: k distinct chunks drawn uniformly (from the query's document when `docId` is set), score 0,
  * seeded by the item id so reruns agree; a draw at k is the first k of a deeper draw (`drawDistinct`).
  */
-retrievers.register({
-  name: 'random',
-  description: 'control: k chunks drawn uniformly at random, seeded per item',
-  params: z.object({ index: z.string().min(1).describe('Index the chunks are drawn from'), seed: z.number().int().optional().describe('Seed of the draw (default: the run\'s seed)') }).strict(),
+export const randomRetriever: Pick<RegistryEntry<RandomParams, Retriever, RetrieverContext>, 'create'> = {
   async create(params, context) {
     const index = await context.openIndex(params.index);
     const seed = params.seed ?? context.seed;
@@ -33,4 +32,4 @@ retrievers.register({
       close: () => index.close(),
     };
   },
-});
+};

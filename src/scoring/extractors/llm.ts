@@ -7,6 +7,9 @@ import { stripThink } from '../stripThink.js';
 import type { AnswerExtractor } from '../types.js';
 import { extractionMessages } from './prompts.js';
 import { TYPED_EXTRACTIONS } from './rules.js';
+import { llmExtractorSchema, LlmExtractorParams } from './llmSchema.js';
+
+export { LlmExtractorParams } from './llmSchema.js';
 
 /** Last non-empty line of a model's output, without wrapping quotes or code fences. */
 function lastLine(text: string): string {
@@ -50,15 +53,8 @@ export function createLlmExtractor(generator: Generator, options: { retries?: nu
   };
 }
 
-const LlmExtractorParams = z.strictObject({
-  generator: z.looseObject({ name: z.string() }).describe('A generator spec (`{ name, ...params }`) resolved through the generators registry'),
-  retries: z.number().int().min(0).default(2).describe('Retries of an extraction call that fails (or comes back empty)'),
-});
-
 export const llmExtractor: RegistryEntry<z.infer<typeof LlmExtractorParams>, AnswerExtractor, void> = {
-  name: 'llm',
-  description: 'Per-answer-type extraction prompts sent to an LLM generator; output normalised to the type format.',
-  params: LlmExtractorParams,
+  ...llmExtractorSchema,
   async create(params) {
     const generator = await generators.create(params.generator, undefined, 'extractor.generator');
     return createLlmExtractor(generator, { retries: params.retries });

@@ -1,9 +1,9 @@
-import { z } from 'zod';
 import type { RegistryEntry } from '../../registry.js';
 import { parseInteger } from '../../text/chineseNumerals.js';
 import { parseListAnswer } from '../longhisdoc/parseList.js';
 import { stripThink } from '../stripThink.js';
 import type { AnswerExtractor } from '../types.js';
+import { rulesExtractorSchema } from './rulesSchema.js';
 
 /** Phrases by which an answer declines: the None type's `无法回答`. */
 const DECLINES = /无法回答|无法确定|无法得知|无从得知|无法从|不能回答|未提及|没有提及|未曾提及|并未记载|没有记载|未记载|未见记载|不得而知|没有相关|未提供|没有提供/;
@@ -90,9 +90,7 @@ export function extractByRules(response: string, answerType: string): string {
 }
 
 export const rulesExtractor: RegistryEntry<Record<string, never>, AnswerExtractor, void> = {
-  name: 'rules',
-  description: 'Offline rule-based answer extraction (short span, 是/否, option letter, Chinese numerals → integer, lists, 无法回答).',
-  params: z.strictObject({}),
+  ...rulesExtractorSchema,
   create: () => ({
     name: 'rules',
     extract: async ({ response, answerType }) => extractByRules(response, answerType),

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import type { RegistryEntry } from '../../registry.js';
 import { verdictKey } from '../rubric/parseRubric.js';
 import type { Judge, JudgeRequest, JudgeOutcome, RubricItem, Verdicts } from '../types.js';
+import { lexicalSchema, LexicalParams } from './lexicalSchema.js';
+
+export { LexicalParams } from './lexicalSchema.js';
 
 /** Rubric wording that says what to check rather than what the answer must contain. */
 const INSTRUCTION_WORDS = /(?:明确)?(?:指出|提及|提到|说明|阐明|阐述|论述|分析|回答|答出|写出|列举|解释|概括|涉及|包括|包含|能够|正确|准确|清楚|完整|基本|至少|其中|任意|之一|每点|每项|一点|等)/g;
@@ -59,13 +62,7 @@ export function createLexicalJudge(options: { threshold?: number } = {}): Judge 
   };
 }
 
-const LexicalParams = z.strictObject({
-  threshold: z.number().gt(0).max(1).default(0.5).describe('Share of an item\'s content that must appear in the answer for a hit (0–1]'),
-});
-
 export const lexicalJudge: RegistryEntry<z.infer<typeof LexicalParams>, Judge, void> = {
-  name: 'lexical',
-  description: 'Offline lexical judge: a bonus item is hit when enough of its content appears in the answer; deductions are never hit.',
-  params: LexicalParams,
+  ...lexicalSchema,
   create: (params) => createLexicalJudge(params),
 };

@@ -7,6 +7,9 @@ import { parseJudgeOutput } from '../rubric/parseJudgeOutput.js';
 import { verdictKey } from '../rubric/parseRubric.js';
 import type { Judge, JudgeOutcome, Verdicts } from '../types.js';
 import { judgeMessages } from './prompt.js';
+import { llmJudgeSchema, LlmJudgeParams } from './llmSchema.js';
+
+export { LlmJudgeParams } from './llmSchema.js';
 
 /**
  * A judge that asks an LLM for one verdict line per rubric item; an incomplete output or a failed call
@@ -50,15 +53,8 @@ export function createLlmJudge(generator: Generator, options: { retries?: number
   };
 }
 
-const LlmJudgeParams = z.strictObject({
-  generator: z.looseObject({ name: z.string() }).describe('A generator spec (`{ name, ...params }`) resolved through the generators registry; use temperature 0'),
-  retries: z.number().int().min(0).default(2).describe('Retries of a judge call that fails or lacks a verdict for an item'),
-});
-
 export const llmJudge: RegistryEntry<z.infer<typeof LlmJudgeParams>, Judge, void> = {
-  name: 'llm',
-  description: 'LLM judge (professor of Chinese history), one 0/1 verdict line per rubric item; unparseable outputs retried then reported as failures.',
-  params: LlmJudgeParams,
+  ...llmJudgeSchema,
   async create(params) {
     const generator = await generators.create(params.generator, undefined, 'judge.generator');
     return createLlmJudge(generator, { retries: params.retries });
