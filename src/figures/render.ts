@@ -72,6 +72,12 @@ export function withWidth(spec: VegaLiteSpec, width: number): VegaLiteSpec {
     copy.width = width - 180; // room for the y axis and the legend column
     if ((copy.autosize as { type?: string } | undefined)?.type === 'fit-x') delete copy.autosize;
   }
+  // Panels side by side: the width less the legend column, shared by each row's panels.
+  const views = copy.concat as VegaLiteSpec[] | undefined;
+  if (views) {
+    const columns = Math.min(views.length, typeof copy.columns === 'number' ? copy.columns : views.length);
+    for (const view of views) view.width = Math.floor((width - 180) / columns) - 70;
+  }
   const inner = copy.spec as VegaLiteSpec | undefined;
   if (inner?.width === 'container') {
     const columns = typeof copy.columns === 'number' ? copy.columns : 1;
