@@ -235,6 +235,8 @@ export function panelledFigureSpec(figure: PanelledFigure): VegaLiteSpec {
   return {
     $schema: SCHEMA,
     config: FIGURE_CONFIG,
+    // A static render fits the panels to its width (`render.ts`); live, each is `PANEL_WIDTH`.
+    usermeta: { fitPanels: true },
     concat: panels.map((p, i) => {
       const own = rows.filter((r) => r.panel === p.title);
       // Layer names become Vega mark names, which must be unique in the figure.
