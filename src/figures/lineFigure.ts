@@ -21,7 +21,7 @@ export interface ChartPoint {
 export interface ChartSeries {
   label: string;
   points: ChartPoint[];
-  /** The series' colour; by default the palette in order. Charts of one run pass `seriesColors(summary)` so a condition keeps its colour across charts. */
+  /** The series' colour; by default the palette in order (`figureModel.ts` gives a label one colour in every panel). */
   color?: string;
 }
 
