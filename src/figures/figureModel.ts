@@ -1,5 +1,5 @@
 import type { CellSummary } from '../runFiles/summary.js';
-import { MAX_SERIES_PER_PLOT, type ChartPoint, type ChartReference, type ChartSeries, type LinePanel } from './lineFigure.js';
+import { MAX_SERIES_PER_PLOT, REFERENCE_COLORS, type ChartPoint, type ChartReference, type ChartSeries, type LinePanel } from './lineFigure.js';
 import { SERIES_PALETTE } from './palette.js';
 
 /**
@@ -131,26 +131,32 @@ const panelTitle = (f: PointFactors, panelFactors: Factor[]) =>
  */
 export function factorPanels(points: FactorPoint[], options: PanelOptions): LinePanel[] {
   const all = points.map((p) => p.factors);
-  const varying = FACTORS.filter((f) => new Set(all.map((p) => p[f])).size > 1);
-  const kinds = [...new Set(all.map((p) => p.depthKind).filter((k) => k !== NO_FACTOR))];
-  const panelFactors = panelFactorsOf(all.filter((p) => p.depthKind !== NO_FACTOR || kinds.length === 0), varying, options.maxSeries ?? MAX_SERIES_PER_PLOT);
-  const labelOf = seriesNamer(all, varying, panelFactors);
+  // Points without a depth (closed-book beside retrieving conditions) split nothing: they repeat in every panel.
+  const placed = all.some((p) => p.depthKind !== NO_FACTOR) ? all.filter((p) => p.depthKind !== NO_FACTOR) : all;
+  const varying = FACTORS.filter((f) => new Set(placed.map((p) => p[f])).size > 1);
+  const panelFactors = panelFactorsOf(placed, varying, options.maxSeries ?? MAX_SERIES_PER_PLOT);
+  // A series keeps its name, and so its colour, in every figure of the run: only the depth kind, which every panel title says, is left out of it.
+  const labelOf = seriesNamer(all, FACTORS.filter((f) => new Set(all.map((p) => p[f])).size > 1), panelFactors.filter((f) => f === 'depthKind'));
   const colors = new Map<string, string>();
+  const undepthed = new Set<string>();
   const panels = new Map<string, { kind: DepthKind | null; series: Map<string, ChartSeries> }>();
   const place = (factors: PointFactors, point: ChartPoint, at: PointFactors) => {
     const title = panelTitle(at, panelFactors);
     const panel = panels.get(title) ?? { kind: at.depthKind === NO_FACTOR ? null : (at.depthKind as DepthKind), series: new Map() };
     panels.set(title, panel);
     const label = labelOf(factors);
-    if (!colors.has(label)) colors.set(label, SERIES_PALETTE[colors.size % SERIES_PALETTE.length]!);
+    // Without a depth, the greys of reference lines (closed-book is one in the score-vs-depth figure).
+    if (!colors.has(label) && factors.depthKind === NO_FACTOR) colors.set(label, REFERENCE_COLORS[undepthed.add(label).size - 1] ?? REFERENCE_COLORS.at(-1)!);
+    if (!colors.has(label)) colors.set(label, SERIES_PALETTE[(colors.size - undepthed.size) % SERIES_PALETTE.length]!);
     const key = identity(factors);
     const series = panel.series.get(key) ?? { label, points: [], color: colors.get(label)! };
     series.points.push({ ...point, factors: { ...factors } });
     panel.series.set(key, series);
   };
+  const panelsOf = [...new Map(placed.map((p) => [identity(p, panelFactors), p])).values()];
   for (const { factors, point } of points) {
-    // Without a depth kind of its own, a point is drawn in each depth kind's panel (its panel factors taken from there).
-    const homes = factors.depthKind === NO_FACTOR && kinds.length > 0 && panelFactors.includes('depthKind') ? kinds.map((depthKind) => ({ ...factors, depthKind })) : [factors];
+    // Without a depth of its own, a point is drawn in every panel (closed-book's cost beside each method's).
+    const homes = factors.depthKind === NO_FACTOR && placed !== all ? panelsOf : [factors];
     for (const at of homes) place(factors, point, at);
   }
   return [...panels.entries()].map(([title, p]) => ({

@@ -65,7 +65,7 @@ export const FACET_COLUMNS = 3;
 /** The width of one panel of a panelled figure (live; a static render fits the panels to its width). */
 export const PANEL_WIDTH = 360;
 /** Reference lines (closed-book) in greys that no series takes, so a dashed line never reads as a series. */
-const REFERENCE_COLORS = ['#444444', '#888888', '#aaaaaa'];
+export const REFERENCE_COLORS = ['#444444', '#888888', '#aaaaaa'];
 
 const fmt = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(2));
 
@@ -240,7 +240,7 @@ export function panelledFigureSpec(figure: PanelledFigure): VegaLiteSpec {
     concat: panels.map((p, i) => {
       const own = rows.filter((r) => r.panel === p.title);
       // Layer names become Vega mark names, which must be unique in the figure.
-      const layer = plotLayers(own, color, { ...figure, xLabel: p.xLabel, seriesCount: p.series.length, interactive: false }).map((l) => ({ ...l, name: `${String(l.name)}-${i + 1}` }));
+      const layer = plotLayers(own, color, { ...figure, xLabel: p.xLabel, seriesCount: p.series.length, interactive: false }).map((l) => ({ ...l, name: `panel${i + 1}-${String(l.name)}` }));
       return { title: p.title, width: PANEL_WIDTH, height, data: { values: own }, layer };
     }),
     columns: 2,

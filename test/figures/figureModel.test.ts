@@ -99,7 +99,7 @@ describe('the figure model on a hand-built sweep (2 retrievers × 2 chunkings ×
     for (const plot of plots(spec)) {
       const kinds = new Set<string>();
       for (const [series, rows] of lines(plot.rows)) {
-        const cells = rows.map((r) => truth.get(r.y)).filter((t) => t !== undefined);
+        const cells = rows.map((r) => truth.get(r.y)).filter((t): t is NonNullable<typeof t> => t !== undefined);
         if (series === 'closed-book') continue;
         expect(cells, `${name} ${series}`).toHaveLength(rows.length);
         for (const key of ['retriever', 'corpus', 'kind'] as const) expect(new Set(cells.map((c) => c[key])).size, `${name}: ${series} mixes ${key}`).toBe(1);
