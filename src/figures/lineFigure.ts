@@ -231,6 +231,8 @@ export function panelledFigureSpec(figure: PanelledFigure): VegaLiteSpec {
   const allReferences = panels.flatMap((p) => p.references ?? []);
   const color = { field: 'series', type: 'nominal', title: null, scale: colorScale(panels.flatMap((p) => p.series), allReferences), legend: { orient: 'right', labelLimit: 320 } };
   const height = figure.height ?? 300;
+  // Bands or error bars by the figure's series, not a panel's: one figure draws its intervals one way.
+  const labels = new Set(panels.flatMap((p) => p.series.map((s) => s.label))).size;
   // Each panel carries its own rows (a filter on shared data lets Vega's optimiser merge the panels' line data).
   return {
     $schema: SCHEMA,
@@ -240,7 +242,7 @@ export function panelledFigureSpec(figure: PanelledFigure): VegaLiteSpec {
     concat: panels.map((p, i) => {
       const own = rows.filter((r) => r.panel === p.title);
       // Layer names become Vega mark names, which must be unique in the figure.
-      const layer = plotLayers(own, color, { ...figure, xLabel: p.xLabel, seriesCount: p.series.length, interactive: false }).map((l) => ({ ...l, name: `panel${i + 1}-${String(l.name)}` }));
+      const layer = plotLayers(own, color, { ...figure, xLabel: p.xLabel, seriesCount: labels, interactive: false }).map((l) => ({ ...l, name: `panel${i + 1}-${String(l.name)}` }));
       return { title: p.title, width: PANEL_WIDTH, height, data: { values: own }, layer };
     }),
     columns: 2,
