@@ -127,7 +127,7 @@ const panelTitle = (f: PointFactors, panelFactors: Factor[]) =>
  * The panels of a figure from its points: a series per combination of every factor (each point keeps
  * its factors), panels per depth kind when both occur and per one more factor where the series would
  * exceed what colour carries. Points without a depth kind (closed-book in a cost figure) repeat in
- * every depth kind's panel. Colours follow the series' labels in the order of the points.
+ * every panel, in the greys of reference lines. Colours follow the series' labels in the order of the points.
  */
 export function factorPanels(points: FactorPoint[], options: PanelOptions): LinePanel[] {
   const all = points.map((p) => p.factors);
