@@ -43,6 +43,8 @@ export function cellFactors(cell: CellSummary): PointFactors {
 export interface FactorPoint {
   factors: PointFactors;
   point: ChartPoint;
+  /** The series' name where no factor tells it apart (one retriever and one strategy): its condition less the depth (`rag` of `rag@10`). */
+  name?: string;
 }
 
 export interface PanelOptions {
@@ -100,22 +102,22 @@ function labelFactorsOf(points: PointFactors[], varying: Factor[], panelFactors:
   return label;
 }
 
-/** A series' name where its label factors are all `–` (closed-book beside retrievers): its retriever, else its strategy. */
-const fallbackLabel = (f: PointFactors) => (f.retriever !== NO_FACTOR ? f.retriever : f.strategy);
+/** A series' name where its label factors say nothing (a single series; closed-book beside retrievers): the name its points give, else its retriever, else its strategy. */
+const fallbackLabel = (f: PointFactors, names: Map<string, string>) => names.get(identity(f)) ?? (f.retriever !== NO_FACTOR ? f.retriever : f.strategy);
 
 /**
  * Names series by the label factors; the name is what Vega draws a line per, so two series of one
  * panel never share it: where the short names would collide, every varying factor is named.
  */
-function seriesNamer(points: PointFactors[], varying: Factor[], panelFactors: Factor[]): (f: PointFactors) => string {
-  const name = (of: Factor[], f: PointFactors) => of.map((l) => f[l]).filter((v) => v !== NO_FACTOR).join(' · ') || fallbackLabel(f);
+function seriesNamer(points: PointFactors[], varying: Factor[], panelFactors: Factor[], names: Map<string, string>): (f: PointFactors) => string {
+  const name = (of: Factor[], f: PointFactors) => of.map((l) => f[l]).filter((v) => v !== NO_FACTOR).join(' · ') || fallbackLabel(f, names);
   const short = labelFactorsOf(points, varying, panelFactors);
   const full = LABEL_ORDER.filter((f) => varying.includes(f) && !panelFactors.includes(f));
-  const names = new Map<string, string>();
+  const named = new Map<string, string>();
   for (const p of points) {
     const key = `${identity(p, panelFactors)}\u0000${name(short, p)}`;
-    if (names.has(key) && names.get(key) !== identity(p)) return (f) => full.map((l) => f[l]).join(' · ') || fallbackLabel(f);
-    names.set(key, identity(p));
+    if (named.has(key) && named.get(key) !== identity(p)) return (f) => full.map((l) => f[l]).join(' · ') || fallbackLabel(f, names);
+    named.set(key, identity(p));
   }
   return (f) => name(short, f);
 }
@@ -136,7 +138,8 @@ export function factorPanels(points: FactorPoint[], options: PanelOptions): Line
   const varying = FACTORS.filter((f) => new Set(placed.map((p) => p[f])).size > 1);
   const panelFactors = panelFactorsOf(placed, varying, options.maxSeries ?? MAX_SERIES_PER_PLOT);
   // A series keeps its name, and so its colour, in every figure of the run: only the depth kind, which every panel title says, is left out of it.
-  const labelOf = seriesNamer(all, FACTORS.filter((f) => new Set(all.map((p) => p[f])).size > 1), panelFactors.filter((f) => f === 'depthKind'));
+  const names = new Map(points.filter((p) => p.name !== undefined).map((p) => [identity(p.factors), p.name!]));
+  const labelOf = seriesNamer(all, FACTORS.filter((f) => new Set(all.map((p) => p[f])).size > 1), panelFactors.filter((f) => f === 'depthKind'), names);
   const colors = new Map<string, string>();
   const undepthed = new Set<string>();
   const panels = new Map<string, { kind: DepthKind | null; series: Map<string, ChartSeries> }>();

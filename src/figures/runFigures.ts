@@ -4,6 +4,7 @@ import { FIRST_STAGE_PREFIX } from '../experiment/itemDetails.js';
 import { FIGURE_CONFIG, lineFigureSpec, panelledFigureSpec, type ChartPoint, type ChartReference, type ChartSeries, type VegaLiteSpec } from './lineFigure.js';
 import { cellFactors, DEPTH_AXIS_TITLES, DEPTH_KIND_NAMES, depthKindOf, factorPanels, NO_FACTOR, type FactorPoint } from './figureModel.js';
 import { meanAxisTitle, summaryMetric } from '../scoring/metrics.js';
+import { seriesLabel } from './palette.js';
 
 const scoreTitle = (summary: RunSummary) => meanAxisTitle(summaryMetric(summary).id);
 
@@ -37,7 +38,7 @@ export function depthFigure(summary: RunSummary, model: string): VegaLiteSpec | 
     if (depth === null) return [];
     const on = curveOf(summary, cell);
     const best = on && on.curve.bestK === depth ? `best ${on.curve.unit === 'contextTokens' ? 'budget' : 'k'}, P(best) ${on.curve.probabilityBest[on.at]!.toFixed(2)}` : undefined;
-    return [{ factors: cellFactors(cell), point: scorePoint(cell, depth, best) }];
+    return [{ factors: cellFactors(cell), name: seriesLabel(cell), point: scorePoint(cell, depth, best) }];
   });
   if (points.length === 0) return null;
   const panels = factorPanels(points, { xLabel: (kind) => DEPTH_AXIS_TITLES[kind ?? 'k'], references: closedBookReferences(cells) });
@@ -56,7 +57,7 @@ export function contextFigure(summary: RunSummary, model: string): VegaLiteSpec 
     const on = curveOf(summary, cell);
     const tokens = on?.curve.againstTokens;
     const best = tokens && on.curve.depths[on.at] === on.curve.bestK ? `best, P(best) ${tokens.probabilityBest[on.at]!.toFixed(2)}` : undefined;
-    return { factors: cellFactors(cell), point: scorePoint(cell, cell.context!.tokens, best) };
+    return { factors: cellFactors(cell), name: seriesLabel(cell), point: scorePoint(cell, cell.context!.tokens, best) };
   });
   const panels = factorPanels(points, { xLabel: (kind) => `context tokens per answer (log), ${DEPTH_KIND_NAMES[kind ?? 'k']}`, references: closedBookReferences(cells) });
   if (panels.reduce((n, p) => n + p.series.length, 0) < 2) return null;
@@ -72,7 +73,7 @@ export function costFigure(summary: RunSummary, model: string): VegaLiteSpec | n
   const estimated = cells.some((c) => c.cost!.estimatedTokens);
   // Short axis titles: a panel is as wide as its title; what the tokens count is in the figure's caption.
   const what = byPrice ? 'price per answer (log' : `tokens per answer${estimated ? ', estimated' : ''} (log`;
-  const points = cells.map((cell): FactorPoint => ({ factors: cellFactors(cell), point: scorePoint(cell, costOf(cell)) }));
+  const points = cells.map((cell): FactorPoint => ({ factors: cellFactors(cell), name: seriesLabel(cell), point: scorePoint(cell, costOf(cell)) }));
   const panels = factorPanels(points, { xLabel: (kind) => `${what})${kind ? `, ${DEPTH_KIND_NAMES[kind]}` : ''}` });
   return panelledFigureSpec({ yLabel: scoreTitle(summary), panels, xScale: 'log', errorBars: true });
 }
@@ -122,7 +123,7 @@ export function claimMetricFigures(summary: RunSummary, cells: CellSummary[], mo
   for (const metric of CLAIM_METRICS) {
     const points = withK.flatMap((cell): FactorPoint[] => {
       const m = cell.diagnostics!.claims[metric];
-      return m && m.mean !== null ? [{ factors: cellFactors(cell), point: { x: cell.k!, y: m.mean, lo: m.ciLow, hi: m.ciHigh } }] : [];
+      return m && m.mean !== null ? [{ factors: cellFactors(cell), name: seriesLabel(cell), point: { x: cell.k!, y: m.mean, lo: m.ciLow, hi: m.ciHigh } }] : [];
     });
     if (!points.length) continue;
     const panels = factorPanels(points, { xLabel: () => DEPTH_AXIS_TITLES.k }).map((p) => ({ ...p, title: p.title === 'all' ? CLAIM_METRIC_TITLES[metric] : `${CLAIM_METRIC_TITLES[metric]}: ${p.title}` }));
@@ -221,7 +222,7 @@ export function probabilityBestFigure(summary: RunSummary, model: string): VegaL
     const cell = summary.cells.find((c) => c.model === model && c.condition === curve.conditions[0]);
     if (!cell) return [];
     const factors = cellFactors(cell);
-    return curve.depths.map((depth, i): FactorPoint => ({ factors, point: { x: depth, y: curve.probabilityBest[i]!, ...(depth === curve.bestK ? { mark: 'best' } : {}) } }));
+    return curve.depths.map((depth, i): FactorPoint => ({ factors, name: seriesLabel(cell), point: { x: depth, y: curve.probabilityBest[i]!, ...(depth === curve.bestK ? { mark: 'best' } : {}) } }));
   });
   if (!points.length) return null;
   const panels = factorPanels(points, { xLabel: (kind) => DEPTH_AXIS_TITLES[kind ?? 'k'] });
