@@ -226,7 +226,8 @@ export function probabilityBestFigure(summary: RunSummary, model: string): VegaL
   });
   if (!points.length) return null;
   const panels = factorPanels(points, { xLabel: (kind) => DEPTH_AXIS_TITLES[kind ?? 'k'] });
-  return panelledFigureSpec({ yLabel: 'P(best depth), bootstrap', panels, xScale: 'ordinal', yDomain: [0, 1], height: 220 });
+  const budgets = curves.some((c) => c.unit === 'contextTokens');
+  return panelledFigureSpec({ yLabel: `P(best ${budgets ? 'depth' : 'k'}), bootstrap`, panels, xScale: 'ordinal', yDomain: [0, 1], height: 220 });
 }
 
 /** A saved figure: its file name (without `.vl.json`), its spec, its model and what it shows (a caption's first sentence). */
