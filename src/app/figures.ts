@@ -43,7 +43,9 @@ export async function exportLatex(runDir: string, outDir: string, options: { pdf
     files.push(path);
   }
   const specs = runFigureSpecs(summary);
-  const figures = specs.map(({ name, spec }) => ({ svg: figureSvg(spec), path: join(outDir, 'figures', `${name}.svg`) }));
+  const { columnFigureSpec, COLUMN_WIDTH_PX } = await import('../figures/columnFigure.js');
+  // Drawn at a column's width with text that prints at ≥ 7 pt there (main.tex sets each at \linewidth).
+  const figures = specs.map(({ name, spec }) => ({ svg: figureSvg(columnFigureSpec(spec), { width: COLUMN_WIDTH_PX }), path: join(outDir, 'figures', `${name}.svg`) }));
   const saved = await saveFigures(figures, { png: false, pdf: options.pdf ?? false, ...(options.chromiumPath ? { chromiumPath: options.chromiumPath } : {}) });
   for (const figure of saved) files.push(figure.svg, ...(figure.pdf ? [figure.pdf] : []));
   const main = latexDocument(summary, tables, specs.map((f, i) => ({ name: f.name, model: f.model, subject: f.subject, pdf: Boolean(saved[i]!.pdf) })));

@@ -72,6 +72,12 @@ export function withWidth(spec: VegaLiteSpec, width: number): VegaLiteSpec {
     copy.width = width - 180; // room for the y axis and the legend column
     if ((copy.autosize as { type?: string } | undefined)?.type === 'fit-x') delete copy.autosize;
   }
+  // Panels at their live width (`fitPanels`) share the width less the legend column; a width set for print is kept.
+  const views = copy.concat as VegaLiteSpec[] | undefined;
+  if (views && (copy.usermeta as { fitPanels?: boolean } | undefined)?.fitPanels) {
+    const columns = Math.min(views.length, typeof copy.columns === 'number' ? copy.columns : views.length);
+    for (const view of views) view.width = Math.floor((width - 180) / columns) - 70;
+  }
   const inner = copy.spec as VegaLiteSpec | undefined;
   if (inner?.width === 'container') {
     const columns = typeof copy.columns === 'number' ? copy.columns : 1;

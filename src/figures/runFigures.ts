@@ -1,9 +1,10 @@
 import { CLAIM_METRICS, EVIDENCE_STATUSES, type ClaimMetric } from '../runFiles/diagnosis.js';
-import type { CellSummary, RunSummary } from '../runFiles/summary.js';
+import type { CellSummary, DepthCurve, RunSummary } from '../runFiles/summary.js';
 import { FIRST_STAGE_PREFIX } from '../experiment/itemDetails.js';
-import { FIGURE_CONFIG, lineFigureSpec, type ChartPoint, type ChartReference, type ChartSeries, type VegaLiteSpec } from './lineFigure.js';
-import { SERIES_PALETTE, seriesColors, seriesLabel } from './palette.js';
+import { FIGURE_CONFIG, lineFigureSpec, panelledFigureSpec, type ChartPoint, type ChartReference, type ChartSeries, type VegaLiteSpec } from './lineFigure.js';
+import { cellFactors, DEPTH_AXIS_TITLES, DEPTH_KIND_NAMES, depthKindOf, factorPanels, NO_FACTOR, type FactorPoint } from './figureModel.js';
 import { meanAxisTitle, summaryMetric } from '../scoring/metrics.js';
+import { seriesLabel } from './palette.js';
 
 const scoreTitle = (summary: RunSummary) => meanAxisTitle(summaryMetric(summary).id);
 
@@ -13,117 +14,91 @@ const scorePoint = (cell: CellSummary, x: number, mark?: string): ChartPoint => 
   return { x, y: mean!, lo: ciLow ?? mean, hi: ciHigh ?? mean, ...(mark ? { mark } : {}) };
 };
 
-/** Adds a point to the series of `label` (created with `color` at its first point). */
-function addPoint(series: Map<string, ChartSeries>, label: string, point: ChartPoint, color?: string): void {
-  const entry = series.get(label) ?? { label, points: [], ...(color ? { color } : {}) };
-  entry.points.push(point);
-  series.set(label, entry);
+/** A cell's depth: its k, or its context budget in tokens. */
+const depthOf = (cell: CellSummary) => cell.contextTokens ?? cell.k;
+
+/** Conditions without retrieval (closed-book) as dashed reference lines, named by their condition. */
+const closedBookReferences = (cells: CellSummary[]): ChartReference[] =>
+  cells.filter((c) => depthKindOf(c) === null && c.score.mean !== null).map((c) => {
+    const { y, lo, hi } = scorePoint(c, 0);
+    return { label: c.condition, y, lo, hi };
+  });
+
+/** The depth curve a cell belongs to, and its place on it. */
+function curveOf(summary: RunSummary, cell: CellSummary): { curve: DepthCurve; at: number } | null {
+  const curve = summary.depthCurves?.find((c) => c.model === cell.model && c.conditions.includes(cell.condition));
+  return curve ? { curve, at: curve.conditions.indexOf(cell.condition) } : null;
 }
 
-const byX = (series: Map<string, ChartSeries>) => [...series.values()].map((s) => ({ ...s, points: s.points.sort((a, b) => a.x - b.x) }));
-
-/** Score against k for one model, a line per strategy (and retriever), closed-book as reference lines, best k ringed. */
+/** Score against depth for one model: a panel per depth kind (k, context budget), a line per condition less its depth, closed-book as reference lines, best depth ringed. */
 export function depthFigure(summary: RunSummary, model: string): VegaLiteSpec | null {
   const cells = summary.cells.filter((c) => c.model === model && c.score.mean !== null);
-  const series = new Map<string, ChartSeries>();
-  const references: ChartReference[] = [];
-  const colors = seriesColors(summary);
-  for (const cell of cells) {
-    // Budget conditions (`rag@2000tok`) have no k: they are drawn against context tokens (contextFigure).
-    if (cell.contextTokens !== undefined) continue;
-    if (cell.k === null) {
-      const { y, lo, hi } = scorePoint(cell, 0);
-      references.push({ label: cell.condition, y, lo, hi, color: colors.get(cell.condition)! });
-      continue;
-    }
-    const label = seriesLabel(cell);
-    const curve = summary.depthCurves?.find((c) => c.model === model && c.bestK === cell.k && c.conditions.includes(cell.condition));
-    const mark = curve ? `best k, P(best) ${curve.probabilityBest[curve.depths.indexOf(cell.k)]!.toFixed(2)}` : undefined;
-    addPoint(series, label, scorePoint(cell, cell.k, mark), colors.get(label)!);
-  }
-  if (series.size === 0) return null;
-  return lineFigureSpec({ xLabel: 'retrieval depth k', yLabel: scoreTitle(summary), series: [...series.values()], references, xScale: 'ordinal' });
+  const points = cells.flatMap((cell): FactorPoint[] => {
+    const depth = depthOf(cell);
+    if (depth === null) return [];
+    const on = curveOf(summary, cell);
+    const best = on && on.curve.bestK === depth ? `best ${on.curve.unit === 'contextTokens' ? 'budget' : 'k'}, P(best) ${on.curve.probabilityBest[on.at]!.toFixed(2)}` : undefined;
+    return [{ factors: cellFactors(cell), name: seriesLabel(cell), point: scorePoint(cell, depth, best) }];
+  });
+  if (points.length === 0) return null;
+  const panels = factorPanels(points, { xLabel: (kind) => DEPTH_AXIS_TITLES[kind ?? 'k'], references: closedBookReferences(cells) });
+  return panelledFigureSpec({ yLabel: scoreTitle(summary), panels, xScale: 'ordinal' });
 }
 
 /**
- * Score against mean context tokens (log axis), a line per chunking, so that k of different chunk sizes
- * and context budgets share one axis. Null with one line only (the score-vs-k chart says the same).
+ * Score against mean context tokens (log axis), a line per condition less its depth (so chunkings of
+ * different chunk sizes share one axis), a panel per depth kind. Null with one line only (the
+ * score-vs-depth chart says the same).
  */
 export function contextFigure(summary: RunSummary, model: string): VegaLiteSpec | null {
   const cells = summary.cells.filter((c) => c.model === model && c.score.mean !== null);
-  const placed = cells.filter((c) => c.context && c.context.tokens > 0 && c.corpus);
-  if (placed.length === 0) return null;
-  // A line per chunking; the strategy and the kind of depth are named only where the run has several.
-  const strategies = new Set(placed.map((c) => c.strategy)).size > 1;
-  const units = new Set(placed.map((c) => (c.contextTokens !== undefined ? 'budget' : 'k'))).size > 1;
-  const labelOf = (c: CellSummary) => [c.corpus!, ...(strategies ? [c.strategy] : []), ...(units ? [c.contextTokens !== undefined ? 'budgets' : 'k'] : [])].join(' · ');
-  const colors = seriesColors(summary);
-  const references: ChartReference[] = cells
-    .filter((c) => c.k === null && c.contextTokens === undefined)
-    .map((c) => {
-      const { y, lo, hi } = scorePoint(c, 0);
-      return { label: c.condition, y, lo, hi, color: colors.get(c.condition)! };
-    });
-  // The chunkings' lines take the palette's colours the reference lines do not.
-  const free = SERIES_PALETTE.filter((color) => !references.some((r) => r.color === color));
-  const series = new Map<string, ChartSeries>();
-  for (const cell of placed) {
-    const curve = summary.depthCurves?.find((c) => c.model === model && c.againstTokens && c.conditions.includes(cell.condition));
-    const at = curve ? curve.conditions.indexOf(cell.condition) : -1;
-    const best = curve && curve.depths[at] === curve.bestK;
-    addPoint(series, labelOf(cell), scorePoint(cell, cell.context!.tokens, best ? `best, P(best) ${curve.probabilityBest[at]!.toFixed(2)}` : undefined), free[series.size % free.length]!);
-  }
-  if (series.size < 2) return null;
-  return lineFigureSpec({
-    xLabel: 'context tokens per answer, mean (log scale; cjk-estimate)',
-    yLabel: scoreTitle(summary),
-    series: byX(series),
-    references,
-    xScale: 'log',
+  const placed = cells.filter((c) => c.context && c.context.tokens > 0 && depthKindOf(c) !== null);
+  const points = placed.map((cell): FactorPoint => {
+    const on = curveOf(summary, cell);
+    const tokens = on?.curve.againstTokens;
+    const best = tokens && on.curve.depths[on.at] === on.curve.bestK ? `best, P(best) ${tokens.probabilityBest[on.at]!.toFixed(2)}` : undefined;
+    return { factors: cellFactors(cell), name: seriesLabel(cell), point: scorePoint(cell, cell.context!.tokens, best) };
   });
+  const panels = factorPanels(points, { xLabel: (kind) => `context tokens per answer (log), ${DEPTH_KIND_NAMES[kind ?? 'k']}`, references: closedBookReferences(cells) });
+  if (panels.reduce((n, p) => n + p.series.length, 0) < 2) return null;
+  return panelledFigureSpec({ yLabel: scoreTitle(summary), panels, xScale: 'log' });
 }
 
-/** Score against mean cost per answer (the price where every condition has one, else tokens), log axis. */
+/** Score against mean cost per answer (the price where every condition has one, else tokens), log axis, a panel per depth kind. */
 export function costFigure(summary: RunSummary, model: string): VegaLiteSpec | null {
   const cells = summary.cells.filter((c) => c.model === model && c.score.mean !== null && c.cost);
   if (cells.length === 0) return null;
   const byPrice = cells.every((c) => c.cost!.price !== null && c.cost!.price > 0);
   const costOf = (c: CellSummary) => (byPrice ? c.cost!.price! : Math.max(1, c.cost!.promptTokens + c.cost!.completionTokens));
-  const series = new Map<string, ChartSeries>();
-  const colors = seriesColors(summary);
-  for (const cell of cells) addPoint(series, seriesLabel(cell), scorePoint(cell, costOf(cell)), colors.get(seriesLabel(cell))!);
   const estimated = cells.some((c) => c.cost!.estimatedTokens);
-  return lineFigureSpec({
-    xLabel: byPrice ? 'price per answer (log scale)' : `tokens per answer, prompt + completion (log scale${estimated ? '; estimated where the endpoint reported none' : ''})`,
-    yLabel: scoreTitle(summary),
-    series: byX(series),
-    xScale: 'log',
-    errorBars: true,
-  });
+  // Short axis titles: a panel is as wide as its title; what the tokens count is in the figure's caption.
+  const what = byPrice ? 'price per answer (log' : `tokens per answer${estimated ? ', estimated' : ''} (log`;
+  const points = cells.map((cell): FactorPoint => ({ factors: cellFactors(cell), name: seriesLabel(cell), point: scorePoint(cell, costOf(cell)) }));
+  const panels = factorPanels(points, { xLabel: (kind) => `${what})${kind ? `, ${DEPTH_KIND_NAMES[kind]}` : ''}` });
+  return panelledFigureSpec({ yLabel: scoreTitle(summary), panels, xScale: 'log', errorBars: true });
 }
 
 /**
  * Retrieval recall@k before and after reranking for one model: per reranked retriever one line
  * for the first-stage list and one for the reranked list, both cut at k. Null without reranking.
+ * Recall is the retriever's, whatever the strategy: a line per retriever (its chunking) and stage.
  */
 export function rerankRecallFigure(summary: RunSummary, model: string, metric = 'recall'): VegaLiteSpec | null {
-  const cells = summary.cells.filter((c) => c.model === model && c.k !== null && c.retrieval?.[metric] !== undefined);
+  const cells = summary.cells.filter((c) => c.model === model && depthKindOf(c) === 'k' && c.retrieval?.[metric] !== undefined);
   if (!cells.some((c) => c.retrieval![`${FIRST_STAGE_PREFIX}${metric}`] !== undefined)) return null;
   const series = new Map<string, ChartSeries>();
-  const add = (label: string, x: number, y: number) => {
-    if (!series.get(label)?.points.some((p) => p.x === x)) addPoint(series, label, { x, y });
-  };
   for (const cell of cells) {
     const name = cell.retriever ?? 'retriever';
+    const factors = { model, retriever: name, chunking: cell.corpus ?? NO_FACTOR, depthKind: 'k' };
     const before = cell.retrieval![`${FIRST_STAGE_PREFIX}${metric}`];
-    if (before === undefined) {
-      add(name, cell.k!, cell.retrieval![metric]!);
-      continue;
+    const stages = before === undefined ? [[name, cell.retrieval![metric]!] as const] : ([[`${name}: first stage`, before], [`${name}: reranked`, cell.retrieval![metric]!]] as const);
+    for (const [label, y] of stages) {
+      const entry = series.get(label) ?? { label, points: [] };
+      if (!entry.points.some((p) => p.x === cell.k)) entry.points.push({ x: cell.k!, y, factors: { ...factors, stage: label } });
+      series.set(label, entry);
     }
-    add(`${name}: first stage`, cell.k!, before);
-    add(`${name}: reranked`, cell.k!, cell.retrieval![metric]!);
   }
-  return lineFigureSpec({ title: `${metric}@k before and after reranking — ${model}`, xLabel: 'retrieval depth k', yLabel: `${metric}@k`, series: [...series.values()], yDomain: [0, 1] });
+  return lineFigureSpec({ title: `${metric}@k before and after reranking — ${model}`, xLabel: DEPTH_AXIS_TITLES.k, yLabel: `${metric}@k`, series: [...series.values()], yDomain: [0, 1] });
 }
 
 /** What the report calls each claim metric (RAGChecker's names). */
@@ -141,21 +116,19 @@ export const CLAIM_METRIC_TITLES: Record<ClaimMetric, string> = {
   faithfulness: 'faithfulness',
 };
 
-/** One figure per claim metric: a line per method (and retriever) against k, intervals as error bars. */
+/** One figure per claim metric: a line per condition less its k (every factor that varies), intervals as error bars. */
 export function claimMetricFigures(summary: RunSummary, cells: CellSummary[], model: string): { metric: ClaimMetric; spec: VegaLiteSpec }[] {
-  const withK = cells.filter((c) => c.model === model && c.k !== null && c.diagnostics);
-  const colors = seriesColors(summary);
+  const withK = cells.filter((c) => c.model === model && depthKindOf(c) === 'k' && c.diagnostics);
   const figures: { metric: ClaimMetric; spec: VegaLiteSpec }[] = [];
   for (const metric of CLAIM_METRICS) {
-    const series = new Map<string, ChartSeries>();
-    for (const cell of withK) {
+    const points = withK.flatMap((cell): FactorPoint[] => {
       const m = cell.diagnostics!.claims[metric];
-      if (!m || m.mean === null) continue;
-      addPoint(series, seriesLabel(cell), { x: cell.k!, y: m.mean, lo: m.ciLow, hi: m.ciHigh }, colors.get(seriesLabel(cell)));
-    }
-    if (series.size) {
-      figures.push({ metric, spec: lineFigureSpec({ title: CLAIM_METRIC_TITLES[metric], xLabel: 'k', yLabel: '×100 (95% CI)', series: [...series.values()], xScale: 'ordinal', errorBars: true, height: 220 }) });
-    }
+      return m && m.mean !== null ? [{ factors: cellFactors(cell), name: seriesLabel(cell), point: { x: cell.k!, y: m.mean, lo: m.ciLow, hi: m.ciHigh } }] : [];
+    });
+    if (!points.length) continue;
+    const panels = factorPanels(points, { xLabel: () => DEPTH_AXIS_TITLES.k }).map((p) => ({ ...p, title: p.title === 'all' ? CLAIM_METRIC_TITLES[metric] : `${CLAIM_METRIC_TITLES[metric]}: ${p.title}` }));
+    const spec = panelledFigureSpec({ yLabel: '×100 (95% CI)', panels, xScale: 'ordinal', errorBars: true, height: 220 });
+    figures.push({ metric, spec: panels.length === 1 ? { title: CLAIM_METRIC_TITLES[metric], ...spec } : spec });
   }
   return figures;
 }
@@ -239,19 +212,22 @@ export function helpHurtFigure(cells: CellSummary[]): VegaLiteSpec | null {
 const fileSafe = (name: string) => name.replace(/[^\p{L}\p{N}._-]+/gu, '-').replace(/^-+|-+$/g, '') || 'model';
 
 /**
- * Per depth curve of one model, the bootstrap probability that each depth k is the best (the share
- * of resamples in which it has the highest mean) against k; the best k is ringed. Null without depth curves.
+ * Per depth curve of one model, the bootstrap probability that each depth is the best (the share of
+ * resamples in which it has the highest mean) against the depth, a panel per depth kind (k, context
+ * budget); the best depth is ringed. Null without depth curves.
  */
 export function probabilityBestFigure(summary: RunSummary, model: string): VegaLiteSpec | null {
   const curves = (summary.depthCurves ?? []).filter((c) => c.model === model);
-  if (!curves.length) return null;
-  const colors = seriesColors(summary);
-  const series = curves.map((c): ChartSeries => {
-    const label = seriesLabel({ condition: c.conditions[0]!, k: c.depths[0]! });
-    const points = c.depths.map((k, i) => ({ x: k, y: c.probabilityBest[i]!, ...(k === c.bestK ? { mark: 'best k' } : {}) }));
-    return { label, points, ...(colors.get(label) ? { color: colors.get(label)! } : {}) };
+  const points = curves.flatMap((curve) => {
+    const cell = summary.cells.find((c) => c.model === model && c.condition === curve.conditions[0]);
+    if (!cell) return [];
+    const factors = cellFactors(cell);
+    return curve.depths.map((depth, i): FactorPoint => ({ factors, name: seriesLabel(cell), point: { x: depth, y: curve.probabilityBest[i]!, ...(depth === curve.bestK ? { mark: 'best' } : {}) } }));
   });
-  return lineFigureSpec({ xLabel: 'retrieval depth k', yLabel: 'P(best k), bootstrap', series, xScale: 'ordinal', yDomain: [0, 1], height: 220 });
+  if (!points.length) return null;
+  const panels = factorPanels(points, { xLabel: (kind) => DEPTH_AXIS_TITLES[kind ?? 'k'] });
+  const budgets = curves.some((c) => c.unit === 'contextTokens');
+  return panelledFigureSpec({ yLabel: `P(best ${budgets ? 'depth' : 'k'}), bootstrap`, panels, xScale: 'ordinal', yDomain: [0, 1], height: 220 });
 }
 
 /** A saved figure: its file name (without `.vl.json`), its spec, its model and what it shows (a caption's first sentence). */
@@ -271,10 +247,10 @@ export function runFigureSpecs(summary: RunSummary): RunFigure[] {
   for (const model of summary.models) {
     const tag = summary.models.length > 1 ? `-${fileSafe(model)}` : '';
     const add = (name: string, spec: VegaLiteSpec | null, subject: string) => spec && out.push({ name: `${name}${tag}`, spec, model, subject });
-    add('score-vs-k', depthFigure(summary, model), 'Mean score against retrieval depth k, conditions without retrieval as dashed reference lines; the ringed point is the best k of the depth curve');
-    add('score-vs-context-tokens', contextFigure(summary, model), 'Mean score against mean context tokens, a line per chunking (the corpus a retriever reads); k and token budgets as separate lines');
-    add('p-best', probabilityBestFigure(summary, model), 'Probability that each depth k is the best (share of bootstrap resamples in which it has the highest mean), per depth curve');
-    add('score-vs-cost', costFigure(summary, model), 'Mean score against the cost per answer');
+    add('score-vs-k', depthFigure(summary, model), 'Mean score against retrieval depth (k, and context budgets in a panel of their own), a line per retriever, chunking and strategy, conditions without retrieval as dashed reference lines; the ringed point is the best depth of the depth curve');
+    add('score-vs-context-tokens', contextFigure(summary, model), 'Mean score against mean context tokens per answer (cjk-estimate), a line per retriever, chunking and strategy; k and token budgets in separate panels');
+    add('p-best', probabilityBestFigure(summary, model), 'Probability that each depth is the best (share of bootstrap resamples in which it has the highest mean), per depth curve; k and token budgets in separate panels');
+    add('score-vs-cost', costFigure(summary, model), 'Mean score against the cost per answer (its price, else its prompt and completion tokens, estimated where the endpoint reported none)');
     add('recall-before-after-rerank', rerankRecallFigure(summary, model), 'Retrieval recall@k before and after reranking');
     add('help-hurt', helpHurtFigure(summary.cells.filter((c) => c.model === model)), 'Items retrieval helped and hurt, by what became of their gold evidence');
     for (const { metric, spec } of claimMetricFigures(summary, summary.cells, model)) add(`claims-${metric}`, spec, `Claim metric: ${CLAIM_METRIC_TITLES[metric]} against k`);

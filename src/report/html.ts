@@ -82,7 +82,7 @@ export function renderReportHtml(input: ReportInput): string {
   const contextCharts = charts(contextFigure, 'context-chart', 'score vs context tokens');
   if (contextCharts.length) {
     out.push('<h2 id="context-tokens">Score vs context tokens</h2>');
-    out.push('<p class="meta">Every retrieving condition at the mean tokens of the chunks placed in its prompts (cjk-estimate), one line per chunking (the corpus its retriever reads), so that k of different chunk sizes and context budgets share one axis; closed-book as reference lines.</p>');
+    out.push('<p class="meta">Every retrieving condition at the mean tokens of the chunks placed in its prompts (cjk-estimate), one line per retriever, chunking and strategy (every factor that varies), so that chunkings of different chunk sizes share one axis; k and context budgets in panels of their own; closed-book as reference lines.</p>');
     for (const [model, svg] of contextCharts) out.push(`<h3>${esc(model)}</h3>`, svg, depthCurveTokensTableHtml(summary, model));
   }
   out.push(depthFamiliesHtml(summary));

@@ -25,6 +25,8 @@ export { correlations, type GroupCorrelation } from './correlations.js';
 export { judgeAgreementRows, verdictRecords, type JudgeDisagreement } from './judgeAgreement.js';
 export { lineFigureSpec, type LineFigure, type VegaLiteSpec, type ChartSeries, type ChartPoint, type ChartReference } from '../figures/lineFigure.js';
 export { figureSvg } from '../figures/render.js';
+export { figureViolations, type FigureViolation } from '../figures/figureViolations.js';
+export { runFigureSpecs, type RunFigure } from '../figures/runFigures.js';
 export { chartSeries } from './chartSeries.js';
 export { htmlTable } from './htmlTable.js';
 export { saveFigure, saveFigures, type SavedFigure, type SaveFigureOptions } from './saveFigure.js';

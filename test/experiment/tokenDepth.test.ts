@@ -7,6 +7,7 @@ import { SummaryFileSchema } from '../../src/runFiles/summaryFile.js';
 import type { RunSummary } from '../../src/runFiles/summary.js';
 import { estimateTokens } from '../../src/text/tokenCounter.js';
 import { minimumDetectableDifference } from '../../src/statistics/power.js';
+import { figureViolations } from '../../src/figures/figureViolations.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
 import { writeTokenDepthStudy } from './tokenDepthFixture.js';
 
@@ -120,16 +121,17 @@ describe('depth curves against context tokens', () => {
     expect(result.stdout.match(/against tokens \(chunking/g)).toHaveLength(4);
   });
 
-  it('the report draws score against context tokens, one line per chunking, with the fitted table', () => {
+  it('the report draws score against context tokens, one line per retriever (its chunking) in a panel per depth kind, with the fitted table', () => {
     const html = readFileSync(join(runDir(), 'report.html'), 'utf8');
     const section = html.slice(html.indexOf('<h2 id="context-tokens">'));
     expect(section).toContain('<svg');
     expect(section).toContain('class="depth-curves-tokens"');
     expect(section).toMatch(/<td>mini-s<\/td>/);
     const spec = JSON.parse(readFileSync(join(runDir(), 'figures', 'score-vs-context-tokens.vl.json'), 'utf8'));
-    const rows: { series: string; kind: string; x: number }[] = JSON.stringify(spec).includes('"values"') ? findValues(spec) : [];
-    const lines = new Set(rows.filter((r) => r.kind === 'series').map((r) => r.series));
-    expect([...lines].sort()).toEqual(['mini-l · budgets', 'mini-l · k', 'mini-s · budgets', 'mini-s · k']);
+    const rows: { series: string; kind: string; x: number; panel: string }[] = findValues(spec);
+    const lines = new Set(rows.filter((r) => r.kind === 'series').map((r) => `${r.panel}: ${r.series}`));
+    expect([...lines].sort()).toEqual(['by context budget: large', 'by context budget: small', 'by retrieval depth k: large', 'by retrieval depth k: small']);
+    expect(figureViolations(spec)).toEqual([]);
     // Each line and the closed-book reference have colours of their own.
     const scale = JSON.stringify(spec).match(/"domain":(\[[^\]]*\]),"range":(\[[^\]]*\])/)!;
     expect(JSON.parse(scale[1]!)).toContain('closed-book');
@@ -137,7 +139,7 @@ describe('depth curves against context tokens', () => {
   });
 });
 
-/** The inline data rows of a Vega-Lite spec. */
+/** The inline data rows of a Vega-Lite spec (every view's, in a figure of panels). */
 function findValues(spec: unknown): any[] {
   if (!spec || typeof spec !== 'object') return [];
   if (Array.isArray(spec)) return spec.flatMap(findValues);

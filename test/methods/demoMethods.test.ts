@@ -79,8 +79,8 @@ describe('experiments/demo-methods.yaml, offline through the CLI', () => {
     }
     expect(cost).toContain('>closed-book</text>');
     expect(cost).toContain('tokens per answer');
-    // Error bars (Vega's error_bar_marks, one group per small multiple): a line per method's point at least.
-    const bars = [...cost.matchAll(/<g class="mark-rule role-mark error_bar_marks"[^>]*>([\s\S]*?)<\/g>/g)].map((m) => m[1]).join('');
+    // Error bars (Vega's error_bar_marks, one group per small multiple or panel): a line per method's point at least.
+    const bars = [...cost.matchAll(/<g class="mark-rule role-mark [a-z0-9_]*error_bar_marks"[^>]*>([\s\S]*?)<\/g>/g)].map((m) => m[1]).join('');
     expect((bars.match(/<line /g) ?? []).length).toBeGreaterThanOrEqual(8);
     expect(report).toContain('Method trace');
   });

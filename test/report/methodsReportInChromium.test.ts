@@ -13,10 +13,10 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`methods-report-in-Chromium test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
 
-/** A figure spec's colours: series label → colour, from its colour scale (the one every layer and facet uses). */
+/** A figure spec's colours: series label → colour, from its colour scale (the one every layer, facet and panel uses). */
 function specColors(path: string): Record<string, string> {
-  const spec = JSON.parse(readFileSync(path, 'utf8')) as { spec?: { layer: unknown[] }; layer?: unknown[] };
-  const layer = (spec.layer ?? spec.spec!.layer)[0] as { encoding: { color: { scale: { domain: string[]; range: string[] } } } };
+  const spec = JSON.parse(readFileSync(path, 'utf8')) as { spec?: { layer: unknown[] }; layer?: unknown[]; concat?: { layer: unknown[] }[] };
+  const layer = (spec.layer ?? spec.spec?.layer ?? spec.concat![0]!.layer)[0] as { encoding: { color: { scale: { domain: string[]; range: string[] } } } };
   const { domain, range } = layer.encoding.color.scale;
   return Object.fromEntries(domain.map((label, i) => [label, range[i]!]));
 }

@@ -17,7 +17,7 @@ describe('chartSeries', () => {
       [mean({ condition: 'closed-book', k: null, retriever: null }, 20), mean({ k: 10, retriever: 'hnsw' }, 30), mean({ k: 20, retriever: 'hnsw' }, 35), mean({ k: 10, retriever: 'bm25' }, null)],
       { x: 'k', series: ['retriever'], reference: ['condition'] },
     );
-    expect(series).toEqual([{ label: 'hnsw', points: [{ x: 10, y: 30, lo: 25, hi: 35 }, { x: 20, y: 35, lo: 30, hi: 40 }] }]);
+    expect(series).toEqual([{ label: 'hnsw', points: [{ x: 10, y: 30, lo: 25, hi: 35, factors: { retriever: 'hnsw' } }, { x: 20, y: 35, lo: 30, hi: 40, factors: { retriever: 'hnsw' } }] }]);
     expect(references).toEqual([{ label: 'closed-book', y: 20, lo: 15, hi: 25 }]);
   });
 });

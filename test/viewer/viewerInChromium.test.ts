@@ -134,7 +134,7 @@ describe.runIf(hasChromium)('hisrag view in Chromium', () => {
     await chart.locator('svg g[class*="series_line_marks"] path').first().waitFor();
     // Figures use the width they have: in a 1,400 px window, most of the page's column.
     expect((await chart.locator('svg').first().boundingBox())!.width).toBeGreaterThan(800);
-    const point = chart.locator('svg g[class*="series_line_layer_1_marks"] path, svg g[class*="layer_3_layer_1_marks"] path').first();
+    const point = chart.locator('svg g[class*="series_line_layer_1_marks"] path, svg g[class*="layer_4_layer_1_marks"] path').first();
     const box = (await point.boundingBox())!;
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     const tooltip = page.locator('#vg-tooltip-element.visible');
@@ -147,7 +147,7 @@ describe.runIf(hasChromium)('hisrag view in Chromium', () => {
     // The depth curve's P(best k), from the same spec the report draws: one line over the four depths, its value on hover.
     const pBest = page.locator('figure.chart[aria-label="P(best k)"]');
     await pBest.locator('svg g[class*="series_line_marks"] path').first().waitFor();
-    const pBestPoints = pBest.locator('svg g[class*="series_line_layer_1_marks"] path, svg g[class*="layer_3_layer_1_marks"] path');
+    const pBestPoints = pBest.locator('svg g[class*="series_line_layer_1_marks"] path, svg g[class*="layer_4_layer_1_marks"] path');
     expect(await pBestPoints.count()).toBe(4);
     await pBest.scrollIntoViewIfNeeded();
     const last = (await pBestPoints.last().boundingBox())!;
