@@ -99,6 +99,12 @@ export interface RunDetail {
   byModality: ModalityComparison[];
   /** The judge checked against the human labels beside the answers (summary.json's `judgeCheck`); absent without labels. */
   judgeCheck?: JudgeCheckSummary;
+  /**
+   * Set while the judge check shown is not current with the run's label files (labels saved after
+   * summary.json was written, being refreshed; or a run without summary.json, whose figures here leave
+   * labels out): what is stale and how to refresh it; `refreshing`: the viewer is rewriting it, and the page polls until it is done.
+   */
+  labelsStale?: { note: string; refreshing: boolean };
   /** Whether the run has a report.html the server can serve (`/runs/<id>/report.html`). */
   report: boolean;
 }
