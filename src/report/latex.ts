@@ -39,7 +39,7 @@ const texCell = (column: SectionColumn, value: SectionCell) => texEscape(cellTex
  * when it is wider (a table of many metrics), never enlarged.
  */
 function texTable(table: SectionTable, caption: string): string {
-  const spec = table.columns.map((c) => (c.kind === 'text' ? 'l' : 'r')).join('');
+  const spec = table.columns.map((c) => (c.kind === 'text' && !c.right ? 'l' : 'r')).join('');
   const head = table.columns.map((c) => texEscape(c.head)).join(' & ') + ' \\\\';
   const rows = table.rows.map((row) => table.columns.map((c, i) => texCell(c, row[i] ?? null)).join(' & ') + ' \\\\');
   return [

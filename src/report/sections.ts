@@ -14,7 +14,7 @@ export type MeanTokens = { mean: number | null; tokens: number | null };
 
 /** A column and how its values print: a name, a number, an estimate with its interval, a p-value, Holm / BH p-values, a mean with its context tokens. */
 export type SectionColumn =
-  | { kind: 'text'; head: string; csv: string }
+  | { kind: 'text'; head: string; csv: string; /** A figure with a unit (`3 tok`): right-aligned as numbers are. */ right?: boolean }
   | { kind: 'number'; head: string; csv: string; digits: number; sign?: boolean }
   | { kind: 'interval'; head: string; csv: string; digits: number; sign?: boolean }
   | { kind: 'pPair'; head: string; csv: string }
@@ -55,8 +55,9 @@ export function cellText(column: SectionColumn, value: SectionCell): string {
     case 'interval': {
       const e = value as Interval | null;
       if (!e || e.estimate === null) return '–';
-      const f = (x: number | null) => fixed(x, column.digits, column.sign);
-      return e.ciLow === null && e.ciHigh === null ? f(e.estimate) : `${f(e.estimate)} [${f(e.ciLow)}, ${f(e.ciHigh)}]`;
+      // A difference signs its estimate; its bounds print plain, as every Δ of the terminal and the report does.
+      const f = (x: number | null) => fixed(x, column.digits);
+      return e.ciLow === null && e.ciHigh === null ? fixed(e.estimate, column.digits, column.sign) : `${fixed(e.estimate, column.digits, column.sign)} [${f(e.ciLow)}, ${f(e.ciHigh)}]`;
     }
     case 'pPair': {
       const ps = value as [number | null, number | null] | null;
@@ -141,7 +142,7 @@ function depthCurveTable(summary: RunSummary): SectionTable[] {
       section: 'depth-curves',
       title: 'Depth curves',
       note: 'Paired over the questions scored at every depth; P(best): share of bootstrap resamples in which the best depth has the highest mean.',
-      columns: [...(several ? [text('model', 'model')] : []), text('series', 'series'), interval('slope per ln k [95% CI]', 'slope'), text('best k', 'best_k'), { kind: 'number', head: 'P(best)', csv: 'p_best', digits: 2 }, interval('deepest − best [95% CI]', 'deepest_minus_best', 2), count('n', 'n')],
+      columns: [...(several ? [text('model', 'model')] : []), text('series', 'series'), interval('slope per ln k [95% CI]', 'slope'), { kind: 'text', head: 'best k', csv: 'best_k', right: true }, { kind: 'number', head: 'P(best)', csv: 'p_best', digits: 2 }, interval('deepest − best [95% CI]', 'deepest_minus_best', 2), count('n', 'n')],
       rows: curves.map((c) => {
         const budgets = c.unit === 'contextTokens';
         return [
