@@ -284,6 +284,12 @@ export interface CompareResult {
   cost: { a: CostSide; b: CostSide };
   /** The diagnostics' help/hurt decomposition of b against a, when b's cell was diagnosed against a. */
   decomposition: unknown;
+  /**
+   * With human labels, where A is B's baseline in one run and model: the Δ corrected with them
+   * (summary.json's judge check) beside the judge-only one, whose labels they are, and whether the
+   * judge check is stale (labels saved after the summary). Null otherwise.
+   */
+  corrected?: { difference: JudgeCheckSummary['differences'][number]; basis: string[]; stale: string | null } | null;
   /** B's run's metric (`scoring/metrics.ts` names it and its scale: the δ above is on that scale). */
   metric?: string | undefined;
   /** The list of items, filtered by `outcome`, worst (or best) first. */

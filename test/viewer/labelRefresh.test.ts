@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { regenerateReport } from '../../src/app/rewriteReport.js';
 import { drawRunLabelSample } from '../../src/app/labelSample.js';
-import type { LabelPage, RunDetail } from '../../src/viewer/api.js';
-import { LABEL_TOKEN_HEADER, LABEL_TOKEN_META } from '../../src/viewer/labelApi.js';
+import type { CompareResult, RunDetail } from '../../src/viewer/api.js';
+import { LABEL_TOKEN_HEADER, LABEL_TOKEN_META, type LabelPage } from '../../src/viewer/labelApi.js';
 import { startViewer, type ViewerServer } from '../../src/viewer/server.js';
 import { makeLabelRun } from '../helpers/labelRun.js';
 
@@ -72,5 +72,10 @@ describe('hisrag view: a label saved shows on the run page, in summary.json and 
     const report = readFileSync(join(run, 'report.html'), 'utf8');
     expect(report).toContain('id="judge-check"');
     expect(report).toContain('Δ corrected with labels (PPI++)');
+    // Compare, B against its baseline in the same run: the corrected Δ of the same judge check beside the judge-only one.
+    const compared = (await (await fetch(`${viewer.url}api/compare?${new URLSearchParams({ ar: 'run1', am: 'm', ac: 'closed-book', br: 'run1', bm: 'm', bc: 'rag@10' })}`)).json()) as CompareResult;
+    expect(compared.corrected!.difference).toEqual(check.differences[0]);
+    expect(compared.corrected!.basis).toEqual([`Corrected figures from a person's labels: ${page.tasks.length} answers labelled by li.`]);
+    expect(compared.corrected!.stale).toBeNull();
   }, 120_000);
 });
