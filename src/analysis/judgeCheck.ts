@@ -37,6 +37,8 @@ export interface AgreementRow {
   kappa: KappaEstimate | null;
   /** Krippendorff's α (nominal) over the same units. */
   alpha: AlphaEstimate | null;
+  /** The annotator's labels (or, between annotators, either side's) are declared synthetic: reported apart, never pooled with a person's. */
+  synthetic?: true;
 }
 
 /** What one rater said about one answer: its score on the benchmark's scale and its 0/1 marks per unit (rubric item, or `correct`). */
@@ -111,6 +113,31 @@ function agreementOf(judge: string, annotator: string, a: Map<string, Marks>, b:
 
 const mean = (values: number[]) => values.reduce((s, v) => s + v, 0) / values.length;
 
+/**
+ * The labels the corrected figures rest on. Synthetic labels (a stand-in's) are never pooled with a
+ * person's: where any person labelled the run, the synthetic ones are left out of the corrected
+ * figures (their agreement with the judge is still reported, apart); without a person's, they stand in.
+ */
+function labelBasis(labels: readonly AnswerLabel[]): { basis: AnswerLabel[]; leftOut: { annotators: string[]; answers: number } | null } {
+  const people = labels.filter((l) => l.synthetic !== true);
+  if (!people.length) return { basis: [...labels], leftOut: null };
+  const synthetic = labels.filter((l) => l.synthetic === true);
+  if (!synthetic.length) return { basis: people, leftOut: null };
+  return { basis: people, leftOut: { annotators: [...new Set(synthetic.map((l) => l.annotator))].sort(), answers: new Set(synthetic.map((l) => l.key)).size } };
+}
+
+/** One rater per annotator and kind of label (a person's, synthetic), sorted by name, a person's first: the two kinds are never one rater. */
+function ratersOf(labels: readonly AnswerLabel[]): { annotator: string; synthetic: boolean; marks: Map<string, Marks> }[] {
+  const raters = new Map<string, { annotator: string; synthetic: boolean; marks: Map<string, Marks> }>();
+  for (const l of labels) {
+    const synthetic = l.synthetic === true;
+    const id = `${l.annotator}\u0000${synthetic ? 1 : 0}`;
+    if (!raters.has(id)) raters.set(id, { annotator: l.annotator, synthetic, marks: new Map() });
+    raters.get(id)!.marks.set(l.key, labelMarks(l));
+  }
+  return [...raters.values()].sort((a, b) => (a.annotator < b.annotator ? -1 : a.annotator > b.annotator ? 1 : Number(a.synthetic) - Number(b.synthetic)));
+}
+
 /** The judge-selection table, bias per condition and corrected estimates of one run's judge against its labels. */
 export function checkJudge(records: readonly RunItemRecord[], labels: readonly AnswerLabel[], options: JudgeCheckOptions) {
   const bootstrap: BootstrapOptions = { resamples: options.resamples, seed: options.seed };
@@ -118,21 +145,22 @@ export function checkJudge(records: readonly RunItemRecord[], labels: readonly A
   const answers = records.filter((r) => (r.sample ?? 0) === 0);
   const byKey = new Map(answers.map((r) => [r.key, r]));
   const known = labels.filter((l) => byKey.has(l.key));
-  const annotators = [...new Set(known.map((l) => l.annotator))].sort();
+  const { basis, leftOut } = labelBasis(known);
+  const raters = ratersOf(known);
 
   const judged = new Map(answers.filter(isScored).map((r) => [r.key, judgeMarks(r.score)]));
-  const marksBy = new Map(annotators.map((a) => [a, new Map(known.filter((l) => l.annotator === a).map((l) => [l.key, labelMarks(l)]))]));
-  const agreement = annotators.map((a) => agreementOf(judgeName, a, judged, marksBy.get(a)!, bootstrap));
-  const annotatorAgreement = annotators.flatMap((a, i) =>
-    annotators.slice(i + 1).flatMap((b) => {
-      const row = agreementOf(a, b, marksBy.get(a)!, marksBy.get(b)!, bootstrap);
-      return row.answers || row.units ? [row] : [];
+  const flagged = (row: AgreementRow, synthetic: boolean): AgreementRow => (synthetic ? { ...row, synthetic: true } : row);
+  const agreement = raters.map((r) => flagged(agreementOf(judgeName, r.annotator, judged, r.marks, bootstrap), r.synthetic));
+  const annotatorAgreement = raters.flatMap((a, i) =>
+    raters.slice(i + 1).flatMap((b) => {
+      const row = agreementOf(a.annotator, b.annotator, a.marks, b.marks, bootstrap);
+      return row.answers || row.units ? [flagged(row, a.synthetic || b.synthetic)] : [];
     }),
   );
 
   // The human score of an answer: the mean of its annotators' scores.
   const humanScores = new Map<string, number[]>();
-  for (const l of known) if (l.score !== null) humanScores.set(l.key, [...(humanScores.get(l.key) ?? []), l.score]);
+  for (const l of basis) if (l.score !== null) humanScores.set(l.key, [...(humanScores.get(l.key) ?? []), l.score]);
   const stats = runStatistics(answers, { ...(options.cluster !== undefined ? { cluster: options.cluster } : {}), resamples: options.resamples, seed: options.seed });
   const cells = new Map<string, JudgedAnswer[]>();
   const cellOrder: { model: string; condition: string }[] = [];
@@ -167,9 +195,10 @@ export function checkJudge(records: readonly RunItemRecord[], labels: readonly A
   });
   return {
     labelledAnswers: humanScores.size,
-    annotators,
-    // Any label declared synthetic (the offline demo's): every surface says so.
-    synthetic: known.some((l) => l.synthetic === true),
+    // Whose labels the corrected figures rest on, and whether those are synthetic: every surface says so.
+    annotators: [...new Set(basis.map((l) => l.annotator))].sort(),
+    synthetic: basis.some((l) => l.synthetic === true),
+    syntheticLeftOut: leftOut,
     agreement,
     annotatorAgreement,
     conditions,
@@ -183,10 +212,10 @@ type RaterAgreement = JudgeCheckSummary['agreement'][number];
 export function panelJudgeAgreement(judge: string, scores: ReadonlyMap<string, JudgedScore>, labels: readonly AnswerLabel[], options: { resamples: number; seed: number }): RaterAgreement[] {
   const judged = new Map([...scores].filter(([, s]) => s.score !== null).map(([key, s]) => [key, judgeMarks(s)]));
   const known = labels.filter((l) => judged.has(l.key));
-  const annotators = [...new Set(known.map((l) => l.annotator))].sort();
-  return annotators.map((a) =>
-    raterRow(agreementOf(judge, a, judged, new Map(known.filter((l) => l.annotator === a).map((l) => [l.key, labelMarks(l)])), { resamples: options.resamples, seed: options.seed })),
-  );
+  return ratersOf(known).map((r) => {
+    const row = agreementOf(judge, r.annotator, judged, r.marks, { resamples: options.resamples, seed: options.seed });
+    return raterRow(r.synthetic ? { ...row, synthetic: true } : row);
+  });
 }
 
 const finite = (v: number) => (Number.isFinite(v) ? v : null);
@@ -201,6 +230,7 @@ const raterRow = (r: AgreementRow): RaterAgreement => ({
   answerPearson: openOrNull(r.answerPearson),
   kappa: openOrNull(r.kappa),
   alpha: openOrNull(r.alpha),
+  ...(r.synthetic ? { synthetic: true as const } : {}),
 });
 const corrected = (e: PredictionPoweredEstimate) => ({ n: e.n, labelled: e.labelled, judgeOnly: open(e.judgeOnly), labelsOnly: open(e.labelsOnly), ppiPlusPlus: open(e.ppiPlusPlus), lambda: e.ppiPlusPlus.lambda });
 
@@ -213,6 +243,7 @@ export function judgeCheckSummary(check: JudgeCheck): JudgeCheckSummary | undefi
     labelledAnswers: check.labelledAnswers,
     annotators: check.annotators,
     synthetic: check.synthetic,
+    ...(check.syntheticLeftOut ? { syntheticLeftOut: check.syntheticLeftOut } : {}),
     agreement: check.agreement.map(raterRow),
     annotatorAgreement: check.annotatorAgreement.map(raterRow),
     means: check.conditions.map((c) => ({ model: c.model, condition: c.condition, ...corrected(c.mean), bias: open(c.bias) })),

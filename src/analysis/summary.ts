@@ -148,8 +148,8 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
   };
 }
 
-/** `judgeCheck` for a run with labels; nothing for one without. */
-function judgeCheckOf(records: RunItemRecord[], options: SummaryOptions): { judgeCheck?: JudgeCheckSummary } {
+/** `judgeCheck` for a run with labels; nothing for one without (also how a label import refreshes a written summary). */
+export function judgeCheckOf(records: RunItemRecord[], options: SummaryOptions): { judgeCheck?: JudgeCheckSummary } {
   if (!options.labels?.length) return {};
   const check = judgeCheckSummary(
     checkJudge(records, options.labels, { baseline: options.baseline, ...(options.cluster !== undefined ? { cluster: options.cluster } : {}), resamples: options.resamples, seed: options.seed }),

@@ -28,8 +28,12 @@ export async function renderRunFigures(runDir: string, options: { format?: 'svg'
 }
 
 /** `hisrag export --latex`: booktabs tables from summary.json, the figures, and a `main.tex` that sets them. */
-export async function exportLatex(runDir: string, outDir: string, options: { pdf?: boolean; chromiumPath?: string } = {}): Promise<{ files: string[]; engine: 'pdflatex' | 'xelatex'; pdfSkipped?: string }> {
+export async function exportLatex(runDir: string, outDir: string, options: { pdf?: boolean; chromiumPath?: string } = {}): Promise<{ files: string[]; engine: 'pdflatex' | 'xelatex'; pdfSkipped?: string; refreshed?: string }> {
   const { readRunSummaryFile } = await import('../runFiles/summaryFile.js');
+  // Labels newer than summary.json (a label file written by hand): its judge check is refreshed first, so the export shows them.
+  const { refreshLabelledOutputs, staleLabelsNote } = await import('./rewriteReport.js');
+  const stale = await staleLabelsNote(runDir);
+  if (stale) await refreshLabelledOutputs(runDir);
   const summary = await readRunSummaryFile(runDir);
   if (!summary) throw new InputError(`${runDir}: no summary.json (write it with \`hisrag report ${runDir}\`)`);
   const { latexDocument, latexTables } = await import('../report/latex.js');
@@ -40,6 +44,14 @@ export async function exportLatex(runDir: string, outDir: string, options: { pdf
   for (const { name, tex } of tables) {
     const path = join(outDir, `${name}.tex`);
     await atomicWrite(path, tex + '\n');
+    files.push(path);
+  }
+  // Each table as CSV beside its .tex: the same numbers, unrounded, for a spreadsheet or another typesetter.
+  const { reportSections } = await import('../report/sections.js');
+  const { sectionCsv } = await import('../report/csv.js');
+  for (const table of reportSections(summary)) {
+    const path = join(outDir, `${table.name}.csv`);
+    await atomicWrite(path, sectionCsv(table));
     files.push(path);
   }
   const specs = runFigureSpecs(summary);
@@ -53,5 +65,5 @@ export async function exportLatex(runDir: string, outDir: string, options: { pdf
   await atomicWrite(mainPath, main);
   files.push(mainPath);
   const skipped = options.pdf ? saved.find((f) => !f.pdf)?.reason : undefined;
-  return { files, engine: main.includes('\\usepackage{xeCJK}') ? 'xelatex' : 'pdflatex', ...(skipped ? { pdfSkipped: skipped } : {}) };
+  return { files, engine: main.includes('\\usepackage{xeCJK}') ? 'xelatex' : 'pdflatex', ...(skipped ? { pdfSkipped: skipped } : {}), ...(stale ? { refreshed: `${stale}; refreshed before the export` } : {}) };
 }

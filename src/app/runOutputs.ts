@@ -7,7 +7,9 @@ import { runFile } from '../runFiles/runDir.js';
 import { summarizeRun } from '../analysis/summary.js';
 import type { RunSummary } from '../runFiles/summary.js';
 import { atomicWrite } from '../io/atomicWrite.js';
-import { summaryCsv } from '../report/csv.js';
+import { sectionCsv, summaryCsv } from '../report/csv.js';
+import { reportSections } from '../report/sections.js';
+import { rm } from 'node:fs/promises';
 import { renderReportHtml } from '../report/html.js';
 import { summaryTable } from '../report/table.js';
 import type { StoredRunManifest } from '../runFiles/manifest.js';
@@ -24,6 +26,10 @@ export function summarizeRecords(config: ExperimentConfig, records: RunItemRecor
 export async function writeRunOutputs(runDir: string, run: { summary: RunSummary; records: RunItemRecord[]; manifest: StoredRunManifest; plan?: RunPlan | undefined }): Promise<string> {
   await writeRunSummary(runDir, run.summary);
   await atomicWrite(runFile(runDir, 'summaryCsv'), summaryCsv(run.summary));
+  // The same sections as the LaTeX export and the report, one CSV each; a section that is gone goes with it.
+  const tables = reportSections(run.summary);
+  await rm(join(runDir, 'tables'), { recursive: true, force: true });
+  for (const table of tables) await atomicWrite(join(runDir, 'tables', `${table.name}.csv`), sectionCsv(table));
   const reportPath = runFile(runDir, 'report');
   for (const { name, spec } of runFigureSpecs(run.summary)) await atomicWrite(join(runDir, 'figures', `${name}.vl.json`), JSON.stringify(spec, null, 1) + '\n');
   await atomicWrite(reportPath, renderReportHtml({ summary: run.summary, records: run.records, manifest: run.manifest, ...(run.plan ? { plan: run.plan } : {}) }));

@@ -7,6 +7,7 @@ import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { isScored, runStatistics } from '../analysis/observations.js';
 import { groupBy } from '../diagnostics/groupBy.js';
 import { adjustFamily, pairedDifference, salts } from '../statistics/run.js';
+import { labelBasisLines } from './labelBasis.js';
 import { DISAGREEMENT_NOTE, pText, renderTextTable, withInterval } from './table.js';
 import { intervalDisagreesWithTest } from '../statistics/pairedTest.js';
 import { checkJudge, judgeCheckSummary } from '../analysis/judgeCheck.js';
@@ -165,12 +166,12 @@ export function compareRunData(A: ComparedRun, B: ComparedRun, options: { agains
     `paired B − A: the questions both runs scored${stats.settings.repeatedSamples ? ` (repeated samples reduced by their ${reducer}; two-stage bootstrap)` : ''}` +
     `${clusterField ? `, resampled and sign-flipped by cluster (${clusterField})` : ''}; p: paired sign-flip permutation test; Holm and BH adjusted over the family: ${family}` +
     `${rows.some((r) => r.paired && disagrees(r.paired)) ? `\n${DISAGREEMENT_NOTE}` : ''}`;
-  const correctedText = checkA || checkB ? `\n\n${correctedTable(rows, [basename(runA), basename(runB)], Boolean(checkA?.synthetic || checkB?.synthetic))}` : '';
+  const correctedText = checkA || checkB ? `\n\n${correctedTable(rows, [basename(runA), basename(runB)], [checkA, checkB])}` : '';
   return { rows, text: `${table}\n\n${note}${correctedText}`, family, cluster: clusterField, metric };
 }
 
 /** The rows' corrected figures, one line per run and cell with labels: mean and Δ vs the run's baseline, judge-only beside PPI++. */
-function correctedTable(rows: ComparisonRow[], names: [string, string], synthetic: boolean): string {
+function correctedTable(rows: ComparisonRow[], names: [string, string], checks: [JudgeCheckSummary | undefined, JudgeCheckSummary | undefined]): string {
   const interval = (e: Open, sign = false) => withInterval(e, 1, sign);
   const lines: string[][] = [];
   for (const row of rows) {
@@ -191,7 +192,8 @@ function correctedTable(rows: ComparisonRow[], names: [string, string], syntheti
   }
   const table = renderTextTable(['model', 'condition', 'run', 'labelled', 'mean judge-only', 'mean PPI++', 'bias (judge − human)', 'Δ judge-only', 'Δ PPI++'], lines);
   return [
-    ...(synthetic ? ["SYNTHETIC LABELS: some labels are declared synthetic (a demo), not a person's reading."] : []),
+    // Whose labels each run's corrected figures rest on: synthetic ones said so, a stand-in's left out beside a person's.
+    ...checks.flatMap((check, i) => (check ? labelBasisLines(check).map((line) => `${names[i]}: ${line}`) : [])),
     'Corrected with each run\'s human labels (PPI++; labels/ beside its answers), judge-only beside corrected, 95% clustered intervals; Δ against the run\'s own baseline:',
     table,
   ].join('\n');

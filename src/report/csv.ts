@@ -3,6 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 import type { RunSummary } from '../runFiles/summary.js';
 import { CLAIM_METRICS } from '../runFiles/diagnosis.js';
 import { SPAN_METRICS } from '../scoring/spanMetrics.js';
+import { csvFields, csvHeads, type SectionTable } from './sections.js';
 
 /** snake_case of a claim metric for the CSV header (`claim_recall`, `noise_sensitivity_relevant`). */
 const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -52,17 +53,35 @@ export function summaryCsv(summary: RunSummary): string {
   if (spanned) header.push(...SPAN_METRICS.flatMap((metric) => [SPAN_COLUMNS[metric], `${SPAN_COLUMNS[metric]}_ci_low`, `${SPAN_COLUMNS[metric]}_ci_high`]));
   const spanColumns = (cell: RunSummary['cells'][number] | undefined): unknown[] =>
     spanned ? SPAN_METRICS.flatMap((metric): unknown[] => { const e = cell?.spanRetrieval?.[metric]; return e ? [e.mean, e.ciLow, e.ciHigh] : ['', '', '']; }) : [];
+  // With labels: the Δ corrected with them (PPI++) beside the judge-only one, at the end, only in runs that have them.
+  const labelled = Boolean(summary.judgeCheck?.differences.length);
+  if (labelled) header.push('diff_ppi', 'diff_ppi_ci_low', 'diff_ppi_ci_high', 'labels_synthetic');
+  const correctedColumns = (cell: RunSummary['cells'][number] | undefined): unknown[] => {
+    if (!labelled) return [];
+    const d = cell && summary.judgeCheck!.differences.find((x) => x.model === cell.model && x.condition === cell.condition && x.baseline === summary.baseline);
+    return d ? [d.ppiPlusPlus.estimate, d.ppiPlusPlus.ciLow, d.ppiPlusPlus.ciHigh, summary.judgeCheck!.synthetic] : ['', '', '', ''];
+  };
   const rows: unknown[][] = [];
   for (const cell of summary.cells) {
     const diff = summary.paired.find((p) => p.model === cell.model && p.condition === cell.condition);
     const r = cell.retrieval ?? {};
-    rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, 'all', 'all', cell.score.n, cell.score.mean, cell.score.ciLow, cell.score.ciHigh, diff?.meanDiff, diff?.ciLow, diff?.ciHigh, diff?.sharePositive, cell.scored, cell.failed.generation, cell.failed.judge, cell.empty, ...metricColumns(cell.metric), r.recall, r.precision, r.ap, ...costColumns(cell), ...diagnosticColumns(cell), cell.score.clusters, cell.score.designEffect, diff?.designEffect, diff?.p, diff?.pHolm, diff?.pBH, diff?.family, ...methodColumns(cell), ...samplingColumns(cell), ...spanColumns(cell)]);
+    rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, 'all', 'all', cell.score.n, cell.score.mean, cell.score.ciLow, cell.score.ciHigh, diff?.meanDiff, diff?.ciLow, diff?.ciHigh, diff?.sharePositive, cell.scored, cell.failed.generation, cell.failed.judge, cell.empty, ...metricColumns(cell.metric), r.recall, r.precision, r.ap, ...costColumns(cell), ...diagnosticColumns(cell), cell.score.clusters, cell.score.designEffect, diff?.designEffect, diff?.p, diff?.pHolm, diff?.pBH, diff?.family, ...methodColumns(cell), ...samplingColumns(cell), ...spanColumns(cell), ...correctedColumns(cell)]);
     for (const [group, values] of Object.entries(cell.byGroup)) {
       for (const [value, stats] of Object.entries(values)) {
-        rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, group, value, stats.n, stats.mean, stats.ciLow, stats.ciHigh, '', '', '', '', '', '', '', '', ...metricColumns(cell.metric), '', '', '', '', '', '', '', '', '', '', ...DIAGNOSTIC_HEADER.map(() => ''), stats.clusters, stats.designEffect, '', '', '', '', '', ...methodColumns(cell), ...(sampled ? ['', '', '', '', '', ''] : []), ...spanColumns(undefined)]);
+        rows.push([cell.model, cell.condition, cell.strategy, cell.retriever, cell.k, group, value, stats.n, stats.mean, stats.ciLow, stats.ciHigh, '', '', '', '', '', '', '', '', ...metricColumns(cell.metric), '', '', '', '', '', '', '', '', '', '', ...DIAGNOSTIC_HEADER.map(() => ''), stats.clusters, stats.designEffect, '', '', '', '', '', ...methodColumns(cell), ...(sampled ? ['', '', '', '', '', ''] : []), ...spanColumns(undefined), ...correctedColumns(undefined)]);
       }
     }
   }
   // csv-stringify (node-csv) quotes fields with commas, quotes, CR or LF per RFC 4180; null/undefined → empty.
+  return stringify([header, ...rows], { record_delimiter: 'unix', cast: { number: (value) => String(value) } });
+}
+
+/**
+ * One of the run's section tables (`reportSections`) as CSV, `tables/<name>.csv`: the columns the
+ * LaTeX table and the report print, each interval as estimate, low and high, the numbers unrounded.
+ */
+export function sectionCsv(table: SectionTable): string {
+  const header = table.columns.flatMap(csvHeads);
+  const rows = table.rows.map((row) => table.columns.flatMap((c, i) => csvFields(c, row[i] ?? null)));
   return stringify([header, ...rows], { record_delimiter: 'unix', cast: { number: (value) => String(value) } });
 }

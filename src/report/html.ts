@@ -16,6 +16,9 @@ import { noiseStudy, noiseStudyHtml } from './noiseStudy.js';
 import { planVsActualHtml } from './planVsActual.js';
 import { modalitySectionHtml } from './modalitySection.js';
 import { judgeCheckSectionHtml } from './judgeCheckSection.js';
+import { labelBasisLines } from './labelBasis.js';
+import { reportSections } from './sections.js';
+import { sectionTableHtml } from './sectionHtml.js';
 import type { RunPlan } from '../runFiles/plan.js';
 import type { StoredRunManifest } from '../runFiles/manifest.js';
 import { SPAN_METRIC_HEADINGS, SPAN_RETRIEVAL_NOTE, spanMetricText, spanRetrievalCells } from './spanRetrieval.js';
@@ -86,6 +89,8 @@ export function renderReportHtml(input: ReportInput): string {
     for (const [model, svg] of contextCharts) out.push(`<h3>${esc(model)}</h3>`, svg, depthCurveTokensTableHtml(summary, model));
   }
   out.push(depthFamiliesHtml(summary));
+  const grid = reportSections(summary).find((t) => t.section === 'chunking-depth');
+  if (grid) out.push(`<h2 id="chunking-depth">Chunking × depth</h2>${sectionTableHtml({ ...grid, title: 'Mean score (mean context tokens) per chunking and depth' })}`);
 
   const costCharts = charts(costFigure, 'cost-chart', 'score vs cost');
   if (costCharts.length) {
@@ -101,34 +106,7 @@ export function renderReportHtml(input: ReportInput): string {
     for (const [model, svg] of recallCharts) out.push(`<h3>${esc(model)}</h3>${svg}`);
   }
 
-  out.push('<h2 id="conditions">Conditions</h2>');
-  const { priced, clustered, sampled, limited, noted, versusConditions, models } = conditionRows(summary);
-  // Repeated samples: the variance split and effective number of questions per cell.
-  const samplingCells = (s: (typeof summary.cells)[number]['sampling']) =>
-    s ? `<td>${num(s.between, 1)} / ${num(s.within, 1)} <span class="ci">(${(100 * s.samplingShare).toFixed(0)}% sampling)</span></td><td>${num(s.effectiveQuestions, 1)}</td>` : '<td>–</td><td>–</td>';
-  for (const { model, rows } of models) {
-    out.push(`<h3>${esc(model)}</h3><div class="scroll"><table class="conditions"><tr><th>condition</th><th>${esc(meanHeader(summaryMetric(summary).id))} [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th><th>P(Δ&gt;0)</th><th>p (Holm, BH)</th>${clustered ? '<th>design effect (mean / Δ)</th>' : ''}${sampled ? '<th>variance between / within questions</th><th>effective questions</th>' : ''}${versusConditions.map((v) => `<th>Δ vs ${esc(v)} [95% CI]</th>`).join('')}<th>scored / items</th><th>failed (gen / judge)</th><th>empty</th><th>truncated</th><th>retrievals / answer</th><th>generations / answer</th><th>tokens / answer</th><th>ms / answer</th>${priced ? '<th>price / answer</th>' : ''}${limited ? '<th>429s / answer</th><th>rate-limit wait ms / answer</th>' : ''}${noted ? '<th>method figures</th>' : ''}</tr>`);
-    for (const { cell, diff: d, versus } of rows) {
-      const cls = d?.meanDiff === null || d === undefined ? '' : d.meanDiff > 0 ? 'pos' : d.meanDiff < 0 ? 'neg' : '';
-      out.push(
-        `<tr><td>${esc(cell.condition)}</td><td>${meanCiHtml(cell.score)}</td><td class="${cls}">${d && d.meanDiff !== null ? `${signed(d.meanDiff)} <span class="ci">[${num(d.ciLow)}, ${num(d.ciHigh)}]</span>` : '–'}</td>` +
-          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${d?.p == null ? '–' : `${pText(d.p)} <span class="ci">(${pText(d.pHolm)}, ${pText(d.pBH)})</span>${intervalDisagreesWithTest(d.ciLow, d.ciHigh, d.p, summary.bootstrap.confidence) ? ' †' : ''}`}</td>${clustered ? `<td>${cell.score.designEffect == null ? '–' : num(cell.score.designEffect, 1)} / ${d?.designEffect == null ? '–' : num(d.designEffect, 1)}</td>` : ''}${sampled ? samplingCells(cell.sampling) : ''}${versus.map((v) => `<td>${diffHtml(v)}</td>`).join('')}<td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td>${costCells(cell, priced)}${limited ? `<td>${num(cell.cost?.rateLimited ?? 0)}</td><td>${Math.round(cell.cost?.rateLimitWaitMs ?? 0)}</td>` : ''}${noted ? `<td>${esc(methodFigures(cell))}</td>` : ''}</tr>`,
-      );
-    }
-    out.push('</table></div>', ...disagreementNote(summary, rows));
-    const family = summary.families?.find((f) => f.reference === summary.baseline && f.size > 0);
-    if (family) out.push(`<p class="meta">p: paired sign-flip permutation test of Δ${summary.cluster ? `, whole clusters (${esc(summary.cluster)}) flipped together` : ''}; adjusted by Holm (family-wise error) and Benjamini–Hochberg (false discoveries) over the family: ${esc(family.name)}.</p>`);
-    const sampling = summary.cells.find((c) => c.model === model && c.sampling)?.sampling;
-    if (sampling) {
-      out.push(
-        `<p class="meta">Repeated samples (${num(sampling.samplesPerQuestion, sampling.samplesPerQuestion % 1 ? 1 : 0)} per question), reduced per question by their ${esc(sampling.reducer)}; intervals are two-stage bootstraps (${summary.cluster ? 'clusters' : 'questions'}, then samples within a question). Variance between / within: of one answer's score, between questions and within a question (the model's sampling); effective questions: independent, noise-free questions that would give the mean's variance.</p>`,
-      );
-    }
-    const stray = summary.cells.filter((c) => c.model === model && (c.extra.judgeStrayLines ?? 0) > 0);
-    if (stray.length) {
-      out.push(`<p class="meta">Judge output lines that matched no rubric item (mean per answer; ignored when scoring): ${stray.map((c) => `${esc(c.condition)} ${num(c.extra.judgeStrayLines)}`).join(', ')}.</p>`);
-    }
-  }
+  out.push(...conditionsSectionHtml(summary));
 
   out.push(planVsActualHtml(input.plan, records));
 
@@ -175,6 +153,48 @@ export function renderReportHtml(input: ReportInput): string {
   out.push(renderDrillDown(records, summary, input.drillDownLimit ?? 300));
   out.push('</body></html>');
   return out.join('\n');
+}
+
+/** The conditions tables, one per model: mean, Δ against the baseline (and, with labels, the corrected Δ beside it), p, costs. */
+function conditionsSectionHtml(summary: RunSummary): string[] {
+  const out = ['<h2 id="conditions">Conditions</h2>'];
+  const { priced, clustered, sampled, limited, noted, labelled, versusConditions, models } = conditionRows(summary);
+  const correctedHead = labelled ? `<th>Δ corrected with labels (PPI++)${summary.judgeCheck!.synthetic ? ', <b>SYNTHETIC</b>' : ''} [95% CI]</th>` : '';
+  // Repeated samples: the variance split and effective number of questions per cell.
+  const samplingCells = (s: (typeof summary.cells)[number]['sampling']) =>
+    s ? `<td>${num(s.between, 1)} / ${num(s.within, 1)} <span class="ci">(${(100 * s.samplingShare).toFixed(0)}% sampling)</span></td><td>${num(s.effectiveQuestions, 1)}</td>` : '<td>–</td><td>–</td>';
+  for (const { model, rows } of models) {
+    out.push(`<h3>${esc(model)}</h3><div class="scroll"><table class="conditions"><tr><th>condition</th><th>${esc(meanHeader(summaryMetric(summary).id))} [95% CI]</th><th>Δ vs ${esc(summary.baseline)} [95% CI]</th>${correctedHead}<th>P(Δ&gt;0)</th><th>p (Holm, BH)</th>${clustered ? '<th>design effect (mean / Δ)</th>' : ''}${sampled ? '<th>variance between / within questions</th><th>effective questions</th>' : ''}${versusConditions.map((v) => `<th>Δ vs ${esc(v)} [95% CI]</th>`).join('')}<th>scored / items</th><th>failed (gen / judge)</th><th>empty</th><th>truncated</th><th>retrievals / answer</th><th>generations / answer</th><th>tokens / answer</th><th>ms / answer</th>${priced ? '<th>price / answer</th>' : ''}${limited ? '<th>429s / answer</th><th>rate-limit wait ms / answer</th>' : ''}${noted ? '<th>method figures</th>' : ''}</tr>`);
+    for (const { cell, diff: d, corrected, versus } of rows) {
+      const cls = d?.meanDiff === null || d === undefined ? '' : d.meanDiff > 0 ? 'pos' : d.meanDiff < 0 ? 'neg' : '';
+      out.push(
+        `<tr><td>${esc(cell.condition)}</td><td>${meanCiHtml(cell.score)}</td><td class="${cls}">${d && d.meanDiff !== null ? `${signed(d.meanDiff)} <span class="ci">[${num(d.ciLow)}, ${num(d.ciHigh)}]</span>` : '–'}</td>${labelled ? `<td>${correctedCell(corrected?.ppiPlusPlus)}</td>` : ''}` +
+          `<td>${d?.sharePositive === null || d === undefined ? '–' : num(d.sharePositive, 3)}</td><td>${d?.p == null ? '–' : `${pText(d.p)} <span class="ci">(${pText(d.pHolm)}, ${pText(d.pBH)})</span>${intervalDisagreesWithTest(d.ciLow, d.ciHigh, d.p, summary.bootstrap.confidence) ? ' †' : ''}`}</td>${clustered ? `<td>${cell.score.designEffect == null ? '–' : num(cell.score.designEffect, 1)} / ${d?.designEffect == null ? '–' : num(d.designEffect, 1)}</td>` : ''}${sampled ? samplingCells(cell.sampling) : ''}${versus.map((v) => `<td>${diffHtml(v)}</td>`).join('')}<td>${cell.scored} / ${cell.items}</td><td>${cell.failed.generation} / ${cell.failed.judge}</td><td>${cell.empty ?? 0}</td><td>${cell.truncatedItems}</td>${costCells(cell, priced)}${limited ? `<td>${num(cell.cost?.rateLimited ?? 0)}</td><td>${Math.round(cell.cost?.rateLimitWaitMs ?? 0)}</td>` : ''}${noted ? `<td>${esc(methodFigures(cell))}</td>` : ''}</tr>`,
+      );
+    }
+    out.push('</table></div>', ...disagreementNote(summary, rows));
+    if (labelled && summary.models[0] === model) out.push(`<p class="meta">${labelBasisLines(summary.judgeCheck!).map(esc).join(' ')} Every corrected figure: <a href="#judge-check">Judge checked against people</a>.</p>`);
+    const family = summary.families?.find((f) => f.reference === summary.baseline && f.size > 0);
+    if (family) out.push(`<p class="meta">p: paired sign-flip permutation test of Δ${summary.cluster ? `, whole clusters (${esc(summary.cluster)}) flipped together` : ''}; adjusted by Holm (family-wise error) and Benjamini–Hochberg (false discoveries) over the family: ${esc(family.name)}.</p>`);
+    const sampling = summary.cells.find((c) => c.model === model && c.sampling)?.sampling;
+    if (sampling) {
+      out.push(
+        `<p class="meta">Repeated samples (${num(sampling.samplesPerQuestion, sampling.samplesPerQuestion % 1 ? 1 : 0)} per question), reduced per question by their ${esc(sampling.reducer)}; intervals are two-stage bootstraps (${summary.cluster ? 'clusters' : 'questions'}, then samples within a question). Variance between / within: of one answer's score, between questions and within a question (the model's sampling); effective questions: independent, noise-free questions that would give the mean's variance.</p>`,
+      );
+    }
+    const stray = summary.cells.filter((c) => c.model === model && (c.extra.judgeStrayLines ?? 0) > 0);
+    if (stray.length) {
+      out.push(`<p class="meta">Judge output lines that matched no rubric item (mean per answer; ignored when scoring): ${stray.map((c) => `${esc(c.condition)} ${num(c.extra.judgeStrayLines)}`).join(', ')}.</p>`);
+    }
+  }
+
+  return out;
+}
+
+/** A corrected Δ with its interval, as the Δ column prints the judge-only one. */
+function correctedCell(e: { estimate: number | null; ciLow: number | null; ciHigh: number | null } | undefined): string {
+  if (!e || e.estimate === null) return '–';
+  return `${signed(e.estimate)} <span class="ci">[${num(e.ciLow)}, ${num(e.ciHigh)}]</span>`;
 }
 
 /** The cost columns of a condition row: means per scored answer (`*` marks estimated tokens). */

@@ -1,18 +1,18 @@
 import type { RunSummary } from '../runFiles/summary.js';
 import { scaleText, summaryMetric } from '../scoring/metrics.js';
-import { pText } from './table.js';
+import { cellText, pText, reportSections, type SectionCell, type SectionColumn, type SectionTable } from './sections.js';
 
 /** The few non-ASCII signs hisrag's own texts use, as LaTeX that every engine sets. */
-const TEX_SIGNS: Record<string, string> = { '–': '--', '—': '---', '−': '$-$', '×': '$\\times$', 'Δ': '$\\Delta$', 'δ': '$\\delta$', '·': '$\\cdot$', '≤': '$\\le$', '≥': '$\\ge$', '…': '\\ldots{}' };
+const TEX_SIGNS: Record<string, string> = {
+  '–': '--', '—': '---', '−': '$-$', '×': '$\\times$', 'Δ': '$\\Delta$', 'δ': '$\\delta$', '·': '$\\cdot$', '≤': '$\\le$', '≥': '$\\ge$', '≈': '$\\approx$', '…': '\\ldots{}',
+  'κ': '$\\kappa$', 'α': '$\\alpha$', 'λ': '$\\lambda$', '’': "'",
+};
+const TEX_SPECIAL = new RegExp(`[\\\\{}$&#%_^~${Object.keys(TEX_SIGNS).join('')}]`, 'g');
 
 /** Text set in LaTeX: its special characters escaped. */
 export function texEscape(text: string): string {
-  return text.replace(/[\\{}$&#%_^~–—−×Δδ·≤≥…]/g, (c) => TEX_SIGNS[c] ?? (c === '\\' ? '\\textbackslash{}' : c === '^' ? '\\^{}' : c === '~' ? '\\~{}' : `\\${c}`));
+  return text.replace(TEX_SPECIAL, (c) => TEX_SIGNS[c] ?? (c === '\\' ? '\\textbackslash{}' : c === '^' ? '\\^{}' : c === '~' ? '\\~{}' : `\\${c}`));
 }
-
-/** A number as the tables print it; a value that rounds to zero prints without a sign (`-0.00` would read as a finding). */
-const num = (x: number | null | undefined, d = 2) => (x === null || x === undefined ? '--' : x.toFixed(d).replace(/^-(0\.?0*)$/, '$1'));
-const ci = (lo: number | null | undefined, hi: number | null | undefined) => (lo == null || hi == null ? '' : ` [${num(lo)}, ${num(hi)}]`);
 
 /** A p-value as the terminal prints it, in LaTeX (`<` in text mode would print `¡`). */
 export const texP = (p: number | null | undefined) => texEscape(pText(p ?? null)).replace('<', '$<$');
@@ -31,42 +31,45 @@ function familyNote(summary: RunSummary): string {
   return ` Famil${names.length > 1 ? 'ies' : 'y'} of comparisons adjusted together (Holm / Benjamini--Hochberg): ${names.map(texEscape).join('; ')}.`;
 }
 
-/** A booktabs table: caption, column spec, header line and rows. */
-const texTable = (caption: string, columns: string, head: string, rows: string[]) =>
-  ['\\begin{table}[t]\\centering', `\\caption{${caption}}`, `\\begin{tabular}{${columns}}`, '\\toprule', head, '\\midrule', ...rows, '\\bottomrule', '\\end{tabular}', '\\end{table}'].join('\n');
+/** A cell in LaTeX: escaped, `<` of a p-value in math mode. */
+const texCell = (column: SectionColumn, value: SectionCell) => texEscape(cellText(column, value)).replace(/</g, '$<$');
 
 /**
- * A run's tables for a paper (booktabs), formatted from summary.json and never re-estimated: per
- * model the conditions with mean [interval] and Δ against the baseline [interval] with p adjusted
- * over its family (Holm, BH), and the depth-curve table. One `.tex` body per table, by file name.
+ * A booktabs table: names left-aligned, numbers right-aligned (`r`), shrunk to the text width only
+ * when it is wider (a table of many metrics), never enlarged.
+ */
+function texTable(table: SectionTable, caption: string): string {
+  const spec = table.columns.map((c) => (c.kind === 'text' && !c.right ? 'l' : 'r')).join('');
+  const head = table.columns.map((c) => texEscape(c.head)).join(' & ') + ' \\\\';
+  const rows = table.rows.map((row) => table.columns.map((c, i) => texCell(c, row[i] ?? null)).join(' & ') + ' \\\\');
+  return [
+    '\\begin{table}[t]\\centering',
+    `\\caption{${caption}}`,
+    `\\label{tab:${table.name}}`,
+    '\\resizebox{\\ifdim\\width>\\linewidth\\linewidth\\else\\width\\fi}{!}{%',
+    `\\begin{tabular}{${spec}}`,
+    '\\toprule',
+    head,
+    '\\midrule',
+    ...rows,
+    '\\bottomrule',
+    '\\end{tabular}}',
+    '\\end{table}',
+  ].join('\n');
+}
+
+/**
+ * A run's tables for a paper (booktabs), formatted from summary.json and never re-estimated: every
+ * section of `reportSections` — conditions with Δ (and, with labels, the corrected Δ beside it),
+ * depth curves and families, chunking × depth, span retrieval, modality, the judge check — each with
+ * a caption naming the metric, the interval method and the family. One `.tex` body per table, by file name.
  */
 export function latexTables(summary: RunSummary): { name: string; tex: string }[] {
-  const out: { name: string; tex: string }[] = [];
-  for (const [i, model] of summary.models.entries()) {
-    const tag = summary.models.length > 1 ? `-${i + 1}` : '';
-    const paired = summary.paired.filter((p) => p.model === model);
-    const family = paired.find((p) => p.family)?.family;
-    const rows = summary.cells
-      .filter((c) => c.model === model)
-      .map((c) => {
-        const d = paired.find((p) => p.condition === c.condition);
-        const delta = d && d.meanDiff !== null ? `${d.meanDiff >= 0 ? '+' : ''}${num(d.meanDiff)}${ci(d.ciLow, d.ciHigh)}` : '--';
-        const p = d?.p == null ? '--' : `${texP(d.pHolm)} / ${texP(d.pBH)}`;
-        return `${texEscape(c.condition)} & ${num(c.score.mean)}${ci(c.score.ciLow, c.score.ciHigh)} & ${delta} & ${p} & ${c.scored} \\\\`;
-      });
-    const caption = `${texEscape(model)}: mean and paired difference $\\Delta$ against ${texEscape(summary.baseline)}. ${intervalNote(summary)} $p$: paired sign-flip permutation test, adjusted by Holm / Benjamini--Hochberg${family ? ` over the family ${texEscape(family)}` : ''}.`;
-    out.push({ name: `conditions${tag}`, tex: texTable(caption, 'lllll', `condition & mean [95\\% CI] & $\\Delta$ [95\\% CI] & $p$ (Holm / BH) & $n$ \\\\`, rows) });
-    const curves = (summary.depthCurves ?? []).filter((c) => c.model === model);
-    if (curves.length) {
-      const rows = curves.map(
-        (c) =>
-          `${texEscape(c.conditions[0]!.replace(/@\d+(tok)?$/, ''))}${c.unit === 'contextTokens' ? ' (budgets)' : ''} & ${num(c.slope.estimate)}${ci(c.slope.ciLow, c.slope.ciHigh)} & ${c.bestK}${c.unit === 'contextTokens' ? ' tok' : ''} & ${num(c.probabilityBest[c.depths.indexOf(c.bestK)])} & ${num(c.deepestMinusBest.estimate)}${ci(c.deepestMinusBest.ciLow, c.deepestMinusBest.ciHigh)} & ${c.n} \\\\`,
-      );
-      const caption = `${texEscape(model)}: depth curves, paired over the questions scored at every depth; $P(\\text{best})$: share of bootstrap resamples in which the best $k$ has the highest mean. ${intervalNote(summary)}${familyNote(summary)}`;
-      out.push({ name: `depth-curves${tag}`, tex: texTable(caption, 'llllll', 'series & slope per $\\ln k$ [95\\% CI] & best $k$ & $P(\\text{best})$ & deepest $-$ best [95\\% CI] & $n$ \\\\', rows) });
-    }
-  }
-  return out;
+  return reportSections(summary).map((table) => {
+    const family = table.section === 'conditions' ? '' : familyNote(summary);
+    const caption = `${texEscape(table.title)}. ${texEscape(table.note)} ${intervalNote(summary)}${family}`;
+    return { name: table.name, tex: texTable(table, caption) };
+  });
 }
 
 /** Chinese, Japanese or Korean characters: text pdflatex cannot set without CJK fonts (the export then asks for XeLaTeX and xeCJK). */
@@ -104,12 +107,12 @@ export function latexDocument(summary: RunSummary, tables: { name: string; tex: 
   const cjk = CJK.test([...tables.map((t) => t.tex), ...figureBodies].join('\n'));
   const engine = cjk
     ? [
-        '% Chinese in the names: compile with xelatex (Debian: texlive-xetex texlive-lang-chinese fonts-noto-cjk).',
+        '% Chinese in the names: compile with xelatex (Debian: texlive-xetex texlive-lang-chinese, and fonts-noto-cjk or fonts-wqy-microhei).',
         '\\usepackage{iftex}',
         '\\ifXeTeX\\else\\errmessage{This export contains Chinese: compile it with xelatex}\\fi',
         '\\usepackage{xeCJK}',
-        '\\setCJKmainfont{Noto Serif CJK SC}',
-        '\\setCJKsansfont{Noto Sans CJK SC}',
+        // Debian's fonts-noto-cjk, else fonts-wqy-microhei: whichever the machine has.
+        '\\IfFontExistsTF{Noto Serif CJK SC}{\\setCJKmainfont{Noto Serif CJK SC}\\setCJKsansfont{Noto Sans CJK SC}}{\\setCJKmainfont{WenQuanYi Micro Hei}\\setCJKsansfont{WenQuanYi Micro Hei}}',
       ]
     : ['% Compile with pdflatex (Debian: texlive-latex-base texlive-latex-recommended).'];
   return [

@@ -1,7 +1,8 @@
 import type { JudgeCheckSummary, RunSummary } from '../runFiles/summary.js';
-import { sweptRetriever } from '../analysis/depthFamilies.js';
 import { deltaText, meanHeader, summaryMetric } from '../scoring/metrics.js';
 import { intervalDisagreesWithTest } from '../statistics/pairedTest.js';
+import { labelBasisLines } from './labelBasis.js';
+import { cellText, judgeCheckSections, pText, reportSections, type SectionTable } from './sections.js';
 import { modalityLines } from './modalitySection.js';
 import { SPAN_METRIC_HEADINGS, SPAN_RETRIEVAL_NOTE, spanMetricText, spanRetrievalCells } from './spanRetrieval.js';
 
@@ -50,8 +51,7 @@ function methodFigureLines(summary: RunSummary): string[] {
   return lines;
 }
 
-/** A p-value in three decimals (below 0.001: `<0.001`). */
-export const pText = (p: number | null | undefined) => (p === null || p === undefined || Number.isNaN(p) ? '–' : p < 0.001 ? '<0.001' : p.toFixed(3));
+export { pText };
 
 /** The test of a difference: p, then Holm- and BH-adjusted over its family; † when its interval says otherwise about 0. */
 const testText = (d: Paired | undefined, level: number) => (d?.p == null ? '–' : `${pText(d.p)} (${pText(d.pHolm)}, ${pText(d.pBH)})${intervalDisagreesWithTest(d.ciLow, d.ciHigh, d.p, level) ? ' †' : ''}`);
@@ -73,9 +73,12 @@ export function conditionRows(summary: RunSummary) {
   const versusConditions = summary.versusConditions ?? [];
   const row = (cell: Cell) => {
     const of = (p: Paired) => p.model === cell.model && p.condition === cell.condition;
-    return { cell, diff: summary.paired.find(of), versus: versusConditions.map((v) => summary.versus?.find((p) => of(p) && p.baseline === v)) };
+    // With labels: the Δ corrected with them (PPI++), beside the judge-only one.
+    const corrected = summary.judgeCheck?.differences.find((d) => d.model === cell.model && d.condition === cell.condition && d.baseline === summary.baseline);
+    return { cell, diff: summary.paired.find(of), corrected, versus: versusConditions.map((v) => summary.versus?.find((p) => of(p) && p.baseline === v)) };
   };
   return {
+    labelled: Boolean(summary.judgeCheck?.differences.length),
     priced: cells.some((c) => c.cost?.price != null),
     clustered: Boolean(summary.cluster),
     tested: summary.paired.some((d) => d.p != null),
@@ -96,16 +99,17 @@ const hasBaseline = (summary: RunSummary): boolean => summary.cells.some((c) => 
  */
 export function summaryTable(summary: RunSummary): string {
   const blocks: string[] = [];
-  const { priced, clustered, tested, sampled, versusConditions, models } = conditionRows(summary);
+  const { priced, clustered, tested, sampled, labelled, versusConditions, models } = conditionRows(summary);
   const metric = summaryMetric(summary);
   const baselined = hasBaseline(summary);
   for (const { model, rows } of models) {
-    const lines = rows.map(({ cell, diff, versus }) => [
+    const lines = rows.map(({ cell, diff, corrected, versus }) => [
       cell.condition,
       fmt(cell.score.mean),
       cell.score.mean === null ? '–' : `[${fmt(cell.score.ciLow)}, ${fmt(cell.score.ciHigh)}]`,
       ...(clustered ? [`${deffText(cell.score.designEffect)} / ${deffText(diff?.designEffect)}`] : []),
       ...(baselined ? [diffText(diff)] : []),
+      ...(labelled && baselined ? [withInterval(corrected?.ppiPlusPlus ?? null, 2, true)] : []),
       ...(tested && baselined ? [testText(diff, summary.bootstrap.confidence)] : []),
       ...(sampled ? samplingColumns(cell.sampling) : []),
       ...versus.map(diffText),
@@ -119,15 +123,14 @@ export function summaryTable(summary: RunSummary): string {
     ]);
     blocks.push(
       `model: ${model}\n` +
-        renderTextTable(['condition', meanHeader(metric.id), '95% CI', ...(clustered ? ['deff'] : []), ...(baselined ? [`Δ vs ${summary.baseline} [95% CI]`] : []), ...(tested && baselined ? ['p (Holm, BH)'] : []), ...(sampled ? ['var between / within (sampling share)', 'n_eff'] : []), ...versusConditions.map((v) => `Δ vs ${v} [95% CI]`), 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], lines),
+        renderTextTable(['condition', meanHeader(metric.id), '95% CI', ...(clustered ? ['deff'] : []), ...(baselined ? [`Δ vs ${summary.baseline} [95% CI]`] : []), ...(labelled && baselined ? [`Δ corrected with labels (PPI++)${summary.judgeCheck!.synthetic ? ', SYNTHETIC' : ''}`] : []), ...(tested && baselined ? ['p (Holm, BH)'] : []), ...(sampled ? ['var between / within (sampling share)', 'n_eff'] : []), ...versusConditions.map((v) => `Δ vs ${v} [95% CI]`), 'recall', 'retrievals', 'tokens', ...(priced ? ['price'] : []), 'scored', 'failed', 'empty'], lines),
     );
   }
   const notes = [...(baselined ? [] : [`no Δ column: the baseline ${summary.baseline} is not a condition of this run`]), ...statisticsNotes(summary)];
   if (notes.length) blocks.push(notes.join('\n'));
   const curves = depthCurveLines(summary);
   if (curves.length) blocks.push(curves.join('\n'));
-  const grid = chunkingDepthGrid(summary);
-  if (grid) blocks.push(grid);
+  for (const grid of reportSections(summary).filter((t) => t.section === 'chunking-depth')) blocks.push(sectionText(grid));
   for (const family of depthFamilyTables(summary)) blocks.push(family);
   const spans = spanRetrievalCells(summary);
   if (spans.cells.length) {
@@ -217,29 +220,6 @@ function depthCurveLines(summary: RunSummary): string[] {
   return lines;
 }
 
-/**
- * With two chunkings or more: a row per model × strategy × corpus, a column per depth (each k, then
- * each budget in tokens), each cell its mean score and mean context tokens. Null otherwise.
- */
-function chunkingDepthGrid(summary: RunSummary): string | null {
-  const cells = summary.cells.filter((c) => c.corpus && (c.k !== null || c.contextTokens !== undefined));
-  if (new Set(cells.map((c) => c.corpus)).size < 2) return null;
-  const depth = (c: (typeof cells)[number]) => (c.k !== null ? `k=${c.k}` : `${c.contextTokens}tok`);
-  const order = (c: (typeof cells)[number]) => (c.k !== null ? c.k : 1e9 + c.contextTokens!);
-  const columns = [...new Map([...cells].sort((a, b) => order(a) - order(b)).map((c) => [depth(c), c])).keys()];
-  // The retriever joins the row only where two read one corpus (a sweep's dense and BM25 of one chunking).
-  const byRetriever = cells.some((c) => cells.some((d) => d.corpus === c.corpus && sweptRetriever(d.retriever) !== sweptRetriever(c.retriever)));
-  const rowKey = (c: (typeof cells)[number]) => `${summary.models.length > 1 ? `${c.model} ` : ''}${c.strategy} · ${byRetriever ? `${sweptRetriever(c.retriever)} · ` : ''}${c.corpus}`;
-  const rows = [...new Set(cells.map(rowKey))].map((key) => [
-    key,
-    ...columns.map((column) => {
-      const c = cells.filter((x) => rowKey(x) === key && depth(x) === column);
-      return c.length === 1 ? `${fmt(c[0]!.score.mean)} (${c[0]!.context ? Math.round(c[0]!.context.tokens) : '–'} tok)` : c.length ? 'several' : '';
-    }),
-  ]);
-  return `chunking × depth: mean score (mean context tokens) per corpus the retriever reads\n${renderTextTable([byRetriever ? 'strategy · retriever · chunking' : 'strategy · chunking', ...columns], rows)}`;
-}
-
 /** Per depth family (depth steps, chunkings at equal context): its name, then one row per comparison with Δ, its interval, p and the adjusted p. */
 function depthFamilyTables(summary: RunSummary): string[] {
   return (summary.families ?? [])
@@ -327,67 +307,18 @@ export function diagnosticsTables(summary: RunSummary): string {
 // The judge checked against people (summary.json's `judgeCheck`).
 
 type OpenInterval = { estimate: number | null; ciLow: number | null; ciHigh: number | null };
-type AgreementRow = JudgeCheckSummary['agreement'][number];
 
-const fixedOrDash = (v: number | null, digits: number) => (v === null ? '—' : v.toFixed(digits));
-const signedOrDash = (v: number | null, digits: number) => (v === null ? '—' : `${v > 0 ? '+' : ''}${v.toFixed(digits)}`);
-/** `estimate [low, high]` of an interval that may be undefined (—), signed for a difference. */
-export const withInterval = (e: OpenInterval | null, digits: number, sign = false) => {
-  if (!e || e.estimate === null) return '—';
-  const f = sign ? signedOrDash : fixedOrDash;
-  return e.ciLow === null ? f(e.estimate, digits) : `${f(e.estimate, digits)} [${f(e.ciLow, digits)}, ${f(e.ciHigh, digits)}]`;
-};
+/** `estimate [low, high]` of an interval that may be undefined (–), signed for a difference. */
+export const withInterval = (e: OpenInterval | null, digits: number, sign = false) => cellText({ kind: 'interval', head: '', csv: '', digits, sign }, e);
 
-function agreementTable(rows: AgreementRow[], raterHeader: string): string {
-  return renderTextTable(
-    [raterHeader, 'annotator', 'answers', 'units', 'r rubric', 'r answer (RS)', 'κ', 'α'],
-    rows.map((r) => [r.judge, r.annotator, String(r.answers), String(r.units), withInterval(r.rubricPearson, 2), withInterval(r.answerPearson, 2), withInterval(r.kappa, 2), withInterval(r.alpha, 2)]),
-  );
+/** A section's table as the terminal prints it: its title, the table, its note. */
+export function sectionText(table: SectionTable): string {
+  const rows = table.rows.map((row) => table.columns.map((c, i) => cellText(c, row[i] ?? null)));
+  return `${table.title}:\n${renderTextTable(table.columns.map((c) => c.head), rows)}\n${table.note}`;
 }
 
 /** `hisrag judges` and `hisrag report`: the judge checked against people, as text tables (summary.json's `judgeCheck`). */
 export function judgeCheckTables(check: JudgeCheckSummary | undefined): string {
   if (!check) return 'No human labels in this run (labels/<annotator>.jsonl): nothing to check the judge against.';
-  const parts: string[] = [];
-  if (check.synthetic) parts.push('SYNTHETIC LABELS: some labels in this run are declared synthetic (a demo), not a person\'s reading.');
-  parts.push(`Judge against people: ${check.labelledAnswers} labelled answers, annotators ${check.annotators.join(', ')}; 95% intervals (r at rubric level, κ and α resample whole answers).`);
-  parts.push(agreementTable(check.agreement, 'judge'));
-  if (check.annotatorAgreement.length) parts.push('Between annotators:\n' + agreementTable(check.annotatorAgreement, 'annotator'));
-  parts.push(
-    'Means, judge-only beside corrected with the labels (PPI++), and the judge\'s bias (judge − human) on the labelled answers:\n' +
-      renderTextTable(
-        ['model', 'condition', 'judged', 'labelled', 'judge-only', 'labels only', 'PPI++', 'λ', 'bias'],
-        check.means.map((c) => [
-          c.model,
-          c.condition,
-          String(c.n),
-          String(c.labelled),
-          withInterval(c.judgeOnly, 1),
-          withInterval(c.labelsOnly, 1),
-          withInterval(c.ppiPlusPlus, 1),
-          fixedOrDash(c.lambda, 2),
-          withInterval(c.bias, 1, true),
-        ]),
-      ),
-  );
-  if (check.differences.length) {
-    parts.push(
-      'Paired Δ against the baseline, judge-only beside corrected, and the bias difference (the judge\'s part of Δ):\n' +
-        renderTextTable(
-          ['model', 'condition', 'vs', 'pairs', 'labelled', 'Δ judge-only', 'Δ PPI++', 'bias Δ', 'judge share'],
-          check.differences.map((d) => [
-            d.model,
-            d.condition,
-            d.baseline,
-            String(d.n),
-            String(d.labelled),
-            withInterval(d.judgeOnly, 1, true),
-            withInterval(d.ppiPlusPlus, 1, true),
-            withInterval(d.biasDifference, 1, true),
-            d.judgeShare === null ? '—' : `${Math.round(d.judgeShare * 100)}%`,
-          ]),
-        ),
-    );
-  }
-  return parts.join('\n\n');
+  return [labelBasisLines(check).join('\n'), ...judgeCheckSections(check).map(sectionText)].join('\n\n');
 }

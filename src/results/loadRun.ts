@@ -49,8 +49,8 @@ export function summaryOptionsOf(config: ExperimentConfig, manifest: Pick<Stored
   };
 }
 
-/** Loads one run directory (`experiments/runs/<run-id>`). */
-export async function loadRun(dir: string): Promise<LoadedRun> {
+/** What a run directory's summary is computed from: config, manifest, records (with their diagnoses), labels, plan. */
+export async function readRunInputs(dir: string) {
   const runDir = resolve(dir);
   assertRunDirectory(runDir);
   const config = await readRunConfig(runDir);
@@ -60,13 +60,19 @@ export async function loadRun(dir: string): Promise<LoadedRun> {
   const read = await readRunRecords(runDir);
   const records = state ? attachDiagnostics(read, state, await readDiagnosticsLines(runDir)) : read;
   const labels = await readRunLabels(runDir);
+  const plan = await readRunPlan(runDir);
+  return { runDir, config, manifest, state, records, labels, plan };
+}
+
+/** Loads one run directory (`experiments/runs/<run-id>`). */
+export async function loadRun(dir: string): Promise<LoadedRun> {
+  const { runDir, config, manifest, state, records, labels, plan } = await readRunInputs(dir);
   const options = { ...summaryOptionsOf(config, manifest, records), ...(labels.length ? { labels } : {}) };
   const { models, conditions } = options;
   const plain = summarizeRun(records, options);
   const summary = state
     ? { ...addDiagnosticsToSummary(plain, records, { baseline: state.settings.baseline, delta: state.settings.delta }), diagnostics: { ...state.settings, complete: state.complete } }
     : plain;
-  const plan = await readRunPlan(runDir);
   return { id: basename(runDir), dir: runDir, config, manifest, records, summary, models, conditions, ...(plan ? { plan } : {}) };
 }
 

@@ -256,6 +256,8 @@ export const RaterAgreementSchema = z.strictObject({
   answerPearson: OpenIntervalSchema.nullable(),
   kappa: OpenIntervalSchema.nullable(),
   alpha: OpenIntervalSchema.nullable(),
+  /** The annotator's labels (between annotators: either side's) are synthetic, a stand-in's: reported apart from a person's. */
+  synthetic: z.literal(true).optional(),
 });
 
 /** A mean or a paired Δ, judge-only beside corrected with the labels. */
@@ -273,9 +275,12 @@ const CorrectedFiguresSchema = z.strictObject({
 
 export const JudgeCheckSummarySchema = z.strictObject({
   labelledAnswers: z.number().int(),
+  /** The annotators whose labels the corrected figures (means, differences) rest on. */
   annotators: z.array(z.string()),
-  /** Some labels are declared synthetic (the offline demo's), not a person's reading. */
+  /** Those labels are declared synthetic (a stand-in's, the offline demo's), not a person's reading. */
   synthetic: z.boolean(),
+  /** Synthetic labels left out of the corrected figures because a person's exist (never pooled with them): whose, and how many answers they mark. */
+  syntheticLeftOut: z.strictObject({ annotators: z.array(z.string()), answers: z.number().int() }).optional(),
   agreement: z.array(RaterAgreementSchema),
   annotatorAgreement: z.array(RaterAgreementSchema),
   /** Per model × condition with labels: corrected mean, and the judge's bias (judge − human) on the labelled answers. */

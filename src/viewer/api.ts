@@ -99,6 +99,12 @@ export interface RunDetail {
   byModality: ModalityComparison[];
   /** The judge checked against the human labels beside the answers (summary.json's `judgeCheck`); absent without labels. */
   judgeCheck?: JudgeCheckSummary;
+  /**
+   * Set while the judge check shown is not current with the run's label files (labels saved after
+   * summary.json was written, being refreshed; or a run without summary.json, whose figures here leave
+   * labels out): what is stale and how to refresh it; `refreshing`: the viewer is rewriting it, and the page polls until it is done.
+   */
+  labelsStale?: { note: string; refreshing: boolean };
   /** Whether the run has a report.html the server can serve (`/runs/<id>/report.html`). */
   report: boolean;
 }
@@ -278,6 +284,12 @@ export interface CompareResult {
   cost: { a: CostSide; b: CostSide };
   /** The diagnostics' help/hurt decomposition of b against a, when b's cell was diagnosed against a. */
   decomposition: unknown;
+  /**
+   * With human labels, where A is B's baseline in one run and model: the Δ corrected with them
+   * (summary.json's judge check) beside the judge-only one, whose labels they are, and whether the
+   * judge check is stale (labels saved after the summary). Null otherwise.
+   */
+  corrected?: { difference: JudgeCheckSummary['differences'][number]; basis: string[]; stale: string | null } | null;
   /** B's run's metric (`scoring/metrics.ts` names it and its scale: the δ above is on that scale). */
   metric?: string | undefined;
   /** The list of items, filtered by `outcome`, worst (or best) first. */

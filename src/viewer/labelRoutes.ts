@@ -56,6 +56,8 @@ async function stampOf(dir: string): Promise<string> {
 export class LabelRoutes {
   private readonly contexts = new Map<string, LabelContext>();
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** Per run: the refresh of its summary.json and report running now, and whether a save came in during it. */
+  private readonly refreshes = new Map<string, { running: Promise<void>; again: boolean }>();
 
   constructor(private readonly token: string, private readonly origins: () => string[]) {}
 
@@ -148,8 +150,44 @@ export class LabelRoutes {
     if (problems.length) return reply(400, { error: problems.join('\n') });
     const label = labelOf(record, body.annotator, marks, score, 'viewer');
     await this.enqueue(labelFile(dir, body.annotator), () => appendLabels(dir, body.annotator, [label]));
+    this.refresh(dir);
     const saved: LabelSaved = { label, judge: revealOf(record) };
     reply(200, saved);
+  }
+
+  /**
+   * After a save: summary.json's judge check and the files written from it (report.html, CSV) are
+   * rewritten in the background, one refresh per run at a time, saves made during one folded into
+   * the next; the run page says its judge check is being refreshed until summary.json is newer than
+   * the labels. The annotator's reply does not wait for it.
+   */
+  private refresh(dir: string): void {
+    const held = this.refreshes.get(dir);
+    if (held) {
+      held.again = true;
+      return;
+    }
+    const entry = { running: Promise.resolve(), again: true };
+    entry.running = (async () => {
+      const { refreshLabelledOutputs } = await import('../app/rewriteReport.js');
+      while (entry.again) {
+        entry.again = false;
+        try {
+          await refreshLabelledOutputs(dir);
+        } catch (error) {
+          process.stderr.write(`label saved, but ${dir}: summary.json could not be refreshed (${(error as Error).message}); run hisrag report ${dir}\n`);
+        }
+      }
+      this.refreshes.delete(dir);
+    })();
+    this.refreshes.set(dir, entry);
+  }
+
+  /** Resolves once no refresh of the run's (or, without a run, of any run's) outputs is running: a test, a clean shutdown. */
+  async refreshed(dir?: string): Promise<void> {
+    type Held = { running: Promise<void> };
+    const pending = (): Held[] => (dir === undefined ? [...this.refreshes.values()] : [this.refreshes.get(dir)].filter((held): held is Held & { again: boolean } => held !== undefined));
+    for (let held = pending(); held.length; held = pending()) await Promise.all(held.map((h) => h.running));
   }
 
   /** Runs appends to one file one after another (one writer per file, however many tabs). */

@@ -1,6 +1,7 @@
 /** The viewer's data transforms, shared by the server, the bundle writer and the client (on a bundle's files). No I/O. */
 import { pairedDifference, salts, type Observation, type StatisticsSettings } from '../statistics/run.js';
 import { reduceSamples } from '../statistics/samples.js';
+import { labelBasisLines } from '../report/labelBasis.js';
 import type { AnswerQuery, AnswerRow, CellView, CompareItem, CompareQuery, CompareResult, CostSide, Outcome, RunDetail } from './api.js';
 
 /** What Compare needs of one answer. */
@@ -247,8 +248,17 @@ export function compareResult(query: CompareQuery, detailA: RunDetail, detailB: 
     ...result,
     cost: { a: costSide(cellA.cost), b: costSide(cellB.cost) },
     decomposition: own ? (cellB.diagnostics as { decomposition: unknown }).decomposition : null,
+    corrected: correctedOf(query, detailB, sameRun),
     metric: detailB.metric,
   };
+}
+
+/** B's Δ corrected with the run's labels, where A is its baseline (the judge check's pairs are against the baseline only). */
+function correctedOf(query: CompareQuery, detail: RunDetail, sameRun: boolean): CompareResult['corrected'] {
+  const check = detail.judgeCheck;
+  if (!check || !sameRun || query.a.model !== query.b.model) return null;
+  const difference = check.differences.find((d) => d.model === query.b.model && d.condition === query.b.condition && d.baseline === query.a.condition);
+  return difference ? { difference, basis: labelBasisLines(check), stale: detail.labelsStale?.note ?? null } : null;
 }
 
 /** A cell's mean cost per scored answer as its summary gives it (the run's one figure; Compare never recomputes it). */

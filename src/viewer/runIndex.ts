@@ -1,7 +1,9 @@
 import { summaryMetric } from '../scoring/metrics.js';
-import { statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { RunSummary } from '../runFiles/summary.js';
 import { RUN_FILES } from '../runFiles/runDir.js';
+import { LABELS_DIR } from '../runFiles/labels.js';
 import { summarizeRun } from '../analysis/summary.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { costFigure, depthFigure, probabilityBestFigure } from '../figures/runFigures.js';
@@ -11,6 +13,8 @@ import { answerDetail, answerKeys, answersPage, bundleRows, scoreRows } from './
 import { IndexCache, newCounters, type IndexCounters } from './indexCache.js';
 import type { BundleRow, ScoreRow } from './queries.js';
 import { insideFile, RunFiles } from './runFileReads.js';
+
+const withStale = (stale: RunDetail['labelsStale'] | null) => (stale ? { labelsStale: stale } : {});
 
 /** An append up to this size is indexed within the request that sees it (a run in progress); more is left to the background. */
 const INLINE_BYTES = 8 * 1024 * 1024;
@@ -187,9 +191,32 @@ export class RunIndex {
 
   private detailCache: { key: string; value: RunDetail } | null = null;
 
+  /** The newest modification time of the run's label files (0 without labels): a label saved or imported changes it. */
+  private labelsAt(): number {
+    const dir = join(this.dir, LABELS_DIR);
+    let names: string[];
+    try {
+      names = readdirSync(dir).filter((name) => name.endsWith('.jsonl'));
+    } catch {
+      return 0;
+    }
+    return Math.max(0, ...names.map((name) => statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0));
+  }
+
+  /** What is stale about the judge check shown, given the labels' time (null when it is current or there are no labels). */
+  private labelsStale(labelsAt: number): RunDetail['labelsStale'] | null {
+    if (!labelsAt) return null;
+    if (this.storedSummary() === null) {
+      return { refreshing: false, note: `This run has labels (labels/), but no current summary.json: the figures here are computed from the answers without them (no judge check, no corrected Δ) until the run finishes or \`hisrag report ${this.dir}\` rewrites it.` };
+    }
+    if (labelsAt > this.files.readStored().mtimeMs) return { refreshing: true, note: `Labels were saved after summary.json was written: the judge check and corrected figures are being refreshed (if this stays, run \`hisrag report ${this.dir}\`).` };
+    return null;
+  }
+
   detail(): RunDetail {
     const summary = this.currentSummary();
-    const cacheKey = `${this.changes} ${this.ready} ${this.files.status()}`;
+    const labelsAt = this.labelsAt();
+    const cacheKey = `${this.changes} ${this.ready} ${this.files.status()} ${labelsAt}`;
     if (this.detailCache?.key === cacheKey && this.detailCache.value.cells.length === (summary?.cells.length ?? 0)) return this.detailCache.value;
     // Cell diagnostics: from the recomputed summary when it carries them, else from summary.json.
     const storedCells = this.files.readStored().value?.cells ?? [];
@@ -216,6 +243,7 @@ export class RunIndex {
       charts: summary ? summary.models.map((model) => ({ model, depth: depthFigure(summary, model), pBest: probabilityBestFigure(summary, model), cost: costFigure(summary, model) })) : [],
       byModality: summary?.byModality ?? [],
       ...(summary?.judgeCheck ? { judgeCheck: summary.judgeCheck } : {}),
+      ...withStale(this.labelsStale(labelsAt)),
       report: insideFile(this.dir, RUN_FILES.report) !== null,
     };
     this.detailCache = { key: cacheKey, value: detail };

@@ -187,9 +187,12 @@ export async function startViewer(paths: string[], options: { port?: number; hos
     close: () =>
       new Promise<void>((resolvePromise) => {
         server.closeAllConnections();
+        // A refresh of a run's summary after a label save finishes before the store goes.
         server.close(() => {
-          store.close();
-          resolvePromise();
+          void labels.refreshed().then(() => {
+            store.close();
+            resolvePromise();
+          });
         });
       }),
   };

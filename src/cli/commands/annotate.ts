@@ -57,6 +57,21 @@ answers marked right/wrong). Exit codes: 0 done, 2 bad input (each bad line name
         const { importLabels } = await import('../../app/labelExchange.js');
         const { imported } = await importLabels(runDir, opts.import, opts.annotator, { synthetic: opts.synthetic ?? false });
         log(`imported ${imported} ${opts.synthetic ? 'SYNTHETIC ' : ''}label(s) for ${opts.annotator} from ${opts.import}`);
+        // Every surface that reads the run's files shows the labels at once: summary.json's judge check and what is written from it.
+        const { refreshLabelledOutputs } = await import('../../app/rewriteReport.js');
+        const refresh = await refreshLabelledOutputs(runDir);
+        if (!refresh.refreshed) {
+          log(refresh.reason);
+          return;
+        }
+        const { labelBasisLines } = await import('../../report/labelBasis.js');
+        const { withInterval } = await import('../../report/table.js');
+        const check = refresh.judgeCheck;
+        if (check) {
+          for (const line of labelBasisLines(check)) log(line);
+          for (const d of check.differences) log(`${d.model} ${d.condition} − ${d.baseline}: Δ judge-only ${withInterval(d.judgeOnly, 1, true)}, Δ corrected (PPI++) ${withInterval(d.ppiPlusPlus, 1, true)}, labels only ${withInterval(d.labelsOnly, 1, true)} (${d.labelled} of ${d.n} pairs labelled)`);
+        }
+        log(`updated: summary.json, summary.csv, tables/, report.html (${refresh.reportPath})`);
         return;
       }
       if (opts.export) {

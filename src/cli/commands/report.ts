@@ -31,13 +31,14 @@ export function registerReportCommands(program: Command): void {
 
   program
     .command('export')
-    .description("A run's tables as booktabs LaTeX (conditions with intervals, Δ with adjusted p, depth curves; numbers from summary.json) and its figures as SVG (and PDF)")
+    .description("A run's tables as booktabs LaTeX (conditions with intervals, Δ with adjusted p and, with labels, the corrected Δ; depth curves and families, chunking × depth, span retrieval, modality, judge check; numbers from summary.json) and its figures as SVG (and PDF)")
     .argument('<run-dir>', 'a run directory (experiments/runs/<run-id>)')
     .requiredOption('--latex <out-dir>', 'where to write <table>.tex, figures/<name>.svg and main.tex (the document that sets them)')
     .option('--pdf', 'also print each figure to PDF (needs Chromium: CHROMIUM_PATH or /usr/bin/chromium)')
     .action(async (runDir: string, opts: { latex: string; pdf?: boolean }) => {
       const { exportLatex } = await import('../../app/figures.js');
-      const { files, engine, pdfSkipped } = await exportLatex(runDir, opts.latex, { pdf: opts.pdf ?? false });
+      const { files, engine, pdfSkipped, refreshed } = await exportLatex(runDir, opts.latex, { pdf: opts.pdf ?? false });
+      if (refreshed) process.stderr.write(`${refreshed}\n`);
       for (const path of files) process.stdout.write(`${path}\n`);
       if (pdfSkipped) process.stderr.write(`figures not printed to PDF: ${pdfSkipped}; main.tex names them in comments\n`);
       process.stderr.write(`compile: cd ${opts.latex} && ${engine} main.tex\n`);

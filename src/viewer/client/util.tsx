@@ -44,7 +44,8 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[], poll?: (data
 /** A run's detail; the live server's is polled while the run is in progress or still being indexed. */
 export function useRunDetail(id: string): Loaded<RunDetail> {
   const api = useApi();
-  return useLoad(() => api.run(id), [id], (d) => (api.live && (d.run.status === 'in progress' || d.run.index?.state === 'indexing') ? 1500 : null));
+  // Polled while the run is written, indexed, or its judge check refreshed after a label was saved.
+  return useLoad(() => api.run(id), [id], (d) => (api.live && (d.run.status === 'in progress' || d.run.index?.state === 'indexing' || d.labelsStale?.refreshing) ? 1500 : null));
 }
 
 /** The view's URL parameters, and a setter of some of them (an empty value removes one) that replaces the history entry. */

@@ -59,6 +59,22 @@ const COST_ROWS: { label: string; pick: (c: CostSide) => number | null; digits: 
   { label: 'ms / answer', pick: (c) => c.durationMs, digits: 0 },
 ];
 
+/** B − A corrected with the run's human labels (PPI++) beside the judge-only Δ, whose labels they are, and whether that is stale. */
+function Corrected({ value }: { value: NonNullable<CompareResult['corrected']> }) {
+  const d = value.difference;
+  return (
+    <div class="compare-corrected">
+      <p>
+        with labels ({d.labelled} of {d.n} pairs labelled): Δ judge-only <span class="delta">{signed(d.judgeOnly.estimate, 1)}</span> <span class="meta">{ci(d.judgeOnly.ciLow, d.judgeOnly.ciHigh, 1)}</span> · Δ corrected (PPI++) <span class="delta corrected">{signed(d.ppiPlusPlus.estimate, 1)}</span> <span class="meta">{ci(d.ppiPlusPlus.ciLow, d.ppiPlusPlus.ciHigh, 1)}</span>
+      </p>
+      {value.basis.map((line) => (
+        <p class="meta">{line}</p>
+      ))}
+      {value.stale ? <p class="labels-stale">{value.stale}</p> : null}
+    </div>
+  );
+}
+
 function Result({ query, result, onChange }: { query: CompareQuery; result: CompareResult; onChange: (q: CompareQuery) => void }) {
   const outcome = query.outcome ?? 'all';
   const name = (r: ConditionRef) => (r.run === query.a.run && r.run === query.b.run ? r.condition : `${r.run} · ${r.condition}`);
@@ -78,6 +94,7 @@ function Result({ query, result, onChange }: { query: CompareQuery; result: Comp
             repeated samples (up to {result.samples.a} an item in A, {result.samples.b} in B): each item's samples reduced by their {result.samples.reducer}; CI by the two-stage bootstrap (items, then samples)
           </p>
         ) : null}
+        {result.corrected ? <Corrected value={result.corrected} /> : null}
         <p class="meta">
           A mean {fmt(result.a.mean)} ({result.a.scored}/{result.a.answers} scored) · B mean {fmt(result.b.mean)} ({result.b.scored}/{result.b.answers} scored)
           {result.unpaired.a || result.unpaired.b ? ` · unpaired: ${result.unpaired.a} only in A, ${result.unpaired.b} only in B` : ''}

@@ -1,4 +1,5 @@
 import type { RunDetail } from '../../api.js';
+import { labelBasisLines } from '../../../report/labelBasis.js';
 import { ci, fmt, Head, signed } from '../util.js';
 
 type Open = { estimate: number | null; ciLow: number | null; ciHigh: number | null } | null;
@@ -15,16 +16,23 @@ const Figure = ({ value, sign, digits = 1 }: { value: Open; sign?: boolean; digi
  */
 export function JudgeCheckTable({ detail }: { detail: RunDetail }) {
   const check = detail.judgeCheck;
-  if (!check) return null;
+  const stale = detail.labelsStale ? <p class={`labels-stale${detail.labelsStale.refreshing ? ' refreshing' : ''}`}>{detail.labelsStale.note}</p> : null;
+  if (!check) return stale;
   return (
     <>
       <h2 id="judge-check">Judge checked against people</h2>
+      {stale}
+      {labelBasisLines(check).map((line) => (
+        <p class={check.synthetic ? 'meta synthetic' : 'meta'}>
+          <b>{line}</b>
+        </p>
+      ))}
       <p class="meta">
-        {check.labelledAnswers} labelled answers ({check.annotators.join(', ')}){check.synthetic ? ' — SYNTHETIC LABELS (a demo), not a person’s reading' : ''}; 95% clustered intervals. <code>hisrag judges &lt;run-dir&gt;</code> prints every figure.
+        95% clustered intervals. <code>hisrag judges &lt;run-dir&gt;</code> prints every figure.
       </p>
       <div class="scroll">
         <table class="judge-check">
-          <Head cols={['condition', 'labelled', 'judge-only', 'PPI++', 'bias (judge − human)', 'Δ judge-only', 'Δ PPI++', 'judge’s part of Δ']} />
+          <Head cols={['condition', 'labelled', 'judge-only', 'PPI++', 'bias (judge − human)', 'Δ judge-only', 'Δ PPI++', 'Δ labels only', 'judge’s part of Δ']} />
           <tbody>
             {check.means.map((m) => {
               const d = check.differences.find((x) => x.model === m.model && x.condition === m.condition);
@@ -37,6 +45,7 @@ export function JudgeCheckTable({ detail }: { detail: RunDetail }) {
                   <Figure value={m.bias} sign />
                   <Figure value={d?.judgeOnly ?? null} sign />
                   <Figure value={d?.ppiPlusPlus ?? null} sign />
+                  <Figure value={d?.labelsOnly ?? null} sign />
                   <Figure value={d?.biasDifference ?? null} sign />
                 </tr>
               );
@@ -49,7 +58,7 @@ export function JudgeCheckTable({ detail }: { detail: RunDetail }) {
         <tbody>
           {[...check.agreement, ...check.annotatorAgreement].map((a) => (
             <tr>
-              <td>{a.judge}</td><td>{a.annotator}</td><td class="num">{a.answers}</td>
+              <td>{a.judge}</td><td>{a.annotator}{a.synthetic ? ' (synthetic)' : ''}</td><td class="num">{a.answers}</td>
               <Figure value={a.rubricPearson} digits={2} /><Figure value={a.answerPearson} digits={2} /><Figure value={a.kappa} digits={2} /><Figure value={a.alpha} digits={2} />
             </tr>
           ))}
