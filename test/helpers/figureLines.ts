@@ -20,13 +20,22 @@ type Row = Record<string, unknown>;
 
 const SPLITTING_CHANNELS = ['color', 'detail', 'strokeDash', 'shape', 'facet', 'row', 'column'];
 
-/** A filter transform's rows; a filter that is not an expression (a selection) keeps every row. */
+/** The few Vega expression functions a filter may call, as JavaScript. */
+const VEGA_FUNCTIONS = { isValid: (v: unknown) => v !== null && v !== undefined && !Number.isNaN(v), isNumber: (v: unknown) => typeof v === 'number', isString: (v: unknown) => typeof v === 'string' };
+
+/** A filter transform's rows; a filter that is not an expression (a selection), or one this reader cannot evaluate, keeps every row. */
 function applyTransforms(rows: Row[], transforms: unknown): Row[] {
   let out = rows;
   for (const t of (transforms as Spec[] | undefined) ?? []) {
     if (typeof t?.filter !== 'string') continue;
-    const test = new Function('datum', `return (${t.filter});`) as (d: Row) => boolean;
-    out = out.filter((row) => test(row));
+    const test = new Function('datum', ...Object.keys(VEGA_FUNCTIONS), `return (${t.filter});`) as (d: Row, ...fns: unknown[]) => boolean;
+    out = out.filter((row) => {
+      try {
+        return test(row, ...Object.values(VEGA_FUNCTIONS));
+      } catch {
+        return true;
+      }
+    });
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadExperimentConfig } from '../../src/config/load.js';
 import { InputError } from '../../src/errors.js';
@@ -16,7 +16,7 @@ import { QUESTIONS, studyAnnotators, studyConfig, type StudyFactors } from './st
 import type { Surfaces } from './surfaceNumbers.js';
 
 export type StudyOutcome =
-  | { refused: InputError }
+  | { refused: InputError; answers: number }
   | { runDir: string; summary: RunSummary; records: RunItemRecord[]; figures: { name: string; spec: Record<string, unknown> }[]; surfaces: Surfaces; timings: Record<string, number> };
 
 /**
@@ -32,6 +32,12 @@ function writeLabels(cells: { model: string; condition: string }[], file: string
       .map((q) => ({ key: `${model}|${condition}|prohist:${q.id}`, verdicts: Object.fromEntries(verdictKeys(q.rubrics).map((k) => [k, next() < 0.5 ? 1 : 0])) })),
   );
   writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+}
+
+/** How many answers a run directory holds (0 where it has none, or is gone). */
+function answersIn(runDir: string): number {
+  const items = join(runDir, 'items.jsonl');
+  return existsSync(items) ? readFileSync(items, 'utf8').split('\n').filter((line) => line.trim()).length : 0;
 }
 
 /** Every Vega-Lite spec (an object with a `$schema`) inside a value, by where it is found: the viewer's charts, whatever their shape. */
@@ -70,7 +76,8 @@ export async function runStudy(factors: StudyFactors, shared: string, root: stri
     }
     ({ runDir } = await runExperiment({ config, configFile: file, runId: 'run', log: (line) => terminal.push(line) }));
   } catch (error) {
-    if (error instanceof InputError) return { refused: error };
+    // A refusal comes before any call: whatever answers the run directory holds were answered all the same.
+    if (error instanceof InputError) return { refused: error, answers: answersIn(join(dir, 'runs', 'run')) };
     throw error;
   }
   lap('run');

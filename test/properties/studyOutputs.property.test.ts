@@ -7,7 +7,7 @@ import { loadExperimentConfig } from '../../src/config/load.js';
 import { prepareArtefacts } from '../../src/app/prepare.js';
 import { closeResponseCaches } from '../../src/generation/responseCache.js';
 import { figureProblems } from '../helpers/figureLines.js';
-import { studyFactorsArbitrary, writeSharedPrepareConfig, type StudyFactors } from '../helpers/studyFactors.js';
+import { RELABELLED_BASELINE, studyFactorsArbitrary, writeSharedPrepareConfig, type StudyFactors } from '../helpers/studyFactors.js';
 import { deltaProblems, intervalProblems } from '../helpers/studyInvariants.js';
 import { runStudy } from '../helpers/studyRun.js';
 import { surfaceProblems } from '../helpers/surfaceNumbers.js';
@@ -22,12 +22,30 @@ const ISSUE_EXAMPLES: StudyFactors[] = [
   { retrievers: ['bm25'], chunkings: [40], depthKind: 'k', methods: ['single'], models: 1, samples: 1, baseline: 'relabelled', labels: 'none' },
 ];
 
+/** What one study took: wall-clock ms, and CPU ms of this process (what an idle machine would take, near enough, on a busy one). */
+interface StudyTime {
+  wall: number;
+  cpu: number;
+}
+
+const timeLine = (times: StudyTime[], key: keyof StudyTime) => {
+  const sorted = times.map((t) => t[key]).sort((a, b) => a - b);
+  return `${key} ${(sorted.reduce((a, b) => a + b, 0) / sorted.length).toFixed(0)} ms mean, ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} median, ${sorted.at(-1)!.toFixed(0)} max`;
+};
+
 /** Everything wrong with one study's outputs; a refusal is right only where the baseline is relabelled (exit 2 before any call). */
-async function studyProblems(factors: StudyFactors, shared: string, root: string, times: number[]): Promise<string[]> {
+async function studyProblems(factors: StudyFactors, shared: string, root: string, times: StudyTime[]): Promise<string[]> {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const outcome = await runStudy(factors, shared, root, SEED);
-  times.push(performance.now() - started);
-  if ('refused' in outcome) return factors.baseline === 'relabelled' ? [] : [`refused a study it should run: ${outcome.refused.message}`];
+  const used = process.cpuUsage(cpu);
+  times.push({ wall: performance.now() - started, cpu: (used.user + used.system) / 1000 });
+  if ('refused' in outcome) {
+    const { refused, answers } = outcome;
+    if (factors.baseline !== 'relabelled') return [`refused a study it should run: ${refused.message}`];
+    // Refusing a relabelled baseline is right before any call, naming the conditions the run has.
+    return [...(answers ? [`refused after ${answers} answers: ${refused.message}`] : []), ...(refused.message.includes(RELABELLED_BASELINE) ? [] : [`the refusal does not name the run's conditions (${RELABELLED_BASELINE}): ${refused.message}`])];
+  }
   const { summary, records, figures, surfaces } = outcome;
   return [
     ...figures.flatMap(({ name, spec }) => figureProblems(name, spec, summary)),
@@ -40,7 +58,7 @@ async function studyProblems(factors: StudyFactors, shared: string, root: string
 describe(`a study's figures, tables and exports agree whatever it combines (${RUNS} configs, seed ${SEED})`, () => {
   let root: string;
   let shared: string;
-  const times: number[] = [];
+  const times: StudyTime[] = [];
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'hisrag-property-'));
@@ -52,11 +70,7 @@ describe(`a study's figures, tables and exports agree whatever it combines (${RU
 
   afterAll(() => {
     closeResponseCaches();
-    if (times.length) {
-      const sorted = [...times].sort((a, b) => a - b);
-      const mean = times.reduce((a, b) => a + b, 0) / times.length;
-      console.log(`property test: ${times.length} studies run (seed ${SEED}); per study ${mean.toFixed(0)} ms mean, ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms median, ${sorted.at(-1)!.toFixed(0)} ms max`);
-    }
+    if (times.length) console.log(`property test: ${times.length} studies run (seed ${SEED}, shrinking included); per study: ${timeLine(times, 'wall')}; ${timeLine(times, 'cpu')}`);
     rmSync(root, { recursive: true, force: true });
   });
 
