@@ -163,7 +163,7 @@ export function figureProblems(name: string, spec: Spec, summary: RunSummary): s
     }
     const kinds = matches.map((m) => new Set(m.map((c) => c.kind))).reduce((a, b) => new Set([...a].filter((v) => b.has(v))));
     const plotKinds = kindsByPlot.get(line.plot) ?? new Set<XKind>();
-    for (const kind of kinds) plotKinds.add(kind);
+    for (const match of matches) for (const { kind } of match) plotKinds.add(kind);
     kindsByPlot.set(line.plot, plotKinds);
     const titled = titleKind(line.xTitle);
     if (kinds.size > 0 && titled !== null && !kinds.has(titled as XKind) && !(titled === 'depth' && (kinds.has('k') || kinds.has('budget')))) {
