@@ -49,8 +49,10 @@ function vegaLiteSpecs(value: unknown, path: string): { name: string; spec: Reco
 
 /**
  * Runs one drawn study in-process, as a user would: `hisrag run` (the terminal lines captured; label
- * files named in the config, as `labels:`, imported when the answers are in), and reads every surface: summary.json, report.html, summary.csv, the saved figures,
- * the LaTeX export's tables and the viewer's run page. A refusal (exit 2: `InputError`) is returned.
+ * files named in the config, as `labels:`, imported when the answers are in), and reads every
+ * surface: summary.json, report.html, summary.csv, the saved figures, the tables `hisrag export
+ * --latex` writes (`latexTables`: its figures are the saved ones, not rendered again here) and the
+ * viewer's run page with its charts. A refusal (exit 2: `InputError`) is returned.
  */
 export async function runStudy(factors: StudyFactors, shared: string, root: string, seed: number): Promise<StudyOutcome> {
   const dir = mkdtempSync(join(root, 'study-'));
