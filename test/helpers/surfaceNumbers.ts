@@ -33,10 +33,17 @@ function expectedRow(summary: RunSummary, cell: RunSummary['cells'][number]) {
 
 function rowProblems(surface: string, summary: RunSummary, cell: RunSummary['cells'][number], rowText: string | undefined): string[] {
   if (rowText === undefined) return [`${surface}: no row for ${cell.model} · ${cell.condition}`];
+  // In the order every table prints them (mean, its interval, Δ, its interval): a Δ left out is not found in the mean's place.
   const tokens = numbers(rowText.replace(cell.condition, ''));
-  return Object.entries(expectedRow(summary, cell))
-    .filter(([, value]) => value !== null && !printed(value, tokens))
-    .map(([field, value]) => `${surface}: ${cell.model} · ${cell.condition}: ${field} ${value} of summary.json is not in the row "${rowText.trim().replace(/\s+/g, ' ')}"`);
+  const problems: string[] = [];
+  let from = 0;
+  for (const [field, value] of Object.entries(expectedRow(summary, cell))) {
+    if (value === null) continue;
+    const at = tokens.findIndex((t, i) => i >= from && printed(value, [t]));
+    if (at === -1) problems.push(`${surface}: ${cell.model} · ${cell.condition}: ${field} ${value} of summary.json is not in the row (after what precedes it) "${rowText.trim().replace(/\s+/g, ' ')}"`);
+    else from = at + 1;
+  }
+  return problems;
 }
 
 /** The terminal table's rows: per `model: <name>` block, the line that starts with the condition. */
@@ -47,20 +54,22 @@ function terminalRow(text: string, model: string, condition: string): string | u
 
 const stripTags = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"');
 
-/** report.html's conditions table of a model (the table after its `<h3>`): the row whose first cell is the condition. */
-function reportRow(html: string, model: string, condition: string): string | undefined {
+const rowKey = (model: string, condition: string) => `${model}\u0000${condition}`;
+
+/** report.html's conditions tables, each after its model's `<h3>`: every row's cells by model and its first cell (the condition). */
+function reportRows(html: string): Map<string, string> {
+  const rows = new Map<string, string>();
   const tables = html.split('<table class="conditions">');
   for (let i = 1; i < tables.length; i++) {
     const before = tables[i - 1]!;
-    const heading = before.slice(before.lastIndexOf('<h3>'), before.lastIndexOf('</h3>'));
-    if (stripTags(heading).trim() !== model) continue;
+    const model = stripTags(before.slice(before.lastIndexOf('<h3>'), before.lastIndexOf('</h3>'))).trim();
     const body = tables[i]!.slice(0, tables[i]!.indexOf('</table>'));
     for (const row of body.split('<tr>').slice(1)) {
       const cells = row.split('<td').slice(1).map((c) => stripTags('<td' + c).trim());
-      if (cells[0] === condition) return cells.join('  ');
+      if (cells.length && !rows.has(rowKey(model, cells[0]!))) rows.set(rowKey(model, cells[0]!), cells.join('  '));
     }
   }
-  return undefined;
+  return rows;
 }
 
 /** RFC 4180 CSV rows. */
@@ -141,12 +150,15 @@ function viewerProblems(summary: RunSummary, viewer: RunDetail): string[] {
 /** Where labels exist, every text surface shows each corrected (PPI++) Δ of summary.json's judge check. */
 function correctedProblems(summary: RunSummary, surfaces: Surfaces): string[] {
   const problems: string[] = [];
+  const differences = summary.judgeCheck?.differences ?? [];
+  if (!differences.length) return problems;
   const texts: Record<string, string> = { terminal: surfaces.terminal, 'report.html': stripTags(surfaces.reportHtml), LaTeX: surfaces.latex.map((t) => t.tex).join('\n') };
-  for (const d of summary.judgeCheck?.differences ?? []) {
+  const tokens = Object.entries(texts).map(([surface, text]) => [surface, numbers(text)] as const);
+  for (const d of differences) {
     const value = d.ppiPlusPlus.estimate;
     if (value === null) continue;
-    for (const [surface, text] of Object.entries(texts)) {
-      if (!printed(value, numbers(text))) problems.push(`${surface}: the corrected Δ ${value} (${d.model} · ${d.condition} vs ${d.baseline}) of summary.json's judge check is not shown`);
+    for (const [surface, printedNumbers] of tokens) {
+      if (!printed(value, printedNumbers)) problems.push(`${surface}: the corrected Δ ${value} (${d.model} · ${d.condition} vs ${d.baseline}) of summary.json's judge check is not shown`);
     }
   }
   return problems;
@@ -155,9 +167,10 @@ function correctedProblems(summary: RunSummary, surfaces: Surfaces): string[] {
 /** Every disagreement between a surface and summary.json. */
 export function surfaceProblems(summary: RunSummary, surfaces: Surfaces): string[] {
   const problems: string[] = [];
+  const report = reportRows(surfaces.reportHtml);
   for (const cell of summary.cells) {
     problems.push(...rowProblems('terminal', summary, cell, terminalRow(surfaces.terminal, cell.model, cell.condition)));
-    problems.push(...rowProblems('report.html', summary, cell, reportRow(surfaces.reportHtml, cell.model, cell.condition)));
+    problems.push(...rowProblems('report.html', summary, cell, report.get(rowKey(cell.model, cell.condition))));
     problems.push(...rowProblems('LaTeX', summary, cell, latexRow(surfaces.latex, summary, cell.model, cell.condition)));
   }
   problems.push(...csvProblems(summary, surfaces.csv), ...viewerProblems(summary, surfaces.viewer), ...correctedProblems(summary, surfaces));

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { RunSummary } from '../../src/runFiles/summary.js';
 import { drawnLines, figureProblems } from '../helpers/figureLines.js';
 import { deltaProblems } from '../helpers/studyInvariants.js';
-import { parseCsv } from '../helpers/surfaceNumbers.js';
+import { parseCsv, surfaceProblems, type Surfaces } from '../helpers/surfaceNumbers.js';
+import type { RunDetail } from '../../src/viewer/api.js';
 
 // The property test's checks on hand-made figures and summaries: each finds what it is for, and passes what is right.
 
@@ -104,5 +105,35 @@ describe('the Δ check', () => {
 describe('the CSV reader', () => {
   it('reads quoted fields with commas, quotes and newlines', () => {
     expect(parseCsv('a,b\n"x, y","say ""hi""\nthere"\n')).toEqual([['a', 'b'], ['x, y', 'say "hi"\nthere']]);
+  });
+});
+
+describe('the surface check', () => {
+  // One condition against closed-book, as the terminal, the report, the CSV, LaTeX and the viewer print it (by hand).
+  const run = {
+    baseline: 'closed-book',
+    models: ['m'],
+    conditions: ['closed-book', 'rag@3'],
+    cells: [
+      { model: 'm', condition: 'closed-book', score: { n: 5, mean: 0, ciLow: 0, ciHigh: 0 } },
+      { model: 'm', condition: 'rag@3', score: { n: 5, mean: 26.2, ciLow: 11.76, ciHigh: 42.2 } },
+    ],
+    paired: [{ model: 'm', condition: 'rag@3', baseline: 'closed-book', n: 5, meanDiff: 26.2, ciLow: 9.18, ciHigh: 44 }],
+  } as unknown as RunSummary;
+  const surfaces = (delta: string): Surfaces => ({
+    terminal: ['model: m', 'condition    mean  95% CI  Δ vs closed-book [95% CI]', 'closed-book  0.00  [0.00, 0.00]  –', `rag@3        26.20  [11.76, 42.20]  ${delta}`].join('\n'),
+    reportHtml: `<h3>m</h3><div><table class="conditions"><tr><th>condition</th></tr><tr><td>closed-book</td><td>0.00 [0.00, 0.00]</td><td>–</td></tr><tr><td>rag@3</td><td>26.20 <span>[11.76, 42.20]</span></td><td>${delta}</td></tr></table></div>`,
+    csv: 'model,condition,group,mean,ci_low,ci_high,diff_vs_baseline,diff_ci_low,diff_ci_high\nm,closed-book,all,0,0,0,,,\nm,rag@3,all,26.2,11.76,42.2,26.2,9.18,44\n',
+    latex: [{ name: 'conditions', tex: `closed-book & 0.00 [0.00, 0.00] & -- & -- & 5 \\\\\nrag@3 & 26.20 [11.76, 42.20] & ${delta} & 0.125 & 5 \\\\` }],
+    viewer: { baseline: 'closed-book', cells: run.cells.map((c) => ({ ...c, paired: run.paired.find((p) => p.condition === c.condition) ?? null })) } as unknown as RunDetail,
+  });
+
+  it('passes surfaces that print summary.json\'s numbers at their precision', () => {
+    expect(surfaceProblems(run, surfaces('+26.20 [9.18, 44.00]'))).toEqual([]);
+  });
+
+  it('finds a Δ a surface leaves out', () => {
+    const problems = surfaceProblems(run, surfaces('–'));
+    expect(problems.filter((p) => p.includes('delta 26.2 of summary.json is not in the row')).map((p) => p.split(':')[0])).toEqual(['terminal', 'report.html', 'LaTeX']);
   });
 });
