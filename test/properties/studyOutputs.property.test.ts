@@ -13,8 +13,13 @@ import { runStudy } from '../helpers/studyRun.js';
 import { surfaceProblems } from '../helpers/surfaceNumbers.js';
 
 // 50 configs by default; HISRAG_PROPERTY_RUNS=1000 for a long run, HISRAG_PROPERTY_SEED to replay another draw.
-const RUNS = Number(process.env.HISRAG_PROPERTY_RUNS ?? 50);
-const SEED = Number(process.env.HISRAG_PROPERTY_SEED ?? 20261207);
+function wholeNumberFrom(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name}: expected a whole number from 1, got "${process.env[name]}"`);
+  return value;
+}
+const RUNS = wholeNumberFrom('HISRAG_PROPERTY_RUNS', 50);
+const SEED = wholeNumberFrom('HISRAG_PROPERTY_SEED', 20261207);
 
 /** The studies of issue 53, run first on every draw: the zigzag sweep, and the relabelled baseline. */
 const ISSUE_EXAMPLES: StudyFactors[] = [
