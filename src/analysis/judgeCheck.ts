@@ -19,6 +19,12 @@ export interface JudgeCheckOptions {
   seed: number;
   /** The run's judge as the table names it (default `judge`). */
   judgeName?: string;
+  /**
+   * Each question's inclusion probability in the label draw (item key → π, `labels/sample.json`):
+   * labels are weighted by 1/π. Used only when every labelled question has one; otherwise (a sample
+   * drawn before π was recorded, labels of questions outside the draw) every question counts the same.
+   */
+  inclusion?: ReadonlyMap<string, number> | undefined;
 }
 
 /** One judge (or annotator) against one annotator, on the answers both marked. */
@@ -133,6 +139,8 @@ export function checkJudge(records: readonly RunItemRecord[], labels: readonly A
   // The human score of an answer: the mean of its annotators' scores.
   const humanScores = new Map<string, number[]>();
   for (const l of known) if (l.score !== null) humanScores.set(l.key, [...(humanScores.get(l.key) ?? []), l.score]);
+  const labelledQuestions = new Set(answers.filter((r) => humanScores.has(r.key)).map(itemKeyOf));
+  const inclusion = options.inclusion && [...labelledQuestions].every((k) => options.inclusion!.has(k)) ? options.inclusion : undefined;
   const stats = runStatistics(answers, { ...(options.cluster !== undefined ? { cluster: options.cluster } : {}), resamples: options.resamples, seed: options.seed });
   const cells = new Map<string, JudgedAnswer[]>();
   const cellOrder: { model: string; condition: string }[] = [];
@@ -147,6 +155,7 @@ export function checkJudge(records: readonly RunItemRecord[], labels: readonly A
       key: itemKeyOf(r),
       judge: r.score.score!,
       ...(human ? { human: mean(human) } : {}),
+      ...(inclusion?.has(itemKeyOf(r)) ? { inclusion: inclusion.get(itemKeyOf(r))! } : {}),
       ...(stats.clusterKey ? { cluster: stats.clusterKey(r) } : {}),
     });
   }
@@ -170,6 +179,8 @@ export function checkJudge(records: readonly RunItemRecord[], labels: readonly A
     annotators,
     // Any label declared synthetic (the offline demo's): every surface says so.
     synthetic: known.some((l) => l.synthetic === true),
+    // Whether the corrected figures weight labels by the draw's 1/π or count every question the same.
+    weights: inclusion ? ('inclusion' as const) : ('equal' as const),
     agreement,
     annotatorAgreement,
     conditions,
@@ -202,7 +213,16 @@ const raterRow = (r: AgreementRow): RaterAgreement => ({
   kappa: openOrNull(r.kappa),
   alpha: openOrNull(r.alpha),
 });
-const corrected = (e: PredictionPoweredEstimate) => ({ n: e.n, labelled: e.labelled, judgeOnly: open(e.judgeOnly), labelsOnly: open(e.labelsOnly), ppiPlusPlus: open(e.ppiPlusPlus), lambda: e.ppiPlusPlus.lambda });
+const corrected = (e: PredictionPoweredEstimate) => ({
+  n: e.n,
+  labelled: e.labelled,
+  labelledClusters: e.labelledClusters,
+  judgeOnly: open(e.judgeOnly),
+  labelsOnly: open(e.labelsOnly),
+  ppiPlusPlus: open(e.ppiPlusPlus),
+  lambda: e.ppiPlusPlus.lambda,
+  caution: e.caution,
+});
 
 export type JudgeCheck = ReturnType<typeof checkJudge>;
 
@@ -213,6 +233,7 @@ export function judgeCheckSummary(check: JudgeCheck): JudgeCheckSummary | undefi
     labelledAnswers: check.labelledAnswers,
     annotators: check.annotators,
     synthetic: check.synthetic,
+    weights: check.weights,
     agreement: check.agreement.map(raterRow),
     annotatorAgreement: check.annotatorAgreement.map(raterRow),
     means: check.conditions.map((c) => ({ model: c.model, condition: c.condition, ...corrected(c.mean), bias: open(c.bias) })),

@@ -10,7 +10,7 @@ import { attachDiagnostics, readDiagnosticsLines, readDiagnosticsState } from '.
 import { addDiagnosticsToSummary } from '../diagnostics/summary.js';
 import { readRunPlan, type RunPlan } from '../runFiles/plan.js';
 import { readRunManifest, type StoredRunManifest } from '../runFiles/manifest.js';
-import { readRunLabels } from '../runFiles/labelFiles.js';
+import { readLabelInclusion, readRunLabels } from '../runFiles/labelFiles.js';
 
 /** A run directory read into memory: its config, manifest, answer records, summary and plan. */
 export interface LoadedRun {
@@ -60,7 +60,8 @@ export async function loadRun(dir: string): Promise<LoadedRun> {
   const read = await readRunRecords(runDir);
   const records = state ? attachDiagnostics(read, state, await readDiagnosticsLines(runDir)) : read;
   const labels = await readRunLabels(runDir);
-  const options = { ...summaryOptionsOf(config, manifest, records), ...(labels.length ? { labels } : {}) };
+  const inclusion = labels.length ? await readLabelInclusion(runDir) : undefined;
+  const options = { ...summaryOptionsOf(config, manifest, records), ...(labels.length ? { labels } : {}), ...(inclusion ? { labelInclusion: inclusion } : {}) };
   const { models, conditions } = options;
   const plain = summarizeRun(records, options);
   const summary = state

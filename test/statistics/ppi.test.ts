@@ -27,12 +27,13 @@ describe('prediction-powered estimates of a mean', () => {
     expect(e.labelled).toBe(3);
     expect(e.judgeOnly.estimate).toBeCloseTo(65, 12);
     expect(e.labelsOnly.estimate).toBeCloseTo(140 / 3, 12);
-    // mean_N(f) − mean_n(f − Y) = 65 − (20 + 0 + 20)/3.
-    expect(e.ppi.estimate).toBeCloseTo(65 - 40 / 3, 12);
-    // λ̂ = Cov_n(Y, f) ÷ Var_N(f): Cov over the labelled (f 80 60 40, Y 60 60 20) = 400; Var(f) over all six = 350.
-    // 400/350 > 1: clipped to 1, so PPI++ is PPI here.
-    expect(e.ppiPlusPlus.lambda).toBe(1);
-    expect(e.ppiPlusPlus.estimate).toBeCloseTo(e.ppi.estimate, 12);
+    // The paper's PPI (λ = 1), as ppi_py's ppi_mean_pointestimate: mean of the unlabelled judge scores
+    // (90 70 50: 70) + mean_n(Y − f) = 70 − (20 + 0 + 20)/3.
+    expect(e.ppi.estimate).toBeCloseTo(70 - 40 / 3, 12);
+    // λ̂ = Cov_n(Y, f) ÷ ((1 + n/N′)·Var_N(f)) (ppi_py's _calc_lam_glm for a mean): Cov over the labelled
+    // (f 80 60 40, Y 60 60 20), divisor n = 800/3; Var(f) over all six = 350; 1 + 3/3 = 2.
+    expect(e.ppiPlusPlus.lambda).toBeCloseTo(800 / 3 / 700, 12);
+    expect(e.ppiPlusPlus.estimate).toBeCloseTo(140 / 3 + (800 / 3 / 700) * (70 - 60), 12);
   });
 
   it('weights the judge by λ̂ when the judge tracks the labels loosely', () => {
@@ -41,9 +42,10 @@ describe('prediction-powered estimates of a mean', () => {
     expect(loose.ppiPlusPlus.lambda).toBe(0);
     expect(loose.ppiPlusPlus.estimate).toBeCloseTo(loose.labelsOnly.estimate, 12);
     const partial = predictionPowered([80, 60, 40, 90, 70, 50], [70, 50, 50, NaN, NaN, NaN], undefined, { seed: 1, resamples: 200 });
-    // Cov_n = (20·13.33 + 0 + (−20)(−6.67))/2 = 200; λ̂ = 200/350.
-    expect(partial.ppiPlusPlus.lambda).toBeCloseTo(200 / 350, 12);
-    expect(partial.ppiPlusPlus.estimate).toBeCloseTo(170 / 3 + (200 / 350) * (65 - 60), 12);
+    // Cov_n = (20·13.33 + 0 + (−20)(−6.67))/3 = 400/3; λ̂ = (400/3) ÷ (2·350).
+    expect(partial.ppiPlusPlus.lambda).toBeCloseTo(400 / 3 / 700, 12);
+    // Ȳ + λ̂·(mean of the unlabelled f − mean of the labelled f) = 170/3 + λ̂·(70 − 60).
+    expect(partial.ppiPlusPlus.estimate).toBeCloseTo(170 / 3 + (400 / 3 / 700) * (70 - 60), 12);
   });
 
   it("resamples as the run's cluster bootstrap does: the judge-only interval is clusteredBootstrap's, draw for draw", () => {
@@ -88,14 +90,15 @@ describe('a corrected paired Δ', () => {
 
   it('is the same estimator on per-question differences, labelled where both answers are', () => {
     const d = correctedDifference(condition, baseline, { seed: 3, resamples: 300 });
-    const direct = predictionPowered([30, 40, 30, 20], [10, 10, NaN, NaN], undefined, { seed: 3, resamples: 300 });
+    // A difference of two 0–100 scores lies on [−100, 100].
+    const direct = predictionPowered([30, 40, 30, 20], [10, 10, NaN, NaN], undefined, { seed: 3, resamples: 300, scale: [-100, 100] });
     expect(d.n).toBe(4);
     expect(d.labelled).toBe(2);
     expect(d.labelledOnOneSide).toBe(1);
     expect(d.judgeOnly).toEqual(direct.judgeOnly);
     expect(d.ppi).toEqual(direct.ppi);
-    // mean_N(Δf) − mean_n(Δf − ΔY) = 30 − (20 + 30)/2.
-    expect(d.ppi.estimate).toBeCloseTo(5, 12);
+    // mean_N′(Δf) − mean_n(Δf − ΔY) = 25 − (20 + 30)/2.
+    expect(d.ppi.estimate).toBeCloseTo(0, 12);
   });
 
   it("reports the judge's bias per condition and the share of the judge-only Δ that is the judge's", () => {
