@@ -100,6 +100,33 @@ const ppiMean = (t: Float64Array) => weighted(t, 1);
 const ppiPlusPlusMean = (t: Float64Array) => weighted(t, tunedLambda(t));
 
 /**
+ * Student's t quantile with ν degrees of freedom, by the Cornish–Fisher expansion in the normal
+ * quantile (Abramowitz & Stegun 26.7.5): within 0.01 of the tables from ν = 3, closer as ν grows.
+ */
+export function studentQuantile(p: number, nu: number): number {
+  const z = normalQuantile(p);
+  const z2 = z * z;
+  const g1 = (z * (z2 + 1)) / 4;
+  const g2 = (z * ((5 * z2 + 16) * z2 + 3)) / 96;
+  const g3 = (z * (((3 * z2 + 19) * z2 + 17) * z2 - 15)) / 384;
+  const g4 = (z * ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945)) / 92160;
+  return z + g1 / nu + g2 / nu ** 2 + g3 / nu ** 3 + g4 / nu ** 4;
+}
+
+/**
+ * How much a percentile interval resting on G resampled clusters is widened about its estimate:
+ * √(G/(G − 1)) (the bootstrap's variance is the plug-in one, short by (G − 1)/G) times
+ * t_{G−1} ÷ z (few clusters: the t reference a cluster-robust interval uses). Both are the
+ * small-sample corrections of cluster-robust standard errors (e.g. Stata's `vce(cluster)`); without
+ * them the interval undercovers when the labels sit in a few dozen clusters (docs/scoring.md).
+ */
+export function fewClusterFactor(clusters: number, level = 0.95): number {
+  if (clusters < 2) return 1;
+  const p = 1 - (1 - level) / 2;
+  return Math.sqrt(clusters / (clusters - 1)) * (studentQuantile(p, clusters - 1) / normalQuantile(p));
+}
+
+/**
  * Every label the same value v: a resampled interval would have width 0 whatever the labels could
  * have been. Stated instead: the share of answers whose label differs from v is, at the two-sided
  * level, at most u = 1 − (α/2)^(1/n) (Clopper–Pearson for 0 of n; about 3.7/n at 95%, near the
@@ -122,7 +149,8 @@ export function equalLabelBound(value: number, effectiveLabels: number, scale: r
  * Chosen over the clustered CLT variance because the labelled answers are a subset of the judged
  * ones in the same clusters (a cross term the CLT formula would need by hand) and λ̂'s own
  * variability is carried into the interval. With labels in a single cluster the labelled answers are
- * resampled one by one (flagged `few-clusters`), so the interval does not collapse to a point.
+ * resampled one by one (flagged `few-clusters`), so the interval does not collapse to a point. The
+ * label-based intervals are widened by `fewClusterFactor` of the clusters holding labels.
  */
 export function predictionPowered(judge: ArrayLike<number>, human: ArrayLike<number>, clusters: ArrayLike<string | number> | undefined, options: PpiOptions = {}, weights?: ArrayLike<number>): PredictionPoweredEstimate {
   const n = judge.length;
@@ -160,9 +188,14 @@ export function predictionPowered(judge: ArrayLike<number>, human: ArrayLike<num
   if (clusters && labelled.clusters < FEW_CLUSTERS) caution.push('few-clusters');
   const widen = labels.length > 0 && labels.every((y) => y === labels[0]) ? equalLabelBound(labels[0]!, (weightSum * weightSum) / weightSquares, options.scale ?? [0, 100], options.level) : null;
   if (widen) caution.push('labels-all-equal');
-  // All-equal labels: each label-based interval at least as wide as the stated bound, moved to its estimate.
-  const interval = ({ estimate, ciLow, ciHigh }: Interval): Interval =>
-    widen ? { estimate, ciLow: Math.min(ciLow, estimate - (widen.estimate - widen.ciLow)), ciHigh: Math.max(ciHigh, estimate + (widen.ciHigh - widen.estimate)) } : { estimate, ciLow, ciHigh };
+  // Widened for the clusters the labels rest on; all-equal labels: at least as wide as the stated bound, moved to its estimate.
+  const factor = fewClusterFactor(labelled.resampled, options.level);
+  const interval = (b: Interval): Interval => {
+    const estimate = b.estimate;
+    const ciLow = estimate - factor * (estimate - b.ciLow);
+    const ciHigh = estimate + factor * (b.ciHigh - estimate);
+    return widen ? { estimate, ciLow: Math.min(ciLow, estimate - (widen.estimate - widen.ciLow)), ciHigh: Math.max(ciHigh, estimate + (widen.ciHigh - widen.estimate)) } : { estimate, ciLow, ciHigh };
+  };
   return {
     n,
     labelled: labels.length,
@@ -181,18 +214,19 @@ export function predictionPowered(judge: ArrayLike<number>, human: ArrayLike<num
  * labels, 0: it does not); `clusters` counts the clusters with labels. With labels in only one
  * cluster, that cluster's answers become their own clusters, so the labels still vary.
  */
-function labelledStrata(all: ClusterTotals, columns: Float64Array[], clusters: ArrayLike<string | number> | undefined): { totals: ClusterTotals; strata: Uint8Array; clusters: number } {
+function labelledStrata(all: ClusterTotals, columns: Float64Array[], clusters: ArrayLike<string | number> | undefined): { totals: ClusterTotals; strata: Uint8Array; clusters: number; resampled: number } {
   const strataOf = (t: ClusterTotals) => Uint8Array.from({ length: t.clusters }, (_, c) => (t.totals[c * t.width + L]! > 0 ? 1 : 0));
   const strata = strataOf(all);
   const withLabels = strata.reduce((s, v) => s + v, 0);
-  if (withLabels !== 1 || !clusters) return { totals: all, strata, clusters: withLabels };
+  if (withLabels !== 1 || !clusters) return { totals: all, strata, clusters: withLabels, resampled: withLabels };
   const keys = Array.from({ length: columns[0]!.length }, (_, i) => clusters[i]!);
   const single = keys.find((_, i) => columns[L]![i]! > 0);
   const split = clusterTotals(
     columns,
     keys.map((k, i) => (k === single ? `\u0000answer ${i}` : k)),
   );
-  return { totals: split, strata: strataOf(split), clusters: withLabels };
+  const splitStrata = strataOf(split);
+  return { totals: split, strata: splitStrata, clusters: withLabels, resampled: splitStrata.reduce((s, v) => s + v, 0) };
 }
 
 const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
