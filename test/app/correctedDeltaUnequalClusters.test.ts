@@ -114,6 +114,8 @@ describe("the corrected Δ under `hisrag annotate`'s own draw, unequal clusters 
     }
     const held = draws.filter((d) => d.ciLow <= trueDelta && trueDelta <= d.ciHigh).length;
     const mean = draws.reduce((s, d) => s + d.estimate, 0) / draws.length;
+    // PPI_FIGURES=1 prints what docs/scoring.md quotes.
+    if (process.env.PPI_FIGURES) console.log(JSON.stringify({ trueDelta, held, mean, judgeOnly: draws[0]!.judgeOnly, draws }));
     expect(held, JSON.stringify({ trueDelta, draws })).toBeGreaterThanOrEqual(8);
     expect(Math.abs(mean - trueDelta), JSON.stringify({ trueDelta, mean })).toBeLessThan(4);
     // The judge alone is off by far more: the design shows the bias it is meant to.
