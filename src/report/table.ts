@@ -372,5 +372,7 @@ export function judgeCheckTables(check: JudgeCheckSummary | undefined): string {
         ),
     );
   }
+  const cautions = [...check.means, ...check.differences].flatMap((r) => (r.caution?.length ? [`${r.model} · ${r.condition}${'baseline' in r ? ` − ${r.baseline}` : ''}: ${r.caution.join(', ')}`] : []));
+  if (cautions.length) parts.push(`Caution (few-labels: under 10 labelled questions; few-clusters: labels in under 5 clusters; labels-all-equal: the interval is a Clopper–Pearson bound, every label the same):\n  ${cautions.join('\n  ')}`);
   return parts.join('\n\n');
 }
