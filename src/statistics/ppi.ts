@@ -189,12 +189,18 @@ export function predictionPowered(judge: ArrayLike<number>, human: ArrayLike<num
   const widen = labels.length > 0 && labels.every((y) => y === labels[0]) ? equalLabelBound(labels[0]!, (weightSum * weightSum) / weightSquares, options.scale ?? [0, 100], options.level) : null;
   if (widen) caution.push('labels-all-equal');
   // Widened for the clusters the labels rest on; all-equal labels: at least as wide as the stated bound, moved to its estimate.
+  // Kept within the metric's scale (the truth lies there), or as far as the estimate when it does not.
   const factor = fewClusterFactor(labelled.resampled, options.level);
+  const [low, high] = options.scale ?? [0, 100];
   const interval = (b: Interval): Interval => {
     const estimate = b.estimate;
-    const ciLow = estimate - factor * (estimate - b.ciLow);
-    const ciHigh = estimate + factor * (b.ciHigh - estimate);
-    return widen ? { estimate, ciLow: Math.min(ciLow, estimate - (widen.estimate - widen.ciLow)), ciHigh: Math.max(ciHigh, estimate + (widen.ciHigh - widen.estimate)) } : { estimate, ciLow, ciHigh };
+    let ciLow = estimate - factor * (estimate - b.ciLow);
+    let ciHigh = estimate + factor * (b.ciHigh - estimate);
+    if (widen) {
+      ciLow = Math.min(ciLow, estimate - (widen.estimate - widen.ciLow));
+      ciHigh = Math.max(ciHigh, estimate + (widen.ciHigh - widen.estimate));
+    }
+    return { estimate, ciLow: Math.max(ciLow, Math.min(low, estimate)), ciHigh: Math.min(ciHigh, Math.max(high, estimate)) };
   };
   return {
     n,
