@@ -1,5 +1,7 @@
 // Proof by simulation of the prediction-powered estimators (docs/scoring.md, "Judges checked against people").
-//   node --import tsx scripts/simulate-ppi.ts [--runs 2000] [--resamples 1000]
+//   node --import tsx scripts/simulate-ppi.ts [--runs 2000] [--resamples 1000] [--only unequal]
+// The labelled questions are drawn by the project's own draw (statistics/labelDraw.ts, what
+// `hisrag annotate` uses), and the estimators weight each label by 1/π of that draw.
 // 60 volumes × 10 questions × 5 rubric items; a volume's closed-book hit probability uniform on
 // [0.2, 0.7], each question ±0.1 of it in each condition; RAG adds 0.09 (true Δ = +9 points). People
 // label 150 random questions (both conditions' answers). The judge keeps 95% of hit items as hits
@@ -7,7 +9,8 @@
 // time on RAG answers. Each run reports the paired Δ and the RAG mean four ways (judge only, labels
 // only, PPI, PPI++) and the judge's bias difference, each a 95% clustered interval; the figures are
 // the share of runs whose interval holds the design's truth, and the mean widths.
-import { judgeStudy, type JudgeStudyDesign, type IntervalRecord } from '../src/statistics/simulatePpi.js';
+import { judgeStudy, judgeStudyTruth, type JudgeStudyDesign, type IntervalRecord } from '../src/statistics/simulatePpi.js';
+import type { LabelAllocation } from '../src/statistics/labelDraw.js';
 import { labelsNeeded, momentsFromAgreement } from '../src/statistics/ppi.js';
 
 const arg = (name: string, fallback: number) => {
@@ -21,6 +24,37 @@ const line = (name: string, r: IntervalRecord) => `  ${name.padEnd(12)} covers $
 
 const biased: JudgeStudyDesign = { clusters: 60, perCluster: 10, items: 5, hitLow: 0.2, hitHigh: 0.7, jitter: 0.1, effect: 0.09, labelled: 150, keepsHit: 0.95, falseHitBaseline: 0.05, falseHitCondition: 0.4 };
 const even: JudgeStudyDesign = { ...biased, falseHitCondition: biased.falseHitBaseline };
+
+// Unequal volumes, a judge biased only in the large ones. ProHist-like: 48 topics, each of 20
+// questions with probability 1/6 (8 on average) and otherwise of 1, 40 labelled; true Δ 30 points in
+// small topics, 40 in large; the judge marks a missed RAG item hit 5% of the time in small topics and
+// 60% in large. LongHisDoc-like: 60 volumes, each of 24 questions with probability 1/4 and otherwise
+// of 4, 150 labelled; Δ 5 points in small volumes, 12 in large; missed RAG item marked hit 5% / 40%.
+const prohist: JudgeStudyDesign = { clusters: 48, perCluster: 1, items: 5, hitLow: 0.1, hitHigh: 0.5, jitter: 0.1, effect: 0.3, labelled: 40, keepsHit: 0.95, falseHitBaseline: 0.05, falseHitCondition: 0.05, large: { share: 1 / 6, size: 20, effect: 0.4, falseHitCondition: 0.6 } };
+const longhisdoc: JudgeStudyDesign = { clusters: 60, perCluster: 4, items: 5, hitLow: 0.2, hitHigh: 0.6, jitter: 0.1, effect: 0.05, labelled: 150, keepsHit: 0.95, falseHitBaseline: 0.05, falseHitCondition: 0.05, large: { share: 0.25, size: 24, effect: 0.12, falseHitCondition: 0.4 } };
+const draws: [string, LabelAllocation, boolean][] = [
+  ['proportional draw (the default), weighted by 1/π', 'proportional', true],
+  ['even (round-robin) draw, weighted by 1/π', 'even', true],
+  ['even (round-robin) draw, unweighted (before π was recorded)', 'even', false],
+];
+for (const [title, design, seed] of [
+  ['ProHist-like: 48 topics of 1 or 20 questions, judge over-credits RAG only in the large ones', prohist, 11],
+  ['LongHisDoc-like: 60 volumes of 4 or 24 questions, judge over-credits RAG only in the large ones', longhisdoc, 12],
+] as const) {
+  console.log(`${title}; ${runs} runs, ${resamples} resamples; truth Δ ${judgeStudyTruth(design).delta.toFixed(2)} points:`);
+  for (const [name, allocation, weighted] of draws) {
+    const start = performance.now();
+    const r = judgeStudy({ ...design, allocation, weighted }, { runs, resamples, seed });
+    console.log(` ${name}:`);
+    console.log(line('Δ judge only', r.delta.judgeOnly));
+    console.log(line('Δ labels', r.delta.labelsOnly));
+    console.log(line('Δ PPI', r.delta.ppi));
+    console.log(line('Δ PPI++', r.delta.ppiPlusPlus) + `   mean λ̂ ${r.delta.lambda.toFixed(2)}`);
+    console.log(line('RAG PPI++', r.conditionMean.ppiPlusPlus) + `   (truth ${r.truth.condition.toFixed(2)})`);
+    console.log(`  ${((performance.now() - start) / 1000).toFixed(1)} s`);
+  }
+}
+if (process.argv.includes('--only')) process.exit(0);
 
 for (const [title, design, seed] of [
   ['a judge that over-credits RAG answers (missed item marked hit 40% on RAG, 5% closed-book)', biased, 1],

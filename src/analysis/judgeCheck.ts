@@ -19,6 +19,12 @@ export interface JudgeCheckOptions {
   seed: number;
   /** The run's judge as the table names it (default `judge`). */
   judgeName?: string;
+  /**
+   * Each question's inclusion probability in the label draw (item key → π, `labels/sample.json`):
+   * labels are weighted by 1/π. Used only when every labelled question has one; otherwise (a sample
+   * drawn before π was recorded, labels of questions outside the draw) every question counts the same.
+   */
+  inclusion?: ReadonlyMap<string, number> | undefined;
 }
 
 /** One judge (or annotator) against one annotator, on the answers both marked. */
@@ -161,6 +167,8 @@ export function checkJudge(records: readonly RunItemRecord[], labels: readonly A
   // The human score of an answer: the mean of its annotators' scores.
   const humanScores = new Map<string, number[]>();
   for (const l of basis) if (l.score !== null) humanScores.set(l.key, [...(humanScores.get(l.key) ?? []), l.score]);
+  const labelledQuestions = new Set(answers.filter((r) => humanScores.has(r.key)).map(itemKeyOf));
+  const inclusion = options.inclusion && [...labelledQuestions].every((k) => options.inclusion!.has(k)) ? options.inclusion : undefined;
   const stats = runStatistics(answers, { ...(options.cluster !== undefined ? { cluster: options.cluster } : {}), resamples: options.resamples, seed: options.seed });
   const cells = new Map<string, JudgedAnswer[]>();
   const cellOrder: { model: string; condition: string }[] = [];
@@ -175,6 +183,7 @@ export function checkJudge(records: readonly RunItemRecord[], labels: readonly A
       key: itemKeyOf(r),
       judge: r.score.score!,
       ...(human ? { human: mean(human) } : {}),
+      ...(inclusion?.has(itemKeyOf(r)) ? { inclusion: inclusion.get(itemKeyOf(r))! } : {}),
       ...(stats.clusterKey ? { cluster: stats.clusterKey(r) } : {}),
     });
   }
@@ -199,6 +208,8 @@ export function checkJudge(records: readonly RunItemRecord[], labels: readonly A
     annotators: [...new Set(basis.map((l) => l.annotator))].sort(),
     synthetic: basis.some((l) => l.synthetic === true),
     syntheticLeftOut: leftOut,
+    // Whether the corrected figures weight labels by the draw's 1/π or count every question the same.
+    weights: inclusion ? ('inclusion' as const) : ('equal' as const),
     agreement,
     annotatorAgreement,
     conditions,
@@ -232,7 +243,16 @@ const raterRow = (r: AgreementRow): RaterAgreement => ({
   alpha: openOrNull(r.alpha),
   ...(r.synthetic ? { synthetic: true as const } : {}),
 });
-const corrected = (e: PredictionPoweredEstimate) => ({ n: e.n, labelled: e.labelled, judgeOnly: open(e.judgeOnly), labelsOnly: open(e.labelsOnly), ppiPlusPlus: open(e.ppiPlusPlus), lambda: e.ppiPlusPlus.lambda });
+const corrected = (e: PredictionPoweredEstimate) => ({
+  n: e.n,
+  labelled: e.labelled,
+  labelledClusters: e.labelledClusters,
+  judgeOnly: open(e.judgeOnly),
+  labelsOnly: open(e.labelsOnly),
+  ppiPlusPlus: open(e.ppiPlusPlus),
+  lambda: e.ppiPlusPlus.lambda,
+  caution: e.caution,
+});
 
 export type JudgeCheck = ReturnType<typeof checkJudge>;
 
@@ -244,6 +264,7 @@ export function judgeCheckSummary(check: JudgeCheck): JudgeCheckSummary | undefi
     annotators: check.annotators,
     synthetic: check.synthetic,
     ...(check.syntheticLeftOut ? { syntheticLeftOut: check.syntheticLeftOut } : {}),
+    weights: check.weights,
     agreement: check.agreement.map(raterRow),
     annotatorAgreement: check.annotatorAgreement.map(raterRow),
     means: check.conditions.map((c) => ({ model: c.model, condition: c.condition, ...corrected(c.mean), bias: open(c.bias) })),

@@ -32,6 +32,8 @@ export interface SummaryOptions {
   reducer?: Reducer;
   /** The human labels beside the answers (`labels/`): with any, the summary gains `judgeCheck` (figures corrected with them). */
   labels?: readonly AnswerLabel[];
+  /** The label draw's inclusion probability per question (`labels/sample.json`): the corrected figures weight labels by 1/π. */
+  labelInclusion?: ReadonlyMap<string, number>;
 }
 
 
@@ -152,7 +154,13 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
 export function judgeCheckOf(records: RunItemRecord[], options: SummaryOptions): { judgeCheck?: JudgeCheckSummary } {
   if (!options.labels?.length) return {};
   const check = judgeCheckSummary(
-    checkJudge(records, options.labels, { baseline: options.baseline, ...(options.cluster !== undefined ? { cluster: options.cluster } : {}), resamples: options.resamples, seed: options.seed }),
+    checkJudge(records, options.labels, {
+      baseline: options.baseline,
+      ...(options.cluster !== undefined ? { cluster: options.cluster } : {}),
+      resamples: options.resamples,
+      seed: options.seed,
+      inclusion: options.labelInclusion,
+    }),
   );
   return check ? { judgeCheck: check } : {};
 }

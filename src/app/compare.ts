@@ -3,7 +3,7 @@ import { readRunConfig } from '../runFiles/runConfig.js';
 import { assertRunDirectory, readRunRecords, runFile } from '../runFiles/runDir.js';
 import type { RunSummary } from '../runFiles/summary.js';
 import { readRunSummaryFile } from '../runFiles/summaryFile.js';
-import { readRunLabels } from '../runFiles/labelFiles.js';
+import { readLabelInclusion, readRunLabels } from '../runFiles/labelFiles.js';
 import { compareRunData } from '../report/compare.js';
 
 /** `hisrag compare`: two runs matched by model and condition, B − A on the questions both scored (and corrected). */
@@ -12,7 +12,12 @@ export async function compareRuns(runA: string, runB: string, options: { against
   const [configA, configB] = await Promise.all([readRunConfig(runA), readRunConfig(runB)]);
   const [recordsA, recordsB] = await Promise.all([readRunRecords(runA), readRunRecords(runB)]);
   const [labelsA, labelsB] = await Promise.all([readRunLabels(runA), readRunLabels(runB)]);
-  return compareRunData({ dir: runA, summary: a, config: configA, records: recordsA, labels: labelsA }, { dir: runB, summary: b, config: configB, records: recordsB, labels: labelsB }, options);
+  const [inclusionA, inclusionB] = await Promise.all([readLabelInclusion(runA), readLabelInclusion(runB)]);
+  return compareRunData(
+    { dir: runA, summary: a, config: configA, records: recordsA, labels: labelsA, labelInclusion: inclusionA },
+    { dir: runB, summary: b, config: configB, records: recordsB, labels: labelsB, labelInclusion: inclusionB },
+    options,
+  );
 }
 
 async function readRunSummary(runDir: string): Promise<RunSummary> {

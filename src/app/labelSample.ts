@@ -10,6 +10,7 @@ import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { listAnnotators, readLabels, readLabelSample, writeLabelSample } from '../runFiles/labelFiles.js';
 import { LABEL_FILE_VERSION, type LabelSample } from '../runFiles/labels.js';
 import { FastRandom } from '../statistics/clusters.js';
+import { drawLabelled, type LabelAllocation } from '../statistics/labelDraw.js';
 import { assertRunDirectory, readRunRecords } from '../runFiles/runDir.js';
 import { readRunConfig } from '../runFiles/runConfig.js';
 
@@ -22,6 +23,8 @@ export interface DrawOptions {
   seed: number;
   /** Cluster field to spread the draw over (`none` or absent for none where the records carry no default). */
   strata?: string | undefined;
+  /** How the draw is spread over the clusters (default `proportional`: every question equally likely). */
+  allocation?: LabelAllocation | undefined;
   drawnAt?: string;
 }
 
@@ -36,7 +39,7 @@ function shuffle<T>(values: T[], next: (n: number) => number): T[] {
 
 /**
  * Draws the answers to label: `size` questions that have a scored answer under the baseline and every
- * chosen condition (so each paired difference can be corrected on the same questions), spread over
+ * condition (so each paired difference can be corrected on the same questions), spread over
  * the clusters as evenly as they allow (clusters in seeded random order, one question from each in
  * turn), and for each drawn question every model's scored answer (first sample) under those
  * conditions, in a seeded order within the question so the condition cannot be guessed from position.
@@ -67,11 +70,8 @@ export function drawLabelSample(records: readonly RunItemRecord[], options: Draw
   }
   const random = new FastRandom(options.seed);
   const next = (n: number) => random.index(n);
-  const queues = shuffle([...clusters.keys()].sort(), next).map((c) => shuffle(clusters.get(c)!.sort(), next));
-  const itemKeys: string[] = [];
-  for (let round = 0; itemKeys.length < options.size && queues.some((q) => q.length > round); round++) {
-    for (const queue of queues) if (round < queue.length && itemKeys.length < options.size) itemKeys.push(queue[round]!);
-  }
+  const allocation = options.allocation ?? 'proportional';
+  const { keys: itemKeys, inclusion } = drawLabelled(clusters, options.size, allocation, random);
   const keys = itemKeys.flatMap((itemKey) => shuffle([...answers.get(itemKey)!.values()].map((r) => r.key).sort(), next));
   return {
     version: LABEL_FILE_VERSION,
@@ -81,8 +81,10 @@ export function drawLabelSample(records: readonly RunItemRecord[], options: Draw
     conditions,
     size: itemKeys.length,
     cluster: field,
+    allocation,
     itemKeys,
     keys,
+    inclusion: Object.fromEntries(itemKeys.map((k) => [k, inclusion.get(k)!])),
   };
 }
 
@@ -92,6 +94,7 @@ export interface AnnotateDrawOptions {
   baseline?: string | undefined;
   seed?: number | undefined;
   strata?: string | undefined;
+  allocation?: LabelAllocation | undefined;
   /** Replace a sample that already has labels. */
   redraw?: boolean;
 }
@@ -126,7 +129,7 @@ export async function drawRunLabelSample(dir: string, options: AnnotateDrawOptio
   }
   const baseline = options.baseline ?? config.scoring.baseline;
   const conditions = options.conditions ?? [...new Set(records.map((r) => r.condition))];
-  const sample = drawLabelSample(records, { size: options.size, baseline, conditions, seed: options.seed ?? config.seed ?? 0, strata: options.strata ?? config.scoring.cluster });
+  const sample = drawLabelSample(records, { size: options.size, baseline, conditions, seed: options.seed ?? config.seed ?? 0, strata: options.strata ?? config.scoring.cluster, allocation: options.allocation });
   await writeLabelSample(runDir, sample);
   return { runDir, sample, requested: options.size };
 }

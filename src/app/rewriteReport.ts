@@ -28,10 +28,10 @@ export type LabelRefresh = { refreshed: true; reportPath: string; judgeCheck: Ru
  * it finishes.
  */
 export async function refreshLabelledOutputs(dir: string): Promise<LabelRefresh> {
-  const { runDir, config, manifest, records, labels, plan } = await readRunInputs(dir);
+  const { runDir, config, manifest, records, labels, labelInclusion, plan } = await readRunInputs(dir);
   const stored = await readRunSummaryFile(runDir);
   if (!stored) return { refreshed: false, reason: `${runDir}: no summary.json yet; the run writes it, labels included, when it finishes (or \`hisrag report ${runDir}\`)` };
-  const options = { ...summaryOptionsOf(config, manifest, records), ...(labels.length ? { labels } : {}) };
+  const options = { ...summaryOptionsOf(config, manifest, records), ...(labels.length ? { labels } : {}), ...(labelInclusion ? { labelInclusion } : {}) };
   const { judgeCheck } = judgeCheckOf(records, options);
   const { judgeCheck: _before, ...rest } = stored;
   const summary: RunSummary = { ...rest, ...(judgeCheck ? { judgeCheck } : {}) };

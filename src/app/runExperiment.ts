@@ -18,7 +18,7 @@ import { openRunDirectory } from './openRun.js';
 import { prepareArtefacts } from './prepare.js';
 import { failureLines, runEndLines, summarizeRecords, writeRunOutputs } from './runOutputs.js';
 import { importConfiguredLabels } from './labelExchange.js';
-import { readRunLabels } from '../runFiles/labelFiles.js';
+import { readLabelInclusion, readRunLabels } from '../runFiles/labelFiles.js';
 import { rm } from 'node:fs/promises';
 
 export interface RunOptions {
@@ -200,7 +200,7 @@ async function finishRun(run: RunInProgress, manifest: RunManifest, plan: Awaite
   }
   // Labels name answers by key: imported once every answer is there.
   if (complete) for (const line of await importConfiguredLabels(runDir, config)) log(line);
-  const summary = summarizeRecords(config, records, stages.models.map((m) => m.label), conditions.map((c) => c.name), await readRunLabels(runDir));
+  const summary = summarizeRecords(config, records, stages.models.map((m) => m.label), conditions.map((c) => c.name), await readRunLabels(runDir), await readLabelInclusion(runDir));
   const reportPath = await writeRunOutputs(runDir, { summary, records, manifest: finalManifest, plan });
   for (const line of runEndLines(config, summary, records, reportPath, run.options.printTable ?? true)) log(line);
   if (stopReason) throw new ServiceUnavailableError(`${stopReason}\n(${resumeHint(runDir, records, total)})`);

@@ -18,8 +18,8 @@ import { join } from 'node:path';
 import { runFigureSpecs } from '../figures/runFigures.js';
 
 /** The summary of what a run has done so far, by its config's scoring settings. */
-export function summarizeRecords(config: ExperimentConfig, records: RunItemRecord[], models: string[], conditions: string[], labels: readonly AnswerLabel[] = []): RunSummary {
-  return summarizeRun(records, { ...summaryOptionsOf(config, { models, conditions }, records), ...(labels.length ? { labels } : {}) });
+export function summarizeRecords(config: ExperimentConfig, records: RunItemRecord[], models: string[], conditions: string[], labels: readonly AnswerLabel[] = [], labelInclusion?: ReadonlyMap<string, number>): RunSummary {
+  return summarizeRun(records, { ...summaryOptionsOf(config, { models, conditions }, records), ...(labels.length ? { labels } : {}), ...(labelInclusion ? { labelInclusion } : {}) });
 }
 
 /** Writes summary.json, summary.csv, report.html and the figures' Vega-Lite specs (`figures/<name>.vl.json`); returns the report's path. */

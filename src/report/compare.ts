@@ -54,13 +54,15 @@ export interface ComparedRun {
   records: RunItemRecord[];
   /** The run's human labels (`labels/`); none: no corrected figures for it. */
   labels?: readonly AnswerLabel[];
+  /** The label draw's inclusion probability per question (`labels/sample.json`): labels weighted by 1/π. */
+  labelInclusion?: ReadonlyMap<string, number> | undefined;
 }
 
 /** A run's judge checked against its labels, under the run's own baseline and interval settings (as its summary.json's `judgeCheck`). */
 function runCheck(run: ComparedRun): JudgeCheckSummary | undefined {
   if (!run.labels?.length) return undefined;
   const scoring = run.config.scoring;
-  return judgeCheckSummary(checkJudge(run.records, run.labels, { baseline: scoring.baseline, ...(scoring.cluster !== undefined ? { cluster: scoring.cluster } : {}), resamples: scoring.bootstrapResamples, seed: run.config.seed }));
+  return judgeCheckSummary(checkJudge(run.records, run.labels, { baseline: scoring.baseline, ...(scoring.cluster !== undefined ? { cluster: scoring.cluster } : {}), resamples: scoring.bootstrapResamples, seed: run.config.seed, inclusion: run.labelInclusion }));
 }
 
 function correctedCell(check: JudgeCheckSummary | undefined, model: string, condition: string): CorrectedCell | null {

@@ -320,5 +320,8 @@ export function sectionText(table: SectionTable): string {
 /** `hisrag judges` and `hisrag report`: the judge checked against people, as text tables (summary.json's `judgeCheck`). */
 export function judgeCheckTables(check: JudgeCheckSummary | undefined): string {
   if (!check) return 'No human labels in this run (labels/<annotator>.jsonl): nothing to check the judge against.';
-  return [labelBasisLines(check).join('\n'), ...judgeCheckSections(check).map(sectionText)].join('\n\n');
+  const parts = [labelBasisLines(check).join('\n'), ...judgeCheckSections(check).map(sectionText)];
+  const cautions = [...check.means, ...check.differences].flatMap((r) => (r.caution?.length ? [`${r.model} · ${r.condition}${'baseline' in r ? ` − ${r.baseline}` : ''}: ${r.caution.join(', ')}`] : []));
+  if (cautions.length) parts.push(`Caution (few-labels: under 10 labelled questions; few-clusters: labels in under 5 clusters; labels-all-equal: the interval is a Clopper–Pearson bound, every label the same):\n  ${cautions.join('\n  ')}`);
+  return parts.join('\n\n');
 }

@@ -10,7 +10,7 @@ import { attachDiagnostics, readDiagnosticsLines, readDiagnosticsState } from '.
 import { addDiagnosticsToSummary } from '../diagnostics/summary.js';
 import { readRunPlan, type RunPlan } from '../runFiles/plan.js';
 import { readRunManifest, type StoredRunManifest } from '../runFiles/manifest.js';
-import { readRunLabels } from '../runFiles/labelFiles.js';
+import { readLabelInclusion, readRunLabels } from '../runFiles/labelFiles.js';
 
 /** A run directory read into memory: its config, manifest, answer records, summary and plan. */
 export interface LoadedRun {
@@ -61,13 +61,15 @@ export async function readRunInputs(dir: string) {
   const records = state ? attachDiagnostics(read, state, await readDiagnosticsLines(runDir)) : read;
   const labels = await readRunLabels(runDir);
   const plan = await readRunPlan(runDir);
-  return { runDir, config, manifest, state, records, labels, plan };
+  // The draw's inclusion probabilities: the corrected figures weight labels by 1/π.
+  const labelInclusion = labels.length ? await readLabelInclusion(runDir) : undefined;
+  return { runDir, config, manifest, state, records, labels, labelInclusion, plan };
 }
 
 /** Loads one run directory (`experiments/runs/<run-id>`). */
 export async function loadRun(dir: string): Promise<LoadedRun> {
-  const { runDir, config, manifest, state, records, labels, plan } = await readRunInputs(dir);
-  const options = { ...summaryOptionsOf(config, manifest, records), ...(labels.length ? { labels } : {}) };
+  const { runDir, config, manifest, state, records, labels, labelInclusion, plan } = await readRunInputs(dir);
+  const options = { ...summaryOptionsOf(config, manifest, records), ...(labels.length ? { labels } : {}), ...(labelInclusion ? { labelInclusion } : {}) };
   const { models, conditions } = options;
   const plain = summarizeRun(records, options);
   const summary = state

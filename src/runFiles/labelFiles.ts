@@ -70,3 +70,9 @@ export async function writeLabelSample(runDir: string, sample: LabelSample): Pro
 export async function readRunLabels(runDir: string): Promise<AnswerLabel[]> {
   return [...(await readAllLabels(runDir)).values()].flat();
 }
+
+/** Each drawn question's inclusion probability (item key → π) from `labels/sample.json`; undefined without a sample or one drawn before π was recorded. */
+export async function readLabelInclusion(runDir: string): Promise<Map<string, number> | undefined> {
+  const inclusion = (await readLabelSample(runDir))?.inclusion;
+  return inclusion ? new Map(Object.entries(inclusion)) : undefined;
+}

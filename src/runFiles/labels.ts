@@ -53,9 +53,22 @@ export const LabelSampleSchema = z.strictObject({
   size: z.number().int().positive(),
   /** Cluster field the draw was spread over (`scoring.cluster`), or null. */
   cluster: z.string().nullable(),
+  /**
+   * How the draw was spread over the clusters (`statistics/labelDraw.ts`): `proportional` (every
+   * question equally likely) or `even` (round-robin, a small cluster's questions likelier). Absent in
+   * samples drawn before it was recorded.
+   */
+  allocation: z.enum(['proportional', 'even']).optional(),
   /** The questions drawn (item keys), in the order an annotator sees them. */
   itemKeys: z.array(z.string()).min(1),
   /** The answers to label (record keys), grouped by question, in annotation order. */
   keys: z.array(z.string()).min(1),
+  /**
+   * Each drawn question's inclusion probability π (item key → π in (0, 1]): the corrected estimates
+   * weight its labels by 1/π. Absent in samples drawn before it was recorded: those are read as if
+   * every question had the same chance (which a round-robin draw over clusters of unequal size did
+   * not give; redraw to weight them).
+   */
+  inclusion: z.record(z.string(), z.number().gt(0).max(1)).optional(),
 });
 export type LabelSample = z.infer<typeof LabelSampleSchema>;

@@ -267,10 +267,19 @@ const CorrectedFiguresSchema = z.strictObject({
   /** Answers (questions, for a Δ) judged, and of them labelled. */
   n: z.number().int(),
   labelled: z.number().int(),
+  /** Clusters holding a label (absent in summaries written before it was recorded). */
+  labelledClusters: z.number().int().optional(),
   judgeOnly: OpenIntervalSchema,
   labelsOnly: OpenIntervalSchema,
   ppiPlusPlus: OpenIntervalSchema,
+  /** PPI++'s λ̂ in the paper's parameterisation (0: the labels alone, 1: PPI). */
   lambda: z.number(),
+  /**
+   * What a reader must be told beside the figures (`statistics/ppi.ts`'s `PpiCaution`): `few-labels`
+   * (under 10 labelled questions), `few-clusters` (labels in under 5 clusters), `labels-all-equal`
+   * (every label the same: the interval is a stated Clopper–Pearson bound, not a resampled one).
+   */
+  caution: z.array(z.enum(['few-labels', 'few-clusters', 'labels-all-equal'])).optional(),
 });
 
 export const JudgeCheckSummarySchema = z.strictObject({
@@ -281,6 +290,12 @@ export const JudgeCheckSummarySchema = z.strictObject({
   synthetic: z.boolean(),
   /** Synthetic labels left out of the corrected figures because a person's exist (never pooled with them): whose, and how many answers they mark. */
   syntheticLeftOut: z.strictObject({ annotators: z.array(z.string()), answers: z.number().int() }).optional(),
+  /**
+   * `inclusion`: labels weighted by 1/π of the draw (`labels/sample.json`'s `inclusion`), so the
+   * corrected figures stand for the whole run; `equal`: every question counted the same (a sample
+   * drawn before π was recorded, or labels outside the draw). Absent in older summaries.
+   */
+  weights: z.enum(['inclusion', 'equal']).optional(),
   agreement: z.array(RaterAgreementSchema),
   annotatorAgreement: z.array(RaterAgreementSchema),
   /** Per model × condition with labels: corrected mean, and the judge's bias (judge − human) on the labelled answers. */

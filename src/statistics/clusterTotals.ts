@@ -57,9 +57,11 @@ export interface TotalsInterval extends Interval {
  * with replacement, sums their rows, and evaluates every statistic on the same resampled totals
  * (so estimates of one call are resampled jointly: a judge-only and a corrected mean see the same
  * draws). Percentile intervals. Without clusters (each unit its own row) it is the plain bootstrap
- * over units.
+ * over units. With `strata` (one stratum number per cluster row) each resample draws within each
+ * stratum as many of its clusters as it has (the stratified bootstrap), so every resample holds
+ * each stratum in its observed number (`ppi.ts`: clusters with labels and clusters without).
  */
-export function bootstrapTotals(t: ClusterTotals, statistics: readonly ((totals: Float64Array) => number)[], options: BootstrapOptions = {}): TotalsInterval[] {
+export function bootstrapTotals(t: ClusterTotals, statistics: readonly ((totals: Float64Array) => number)[], options: BootstrapOptions = {}, strata?: ArrayLike<number>): TotalsInterval[] {
   const observed = grandTotals(t);
   const estimates = statistics.map((statistic) => statistic(observed));
   if (t.clusters === 0) return estimates.map((estimate) => ({ estimate, ciLow: NaN, ciHigh: NaN, sharePositive: NaN, undefinedResamples: 0 }));
@@ -68,11 +70,18 @@ export function bootstrapTotals(t: ClusterTotals, statistics: readonly ((totals:
   const drawn = statistics.map(() => new Float64Array(resamples));
   const sums = new Float64Array(t.width);
   const { totals, width, clusters: C } = t;
+  if (strata && strata.length !== C) throw new Error(`bootstrapTotals: ${C} clusters but ${strata.length} strata`);
+  // Rows of each stratum (one stratum of every row without strata: the draws are then those of the plain cluster bootstrap).
+  const groups = strata ? [...new Set(Array.from(strata))].sort((a, b) => a - b).map((h) => Array.from({ length: C }, (_, c) => c).filter((c) => strata[c] === h)) : [null];
   for (let r = 0; r < resamples; r++) {
     sums.fill(0);
-    for (let j = 0; j < C; j++) {
-      const base = random.index(C) * width;
-      for (let k = 0; k < width; k++) sums[k]! += totals[base + k]!;
+    for (const rows of groups) {
+      const size = rows ? rows.length : C;
+      for (let j = 0; j < size; j++) {
+        const drawn = random.index(size);
+        const base = (rows ? rows[drawn]! : drawn) * width;
+        for (let k = 0; k < width; k++) sums[k]! += totals[base + k]!;
+      }
     }
     for (let s = 0; s < statistics.length; s++) drawn[s]![r] = statistics[s]!(sums);
   }

@@ -2,16 +2,19 @@
  * Proof by simulation of the prediction-powered estimators (`ppi.ts`): rubric-scored answers of a
  * closed-book baseline and a RAG condition on the same clustered questions, true item hits drawn
  * from each question's hit probability, a judge that may over-credit one condition, and human labels
- * (the true hits) on a random subset of questions, the same for both conditions. Every truth is an
- * expectation of the design, known in closed form, so coverage is measured against it
- * (`scripts/simulate-ppi.ts`, `test/statistics/ppi.test.ts`).
+ * (the true hits) on questions drawn by the project's own label draw (`labelDraw.ts`, as `hisrag
+ * annotate` draws them), the same for both conditions. Clusters may differ in size, effect and in
+ * how the judge errs (`large`), so a draw that favours small clusters and an estimator that ignores
+ * it would show. Every truth is an expectation of the design, known in closed form, so coverage is
+ * measured against it (`scripts/simulate-ppi.ts`, `test/statistics/ppi.test.ts`).
  */
 import { clusteredBootstrap } from './clusteredBootstrap.js';
 import { FastRandom } from './clusters.js';
+import { drawLabelled, type LabelAllocation } from './labelDraw.js';
 import { correctedDifference, correctedMean, judgeBiasDifference, type JudgedAnswer } from './ppi.js';
 
 export interface JudgeStudyDesign {
-  /** Volumes, questions per volume, rubric items per question. */
+  /** Volumes, questions per (ordinary) volume, rubric items per question. */
   clusters: number;
   perCluster: number;
   items: number;
@@ -29,21 +32,34 @@ export interface JudgeStudyDesign {
   /** The judge marks a missed item as hit with this probability: closed-book, RAG. */
   falseHitBaseline: number;
   falseHitCondition: number;
+  /**
+   * Large volumes: each volume is one with probability `share` (drawn afresh in every run), holds
+   * `size` questions, and has its own true Δ and its own RAG false-hit rate. Absent: every volume
+   * holds `perCluster`.
+   */
+  large?: { share: number; size: number; effect: number; falseHitCondition: number };
+  /** How the labelled questions are spread over the volumes (default `proportional`). */
+  allocation?: LabelAllocation;
+  /** Whether the estimators are told each question's inclusion probability (default true); false: every label counts the same. */
+  weighted?: boolean;
 }
 
-/** The design's closed-book and RAG answers, judged, with labels on `labelled` random questions (scores in points, 0–100). */
+/** The volume kinds of a design: their share of the questions, and their true Δ and RAG false-hit rate. */
+function volumeKinds(design: JudgeStudyDesign) {
+  const small = { mass: (1 - (design.large?.share ?? 0)) * design.perCluster, effect: design.effect, falseHitCondition: design.falseHitCondition };
+  if (!design.large) return [{ ...small, mass: 1 }];
+  const large = { mass: design.large.share * design.large.size, effect: design.large.effect, falseHitCondition: design.large.falseHitCondition };
+  const total = small.mass + large.mass;
+  return [
+    { ...small, mass: small.mass / total },
+    { ...large, mass: large.mass / total },
+  ];
+}
+
+/** The design's closed-book and RAG answers, judged, with labels on `labelled` questions drawn by `drawLabelled` (scores in points, 0–100). */
 export function simulateJudgedPair(design: JudgeStudyDesign, random: FastRandom): { baseline: JudgedAnswer[]; condition: JudgedAnswer[] } {
   const uniform = () => random.word() / 4294967296;
-  const questions = design.clusters * design.perCluster;
-  // The labelled questions: a simple random sample (partial Fisher–Yates).
-  const order = Array.from({ length: questions }, (_, i) => i);
-  for (let i = 0; i < design.labelled; i++) {
-    const j = i + random.index(questions - i);
-    [order[i], order[j]] = [order[j]!, order[i]!];
-  }
-  const isLabelled = new Uint8Array(questions);
-  for (let i = 0; i < design.labelled; i++) isLabelled[order[i]!] = 1;
-  const answer = (p: number, falseHit: number, key: string, cluster: number, labelled: boolean): JudgedAnswer => {
+  const answer = (p: number, falseHit: number, key: string, cluster: number): JudgedAnswer => {
     let hits = 0;
     let judged = 0;
     for (let item = 0; item < design.items; item++) {
@@ -51,32 +67,47 @@ export function simulateJudgedPair(design: JudgeStudyDesign, random: FastRandom)
       hits += hit ? 1 : 0;
       judged += uniform() < (hit ? design.keepsHit : falseHit) ? 1 : 0;
     }
-    return { key, cluster, judge: (100 * judged) / design.items, human: labelled ? (100 * hits) / design.items : null };
+    return { key, cluster, judge: (100 * judged) / design.items, human: (100 * hits) / design.items };
   };
   const baseline: JudgedAnswer[] = [];
   const condition: JudgedAnswer[] = [];
+  const members = new Map<string, string[]>();
   for (let c = 0, q = 0; c < design.clusters; c++) {
+    const large = design.large !== undefined && uniform() < design.large.share;
+    const size = large ? design.large!.size : design.perCluster;
+    const effect = large ? design.large!.effect : design.effect;
+    const falseHit = large ? design.large!.falseHitCondition : design.falseHitCondition;
     const difficulty = design.hitLow + (design.hitHigh - design.hitLow) * uniform();
-    for (let j = 0; j < design.perCluster; j++, q++) {
+    const keys: string[] = [];
+    for (let j = 0; j < size; j++, q++) {
       const key = `q${q}`;
       const pBase = difficulty + design.jitter * (2 * uniform() - 1);
-      const pRag = difficulty + design.effect + design.jitter * (2 * uniform() - 1);
-      baseline.push(answer(pBase, design.falseHitBaseline, key, c, isLabelled[q] === 1));
-      condition.push(answer(pRag, design.falseHitCondition, key, c, isLabelled[q] === 1));
+      const pRag = difficulty + effect + design.jitter * (2 * uniform() - 1);
+      baseline.push(answer(pBase, design.falseHitBaseline, key, c));
+      condition.push(answer(pRag, falseHit, key, c));
+      keys.push(key);
     }
+    members.set(`v${c}`, keys);
   }
-  return { baseline, condition };
+  const { inclusion, keys } = drawLabelled(members, design.labelled, design.allocation ?? 'proportional', random);
+  const drawn = new Set(keys);
+  const label = (a: JudgedAnswer): JudgedAnswer => ({ ...a, human: drawn.has(a.key) ? a.human! : null, ...(design.weighted === false ? {} : { inclusion: inclusion.get(a.key)! }) });
+  return { baseline: baseline.map(label), condition: condition.map(label) };
 }
 
-/** The design's expectations, in points: true means, Δ, and the judge's bias on each condition and its difference. */
+/** The design's expectations, in points: true means, Δ, and the judge's bias on each condition and its difference (per question, over the volume kinds). */
 export function judgeStudyTruth(design: JudgeStudyDesign) {
   const pBase = (design.hitLow + design.hitHigh) / 2;
-  const pRag = pBase + design.effect;
   // E[judge − human] per item = −(1 − keepsHit)·p + falseHit·(1 − p): linear in p, so exact at E[p].
   const bias = (p: number, falseHit: number) => 100 * (-(1 - design.keepsHit) * p + falseHit * (1 - p));
+  let delta = 0;
+  let biasCondition = 0;
+  for (const kind of volumeKinds(design)) {
+    delta += kind.mass * 100 * kind.effect;
+    biasCondition += kind.mass * bias(pBase + kind.effect, kind.falseHitCondition);
+  }
   const biasBaseline = bias(pBase, design.falseHitBaseline);
-  const biasCondition = bias(pRag, design.falseHitCondition);
-  return { baseline: 100 * pBase, condition: 100 * pRag, delta: 100 * design.effect, biasBaseline, biasCondition, biasDifference: biasCondition - biasBaseline };
+  return { baseline: 100 * pBase, condition: 100 * pBase + delta, delta, biasBaseline, biasCondition, biasDifference: biasCondition - biasBaseline };
 }
 
 export interface IntervalRecord {

@@ -32,18 +32,33 @@ describe('hisrag annotate: the draw', () => {
     expect(drawLabelSample(records, { ...options, seed: 4, drawnAt: sample.drawnAt }).itemKeys).not.toEqual(sample.itemKeys);
   });
 
-  it('spreads the draw over clusters', async () => {
+  it('spreads an even draw over clusters, one question from each before any gives a second, and records each question’s π', async () => {
     const dir = makeLabelRun(tmp(), ['closed-book', 'rag@10']);
     const { records } = await readRunForLabels(dir);
     const dynastyOf = new Map(demoQuestions().map((q) => [`prohist:${q.id}`, q.dynasty]));
     const dynasties = new Set(dynastyOf.values());
     expect(dynasties.size).toBeGreaterThan(3);
     for (const seed of [1, 2, 3]) {
-      const sample = drawLabelSample(records, { size: dynasties.size, baseline: 'closed-book', conditions: ['rag@10'], seed, strata: 'dynasty' });
+      const sample = drawLabelSample(records, { size: dynasties.size, baseline: 'closed-book', conditions: ['rag@10'], seed, strata: 'dynasty', allocation: 'even' });
       // One question from each cluster before any cluster gives a second.
       expect(new Set(sample.itemKeys.map((k) => dynastyOf.get(k))).size).toBe(dynasties.size);
       expect(sample.cluster).toBe('dynasty');
+      expect(sample.allocation).toBe('even');
+      // One question of each dynasty: a question of a dynasty of m questions was drawn with π = 1/m.
+      for (const itemKey of sample.itemKeys) {
+        const m = [...dynastyOf.values()].filter((d) => d === dynastyOf.get(itemKey)).length;
+        expect(sample.inclusion![itemKey]).toBeCloseTo(1 / m, 12);
+      }
     }
+  });
+
+  it('draws in proportion to cluster size by default: every question the same π = size ÷ questions', async () => {
+    const dir = makeLabelRun(tmp(), ['closed-book', 'rag@10']);
+    const { records } = await readRunForLabels(dir);
+    const total = demoQuestions().length;
+    const sample = drawLabelSample(records, { size: 5, baseline: 'closed-book', conditions: ['rag@10'], seed: 2, strata: 'dynasty' });
+    expect(sample.allocation).toBe('proportional');
+    expect(Object.values(sample.inclusion!)).toEqual(Array(5).fill(5 / total));
   });
 
   it('refuses to redraw a sample that has labels unless told', async () => {

@@ -14,6 +14,7 @@ interface AnnotateOptions {
   baseline?: string;
   seed?: number;
   strata?: string;
+  allocation?: string;
   redraw?: boolean;
   export?: string;
   import?: string;
@@ -31,6 +32,7 @@ export function registerAnnotateCommand(program: Command): void {
     .option('--baseline <condition>', 'the condition differences are taken against (default: the run’s scoring.baseline)')
     .option('--seed <n>', 'seed of the draw (default: the run’s seed)', int('--seed'))
     .option('--strata <field>', 'group field to spread the draw over (default: the run’s scoring.cluster; none: questions)')
+    .option('--allocation <how>', 'proportional (default: each cluster in proportion to its size, every question equally likely) or even (one question per cluster in turn; the unequal chances are recorded and weighted back)')
     .option('--redraw', 'replace a sample that already has labels (the labels stay in their files)')
     .option('--export <file>', 'write every annotator’s labels to a .jsonl or .csv file')
     .option('--import <file>', 'add labels made elsewhere (.jsonl lines or .csv rows key,item,mark) for --annotator')
@@ -81,6 +83,7 @@ answers marked right/wrong). Exit codes: 0 done, 2 bad input (each bad line name
         return;
       }
       if (opts.size === undefined || opts.size < 1) throw new InputError('--size: how many questions per condition to draw (a whole number from 1)');
+      if (opts.allocation !== undefined && opts.allocation !== 'proportional' && opts.allocation !== 'even') throw new InputError(`--allocation: proportional or even, not "${opts.allocation}"`);
       const { drawRunLabelSample } = await import('../../app/labelSample.js');
       const { runDir: dir, sample, requested } = await drawRunLabelSample(runDir, {
         size: opts.size,
@@ -88,11 +91,12 @@ answers marked right/wrong). Exit codes: 0 done, 2 bad input (each bad line name
         baseline: opts.baseline,
         seed: opts.seed,
         strata: opts.strata,
+        allocation: opts.allocation as 'proportional' | 'even' | undefined,
         redraw: opts.redraw ?? false,
       });
       const short = requested > sample.size ? ` (only ${sample.size} questions have a scored answer under every condition)` : '';
       log(`drew ${sample.size} question(s)${short} × ${sample.conditions.length} condition(s) = ${sample.keys.length} answer(s) to label, seed ${sample.seed}`);
-      log(`conditions: ${sample.conditions.join(', ')} (baseline ${sample.baseline}); spread over: ${sample.cluster ?? 'questions'}`);
+      log(`conditions: ${sample.conditions.join(', ')} (baseline ${sample.baseline}); spread over: ${sample.cluster ?? 'questions'} (${sample.allocation}; each question's inclusion probability recorded)`);
       log(`written: ${dir}/labels/sample.json`);
       const { basename } = await import('node:path');
       log(`label them: hisrag view ${dir}, then the run's "label answers" link (#/run/${basename(dir)}/label); one file per annotator: labels/<name>.jsonl`);
