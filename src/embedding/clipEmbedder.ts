@@ -38,6 +38,7 @@ export const ClipEmbedderParamsSchema = z
     batchSize: z.number().int().positive().default(8).describe('Texts or images per model call'),
     normalize: z.boolean().default(true).describe('Scale vectors to unit length (dot product = cosine)'),
     queryPrefix: z.string().default('').describe('Prepended by `embedQuery` only (CLIP-family models are usually queried bare; jina-clip-v2 suggests its retrieval instruction)'),
+    documentPrefix: z.string().default('').describe('Prepended to text documents (never to page images, never stored in chunk text)'),
     maxTokens: z.number().int().min(3).optional().describe('Lowers the tokenizer\'s model_max_length (CLIP 77, Chinese-CLIP 52, jina-clip-v2 512 tokens)'),
     cacheFile: z.string().min(1).optional().describe('SQLite file caching vectors by (embedder, sha256 of input): a re-run embeds nothing twice'),
     progress: z.boolean().default(false).describe('Print embedding progress'),
@@ -175,8 +176,8 @@ export class ClipEmbedder extends Embeddings implements ImageEmbedder {
 
   async identity(): Promise<EmbedderIdentity> {
     const model = await this.load();
-    const { normalize, queryPrefix } = this.params;
-    return { model: locateModel(this.params.model).displayName, dimension: model.dimension, pooling: 'model', normalize, queryPrefix };
+    const { normalize, queryPrefix, documentPrefix } = this.params;
+    return { model: locateModel(this.params.model).displayName, dimension: model.dimension, pooling: 'model', normalize, queryPrefix, documentPrefix };
   }
 
   /** sha256 of config, tokenizer, preprocessor config and both towers' ONNX files. */
@@ -209,14 +210,22 @@ export class ClipEmbedder extends Embeddings implements ImageEmbedder {
     }
   }
 
-  async embedDocuments(documents: string[]): Promise<number[][]> {
-    if (documents.length === 0) return [];
+  private async embedTexts(texts: string[]): Promise<number[][]> {
+    if (texts.length === 0) return [];
     const model = await this.load();
-    return this.inBatches(documents, 'texts', (batch) => model.embedTexts(batch));
+    return this.inBatches(texts, 'texts', (batch) => model.embedTexts(batch));
+  }
+
+  async embedDocuments(documents: string[]): Promise<number[][]> {
+    return this.embedTexts(documents.map((text) => this.params.documentPrefix + text));
+  }
+
+  async embedQueries(queries: string[]): Promise<number[][]> {
+    return this.embedTexts(queries.map((query) => this.params.queryPrefix + query));
   }
 
   async embedQuery(query: string): Promise<number[]> {
-    const [vector] = await this.embedDocuments([this.params.queryPrefix + query]);
+    const [vector] = await this.embedQueries([query]);
     return vector!;
   }
 

@@ -10,6 +10,10 @@ import { CachedEmbedder } from './cachedEmbedder.js';
 import { ReplicaPool, type Replica } from './replicaPool.js';
 import { RateLimitSchema, endpointRateLimiter, rateObservingFetch, type EndpointRateLimiter } from '../endpoints/rateLimit.js';
 import { estimateTokens } from '../text/tokenCounter.js';
+import { EmbedderPresetSchema, resolveConventions, type ResolvedConventions } from './conventions.js';
+
+/** What a server with no preset and no stated conventions is recorded as: its pooling unknown, unit vectors, no prompts. */
+const SERVER_FALLBACK_CONVENTIONS = { pooling: 'server', normalize: true, queryPrefix: '', documentPrefix: '' } as const;
 
 /** Config of the `openai` embedder: any OpenAI-compatible `/v1/embeddings` server (TEI, vLLM, Infinity, `hisrag serve embeddings`). */
 export const OpenAIEmbedderParamsSchema = z
@@ -17,11 +21,12 @@ export const OpenAIEmbedderParamsSchema = z
     baseURL: z.union([z.url(), z.array(z.url()).min(1, { error: 'expected at least one replica URL' })]).describe('API root, e.g. `http://127.0.0.1:8080/v1`, or a list of replicas of one server (one TEI per GPU): each request goes to the replica with the fewest in flight; a failing one is drained and retried later'),
     model: z.string().min(1).describe('Model name the server serves'),
     apiKeyEnv: z.string().min(1).optional().describe('Name of the environment variable holding the API key (the key itself is never in config)'),
-    // For bge models use BGE's instruction.
-    queryPrefix: z.string().default('').describe('Prepended by `embedQuery` only (the server cannot tell queries from documents)'),
-    pooling: z.enum(['cls', 'mean']).default('cls').describe('What the served model does (recorded in the identity; the server decides)'),
-    normalize: z.boolean().default(true).describe('Scale vectors to unit length (dot product = cosine)'),
-    dimension: z.number().int().positive().optional().describe('Vector width; asked of the server with one probe request when not given'),
+    preset: EmbedderPresetSchema.optional().describe('The served model\'s conventions (pooling, normalisation, prompts) as its model card states them; the fields below override it'),
+    queryPrefix: z.string().optional().describe('Prepended by `embedQuery` only (the server cannot tell queries from documents). Unset: the preset\'s, else none'),
+    documentPrefix: z.string().optional().describe('Prepended to every document embedded (never stored in chunk text). Unset: the preset\'s, else none'),
+    pooling: z.enum(['cls', 'mean', 'last']).optional().describe('What the served model does (recorded in the identity; the server decides). Unset: the preset\'s, else recorded as `server`'),
+    normalize: z.boolean().optional().describe('Whether the served vectors are unit length (recorded; dot product = cosine). Unset: the preset\'s, else true'),
+    dimension: z.number().int().positive().optional().describe('Vector width; unset: an index\'s manifest gives it at query time, and an index build learns it from one request (a document, with the document prefix)'),
     batchSize: z.number().int().positive().default(64).describe('Texts per request'),
     maxConcurrency: z.number().int().positive().default(4).describe('Requests in flight at once, on each replica'),
     maxRetries: z.number().int().nonnegative().default(6).describe('Retries of a request while every replica fails, each after the soonest replica\'s cooldown'),
@@ -72,6 +77,8 @@ export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
   readonly pool: ReplicaPool<OpenAI>;
   readonly #pacing: EndpointRateLimiter;
   private dimension?: number;
+  /** The conventions in force: the config's fields, else its preset, else SERVER_FALLBACK_CONVENTIONS. */
+  readonly conventions: ResolvedConventions;
 
   constructor(config: OpenAIEmbedderConfig, env: NodeJS.ProcessEnv = process.env) {
     super({});
@@ -80,6 +87,8 @@ export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
     const apiKey = apiKeyEnv ? env[apiKeyEnv] : 'unused'; // local servers need none, the SDK wants one
     if (!apiKey) throw new ConfigError(`embedder.apiKeyEnv: environment variable ${apiKeyEnv} is not set`);
     this.dimension = this.params.dimension;
+    // `server` pooling is only recorded: the fallback's type is wider than a local embedder's.
+    this.conventions = resolveConventions(this.params, undefined, SERVER_FALLBACK_CONVENTIONS as unknown as ResolvedConventions['conventions']);
     this.urls = Array.isArray(baseURL) ? baseURL : [baseURL];
     // One pool is one endpoint for pacing, as for chat models: its replicas share the allowance.
     this.#pacing = endpointRateLimiter(this.urls.join(' | '), this.params.rateLimit ?? {});
@@ -154,10 +163,19 @@ export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
     );
   }
 
+  /** The width an index recorded: no request needed to learn it (vectors of another width are still refused). */
+  adoptDimension(dimension: number): void {
+    this.dimension ??= dimension;
+  }
+
+  async conventionSources(): Promise<Record<string, string>> {
+    return this.conventions.sources;
+  }
+
+  /** Without a configured or adopted dimension (an index build), one document is embedded to learn it. */
   async identity(): Promise<EmbedderIdentity> {
     if (this.dimension === undefined) await this.embedDocuments(['维度']);
-    const { model, pooling, normalize, queryPrefix } = this.params;
-    return { model: `${this.urls[0]}#${model}`, dimension: this.dimension!, pooling, normalize, queryPrefix };
+    return { model: `${this.urls[0]}#${this.params.model}`, dimension: this.dimension!, ...this.conventions.conventions };
   }
 
   /** A remote model is known only by its served name and width (the server's weights cannot be hashed from here). */
@@ -167,6 +185,17 @@ export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
   }
 
   async embedDocuments(documents: string[]): Promise<number[][]> {
+    const { documentPrefix } = this.conventions.conventions;
+    return this.embedTexts(documentPrefix ? documents.map((text) => documentPrefix + text) : documents);
+  }
+
+  async embedQueries(queries: string[]): Promise<number[][]> {
+    const { queryPrefix } = this.conventions.conventions;
+    return this.embedTexts(queries.map((query) => queryPrefix + query));
+  }
+
+  /** Texts as given, `batchSize` a request. */
+  private async embedTexts(documents: string[]): Promise<number[][]> {
     if (documents.length === 0) return [];
     const { batchSize } = this.params;
     const batches: string[][] = [];
@@ -176,7 +205,7 @@ export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
   }
 
   async embedQuery(query: string): Promise<number[]> {
-    const [vector] = await this.embedDocuments([this.params.queryPrefix + query]);
+    const [vector] = await this.embedQueries([query]);
     return vector!;
   }
 

@@ -134,6 +134,9 @@ export function registerIndexCommands(program: Command): void {
           '\n',
       );
       if (manifest.hnsw?.tuning) process.stdout.write(tuningLine(manifest.hnsw.tuning));
+      const { describeIndexEmbedder } = await import('../../index/manifest.js');
+      const conventions = describeIndexEmbedder(manifest);
+      if (conventions) process.stdout.write(`embedder: ${conventions}\n`);
     });
 
   index
