@@ -40,11 +40,11 @@ describe('buildIndex / openIndex', () => {
     const chunks = sampleChunks();
     expect(index.store.byLabel(3)).toMatchObject(chunks[3]!);
     const expected = await embedder.embedDocuments([`${chunks[3]!.title}\n${chunks[3]!.text}`]);
-    // Stored in half precision by default (relative error ≤ 2⁻¹¹).
+    // Stored in single precision by default: the embedder's vector rounded to float32, exactly.
     const stored = [...index.store.vector(3)!];
     expect(stored).toHaveLength(64);
-    expect(index.manifest.vectorEncoding).toBe('f16');
-    stored.forEach((x, i) => expect(Math.abs(x - expected[0]![i]!)).toBeLessThanOrEqual(Math.abs(expected[0]![i]!) * 2 ** -10 + 1e-6));
+    expect(index.manifest.vectorEncoding).toBe('f32');
+    expect(stored).toEqual([...Float32Array.from(expected[0]!)]);
     await index.close();
   });
 
