@@ -82,7 +82,8 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
     // Drop whatever was appended after the last checkpoint, then remember the kept chunk texts.
     await truncate(paths.partialChunks, checkpoint.chunksBytes);
     await truncate(paths.partialDocuments, checkpoint.documentsBytes!);
-    if (dedupe) for await (const chunk of readJsonl(paths.partialChunks, ChunkSchema)) fingerprints.add(chunk.text);
+    let ordinal = 0;
+    if (dedupe) for await (const chunk of readJsonl(paths.partialChunks, ChunkSchema)) fingerprints.add(chunk.text, ordinal++);
   } else {
     await rm(paths.partial, { recursive: true, force: true });
     await mkdir(paths.partial, { recursive: true });
@@ -144,12 +145,19 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
     lastCheckpointAt = Date.now();
   };
   // Keeps the batch's lines whose chunk text is new: whole runs of lines, no decoding.
+  // A dropped line is decoded for its id alone, to map it to the chunk kept for its text (by that chunk's line).
   const keepNew = (batch: ChunkBatch) => {
     let runStart = 0;
+    let nextOrdinal = state.chunksWritten + pendingChunks;
     for (let i = 0; i < batch.lineEnds.length; i++) {
-      if (!dedupe || fingerprints.addFingerprint(batch.fingerprints[2 * i]!, batch.fingerprints[2 * i + 1]!)) continue;
+      const kept = dedupe ? fingerprints.keptOrdinal(batch.fingerprints[2 * i]!, batch.fingerprints[2 * i + 1]!, nextOrdinal) : undefined;
+      if (kept === undefined) {
+        nextOrdinal++;
+        continue;
+      }
       state.duplicateChunksDropped++;
       const lineStart = i === 0 ? 0 : batch.lineEnds[i - 1]!;
+      (state.duplicates ??= []).push([lineId(batch.lines.subarray(lineStart, batch.lineEnds[i]!)), kept]);
       if (lineStart > runStart) pending.push(batch.lines.subarray(runStart, lineStart));
       runStart = batch.lineEnds[i]!;
       pendingChunks--;
@@ -222,6 +230,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
       duplicateChunksDropped: state.duplicateChunksDropped,
       ...state.builderCounts,
     },
+    ...(state.duplicates?.length ? { duplicateOf: await duplicateMap(paths.partialChunks, state.duplicates) } : {}),
     contentHash: await hashFile(paths.partialChunks),
     documentsHash: await hashFile(paths.partialDocuments),
     inputs,
@@ -264,4 +273,21 @@ async function swapIntoPlace(next: string, target: string): Promise<void> {
 async function toolVersion(): Promise<string> {
   const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
   return `${pkg.name} ${pkg.version}`;
+}
+
+/** The id of one chunks.jsonl line. */
+function lineId(line: Uint8Array): string {
+  return String((JSON.parse(Buffer.from(line.buffer, line.byteOffset, line.byteLength).toString('utf8')) as { id: unknown }).id);
+}
+
+/** Dropped duplicate id → the id of the chunk kept for its text, the kept ones found by their line in `chunksFile`. */
+async function duplicateMap(chunksFile: string, duplicates: [string, number][]): Promise<Record<string, string>> {
+  const wanted = new Set(duplicates.map(([, line]) => line));
+  const idAt = new Map<number, string>();
+  let line = 0;
+  for await (const chunk of readJsonl(chunksFile, ChunkSchema)) {
+    if (wanted.has(line)) idAt.set(line, chunk.id);
+    line++;
+  }
+  return Object.fromEntries(duplicates.map(([id, kept]) => [id, idAt.get(kept)!]));
 }
