@@ -27,6 +27,8 @@ export interface PlannedModel {
   price?: ModelPrice;
   /** Answers per question and condition (the entry's `samples`, else the run's, else 1). */
   samples: number;
+  /** The model's own tokenizer directory (`tokenizer:`), when given. */
+  tokenizer?: string;
 }
 
 const ascending = (list: readonly number[] | undefined): number[] => [...new Set(list ?? [])].sort((a, b) => a - b);
@@ -85,9 +87,9 @@ export interface PlannedMethod {
 
 export function modelsOf(config: ExperimentConfig): PlannedModel[] {
   return config.models.map((entry, i) => {
-    const { label, price, samples, ...spec } = entry;
+    const { label, price, samples, tokenizer, ...spec } = entry;
     const model = typeof spec.model === 'string' ? spec.model : spec.name;
-    return { label: label ?? model, spec: spec as ComponentSpec, path: `models[${i}]`, ...(price ? { price } : {}), samples: samples ?? config.samples ?? 1 };
+    return { label: label ?? model, spec: spec as ComponentSpec, path: `models[${i}]`, ...(price ? { price } : {}), samples: samples ?? config.samples ?? 1, ...(tokenizer ? { tokenizer } : {}) };
   });
 }
 
