@@ -6,8 +6,10 @@ import { runExperiment, type RunOptions, type RunResult } from './runExperiment.
  * `hisrag run`: the run, then its diagnosis when the config has a `diagnostics:` section (bad
  * diagnostics settings stop the run before its first answer; the modules load only when needed).
  */
-export async function runAndDiagnose(options: RunOptions): Promise<RunResult> {
+export async function runAndDiagnose(options: RunOptions): Promise<RunResult | { runDir: string; interrupted: boolean }> {
   const config = options.config;
+  // No models: a retrieval-only study (no generator, no answers to diagnose).
+  if (config && !config.models) return (await import('./retrievalStudy.js')).runRetrievalOnly({ ...options, config });
   if (config?.diagnostics) {
     const { plannedConditionNames, prepareDiagnostics, resolveDiagnosticsConfig } = await import('../diagnostics/diagnoseRun.js');
     await prepareDiagnostics(config, resolveDiagnosticsConfig(config), await plannedConditionNames(config));

@@ -240,7 +240,7 @@ function componentLines({ items, benchmarkDescriptions, retrieverByLabel, method
   for (const [label, r] of retrieverByLabel) {
     const described = r.describe();
     lines.push(`retriever ${label}: ${r.name}${typeof described.index === 'string' ? ` over ${described.index}` : ''}${describeEfSearch(described)}`);
-    const embedder = described.embedder as { model?: string; dimension?: number; pooling?: string } | undefined;
+    const embedder = described.embedder as { model?: string; dimension?: number; pooling?: string; queryPrefix?: string; documentPrefix?: string } | undefined;
     if (embedder?.model) {
       const fixture = generatedFixture(embedder.model);
       const stand = !fixture
@@ -248,7 +248,9 @@ function componentLines({ items, benchmarkDescriptions, retrieverByLabel, method
         : fixture.kind === 'clip'
           ? ' (generated fixture model: an offline stand-in for a CLIP-family page-image encoder, aligned on colour only)'
           : ' (generated fixture model: an offline stand-in for bge-large-zh-v1.5)';
-      lines.push(`embedder for ${label}: ${embedder.model}, ${embedder.dimension} dimensions, ${embedder.pooling} pooling${stand}`);
+      // The conventions the index was built with (src/embedding/conventions.ts), prefixes only where there are any.
+      const prefixes = (['queryPrefix', 'documentPrefix'] as const).filter((key) => embedder[key]).map((key) => `, ${key} ${JSON.stringify(embedder[key])}`).join('');
+      lines.push(`embedder for ${label}: ${embedder.model}, ${embedder.dimension} dimensions, ${embedder.pooling} pooling${prefixes}${stand}`);
     }
     const rerank = described.rerank as { name?: string; model?: string; endpoint?: string; candidates?: number } | undefined;
     if (rerank?.name) {
