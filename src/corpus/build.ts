@@ -145,25 +145,12 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
     lastCheckpointAt = Date.now();
   };
   // Keeps the batch's lines whose chunk text is new: whole runs of lines, no decoding.
-  // A dropped line is decoded for its id alone, to map it to the chunk kept for its text (by that chunk's line).
   const keepNew = (batch: ChunkBatch) => {
-    let runStart = 0;
-    let nextOrdinal = state.chunksWritten + pendingChunks;
-    for (let i = 0; i < batch.lineEnds.length; i++) {
-      const kept = dedupe ? fingerprints.keptOrdinal(batch.fingerprints[2 * i]!, batch.fingerprints[2 * i + 1]!, nextOrdinal) : undefined;
-      if (kept === undefined) {
-        nextOrdinal++;
-        continue;
-      }
-      state.duplicateChunksDropped++;
-      const lineStart = i === 0 ? 0 : batch.lineEnds[i - 1]!;
-      (state.duplicates ??= []).push([lineId(batch.lines.subarray(lineStart, batch.lineEnds[i]!)), kept]);
-      if (lineStart > runStart) pending.push(batch.lines.subarray(runStart, lineStart));
-      runStart = batch.lineEnds[i]!;
-      pendingChunks--;
-    }
-    pendingChunks += batch.lineEnds.length;
-    if (batch.lines.length > runStart) pending.push(batch.lines.subarray(runStart));
+    const { pieces, kept, duplicates } = newLines(batch, dedupe ? fingerprints : undefined, state.chunksWritten + pendingChunks);
+    pending.push(...pieces);
+    pendingChunks += kept;
+    state.duplicateChunksDropped += duplicates.length;
+    if (duplicates.length > 0) (state.duplicates ??= []).push(...duplicates);
   };
 
   try {
@@ -290,4 +277,29 @@ async function duplicateMap(chunksFile: string, duplicates: [string, number][]):
     line++;
   }
   return Object.fromEntries(duplicates.map(([id, kept]) => [id, idAt.get(kept)!]));
+}
+
+/**
+ * A batch's lines whose chunk text is new (whole runs of lines, no decoding), the first getting line
+ * `firstOrdinal` of chunks.jsonl; each dropped line is decoded for its id alone, paired with the line
+ * of the chunk kept for its text. Without `fingerprints` (dedupe off) every line is kept.
+ */
+function newLines(batch: ChunkBatch, fingerprints: ChunkFingerprints | undefined, firstOrdinal: number): { pieces: Uint8Array[]; kept: number; duplicates: [string, number][] } {
+  const pieces: Uint8Array[] = [];
+  const duplicates: [string, number][] = [];
+  let runStart = 0;
+  let nextOrdinal = firstOrdinal;
+  for (let i = 0; i < batch.lineEnds.length; i++) {
+    const kept = fingerprints?.keptOrdinal(batch.fingerprints[2 * i]!, batch.fingerprints[2 * i + 1]!, nextOrdinal);
+    if (kept === undefined) {
+      nextOrdinal++;
+      continue;
+    }
+    const lineStart = i === 0 ? 0 : batch.lineEnds[i - 1]!;
+    duplicates.push([lineId(batch.lines.subarray(lineStart, batch.lineEnds[i]!)), kept]);
+    if (lineStart > runStart) pieces.push(batch.lines.subarray(runStart, lineStart));
+    runStart = batch.lineEnds[i]!;
+  }
+  if (batch.lines.length > runStart) pieces.push(batch.lines.subarray(runStart));
+  return { pieces, kept: nextOrdinal - firstOrdinal, duplicates };
 }
