@@ -84,7 +84,7 @@ class SyntheticEmbedder extends Embeddings implements TextEmbedder {
     return vectorFor('query', Number(/query (\d+)/.exec(text)![1]));
   }
   async identity(): Promise<EmbedderIdentity> {
-    return { model: `synthetic-clustered-${DIM}`, dimension: DIM, pooling: 'cls', normalize: true, queryPrefix: '' };
+    return { model: `synthetic-clustered-${DIM}`, dimension: DIM, pooling: 'cls', normalize: true, queryPrefix: '', documentPrefix: '' };
   }
   async dispose(): Promise<void> {}
 }

@@ -158,7 +158,7 @@ export class SyntheticEmbedder extends Embeddings implements TextEmbedder {
   }
 
   async identity(): Promise<EmbedderIdentity> {
-    return { model: `synthetic-clustered-${this.vectors.clusters}`, dimension: this.vectors.dimension, pooling: 'cls', normalize: true, queryPrefix: '' };
+    return { model: `synthetic-clustered-${this.vectors.clusters}`, dimension: this.vectors.dimension, pooling: 'cls', normalize: true, queryPrefix: '', documentPrefix: '' };
   }
 
   async fingerprint(): Promise<string> {

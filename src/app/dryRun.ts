@@ -1,3 +1,4 @@
+import { InputError } from '../errors.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { assertConfiguredInputsExist } from '../config/inputFiles.js';
 import type { EarlierRun } from '../estimate/earlierRun.js';
@@ -17,6 +18,7 @@ export interface DryRunOptions {
 
 /** `hisrag run --dry-run`: prepares the artefacts as a run would and plans the stages (`planRun`); no model is called. */
 export async function estimateRun(config: ExperimentConfig, options: DryRunOptions & { log?: (line: string) => void } = {}): Promise<RunPlan> {
+  if (!config.models) throw new InputError('a retrieval-only study (no `models:`) calls no model and costs nothing to plan: run it with `hisrag run`');
   return withPlannedStages(config, options.log, async (stages, conditions, resolved) =>
     planRun(resolved, stages, conditions, planOptions(await readEarlierRun(options.estimateFrom), options.signal)),
   );

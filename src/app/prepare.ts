@@ -8,6 +8,7 @@ import { readCorpusManifest } from '../corpus/read.js';
 import { InputError } from '../errors.js';
 import type { buildIndex } from '../index/buildIndex.js';
 import { checkIndexFreshness, indexBuildInputs, type IndexBuildEntry } from '../index/freshness.js';
+import { describeIndexEmbedder } from '../index/manifest.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
 import { describeInputChanges, type BuildInputs } from '../io/fingerprint.js';
 
@@ -149,5 +150,7 @@ export async function prepareArtefacts(config: ExperimentConfig, options: Prepar
       signal: options.signal,
     });
     log(`index ${check.entry.out}: ${manifest.counts.chunks} chunks, ${manifest.counts.vectors} vectors`);
+    const conventions = describeIndexEmbedder(manifest);
+    if (conventions) log(`index ${check.entry.out} embedder: ${conventions}`);
   }
 }

@@ -7,7 +7,9 @@ import { runExperiment, type RunOptions, type RunResult } from './runExperiment.
  * `hisrag run`: the run, then its diagnosis when the config has a `diagnostics:` section (bad
  * diagnostics settings stop the run before its first answer; the modules load only when needed).
  */
-export async function runAndDiagnose(options: RunOptions): Promise<RunResult> {
+export async function runAndDiagnose(options: RunOptions): Promise<RunResult | { runDir: string; interrupted: boolean }> {
+  // No models: a retrieval-only study (no generator, no answers to diagnose).
+  if (options.config && !options.config.models) return (await import('./retrievalStudy.js')).runRetrievalOnly({ ...options, config: options.config });
   if (options.config?.diagnostics) {
     // Diagnostics default to the run's baseline: checked against the resolved one, as runExperiment resolves it.
     const { config } = await withResolvedBaseline(options.config);

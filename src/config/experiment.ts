@@ -53,6 +53,7 @@ function modelEntrySchema() {
     label: labelSchema().optional().describe('name of the model in tables (default: the model name)'),
     price: PriceSchema.optional().describe("what the endpoint charges per million tokens: each answer's price"),
     samples: positiveInt().optional().describe("answers per question and condition (default: the run's samples, else 1)"),
+    tokenizer: z.string().min(1).optional().describe("the model's own tokenizer: a local directory with tokenizer.json (as transformers.js loads it); context budgets (`contextTokens`), every record's `context.tokens` and prompt-token estimates count in its tokens (default: the CJK estimate)"),
   });
 }
 
@@ -100,8 +101,8 @@ function buildExperimentConfigSchema() {
       .describe('Artefacts built before the run when missing or stale (idempotent)'),
     benchmarks: z.array(BenchmarkSpecSchema()).min(1, { error: 'expected at least one benchmark' }).describe('the benchmarks whose questions are asked (`benchmark: {…}` is read as a list of one)'),
     retrieval: retrievalSchema().optional().describe('How passages are retrieved: retrievers, depths, scope (omit for closed-book only)'),
-    strategies: z.array(StrategyEntrySchema()).min(1, { error: 'expected at least one strategy' }).describe('Prompting strategies and RAG methods, by name or `{ name, …params, label, k, contextTokens }`'),
-    models: z.array(modelEntrySchema()).min(1, { error: 'expected at least one model' }).describe('The models answering every question under every condition'),
+    strategies: z.array(StrategyEntrySchema()).min(1, { error: 'expected at least one strategy' }).optional().describe('Prompting strategies and RAG methods, by name or `{ name, …params, label, k, contextTokens }` (required with `models:`; a retrieval-only study has none)'),
+    models: z.array(modelEntrySchema()).min(1, { error: 'expected at least one model' }).optional().describe('The models answering every question under every condition. Omitted: a retrieval-only study — retrievers × depths (`retrieval.k`), scored by recall, nDCG, MRR and the span metrics with intervals and paired comparisons between retrievers, no generator called'),
     samples: positiveInt().optional().describe('Answers per question and condition for every model without its own `samples` (default 1): repeated samples of a model at temperature > 0, reduced per question by `scoring.reducer`'),
     judge: JudgeSpecSchema().optional().describe('Scores rubric answers (default `lexical`, offline)'),
     extractor: ExtractorSpecSchema().optional().describe('Pulls the final answer out of a reply before scoring (MCQ letters, short answers)'),
@@ -144,7 +145,11 @@ function buildExperimentConfigSchema() {
       .default({ concurrency: 4, maxFailures: 0 })
       .describe('How many items run at once, and when a run stops'),
   })
-  .strict();
+  .strict()
+  .superRefine((config, context) => {
+    if (config.models && !config.strategies) context.addIssue({ code: 'custom', path: ['strategies'], message: 'expected at least one strategy (a run with `models:` answers with them)' });
+    if (!config.models && !config.retrieval?.k) context.addIssue({ code: 'custom', path: ['retrieval', 'k'], message: 'a retrieval-only study (no `models:`) needs retrievers and depths: set `retrieval.retrievers` and `retrieval.k`' });
+  });
 }
 
 /** The singular shorthands and the one (plural) form each is read as. */

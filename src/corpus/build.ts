@@ -82,7 +82,8 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
     // Drop whatever was appended after the last checkpoint, then remember the kept chunk texts.
     await truncate(paths.partialChunks, checkpoint.chunksBytes);
     await truncate(paths.partialDocuments, checkpoint.documentsBytes!);
-    if (dedupe) for await (const chunk of readJsonl(paths.partialChunks, ChunkSchema)) fingerprints.add(chunk.text);
+    let ordinal = 0;
+    if (dedupe) for await (const chunk of readJsonl(paths.partialChunks, ChunkSchema)) fingerprints.add(chunk.text, ordinal++);
   } else {
     await rm(paths.partial, { recursive: true, force: true });
     await mkdir(paths.partial, { recursive: true });
@@ -145,17 +146,11 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   };
   // Keeps the batch's lines whose chunk text is new: whole runs of lines, no decoding.
   const keepNew = (batch: ChunkBatch) => {
-    let runStart = 0;
-    for (let i = 0; i < batch.lineEnds.length; i++) {
-      if (!dedupe || fingerprints.addFingerprint(batch.fingerprints[2 * i]!, batch.fingerprints[2 * i + 1]!)) continue;
-      state.duplicateChunksDropped++;
-      const lineStart = i === 0 ? 0 : batch.lineEnds[i - 1]!;
-      if (lineStart > runStart) pending.push(batch.lines.subarray(runStart, lineStart));
-      runStart = batch.lineEnds[i]!;
-      pendingChunks--;
-    }
-    pendingChunks += batch.lineEnds.length;
-    if (batch.lines.length > runStart) pending.push(batch.lines.subarray(runStart));
+    const { pieces, kept, duplicates } = newLines(batch, dedupe ? fingerprints : undefined, state.chunksWritten + pendingChunks);
+    pending.push(...pieces);
+    pendingChunks += kept;
+    state.duplicateChunksDropped += duplicates.length;
+    if (duplicates.length > 0) (state.duplicates ??= []).push(...duplicates);
   };
 
   try {
@@ -222,6 +217,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
       duplicateChunksDropped: state.duplicateChunksDropped,
       ...state.builderCounts,
     },
+    ...(state.duplicates?.length ? { duplicateOf: await duplicateMap(paths.partialChunks, state.duplicates) } : {}),
     contentHash: await hashFile(paths.partialChunks),
     documentsHash: await hashFile(paths.partialDocuments),
     inputs,
@@ -264,4 +260,46 @@ async function swapIntoPlace(next: string, target: string): Promise<void> {
 async function toolVersion(): Promise<string> {
   const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
   return `${pkg.name} ${pkg.version}`;
+}
+
+/** The id of one chunks.jsonl line. */
+function lineId(line: Uint8Array): string {
+  return String((JSON.parse(Buffer.from(line.buffer, line.byteOffset, line.byteLength).toString('utf8')) as { id: unknown }).id);
+}
+
+/** Dropped duplicate id → the id of the chunk kept for its text, the kept ones found by their line in `chunksFile`. */
+async function duplicateMap(chunksFile: string, duplicates: [string, number][]): Promise<Record<string, string>> {
+  const wanted = new Set(duplicates.map(([, line]) => line));
+  const idAt = new Map<number, string>();
+  let line = 0;
+  for await (const chunk of readJsonl(chunksFile, ChunkSchema)) {
+    if (wanted.has(line)) idAt.set(line, chunk.id);
+    line++;
+  }
+  return Object.fromEntries(duplicates.map(([id, kept]) => [id, idAt.get(kept)!]));
+}
+
+/**
+ * A batch's lines whose chunk text is new (whole runs of lines, no decoding), the first getting line
+ * `firstOrdinal` of chunks.jsonl; each dropped line is decoded for its id alone, paired with the line
+ * of the chunk kept for its text. Without `fingerprints` (dedupe off) every line is kept.
+ */
+function newLines(batch: ChunkBatch, fingerprints: ChunkFingerprints | undefined, firstOrdinal: number): { pieces: Uint8Array[]; kept: number; duplicates: [string, number][] } {
+  const pieces: Uint8Array[] = [];
+  const duplicates: [string, number][] = [];
+  let runStart = 0;
+  let nextOrdinal = firstOrdinal;
+  for (let i = 0; i < batch.lineEnds.length; i++) {
+    const kept = fingerprints?.keptOrdinal(batch.fingerprints[2 * i]!, batch.fingerprints[2 * i + 1]!, nextOrdinal);
+    if (kept === undefined) {
+      nextOrdinal++;
+      continue;
+    }
+    const lineStart = i === 0 ? 0 : batch.lineEnds[i - 1]!;
+    duplicates.push([lineId(batch.lines.subarray(lineStart, batch.lineEnds[i]!)), kept]);
+    if (lineStart > runStart) pieces.push(batch.lines.subarray(runStart, lineStart));
+    runStart = batch.lineEnds[i]!;
+  }
+  if (batch.lines.length > runStart) pieces.push(batch.lines.subarray(runStart));
+  return { pieces, kept: nextOrdinal - firstOrdinal, duplicates };
 }

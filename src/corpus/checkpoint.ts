@@ -19,6 +19,8 @@ export const BuildCheckpointSchema = z.object({
   documentsRead: z.number().int().nonnegative(),
   documentsSkipped: z.record(z.string(), z.number().int().nonnegative()),
   duplicateChunksDropped: z.number().int().nonnegative(),
+  /** Each dropped duplicate's id and the line (in chunks.jsonl) of the chunk kept for its text; absent in checkpoints from before. */
+  duplicates: z.array(z.tuple([z.string(), z.number().int().nonnegative()])).optional(),
   builderCounts: z.record(z.string(), z.number()),
   elapsedSeconds: z.number().nonnegative(),
   runs: z.number().int().positive(),

@@ -21,6 +21,7 @@ export const CorpusManifestSchema = z.object({
   timings: z.record(z.string(), z.unknown()),
   /** What the corpus was built from (source files' hashes, builder and chunking settings); absent in corpora built before it was recorded. */
   inputs: BuildInputsSchema.optional(),
+  duplicateOf: z.record(z.string(), z.string()).optional().describe('Each exact-duplicate chunk dropped (its id) → the id of the chunk kept with the same text; a gold id naming a dropped one counts its kept twin. Absent when none was dropped (or in corpora built before it was recorded)'),
   imageDir: z.string().optional().describe('Absolute image folder the chunks\' `meta.image.path` / `meta.images[].path` are relative to (page-image corpora)'),
 }).catchall(z.unknown());
 export type CorpusManifest = z.infer<typeof CorpusManifestSchema>;

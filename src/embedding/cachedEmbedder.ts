@@ -22,8 +22,8 @@ export interface CacheStats {
 
 /**
  * Wraps an embedder with an on-disk cache (`cacheFile`): texts already embedded by an embedder
- * with the same identity are not embedded again. Queries are looked up as queryPrefix + text,
- * which is exactly what the wrapped embedders feed their model.
+ * with the same identity are not embedded again. Documents are looked up as documentPrefix + text
+ * and queries as queryPrefix + text, which is exactly what the wrapped embedders feed their model.
  */
 export class CachedEmbedder extends Embeddings implements TextEmbedder {
   private readonly cache: EmbeddingCache;
@@ -112,14 +112,38 @@ export class CachedEmbedder extends Embeddings implements TextEmbedder {
     };
   }
 
-  embedDocuments(documents: string[]): Promise<number[][]> {
-    return this.lookup(documents, (missing) => this.inner.embedDocuments(missing));
+  /** Texts keyed as the model sees them (prefix included), each missing one with its unprefixed original. */
+  private async lookupPrefixed(texts: string[], prefix: string, embed: (missing: string[]) => Promise<number[][]>): Promise<number[][]> {
+    const originals = new Map(texts.map((text) => [prefix + text, text]));
+    return this.lookup([...texts.map((text) => prefix + text)], (missing) => embed(missing.map((key) => originals.get(key)!)));
+  }
+
+  async embedDocuments(documents: string[]): Promise<number[][]> {
+    const { documentPrefix } = await this.inner.identity();
+    return this.lookupPrefixed(documents, documentPrefix, (missing) => this.inner.embedDocuments(missing));
+  }
+
+  async embedQueries(queries: string[]): Promise<number[][]> {
+    const { queryPrefix } = await this.inner.identity();
+    const inner = this.inner;
+    return this.lookupPrefixed(queries, queryPrefix, (missing) =>
+      inner.embedQueries ? inner.embedQueries(missing) : Promise.all(missing.map((query) => inner.embedQuery(query))),
+    );
   }
 
   async embedQuery(query: string): Promise<number[]> {
-    const { queryPrefix } = await this.inner.identity();
-    const [vector] = await this.lookup([queryPrefix + query], async () => [await this.inner.embedQuery(query)]);
+    const [vector] = await this.embedQueries([query]);
     return vector!;
+  }
+
+  /** Forwarded: the wrapped embedder need not ask its server for the width an index recorded. */
+  adoptDimension(dimension: number): void {
+    this.inner.adoptDimension?.(dimension);
+  }
+
+  get conventionSources(): (() => Promise<Record<string, string>>) | undefined {
+    const inner = this.inner;
+    return inner.conventionSources && (() => inner.conventionSources!());
   }
 
   async dispose(): Promise<void> {

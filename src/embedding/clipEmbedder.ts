@@ -159,8 +159,8 @@ export class ClipEmbedder extends Embeddings implements ImageEmbedder {
 
   async identity(): Promise<EmbedderIdentity> {
     const model = await this.load();
-    const { normalize, queryPrefix } = this.params;
-    return { model: locateModel(this.params.model).displayName, dimension: model.dimension, pooling: 'model', normalize, queryPrefix };
+    const { normalize, queryPrefix, documentPrefix } = this.params;
+    return { model: locateModel(this.params.model).displayName, dimension: model.dimension, pooling: 'model', normalize, queryPrefix, documentPrefix };
   }
 
   /** sha256 of config, tokenizer, preprocessor config and both towers' ONNX files. */
@@ -193,14 +193,22 @@ export class ClipEmbedder extends Embeddings implements ImageEmbedder {
     }
   }
 
-  async embedDocuments(documents: string[]): Promise<number[][]> {
-    if (documents.length === 0) return [];
+  private async embedTexts(texts: string[]): Promise<number[][]> {
+    if (texts.length === 0) return [];
     const model = await this.load();
-    return this.inBatches(documents, 'texts', (batch) => model.embedTexts(batch));
+    return this.inBatches(texts, 'texts', (batch) => model.embedTexts(batch));
+  }
+
+  async embedDocuments(documents: string[]): Promise<number[][]> {
+    return this.embedTexts(documents.map((text) => this.params.documentPrefix + text));
+  }
+
+  async embedQueries(queries: string[]): Promise<number[][]> {
+    return this.embedTexts(queries.map((query) => this.params.queryPrefix + query));
   }
 
   async embedQuery(query: string): Promise<number[]> {
-    const [vector] = await this.embedDocuments([this.params.queryPrefix + query]);
+    const [vector] = await this.embedQueries([query]);
     return vector!;
   }
 

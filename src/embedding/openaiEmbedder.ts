@@ -9,9 +9,13 @@ import { CachedEmbedder } from './cachedEmbedder.js';
 import { ReplicaPool, type Replica } from './replicaPool.js';
 import { endpointRateLimiter, rateObservingFetch, type EndpointRateLimiter } from '../endpoints/rateLimit.js';
 import { estimateTokens } from '../text/tokenCounter.js';
+import { resolveConventions, type ResolvedConventions } from './conventions.js';
 import { OpenAIEmbedderParamsSchema, type OpenAIEmbedderParams, type OpenAIEmbedderConfig } from './openaiEmbedderParams.js';
 
 export { OpenAIEmbedderParamsSchema, type OpenAIEmbedderParams, type OpenAIEmbedderConfig } from './openaiEmbedderParams.js';
+
+/** What a server with no preset and no stated conventions is recorded as: its pooling unknown, unit vectors, no prompts. */
+const SERVER_FALLBACK_CONVENTIONS = { pooling: 'server', normalize: true, queryPrefix: '', documentPrefix: '' } as const;
 
 /** A base64 embedding (little-endian float32) as numbers. */
 function decodeBase64Vector(text: string): number[] {
@@ -45,6 +49,8 @@ export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
   readonly pool: ReplicaPool<OpenAI>;
   readonly #pacing: EndpointRateLimiter;
   private dimension?: number;
+  /** The conventions in force: the config's fields, else its preset, else SERVER_FALLBACK_CONVENTIONS. */
+  readonly conventions: ResolvedConventions;
 
   constructor(config: OpenAIEmbedderConfig, env: NodeJS.ProcessEnv = process.env) {
     super({});
@@ -53,6 +59,8 @@ export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
     const apiKey = apiKeyEnv ? env[apiKeyEnv] : 'unused'; // local servers need none, the SDK wants one
     if (!apiKey) throw new ConfigError(`embedder.apiKeyEnv: environment variable ${apiKeyEnv} is not set`);
     this.dimension = this.params.dimension;
+    // `server` pooling is only recorded: the fallback's type is wider than a local embedder's.
+    this.conventions = resolveConventions(this.params, undefined, SERVER_FALLBACK_CONVENTIONS as unknown as ResolvedConventions['conventions']);
     this.urls = Array.isArray(baseURL) ? baseURL : [baseURL];
     // One pool is one endpoint for pacing, as for chat models: its replicas share the allowance.
     this.#pacing = endpointRateLimiter(this.urls.join(' | '), this.params.rateLimit ?? {});
@@ -127,10 +135,19 @@ export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
     );
   }
 
+  /** The width an index recorded: no request needed to learn it (vectors of another width are still refused). */
+  adoptDimension(dimension: number): void {
+    this.dimension ??= dimension;
+  }
+
+  async conventionSources(): Promise<Record<string, string>> {
+    return this.conventions.sources;
+  }
+
+  /** Without a configured or adopted dimension (an index build), one document is embedded to learn it. */
   async identity(): Promise<EmbedderIdentity> {
     if (this.dimension === undefined) await this.embedDocuments(['维度']);
-    const { model, pooling, normalize, queryPrefix } = this.params;
-    return { model: `${this.urls[0]}#${model}`, dimension: this.dimension!, pooling, normalize, queryPrefix };
+    return { model: `${this.urls[0]}#${this.params.model}`, dimension: this.dimension!, ...this.conventions.conventions };
   }
 
   /** A remote model is known only by its served name and width (the server's weights cannot be hashed from here). */
@@ -140,6 +157,17 @@ export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
   }
 
   async embedDocuments(documents: string[]): Promise<number[][]> {
+    const { documentPrefix } = this.conventions.conventions;
+    return this.embedTexts(documentPrefix ? documents.map((text) => documentPrefix + text) : documents);
+  }
+
+  async embedQueries(queries: string[]): Promise<number[][]> {
+    const { queryPrefix } = this.conventions.conventions;
+    return this.embedTexts(queries.map((query) => queryPrefix + query));
+  }
+
+  /** Texts as given, `batchSize` a request. */
+  private async embedTexts(documents: string[]): Promise<number[][]> {
     if (documents.length === 0) return [];
     const { batchSize } = this.params;
     const batches: string[][] = [];
@@ -149,7 +177,7 @@ export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
   }
 
   async embedQuery(query: string): Promise<number[]> {
-    const [vector] = await this.embedDocuments([this.params.queryPrefix + query]);
+    const [vector] = await this.embedQueries([query]);
     return vector!;
   }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RateLimitSchema } from '../endpoints/rateLimit.js';
+import { EmbedderPresetSchema } from './conventions.js';
 
 /** Config of the `openai` embedder: any OpenAI-compatible `/v1/embeddings` server (TEI, vLLM, Infinity, `hisrag serve embeddings`). */
 export const OpenAIEmbedderParamsSchema = z
@@ -7,11 +8,12 @@ export const OpenAIEmbedderParamsSchema = z
     baseURL: z.union([z.url(), z.array(z.url()).min(1, { error: 'expected at least one replica URL' })]).describe('API root, e.g. `http://127.0.0.1:8080/v1`, or a list of replicas of one server (one TEI per GPU): each request goes to the replica with the fewest in flight; a failing one is drained and retried later'),
     model: z.string().min(1).describe('Model name the server serves'),
     apiKeyEnv: z.string().min(1).optional().describe('Name of the environment variable holding the API key (the key itself is never in config)'),
-    // For bge models use BGE's instruction.
-    queryPrefix: z.string().default('').describe('Prepended by `embedQuery` only (the server cannot tell queries from documents)'),
-    pooling: z.enum(['cls', 'mean']).default('cls').describe('What the served model does (recorded in the identity; the server decides)'),
-    normalize: z.boolean().default(true).describe('Scale vectors to unit length (dot product = cosine)'),
-    dimension: z.number().int().positive().optional().describe('Vector width; asked of the server with one probe request when not given'),
+    preset: EmbedderPresetSchema.optional().describe('The served model\'s conventions (pooling, normalisation, prompts) as its model card states them; the fields below override it'),
+    queryPrefix: z.string().optional().describe('Prepended by `embedQuery` only (the server cannot tell queries from documents). Unset: the preset\'s, else none'),
+    documentPrefix: z.string().optional().describe('Prepended to every document embedded (never stored in chunk text). Unset: the preset\'s, else none'),
+    pooling: z.enum(['cls', 'mean', 'last']).optional().describe('What the served model does (recorded in the identity; the server decides). Unset: the preset\'s, else recorded as `server`'),
+    normalize: z.boolean().optional().describe('Whether the served vectors are unit length (recorded; dot product = cosine). Unset: the preset\'s, else true'),
+    dimension: z.number().int().positive().optional().describe('Vector width; unset: an index\'s manifest gives it at query time, and an index build learns it from one request (a document, with the document prefix)'),
     batchSize: z.number().int().positive().default(64).describe('Texts per request'),
     maxConcurrency: z.number().int().positive().default(4).describe('Requests in flight at once, on each replica'),
     maxRetries: z.number().int().nonnegative().default(6).describe('Retries of a request while every replica fails, each after the soonest replica\'s cooldown'),

@@ -2,7 +2,15 @@ import { Embeddings } from '@langchain/core/embeddings';
 import { createProgress } from '../progress/progress.js';
 import { ConfigError, parseWith } from '../errors.js';
 import type { EmbedderIdentity, TextEmbedder } from './types.js';
-import { TransformersEmbedderParamsSchema, type TransformersEmbedderConfig, type TransformersEmbedderParams } from './transformersParams.js';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  TRANSFORMERS_FALLBACK_CONVENTIONS,
+  TransformersEmbedderParamsSchema,
+  type TransformersEmbedderConfig,
+  type TransformersEmbedderParams,
+} from './transformersParams.js';
+import { resolveConventions, type ResolvedConventions } from './conventions.js';
 import { loadTransformersModel, startTransformersWorkers, type TransformersModel } from './transformersModel.js';
 import { locateModel, modelFiles } from '../models/modelLoading.js';
 import { modelFingerprint } from '../models/modelFingerprint.js';
@@ -18,18 +26,38 @@ import { CachedEmbedder } from './cachedEmbedder.js';
 export class TransformersEmbedder extends Embeddings implements TextEmbedder {
   readonly params: TransformersEmbedderParams;
   private model?: Promise<TransformersModel>;
+  private resolved?: ResolvedConventions;
 
   constructor(config: TransformersEmbedderConfig = {}) {
     super({});
     this.params = parseWith(TransformersEmbedderParamsSchema, config, (problems) => new ConfigError(problems), 'embedder');
   }
 
+  /**
+   * Pooling, normalisation and prefixes: the config's fields, else its preset, else the model
+   * directory's sentence-transformers files, else bge-large-zh-v1.5's (read once the model is found).
+   */
+  conventions(): ResolvedConventions {
+    if (this.resolved) return this.resolved;
+    const { model, cacheDir } = this.params;
+    const dir = locateModel(model).localDir ?? join(resolve(cacheDir), model);
+    return (this.resolved = resolveConventions(this.params, existsSync(dir) ? dir : undefined, TRANSFORMERS_FALLBACK_CONVENTIONS));
+  }
+
+  async conventionSources(): Promise<Record<string, string>> {
+    await this.load();
+    return this.conventions().sources;
+  }
+
   /** Loads the model once (lazily; every method calls it). */
   load(): Promise<TransformersModel> {
     this.model ??= (async () => {
-      const { workers } = this.params;
-      if (workers === 0) return loadTransformersModel(this.params);
-      return startTransformersWorkers({ ...this.params, threads: this.params.threads ?? 1 }, workers);
+      this.resolved = undefined;
+      const { pooling, normalize } = this.conventions().conventions;
+      const params = { ...this.params, pooling, normalize };
+      const { workers } = params;
+      if (workers === 0) return loadTransformersModel(params);
+      return startTransformersWorkers({ ...params, threads: params.threads ?? 1 }, workers);
     })();
     // A failed load may be retried (e.g. after the model has been generated).
     this.model.catch(() => (this.model = undefined));
@@ -38,8 +66,7 @@ export class TransformersEmbedder extends Embeddings implements TextEmbedder {
 
   async identity(): Promise<EmbedderIdentity> {
     const model = await this.load();
-    const { pooling, normalize, queryPrefix } = this.params;
-    return { model: locateModel(this.params.model).displayName, dimension: model.dimension, pooling, normalize, queryPrefix };
+    return { model: locateModel(this.params.model).displayName, dimension: model.dimension, ...this.conventions().conventions };
   }
 
   /** sha256 of the model's files (config, tokenizer, ONNX weights), cached beside the model by size + mtime. */
@@ -62,7 +89,21 @@ export class TransformersEmbedder extends Embeddings implements TextEmbedder {
     return (await this.load()).countTokens(texts);
   }
 
+  /** Documents with the document prefix (none unless a preset, the model files or the config give one). */
   async embedDocuments(documents: string[]): Promise<number[][]> {
+    await this.load();
+    const { documentPrefix } = this.conventions().conventions;
+    return this.embedTexts(documentPrefix ? documents.map((text) => documentPrefix + text) : documents);
+  }
+
+  async embedQueries(queries: string[]): Promise<number[][]> {
+    await this.load();
+    const { queryPrefix } = this.conventions().conventions;
+    return this.embedTexts(queries.map((query) => queryPrefix + query));
+  }
+
+  /** Texts as given, no prefix: what the model server (`hisrag serve embeddings`) embeds. */
+  async embedTexts(documents: string[]): Promise<number[][]> {
     if (documents.length === 0) return [];
     const model = await this.load();
     const progress = createProgress({ label: 'embedding', total: documents.length, unit: 'texts', silent: !this.params.progress });
@@ -78,7 +119,7 @@ export class TransformersEmbedder extends Embeddings implements TextEmbedder {
   }
 
   async embedQuery(query: string): Promise<number[]> {
-    const [vector] = await this.embedDocuments([this.params.queryPrefix + query]);
+    const [vector] = await this.embedQueries([query]);
     return vector!;
   }
 

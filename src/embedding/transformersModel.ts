@@ -5,6 +5,7 @@ import { DataFileError } from '../errors.js';
 import { loadingModel, loadTokenizer, prepareModel, pretrainedOptions, type ModelRole } from '../models/modelLoading.js';
 import { siblingWorker, WorkerPool } from '../models/workerPool.js';
 import type { TransformersEmbedderParams } from './transformersParams.js';
+import type { Pooling } from './conventions.js';
 
 /** The part of config.json the embedder relies on. */
 const ModelConfigSchema = z.object({ hidden_size: z.number().int().positive() }).passthrough();
@@ -21,10 +22,14 @@ export interface TransformersModel {
   dispose(): Promise<void>;
 }
 
-export type ModelLoadParams = Pick<
-  TransformersEmbedderParams,
-  'model' | 'cacheDir' | 'allowRemote' | 'pooling' | 'normalize' | 'maxTokens' | 'dtype' | 'threads'
->;
+export type ModelLoadParams = Pick<TransformersEmbedderParams, 'model' | 'cacheDir' | 'allowRemote' | 'maxTokens' | 'dtype' | 'threads'> & {
+  /** Resolved (config, preset, model files or default): see `resolveConventions`. */
+  pooling: Pooling;
+  normalize: boolean;
+};
+
+/** transformers.js' name for each pooling. */
+const PIPELINE_POOLING = { cls: 'cls', mean: 'mean', last: 'last_token' } as const;
 
 export const EMBEDDER_ROLE: ModelRole = { configPath: 'embedder.model', directory: 'model directory', fixtureCommand: 'hisrag model fixture' };
 
@@ -41,8 +46,10 @@ export async function loadTransformersModel(params: ModelLoadParams): Promise<Tr
   if (!config.success) throw new DataFileError(`${params.model}/config.json: hidden_size: missing or not a positive integer`);
   const dimension = config.data.hidden_size;
   // The pipeline truncates to the tokenizer's model_max_length; lowering it makes maxTokens apply.
-  const tokenizer = extractor.tokenizer as unknown as { model_max_length: number; encode(text: string): number[] };
+  const tokenizer = extractor.tokenizer as unknown as { model_max_length: number; padding_side: string; encode(text: string): number[] };
   tokenizer.model_max_length = Math.min(tokenizer.model_max_length ?? params.maxTokens, params.maxTokens);
+  // Last-token pooling reads the last position: padding must go on the left, or short texts in a batch would pool a pad token.
+  if (params.pooling === 'last') tokenizer.padding_side = 'left';
 
   // One model call at a time: concurrent callers (e.g. server requests) queue instead of piling up tensors.
   const oneAtATime = pLimit(1);
@@ -52,7 +59,7 @@ export async function loadTransformersModel(params: ModelLoadParams): Promise<Tr
     parallel: 1,
     countTokens: (texts) => texts.map((text) => Math.min(tokenizer.encode(text).length, params.maxTokens)),
     embedBatch: (texts) => oneAtATime(async () => {
-      const output = await extractor(texts, { pooling: params.pooling, normalize: params.normalize });
+      const output = await extractor(texts, { pooling: PIPELINE_POOLING[params.pooling], normalize: params.normalize });
       const [rows, width] = output.dims as [number, number];
       if (rows !== texts.length || width !== dimension) {
         throw new DataFileError(`${params.model}: model returned [${output.dims.join(', ')}] for ${texts.length} texts of dimension ${dimension}`);

@@ -6,18 +6,31 @@ import type { PageImageRef } from '../corpus/pageImage.js';
 export const EmbedderIdentitySchema = z.object({
   model: z.string().describe('Model id (`Xenova/bge-large-zh-v1.5`), local directory, or remote `<baseURL>#<model>`'),
   dimension: z.number().int().positive(),
-  pooling: z.enum(['cls', 'mean', 'model']).describe('`model`: the model pools itself (CLIP-family towers: projected end-of-text / class-token state)'),
+  pooling: z
+    .enum(['cls', 'mean', 'last', 'model', 'server'])
+    .describe('`last`: the last token (decoder embedders); `model`: the model pools itself (CLIP-family towers); `server`: a remote model whose pooling was not stated'),
   normalize: z.boolean(),
   queryPrefix: z.string(),
+  /** Prepended to every document embedded (e5's `passage: `); absent in indexes built before it existed, which had none. */
+  documentPrefix: z.string().default(''),
 });
 export type EmbedderIdentity = z.infer<typeof EmbedderIdentitySchema>;
 
 /**
  * hisrag's embedder: a LangChain `Embeddings` (embedDocuments / embedQuery — queries get the
- * query prefix, documents do not) that also states its identity and can be released.
+ * query prefix, documents the document prefix) that also states its identity and can be released.
  */
 export interface TextEmbedder extends Embeddings {
   identity(): Promise<EmbedderIdentity>;
+  /** Many queries in one batched call, each with the query prefix (what `embedQuery` does one at a time). */
+  embedQueries?(queries: string[]): Promise<number[][]>;
+  /** Where each convention (pooling, normalisation, prefixes) came from: config, preset, model files or default. */
+  conventionSources?(): Promise<Record<string, string>>;
+  /**
+   * Told the vector width an index recorded, so that an embedder that would otherwise ask its server
+   * (one probe request) need not; vectors of another width are still refused.
+   */
+  adoptDimension?(dimension: number): void;
   /**
    * What identifies the weights behind the vectors, beyond the identity's model name: a content hash of
    * a local model's files (`sha256:…`), or the served model's name and dimension for a remote one.

@@ -157,7 +157,7 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
       });
     }
   }
-  const rpm = Math.min(...config.models.map((m) => (m.rateLimit as { requestsPerMinute?: number } | undefined)?.requestsPerMinute ?? Infinity));
+  const rpm = Math.min(...(config.models ?? []).map((m) => (m.rateLimit as { requestsPerMinute?: number } | undefined)?.requestsPerMinute ?? Infinity));
   const totalCalls = sumRange(cells.map((c) => c.generationCalls));
   const totalPrice = cells.every((c) => c.price) ? sumRange(cells.map((c) => c.price!)) : null;
   const reasons = [...new Set(cells.flatMap((c) => c.unbounded ?? []))];

@@ -8,7 +8,7 @@ import { recordedMessageOf } from '../prompting/messageContent.js';
 import type { GoldSpan } from '../benchmarks/goldSpans.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { stripThink } from '../scoring/stripThink.js';
-import { estimateTokens } from '../text/tokenCounter.js';
+import { estimateTokens, type TokenCounter } from '../text/tokenCounter.js';
 import { itemGroups, methodRetrievalMetrics, recordedChunks } from './itemDetails.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { Stages } from './stages.js';
@@ -53,7 +53,7 @@ export async function answerTask(task: Task, stages: Stages, context: TaskContex
     prompt: (outcome?.prompt ?? []).map(recordedMessageOf),
     retrieved: recordedChunks(retrieved),
     contextIds: outcome?.contextIds ?? [],
-    ...(condition.usesRetrieval && outcome ? { context: contextUsed(outcome.contextIds, retrieved) } : {}),
+    ...(condition.usesRetrieval && outcome ? { context: contextUsed(outcome.contextIds, retrieved, task.model.countTokens) } : {}),
     truncated: outcome?.truncated ?? 0,
     response: outcome ? recordedResponse(outcome) : null,
     score,
@@ -89,10 +89,10 @@ async function retrievalMetricsOf(task: Task, stages: Stages, run: MethodRun, ou
   return methodRetrievalMetrics(item, retrieved, outcome.contextIds, condition.k ?? retrieved.length, firstStage, goldSpans);
 }
 
-/** The chunks placed in the prompt and their texts' tokens (the estimate the run counts context lengths with). */
-export function contextUsed(contextIds: readonly string[], retrieved: readonly RetrievedChunk[]): { chunks: number; tokens: number } {
+/** The chunks placed in the prompt and their texts' tokens, counted as the run counts its model's context lengths (its tokenizer, else the estimate). */
+export function contextUsed(contextIds: readonly string[], retrieved: readonly RetrievedChunk[], counter: TokenCounter = estimateTokens): { chunks: number; tokens: number } {
   const byId = new Map(retrieved.map((chunk) => [chunk.id, chunk]));
-  return { chunks: contextIds.length, tokens: contextIds.reduce((sum, id) => sum + estimateTokens(byId.get(id)?.text ?? ''), 0) };
+  return { chunks: contextIds.length, tokens: contextIds.reduce((sum, id) => sum + counter(byId.get(id)?.text ?? ''), 0) };
 }
 
 function recordedResponse(outcome: MethodOutcome): NonNullable<RunItemRecord['response']> {

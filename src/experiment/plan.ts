@@ -28,6 +28,8 @@ export interface PlannedModel {
   price?: ModelPrice;
   /** Answers per question and condition (the entry's `samples`, else the run's, else 1). */
   samples: number;
+  /** The model's own tokenizer directory (`tokenizer:`), when given. */
+  tokenizer?: string;
 }
 
 const ascending = (list: readonly number[] | undefined): number[] => [...new Set(list ?? [])].sort((a, b) => a - b);
@@ -64,7 +66,7 @@ export function retrieversOf(config: ExperimentConfig): PlannedRetriever[] {
 
 /** A `strategies:` entry: its label, its spec as the registries see it, and its own depths (`k:`, `contextTokens:`) if it names any. */
 export function strategySpecs(config: ExperimentConfig): { label: string; spec: ComponentSpec; path: string; depths?: number[]; budgets?: number[] }[] {
-  return config.strategies.map((entry, i) => {
+  return (config.strategies ?? []).map((entry, i) => {
     if (typeof entry === 'string') return { label: entry, spec: { name: entry }, path: `strategies[${i}]` };
     const { label, k, contextTokens, ...spec } = entry;
     return {
@@ -85,10 +87,10 @@ export interface PlannedMethod {
 }
 
 export function modelsOf(config: ExperimentConfig): PlannedModel[] {
-  return config.models.map((entry, i) => {
-    const { label, price, samples, ...spec } = entry;
+  return (config.models ?? []).map((entry, i) => {
+    const { label, price, samples, tokenizer, ...spec } = entry;
     const model = typeof spec.model === 'string' ? spec.model : spec.name;
-    return { label: label ?? model, spec: spec as ComponentSpec, path: `models[${i}]`, ...(price ? { price } : {}), samples: samples ?? config.samples ?? 1 };
+    return { label: label ?? model, spec: spec as ComponentSpec, path: `models[${i}]`, ...(price ? { price } : {}), samples: samples ?? config.samples ?? 1, ...(tokenizer ? { tokenizer } : {}) };
   });
 }
 

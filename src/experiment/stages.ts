@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
+import { loadTokenCounter } from '../chunking/tokenCounter.js';
+import { estimateTokens, type TokenCounter } from '../text/tokenCounter.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import type { ComponentSpec } from '../registry.js';
 import { ConfigError, DataFileError } from '../errors.js';
@@ -28,12 +30,24 @@ import { modelsOf, retrieversOf, strategySpecs } from './plan.js';
 import type { ChatModelGenerator } from '../generation/chatModelGenerator.js';
 import type { BatchQueue } from '../generation/batchQueue.js';
 
+/** A model of the grid: its generator, and the tokens its context budgets and lengths are counted in. */
+export interface StageModel {
+  label: string;
+  generator: Generator;
+  price?: ModelPrice;
+  samples: number;
+  /** Its tokenizer's count (`tokenizer:`), else the CJK estimate. */
+  countTokens: TokenCounter;
+  /** What the count is, on every surface: `tokens (estimate)` or `tokens (<dir> tokenizer)`. */
+  tokenUnit: string;
+}
+
 /** The stage objects of one experiment, built from the registries by name. */
 export interface Stages {
   items: BenchmarkItem[];
   benchmarkDescriptions: Record<string, unknown>[];
   /** `samples`: answers per question and condition (repeated samples). */
-  models: { label: string; generator: Generator; price?: ModelPrice; samples: number }[];
+  models: StageModel[];
   /** The method (or single-shot strategy) of a `strategies:` entry, by its config path. */
   method(spec: ComponentSpec, path: string): RagMethod;
   retriever(label: string): Retriever;
@@ -175,17 +189,19 @@ function assertGoldInIndexes(items: BenchmarkItem[], specs: Record<string, unkno
   specs.forEach(collect);
   // Counted per question, not per question × index: one line names a question, its missing ids and every index that lacks them.
   const byQuestion = new Map<string, { itemId: string; origin: string | undefined; ids: Set<string>; indexes: string[] }>();
+  const twins: Record<string, string> = {};
   for (const dir of indexDirs) {
-    for (const { itemId, origin, missing } of missingGoldChunks(dir, references)) {
+    for (const { itemId, origin, missing, twins: found } of missingGoldChunks(dir, references)) {
       const key = `${origin ?? ''}\u0000${itemId}`;
       const entry = byQuestion.get(key) ?? { itemId, origin, ids: new Set<string>(), indexes: [] };
       for (const id of missing) entry.ids.add(id);
+      Object.assign(twins, found);
       entry.indexes.push(dir);
       byQuestion.set(key, entry);
     }
   }
   const problems = [...byQuestion.values()].map(
-    ({ itemId, origin, ids, indexes }) => `${origin ?? `question ${itemId}`}: gold_chunk_ids: ${[...ids].map((id) => `"${id}"`).join(', ')} not in ${indexes.join(', ')}${origin ? ` (question ${itemId})` : ''}`,
+    ({ itemId, origin, ids, indexes }) => `${origin ?? `question ${itemId}`}: gold_chunk_ids: ${[...ids].map((id) => (twins[id] !== undefined ? `"${id}" (an exact duplicate the corpus dropped: its text is chunk "${twins[id]}"; name that id)` : `"${id}"`)).join(', ')} not in ${indexes.join(', ')}${origin ? ` (question ${itemId})` : ''}`,
   );
   if (problems.length > 0) {
     const indexWord = indexDirs.size > 1 ? 'indexes' : 'index';
@@ -240,7 +256,7 @@ function componentLines({ items, benchmarkDescriptions, retrieverByLabel, method
   for (const [label, r] of retrieverByLabel) {
     const described = r.describe();
     lines.push(`retriever ${label}: ${r.name}${typeof described.index === 'string' ? ` over ${described.index}` : ''}${describeEfSearch(described)}`);
-    const embedder = described.embedder as { model?: string; dimension?: number; pooling?: string } | undefined;
+    const embedder = described.embedder as { model?: string; dimension?: number; pooling?: string; queryPrefix?: string; documentPrefix?: string } | undefined;
     if (embedder?.model) {
       const fixture = generatedFixture(embedder.model);
       const stand = !fixture
@@ -248,7 +264,9 @@ function componentLines({ items, benchmarkDescriptions, retrieverByLabel, method
         : fixture.kind === 'clip'
           ? ' (generated fixture model: an offline stand-in for a CLIP-family page-image encoder, aligned on colour only)'
           : ' (generated fixture model: an offline stand-in for bge-large-zh-v1.5)';
-      lines.push(`embedder for ${label}: ${embedder.model}, ${embedder.dimension} dimensions, ${embedder.pooling} pooling${stand}`);
+      // The conventions the index was built with (src/embedding/conventions.ts), prefixes only where there are any.
+      const prefixes = (['queryPrefix', 'documentPrefix'] as const).filter((key) => embedder[key]).map((key) => `, ${key} ${JSON.stringify(embedder[key])}`).join('');
+      lines.push(`embedder for ${label}: ${embedder.model}, ${embedder.dimension} dimensions, ${embedder.pooling} pooling${prefixes}${stand}`);
     }
     const rerank = described.rerank as { name?: string; model?: string; endpoint?: string; candidates?: number } | undefined;
     if (rerank?.name) {
@@ -262,7 +280,7 @@ function componentLines({ items, benchmarkDescriptions, retrieverByLabel, method
     // A sampling stand-in (the extractive one at temperature > 0) says how its samples differ.
     const sampling = m.generator.describe().sampling;
     const samples = m.samples > 1 ? `; ${m.samples} samples per question and condition` : '';
-    lines.push(`generator ${m.label}: ${m.generator.name}${OFFLINE_STAND_INS[m.generator.name] ? ` (${OFFLINE_STAND_INS[m.generator.name]})` : ''}${typeof sampling === 'string' ? ` (${sampling})` : ''}${samples}`);
+    lines.push(`generator ${m.label}: ${m.generator.name}${OFFLINE_STAND_INS[m.generator.name] ? ` (${OFFLINE_STAND_INS[m.generator.name]})` : ''}${typeof sampling === 'string' ? ` (${sampling})` : ''}${samples}${m.tokenUnit !== ESTIMATE_UNIT ? `; context counted in ${m.tokenUnit}` : ''}`);
   }
   const metric = runMetric(items.map(metricOf));
   if (metric) lines.push(`metric: ${metricLabel(metric)}, ${metricInfo(metric).description}`);
@@ -309,7 +327,10 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
   }
 
   const models: Stages['models'] = [];
-  for (const { label, spec, path, price, samples } of modelList) models.push({ label, generator: await generators.create(spec, undefined, path), ...(price ? { price } : {}), samples });
+  for (const { label, spec, path, price, samples, tokenizer } of modelList) {
+    const counting = await modelTokenCounter(tokenizer, path);
+    models.push({ label, generator: await generators.create(spec, undefined, path), ...(price ? { price } : {}), samples, ...counting });
+  }
   for (const { spec, path } of strategyList) {
     if (!methodByPath.get(path)?.needsToolCalling) continue;
     for (const [i, model] of models.entries()) {
@@ -389,4 +410,17 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
       for (const close of closers) await close().catch(() => {});
     },
   };
+}
+
+/** The unit of the default count, the CJK estimate (src/text/tokenCounter.ts). */
+export const ESTIMATE_UNIT = 'tokens (estimate)';
+
+/** A model's token counter: its `tokenizer:` directory loaded (refused naming `models[i].tokenizer` when unreadable), else the CJK estimate. */
+async function modelTokenCounter(tokenizer: string | undefined, path: string): Promise<{ countTokens: TokenCounter; tokenUnit: string }> {
+  if (!tokenizer) return { countTokens: estimateTokens, tokenUnit: ESTIMATE_UNIT };
+  const dir = resolve(tokenizer);
+  const countTokens = await loadTokenCounter(dir).catch((error: unknown) => {
+    throw new ConfigError(`${path}.tokenizer: ${(error as Error).message}`);
+  });
+  return { countTokens, tokenUnit: `tokens (${basename(dir)} tokenizer)` };
 }

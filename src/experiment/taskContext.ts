@@ -3,7 +3,7 @@ import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { createProgress } from '../progress/progress.js';
 import { MethodRun } from '../methods/methodRun.js';
-import { estimateTokens } from '../text/tokenCounter.js';
+import { estimateTokens, type TokenCounter } from '../text/tokenCounter.js';
 import type { RetrievalQuery, RetrievedChunk, Retriever } from '../retrieval/types.js';
 import { stripThink } from '../scoring/stripThink.js';
 import { retrieveWithinBudget } from '../retrieval/tokenBudget.js';
@@ -47,8 +47,8 @@ export function gridTasks(stages: Stages, conditions: Condition[], skip: Set<str
 }
 
 export interface TaskContext {
-  /** The item's question at the condition's depth, from the grid-wide batched and memoised retrieval. */
-  retrieve(condition: Condition, item: BenchmarkItem): Promise<RetrievedChunk[]>;
+  /** The item's question at the condition's depth (a budget counted by `counter`, default the estimate), from the grid-wide batched and memoised retrieval. */
+  retrieve(condition: Condition, item: BenchmarkItem, counter?: TokenCounter): Promise<RetrievedChunk[]>;
   /** One task's method context: its model, its depth, the memoised retrieval for the item's own question. */
   methodRunFor(task: Task): MethodRun;
 }
@@ -103,9 +103,9 @@ export function createTaskContext(stages: Stages, conditions: Condition[], tasks
     }
     return pending;
   };
-  const retrieve = (condition: Condition, item: BenchmarkItem): Promise<RetrievedChunk[]> =>
+  const retrieve = (condition: Condition, item: BenchmarkItem, counter: TokenCounter = estimateTokens): Promise<RetrievedChunk[]> =>
     condition.contextTokens
-      ? retrieveWithinBudget((depth) => rankedAt(condition, item, depth), condition.contextTokens)
+      ? retrieveWithinBudget((depth) => rankedAt(condition, item, depth), condition.contextTokens, counter)
       : rankedAt(condition, item, condition.k!).then((list) => list.slice(0, condition.k!));
   const methodRunFor = (task: Task): MethodRun => {
     const { model, condition, item } = task;
@@ -114,14 +114,16 @@ export function createTaskContext(stages: Stages, conditions: Condition[], tasks
       item,
       k: retrievalDepth(condition),
       generator: forSample(model.generator, task.sample),
-      countTokens: estimateTokens,
+      countTokens: model.countTokens,
       signal,
       ...(model.price ? { price: model.price } : {}),
       ...(retriever
         ? {
             // The item's own question comes from the batched, memoised retrieval; other queries (a
             // reasoning step, a follow-up question) go to the retriever as they come.
-            retrieve: (text: string) => (text === item.question ? retrieve(condition, item) : otherQuery(retriever, condition, { ...stages.queryFor(item), text })),
+            // Budgets in the reader's own tokens (its `tokenizer:`), else the estimate.
+            retrieve: (text: string) =>
+              text === item.question ? retrieve(condition, item, model.countTokens) : otherQuery(retriever, condition, { ...stages.queryFor(item), text }, model.countTokens),
             ...(retriever.relevance ? { relevance: (query: string, texts: string[]) => retriever.relevance!(query, texts) } : {}),
           }
         : {}),
@@ -131,8 +133,8 @@ export function createTaskContext(stages: Stages, conditions: Condition[], tasks
 }
 
 /** A query other than the item's own question (a reasoning step, a follow-up), at the condition's depth or within its budget. */
-export function otherQuery(retriever: Pick<Retriever, 'retrieve'>, condition: Condition, query: RetrievalQuery): Promise<RetrievedChunk[]> {
-  return condition.contextTokens ? retrieveWithinBudget((depth) => retriever.retrieve(query, depth), condition.contextTokens) : retriever.retrieve(query, condition.k!);
+export function otherQuery(retriever: Pick<Retriever, 'retrieve'>, condition: Condition, query: RetrievalQuery, counter: TokenCounter = estimateTokens): Promise<RetrievedChunk[]> {
+  return condition.contextTokens ? retrieveWithinBudget((depth) => retriever.retrieve(query, depth), condition.contextTokens, counter) : retriever.retrieve(query, condition.k!);
 }
 
 /**

@@ -57,6 +57,7 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
     }
     const identity = await embedder?.identity();
     const fingerprint = await embedder?.fingerprint?.();
+    const conventions = await embedder?.conventionSources?.();
     const space = identity?.normalize ? 'ip' : 'cosine';
     const hnsw: HnswParams | undefined =
       options.retriever === 'hnsw'
@@ -80,6 +81,7 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
           identity,
           ...(fingerprint && { fingerprint }),
           ...(options.embedder && { spec: options.embedder }),
+          ...(conventions && { conventions }),
           space,
           passage,
           ...(imageDir && { documents, imageDir }),

@@ -88,6 +88,8 @@ export const IndexManifestSchema = z.object({
       fingerprint: z.string().optional(),
       /** Registry spec to re-create the embedder at query time; absent when built with an injected embedder. */
       spec: ComponentSpecSchema.optional(),
+      /** Where each of pooling, normalisation and the prefixes came from (config, preset, model files, default); absent for embedders that do not say. */
+      conventions: z.record(z.string(), z.string()).optional(),
       /** Similarity of the stored vectors: dot product on unit vectors, or cosine. */
       space: z.enum(['ip', 'cosine']),
       /** What was embedded per chunk: `title\ntext` or the text alone. */
@@ -153,4 +155,13 @@ export async function requireCompleteIndexManifest(dir: string): Promise<IndexMa
 
 export async function writeIndexManifest(dir: string, manifest: IndexManifest): Promise<void> {
   await atomicWriteJson(indexManifestPath(dir), manifest);
+}
+
+/** What a dense index's embedder does, and why: `pooling "mean" (model files (1_Pooling/config.json)), …`; undefined for bm25. */
+export function describeIndexEmbedder(manifest: IndexManifest): string | undefined {
+  const recorded = manifest.embedder;
+  if (!recorded) return undefined;
+  const { identity, conventions = {} } = recorded;
+  const keys = ['pooling', 'normalize', 'queryPrefix', 'documentPrefix'] as const;
+  return keys.map((key) => `${key} ${JSON.stringify(identity[key])}${conventions[key] ? ` (${conventions[key]})` : ''}`).join(', ');
 }

@@ -24,7 +24,7 @@ export interface OpenedIndex {
   embedder(): Promise<TextEmbedder>;
   /** Embeds a query with the index's embedder (query prefix included). */
   embedQuery(text: string): Promise<number[]>;
-  /** Embeds many queries in one call (the embedder batches them): `embedDocuments(queryPrefix + text)`, what `embedQuery` does one at a time. */
+  /** Embeds many queries in one call (the embedder batches them, query prefix included), what `embedQuery` does one at a time. */
   embedQueries(texts: string[]): Promise<number[][]>;
   exact(): ExactSearch;
   /** The hnswlib graph (hnswlib indexes only; see `graph()` for any library). */
@@ -67,10 +67,9 @@ export async function openIndex(dir: string, options: OpenIndexOptions = {}): Pr
     },
     async embedQueries(texts) {
       if (texts.length === 0) return [];
-      if (texts.length === 1) return [await (await embedder()).embedQuery(texts[0]!)];
       const instance = await embedder();
-      const { queryPrefix } = await instance.identity();
-      return instance.embedDocuments(texts.map((text) => queryPrefix + text));
+      if (texts.length === 1 || !instance.embedQueries) return Promise.all(texts.map((text) => instance.embedQuery(text)));
+      return instance.embedQueries(texts);
     },
     exact() {
       if (!manifest.embedder) throw new InputError(`${dir}: a ${manifest.kind} index stores no vectors`);

@@ -26,6 +26,8 @@ export async function queryEmbedderFor(dir: string, manifest: IndexManifest, giv
     if (!spec) throw new InputError(`${dir}: the index was built with an embedder given in code; pass one to open it`);
     embedder = await createEmbedder(spec);
   }
+  // The manifest knows the width: an embedder that would ask its server (openai without `dimension`) need not.
+  embedder.adoptDimension?.(recorded.identity.dimension);
   const release = async () => {
     if (!isInstance) await embedder.dispose();
   };

@@ -1,9 +1,32 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { z } from 'zod';
 import { InputError } from '../errors.js';
 import { ChunkStore, type LabelledChunk } from '../index/chunkStore.js';
-import { CHUNK_STORE_FILE } from '../index/manifest.js';
+import { CHUNK_STORE_FILE, INDEX_MANIFEST_FILE } from '../index/manifest.js';
 import type { RetrievalQuery } from './types.js';
+
+const DuplicatesSchema = z.object({ duplicateOf: z.record(z.string(), z.string()).optional() }).passthrough();
+
+/**
+ * The exact duplicates the index's corpus dropped (dropped id → kept id), from the corpus manifest
+ * the index names; empty when the corpus is not there (moved) or dropped none.
+ */
+export function corpusDuplicates(indexDir: string): Record<string, string> {
+  try {
+    const index = JSON.parse(readFileSync(join(indexDir, INDEX_MANIFEST_FILE), 'utf8')) as { corpus?: { dir?: string } };
+    if (!index.corpus?.dir) return {};
+    const corpus = DuplicatesSchema.safeParse(JSON.parse(readFileSync(join(index.corpus.dir, 'manifest.json'), 'utf8')));
+    return corpus.success ? (corpus.data.duplicateOf ?? {}) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A gold id as the index holds it: itself, or — a duplicate the corpus dropped, never indexed — the kept chunk with the same text. */
+export function keptGoldId(id: string, duplicateOf: Record<string, string>): string {
+  return duplicateOf[id] ?? id;
+}
 
 /**
  * The gold evidence of a query as stored chunks: `gold.chunkIds` in their given order, or the chunks of
@@ -13,8 +36,10 @@ import type { RetrievalQuery } from './types.js';
 export function goldChunks(store: ChunkStore, query: RetrievalQuery, indexDir: string): LabelledChunk[] {
   const gold = query.gold;
   if (gold?.chunkIds?.length) {
+    const duplicateOf = corpusDuplicates(indexDir);
     return gold.chunkIds.map((id) => {
-      const chunk = store.byId(id);
+      // A dropped duplicate's gold is its kept twin: the same text.
+      const chunk = store.byId(id) ?? store.byId(keptGoldId(id, duplicateOf));
       if (!chunk) throw new InputError(`${indexDir}: gold chunk "${id}" of item ${query.itemId ?? '?'} is not in this index`);
       return chunk;
     });
@@ -43,14 +68,17 @@ export interface GoldReference {
  * Gold chunk ids that name nothing in an index (chunks.sqlite; a lancedb index is not checked), one
  * entry per question with ids missing. Empty when all are there.
  */
-export function missingGoldChunks(indexDir: string, references: GoldReference[]): (GoldReference & { missing: string[] })[] {
+export function missingGoldChunks(indexDir: string, references: GoldReference[]): (GoldReference & { missing: string[]; twins: Record<string, string> })[] {
   const path = join(indexDir, CHUNK_STORE_FILE);
   if (!existsSync(path) || references.length === 0) return [];
   const store = ChunkStore.open(path, { readonly: true });
   try {
+    const duplicateOf = corpusDuplicates(indexDir);
     return references.flatMap((reference) => {
       const missing = reference.chunkIds.filter((id) => !store.byId(id));
-      return missing.length > 0 ? [{ ...reference, missing }] : [];
+      // A dropped duplicate is named with its kept twin: the gold file should name that id.
+      const twins = Object.fromEntries(missing.filter((id) => duplicateOf[id] !== undefined).map((id) => [id, duplicateOf[id]!]));
+      return missing.length > 0 ? [{ ...reference, missing, twins }] : [];
     });
   } finally {
     store.close();

@@ -2,8 +2,8 @@ import { estimateTokens, type TokenCounter } from '../text/tokenCounter.js';
 import type { RetrievedChunk } from './types.js';
 
 /**
- * Depth as a context budget in tokens (`contextTokens: [500, 1000, 2000]`, counted by `estimateTokens`
- * as every context length of a run is). The ranking stops at the first chunk that would exceed the
+ * Depth as a context budget in tokens (`contextTokens: [500, 1000, 2000]`, counted by the reader's
+ * tokenizer where its model entry names one, else by `estimateTokens`, as every context length of a run is). The ranking stops at the first chunk that would exceed the
  * budget, never skipping to a smaller one, so a larger budget's list extends a smaller one's as a
  * deeper k does; a best chunk over the budget alone is kept cut to it (no closed book by accident).
  */
@@ -73,11 +73,15 @@ export const mostPassagesWithin = (budget: number) => budget;
  * while every candidate fit and the retriever gave as many as asked (a ranking is prefix-consistent,
  * so the deeper list extends the shorter one).
  */
-export async function retrieveWithinBudget(retrieveAt: (depth: number) => Promise<RetrievedChunk[]>, budget: number): Promise<RetrievedChunk[]> {
+export async function retrieveWithinBudget(
+  retrieveAt: (depth: number) => Promise<RetrievedChunk[]>,
+  budget: number,
+  counter: TokenCounter = estimateTokens,
+): Promise<RetrievedChunk[]> {
   let depth = candidateDepth(budget);
   for (;;) {
     const list = await retrieveAt(depth);
-    const fill = fillTokenBudget(list, budget);
+    const fill = fillTokenBudget(list, budget, counter);
     if (!fill.exhausted || list.length < depth || depth >= mostPassagesWithin(budget)) return fill.kept;
     depth *= 2;
   }

@@ -162,7 +162,7 @@ describe('one naming rule for every label', () => {
   it('accepts letters and digits of any script in every label', () => {
     const config = validateExperimentConfig(base(), 'labels.yaml');
     expect(config.retrieval!.retrievers[0]!.label).toBe('稠密检索');
-    expect(config.models[0]!.label).toBe('抽取模型');
+    expect(config.models![0]!.label).toBe('抽取模型');
   });
 
   it('refuses a label with a space in every kind of label, with one message', () => {

@@ -71,6 +71,13 @@ describe('buildCorpus', () => {
     expect(manifest.counts.chunksWritten).toBe(25);
     const texts = (await chunkLines('dedupe')).map((l) => JSON.parse(l).text as string);
     expect(new Set(texts).size).toBe(texts.length);
+    // The manifest maps each dropped id to the kept chunk with its text; the undeduplicated build shows which texts those were.
+    const all = new Map((await buildCorpus({ ...config('dedupe-all'), dedupe: false }) && (await chunkLines('dedupe-all'))).map((l) => [JSON.parse(l).id as string, JSON.parse(l).text as string]));
+    const kept = new Map((await chunkLines('dedupe')).map((l) => [JSON.parse(l).id as string, JSON.parse(l).text as string]));
+    const map = manifest.duplicateOf!;
+    expect(Object.keys(map)).toHaveLength(23);
+    expect(Object.keys(map).sort()).toEqual([...all.keys()].filter((id) => !kept.has(id)).sort());
+    for (const [dropped, twin] of Object.entries(map)) expect(kept.get(twin)).toBe(all.get(dropped));
   });
 
   it('keeps duplicates with dedupe off', async () => {
@@ -93,6 +100,7 @@ describe('buildCorpus', () => {
     // The documents' texts too: each once, as a build in one go writes them.
     expect(resumed.documentsHash).toBe(whole.documentsHash);
     expect(resumed.counts).toEqual(whole.counts);
+    expect(resumed.duplicateOf).toEqual(whole.duplicateOf);
     expect(resumed.timings.runs).toBe(2);
     expect(await chunkLines('resumed')).toEqual(await chunkLines('whole'));
   });

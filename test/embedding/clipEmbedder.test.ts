@@ -61,7 +61,7 @@ describe('clip embedder on the generated CLIP fixture', () => {
   it('is registered as `clip` and can embed images', async () => {
     const created = await createEmbedder({ name: 'clip', model: modelDir });
     expect(isImageEmbedder(created)).toBe(true);
-    expect(await created.identity()).toEqual({ model: modelDir, dimension: 64, pooling: 'model', normalize: true, queryPrefix: '' });
+    expect(await created.identity()).toEqual({ model: modelDir, dimension: 64, pooling: 'model', normalize: true, queryPrefix: '', documentPrefix: '' });
     await created.dispose();
   });
 

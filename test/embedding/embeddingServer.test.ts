@@ -43,13 +43,14 @@ describe('hisrag embeddings server with the openai embedder as client', () => {
     expect(maxDifference([remote], [await local.embedQuery('汉武帝')])).toBeLessThan(1e-6);
   });
 
-  it('states an identity naming the server and model, with the probed dimension', async () => {
+  it('states an identity naming the server and model, with the probed dimension; pooling unstated is recorded as the server\'s', async () => {
     expect(await client().identity()).toEqual({
       model: `${server.url}#fixture`,
       dimension: 16,
-      pooling: 'cls',
+      pooling: 'server',
       normalize: true,
       queryPrefix: '',
+      documentPrefix: '',
     });
   });
 

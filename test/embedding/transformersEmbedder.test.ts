@@ -30,6 +30,7 @@ describe('TransformersEmbedder on a generated fixture model', () => {
       pooling: 'cls',
       normalize: true,
       queryPrefix: BGE_QUERY_PREFIX,
+      documentPrefix: '',
     });
   });
 

@@ -57,7 +57,7 @@ export function registerIndexCommands(program: Command): void {
     .option('--tune-sample <n>', `held-out queries for tuning (default ${DEFAULT_TUNING.sample})`, positiveInt('--tune-sample'))
     .option('--graph <library>', 'HNSW implementation: hnswlib (default) | usearch (multi-threaded build, compact, memory-mapped)', choice('--graph', ['hnswlib', 'usearch']))
     .option('--quantization <type>', 'usearch: precision of the vectors in the graph: i8 (default) | f16 | f32', choice('--quantization', ['i8', 'f16', 'f32']))
-    .option('--vectors <precision>', 'stored vectors (exact search, rebuilds): f16 (default) | f32 | i8', choice('--vectors', ['f16', 'f32', 'i8']))
+    .option('--vectors <precision>', 'stored vectors (exact search, rebuilds): f32 (default) | f16 | i8', choice('--vectors', ['f16', 'f32', 'i8']))
     .option('--batch-size <n>', 'chunks per embedding batch and checkpoint (default 64)', positiveInt('--batch-size'))
     .option('--k1 <x>', `BM25 k1 (default ${DEFAULT_BM25.k1})`, nonNegativeNumber('--k1'))
     .option('--b <x>', `BM25 b (default ${DEFAULT_BM25.b})`, nonNegativeNumber('--b'))
@@ -134,6 +134,9 @@ export function registerIndexCommands(program: Command): void {
           '\n',
       );
       if (manifest.hnsw?.tuning) process.stdout.write(tuningLine(manifest.hnsw.tuning));
+      const { describeIndexEmbedder } = await import('../../index/manifest.js');
+      const conventions = describeIndexEmbedder(manifest);
+      if (conventions) process.stdout.write(`embedder: ${conventions}\n`);
     });
 
   index

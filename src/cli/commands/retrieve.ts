@@ -13,7 +13,9 @@ export function registerRetrieveCommand(program: Command): void {
     .command('retrieve')
     .description('Query an index: the top k chunks for a question (corpus-wide, or within one document with --doc)')
     .requiredOption('--index <dir>', 'index directory built by `hisrag index build`')
-    .requiredOption('--query <text>', 'the question')
+    .option('--query <text>', 'the question')
+    .option('--queries <file.jsonl>', 'many questions in one process, one JSON line each ({"id"?, "query", "doc"?, "gold"?: [chunk ids]}); prints one JSON line per question with its top k')
+    .option('--gold [file.jsonl]', 'with --queries: compute recall, nDCG, MRR, precision and AP at k per question and their means (stderr); gold from each line\'s "gold", or from this file ({"id", "gold"})')
     .option('-k, --k <n>', 'number of chunks', '10')
     .option('--json', 'one JSON object per hit line: id, score, title, text, meta (plus rank, docId)')
     .option('--doc <docId>', "rank only this document's chunks (LongHisDoc: the pages of one book)")
@@ -22,7 +24,9 @@ export function registerRetrieveCommand(program: Command): void {
     .action(async (opts) => {
       const k = Number(opts.k);
       if (!Number.isInteger(k) || k <= 0) throw new InputError(`-k: expected a positive integer, got "${opts.k}"`);
-      if (!String(opts.query).trim()) throw new InputError('--query: empty; give the question to retrieve for');
+      if ((opts.query === undefined) === (opts.queries === undefined)) throw new InputError('give either --query <text> or --queries <file.jsonl>');
+      if (opts.gold !== undefined && opts.queries === undefined) throw new InputError('--gold: only with --queries');
+      if (opts.query !== undefined && !String(opts.query).trim()) throw new InputError('--query: empty; give the question to retrieve for');
       // Loaded on use so that the CLI starts fast.
       const { requireCompleteIndexManifest } = await import('../../index/manifest.js');
       const { createRetriever } = await import('../../retrieval/createRetriever.js');
@@ -36,6 +40,14 @@ export function registerRetrieveCommand(program: Command): void {
       }
       const retriever = await createRetriever(spec);
       try {
+        if (opts.queries !== undefined) {
+          const { metricsLine, readQueryFile, retrieveQueryFile } = await import('../../app/retrieveQueries.js');
+          const queries = await readQueryFile(opts.queries, typeof opts.gold === 'string' ? opts.gold : undefined);
+          const results = await retrieveQueryFile(retriever, queries, k, { indexDir: opts.index, write: (result) => process.stdout.write(`${JSON.stringify(result)}\n`) });
+          const line = opts.gold !== undefined ? metricsLine(results, k) : undefined;
+          if (opts.gold !== undefined) process.stderr.write(`${line ?? 'no question has gold chunk ids'}\n`);
+          return;
+        }
         const hits = await retriever.retrieve({ text: opts.query, ...(opts.doc && { docId: opts.doc }) }, k);
         for (const hit of hits) {
           process.stdout.write(

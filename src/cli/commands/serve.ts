@@ -19,7 +19,7 @@ interface LocalModelServeOptions {
 }
 
 interface ServeEmbeddingsOptions extends LocalModelServeOptions {
-  pooling: string;
+  pooling?: string;
   normalize: boolean;
 }
 
@@ -76,7 +76,7 @@ export function registerServeCommands(program: Command): void {
     minTokens: 3,
     batch: 'texts',
   })
-    .option('--pooling <pooling>', 'cls or mean', 'cls')
+    .option('--pooling <pooling>', 'cls, mean or last (default: the model directory\'s 1_Pooling/config.json, else cls)')
     .option('--no-normalize', 'do not L2-normalise vectors')
     .action(async (options: ServeEmbeddingsOptions) => {
       // Loaded on use so that the CLI starts fast.
@@ -89,7 +89,7 @@ export function registerServeCommands(program: Command): void {
       const dual = existsSync(join(options.model, 'onnx', 'vision_model.onnx'));
       const embedder = dual
         ? new ClipEmbedder({ ...modelLoading(options), dtype: options.dtype as 'fp32', normalize: options.normalize })
-        : new TransformersEmbedder({ ...modelLoading(options), dtype: options.dtype as 'fp32', pooling: options.pooling as 'cls', normalize: options.normalize, workers: options.workers });
+        : new TransformersEmbedder({ ...modelLoading(options), dtype: options.dtype as 'fp32', pooling: options.pooling as 'cls' | undefined, normalize: options.normalize, documentPrefix: '', workers: options.workers });
       await serveUntilStopped(async () => {
         const identity = await embedder.identity();
         const server = await startEmbeddingServer({

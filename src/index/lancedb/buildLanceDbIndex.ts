@@ -24,6 +24,7 @@ export async function buildLanceDbIndex(options: BuildIndexOptions): Promise<Ind
   const { embedder, release } = await buildEmbedder(options);
   try {
     const identity = await embedder.identity();
+    const conventions = await embedder.conventionSources?.();
     const space = identity.normalize ? ('ip' as const) : ('cosine' as const);
     const requested = options.lancedb ?? {};
     const rows = corpus.manifest.counts.chunksWritten;
@@ -40,7 +41,7 @@ export async function buildLanceDbIndex(options: BuildIndexOptions): Promise<Ind
     };
     const passage = options.passage ?? 'title+text';
     let manifest = plannedIndexManifest(corpus, options, {
-      embedder: { identity, ...(options.embedder && { spec: options.embedder }), space, passage },
+      embedder: { identity, ...(options.embedder && { spec: options.embedder }), ...(conventions && { conventions }), space, passage },
       lancedb,
     });
 
