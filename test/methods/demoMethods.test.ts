@@ -33,7 +33,7 @@ describe('experiments/demo-methods.yaml, offline through the CLI', () => {
     for (const method of CONDITIONS.slice(1)) {
       for (const k of [5, 20]) {
         // name, mean, [lo, hi], +diff [lo, hi], recall, retrievals, tokens (estimated: *), scored
-        expect(result.stdout).toMatch(new RegExp(`^${method}@${k}\\s+\\d+\\.\\d\\d\\s+\\[[\\d.]+, [\\d.]+\\]\\s+[+-][\\d.]+ \\[[-\\d.]+, [-\\d.]+\\]\\s+[\\d.]+ \\([\\d.]+, [\\d.]+\\)\\s+–\\s+\\d+\\.\\d\\s+\\d+\\*\\s+\\d+/\\d+`, 'm'));
+        expect(result.stdout).toMatch(new RegExp(`^${method}@${k}\\s+\\d+\\.\\d\\d\\s+\\[[\\d.]+, [\\d.]+\\]\\s+[+-][\\d.]+ \\[[-\\d.]+, [-\\d.]+\\]\\s+[\\d.]+ \\([\\d.]+, [\\d.]+\\)(?: †)?\\s+–\\s+\\d+\\.\\d\\s+\\d+\\*\\s+\\d+/\\d+`, 'm'));
       }
     }
     expect(result.stdout).toMatch(/adaptive@5: .*retrieved \d+% \(\d+\/6\)/);

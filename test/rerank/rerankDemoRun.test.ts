@@ -99,8 +99,8 @@ describe('the offline reranking demo, end to end through the CLI', () => {
   it('the report draws score vs k for both retrievers and the recall curves before and after reranking', () => {
     const html = readFileSync(join(dir, 'runs', 'r', 'report.html'), 'utf8');
     const depth = html.slice(html.indexOf('id="depth"'), html.indexOf('id="rerank-recall"'));
-    expect(depth).toMatch(/>dense\/rag<\/text>/);
-    expect(depth).toMatch(/>dense-rerank\/rag<\/text>/);
+    expect(depth).toMatch(/>dense<\/text>/);
+    expect(depth).toMatch(/>dense-rerank<\/text>/);
     const recall = html.slice(html.indexOf('id="rerank-recall"'), html.indexOf('id="conditions"'));
     expect(recall).toContain('dense-rerank: first stage');
     expect(recall).toContain('dense-rerank: reranked');
