@@ -293,7 +293,6 @@ function componentLines({ items, benchmarkDescriptions, retrieverByLabel, method
 export async function buildStages(config: ExperimentConfig): Promise<Stages> {
   await validateComponents(config);
   const { benchmarkSpecs, strategyList, retrieverList, modelList, judgeSpec, extractorSpec } = componentSpecs(config);
-
   const { items, benchmarkDescriptions } = await loadBenchmarkItems(benchmarkSpecs);
   assertGoldInIndexes(items, retrieverList.map(({ spec }) => spec));
 

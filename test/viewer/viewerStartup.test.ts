@@ -7,6 +7,7 @@ import { REPO_ROOT } from '../helpers/runCli.js';
 import type { RunListEntry } from '../../src/viewer/api.js';
 import { RunStore } from '../../src/viewer/runStore.js';
 import { writeImageRun, type ImageRun } from './imageRunFixture.js';
+import { importLogger } from '../helpers/importLogger.js';
 
 /**
  * What the experiment schema and the benchmark registry pull in (every registered component's
@@ -16,18 +17,6 @@ import { writeImageRun, type ImageRun } from './imageRunFixture.js';
 const HEAVY = /node_modules\/(@langchain|langchain|langsmith|openai|apache-arrow|wtf_wikipedia|@node-rs\/jieba|opencc-js|@huggingface|@lancedb|onnxruntime-node|onnxruntime-common|sharp|hnswlib-node|usearch|yaml)\//;
 /** The project's own modules that import them: the full config check and the benchmark loaders. */
 const HEAVY_OWN = /\/(config\/load|benchmarks\/registry|app\/labelExchange|app\/labelSample|results\/loadRun)\.(ts|js)$/;
-
-/** A `--import` argument that appends every module URL the process resolves to `log` (as test/cli/startup.test.ts). */
-function importLogger(log: string): string {
-  const hooks = `data:text/javascript,${encodeURIComponent(`
-      import { appendFileSync } from 'node:fs';
-      export async function resolve(specifier, context, next) {
-        const result = await next(specifier, context);
-        appendFileSync(${JSON.stringify(log)}, result.url + '\\n');
-        return result;
-      }`)}`;
-  return `data:text/javascript,${encodeURIComponent(`import { register } from 'node:module'; register(${JSON.stringify(hooks)});`)}`;
-}
 
 describe('hisrag view starts and lists the runs without the experiment schema', () => {
   let fixture: ImageRun;
