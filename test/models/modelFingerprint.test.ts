@@ -1,24 +1,12 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FINGERPRINT_CACHE_FILE, modelFingerprint } from '../../src/models/modelFingerprint.js';
 import { readIndexManifest } from '../../src/index/manifest.js';
 import { fixtureModel, writeTestCorpus } from '../index/testCorpus.js';
+import { hisragInProcess as hisrag } from '../helpers/cliInProcess.js';
 
-async function hisrag(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  try {
-    return { code: await main(['node', 'hisrag', ...args]), stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
 
 describe('index manifest: fingerprint of the embedding model files', () => {
   let root: string;

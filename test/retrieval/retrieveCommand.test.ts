@@ -3,28 +3,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildIndex } from '../../src/index/buildIndex.js';
 import { fixtureModel, writeTestCorpus } from '../index/testCorpus.js';
+import { hisragInProcess } from '../helpers/cliInProcess.js';
 
 const run = promisify(execFile);
 const BIN = resolve('bin/hisrag.mjs');
 
-/** Runs the CLI in this process (fast), capturing stdout/stderr and the exit code. */
-async function hisragInProcess(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  try {
-    const code = await main(['node', 'hisrag', ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
 
 describe('hisrag index build / hisrag retrieve', () => {
   let root: string;

@@ -2,24 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCorpus } from '../../src/corpus/build.js';
 import { buildIndex } from '../../src/index/buildIndex.js';
 import { missingGoldChunks } from '../../src/retrieval/goldChunks.js';
+import { hisragInProcess } from '../helpers/cliInProcess.js';
 
-async function hisragInProcess(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  try {
-    return { code: await main(['node', 'hisrag', ...args]), stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
 
 describe('hisrag retrieve --queries, and gold ids of dropped duplicates', () => {
   let root: string;
