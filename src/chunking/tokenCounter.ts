@@ -1,8 +1,44 @@
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { PreTrainedTokenizer } from '@huggingface/transformers';
 import { InputError } from '../errors.js';
 import type { SizeMeasure } from './types.js';
+
+/** OpenAI encodings a `tokenizer:` names as `tiktoken:<encoding>`; js-tiktoken bundles their ranks (no network), imported on use (megabytes most runs never need). */
+const TIKTOKEN_RANKS = {
+  o200k_base: () => import('js-tiktoken/ranks/o200k_base'),
+  cl100k_base: () => import('js-tiktoken/ranks/cl100k_base'),
+  p50k_base: () => import('js-tiktoken/ranks/p50k_base'),
+  r50k_base: () => import('js-tiktoken/ranks/r50k_base'),
+} as const;
+const TIKTOKEN_PREFIX = 'tiktoken:';
+
+/** A `tokenizer:` setting made absolute: a directory resolved against `baseDir`, an encoding name kept as written. */
+export function resolveTokenizerSpec(spec: string, baseDir: string): string {
+  return spec.startsWith(TIKTOKEN_PREFIX) ? spec : resolve(baseDir, spec);
+}
+
+/** How a surface names the unit a `tokenizer:` setting counts in ("tokens (o200k_base encoding)"). */
+export function tokenizerUnit(spec: string): string {
+  return spec.startsWith(TIKTOKEN_PREFIX) ? `tokens (${spec.slice(TIKTOKEN_PREFIX.length)} encoding)` : `tokens (${basename(spec)} tokenizer)`;
+}
+
+/**
+ * A `tokenizer:` setting's counter: `tiktoken:<encoding>` counts in an OpenAI encoding (the
+ * reader's own tokens for GPT-family models, through js-tiktoken, a port of tiktoken), anything
+ * else is a local tokenizer directory (`loadTokenCounter`).
+ */
+export async function loadTokenizerSpec(spec: string): Promise<SizeMeasure> {
+  if (!spec.startsWith(TIKTOKEN_PREFIX)) return loadTokenCounter(spec);
+  const encoding = spec.slice(TIKTOKEN_PREFIX.length);
+  if (!Object.hasOwn(TIKTOKEN_RANKS, encoding)) {
+    throw new InputError(`tokenizer: unknown OpenAI encoding ${JSON.stringify(encoding)} (known: ${Object.keys(TIKTOKEN_RANKS).map((e) => TIKTOKEN_PREFIX + e).join(', ')})`);
+  }
+  const [{ Tiktoken }, ranks] = await Promise.all([import('js-tiktoken/lite'), TIKTOKEN_RANKS[encoding as keyof typeof TIKTOKEN_RANKS]()]);
+  const tokenizer = new Tiktoken(ranks.default);
+  // Special-token text in a passage is counted as ordinary text, as the API does for user content.
+  return (text) => tokenizer.encode(text, [], []).length;
+}
 
 /**
  * Loads the embedder's tokenizer from a local directory (`tokenizer.json` + `tokenizer_config.json`,

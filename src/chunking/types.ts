@@ -15,7 +15,7 @@ export const ChunkingOptionsSchema = z.strictObject({
   maxSize: z.number().int().positive().default(512).describe('Largest chunk, in `unit`s'),
   unit: z.enum(['chars', 'tokens']).default('chars').describe('`chars` counts code points; `tokens` counts the embedder\'s tokens (needs `tokenizer`)'),
   overlap: z.number().int().nonnegative().default(0).describe('Trailing sentences of a chunk repeated at the start of the next, up to this size'),
-  tokenizer: z.string().min(1).optional().describe('Local directory holding `tokenizer.json` (+ `tokenizer_config.json`), for `unit: tokens`'),
+  tokenizer: z.string().min(1).optional().describe('Local directory holding `tokenizer.json` (+ `tokenizer_config.json`), or `tiktoken:<encoding>` (an OpenAI encoding such as `tiktoken:o200k_base`), for `unit: tokens`'),
   // `fixed` is AutoRAG's and Chroma's fixed-size baseline.
   method: z.enum(['sentences', 'fixed']).optional().describe('How a section is cut: `sentences` (default) packs whole sentences; `fixed` cuts windows of `maxSize` regardless of sentences, overlapping by `overlap`, each its range of the text as it is'),
   headingPrefix: z.boolean().default(false).describe('Prefix each chunk\'s text with its section heading path (it is always in `meta.section`)'),

@@ -53,7 +53,7 @@ function modelEntrySchema() {
     label: labelSchema().optional().describe('name of the model in tables (default: the model name)'),
     price: PriceSchema.optional().describe("what the endpoint charges per million tokens: each answer's price"),
     samples: positiveInt().optional().describe("answers per question and condition (default: the run's samples, else 1)"),
-    tokenizer: z.string().min(1).optional().describe("the model's own tokenizer: a local directory with tokenizer.json (as transformers.js loads it); context budgets (`contextTokens`), every record's `context.tokens` and prompt-token estimates count in its tokens (default: the CJK estimate)"),
+    tokenizer: z.string().min(1).optional().describe("the model's own tokenizer: a local directory with tokenizer.json (as transformers.js loads it), or `tiktoken:<encoding>` for an OpenAI encoding (`tiktoken:o200k_base`, `tiktoken:cl100k_base`); context budgets (`contextTokens`), every record's `context.tokens` and prompt-token estimates count in its tokens (default: the CJK estimate)"),
   });
 }
 

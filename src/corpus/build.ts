@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, truncate } from 'node:fs/promises';
 import { resolve, join } from 'node:path';
 import { chunkDocument, countCodePoints } from '../chunking/chunker.js';
-import { loadTokenCounter } from '../chunking/tokenCounter.js';
+import { loadTokenizerSpec, resolveTokenizerSpec } from '../chunking/tokenCounter.js';
 import { ChunkSchema, type Chunk, type SectionedDocument, type SizeMeasure } from '../chunking/types.js';
 import { DataFileError, InputError, InterruptedError } from '../errors.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
@@ -49,7 +49,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   const paths = corpusPaths(outDir);
   const builder = await corpusBuilders.create(config.builder, { baseDir }, 'builder');
   const measure = options.measure ?? (config.chunking.unit === 'tokens'
-    ? await loadTokenCounter(resolve(baseDir, config.chunking.tokenizer!))
+    ? await loadTokenizerSpec(resolveTokenizerSpec(config.chunking.tokenizer!, baseDir))
     : countCodePoints);
   const source = await builder.describeSource();
   const dedupe = config.dedupe ?? builder.dedupeByDefault ?? true;
@@ -162,7 +162,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
         state.builderCounts[counter] = (state.builderCounts[counter] ?? 0) + delta;
       },
     };
-    const chunking = { ...config.chunking, ...(config.chunking.tokenizer ? { tokenizer: resolve(baseDir, config.chunking.tokenizer) } : {}) };
+    const chunking = { ...config.chunking, ...(config.chunking.tokenizer ? { tokenizer: resolveTokenizerSpec(config.chunking.tokenizer, baseDir) } : {}) };
     // The builder's own chunking threads where it has them; a caller's measure (a function) cannot go there.
     const batches =
       builder.chunkBatches && !options.measure

@@ -6,7 +6,7 @@ import { otherQuery } from '../experiment/taskContext.js';
 import { mostPassagesWithin, retrieveWithinBudget } from '../retrieval/tokenBudget.js';
 import type { Stages } from '../experiment/stages.js';
 import type { MethodContext } from '../methods/types.js';
-import { estimateTokens } from '../text/tokenCounter.js';
+import { ESTIMATE_UNIT, estimateTokens, type TokenCounter } from '../text/tokenCounter.js';
 import type { ChatMessage } from '../prompting/types.js';
 import { messageTokens, promptImages } from '../prompting/messageContent.js';
 import { imageCounterOf } from '../generation/imageTokens.js';
@@ -33,11 +33,11 @@ const sumRange = (ranges: Range[]): Range => ({
 
 const scaleRange = (r: Range, factor: number): Range => ({ min: r.min * factor, max: r.max === null ? null : r.max * factor });
 
-/** Prompt tokens of a call as the run counts them: text by the estimate, each page image by the generator's formula (refused, before any call, by one that cannot see images). */
-export function planPromptTokens(messages: ChatMessage[], generator: Generator): { total: number; images: number } {
+/** Prompt tokens of a call as the run counts them: text by `countTokens` (the model's tokenizer, else the estimate), each page image by the generator's formula (refused, before any call, by one that cannot see images). */
+export function planPromptTokens(messages: ChatMessage[], generator: Generator, countTokens: TokenCounter = estimateTokens): { total: number; images: number } {
   const countImage = imageCounterOf(generator, messages);
   const images = promptImages(messages).reduce((n, image) => n + countImage(image), 0);
-  return { total: messages.reduce((n, m) => n + messageTokens(m, estimateTokens, () => 0), 0) + images, images };
+  return { total: messages.reduce((n, m) => n + messageTokens(m, countTokens, () => 0), 0) + images, images };
 }
 
 /** What planning takes besides the stages: an earlier run's means (`--estimate-from`), and a stop signal. */
@@ -91,9 +91,9 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
           continue;
         }
         if (declared?.singleShot) {
-          const first = await firstPrompt(stages, condition, item, retrieve);
+          const first = await firstPrompt(stages, condition, item, retrieve, model.countTokens);
           if (!first) throw new InputError(`${condition.name}: the plan could not build the prompt of question ${item.id}`);
-          const counted = planPromptTokens(first, model.generator);
+          const counted = planPromptTokens(first, model.generator, model.countTokens);
           calls = addBounds(calls, { min: 1, max: 1 });
           prompt = addBounds(prompt, { min: counted.total, max: counted.total });
           images = sumRange([images, { min: counted.images, max: counted.images }]);
@@ -137,6 +137,8 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
         promptTokens: rangeOf(prompt),
         completionTokens: rangeOf(completion),
         basis,
+        // Exact prompts are counted in the model's own tokens; bounds hold for the estimate they are proved with.
+        ...(basis === 'exact' && model.tokenUnit !== ESTIMATE_UNIT ? { tokenUnit: model.tokenUnit } : {}),
         ...(reasons.length ? { unbounded: reasons } : {}),
         ...(mean
           ? {
@@ -250,7 +252,7 @@ export async function plannedContexts(stages: Stages, conditions: Condition[]): 
 }
 
 /** The prompt of the condition's first model call for the item, built by the method itself and caught before it is sent. */
-async function firstPrompt(stages: Stages, condition: Condition, item: BenchmarkItem, retrieve: Retrieve): Promise<ChatMessage[] | undefined> {
+async function firstPrompt(stages: Stages, condition: Condition, item: BenchmarkItem, retrieve: Retrieve, countTokens: TokenCounter): Promise<ChatMessage[] | undefined> {
   const method = stages.method(condition.strategy, condition.strategyPath);
   const retriever = condition.usesRetrieval ? stages.retriever(condition.retrieverLabel!) : undefined;
   const context: MethodContext = {
@@ -272,7 +274,7 @@ async function firstPrompt(stages: Stages, condition: Condition, item: Benchmark
       return retriever.relevance(query, texts);
     },
     record: () => {},
-    countTokens: estimateTokens,
+    countTokens,
   };
   try {
     await method.run(context);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
-import { loadTokenCounter } from '../chunking/tokenCounter.js';
-import { estimateTokens, type TokenCounter } from '../text/tokenCounter.js';
+import { join } from 'node:path';
+import { loadTokenizerSpec, resolveTokenizerSpec, tokenizerUnit } from '../chunking/tokenCounter.js';
+import { ESTIMATE_UNIT, estimateTokens, type TokenCounter } from '../text/tokenCounter.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import type { ComponentSpec } from '../registry.js';
 import { ConfigError, DataFileError } from '../errors.js';
@@ -411,15 +411,12 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
   };
 }
 
-/** The unit of the default count, the CJK estimate (src/text/tokenCounter.ts). */
-export const ESTIMATE_UNIT = 'tokens (estimate)';
-
-/** A model's token counter: its `tokenizer:` directory loaded (refused naming `models[i].tokenizer` when unreadable), else the CJK estimate. */
+/** A model's token counter: its `tokenizer:` (directory or `tiktoken:<encoding>`) loaded (refused naming `models[i].tokenizer` when unreadable), else the CJK estimate. */
 async function modelTokenCounter(tokenizer: string | undefined, path: string): Promise<{ countTokens: TokenCounter; tokenUnit: string }> {
   if (!tokenizer) return { countTokens: estimateTokens, tokenUnit: ESTIMATE_UNIT };
-  const dir = resolve(tokenizer);
-  const countTokens = await loadTokenCounter(dir).catch((error: unknown) => {
+  const spec = resolveTokenizerSpec(tokenizer, process.cwd());
+  const countTokens = await loadTokenizerSpec(spec).catch((error: unknown) => {
     throw new ConfigError(`${path}.tokenizer: ${(error as Error).message}`);
   });
-  return { countTokens, tokenUnit: `tokens (${basename(dir)} tokenizer)` };
+  return { countTokens, tokenUnit: tokenizerUnit(spec) };
 }

@@ -28,7 +28,7 @@ export function planTable(plan: RunPlan): string {
     c.condition,
     String(c.answers),
     formatRange(c.generationCalls),
-    formatRange(c.promptTokens),
+    formatRange(c.promptTokens) + (c.tokenUnit ? ` ${c.tokenUnit}` : ''),
     formatRange(c.completionTokens),
     String(c.judgeCalls),
     String(c.cachedCalls),
@@ -44,7 +44,7 @@ export function planTable(plan: RunPlan): string {
     renderTextTable(header, rows),
     'Every range is a bound no run leaves: exact = every prompt built as the run will (one-prompt conditions); ' +
       "bounds = each of the method's calls at most its template, the question, the most passages it sees at k (each at most the index's longest chunk, together at most the context budget) " +
-      "and every earlier output it re-reads (each at most the model's maxTokens). Tokens: the project's estimate (cjk-estimate); an endpoint counts with its own tokenizer.",
+      "and every earlier output it re-reads (each at most the model's maxTokens). Tokens: the project's estimate (cjk-estimate) unless a cell names its model's tokenizer (\`tokenizer:\`, exact prompts only); an endpoint counts with its own tokenizer.",
   ];
   const reasons = [...new Set(plan.cells.flatMap((c) => c.unbounded ?? []))];
   for (const reason of reasons) {

@@ -20,6 +20,8 @@ export const PlanCellSchema = z.strictObject({
   /** Calls of the run's model: exact for one-prompt conditions, the method's bounds otherwise (or an earlier run's mean). */
   generationCalls: RangeSchema,
   promptTokens: RangeSchema,
+  /** The unit of `promptTokens` where it is not the CJK estimate: an exact cell of a model with a `tokenizer:` ("tokens (o200k_base encoding)"). */
+  tokenUnit: z.string().optional(),
   completionTokens: RangeSchema,
   /** The page images' share of `promptTokens` (by the generator's formula); absent when the prompts show none. */
   imageTokens: RangeSchema.optional(),

@@ -14,6 +14,9 @@ export const estimateTokens: TokenCounter = (text) => {
   return cjk + Math.ceil(other / 4);
 };
 
+/** The unit of the default count, the CJK estimate, as every surface names it. */
+export const ESTIMATE_UNIT = 'tokens (estimate)';
+
 /** One unit per character (UTF-16 code unit): a budget in characters. */
 export const countChars: TokenCounter = (text) => text.length;
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkDocument } from '../../src/chunking/chunker.js';
-import { loadTokenCounter } from '../../src/chunking/tokenCounter.js';
+import { loadTokenCounter, loadTokenizerSpec, resolveTokenizerSpec, tokenizerUnit } from '../../src/chunking/tokenCounter.js';
 import { InputError } from '../../src/errors.js';
 
 // A tiny BERT WordPiece tokenizer in the layout transformers.js reads (tokenizer.json + config).
@@ -55,5 +55,45 @@ describe('loadTokenCounter', () => {
   it('names the missing file when the directory has no tokenizer.json', async () => {
     await expect(loadTokenCounter(join(dir, 'nope'))).rejects.toThrow(InputError);
     await expect(loadTokenCounter(join(dir, 'nope'))).rejects.toThrow(/nope\/tokenizer\.json not found/);
+  });
+});
+
+describe('OpenAI encodings (`tokenizer: tiktoken:<encoding>`)', () => {
+  // Golden counts from OpenAI's cookbook ("How to count tokens with tiktoken", its encoding comparison).
+  const cookbook: Record<string, Record<string, number>> = {
+    antidisestablishmentarianism: { r50k_base: 5, p50k_base: 5, cl100k_base: 6 },
+    '2 + 2 = 4': { r50k_base: 5, p50k_base: 5, cl100k_base: 7 },
+    'お誕生日おめでとう': { r50k_base: 14, p50k_base: 14, cl100k_base: 9 },
+    'tiktoken is great!': { cl100k_base: 6 },
+  };
+  it("counts as tiktoken's reference encodings do", async () => {
+    for (const [text, counts] of Object.entries(cookbook)) {
+      for (const [encoding, expected] of Object.entries(counts)) {
+        const count = await loadTokenizerSpec(`tiktoken:${encoding}`);
+        expect([text, encoding, count(text)]).toEqual([text, encoding, expected]);
+      }
+    }
+  });
+
+  it('counts special-token text in a passage as ordinary text instead of refusing it', async () => {
+    const count = await loadTokenizerSpec('tiktoken:o200k_base');
+    expect(count('<|endoftext|>')).toBeGreaterThan(1);
+  });
+
+  it('keeps an encoding name as written, resolves a directory, names the unit, and refuses an unknown encoding naming the known ones', async () => {
+    expect(resolveTokenizerSpec('tiktoken:o200k_base', '/base')).toBe('tiktoken:o200k_base');
+    expect(resolveTokenizerSpec('tok/qwen', '/base')).toBe('/base/tok/qwen');
+    expect(tokenizerUnit('tiktoken:cl100k_base')).toBe('tokens (cl100k_base encoding)');
+    expect(tokenizerUnit('/base/tok/qwen')).toBe('tokens (qwen tokenizer)');
+    await expect(loadTokenizerSpec('tiktoken:o300k')).rejects.toThrow(InputError);
+    await expect(loadTokenizerSpec('tiktoken:o300k')).rejects.toThrow(/unknown OpenAI encoding "o300k".*tiktoken:cl100k_base/);
+  });
+
+  it('lets the chunker pack by an OpenAI encoding', async () => {
+    const measure = await loadTokenizerSpec('tiktoken:cl100k_base');
+    const text = '2 + 2 = 4。'.repeat(6);
+    const chunks = chunkDocument({ docId: 'd', title: '', text, meta: {} }, { corpus: 'c', maxSize: 20, overlap: 0, measure });
+    expect(chunks.length).toBeGreaterThan(1);
+    for (const chunk of chunks) expect(measure(chunk.text)).toBeLessThanOrEqual(20);
   });
 });

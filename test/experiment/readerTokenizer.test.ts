@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeBpeTokenizer } from '../../src/models/fixture/bpeTokenizer.js';
-import { loadTokenCounter } from '../../src/chunking/tokenCounter.js';
+import { loadTokenCounter, loadTokenizerSpec } from '../../src/chunking/tokenCounter.js';
 import { RunItemRecordSchema, type RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { estimateTokens } from '../../src/text/tokenCounter.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
@@ -88,5 +88,42 @@ describe('a reader given its own tokenizer (a BPE tokenizer.json trained on the 
     // Budgets fill further in the reader's tokens than the estimate allows: some budgeted list holds more than the estimate would fit.
     const budgeted = withContext.filter((r) => r.contextTokens !== undefined);
     expect(budgeted.some((r) => r.retrieved.reduce((sum, c) => sum + estimateTokens(c.text), 0) > r.contextTokens!)).toBe(true);
+  });
+});
+
+describe('a reader counted in an OpenAI encoding (`tokenizer: tiktoken:cl100k_base`)', () => {
+  let openaiDir: string;
+  let dryRun: CliResult;
+  let run: CliResult;
+  let openaiRecords: RunItemRecord[];
+  beforeAll(async () => {
+    openaiDir = mkdtempSync(join(tmpdir(), 'hisrag-reader-tiktoken-'));
+    const config = writeTokenDepthStudy(openaiDir, { name: 'tiktoken' });
+    writeFileSync(config, readFileSync(config, 'utf8').replace('models: [{ name: extractive }]', 'models: [{ name: extractive, tokenizer: "tiktoken:cl100k_base" }]'));
+    dryRun = await runCli(['run', config, '--dry-run']);
+    run = await runCli(['run', config, '--run-id', 'r', '--no-progress']);
+    openaiRecords = readFileSync(join(openaiDir, 'runs', 'r', 'items.jsonl'), 'utf8').trim().split('\n').map((line) => RunItemRecordSchema.parse(JSON.parse(line)));
+  }, 180_000);
+  afterAll(() => rmSync(openaiDir, { recursive: true, force: true }));
+
+  it('names the encoding in the run and in the dry run\'s prompt-token figures', () => {
+    expect(run.code).toBe(0);
+    expect(run.stdout + run.stderr).toContain('context counted in tokens (cl100k_base encoding)');
+    expect(dryRun.code).toBe(0);
+    expect(dryRun.stdout).toContain('tokens (cl100k_base encoding)');
+  });
+
+  it("counts every record's context in the encoding's tokens (the counter the cookbook's golden counts check) and keeps every budget in them", async () => {
+    const count = await loadTokenizerSpec('tiktoken:cl100k_base');
+    const withContext = openaiRecords.filter((r) => r.context !== undefined);
+    expect(withContext.length).toBeGreaterThan(0);
+    for (const r of withContext) {
+      const placed = r.retrieved.filter((c) => r.contextIds.includes(c.id));
+      const tokens = placed.reduce((sum, c) => sum + count(c.text), 0);
+      expect(Math.abs(r.context!.tokens - tokens)).toBeLessThanOrEqual(placed.length);
+      if (r.contextTokens !== undefined) expect(tokens).toBeLessThanOrEqual(r.contextTokens);
+    }
+    // cl100k splits Han text differently from one token a character: the counts are not the estimate's.
+    expect(withContext.some((r) => r.context!.tokens !== r.retrieved.filter((c) => r.contextIds.includes(c.id)).reduce((sum, c) => sum + estimateTokens(c.text), 0))).toBe(true);
   });
 });

@@ -28,7 +28,7 @@ export async function createPageChunker(input: PageChunkerSettings): Promise<Pag
   const { chunking } = settings;
   // Loaded only when asked for: transformers.js is heavy to import in every worker.
   const measure: SizeMeasure =
-    chunking.unit === 'tokens' ? await (await import('../../chunking/tokenCounter.js')).loadTokenCounter(chunking.tokenizer!) : countCodePoints;
+    chunking.unit === 'tokens' ? await (await import('../../chunking/tokenCounter.js')).loadTokenizerSpec(chunking.tokenizer!) : countCodePoints;
   const toItem = createPageItems(settings.page);
   const utf8 = new TextDecoder('utf-8', { fatal: false });
   return (xml, expectedPages) => {
