@@ -88,8 +88,10 @@ function methodFigures(records: RunItemRecord[]): CellSummary['method'] {
 function contextOf(records: RunItemRecord[]): Pick<CellSummary, 'context' | 'corpus'> {
   const used = records.flatMap((r) => (r.context ? [r.context] : []));
   const corpus = corpusOfChunks(records.flatMap((r) => r.retrieved.map((chunk) => chunk.id)));
+  // One model's records share its tokenizer: the unit of the first is the cell's (none: the estimate).
+  const unit = used[0]?.unit;
   return {
-    ...(used.length ? { context: { n: used.length, chunks: meanOf(used.map((c) => c.chunks))!, tokens: meanOf(used.map((c) => c.tokens))! } } : {}),
+    ...(used.length ? { context: { n: used.length, chunks: meanOf(used.map((c) => c.chunks))!, tokens: meanOf(used.map((c) => c.tokens))!, ...(unit ? { unit } : {}) } } : {}),
     ...(corpus ? { corpus } : {}),
   };
 }

@@ -8,7 +8,7 @@ import { recordedMessageOf } from '../prompting/messageContent.js';
 import type { GoldSpan } from '../benchmarks/goldSpans.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { stripThink } from '../scoring/stripThink.js';
-import { estimateTokens, type TokenCounter } from '../text/tokenCounter.js';
+import { ESTIMATE_UNIT, estimateTokens, type TokenCounter } from '../text/tokenCounter.js';
 import { itemGroups, methodRetrievalMetrics, recordedChunks } from './itemDetails.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { Stages } from './stages.js';
@@ -53,7 +53,9 @@ export async function answerTask(task: Task, stages: Stages, context: TaskContex
     prompt: (outcome?.prompt ?? []).map(recordedMessageOf),
     retrieved: recordedChunks(retrieved),
     contextIds: outcome?.contextIds ?? [],
-    ...(condition.usesRetrieval && outcome ? { context: contextUsed(outcome.contextIds, retrieved, task.model.countTokens) } : {}),
+    ...(condition.usesRetrieval && outcome
+      ? { context: { ...contextUsed(outcome.contextIds, retrieved, task.model.countTokens), ...(task.model.tokenUnit !== ESTIMATE_UNIT ? { unit: task.model.tokenUnit } : {}) } }
+      : {}),
     truncated: outcome?.truncated ?? 0,
     response: outcome ? recordedResponse(outcome) : null,
     score,

@@ -1,5 +1,5 @@
 import { CLAIM_METRICS, EVIDENCE_STATUSES, type ClaimMetric } from '../runFiles/diagnosis.js';
-import type { CellSummary, DepthCurve, RunSummary } from '../runFiles/summary.js';
+import { contextUnitOf, type CellSummary, type DepthCurve, type RunSummary } from '../runFiles/summary.js';
 import { FIRST_STAGE_PREFIX } from '../experiment/itemDetails.js';
 import { FIGURE_CONFIG, lineFigureSpec, panelledFigureSpec, type ChartPoint, type ChartReference, type ChartSeries, type VegaLiteSpec } from './lineFigure.js';
 import { cellFactors, DEPTH_AXIS_TITLES, DEPTH_KIND_NAMES, depthKindOf, factorPanels, NO_FACTOR, type FactorPoint } from './figureModel.js';
@@ -59,7 +59,8 @@ export function contextFigure(summary: RunSummary, model: string): VegaLiteSpec 
     const best = tokens && on.curve.depths[on.at] === on.curve.bestK ? `best, P(best) ${tokens.probabilityBest[on.at]!.toFixed(2)}` : undefined;
     return { factors: cellFactors(cell), name: seriesLabel(cell), point: scorePoint(cell, cell.context!.tokens, best) };
   });
-  const panels = factorPanels(points, { xLabel: (kind) => `context tokens per answer (log), ${DEPTH_KIND_NAMES[kind ?? 'k']}`, references: closedBookReferences(cells) });
+  const unit = contextUnitOf(summary, model);
+  const panels = factorPanels(points, { xLabel: (kind) => `context ${unit} (log), ${DEPTH_KIND_NAMES[kind ?? 'k']}`, references: closedBookReferences(cells) });
   if (panels.reduce((n, p) => n + p.series.length, 0) < 2) return null;
   return panelledFigureSpec({ yLabel: scoreTitle(summary), panels, xScale: 'log' });
 }
@@ -248,7 +249,7 @@ export function runFigureSpecs(summary: RunSummary): RunFigure[] {
     const tag = summary.models.length > 1 ? `-${fileSafe(model)}` : '';
     const add = (name: string, spec: VegaLiteSpec | null, subject: string) => spec && out.push({ name: `${name}${tag}`, spec, model, subject });
     add('score-vs-k', depthFigure(summary, model), 'Mean score against retrieval depth (k, and context budgets in a panel of their own), a line per retriever, chunking and strategy, conditions without retrieval as dashed reference lines; the ringed point is the best depth of the depth curve');
-    add('score-vs-context-tokens', contextFigure(summary, model), 'Mean score against mean context tokens per answer (cjk-estimate), a line per retriever, chunking and strategy; k and token budgets in separate panels');
+    add('score-vs-context-tokens', contextFigure(summary, model), `Mean score against mean context ${contextUnitOf(summary, model)} per answer, a line per retriever, chunking and strategy; k and token budgets in separate panels`);
     add('p-best', probabilityBestFigure(summary, model), 'Probability that each depth is the best (share of bootstrap resamples in which it has the highest mean), per depth curve; k and token budgets in separate panels');
     add('score-vs-cost', costFigure(summary, model), 'Mean score against the cost per answer (its price, else its prompt and completion tokens, estimated where the endpoint reported none)');
     add('recall-before-after-rerank', rerankRecallFigure(summary, model), 'Retrieval recall@k before and after reranking');

@@ -1,4 +1,4 @@
-import type { RunSummary } from '../runFiles/summary.js';
+import { contextUnitOf, type RunSummary } from '../runFiles/summary.js';
 import { seriesLabel } from '../figures/palette.js';
 import { figureSvg } from '../figures/render.js';
 import { probabilityBestFigure } from '../figures/runFigures.js';
@@ -33,7 +33,7 @@ export function depthCurveTokensTableHtml(summary: RunSummary, model: string): s
     const depths = c.depths.map((d, i) => `${c.unit === 'contextTokens' ? `${d}tok` : `k=${d}`}: ${Math.round(t.tokens[i]!)}`).join(', ');
     return `<tr><td>${escapeHtml(seriesLabel({ condition: c.conditions[0]!, k: c.depths[0]! }))}${c.unit === 'contextTokens' ? ' (budgets)' : ''}</td><td>${escapeHtml(c.corpus ?? '–')}</td><td>${depths}</td><td>${n(t.slope.estimate)} <span class="ci">[${n(t.slope.ciLow)}, ${n(t.slope.ciHigh)}]</span></td><td>≈ ${Math.round(t.bestTokens)} (P(best) ${n(t.probabilityBest[best]!)})</td><td>${c.n}</td></tr>`;
   });
-  return `<table class="depth-curves-tokens"><thead><tr><th>series</th><th>chunking (corpus)</th><th>mean context tokens per depth</th><th>slope per ln tokens [95% CI]</th><th>best depth, tokens</th><th>n</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<table class="depth-curves-tokens"><thead><tr><th>series</th><th>chunking (corpus)</th><th>mean context ${escapeHtml(contextUnitOf(summary, model))} per depth</th><th>slope per ln tokens [95% CI]</th><th>best depth, tokens</th><th>n</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 /** The depth families: per family a row per comparison, Δ with its interval, p with Holm and BH over the family. */

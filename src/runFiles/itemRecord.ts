@@ -48,10 +48,11 @@ export const RunItemRecordSchema = z.object({
   contextTokens: z.number().int().positive().optional(),
   /**
    * The context this answer was given: the chunks placed in its prompt (`contextIds`) and their
-   * texts' tokens by the run's estimate (`estimateTokens`). Absent without retrieval (and in runs
-   * from before).
+   * texts' tokens, in the model's own tokens where it names a `tokenizer:` (`unit`: "tokens
+   * (o200k_base encoding)"), else by the run's estimate (no `unit`). Absent without retrieval (and
+   * in runs from before).
    */
-  context: z.object({ chunks: z.number().int().nonnegative(), tokens: z.number().int().nonnegative() }).optional(),
+  context: z.object({ chunks: z.number().int().nonnegative(), tokens: z.number().int().nonnegative(), unit: z.string().optional() }).optional(),
   prompt: z.array(RecordedMessageSchema),
   retrieved: z.array(RecordedChunkSchema),
   /** Chunk ids placed in the prompt after the context budget. */

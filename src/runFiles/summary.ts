@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ESTIMATE_UNIT } from '../text/tokenCounter.js';
 import { CellDiagnosticsSchema, DecompositionSchema } from './diagnosis.js';
 
 /** A mean with its percentile-bootstrap CI, seeded per estimate so each interval is reproducible on its own. */
@@ -60,7 +61,7 @@ export const CellSummarySchema = z.strictObject({
   /** The depth as a context budget in tokens (`rag@2000tok`); absent for a depth k. */
   contextTokens: z.number().int().optional(),
   /** Mean per answer of the chunks placed in the prompt and their texts' tokens (records with `context`); absent without retrieval. */
-  context: z.strictObject({ n: z.number().int(), chunks: z.number(), tokens: z.number() }).optional(),
+  context: z.strictObject({ n: z.number().int(), chunks: z.number(), tokens: z.number(), unit: z.string().optional() }).optional(),
   /** The chunking: the corpus its retriever reads (the first part of its retrieved chunks' ids, the most frequent); absent without retrieval. */
   corpus: z.string().optional(),
   items: z.number().int(),
@@ -304,3 +305,8 @@ export const JudgeCheckSummarySchema = z.strictObject({
   differences: z.array(CorrectedFiguresSchema.extend({ baseline: z.string(), biasDifference: OpenIntervalSchema.nullable(), judgeShare: z.number().nullable() })),
 });
 export type JudgeCheckSummary = z.infer<typeof JudgeCheckSummarySchema>;
+
+/** The unit a model's context tokens are counted in, as every surface names it: its tokenizer's ("tokens (o200k_base encoding)"), else the estimate's. */
+export function contextUnitOf(summary: { cells: readonly { model: string; context?: { unit?: string | undefined } | undefined }[] }, model: string): string {
+  return summary.cells.find((c) => c.model === model && c.context?.unit)?.context?.unit ?? ESTIMATE_UNIT;
+}

@@ -123,6 +123,13 @@ describe('a reader counted in an OpenAI encoding (`tokenizer: tiktoken:cl100k_ba
       expect(Math.abs(r.context!.tokens - tokens)).toBeLessThanOrEqual(placed.length);
       if (r.contextTokens !== undefined) expect(tokens).toBeLessThanOrEqual(r.contextTokens);
     }
+    // The unit travels with the numbers: on every record, on the summary's cells, on the context-tokens figure's axis.
+    for (const r of withContext) expect(r.context!.unit).toBe('tokens (cl100k_base encoding)');
+    const summary = JSON.parse(readFileSync(join(openaiDir, 'runs', 'r', 'summary.json'), 'utf8')) as { cells: { context?: { unit?: string } }[] };
+    expect(summary.cells.filter((c) => c.context).every((c) => c.context!.unit === 'tokens (cl100k_base encoding)')).toBe(true);
+    const figure = readFileSync(join(openaiDir, 'runs', 'r', 'figures', 'score-vs-context-tokens.vl.json'), 'utf8');
+    expect(figure).toContain('context tokens (cl100k_base encoding) (log)');
+    expect(figure).not.toContain('tokens (estimate)');
     // cl100k splits Han text differently from one token a character: the counts are not the estimate's.
     expect(withContext.some((r) => r.context!.tokens !== r.retrieved.filter((c) => r.contextIds.includes(c.id)).reduce((sum, c) => sum + estimateTokens(c.text), 0))).toBe(true);
   });
