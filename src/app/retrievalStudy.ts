@@ -3,7 +3,9 @@ import type { BenchmarkItem } from '../benchmarks/types.js';
 import { methodRetrievalMetrics } from '../experiment/itemDetails.js';
 import { retrieversOf } from '../experiment/plan.js';
 import type { Stages } from '../experiment/stages.js';
-import { atomicWriteJson } from '../io/atomicWrite.js';
+import { atomicWrite, atomicWriteJson } from '../io/atomicWrite.js';
+import { DEPTH_AXIS_TITLES, factorPanels, NO_FACTOR, type FactorPoint } from '../figures/figureModel.js';
+import { panelledFigureSpec, type VegaLiteSpec } from '../figures/lineFigure.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { clusteredBootstrap } from '../statistics/clusteredBootstrap.js';
 import { benjaminiHochbergAdjust, holmAdjust } from '../statistics/multipleComparisons.js';
@@ -129,6 +131,7 @@ export async function runRetrievalStudy(config: ExperimentConfig, stages: Stages
     ),
   };
   await atomicWriteJson(join(runDir, 'retrieval-summary.json'), summary);
+  for (const { name, spec } of studyFigureSpecs(summary)) await atomicWrite(join(runDir, 'figures', `${name}.vl.json`), JSON.stringify(spec, null, 1) + '\n');
   for (const line of studyLines(summary)) log(line);
   return summary;
 }
@@ -164,6 +167,28 @@ function compareRetrievers(
     comparisons.push(...family.map((c, i) => ({ ...c, pHolm: holm[i]!, pBH: bh[i]! })));
   }
   return comparisons;
+}
+
+/** Names of the metrics on a figure's axis. */
+const METRIC_TITLES: Record<string, string> = { recall: 'recall@k', ndcg: 'nDCG@k', mrr: 'MRR@k', charRecall: 'span character recall', charIoU: 'span character IoU' };
+
+/**
+ * A figure per shown metric (`figures/retrieval-<metric>.vl.json`, which `hisrag figures` renders):
+ * the mean against k with its interval band, a line per retriever — the figure model's series, so no
+ * line joins two retrievers.
+ */
+export function studyFigureSpecs(summary: RetrievalStudySummary): { name: string; spec: VegaLiteSpec }[] {
+  return SHOWN.flatMap((metric) => {
+    const points = summary.cells.flatMap((cell): FactorPoint[] => {
+      const e = cell.metrics[metric];
+      if (!e) return [];
+      const factors = { model: NO_FACTOR, retriever: cell.retriever, chunking: NO_FACTOR, strategy: NO_FACTOR, method: NO_FACTOR, depthKind: 'k' };
+      return [{ factors, name: cell.retriever, point: { x: cell.k, y: e.mean, lo: e.ciLow, hi: e.ciHigh, factors } }];
+    });
+    if (points.length === 0) return [];
+    const panels = factorPanels(points, { xLabel: () => DEPTH_AXIS_TITLES.k });
+    return [{ name: `retrieval-${metric}`, spec: panelledFigureSpec({ yLabel: `${METRIC_TITLES[metric] ?? metric} (mean, 95% CI)`, panels, xScale: 'ordinal', yDomain: [0, 1] }) }];
+  });
 }
 
 const fixed = (x: number) => x.toFixed(3);

@@ -6,6 +6,7 @@ import { buildCorpus } from '../../src/corpus/build.js';
 import { readChunks } from '../../src/corpus/read.js';
 import type { RetrievalStudySummary } from '../../src/app/retrievalStudy.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
+import { drawnLines } from '../helpers/figureLines.js';
 import { writeTokenDepthStudy } from './tokenDepthFixture.js';
 
 let dir: string;
@@ -99,5 +100,18 @@ describe('a config without models: a retrieval-only study', () => {
     const smaller = ndcg.reduce((a, b) => (a.p <= b.p ? a : b));
     expect(smaller.pHolm).toBeCloseTo(Math.min(1, 2 * smaller.p), 10);
     expect(result.stdout + result.stderr).toMatch(/ndcg@1 bm25 − random: [+-]\d\.\d{3} \[/);
+  });
+
+  it('saves a figure per metric: the mean at each k as drawn, one line per retriever', () => {
+    for (const metric of ['recall', 'ndcg', 'mrr', 'charIoU']) {
+      const spec = JSON.parse(readFileSync(join(dir, 'runs', 'r', 'figures', `retrieval-${metric}.vl.json`), 'utf8')) as Record<string, unknown>;
+      const lines = drawnLines(metric, spec).filter((l) => l.points.length > 0);
+      expect(lines.map((l) => l.series).sort()).toEqual(['bm25', 'random']);
+      for (const line of lines) {
+        expect(line.xTitle).toMatch(/depth k/);
+        const expected = study.cells.filter((c) => c.retriever === line.series).map((c) => ({ x: c.k, y: c.metrics[metric]!.mean }));
+        expect(line.points.map((p) => ({ x: p.x, y: p.y })).sort((a, b) => a.x - b.x)).toEqual(expected);
+      }
+    }
   });
 });
