@@ -9,12 +9,12 @@ import { DataFileError, InputError, InterruptedError } from '../errors.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
 import { hashFile } from '../io/fingerprint.js';
 import { JsonlAppender, readJsonl } from '../io/jsonl.js';
-import { createProgress } from '../progress/progress.js';
+import { createProgress, type ProgressReporter } from '../progress/progress.js';
 import { readCheckpoint, writeCheckpoint, type BuildCheckpoint } from './checkpoint.js';
 import { ChunkFingerprints } from './chunkFingerprints.js';
 import { parseCorpusBuildConfig, type CorpusBuildConfig } from './config.js';
 import { corpusBuildInputs } from './freshness.js';
-import { corpusPaths } from './paths.js';
+import { corpusPaths, type CorpusPaths } from './paths.js';
 import { corpusBuilders } from './registry.js';
 import { ChunkBatchWriter } from './chunkBatch.js';
 import type { BuilderItem, ChunkBatch, CorpusManifest } from './types.js';
@@ -57,56 +57,11 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   const inputs = await corpusBuildInputs(config, builder, baseDir);
   // A resumed build must read the same sources with the same settings as the interrupted one.
   const configHash = createHash('sha256').update(JSON.stringify({ out: config.out, settings: inputs.settings, files: Object.entries(inputs.files).map(([path, file]) => [path, file.sha256]) })).digest('hex');
-
-  let checkpoint: BuildCheckpoint | undefined;
-  if (!options.resume) {
-    // Starting over would throw away an interrupted build's work: say so, as `index build` does.
-    const interrupted = await readCheckpoint(paths.checkpoint).catch(() => undefined);
-    if (interrupted && interrupted.itemsConsumed > 0) {
-      throw new InputError(
-        `${paths.partial} holds an interrupted build (${interrupted.itemsConsumed} source records, ${interrupted.chunksWritten} chunks done); ` +
-          `continue it with --resume, or delete that folder to start over`,
-      );
-    }
-  } else {
-    checkpoint = await readCheckpoint(paths.checkpoint);
-    if (checkpoint && checkpoint.documentsBytes === undefined) {
-      throw new InputError(`${paths.partial}: the interrupted build was started by an earlier hisrag, which kept no documents.jsonl; run without --resume to start over`);
-    }
-    if (checkpoint && checkpoint.configHash !== configHash) {
-      throw new InputError(`${paths.partial}: the interrupted build used a different config or other source files; run without --resume to start over`);
-    }
-  }
-  const fingerprints = new ChunkFingerprints();
-  if (checkpoint) {
-    // Drop whatever was appended after the last checkpoint, then remember the kept chunk texts.
-    await truncate(paths.partialChunks, checkpoint.chunksBytes);
-    await truncate(paths.partialDocuments, checkpoint.documentsBytes!);
-    let ordinal = 0;
-    if (dedupe) for await (const chunk of readJsonl(paths.partialChunks, ChunkSchema)) fingerprints.add(chunk.text, ordinal++);
-  } else {
-    await rm(paths.partial, { recursive: true, force: true });
-    await mkdir(paths.partial, { recursive: true });
-  }
-  const state: BuildCheckpoint = checkpoint
-    ? { ...checkpoint, runs: checkpoint.runs + 1 }
-    : {
-        configHash,
-        itemsConsumed: 0,
-        sourceBytesRead: 0,
-        chunksBytes: 0,
-        documentsBytes: 0,
-        chunksWritten: 0,
-        documentsRead: 0,
-        documentsSkipped: {},
-        duplicateChunksDropped: 0,
-        builderCounts: {},
-        elapsedSeconds: 0,
-        runs: 1,
-        startedAt: new Date().toISOString(),
-      };
+  const fingerprints = dedupe ? new ChunkFingerprints() : undefined;
+  const state = await startOrResume(paths, configHash, options.resume ?? false, fingerprints);
   const runStarted = Date.now();
   const elapsedBefore = state.elapsedSeconds;
+  const elapsed = () => elapsedBefore + (Date.now() - runStarted) / 1000;
 
   const progress = createProgress({
     label: `corpus ${config.name}`,
@@ -121,75 +76,21 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
     progress.tick(bytes - lastBytes, { pages: state.itemsConsumed, chunks: state.chunksWritten });
     lastBytes = bytes;
   };
-
-  const appender = await JsonlAppender.open(paths.partialChunks);
-  const documentAppender = await JsonlAppender.open(paths.partialDocuments);
-  let pending: Uint8Array[] = [];
-  let pendingDocuments: Uint8Array[] = [];
-  let pendingChunks = 0;
-  let itemsSinceCheckpoint = 0;
-  let lastCheckpointAt = Date.now();
-  const checkpointEvery = options.checkpointEvery ?? 2000;
-  const commitBatch = async () => {
-    await appender.appendBytes(pending);
-    await documentAppender.appendBytes(pendingDocuments);
-    state.chunksBytes = (await stat(paths.partialChunks)).size;
-    state.documentsBytes = (await stat(paths.partialDocuments)).size;
-    pendingDocuments = [];
-    state.chunksWritten += pendingChunks;
-    pending = [];
-    pendingChunks = 0;
-    state.elapsedSeconds = elapsedBefore + (Date.now() - runStarted) / 1000;
-    await writeCheckpoint(paths.checkpoint, state);
-    itemsSinceCheckpoint = 0;
-    lastCheckpointAt = Date.now();
+  const run = {
+    startAt: state.itemsConsumed,
+    signal: options.signal,
+    onBytes,
+    count: (counter: string, delta = 1) => {
+      state.builderCounts[counter] = (state.builderCounts[counter] ?? 0) + delta;
+    },
   };
-  // Keeps the batch's lines whose chunk text is new: whole runs of lines, no decoding.
-  const keepNew = (batch: ChunkBatch) => {
-    const { pieces, kept, duplicates } = newLines(batch, dedupe ? fingerprints : undefined, state.chunksWritten + pendingChunks);
-    pending.push(...pieces);
-    pendingChunks += kept;
-    state.duplicateChunksDropped += duplicates.length;
-    if (duplicates.length > 0) (state.duplicates ??= []).push(...duplicates);
-  };
-
-  try {
-    const run = {
-      startAt: state.itemsConsumed,
-      signal: options.signal,
-      onBytes,
-      count: (counter: string, delta = 1) => {
-        state.builderCounts[counter] = (state.builderCounts[counter] ?? 0) + delta;
-      },
-    };
-    const chunking = { ...config.chunking, ...(config.chunking.tokenizer ? { tokenizer: resolveTokenizerSpec(config.chunking.tokenizer, baseDir) } : {}) };
-    // The builder's own chunking threads where it has them; a caller's measure (a function) cannot go there.
-    const batches =
-      builder.chunkBatches && !options.measure
-        ? builder.chunkBatches({ ...run, corpus: config.name, chunking })
-        : chunkItems(builder.items(run), (document) => chunkDocument(document, { ...config.chunking, corpus: config.name, measure }));
-    for await (const batch of batches) {
-      state.itemsConsumed += batch.items;
-      itemsSinceCheckpoint += batch.items;
-      state.documentsRead += batch.items;
-      for (const [reason, n] of Object.entries(batch.skipped)) state.documentsSkipped[reason] = (state.documentsSkipped[reason] ?? 0) + n;
-      keepNew(batch);
-      if (batch.documents.length > 0) pendingDocuments.push(batch.documents);
-      if (!source.bytes) progress.tick(batch.items, { chunks: state.chunksWritten + pendingChunks });
-      else if (Math.floor(state.itemsConsumed / 500) !== Math.floor((state.itemsConsumed - batch.items) / 500)) {
-        progress.tick(0, { pages: state.itemsConsumed, chunks: state.chunksWritten + pendingChunks });
-      }
-      if (itemsSinceCheckpoint >= checkpointEvery || Date.now() - lastCheckpointAt > 5000) await commitBatch();
-      if (options.signal?.aborted) break;
-    }
-    // Also on an interruption: everything consumed so far is kept, and resume starts right after it.
-    await commitBatch();
-  } finally {
-    await appender.close();
-    await documentAppender.close();
-    progress.tick(0, { pages: state.itemsConsumed, chunks: state.chunksWritten });
-    progress.stop();
-  }
+  const chunking = { ...config.chunking, ...(config.chunking.tokenizer ? { tokenizer: resolveTokenizerSpec(config.chunking.tokenizer, baseDir) } : {}) };
+  // The builder's own chunking threads where it has them; a caller's measure (a function) cannot go there.
+  const batches =
+    builder.chunkBatches && !options.measure
+      ? builder.chunkBatches({ ...run, corpus: config.name, chunking })
+      : chunkItems(builder.items(run), (document) => chunkDocument(document, { ...config.chunking, corpus: config.name, measure }));
+  await writeBatches(batches, { paths, state, fingerprints, progress, elapsed, countsBytes: !!source.bytes, signal: options.signal, checkpointEvery: options.checkpointEvery ?? 2000 });
   if (options.signal?.aborted) {
     throw new InterruptedError(`corpus build interrupted after ${state.itemsConsumed} source records; rerun with --resume to continue (state in ${paths.partial})`);
   }
@@ -225,7 +126,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
     timings: {
       startedAt: state.startedAt,
       finishedAt: new Date().toISOString(),
-      seconds: Number(((state.elapsedSeconds = elapsedBefore + (Date.now() - runStarted) / 1000)).toFixed(3)),
+      seconds: Number((state.elapsedSeconds = elapsed()).toFixed(3)),
       runs: state.runs,
     },
     ...builder.manifestFields?.(),
@@ -234,6 +135,99 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
   await rm(paths.checkpoint, { force: true });
   await swapIntoPlace(paths.partial, outDir);
   return manifest;
+}
+
+/**
+ * The build state to continue from: a fresh one in an emptied `<out>.partial/`, or with `resume` the
+ * checkpoint's, its files cut back to it and its kept chunk texts remembered in `fingerprints`.
+ */
+async function startOrResume(paths: CorpusPaths, configHash: string, resume: boolean, fingerprints: ChunkFingerprints | undefined): Promise<BuildCheckpoint> {
+  const checkpoint = resume ? await readCheckpoint(paths.checkpoint) : undefined;
+  if (!checkpoint) {
+    // Starting over would throw away an interrupted build's work: say so, as `index build` does.
+    const interrupted = resume ? undefined : await readCheckpoint(paths.checkpoint).catch(() => undefined);
+    if (interrupted && interrupted.itemsConsumed > 0) {
+      throw new InputError(
+        `${paths.partial} holds an interrupted build (${interrupted.itemsConsumed} source records, ${interrupted.chunksWritten} chunks done); ` +
+          `continue it with --resume, or delete that folder to start over`,
+      );
+    }
+    await rm(paths.partial, { recursive: true, force: true });
+    await mkdir(paths.partial, { recursive: true });
+    return { configHash, itemsConsumed: 0, sourceBytesRead: 0, chunksBytes: 0, documentsBytes: 0, chunksWritten: 0, documentsRead: 0,
+      documentsSkipped: {}, duplicateChunksDropped: 0, builderCounts: {}, elapsedSeconds: 0, runs: 1, startedAt: new Date().toISOString() };
+  }
+  if (checkpoint.documentsBytes === undefined) {
+    throw new InputError(`${paths.partial}: the interrupted build was started by an earlier hisrag, which kept no documents.jsonl; run without --resume to start over`);
+  }
+  if (checkpoint.configHash !== configHash) {
+    throw new InputError(`${paths.partial}: the interrupted build used a different config or other source files; run without --resume to start over`);
+  }
+  // Drop whatever was appended after the last checkpoint, then remember the kept chunk texts.
+  await truncate(paths.partialChunks, checkpoint.chunksBytes);
+  await truncate(paths.partialDocuments, checkpoint.documentsBytes);
+  let ordinal = 0;
+  if (fingerprints) for await (const chunk of readJsonl(paths.partialChunks, ChunkSchema)) fingerprints.add(chunk.text, ordinal++);
+  return { ...checkpoint, runs: checkpoint.runs + 1 };
+}
+
+/** `state` is updated in place and written as the checkpoint; `fingerprints` is undefined when dedupe is off; `countsBytes`: progress counts source bytes, not items. */
+interface BatchWriting { paths: CorpusPaths; state: BuildCheckpoint; fingerprints: ChunkFingerprints | undefined; progress: ProgressReporter; elapsed: () => number; countsBytes: boolean; signal: AbortSignal | undefined; checkpointEvery: number }
+
+/**
+ * Appends each batch's new chunk lines and its documents to the partial files, checkpointing every
+ * `checkpointEvery` items or 5 s and once at the end (on an interruption too), so a resume starts
+ * right after what was kept.
+ */
+async function writeBatches(batches: AsyncIterable<ChunkBatch>, { paths, state, fingerprints, progress, elapsed, countsBytes, signal, checkpointEvery }: BatchWriting): Promise<void> {
+  const appender = await JsonlAppender.open(paths.partialChunks);
+  const documentAppender = await JsonlAppender.open(paths.partialDocuments);
+  let pending: Uint8Array[] = [];
+  let pendingDocuments: Uint8Array[] = [];
+  let pendingChunks = 0;
+  let itemsSinceCheckpoint = 0;
+  let lastCheckpointAt = Date.now();
+  const commitBatch = async () => {
+    await appender.appendBytes(pending);
+    await documentAppender.appendBytes(pendingDocuments);
+    state.chunksBytes = (await stat(paths.partialChunks)).size;
+    state.documentsBytes = (await stat(paths.partialDocuments)).size;
+    pendingDocuments = [];
+    state.chunksWritten += pendingChunks;
+    pending = [];
+    pendingChunks = 0;
+    state.elapsedSeconds = elapsed();
+    await writeCheckpoint(paths.checkpoint, state);
+    itemsSinceCheckpoint = 0;
+    lastCheckpointAt = Date.now();
+  };
+  try {
+    for await (const batch of batches) {
+      state.itemsConsumed += batch.items;
+      itemsSinceCheckpoint += batch.items;
+      state.documentsRead += batch.items;
+      for (const [reason, n] of Object.entries(batch.skipped)) state.documentsSkipped[reason] = (state.documentsSkipped[reason] ?? 0) + n;
+      // Keeps the batch's lines whose chunk text is new: whole runs of lines, no decoding.
+      const { pieces, kept, duplicates } = newLines(batch, fingerprints, state.chunksWritten + pendingChunks);
+      pending.push(...pieces);
+      pendingChunks += kept;
+      state.duplicateChunksDropped += duplicates.length;
+      if (duplicates.length > 0) (state.duplicates ??= []).push(...duplicates);
+      if (batch.documents.length > 0) pendingDocuments.push(batch.documents);
+      if (!countsBytes) progress.tick(batch.items, { chunks: state.chunksWritten + pendingChunks });
+      else if (Math.floor(state.itemsConsumed / 500) !== Math.floor((state.itemsConsumed - batch.items) / 500)) {
+        progress.tick(0, { pages: state.itemsConsumed, chunks: state.chunksWritten + pendingChunks });
+      }
+      if (itemsSinceCheckpoint >= checkpointEvery || Date.now() - lastCheckpointAt > 5000) await commitBatch();
+      if (signal?.aborted) break;
+    }
+    await commitBatch();
+  } finally {
+    await appender.close();
+    await documentAppender.close();
+    progress.tick(0, { pages: state.itemsConsumed, chunks: state.chunksWritten });
+    progress.stop();
+  }
 }
 
 /** Items chunked in this thread, one batch per item (the path for builders without chunkBatches). */

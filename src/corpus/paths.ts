@@ -15,3 +15,4 @@ export function corpusPaths(dir: string) {
     checkpoint: join(partial, 'checkpoint.json'),
   };
 }
+export type CorpusPaths = ReturnType<typeof corpusPaths>;

@@ -5,7 +5,7 @@ import { stripThink } from '../scoring/stripThink.js';
 import { answerMetrics } from './claimMetrics.js';
 import type { CallUsage, ClaimChecker, ClaimExtractor } from './claims/types.js';
 import { evidenceOf } from './evidence.js';
-import { benchmarkGold } from './goldClaims.js';
+import { benchmarkGold, type BenchmarkGold } from './goldClaims.js';
 import { LabelStore } from './labelStore.js';
 import { groupBy } from './groupBy.js';
 import { selectPairs, type PairScorer } from './prefilter.js';
@@ -27,8 +27,9 @@ export interface DiagnosisContext {
   signal?: AbortSignal;
 }
 
-/** Calls sent and tokens used on behalf of one answer. */
+/** Calls sent, tokens used and time taken on behalf of one answer (time counted from the account's creation). */
 class CostAccount {
+  readonly startedAt = Date.now();
   extractorCalls = 0;
   checkerCallsSent = 0;
   promptTokens = 0;
@@ -47,6 +48,8 @@ class CostAccount {
 const chunked = <T>(list: T[], size: number): T[][] => Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
 const callsFor = (claims: number, perCall: number) => Math.ceil(claims / perCall);
 
+/** Claim index → its label, or the error of the batch that should have labelled it. */
+type LabelsByClaim = Map<number, ClaimLabel | { error: string }>;
 type BatchResult = { labels: ClaimLabel[]; error?: undefined } | { labels?: undefined; error: string };
 
 /**
@@ -79,8 +82,8 @@ export class LabelService {
   }
 
   /** `claims[i]` for i in `wanted` against one text: claim index → label, or → error where its batch failed. */
-  async label(question: string, claims: string[], wanted: number[], text: string, cost: CostAccount): Promise<Map<number, ClaimLabel | { error: string }>> {
-    const out = new Map<number, ClaimLabel | { error: string }>();
+  async label(question: string, claims: string[], wanted: number[], text: string, cost: CostAccount): Promise<LabelsByClaim> {
+    const out: LabelsByClaim = new Map();
     for (const group of chunked(wanted, this.context.checker.claimsPerCall)) {
       const result = await this.batch(question, group.map((i) => claims[i]!), text, cost);
       group.forEach((claimIndex, j) => out.set(claimIndex, result.labels ? result.labels[j]! : { error: result.error }));
@@ -116,37 +119,53 @@ function passagesOf(record: RunItemRecord): string[] {
 // A condition with passages: one of hisrag's retrievers, or an external system that returned its contexts.
 const usesRetrieval = (record: RunItemRecord) => record.retriever !== null || record.retrieved.length > 0;
 
+/** The gold side of one item, shared by all its answers. */
+interface GoldSide {
+  gold: BenchmarkGold;
+  claims: string[];
+  /** Why the gold claims could not be extracted. */
+  failure?: string;
+  /** Per record key: for each gold claim, the passages the prefilter chose. */
+  selections: Map<string, number[][]>;
+  /** Per passage text: gold claim index → label. */
+  labels: Map<string, LabelsByClaim>;
+}
+
 /**
  * Diagnoses one item's answers: the gold side once for all its conditions (counted on the first
  * answer), then each answer's own side. The gold-side batches are cut from `all` the item's records,
  * so they do not depend on which (`todo`) remain after a resume.
  */
-export async function diagnoseItem(
-  item: BenchmarkItem,
-  all: RunItemRecord[],
-  todo: RunItemRecord[],
-  context: DiagnosisContext,
-  labels: LabelService,
-): Promise<Map<string, RecordDiagnostics>> {
-  const started = Date.now();
+export async function diagnoseItem(item: BenchmarkItem, all: RunItemRecord[], todo: RunItemRecord[], context: DiagnosisContext, labels: LabelService): Promise<Map<string, RecordDiagnostics>> {
   const goldCost = new CostAccount();
-  const gold = benchmarkGold(item);
-  let goldClaims: string[] = gold.claims ?? [];
-  let goldFailure: string | undefined;
-  if (gold.claims === null) {
-    const extracted = await claimsOf(context, { question: item.question, text: gold.answerText, role: 'reference' }, goldCost);
-    if ('error' in extracted) goldFailure = extracted.error;
-    else goldClaims = extracted.claims;
+  const gold = await diagnoseGoldSide(item, all, context, labels, goldCost);
+  const out = new Map<string, RecordDiagnostics>();
+  for (const [index, record] of [...todo].sort(byKey).entries()) {
+    if (context.signal?.aborted) break;
+    // The gold side's calls and time are counted on the first answer.
+    out.set(record.key, await diagnoseAnswer(item, record, gold, context, labels, index === 0 ? goldCost : new CostAccount()));
   }
+  return out;
+}
 
-  // Gold side: the union over every record's prefilter of (gold claim, passage) pairs, per passage text.
+const byKey = (a: RunItemRecord, b: RunItemRecord) => (a.key < b.key ? -1 : 1);
+
+/** The item's gold claims (extracted where the benchmark gives none), labelled against the union over every record's prefilter of (gold claim, passage) pairs, per passage text. */
+async function diagnoseGoldSide(item: BenchmarkItem, all: RunItemRecord[], context: DiagnosisContext, labels: LabelService, cost: CostAccount): Promise<GoldSide> {
+  const gold = benchmarkGold(item);
+  let claims: string[] = gold.claims ?? [];
+  let failure: string | undefined;
+  if (gold.claims === null) {
+    const extracted = await claimsOf(context, { question: item.question, text: gold.answerText, role: 'reference' }, cost);
+    if ('error' in extracted) failure = extracted.error;
+    else claims = extracted.claims;
+  }
   const selections = new Map<string, number[][]>();
   const wantedByText = new Map<string, Set<number>>();
-  const sorted = [...all].sort((a, b) => (a.key < b.key ? -1 : 1));
-  for (const record of sorted) {
+  for (const record of [...all].sort(byKey)) {
     if (!usesRetrieval(record)) continue;
     const passages = passagesOf(record);
-    const selected = await selectPairs(goldClaims, passages, { mode: context.settings.prefilter, top: context.settings.topChunks, scorer: context.scorerFor(record) });
+    const selected = await selectPairs(claims, passages, { mode: context.settings.prefilter, top: context.settings.topChunks, scorer: context.scorerFor(record) });
     selections.set(record.key, selected);
     selected.forEach((columns, claimIndex) => {
       for (const j of columns) {
@@ -158,131 +177,137 @@ export async function diagnoseItem(
       }
     });
   }
-  const goldLabels = new Map<string, Map<number, ClaimLabel | { error: string }>>();
+  const labelsByText = new Map<string, LabelsByClaim>();
   for (const [text, wanted] of wantedByText) {
-    goldLabels.set(text, await labels.label(item.question, goldClaims, [...wanted].sort((a, b) => a - b), text, goldCost));
+    labelsByText.set(text, await labels.label(item.question, claims, [...wanted].sort((a, b) => a - b), text, cost));
   }
-  const goldMs = Date.now() - started;
+  return { gold, claims, ...(failure !== undefined && { failure }), selections, labels: labelsByText };
+}
 
-  const out = new Map<string, RecordDiagnostics>();
-  const todoSorted = [...todo].sort((a, b) => (a.key < b.key ? -1 : 1));
-  for (const [index, record] of todoSorted.entries()) {
-    if (context.signal?.aborted) break;
-    const recordStarted = Date.now();
-    // The gold side's calls are counted on the first answer.
-    const cost = index === 0 ? goldCost : new CostAccount();
-    const failed: FailedCheck[] = [];
-    if (goldFailure) failed.push({ what: 'goldClaims', error: goldFailure });
-    const responseText = stripThink(record.response?.text ?? '').trim();
-    let responseClaims: string[] = [];
-    if (responseText) {
-      const extracted = await claimsOf(context, { question: item.question, text: responseText, role: 'response' }, cost);
-      if ('error' in extracted) failed.push({ what: 'responseClaims', error: extracted.error });
-      else responseClaims = extracted.claims;
+/** One answer's side: its claims against the gold answer and its passages, the gold claims against the response and the passages. */
+async function diagnoseAnswer(item: BenchmarkItem, record: RunItemRecord, gold: GoldSide, context: DiagnosisContext, labels: LabelService, cost: CostAccount): Promise<RecordDiagnostics> {
+  const failed: FailedCheck[] = [];
+  if (gold.failure) failed.push({ what: 'goldClaims', error: gold.failure });
+  const responseText = stripThink(record.response?.text ?? '').trim();
+  let responseClaims: string[] = [];
+  if (responseText) {
+    const extracted = await claimsOf(context, { question: item.question, text: responseText, role: 'response' }, cost);
+    if ('error' in extracted) failed.push({ what: 'responseClaims', error: extracted.error });
+    else responseClaims = extracted.claims;
+  }
+  const goldClaims = gold.claims;
+  const goldText = gold.gold.answerText;
+  const label = (claims: string[], wanted: number[], text: string) => labels.label(item.question, claims, wanted, text, cost);
+
+  // Response claims against the gold answer, gold claims against the response.
+  const responseVsGold = goldText
+    ? matrixEntries(await label(responseClaims, allIndexes(responseClaims), goldText), responseClaims.length, failed, 'responseVsGold')
+    : responseClaims.map(() => null);
+  const goldVsResponse = responseText
+    ? matrixEntries(await label(goldClaims, allIndexes(goldClaims), responseText), goldClaims.length, failed, 'goldVsResponse')
+    : goldClaims.map(() => null);
+
+  // Chunk matrices: rows are claims, columns the final prompt's passages.
+  const passages = usesRetrieval(record) ? passagesOf(record) : [];
+  const responseSelected = await selectPairs(responseClaims, passages, { mode: context.settings.prefilter, top: context.settings.topChunks, scorer: context.scorerFor(record) });
+  const responseByPassage = new Map<number, LabelsByClaim>();
+  for (const [j, wanted] of claimsByPassage(responseSelected)) {
+    if (!passages[j]) continue;
+    responseByPassage.set(j, await label(responseClaims, wanted, passages[j]!));
+  }
+  const responseColumns = passages.map((_, j) => matrixEntries(responseByPassage.get(j), responseClaims.length, failed, 'responseVsChunks', j));
+  const goldSelected = gold.selections.get(record.key) ?? goldClaims.map(() => [] as number[]);
+  const goldColumns = passages.map((text, j) => {
+    const chosen = new Set(goldSelected.flatMap((columns, i) => (columns.includes(j) ? [i] : [])));
+    const restricted = new Map([...(gold.labels.get(text) ?? new Map())].filter(([i]) => chosen.has(i)));
+    return matrixEntries(restricted, goldClaims.length, failed, 'goldVsChunks', j);
+  });
+  const labelsOut = {
+    responseVsGold,
+    goldVsResponse,
+    responseVsChunks: transpose(responseColumns, responseClaims.length),
+    goldVsChunks: transpose(goldColumns, goldClaims.length),
+  };
+  const evidence = usesRetrieval(record) ? evidenceOf(item, record) : undefined;
+  return {
+    responseClaims,
+    goldClaims,
+    goldClaimsFrom: gold.gold.from,
+    contextIds: usesRetrieval(record) ? [...record.contextIds] : [],
+    labels: labelsOut,
+    metrics: answerMetrics({ labels: labelsOut, passages: passages.length, failed, retrieval: usesRetrieval(record) }),
+    failed,
+    ...(evidence ? { evidence } : {}),
+    diagnosticsCost: diagnosticsCostOf({ question: item.question, responseText, responseClaims, goldText, goldClaims, passages, responseSelected, goldSelected }, gold.gold.claims === null, context, cost),
+  };
+}
+
+const allIndexes = (claims: string[]) => claims.map((_, i) => i);
+const transpose = (columns: MatrixEntry[][], rows: number) => Array.from({ length: rows }, (_, i) => columns.map((column) => column[i]!));
+
+/** A matrix column (or row) of `count` claims' labels: null where a claim was not checked or its check failed, the failure added to `failed`. */
+function matrixEntries(labelsByClaim: LabelsByClaim | undefined, count: number, failed: FailedCheck[], what: FailedCheck['what'], passage?: number): MatrixEntry[] {
+  return Array.from({ length: count }, (_, i) => {
+    const found = labelsByClaim?.get(i);
+    if (found === undefined) return null;
+    if (typeof found === 'object') {
+      failed.push({ what, claim: i, ...(passage !== undefined ? { passage } : {}), error: found.error });
+      return null;
     }
-    const perCall = context.checker.claimsPerCall;
-    const all = (claims: string[]) => claims.map((_, i) => i);
-    const toEntries = (labelsByClaim: Map<number, ClaimLabel | { error: string }> | undefined, count: number, what: FailedCheck['what'], passage?: number): MatrixEntry[] =>
-      Array.from({ length: count }, (_, i) => {
-        const found = labelsByClaim?.get(i);
-        if (found === undefined) return null;
-        if (typeof found === 'object') {
-          failed.push({ what, claim: i, ...(passage !== undefined ? { passage } : {}), error: found.error });
-          return null;
-        }
-        return found;
-      });
+    return found;
+  });
+}
 
-    // Response claims against the gold answer, gold claims against the response.
-    const responseVsGold = gold.answerText
-      ? toEntries(await labels.label(item.question, responseClaims, all(responseClaims), gold.answerText, cost), responseClaims.length, 'responseVsGold')
-      : responseClaims.map(() => null);
-    const goldVsResponse = responseText
-      ? toEntries(await labels.label(item.question, goldClaims, all(goldClaims), responseText, cost), goldClaims.length, 'goldVsResponse')
-      : goldClaims.map(() => null);
+/** One answer's claims and passages, and the (claim, passage) pairs the prefilter chose for each side. */
+interface AnswerPairs { question: string; responseText: string; responseClaims: string[]; goldText: string; goldClaims: string[]; passages: string[]; responseSelected: number[][]; goldSelected: number[][] }
 
-    // Chunk matrices: rows are claims, columns the final prompt's passages.
-    const passages = usesRetrieval(record) ? passagesOf(record) : [];
-    const responseSelected = await selectPairs(responseClaims, passages, { mode: context.settings.prefilter, top: context.settings.topChunks, scorer: context.scorerFor(record) });
-    const responseColumns: MatrixEntry[][] = [];
-    const responseByPassage = new Map<number, Map<number, ClaimLabel | { error: string }>>();
-    for (const [j, wanted] of claimsByPassage(responseSelected)) {
-      if (!passages[j]) continue;
-      responseByPassage.set(j, await labels.label(item.question, responseClaims, wanted, passages[j]!, cost));
-    }
-    for (let j = 0; j < passages.length; j++) responseColumns.push(toEntries(responseByPassage.get(j), responseClaims.length, 'responseVsChunks', j));
-
-    const goldSelected = selections.get(record.key) ?? goldClaims.map(() => [] as number[]);
-    const goldColumns: MatrixEntry[][] = [];
-    for (let j = 0; j < passages.length; j++) {
-      const chosen = new Set(goldSelected.flatMap((columns, i) => (columns.includes(j) ? [i] : [])));
-      const stored = goldLabels.get(passages[j]!);
-      const restricted = new Map([...(stored ?? new Map())].filter(([i]) => chosen.has(i)));
-      goldColumns.push(toEntries(restricted, goldClaims.length, 'goldVsChunks', j));
-    }
-    const transpose = (columns: MatrixEntry[][], rows: number) => Array.from({ length: rows }, (_, i) => columns.map((column) => column[i]!));
-    const labelsOut = {
-      responseVsGold,
-      goldVsResponse,
-      responseVsChunks: transpose(responseColumns, responseClaims.length),
-      goldVsChunks: transpose(goldColumns, goldClaims.length),
-    };
-
-    const pairsChecked = responseSelected.reduce((n, c) => n + c.length, 0) + goldSelected.reduce((n, c) => n + c.length, 0);
-    // What this answer's diagnosis needs, call by call, whatever a cache already holds: the batches
-    // it would send on its own (claims in fixed order, cut at the checker's size) and their tokens.
-    const need = { calls: 0, promptTokens: 0, completionTokens: 0 };
-    const needBatches = (claims: string[], wanted: number[], text: string) => {
-      if (!text) return;
-      for (const group of chunked(wanted, perCall)) {
-        const estimate = context.checker.estimate({ claims: group.map((i) => claims[i]!), text, question: item.question });
-        need.calls++;
-        need.promptTokens += estimate.promptTokens;
-        need.completionTokens += estimate.completionTokens;
-      }
-    };
-    needBatches(responseClaims, gold.answerText ? all(responseClaims) : [], gold.answerText);
-    needBatches(goldClaims, responseText ? all(goldClaims) : [], responseText);
-    for (const [j, wanted] of claimsByPassage(responseSelected)) needBatches(responseClaims, wanted, passages[j]!);
-    for (const [j, wanted] of claimsByPassage(goldSelected)) needBatches(goldClaims, wanted, passages[j]!);
-    let extractorCalls = 0;
-    for (const input of [
-      ...(responseText ? [{ question: item.question, text: responseText, role: 'response' as const }] : []),
-      ...(gold.claims === null ? [{ question: item.question, text: gold.answerText, role: 'reference' as const }] : []),
-    ]) {
-      const estimate = context.extractor.estimate(input);
-      extractorCalls++;
+/**
+ * What this answer's diagnosis needs, call by call, whatever a cache already holds: the batches it would
+ * send on its own (claims in fixed order, cut at the checker's size) and their tokens; beside it what was
+ * sent (`cost`) and how long it took.
+ */
+function diagnosticsCostOf(pairs: AnswerPairs, extractsGold: boolean, context: DiagnosisContext, cost: CostAccount): DiagnosticsCost {
+  const { question, responseText, responseClaims, goldText, goldClaims, passages, responseSelected, goldSelected } = pairs;
+  const perCall = context.checker.claimsPerCall;
+  const need = { calls: 0, promptTokens: 0, completionTokens: 0 };
+  const needBatches = (claims: string[], wanted: number[], text: string) => {
+    if (!text) return;
+    for (const group of chunked(wanted, perCall)) {
+      const estimate = context.checker.estimate({ claims: group.map((i) => claims[i]!), text, question });
+      need.calls++;
       need.promptTokens += estimate.promptTokens;
       need.completionTokens += estimate.completionTokens;
     }
-    const k = passages.length;
-    const diagnosticsCost: DiagnosticsCost = {
-      extractorCalls,
-      checkerCalls: need.calls,
-      allPairsCalls: (k + 1) * (callsFor(responseClaims.length, perCall) + callsFor(goldClaims.length, perCall)),
-      pairsChecked,
-      pairsSkipped: k * (responseClaims.length + goldClaims.length) - pairsChecked,
-      promptTokens: need.promptTokens,
-      completionTokens: need.completionTokens,
-      extractorCallsSent: cost.extractorCalls,
-      checkerCallsSent: cost.checkerCallsSent,
-      promptTokensSent: cost.promptTokens,
-      completionTokensSent: cost.completionTokens,
-      estimatedTokensSent: cost.estimated,
-      durationMs: Date.now() - recordStarted + (index === 0 ? goldMs : 0),
-    };
-    const evidence = usesRetrieval(record) ? evidenceOf(item, record) : undefined;
-    out.set(record.key, {
-      responseClaims,
-      goldClaims,
-      goldClaimsFrom: gold.from,
-      contextIds: usesRetrieval(record) ? [...record.contextIds] : [],
-      labels: labelsOut,
-      metrics: answerMetrics({ labels: labelsOut, passages: k, failed, retrieval: usesRetrieval(record) }),
-      failed,
-      ...(evidence ? { evidence } : {}),
-      diagnosticsCost,
-    });
+  };
+  needBatches(responseClaims, goldText ? allIndexes(responseClaims) : [], goldText);
+  needBatches(goldClaims, responseText ? allIndexes(goldClaims) : [], responseText);
+  for (const [j, wanted] of claimsByPassage(responseSelected)) needBatches(responseClaims, wanted, passages[j]!);
+  for (const [j, wanted] of claimsByPassage(goldSelected)) needBatches(goldClaims, wanted, passages[j]!);
+  let extractorCalls = 0;
+  for (const input of [
+    ...(responseText ? [{ question, text: responseText, role: 'response' as const }] : []),
+    ...(extractsGold ? [{ question, text: goldText, role: 'reference' as const }] : []),
+  ]) {
+    const estimate = context.extractor.estimate(input);
+    extractorCalls++;
+    need.promptTokens += estimate.promptTokens;
+    need.completionTokens += estimate.completionTokens;
   }
-  return out;
+  const k = passages.length;
+  const pairsChecked = responseSelected.reduce((n, c) => n + c.length, 0) + goldSelected.reduce((n, c) => n + c.length, 0);
+  return {
+    extractorCalls,
+    checkerCalls: need.calls,
+    allPairsCalls: (k + 1) * (callsFor(responseClaims.length, perCall) + callsFor(goldClaims.length, perCall)),
+    pairsChecked,
+    pairsSkipped: k * (responseClaims.length + goldClaims.length) - pairsChecked,
+    promptTokens: need.promptTokens,
+    completionTokens: need.completionTokens,
+    extractorCallsSent: cost.extractorCalls,
+    checkerCallsSent: cost.checkerCallsSent,
+    promptTokensSent: cost.promptTokens,
+    completionTokensSent: cost.completionTokens,
+    estimatedTokensSent: cost.estimated,
+    durationMs: Date.now() - cost.startedAt,
+  };
 }

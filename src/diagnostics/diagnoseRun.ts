@@ -219,8 +219,7 @@ export async function diagnoseAnswers({ runDir, config, settings, prepared: { ex
     log(`prefilter: ${settings.prefilter}${settings.prefilter === 'none' ? ' (all pairs, as RAGChecker)' : `, top ${settings.topChunks} passages per claim`}; ${Object.entries(described).map(([label, how]) => `${label}: ${how}`).join('; ') || 'no retrievers'}`);
 
     const todoKeys = new Set(todo.map((r) => r.key));
-    const byItem = [...groupBy(scored, (r) => `${r.benchmark}:${r.itemId}`)].map(([itemKey, all]) => ({ itemKey, all, todo: all.filter((r) => todoKeys.has(r.key)) }));
-
+    const byItem = [...groupBy(scored, (r) => `${r.benchmark}:${r.itemId}`)].map(([itemKey, all]) => ({ item: items.get(itemKey)!, all, todo: all.filter((r) => todoKeys.has(r.key)) }));
     const signal = options.signal;
     const context: DiagnosisContext = {
       extractor,
@@ -230,48 +229,12 @@ export async function diagnoseAnswers({ runDir, config, settings, prepared: { ex
       scorerFor: (record) => scorers.get(record.retriever ?? '') ?? lexicalPairScorer(),
       ...(signal ? { signal } : {}),
     };
-    const labels = new LabelService(context);
-    const progress = createProgress({ label: 'diagnoses', total: todo.length, silent: !options.progress });
-    const appender = await JsonlAppender.open(diagnosticsFile(runDir, 'records'));
-    let chain: Promise<void> = Promise.resolve();
-    const fresh = new Map<string, DiagnosticsLine>();
-    let stop = false;
-    let fatal: unknown;
-    let withFailures = 0;
-    const limit = pLimit(settings.concurrency);
-    try {
-      await Promise.allSettled(
-        byItem
-          .filter((entry) => entry.todo.length > 0)
-          .map(({ itemKey, ...entry }) =>
-            limit(async () => {
-              if (stop || signal?.aborted) return;
-              try {
-                const diagnosed = await diagnoseItem(items.get(itemKey)!, entry.all, entry.todo, context, labels);
-                const lines: DiagnosticsLine[] = [];
-                for (const r of entry.todo) {
-                  const diagnostics = diagnosed.get(r.key);
-                  if (!diagnostics) continue;
-                  if (diagnostics.failed.length) withFailures++;
-                  lines.push({ key: r.key, fingerprint: recordFingerprint(settingsFingerprint, r), diagnostics });
-                }
-                for (const line of lines) fresh.set(line.key, line);
-                chain = chain.then(() => appender.append(lines));
-                await chain;
-                progress.tick(lines.length, { 'failed checks': withFailures });
-              } catch (error) {
-                if (signal?.aborted) return;
-                fatal ??= error;
-                stop = true;
-              }
-            }),
-          ),
-      );
-    } finally {
-      await chain;
-      await appender.close();
-      progress.stop();
-    }
+    const { fresh, fatal } = await diagnoseItems(byItem.filter((entry) => entry.todo.length > 0), context, {
+      file: diagnosticsFile(runDir, 'records'),
+      settingsFingerprint,
+      concurrency: settings.concurrency,
+      progress: options.progress ?? false,
+    });
     const lines = new Map([...existing, ...fresh]);
     const sent = [...fresh.values()].map((line) => line.diagnostics.diagnosticsCost);
     state.spent = await sentTotals(runDir);
@@ -299,6 +262,55 @@ export async function diagnoseAnswers({ runDir, config, settings, prepared: { ex
     store.close();
     await close();
   }
+}
+
+/**
+ * Diagnoses the items, `concurrency` at a time, appending each item's lines to `file` as it finishes.
+ * The first error stops further items from starting and is returned, not thrown, beside the lines written.
+ */
+async function diagnoseItems(work: { item: BenchmarkItem; all: RunItemRecord[]; todo: RunItemRecord[] }[], context: DiagnosisContext, options: { file: string; settingsFingerprint: string; concurrency: number; progress: boolean }): Promise<{ fresh: Map<string, DiagnosticsLine>; fatal: unknown }> {
+  const { signal } = context;
+  const labels = new LabelService(context);
+  const progress = createProgress({ label: 'diagnoses', total: work.reduce((n, entry) => n + entry.todo.length, 0), silent: !options.progress });
+  const appender = await JsonlAppender.open(options.file);
+  let chain: Promise<void> = Promise.resolve();
+  const fresh = new Map<string, DiagnosticsLine>();
+  let stop = false;
+  let fatal: unknown;
+  let withFailures = 0;
+  const limit = pLimit(options.concurrency);
+  try {
+    await Promise.allSettled(
+      work.map((entry) =>
+        limit(async () => {
+          if (stop || signal?.aborted) return;
+          try {
+            const diagnosed = await diagnoseItem(entry.item, entry.all, entry.todo, context, labels);
+            const lines: DiagnosticsLine[] = [];
+            for (const r of entry.todo) {
+              const diagnostics = diagnosed.get(r.key);
+              if (!diagnostics) continue;
+              if (diagnostics.failed.length) withFailures++;
+              lines.push({ key: r.key, fingerprint: recordFingerprint(options.settingsFingerprint, r), diagnostics });
+            }
+            for (const line of lines) fresh.set(line.key, line);
+            chain = chain.then(() => appender.append(lines));
+            await chain;
+            progress.tick(lines.length, { 'failed checks': withFailures });
+          } catch (error) {
+            if (signal?.aborted) return;
+            fatal ??= error;
+            stop = true;
+          }
+        }),
+      ),
+    );
+  } finally {
+    await chain;
+    await appender.close();
+    progress.stop();
+  }
+  return { fresh, fatal };
 }
 
 /**

@@ -4,8 +4,8 @@ import { InputError, InterruptedError } from '../errors.js';
 import { modelsOf, retrievalDepth, type Condition } from '../experiment/plan.js';
 import { otherQuery } from '../experiment/taskContext.js';
 import { mostPassagesWithin, retrieveWithinBudget } from '../retrieval/tokenBudget.js';
-import type { Stages } from '../experiment/stages.js';
-import type { MethodContext } from '../methods/types.js';
+import type { StageModel, Stages } from '../experiment/stages.js';
+import type { MethodContext, RagMethod } from '../methods/types.js';
 import { ESTIMATE_UNIT, estimateTokens, type TokenCounter } from '../text/tokenCounter.js';
 import type { ChatMessage } from '../prompting/types.js';
 import { messageTokens, promptImages } from '../prompting/messageContent.js';
@@ -79,43 +79,12 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
         maxTokensSetting,
         countPrompt: (messages) => planPromptTokens(messages, model.generator).total,
       };
-      let calls: Bound = { min: 0, max: 0 };
-      let prompt: Bound = { min: 0, max: 0 };
-      let cached = 0;
-      let images: Range = { min: 0, max: 0 };
-      for (const item of stages.items) {
-        if (declared?.external) {
-          // An external system is not run at all (a dry run calls nothing): one request an answer, at the tokens it reports.
-          calls = addBounds(calls, { min: declared.min, max: declared.max });
-          prompt = addBounds(prompt, { min: 0, max: null, unbounded: [`${condition.strategyPath}: an external system reports its own tokens`] });
-          continue;
-        }
-        if (declared?.singleShot) {
-          const first = await firstPrompt(stages, condition, item, retrieve, model.countTokens);
-          if (!first) throw new InputError(`${condition.name}: the plan could not build the prompt of question ${item.id}`);
-          const counted = planPromptTokens(first, model.generator, model.countTokens);
-          calls = addBounds(calls, { min: 1, max: 1 });
-          prompt = addBounds(prompt, { min: counted.total, max: counted.total });
-          images = sumRange([images, { min: counted.images, max: counted.images }]);
-          // Each repeated sample has a cache key of its own: some may be cached, others not.
-          for (let sample = 0; sample < model.samples; sample++) if (model.generator.isCached?.(first, { sample })) cached++;
-          continue;
-        }
-        if (!method.planCalls) {
-          calls = addBounds(calls, declared ? { min: declared.min, max: declared.max } : { min: 0, max: null, unbounded: [`method ${method.name} declares no calls`] });
-          prompt = addBounds(prompt, { min: 0, max: null, unbounded: [`method ${method.name} declares no planCalls`] });
-          continue;
-        }
-        const questionPassages = condition.usesRetrieval ? await retrieve(condition, item) : null;
-        const answer = answerBounds(await method.planCalls({ item, k: passagesBound(condition), questionPassages }), inputs);
-        calls = addBounds(calls, answer.calls);
-        prompt = addBounds(prompt, answer.promptTokens);
-      }
+      const once = await boundAnswers(stages, condition, model, method, inputs, retrieve);
       // Repeated samples (`samples: n`): every question answered n times, each answer costing what one does.
       const samples = model.samples;
-      calls = scaleBound(calls, samples);
-      prompt = scaleBound(prompt, samples);
-      images = scaleRange(images, samples);
+      const calls = scaleBound(once.calls, samples);
+      const prompt = scaleBound(once.prompt, samples);
+      const images = scaleRange(once.images, samples);
       const n = stages.items.length * samples;
       const basis: PlanCell['basis'] = declared?.singleShot ? 'exact' : 'bounds';
       const completion: Bound = declared?.external
@@ -152,34 +121,77 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
             }
           : {}),
         judgeCalls: judgeCalls * samples,
-        cachedCalls: cached,
+        cachedCalls: once.cached,
         ...(images.max !== 0 ? { imageTokens: images } : {}),
         price,
         ...(price && batchDiscount !== undefined ? { batchPrice: scaleRange(price, batchDiscount) } : {}),
       });
     }
   }
+  return { experiment: config.name, cells, total: planTotal(config, cells) };
+}
+
+/**
+ * Calls, prompt tokens (page images among them) of one model answering every question under one
+ * condition once, and its cached calls over all samples: exact for a one-prompt method (its prompt
+ * built as the run builds it), else bounds from the calls the method declares.
+ */
+async function boundAnswers(stages: Stages, condition: Condition, model: StageModel, method: RagMethod, inputs: BoundInputs, retrieve: Retrieve): Promise<{ calls: Bound; prompt: Bound; images: Range; cached: number }> {
+  const declared = method.calls;
+  let calls: Bound = { min: 0, max: 0 };
+  let prompt: Bound = { min: 0, max: 0 };
+  let cached = 0;
+  let images: Range = { min: 0, max: 0 };
+  for (const item of stages.items) {
+    if (declared?.external) {
+      // An external system is not run at all (a dry run calls nothing): one request an answer, at the tokens it reports.
+      calls = addBounds(calls, { min: declared.min, max: declared.max });
+      prompt = addBounds(prompt, { min: 0, max: null, unbounded: [`${condition.strategyPath}: an external system reports its own tokens`] });
+      continue;
+    }
+    if (declared?.singleShot) {
+      const first = await firstPrompt(stages, condition, item, retrieve, model.countTokens);
+      if (!first) throw new InputError(`${condition.name}: the plan could not build the prompt of question ${item.id}`);
+      const counted = planPromptTokens(first, model.generator, model.countTokens);
+      calls = addBounds(calls, { min: 1, max: 1 });
+      prompt = addBounds(prompt, { min: counted.total, max: counted.total });
+      images = sumRange([images, { min: counted.images, max: counted.images }]);
+      // Each repeated sample has a cache key of its own: some may be cached, others not.
+      for (let sample = 0; sample < model.samples; sample++) if (model.generator.isCached?.(first, { sample })) cached++;
+      continue;
+    }
+    if (!method.planCalls) {
+      calls = addBounds(calls, declared ? { min: declared.min, max: declared.max } : { min: 0, max: null, unbounded: [`method ${method.name} declares no calls`] });
+      prompt = addBounds(prompt, { min: 0, max: null, unbounded: [`method ${method.name} declares no planCalls`] });
+      continue;
+    }
+    const questionPassages = condition.usesRetrieval ? await retrieve(condition, item) : null;
+    const answer = answerBounds(await method.planCalls({ item, k: passagesBound(condition), questionPassages }), inputs);
+    calls = addBounds(calls, answer.calls);
+    prompt = addBounds(prompt, answer.promptTokens);
+  }
+  return { calls, prompt, images, cached };
+}
+
+/** The whole grid: the cells summed, its price at the batch rate where batch models are in it, and its minutes at the tightest rate limit. */
+function planTotal(config: ExperimentConfig, cells: PlanCell[]): RunPlan['total'] {
   const rpm = Math.min(...(config.models ?? []).map((m) => (m.rateLimit as { requestsPerMinute?: number } | undefined)?.requestsPerMinute ?? Infinity));
   const totalCalls = sumRange(cells.map((c) => c.generationCalls));
   const totalPrice = cells.every((c) => c.price) ? sumRange(cells.map((c) => c.price!)) : null;
   const reasons = [...new Set(cells.flatMap((c) => c.unbounded ?? []))];
   return {
-    experiment: config.name,
-    cells,
-    total: {
-      answers: cells.reduce((n, c) => n + c.answers, 0),
-      generationCalls: totalCalls,
-      promptTokens: sumRange(cells.map((c) => c.promptTokens)),
-      completionTokens: sumRange(cells.map((c) => c.completionTokens)),
-      ...(reasons.length ? { unbounded: reasons } : {}),
-      judgeCalls: cells.reduce((n, c) => n + c.judgeCalls, 0),
-      cachedCalls: cells.reduce((n, c) => n + c.cachedCalls, 0),
-      ...(cells.some((c) => c.imageTokens) ? { imageTokens: sumRange(cells.map((c) => c.imageTokens ?? { min: 0, max: 0 })) } : {}),
-      price: totalPrice,
-      // With batch models in the grid: the whole run at their batch rate (and the live rate for the others).
-      ...(totalPrice && cells.some((c) => c.batchPrice) ? { batchPrice: sumRange(cells.map((c) => c.batchPrice ?? c.price!)) } : {}),
-      minutesAtRateLimit: Number.isFinite(rpm) ? (totalCalls.max ?? totalCalls.min) / rpm : null,
-    },
+    answers: cells.reduce((n, c) => n + c.answers, 0),
+    generationCalls: totalCalls,
+    promptTokens: sumRange(cells.map((c) => c.promptTokens)),
+    completionTokens: sumRange(cells.map((c) => c.completionTokens)),
+    ...(reasons.length ? { unbounded: reasons } : {}),
+    judgeCalls: cells.reduce((n, c) => n + c.judgeCalls, 0),
+    cachedCalls: cells.reduce((n, c) => n + c.cachedCalls, 0),
+    ...(cells.some((c) => c.imageTokens) ? { imageTokens: sumRange(cells.map((c) => c.imageTokens ?? { min: 0, max: 0 })) } : {}),
+    price: totalPrice,
+    // With batch models in the grid: the whole run at their batch rate (and the live rate for the others).
+    ...(totalPrice && cells.some((c) => c.batchPrice) ? { batchPrice: sumRange(cells.map((c) => c.batchPrice ?? c.price!)) } : {}),
+    minutesAtRateLimit: Number.isFinite(rpm) ? (totalCalls.max ?? totalCalls.min) / rpm : null,
   };
 }
 

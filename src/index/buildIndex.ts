@@ -9,7 +9,7 @@ import { InputError } from '../errors.js';
 import { createProgress } from '../progress/progress.js';
 import { buildBm25 } from './bm25/bm25Index.js';
 import { ChunkStore } from './chunkStore.js';
-import { openCorpusInput } from './corpusInput.js';
+import { openCorpusInput, type CorpusInput } from './corpusInput.js';
 import type { GraphIndex, GraphLibrary, StreamedGraphBuild, TunableGraph } from './graphIndex.js';
 import { graphLibrary } from './graphs/graphLibraries.js';
 import { prepareIndexOutDir } from './outDir.js';
@@ -47,31 +47,12 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
   let embedder = loaded?.embedder;
   try {
     const documents = options.documents ?? 'text';
-    let imageDir: string | undefined;
-    if (documents === 'image') {
-      if (!dense) throw new InputError(`index build: documents "image" needs a dense index (hnsw or exact), not ${options.retriever}`);
-      if (!isImageEmbedder(embedder!)) {
-        throw new InputError(`index build: documents "image" needs an embedder that embeds images (clip, or openai against an image embedding server); ${options.embedder?.name ?? 'the given embedder'} embeds text only`);
-      }
-      imageDir = corpusImageDir(corpus);
-    }
+    const imageDir = documents === 'image' ? imageDirFor(options, corpus, embedder) : undefined;
     const identity = await embedder?.identity();
     const fingerprint = await embedder?.fingerprint?.();
     const conventions = await embedder?.conventionSources?.();
     const space = identity?.normalize ? 'ip' : 'cosine';
-    const hnsw: HnswParams | undefined =
-      options.retriever === 'hnsw'
-        ? {
-            space,
-            ...graphDefaults(options.graphLibrary),
-            ...(options.M !== undefined && { M: options.M }),
-            ...(options.efConstruction !== undefined && { efConstruction: options.efConstruction }),
-            efSearch: options.efSearch ?? DEFAULT_HNSW.efSearch,
-            randomSeed: options.randomSeed ?? DEFAULT_HNSW.randomSeed,
-            library: options.graphLibrary ?? 'hnswlib',
-            ...(options.graphLibrary === 'usearch' && { quantization: options.quantization ?? 'i8' }),
-          }
-        : undefined;
+    const hnsw = options.retriever === 'hnsw' ? hnswParams(options, space) : undefined;
     const bm25Overrides = Object.fromEntries(Object.entries(options.bm25 ?? {}).filter(([, value]) => value !== undefined));
     const bm25 = options.retriever === 'bm25' ? { ...DEFAULT_BM25, ...bm25Overrides } : undefined;
     const passage = options.passage ?? 'title+text';
@@ -103,7 +84,7 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
 
     const store = ChunkStore.open(join(options.out, CHUNK_STORE_FILE));
     // A remote embedder holds no model here: the graph is built while the batches are embedded.
-    let stream: { build: StreamedGraphBuild; heldOut: number[] } | undefined;
+    let stream: StreamedGraph | undefined;
     try {
       if (manifest.vectorEncoding) store.setVectorEncoding(manifest.vectorEncoding);
       const timings: Record<string, number> = {};
@@ -111,14 +92,7 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
       await options.onPhase?.('store');
       const planned = corpus.manifest.counts.chunksWritten;
       const remote = embedder?.remote;
-      if (remote && hnsw && identity) {
-        const library = await graphLibrary(hnsw.library);
-        if (library.startBuild) {
-          const heldOut = heldOutSample(planned, options.tune);
-          const build = await library.startBuild(identity.dimension, hnsw, join(options.out, library.file), { capacity: planned, heldOut });
-          stream = { build, heldOut };
-        }
-      }
+      if (remote && hnsw && identity) stream = await startStreamedGraph(hnsw, identity.dimension, planned, options);
       await storeChunks(store, corpus.chunks(), corpus.chunksPath, planned, {
         embedder,
         dimension: identity?.dimension,
@@ -139,41 +113,12 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
       phase = Date.now();
       let terms = 0;
       if (hnsw && identity) {
-        await options.onPhase?.('graph');
-        const library = await graphLibrary(hnsw.library);
-        // efSearch is tuned on a sample held out of the graph until measured, then added (see tuneEfSearch).
-        const heldOut = heldOutSample(store.countVectors(), options.tune);
-        let tuneSeconds = 0;
-        const tune = async (graph: TunableGraph) => {
-          const tuneStarted = Date.now();
-          await options.onPhase?.('tune');
-          const exact = new ExactSearch(store, identity.dimension, space);
-          try {
-            const tuning = await tuneEfSearch(graph, exact, store, {
-              ...options.tune,
-              heldOut,
-              ...(options.efSearch !== undefined && { fixed: options.efSearch }),
-            });
-            manifest = { ...manifest, hnsw: { ...hnsw, efSearch: tuning.efSearch, tuning } };
-          } finally {
-            await exact.close();
-          }
-          tuneSeconds = (Date.now() - tuneStarted) / 1000;
-        };
-        // The streamed graph holds every stored vector in label order unless the corpus held another count
-        // of chunks than its manifest says (then another held-out sample): built again from the store.
-        if (stream && store.countVectors() === planned && JSON.stringify(stream.heldOut) === JSON.stringify(heldOut)) {
-          try {
-            await stream.build.finish(store, tune);
-          } finally {
-            stream = undefined;
-          }
-        } else {
-          await stream?.build.abort();
-          await buildGraph(library, store, identity.dimension, hnsw, join(options.out, library.file), options, heldOut, tune);
-        }
-        timings.hnswSeconds = (Date.now() - phase) / 1000 - tuneSeconds;
-        timings.tuneSeconds = tuneSeconds;
+        // buildTunedGraph finishes or aborts the streamed graph.
+        const graph = await buildTunedGraph(store, stream, planned, hnsw, identity.dimension, options);
+        stream = undefined;
+        if (graph.tuned) manifest = { ...manifest, hnsw: graph.tuned };
+        timings.hnswSeconds = (Date.now() - phase) / 1000 - graph.tuneSeconds;
+        timings.tuneSeconds = graph.tuneSeconds;
       }
       if (bm25) {
         await options.onPhase?.('bm25');
@@ -201,6 +146,74 @@ export async function buildIndex(options: BuildIndexOptions): Promise<IndexManif
   } finally {
     await loaded?.release();
   }
+}
+
+/** The folder of the corpus's page images, for documents "image": only a dense index over an image embedder embeds them. */
+function imageDirFor(options: BuildIndexOptions, corpus: CorpusInput, embedder: TextEmbedder | undefined): string {
+  if (!embedder) throw new InputError(`index build: documents "image" needs a dense index (hnsw or exact), not ${options.retriever}`);
+  if (!isImageEmbedder(embedder)) {
+    throw new InputError(`index build: documents "image" needs an embedder that embeds images (clip, or openai against an image embedding server); ${options.embedder?.name ?? 'the given embedder'} embeds text only`);
+  }
+  return corpusImageDir(corpus);
+}
+
+/** The graph's params: the library's defaults under the options given. */
+function hnswParams(options: BuildIndexOptions, space: HnswParams['space']): HnswParams {
+  return {
+    space,
+    ...graphDefaults(options.graphLibrary),
+    ...(options.M !== undefined && { M: options.M }),
+    ...(options.efConstruction !== undefined && { efConstruction: options.efConstruction }),
+    efSearch: options.efSearch ?? DEFAULT_HNSW.efSearch,
+    randomSeed: options.randomSeed ?? DEFAULT_HNSW.randomSeed,
+    library: options.graphLibrary ?? 'hnswlib',
+    ...(options.graphLibrary === 'usearch' && { quantization: options.quantization ?? 'i8' }),
+  };
+}
+
+/** A graph built on its own thread while a remote embedder embeds, and the sample it holds out. */
+interface StreamedGraph { build: StreamedGraphBuild; heldOut: number[] }
+
+/** Starts the graph fed while the batches are embedded; undefined where the library builds only from the store. */
+async function startStreamedGraph(hnsw: HnswParams, dimension: number, planned: number, options: BuildIndexOptions): Promise<StreamedGraph | undefined> {
+  const library = await graphLibrary(hnsw.library);
+  if (!library.startBuild) return undefined;
+  const heldOut = heldOutSample(planned, options.tune);
+  const build = await library.startBuild(dimension, hnsw, join(options.out, library.file), { capacity: planned, heldOut });
+  return { build, heldOut };
+}
+
+/**
+ * Builds the graph with efSearch tuned on a sample held out of it until measured, then added (see
+ * tuneEfSearch): `stream` is finished where it holds every stored vector in label order, else aborted
+ * and the graph built again from the store. Returns the params with their tuning and the seconds it took.
+ */
+async function buildTunedGraph(store: ChunkStore, stream: StreamedGraph | undefined, planned: number, hnsw: HnswParams, dimension: number, options: BuildIndexOptions): Promise<{ tuned?: HnswParams; tuneSeconds: number }> {
+  await options.onPhase?.('graph');
+  const library = await graphLibrary(hnsw.library);
+  const heldOut = heldOutSample(store.countVectors(), options.tune);
+  let tuned: HnswParams | undefined;
+  let tuneSeconds = 0;
+  const tune = async (graph: TunableGraph) => {
+    const tuneStarted = Date.now();
+    await options.onPhase?.('tune');
+    const exact = new ExactSearch(store, dimension, hnsw.space);
+    try {
+      const tuning = await tuneEfSearch(graph, exact, store, { ...options.tune, heldOut, ...(options.efSearch !== undefined && { fixed: options.efSearch }) });
+      tuned = { ...hnsw, efSearch: tuning.efSearch, tuning };
+    } finally {
+      await exact.close();
+    }
+    tuneSeconds = (Date.now() - tuneStarted) / 1000;
+  };
+  // A corpus holding another count of chunks than its manifest says gives another held-out sample.
+  if (stream && store.countVectors() === planned && JSON.stringify(stream.heldOut) === JSON.stringify(heldOut)) {
+    await stream.build.finish(store, tune);
+  } else {
+    await stream?.build.abort();
+    await buildGraph(library, store, dimension, hnsw, join(options.out, library.file), options, heldOut, tune);
+  }
+  return { tuned, tuneSeconds };
 }
 
 /** The settings that must agree between an interrupted build and its resumption. */
