@@ -24,7 +24,7 @@ import { diagnoseItem, LabelService, type DiagnosisContext } from './diagnoseIte
 import { LabelStore } from './labelStore.js';
 import { groupBy } from './groupBy.js';
 import { hybridPairScorer, lexicalPairScorer, relevancePairScorer, type PairScorer } from './prefilter.js';
-import { DIAGNOSTICS_FORMAT, diagnosticsFile, readDiagnosticsLines, recordFingerprint, sentTotals, type DiagnosticsLine, type DiagnosticsState } from './runFiles.js';
+import { DIAGNOSTICS_FORMAT, diagnosticsFile, readDiagnosticsLines, recordFingerprint, sentTotals, type DiagnosticsLine, type DiagnosticsState } from '../runFiles/diagnostics.js';
 import { readRunManifest } from '../runFiles/manifest.js';
 
 export interface DiagnoseOptions {

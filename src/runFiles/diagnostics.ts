@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { readAppendLog } from '../io/jsonl.js';
-import { DataFileError, parseWith } from '../errors.js';
-import type { RunItemRecord } from '../runFiles/itemRecord.js';
-import { RecordDiagnosticsSchema, type RecordDiagnostics } from '../runFiles/diagnosis.js';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { DataFileError, parseWith } from '../errors.js';
+import { readAppendLog } from '../io/jsonl.js';
+import { DiagnosticsCostSchema, RecordDiagnosticsSchema } from './diagnosis.js';
+import type { RunItemRecord } from './itemRecord.js';
 
 /** The diagnostics stage's files in a run directory. */
 export const DIAGNOSTICS_FILES = {
@@ -20,6 +20,7 @@ export const DIAGNOSTICS_FILES = {
 
 export const diagnosticsFile = (runDir: string, name: keyof typeof DIAGNOSTICS_FILES) => join(runDir, DIAGNOSTICS_FILES[name]);
 
+/** diagnostics.json. */
 export const DiagnosticsStateSchema = z.object({
   /** Identifies what the per-answer diagnoses depend on (extractor, checker, prefilter): lines of another fingerprint are redone. */
   fingerprint: z.string(),
@@ -48,15 +49,24 @@ export type DiagnosticsState = z.infer<typeof DiagnosticsStateSchema>;
 /** Bumped when a record's diagnosis changes shape: lines of another format are diagnosed again. */
 export const DIAGNOSTICS_FORMAT = 2;
 
-const LogLineSchema = z.object({
-  key: z.string(),
-  fingerprint: z.string(),
-  // A line of another format is not an error: it is redone (its fingerprint no longer matches either).
-  diagnostics: RecordDiagnosticsSchema.nullable().catch(null),
-});
-
-export const DiagnosticsLineSchema = LogLineSchema.extend({ diagnostics: RecordDiagnosticsSchema });
+/** One line of diagnostics.jsonl. */
+export const DiagnosticsLineSchema = z.object({ key: z.string(), fingerprint: z.string(), diagnostics: RecordDiagnosticsSchema });
 export type DiagnosticsLine = z.infer<typeof DiagnosticsLineSchema>;
+
+/**
+ * A line as read: a line of another format (or settings) is not an error but is redone, so only a
+ * line whose fingerprint is the one its record has now (`current`) must hold a valid diagnosis — a
+ * damaged one is refused, naming the field, rather than read as undiagnosed.
+ */
+function lineSchema(current: ReadonlyMap<string, string>) {
+  return z.object({ key: z.string(), fingerprint: z.string(), diagnostics: z.unknown() }).transform((line, ctx) => {
+    const parsed = RecordDiagnosticsSchema.safeParse(line.diagnostics);
+    if (parsed.success) return { ...line, diagnostics: parsed.data };
+    if (current.get(line.key) !== line.fingerprint) return { ...line, diagnostics: null };
+    for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', path: ['diagnostics', ...issue.path], message: issue.message });
+    return z.NEVER;
+  });
+}
 
 /** What one answer's diagnosis depends on: the settings and the answer (response, passages, question). */
 export function recordFingerprint(settingsFingerprint: string, record: RunItemRecord): string {
@@ -78,45 +88,47 @@ export async function readDiagnosticsState(runDir: string): Promise<DiagnosticsS
   return parseWith(DiagnosticsStateSchema, value, (problems) => new DataFileError(`${path}: ${problems}`));
 }
 
-/** Reads diagnostics.jsonl, the last line of a key winning; a torn last line is cut with `repair`, else ignored. */
-export async function readDiagnosticsLines(runDir: string, options: { repair?: boolean } = {}): Promise<Map<string, DiagnosticsLine>> {
+/**
+ * Reads diagnostics.jsonl, the last line of a key winning; a torn last line is cut with `repair`, else
+ * ignored. `current` (key → the fingerprint its record has now): those lines must be valid.
+ */
+export async function readDiagnosticsLines(runDir: string, options: { repair?: boolean; current?: ReadonlyMap<string, string> } = {}): Promise<Map<string, DiagnosticsLine>> {
   const out = new Map<string, DiagnosticsLine>();
-  for (const line of await readAppendLog(diagnosticsFile(runDir, 'records'), LogLineSchema, options)) {
-    if (line.diagnostics) out.set(line.key, line as DiagnosticsLine);
+  for (const line of await readAppendLog(diagnosticsFile(runDir, 'records'), lineSchema(options.current ?? new Map()), options)) {
+    if (line.diagnostics) out.set(line.key, { ...line, diagnostics: line.diagnostics });
     else out.delete(line.key);
   }
   return out;
 }
 
+/** A cost's sent figures, 0 where a line of another format lacks them. */
+const SentSchema = DiagnosticsCostSchema.pick({ extractorCallsSent: true, checkerCallsSent: true, promptTokensSent: true, completionTokensSent: true, estimatedTokensSent: true })
+  .partial()
+  .catch({});
+const SentLineSchema = z.object({ diagnostics: z.object({ diagnosticsCost: SentSchema }).nullable().catch(null) });
+
 /** What the diagnoses in diagnostics.jsonl sent, superseded lines included (their calls were sent too). */
 export async function sentTotals(runDir: string): Promise<NonNullable<DiagnosticsState['spent']>> {
   const totals = { extractorCalls: 0, checkerCalls: 0, promptTokens: 0, completionTokens: 0, estimatedTokens: false };
-  const path = diagnosticsFile(runDir, 'records');
-  if (!existsSync(path)) return totals;
-  for (const line of (await readFile(path, 'utf8')).split('\n')) {
-    if (!line.trim()) continue;
-    let cost: Record<string, unknown> | undefined;
-    try {
-      cost = (JSON.parse(line) as { diagnostics?: { diagnosticsCost?: Record<string, unknown> } }).diagnostics?.diagnosticsCost;
-    } catch {
-      continue; // a torn last line
-    }
-    const num = (key: string) => (typeof cost?.[key] === 'number' ? (cost[key] as number) : 0);
-    totals.extractorCalls += num('extractorCallsSent');
-    totals.checkerCalls += num('checkerCallsSent');
-    totals.promptTokens += num('promptTokensSent');
-    totals.completionTokens += num('completionTokensSent');
-    totals.estimatedTokens ||= cost?.estimatedTokensSent === true;
+  for (const line of await readAppendLog(diagnosticsFile(runDir, 'records'), SentLineSchema)) {
+    const cost = line.diagnostics?.diagnosticsCost ?? {};
+    totals.extractorCalls += cost.extractorCallsSent ?? 0;
+    totals.checkerCalls += cost.checkerCallsSent ?? 0;
+    totals.promptTokens += cost.promptTokensSent ?? 0;
+    totals.completionTokens += cost.completionTokensSent ?? 0;
+    totals.estimatedTokens ||= cost.estimatedTokensSent === true;
   }
   return totals;
 }
 
-/** Each record with the diagnosis whose fingerprint matches it as it is now (none for one answered again since). */
-export function attachDiagnostics(records: RunItemRecord[], state: DiagnosticsState, lines: Map<string, DiagnosticsLine>): RunItemRecord[] {
+/** Each record with the diagnosis in diagnostics.jsonl whose fingerprint matches it as it is now (none for one answered again since). */
+export async function attachDiagnostics(runDir: string, records: RunItemRecord[], state: DiagnosticsState): Promise<RunItemRecord[]> {
+  const current = new Map(records.map((record) => [record.key, recordFingerprint(state.fingerprint, record)]));
+  const lines = await readDiagnosticsLines(runDir, { current });
   return records.map((record) => {
     const line = lines.get(record.key);
     const { diagnostics: _stale, ...rest } = record;
-    if (line && line.fingerprint === recordFingerprint(state.fingerprint, record)) return { ...rest, diagnostics: line.diagnostics as RecordDiagnostics };
+    if (line && line.fingerprint === current.get(record.key)) return { ...rest, diagnostics: line.diagnostics };
     return rest;
   });
 }
