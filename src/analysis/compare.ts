@@ -89,26 +89,11 @@ function correctedCell(check: JudgeCheckSummary | undefined, model: string, cond
   };
 }
 
-/** Two runs compared: the rows, the family their p are adjusted over, and what the text says of how. */
-export interface RunComparison {
-  rows: ComparisonRow[];
-  /** Per row: its paired interval and p disagree about "no difference" (`intervalDisagreesWithTest`). */
-  disagrees: boolean[];
-  family: string;
-  cluster: string | null;
-  metric: string;
-  reducer: string;
-  repeatedSamples: boolean;
-  names: [string, string];
-  /** Each run's judge checked against its labels (A's undefined when one run is compared with itself). */
-  checks: [JudgeCheckSummary | undefined, JudgeCheckSummary | undefined];
-}
-
 /**
  * Two runs side by side by model and condition, with the paired B − A on the questions both scored
  * (sign-flip test, whole clusters flipped) and Holm / BH over every row compared.
  */
-export function compareRunData(A: ComparedRun, B: ComparedRun, options: { against?: string } = {}): RunComparison {
+export function compareRunData(A: ComparedRun, B: ComparedRun, options: { against?: string } = {}) {
   const against = options.against;
   const [runA, runB] = [A.dir, B.dir];
   // One run against itself (`--against closed-book`): the summary's own differences, under its salts.
@@ -172,6 +157,10 @@ export function compareRunData(A: ComparedRun, B: ComparedRun, options: { agains
     const corrected = checkA || checkB ? { corrected: { a: correctedCell(checkA, model, conditionA(condition)), b: correctedCell(checkB, model, condition) } } : {};
     return { model, condition, a: ra, b: rb, diff, paired: adjusted, ...corrected };
   });
+  // Per row: its paired interval and p disagree about "no difference" (the text marks it †).
   const disagrees = rows.map((r) => r.paired !== null && intervalDisagreesWithTest(r.paired.ciLow, r.paired.ciHigh, r.paired.p, stats.settings.confidence));
-  return { rows, disagrees, family, cluster: clusterField, metric, reducer, repeatedSamples: stats.settings.repeatedSamples, names: [basename(runA), basename(runB)], checks: [checkA, checkB] };
+  return { rows, disagrees, family, cluster: clusterField, metric, reducer, repeatedSamples: stats.settings.repeatedSamples, names: [basename(runA), basename(runB)] as [string, string], checks: [checkA, checkB] as const };
 }
+
+/** Two runs compared: the rows, the family their p are adjusted over, and what the text says of how. */
+export type RunComparison = ReturnType<typeof compareRunData>;

@@ -15,7 +15,7 @@ export function parseJsonText(path: string, text: string, advice = ''): unknown 
  * A JSON file checked against its schema; undefined only when there is no such file. A damaged file
  * is never taken for a missing one: it is a DataFileError naming the file and each field at fault.
  */
-export function readJsonFile<T>(path: string, schema: z.ZodType<T>): T | undefined {
+export function readJsonFile<T>(path: string, schema: z.ZodType<T>, advice = ''): T | undefined {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -23,5 +23,5 @@ export function readJsonFile<T>(path: string, schema: z.ZodType<T>): T | undefin
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new DataFileError(`${path}: cannot be read (${(error as Error).message})`);
   }
-  return parseWith(schema, parseJsonText(path, text), (problems) => new DataFileError(problems.split('\n').map((line) => `${path}: ${line}`).join('\n')));
+  return parseWith(schema, parseJsonText(path, text, advice), (problems) => new DataFileError(problems.split('\n').map((line) => `${path}: ${line}`).join('\n')));
 }

@@ -33,7 +33,7 @@ export function comparisonText({ rows, disagrees, family, cluster: clusterField,
 }
 
 /** The rows' corrected figures, one line per run and cell with labels: mean and Δ vs the run's baseline, judge-only beside PPI++. */
-function correctedTable(rows: ComparisonRow[], names: [string, string], checks: [JudgeCheckSummary | undefined, JudgeCheckSummary | undefined]): string {
+function correctedTable(rows: ComparisonRow[], names: [string, string], checks: RunComparison['checks']): string {
   const interval = (e: Open, sign = false) => withInterval(e, 1, sign);
   const lines: string[][] = [];
   for (const row of rows) {

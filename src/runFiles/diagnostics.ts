@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { DataFileError, parseWith } from '../errors.js';
 import { readAppendLog } from '../io/jsonl.js';
+import { readJsonFile } from '../io/jsonText.js';
 import { DiagnosticsCostSchema, RecordDiagnosticsSchema } from './diagnosis.js';
 import type { RunItemRecord } from './itemRecord.js';
 
@@ -76,16 +74,9 @@ export function recordFingerprint(settingsFingerprint: string, record: RunItemRe
     .slice(0, 32);
 }
 
+/** diagnostics.json; undefined for a run never diagnosed. */
 export async function readDiagnosticsState(runDir: string): Promise<DiagnosticsState | undefined> {
-  const path = diagnosticsFile(runDir, 'state');
-  if (!existsSync(path)) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, 'utf8'));
-  } catch {
-    throw new DataFileError(`${path}: not valid JSON`);
-  }
-  return parseWith(DiagnosticsStateSchema, value, (problems) => new DataFileError(`${path}: ${problems}`));
+  return readJsonFile(diagnosticsFile(runDir, 'state'), DiagnosticsStateSchema);
 }
 
 /**
