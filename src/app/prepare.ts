@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import type { ExperimentConfig } from '../config/experiment.js';
 import type { buildCorpus } from '../corpus/build.js';
@@ -10,7 +10,8 @@ import type { buildIndex } from '../index/buildIndex.js';
 import { checkIndexFreshness, indexBuildInputs, type IndexBuildEntry } from '../index/freshness.js';
 import { describeIndexEmbedder } from '../index/manifest.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
-import { describeInputChanges, type BuildInputs } from '../io/fingerprint.js';
+import { BuildInputsSchema, describeInputChanges, type BuildInputs } from '../io/fingerprint.js';
+import { readJsonFile } from '../io/jsonText.js';
 
 export interface PrepareOptions {
   log: (line: string) => void;
@@ -51,7 +52,7 @@ function fixtureModels(prepare: NonNullable<ExperimentConfig['prepare']>) {
 
 async function checkModel(model: ReturnType<typeof fixtureModels>[number]): Promise<Check> {
   if (!existsSync(join(model.dir, 'onnx', model.file))) return { label: label(model.dir), status: 'missing', reasons: ['not built yet'] };
-  const recorded = await readFile(join(model.dir, MODEL_INPUTS_FILE), 'utf8').then((raw) => JSON.parse(raw) as BuildInputs, () => undefined);
+  const recorded = readJsonFile(join(model.dir, MODEL_INPUTS_FILE), BuildInputsSchema);
   const reasons = describeInputChanges(recorded, model.inputs);
   return { label: label(model.dir), status: reasons.length ? 'stale' : 'current', reasons };
 }

@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { runFile } from '../runFiles/runDir.js';
+import { readRunConfig } from '../runFiles/runConfig.js';
 import { withResolvedBaseline } from '../experiment/plan.js';
 import { runExperiment, type RunOptions, type RunResult } from './runExperiment.js';
 
@@ -19,7 +18,7 @@ export async function runAndDiagnose(options: RunOptions): Promise<RunResult | {
   const result = await runExperiment(options);
   if (result.interrupted) return result;
   // The stored config decides: a resumed run is diagnosed when it was started with diagnostics.
-  const stored = JSON.parse(await readFile(runFile(result.runDir, 'config'), 'utf8')) as { diagnostics?: unknown };
+  const stored = await readRunConfig(result.runDir);
   if (!stored.diagnostics) return result;
   const { diagnoseRun } = await import('./diagnose.js');
   const { summaryTable } = await import('../report/table.js');

@@ -1,7 +1,7 @@
 import { posix } from 'node:path';
 import { ConfigError } from '../errors.js';
 
-export type Raw = Record<string, any>;
+export type Raw = Record<string, unknown>;
 
 export const isObject = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isScalar = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
@@ -67,7 +67,7 @@ export function expandChunkingSweeps(value: unknown): unknown {
     const points = isObject(corpus) ? chunkingGrid(corpus.chunking) : [];
     if (!isObject(corpus) || points.length === 0) return [corpus];
     const out = typeof corpus.out === 'string' ? corpus.out : `corpora/${String(corpus.name)}`;
-    const expanded = points.map((point) => ({ ...corpus, name: `${String(corpus.name)}${sweepSuffix(point)}`, out: `${out}${sweepSuffix(point)}`, chunking: { ...corpus.chunking, ...point } }));
+    const expanded = points.map((point) => ({ ...corpus, name: `${String(corpus.name)}${sweepSuffix(point)}`, out: `${out}${sweepSuffix(point)}`, chunking: { ...(corpus.chunking as Raw), ...point } }));
     sweptCorpora.set(samePath(out), { corpus: String(corpus.name), points: points.map((point, i) => ({ point, out: expanded[i]!.out })) });
     return expanded;
   });
@@ -132,7 +132,9 @@ export function sweptWrittenPath(written: unknown, path: readonly PropertyKey[])
     if (i === undefined) return [...path];
     const point = grids[i]![at - from.indexOf(i)];
     const [section, key] = rest;
-    const list = isObject(corpora[i]) ? (corpora[i] as Raw).chunking?.[key as string] : undefined;
+    const corpus = corpora[i];
+    const chunking = isObject(corpus) ? corpus.chunking : undefined;
+    const list = isObject(chunking) ? chunking[key as string] : undefined;
     if (section === 'chunking' && point && typeof key === 'string' && key in point && Array.isArray(list)) {
       return ['prepare', 'corpora', i, 'chunking', key, list.indexOf(point[key]), ...rest.slice(2)];
     }
@@ -143,7 +145,7 @@ export function sweptWrittenPath(written: unknown, path: readonly PropertyKey[])
   if (!section || !Array.isArray(entries) || typeof at !== 'number') return [...path];
   const list = second as string;
   // Each written entry became a run of consecutive entries: expand them one at a time to find which.
-  const alone = (entry: unknown) => (expandChunkingSweeps({ ...written, [section]: { ...(written[section] as Raw), [list]: [entry] } }) as Raw)[section][list].length as number;
+  const alone = (entry: unknown) => ((expandChunkingSweeps({ ...written, [section]: { ...(written[section] as Raw), [list]: [entry] } }) as Record<string, Record<string, unknown[]>>)[section]![list]!.length);
   const i = origins(entries, alone)[at];
   return i === undefined ? [...path] : [section, list, i, ...rest];
 }

@@ -15,7 +15,7 @@ import { judges } from '../scoring/judges/registry.js';
 // single pass of the experiment schema checks every parameter and the JSON Schema lists them all.
 
 /** Where each registry's components are named in an experiment file (the parameter reference's sections). */
-export const COMPONENT_STAGES: { field: string; registries: Pick<Registry<unknown, any>, 'list' | 'names' | 'stage'>[] }[] = [
+export const COMPONENT_STAGES: { field: string; registries: Pick<Registry<unknown, never>, 'list' | 'names' | 'stage'>[] }[] = [
   { field: '`benchmarks[]`', registries: [benchmarks] },
   { field: '`retrieval.retrievers[]`', registries: [retrievers] },
   { field: '`retrieval.retrievers[].rerank`', registries: [rerankers] },

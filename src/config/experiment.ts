@@ -222,7 +222,8 @@ export function specsAsWritten(writtenAnyForm: unknown, parsed: ExperimentConfig
   const out = parsed as Raw;
   const each = (key: string, holder: Raw, from: Raw | undefined, gridFields: readonly string[] = []) => {
     const value = from?.[key];
-    if (Array.isArray(holder[key]) && Array.isArray(value)) holder[key] = holder[key].map((p: unknown, i: number) => asWritten(value[i], p, gridFields));
+    const current = holder[key];
+    if (Array.isArray(current) && Array.isArray(value)) holder[key] = current.map((p: unknown, i: number) => asWritten(value[i], p, gridFields));
     else if (holder[key] !== undefined) holder[key] = asWritten(value, holder[key], gridFields);
   };
   each('benchmarks', out, written);
@@ -231,7 +232,7 @@ export function specsAsWritten(writtenAnyForm: unknown, parsed: ExperimentConfig
   each('models', out, written, ['label', 'price', 'samples']);
   each('strategies', out, written, ['label', 'k', 'contextTokens']);
   if (isObject(out.retrieval)) {
-    each('retrievers', out.retrieval, written.retrieval);
+    each('retrievers', out.retrieval, isObject(written.retrieval) ? written.retrieval : undefined);
   }
   if (isObject(out.prepare) && isObject(written.prepare)) {
     each('corpora', out.prepare, written.prepare);

@@ -1,8 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { atomicWriteJson } from '../io/atomicWrite.js';
-import { DataFileError, parseWith } from '../errors.js';
-import { parseJsonText } from '../io/jsonText.js';
+import { readJsonFile } from '../io/jsonText.js';
 
 /**
  * Where an interrupted build stopped: written atomically after each batch of chunks is appended
@@ -29,14 +27,7 @@ export const BuildCheckpointSchema = z.object({
 export type BuildCheckpoint = z.infer<typeof BuildCheckpointSchema>;
 
 export async function readCheckpoint(path: string): Promise<BuildCheckpoint | undefined> {
-  let raw: string;
-  try {
-    raw = await readFile(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-  const value = parseJsonText(path, raw, '; delete it to start over');
-  return parseWith(BuildCheckpointSchema, value, (problems) => new DataFileError(`${path}: ${problems}`));
+  return readJsonFile(path, BuildCheckpointSchema, '; delete it to start over');
 }
 
 export async function writeCheckpoint(path: string, checkpoint: BuildCheckpoint): Promise<void> {

@@ -1,33 +1,25 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { ChunkSchema, type Chunk } from '../chunking/types.js';
-import { DataFileError, formatZodIssues } from '../errors.js';
+import { DataFileError } from '../errors.js';
 import { readJsonl } from '../io/jsonl.js';
 import { corpusPaths } from './paths.js';
 import { CorpusDocumentSchema, CorpusManifestSchema, type CorpusDocument, type CorpusManifest } from './types.js';
-import { parseJsonText } from '../io/jsonText.js';
+import { readJsonFile } from '../io/jsonText.js';
 
 /** Reads `<dir>/manifest.json`; refuses a corpus whose build has not finished. */
 export async function readCorpusManifest(corpusDir: string): Promise<CorpusManifest> {
   const paths = corpusPaths(corpusDir);
-  let raw: string;
-  try {
-    raw = await readFile(paths.manifest, 'utf8');
-  } catch {
-    if (existsSync(paths.partial)) {
-      throw new DataFileError(
-        `${corpusDir}: the corpus is incomplete — its build was interrupted or failed (state in ${paths.partial}); rerun \`hisrag corpus build\` with --resume`,
-      );
-    }
-    throw new DataFileError(`${paths.manifest}: not found — ${corpusDir} is not a built corpus (run \`hisrag corpus build\`)`);
+  const manifest = readJsonFile(paths.manifest, CorpusManifestSchema);
+  if (!manifest && existsSync(paths.partial)) {
+    throw new DataFileError(
+      `${corpusDir}: the corpus is incomplete — its build was interrupted or failed (state in ${paths.partial}); rerun \`hisrag corpus build\` with --resume`,
+    );
   }
-  const value = parseJsonText(paths.manifest, raw);
-  const parsed = CorpusManifestSchema.safeParse(value);
-  if (!parsed.success) throw new DataFileError(`${paths.manifest}: ${formatZodIssues(parsed.error)}`);
-  if (!parsed.data.complete) {
+  if (!manifest) throw new DataFileError(`${paths.manifest}: not found — ${corpusDir} is not a built corpus (run \`hisrag corpus build\`)`);
+  if (!manifest.complete) {
     throw new DataFileError(`${paths.manifest}: the corpus is incomplete (complete: false); rebuild it with \`hisrag corpus build\``);
   }
-  return parsed.data;
+  return manifest;
 }
 
 /** Streams the chunks of a finished corpus, each validated; errors name file and line. */

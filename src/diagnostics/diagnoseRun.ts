@@ -5,7 +5,8 @@ import pLimit from 'p-limit';
 import { benchmarks } from '../benchmarks/registry.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { ExperimentConfig } from '../config/experiment.js';
-import { applyOverrides, validateExperimentConfig } from '../config/load.js';
+import { applyOverrides } from '../config/load.js';
+import { readRunConfig } from '../runFiles/runConfig.js';
 import { ConfigError, formatZodIssues, InterruptedError } from '../errors.js';
 import { plannedConditions, retrieversOf } from '../experiment/plan.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
@@ -24,7 +25,7 @@ import { diagnoseItem, LabelService, type DiagnosisContext } from './diagnoseIte
 import { LabelStore } from './labelStore.js';
 import { groupBy } from './groupBy.js';
 import { hybridPairScorer, lexicalPairScorer, relevancePairScorer, type PairScorer } from './prefilter.js';
-import { DIAGNOSTICS_FORMAT, diagnosticsFile, readDiagnosticsLines, recordFingerprint, sentTotals, type DiagnosticsLine, type DiagnosticsState } from './runFiles.js';
+import { DIAGNOSTICS_FORMAT, diagnosticsFile, readDiagnosticsLines, recordFingerprint, sentTotals, type DiagnosticsLine, type DiagnosticsState } from '../runFiles/diagnostics.js';
 import { readRunManifest } from '../runFiles/manifest.js';
 
 export interface DiagnoseOptions {
@@ -156,7 +157,7 @@ export async function prepareRunDiagnosis(runDirInput: string, options: Diagnose
   const runDir = resolve(runDirInput);
   assertRunDirectory(runDir);
   // Settings that cannot work are reported before anything else, also while another process writes the run.
-  const config = validateExperimentConfig(JSON.parse(await readFile(runFile(runDir, 'config'), 'utf8')), runFile(runDir, 'config'));
+  const config = await readRunConfig(runDir);
   const manifest = await readRunManifest(runDir);
   const conditions = manifest.conditions?.length ? manifest.conditions : await plannedConditionNames(config);
   const settings = resolveDiagnosticsConfig(config, options);

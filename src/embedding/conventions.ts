@@ -1,8 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { DataFileError } from '../errors.js';
-import { parseJsonText } from '../io/jsonText.js';
+import { readJsonFile } from '../io/jsonText.js';
 
 /** How token vectors become one: the first token, the mean, the last token (decoder embedders), or the model itself (CLIP towers). */
 export type Pooling = 'cls' | 'mean' | 'last';
@@ -55,13 +54,6 @@ const PoolingConfigSchema = z
 const ModulesSchema = z.array(z.object({ path: z.string(), type: z.string() }).passthrough());
 const SentenceTransformersConfigSchema = z.object({ prompts: z.record(z.string(), z.string()).optional() }).passthrough();
 
-function readJson<T>(path: string, schema: z.ZodType<T>): T | undefined {
-  if (!existsSync(path)) return undefined;
-  const parsed = schema.safeParse(parseJsonText(path, readFileSync(path, 'utf8')));
-  if (!parsed.success) throw new DataFileError(`${path}: not a sentence-transformers file hisrag can read (${parsed.error.issues[0]?.message})`);
-  return parsed.data;
-}
-
 /** The pooling a sentence-transformers Pooling config names; anything hisrag cannot do is refused, naming the file. */
 function poolingOf(path: string, config: z.infer<typeof PoolingConfigSchema>): Pooling {
   const modes = Object.entries(config).filter(([key, on]) => key.startsWith('pooling_mode_') && on === true).map(([key]) => key);
@@ -79,10 +71,10 @@ function poolingOf(path: string, config: z.infer<typeof PoolingConfigSchema>): P
 export function modelDirConventions(dir: string): { values: Partial<EmbeddingConventions>; files: Partial<Record<keyof EmbeddingConventions, string>> } {
   const values: Partial<EmbeddingConventions> = {};
   const files: Partial<Record<keyof EmbeddingConventions, string>> = {};
-  const modules = readJson(join(dir, 'modules.json'), ModulesSchema);
+  const modules = readJsonFile(join(dir, 'modules.json'), ModulesSchema);
   const poolingDir = modules?.find((module) => module.type.endsWith('Pooling'))?.path || '1_Pooling';
   const poolingPath = join(dir, poolingDir, 'config.json');
-  const pooling = readJson(poolingPath, PoolingConfigSchema);
+  const pooling = readJsonFile(poolingPath, PoolingConfigSchema);
   if (pooling) {
     values.pooling = poolingOf(poolingPath, pooling);
     files.pooling = `${poolingDir}/config.json`;
@@ -91,7 +83,7 @@ export function modelDirConventions(dir: string): { values: Partial<EmbeddingCon
     values.normalize = modules.some((module) => module.type.endsWith('Normalize'));
     files.normalize = 'modules.json';
   }
-  const prompts = readJson(join(dir, 'config_sentence_transformers.json'), SentenceTransformersConfigSchema)?.prompts ?? {};
+  const prompts = readJsonFile(join(dir, 'config_sentence_transformers.json'), SentenceTransformersConfigSchema)?.prompts ?? {};
   if (prompts.query !== undefined) {
     values.queryPrefix = prompts.query;
     files.queryPrefix = 'config_sentence_transformers.json';
@@ -125,11 +117,4 @@ export function resolveConventions(
     else [conventions[key], sources[key]] = [fallback[key], 'default'];
   }
   return { conventions: conventions as unknown as EmbeddingConventions, sources };
-}
-
-/** One line for stderr and logs: `pooling mean (model files (1_Pooling/config.json)), …`. */
-export function describeConventions({ conventions, sources }: ResolvedConventions): string {
-  return (Object.keys(sources) as (keyof EmbeddingConventions)[])
-    .map((key) => `${key} ${JSON.stringify(conventions[key])} (${sources[key]})`)
-    .join(', ');
 }

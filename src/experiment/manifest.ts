@@ -2,7 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { z } from 'zod';
 import type { ExperimentConfig } from '../config/experiment.js';
+import { corpusPaths } from '../corpus/paths.js';
+import { CorpusManifestSchema } from '../corpus/types.js';
+import { IndexManifestSchema, indexManifestPath } from '../index/manifest.js';
+import { readJsonFile } from '../io/jsonText.js';
 import { CHUNK_SPAN_FORMAT } from '../chunking/chunker.js';
 import { MANIFEST_VERSION, type RunManifest, type StoredRunManifest } from '../runFiles/manifest.js';
 import { VERSION } from '../version.js';
@@ -29,27 +34,21 @@ function indexOf(described: DescribedRetriever | undefined): string | undefined 
   return described && Array.isArray(described.retrievers) ? described.retrievers.map((child) => indexOf(child as DescribedRetriever)).find(Boolean) : undefined;
 }
 
+/** A corpus's `parameters.chunking`: builder parameters are free-form, so one without it records none. */
+const ChunkingRecordSchema = z.record(z.string(), z.unknown());
+
 /** The corpus (and its chunking settings, from its manifest) each retriever's index was built from, by retriever label (a fused retriever: its first child's). */
 function retrieverChunkings(components: Record<string, unknown>): NonNullable<RunManifest['chunkings']> {
   const out: NonNullable<RunManifest['chunkings']> = {};
   const retrievers = (components.retrievers ?? {}) as Record<string, DescribedRetriever>;
   for (const [label, described] of Object.entries(retrievers)) {
     const index = indexOf(described);
-    if (!index) continue;
-    const corpus = readJson(join(index, 'manifest.json'))?.corpus as { dir?: unknown; name?: unknown } | undefined;
-    if (typeof corpus?.dir !== 'string' || typeof corpus.name !== 'string') continue;
-    const chunking = (readJson(join(corpus.dir, 'manifest.json'))?.parameters as { chunking?: unknown } | undefined)?.chunking;
-    if (chunking && typeof chunking === 'object') out[label] = { corpus: corpus.name, dir: corpus.dir, chunking: chunking as Record<string, unknown> };
+    const corpus = index ? readJsonFile(indexManifestPath(index), IndexManifestSchema)?.corpus : undefined;
+    if (!corpus) continue;
+    const chunking = ChunkingRecordSchema.safeParse(readJsonFile(corpusPaths(corpus.dir).manifest, CorpusManifestSchema)?.parameters.chunking);
+    if (chunking.success) out[label] = { corpus: corpus.name, dir: corpus.dir, chunking: chunking.data };
   }
   return out;
-}
-
-function readJson(file: string): Record<string, unknown> | undefined {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Every benchmark's `imageDir` (absolute, as its describe() gives it), each once. */

@@ -1,16 +1,9 @@
 import { FIGURE_CONFIG, type VegaLiteSpec } from './lineFigure.js';
 
-/** A paper's single column, the width a figure of `hisrag export --latex` is set at (`\linewidth` of a two-column page). */
-export const COLUMN_INCHES = 3.3;
-/** The smallest text a figure may print at column width, in points. */
-export const MIN_TEXT_PT = 7;
 /** The figure's width in px: printed to PDF at 96 px per inch and scaled to the column, one px is 3.3 × 72 / 440 = 0.54 pt. */
 export const COLUMN_WIDTH_PX = 440;
 /** The smallest font in px that prints at ≥ 7 pt when the figure spans the column (13 px = 7.02 pt; one px to spare). */
 export const COLUMN_FONT_PX = 14;
-
-/** The size in points that a font of `fontPx` prints at when an SVG `svgWidthPx` wide is scaled to the column. */
-export const printedPoints = (fontPx: number, svgWidthPx: number) => (fontPx * COLUMN_INCHES * 72) / svgWidthPx;
 
 const COLUMN_CONFIG = {
   ...FIGURE_CONFIG,

@@ -1,12 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { DataFileError, formatZodIssues, InputError } from '../errors.js';
+import { InputError } from '../errors.js';
 import { EmbedderIdentitySchema } from '../embedding/types.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
 import { BuildInputsSchema } from '../io/fingerprint.js';
 import { LanceDbParamsSchema } from './lancedb/params.js';
-import { parseJsonText } from '../io/jsonText.js';
+import { readJsonFile } from '../io/jsonText.js';
 
 /** 2: chunk texts stored as UTF-16LE (format 1 indexes, TEXT columns, still open). */
 export const INDEX_FORMAT_VERSION = 2;
@@ -129,18 +128,7 @@ export function indexManifestPath(dir: string): string {
 
 /** Reads and validates an index manifest; `undefined` when the directory holds none. */
 export async function readIndexManifest(dir: string): Promise<IndexManifest | undefined> {
-  const path = indexManifestPath(dir);
-  let raw: string;
-  try {
-    raw = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  const value = parseJsonText(path, raw);
-  const parsed = IndexManifestSchema.safeParse(value);
-  if (!parsed.success) throw new DataFileError(formatZodIssues(parsed.error, path));
-  return parsed.data;
+  return readJsonFile(indexManifestPath(dir), IndexManifestSchema);
 }
 
 /** Like readIndexManifest but the index must exist and be complete. */

@@ -1,6 +1,6 @@
 import type { JudgeCheckSummary, RunSummary } from '../runFiles/summary.js';
 import { deltaText, meanHeader, summaryMetric } from '../scoring/metrics.js';
-import { intervalDisagreesWithTest } from '../statistics/pairedTest.js';
+import { intervalDisagreesWithTest } from '../analysis/compare.js';
 import { labelBasisLines } from './labelBasis.js';
 import { cellText, judgeCheckSections, pText, reportSections, type SectionTable } from './sections.js';
 import { modalityLines } from './modalitySection.js';

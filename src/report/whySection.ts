@@ -15,9 +15,10 @@ export function renderWhySection(summary: RunSummary, extra = ''): string {
   const cells = summary.cells.filter((c) => c.diagnostics);
   if (!cells.length && !extra) return '';
   const out: string[] = ['<h2 id="why">Why retrieval helps or hurts</h2>'];
-  const settings = (summary.diagnostics ?? {}) as Record<string, any>;
+  const settings = summary.diagnostics ?? {};
   if (cells.length) {
-    const standIns = [settings.extractor, settings.checker].filter((c) => c?.standIn).map((c) => `${esc(c.name)}: ${esc(c.standIn)}`);
+    const claimModel = (c: unknown): Record<string, unknown> => (c && typeof c === 'object' ? { ...c } : {});
+    const standIns = [settings.extractor, settings.checker].map(claimModel).filter((c) => c.standIn).map((c) => `${esc(c.name)}: ${esc(c.standIn)}`);
     const decomposed = cells.find((c) => c.diagnostics!.decomposition);
     const delta = decomposed ? ` (${esc(deltaText(decomposed.diagnostics!.decomposition!.delta, decomposed.metric))})` : '';
     out.push(

@@ -6,7 +6,7 @@ import { readRunConfig } from '../runFiles/runConfig.js';
 import type { RunSummary } from '../runFiles/summary.js';
 import { summarizeRun, type SummaryOptions } from '../analysis/summary.js';
 import { methodsByStrategy } from '../experiment/cellMethod.js';
-import { attachDiagnostics, readDiagnosticsLines, readDiagnosticsState } from '../diagnostics/runFiles.js';
+import { attachDiagnostics, readDiagnosticsState } from '../runFiles/diagnostics.js';
 import { addDiagnosticsToSummary } from '../diagnostics/summary.js';
 import { readRunPlan, type RunPlan } from '../runFiles/plan.js';
 import { readRunManifest, type StoredRunManifest } from '../runFiles/manifest.js';
@@ -58,7 +58,7 @@ export async function readRunInputs(dir: string) {
   // A diagnosed run: each record gets the diagnosis that belongs to it as it is now (diagnostics.jsonl).
   const state = await readDiagnosticsState(runDir);
   const read = await readRunRecords(runDir);
-  const records = state ? attachDiagnostics(read, state, await readDiagnosticsLines(runDir)) : read;
+  const records = state ? await attachDiagnostics(runDir, read, state) : read;
   const labels = await readRunLabels(runDir);
   const plan = await readRunPlan(runDir);
   // The draw's inclusion probabilities: the corrected figures weight labels by 1/π.

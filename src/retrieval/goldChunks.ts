@@ -1,26 +1,20 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { InputError } from '../errors.js';
 import { ChunkStore, type LabelledChunk } from '../index/chunkStore.js';
-import { CHUNK_STORE_FILE, INDEX_MANIFEST_FILE } from '../index/manifest.js';
+import { CHUNK_STORE_FILE, IndexManifestSchema, indexManifestPath } from '../index/manifest.js';
+import { corpusPaths } from '../corpus/paths.js';
+import { CorpusManifestSchema } from '../corpus/types.js';
+import { readJsonFile } from '../io/jsonText.js';
 import type { RetrievalQuery } from './types.js';
-
-const DuplicatesSchema = z.object({ duplicateOf: z.record(z.string(), z.string()).optional() }).passthrough();
 
 /**
  * The exact duplicates the index's corpus dropped (dropped id → kept id), from the corpus manifest
  * the index names; empty when the corpus is not there (moved) or dropped none.
  */
 export function corpusDuplicates(indexDir: string): Record<string, string> {
-  try {
-    const index = JSON.parse(readFileSync(join(indexDir, INDEX_MANIFEST_FILE), 'utf8')) as { corpus?: { dir?: string } };
-    if (!index.corpus?.dir) return {};
-    const corpus = DuplicatesSchema.safeParse(JSON.parse(readFileSync(join(index.corpus.dir, 'manifest.json'), 'utf8')));
-    return corpus.success ? (corpus.data.duplicateOf ?? {}) : {};
-  } catch {
-    return {};
-  }
+  const index = readJsonFile(indexManifestPath(indexDir), IndexManifestSchema);
+  return (index && readJsonFile(corpusPaths(index.corpus.dir).manifest, CorpusManifestSchema)?.duplicateOf) ?? {};
 }
 
 /** A gold id as the index holds it: itself, or — a duplicate the corpus dropped, never indexed — the kept chunk with the same text. */

@@ -62,7 +62,6 @@ export type FailedCheck = z.infer<typeof FailedCheckSchema>;
 
 /** Where the item's gold evidence ended up in this answer (items with gold evidence only). */
 export const EVIDENCE_STATUSES = ['inPrompt', 'retrievedNotInPrompt', 'notRetrieved'] as const;
-export type EvidenceStatus = (typeof EVIDENCE_STATUSES)[number];
 
 /** Buckets of the best rank at which a gold passage was retrieved. */
 export const GOLD_RANK_BUCKETS = ['1', '2-5', '6-10', '11-20', '21-50', '51-100', '>100', 'not retrieved'] as const;

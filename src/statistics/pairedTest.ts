@@ -60,17 +60,3 @@ export function signFlipTest(diffs: ArrayLike<number>, clusters: ArrayLike<strin
   }
   return { p: (1 + extreme) / (1 + flips), flips, exact: false };
 }
-
-/**
- * A paired Δ's bootstrap interval and its sign-flip p disagree about "no difference" at the
- * interval's level: the interval leaves 0 out while p > 1 − level, or holds 0 while p ≤ 1 − level.
- * They are two procedures: the sign-flip p is exact under exchangeability whatever the number of
- * clusters, while the percentile bootstrap is too narrow with few questions or clusters (it
- * ignores the n/(n − 1) of a variance and the skew a small sample leaves). Surfaces that show both
- * mark the row rather than let the interval read as significant; the p-value is the one to trust.
- */
-export function intervalDisagreesWithTest(ciLow: number | null | undefined, ciHigh: number | null | undefined, p: number | null | undefined, level: number): boolean {
-  if (ciLow == null || ciHigh == null || p == null || Number.isNaN(ciLow) || Number.isNaN(ciHigh) || Number.isNaN(p)) return false;
-  const excludesZero = ciLow > 0 || ciHigh < 0;
-  return excludesZero !== p <= 1 - level;
-}

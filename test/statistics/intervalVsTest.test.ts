@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pairedBootstrap } from '../../src/statistics/bootstrap.js';
-import { intervalDisagreesWithTest, signFlipTest } from '../../src/statistics/pairedTest.js';
+import { intervalDisagreesWithTest } from '../../src/analysis/compare.js';
+import { signFlipTest } from '../../src/statistics/pairedTest.js';
 
 describe('a paired Δ whose bootstrap interval and sign-flip p disagree', () => {
   it('is found on 13 questions of which 4 gain: the interval leaves 0 out, the exact p is 2/16', () => {
