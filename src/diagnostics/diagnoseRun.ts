@@ -208,7 +208,8 @@ export async function diagnoseAnswers({ runDir, config, settings, prepared: { ex
     await atomicWriteJson(diagnosticsFile(runDir, 'state'), state);
 
     await ensureFileExists(diagnosticsFile(runDir, 'records'));
-    const existing = await readDiagnosticsLines(runDir, { repair: true });
+    // A damaged line of an answer as it is now is refused (named), never taken as absent and redone.
+    const existing = await readDiagnosticsLines(runDir, { repair: true, current: new Map(scored.map((r) => [r.key, recordFingerprint(settingsFingerprint, r)])) });
     const current = (r: RunItemRecord) => {
       const line = existing.get(r.key);
       return line !== undefined && line.fingerprint === recordFingerprint(settingsFingerprint, r) && line.diagnostics.failed.length === 0;

@@ -59,6 +59,17 @@ describe('damaged files are refused, never read as absent', () => {
     expect(result.stderr).toContain(`${file}:2: diagnostics.responseClaims:`);
   });
 
+  it('hisrag diagnose: the same damaged line is refused, not redone in silence', async () => {
+    const runDir = copyRun();
+    const file = join(runDir, 'diagnostics.jsonl');
+    editLine(file, 2, (line) => {
+      line.diagnostics.responseClaims = 3;
+    });
+    const result = await hisragInProcess('diagnose', runDir, '--no-progress', '--quiet');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${file}:2: diagnostics.responseClaims:`);
+  });
+
   it('hisrag report: a line of another diagnosis (its fingerprint not the answer\'s now) is redone later, not refused', async () => {
     const runDir = copyRun();
     editLine(join(runDir, 'diagnostics.jsonl'), 2, (line) => {
