@@ -4,11 +4,12 @@
  * efSearch (the index's tuned one), so the same recall — checked against bench-scale's exact top-k.
  *
  *   node --import tsx scripts/bench-hnsw-query.ts --dir D [--k 100] [--queries 200] [--rounds 9]
- *        [--structure flat|topics] [--before <checkout>] [--only raw|hisrag|before]
+ *        [--structure flat|topics] [--before <checkout>] [--only raw|hisrag|graph|before]
  *
  * raw: `HierarchicalNSW.searchKnn` on hisrag's hnsw.bin, one query at a time, number[] vectors.
  * hisrag: the `hnsw` retriever as the CLI creates it (createRetriever), `retrieve({ text }, k)` one query
  * at a time, chunk texts included; the embedder looks its query vectors up (a model's cost is not measured).
+ * graph: hisrag's graph search alone (the index's GraphIndex.search, no chunk read), to split the difference.
  * before: the same retriever from another checkout's src/ (`git archive <commit> src package.json`, with
  * node_modules linked), to compare a change in the same run. The sides take turns query by query (order
  * rotated each round), so a shared machine's load swings hit them alike; printed per side: the median
@@ -22,6 +23,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import hnswlib from 'hnswlib-node';
 import { ClusteredVectors, SyntheticEmbedder } from './clusteredVectors.js';
+import { openIndex } from '../src/index/openIndex.js';
 import type { Retriever } from '../src/retrieval/types.js';
 
 const { values } = parseArgs({
@@ -69,6 +71,8 @@ const sides: Record<string, Side> = {
   raw: (j) => raw.searchKnn(queries[j]!, k).neighbors,
   hisrag: await hisragSide(resolve('.')),
 };
+const graph = await (await openIndex(indexDir)).graph();
+sides.graph = (j) => graph.search([queries[j]!], k, efSearch)[0]!.map((hit) => hit.label);
 if (values.before) sides.before = await hisragSide(resolve(values.before));
 const names = values.only ? [values.only] : Object.keys(sides);
 

@@ -27,8 +27,12 @@ export function encodeText(text: string): Buffer {
   return Buffer.from(text, 'utf16le');
 }
 
+function decodeText(value: Buffer | string): string {
+  return typeof value === 'string' ? value : value.toString('utf16le');
+}
+
 function rowToChunk(row: ChunkRow): LabelledChunk {
-  return { label: row.label, id: row.id, docId: row.doc_id, title: row.title, text: typeof row.text === 'string' ? row.text : row.text.toString('utf16le'), meta: JSON.parse(row.meta) };
+  return { label: row.label, id: row.id, docId: row.doc_id, title: row.title, text: decodeText(row.text), meta: JSON.parse(row.meta) };
 }
 
 /** The enclosing document named by `meta.doc_id` (LongHisDoc's book id), when it differs from the chunk's docId. */
@@ -92,12 +96,9 @@ export class ChunkStore {
       countVectors: hasVectors ? this.db.prepare('SELECT COALESCE(MAX(label) + 1, 0) AS n FROM vectors') : undefined,
       countDocs: this.db.prepare('SELECT COUNT(DISTINCT doc_id) AS n FROM chunks'),
       byLabel: this.db.prepare('SELECT * FROM chunks WHERE label = ?'),
-      // One result row for a whole hit list (labels in as one JSON array): the fields as one JSON array, the
-      // UTF-16LE texts as one BLOB (a text's entry is its byte length; older stores' TEXT stays in the JSON):
-      // two values for better-sqlite3 to convert, not six a hit — most of the query's cost over raw hnswlib (issue 49).
+      // One round trip for a whole hit list: the labels travel as one JSON array (any length, one prepared statement).
       byLabelList: this.db
-        .prepare(`SELECT json_group_array(json_array(c.label, c.id, c.doc_id, c.title, json(c.meta), iif(typeof(c.text) = 'blob', length(c.text), c.text))),
-          CAST(group_concat(iif(typeof(c.text) = 'blob', c.text, x''), x'') AS BLOB) FROM json_each(?) AS j JOIN chunks AS c ON c.label = j.value`)
+        .prepare('SELECT c.label, c.id, c.doc_id, c.title, c.text, c.meta FROM json_each(?) AS j JOIN chunks AS c ON c.label = j.value')
         .raw(),
       byId: this.db.prepare('SELECT * FROM chunks WHERE id = ?'),
       labelsOfDoc: hasParent
@@ -176,15 +177,12 @@ export class ChunkStore {
 
   /** The chunks of `labels`, in that order (one query for the whole list; a repeated label is read once). */
   byLabels(labels: number[]): LabelledChunk[] {
+    if (labels.length === 0) return [];
+    // Array rows (raw): no per-row object with named keys to build before the chunk itself.
+    const rows = this.statements.byLabelList.all(JSON.stringify(labels)) as [number, string, string, string, Buffer | string, string][];
     const byLabel = new Map<number, LabelledChunk>();
-    const unique = [...new Set(labels)];
-    // Slices of 4,096 keep the BLOB of texts far below SQLite's 1 GB limit on a value, whatever the batch.
-    for (let start = 0; start < unique.length; start += 4096) {
-      const [fields, texts] = this.statements.byLabelList.get(JSON.stringify(unique.slice(start, start + 4096))) as [string, Buffer | null];
-      let at = 0;
-      for (const [label, id, docId, title, meta, text] of JSON.parse(fields) as [number, string, string, string, Chunk['meta'], number | string][]) {
-        byLabel.set(label, { label, id, docId, title, text: typeof text === 'string' ? text : texts!.toString('utf16le', at, (at += text)), meta });
-      }
+    for (const [label, id, docId, title, text, meta] of rows) {
+      if (!byLabel.has(label)) byLabel.set(label, { label, id, docId, title, text: decodeText(text), meta: JSON.parse(meta) });
     }
     return labels.map((label) => {
       const chunk = byLabel.get(label);

@@ -22,7 +22,9 @@ export interface OpenedIndex {
   store: ChunkStore;
   /** The query embedder, checked against the manifest's identity (dense kinds only). */
   embedder(): Promise<TextEmbedder>;
-  /** Embeds queries with the index's embedder, many in one call (the embedder batches them; query prefix included). */
+  /** Embeds a query with the index's embedder (query prefix included). */
+  embedQuery(text: string): Promise<number[]>;
+  /** Embeds many queries in one call (the embedder batches them, query prefix included), what `embedQuery` does one at a time. */
   embedQueries(texts: string[]): Promise<number[][]>;
   exact(): ExactSearch;
   /** The hnswlib graph (hnswlib indexes only; see `graph()` for any library). */
@@ -60,6 +62,9 @@ export async function openIndex(dir: string, options: OpenIndexOptions = {}): Pr
     manifest,
     store,
     embedder,
+    async embedQuery(text) {
+      return (await embedder()).embedQuery(text);
+    },
     async embedQueries(texts) {
       if (texts.length === 0) return [];
       const instance = await embedder();

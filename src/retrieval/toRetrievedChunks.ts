@@ -9,11 +9,11 @@ export function toRetrievedChunks(store: ChunkStore, ranked: Scored[]): Retrieve
 
 /** Several ranked lists' chunks with one read of the store (labels shared between lists are read once). */
 export function toRetrievedChunkLists(store: ChunkStore, lists: Scored[][]): RetrievedChunk[][] {
-  const chunks = store.byLabels(lists.flatMap((ranked) => ranked.map((hit) => hit.label)));
-  let at = 0;
+  const labels = [...new Set(lists.flatMap((ranked) => ranked.map((hit) => hit.label)))];
+  const chunks = new Map(store.byLabels(labels).map((chunk) => [chunk.label, chunk]));
   return lists.map((ranked) =>
     ranked.map((hit, i) => {
-      const { id, docId, title, text, meta } = chunks[at++]!;
+      const { id, docId, title, text, meta } = chunks.get(hit.label)!;
       return { id, docId, title, text, meta, score: hit.score, rank: i + 1 };
     }),
   );

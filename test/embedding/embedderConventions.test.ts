@@ -70,14 +70,14 @@ describe('document and query prefixes against a logging embeddings server (multi
     const before = server.requests.length;
     const index = await openIndex(out);
     try {
-      const [one] = await index.embedQueries(['汉武帝']);
+      const one = await index.embedQuery('汉武帝');
       const many = await index.embedQueries(['张骞', '霍去病', '科举']);
       const queried = receivedTexts(server).slice(receivedTexts(server).length - (server.requests.length - before));
       // No probe: exactly the query requests, each text with the query prefix.
       expect(queried).toEqual([['query: 汉武帝'], ['query: 张骞', 'query: 霍去病', 'query: 科举']]);
-      // The server's vector for the prefixed query is what embedQueries returned (float32 on the wire).
+      // The server's vector for the prefixed query is what embedQuery returned (float32 on the wire).
       const [served] = bagOfCharacters(['query: 汉武帝']);
-      one!.forEach((x, i) => expect(x).toBeCloseTo(served![i]!, 5));
+      one.forEach((x, i) => expect(x).toBeCloseTo(served![i]!, 5));
       expect(many).toHaveLength(3);
       // Stored chunk text carries no prefix.
       expect(index.store.byId(chunks[0]!.id)?.text).toBe(chunks[0]!.text);
@@ -176,8 +176,8 @@ describe('a model directory in sentence-transformers layout decides pooling, nor
       const stored = Array.from(index.store.vector(index.store.byId(chunk.id)!.label)!);
       const expected = meanPooled(passageText(chunk, 'title+text').replace('\n', ''));
       stored.forEach((x, i) => expect(x).toBeCloseTo(expected[i]!, 5));
-      const [query] = await index.embedQueries(['汉武帝']);
-      meanPooled('查询：汉武帝').forEach((x, i) => expect(query![i]).toBeCloseTo(x, 5));
+      const query = await index.embedQuery('汉武帝');
+      meanPooled('查询：汉武帝').forEach((x, i) => expect(query[i]).toBeCloseTo(x, 5));
     } finally {
       await index.close();
     }
@@ -190,8 +190,8 @@ describe('a model directory in sentence-transformers layout decides pooling, nor
     expect(manifest.embedder?.conventions?.pooling).toBe('config');
     const index = await openIndex(out);
     try {
-      const [query] = await index.embedQueries(['汉武帝']);
-      unit(row('[CLS]')).forEach((x, i) => expect(query![i]).toBeCloseTo(x, 5));
+      const query = await index.embedQuery('汉武帝');
+      unit(row('[CLS]')).forEach((x, i) => expect(query[i]).toBeCloseTo(x, 5));
     } finally {
       await index.close();
     }

@@ -8,7 +8,7 @@ function asGraphIndex(graph: HnswGraph): GraphIndex {
     get size() {
       return graph.getCurrentCount();
     },
-    search: (queries, k, efSearch) => queries.map((query) => searchGraph(graph, Array.isArray(query) ? query : Array.from(query), k, efSearch)),
+    search: (queries, k, efSearch) => queries.map((query) => searchGraph(graph, Array.from(query), k, efSearch)),
   };
 }
 
