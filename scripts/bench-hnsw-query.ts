@@ -4,22 +4,23 @@
  * efSearch (the index's tuned one), so the same recall — checked against bench-scale's exact top-k.
  *
  *   node --import tsx scripts/bench-hnsw-query.ts --dir D [--k 100] [--queries 200] [--rounds 9]
- *        [--structure flat|topics] [--before <checkout>] [--only raw|hisrag|graph|before]
+ *        [--structure flat|topics] [--before <checkout>]… [--only raw|hisrag|graph|<checkout's name>]
  *
  * raw: `HierarchicalNSW.searchKnn` on hisrag's hnsw.bin, one query at a time, number[] vectors.
  * hisrag: the `hnsw` retriever as the CLI creates it (createRetriever), `retrieve({ text }, k)` one query
  * at a time, chunk texts included; the embedder looks its query vectors up (a model's cost is not measured).
  * graph: hisrag's graph search alone (the index's GraphIndex.search, no chunk read), to split the difference.
- * before: the same retriever from another checkout's src/ (`git archive <commit> src package.json`, with
- * node_modules linked), to compare a change in the same run. The sides take turns query by query (order
- * rotated each round), so a shared machine's load swings hit them alike; printed per side: the median
- * over rounds of wall and CPU ms per query (this process's user + system time: the time-slicing of a
- * loaded machine left out), the median of the per-round ratios to raw, recall@k.
+ * --before D (repeatable; the side is named after D's folder): the same retriever from another checkout's
+ * src/ (`git archive <commit> src package.json tsconfig.json | tar -x -C D`, node_modules linked), to
+ * compare changes in the same run. The sides take turns query by query (order rotated each round), so
+ * a shared machine's load swings hit them alike; printed per side: the median over rounds of wall and
+ * CPU ms per query (this process's user + system time: the time-slicing of a loaded machine left out),
+ * the median of the per-round ratios to raw, recall@k.
  * `--only` runs one side alone, for `node --cpu-prof`.
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import hnswlib from 'hnswlib-node';
 import { ClusteredVectors, SyntheticEmbedder } from './clusteredVectors.js';
@@ -33,7 +34,7 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '200' },
     rounds: { type: 'string', default: '9' },
     structure: { type: 'string', default: 'flat' },
-    before: { type: 'string' },
+    before: { type: 'string', multiple: true },
     only: { type: 'string' },
   },
 });
@@ -73,7 +74,7 @@ const sides: Record<string, Side> = {
 };
 const graph = await (await openIndex(indexDir)).graph();
 sides.graph = (j) => graph.search([queries[j]!], k, efSearch)[0]!.map((hit) => hit.label);
-if (values.before) sides.before = await hisragSide(resolve(values.before));
+for (const dir of values.before ?? []) sides[basename(dir)] = await hisragSide(resolve(dir));
 const names = values.only ? [values.only] : Object.keys(sides);
 
 const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
@@ -106,7 +107,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const ratio = (of: Record<string, number[]>, name: string) => (of.raw && name !== 'raw' ? ` (÷ raw ${median(of[name]!.map((x, i) => x / of.raw![i]!)).toFixed(3)}×)` : '');
 for (const name of names) {
   console.log(
-    `${name.padEnd(7)} wall ${median(wall[name]!).toFixed(3)} ms/query${ratio(wall, name)}, CPU ${median(cpu[name]!).toFixed(3)}${ratio(cpu, name)}, recall@${k} ${recalls[name]!.toFixed(4)}`,
+    `${name.padEnd(12)} wall ${median(wall[name]!).toFixed(3)} ms/query${ratio(wall, name)}, CPU ${median(cpu[name]!).toFixed(3)}${ratio(cpu, name)}, recall@${k} ${recalls[name]!.toFixed(4)}`,
   );
 }
 console.log(`load average at the end ${load()}`);
