@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../src/index/chunkStore.js';
 import { DataFileError } from '../../src/errors.js';
+import type { Chunk } from '../../src/chunking/types.js';
 import { sampleChunks } from './testCorpus.js';
 
 describe('ChunkStore', () => {
@@ -27,6 +28,23 @@ describe('ChunkStore', () => {
     expect(reopened.byId(chunks[2]!.id)?.label).toBe(2);
     expect([...reopened.chunks()].map((c) => c.id)).toEqual(chunks.map((c) => c.id));
     reopened.close();
+  });
+
+  it('reads a hit list back in its order, repeats included, whatever the text holds, older TEXT rows too', () => {
+    const store = open();
+    const odd: Chunk[] = [
+      { id: 'odd:"q"\\0', docId: 'd\n1', title: 'tab\there 𝌆', text: '', meta: { spans: [{ doc: 'd', start: 0, end: 0 }], note: '\u0000\u2028"' } },
+      { id: 'odd:1', docId: 'd1', title: '', text: 'ASCII only, then 😀 and 漢字\r\n', meta: {} },
+    ];
+    store.append([...sampleChunks().slice(0, 3), ...odd]);
+    // A store written before format 2 keeps texts as TEXT, not UTF-16LE BLOBs.
+    store.db.prepare('INSERT INTO chunks (label, id, doc_id, title, text, meta) VALUES (5, ?, ?, ?, ?, ?)').run('old:5', 'd2', '舊', '舊格式的正文', '{"page":2}');
+    const expected = [...sampleChunks().slice(0, 3), ...odd, { id: 'old:5', docId: 'd2', title: '舊', text: '舊格式的正文', meta: { page: 2 } }].map((chunk, label) => ({ ...chunk, label }));
+    const labels = [4, 0, 5, 3, 4, 2, 1, 0];
+    expect(store.byLabels(labels)).toEqual(labels.map((label) => expected[label]));
+    expect(store.byLabels([])).toEqual([]);
+    expect(() => store.byLabels([1, 6])).toThrow(/no chunk with label 6/);
+    store.close();
   });
 
   it('stores vectors with their chunks as float32', () => {
