@@ -54,10 +54,12 @@ const UNUSED_IMPLEMENTATIONS = [
 
 /**
  * Libraries only components the demo does not name use: LLM clients, LangChain's chains, agents,
- * stores and tracing, LanceDB and Arrow, the wikitext parser. (The demo's embedder is a LangChain
- * `Embeddings` running transformers.js: `@langchain/core`'s embeddings module and sharp may load.)
+ * stores and tracing, LanceDB and Arrow, the wikitext parser; and what an index loads only for the
+ * searches the demo's hnsw index does not make: jieba (BM25) and onnx-proto (exact search's matrix
+ * product). (The demo's embedder is a LangChain `Embeddings` running transformers.js:
+ * `@langchain/core`'s embeddings module, onnxruntime and sharp may load.)
  */
-const UNUSED_PACKAGES = /node_modules\/(@langchain\/(openai|community|langgraph|classic)|@langchain\/core\/dist\/(retrievers|runnables|messages|language_models)|langchain|langsmith|openai|@lancedb|apache-arrow|wtf_wikipedia)\//;
+const UNUSED_PACKAGES = /node_modules\/(@langchain\/(openai|community|langgraph|classic)|@langchain\/core\/dist\/(retrievers|runnables|messages|language_models)|langchain|langsmith|openai|@lancedb|apache-arrow|wtf_wikipedia|@node-rs\/jieba|onnx-proto)\//;
 
 /** Every module a registry's entries import with `import('./…')`: the implementations, loaded when a component is created. */
 function registeredImplementations(): string[] {
@@ -86,7 +88,7 @@ describe('hisrag run --dry-run imports the schemas of every component and the im
     expect(prepare.status, prepare.stderr).toBe(0);
     const log = join(dir, 'imports.txt');
     writeFileSync(log, '');
-    const result = spawnSync(process.execPath, ['--import', importLogger(log), join(REPO_ROOT, 'bin/hisrag.mjs'), 'run', 'experiments/demo.yaml', '--dry-run'], {
+    const result = spawnSync(process.execPath, ['--import', importLogger(log, { required: true }), join(REPO_ROOT, 'bin/hisrag.mjs'), 'run', 'experiments/demo.yaml', '--dry-run'], {
       cwd: REPO_ROOT,
       encoding: 'utf8',
       env: { ...process.env, HISRAG_FROM_SOURCE: '0' },
