@@ -11,7 +11,11 @@ let bmpCjk: Uint8Array | undefined;
  * four characters per token for other text (an astral CJK character: one token and half a unit).
  */
 export const estimateTokens: TokenCounter = (text) => {
-  bmpCjk ??= Uint8Array.from({ length: 0x10000 }, (_, c) => (c >= 0xd800 && c < 0xe000 ? 0 : Number(CJK.test(String.fromCharCode(c)))));
+  if (!bmpCjk) {
+    bmpCjk = new Uint8Array(0x10000);
+    // Nothing below U+2E80 (CJK Radicals Supplement) is in the class; surrogates are tested in pairs below.
+    for (let c = 0x2e80; c < 0x10000; c++) if (c < 0xd800 || c >= 0xe000) bmpCjk[c] = Number(CJK.test(String.fromCharCode(c)));
+  }
   let cjk = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
