@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importLogger } from '../helpers/importLogger.js';
 import { REPO_ROOT } from '../helpers/runCli.js';
@@ -107,4 +108,21 @@ describe('hisrag run --dry-run imports the schemas of every component and the im
     expect(implementations.length).toBeGreaterThan(50);
     expect(implementations.filter((m) => modules.has(m)).sort()).toEqual(DEMO_IMPLEMENTATIONS);
   }, 120_000);
+
+  it('the claim registries (diagnostics) create the offline stand-ins without loading the LLM claim code or its clients', () => {
+    const log = join(dir, 'claims.txt');
+    writeFileSync(log, '');
+    const registry = pathToFileURL(join(REPO_ROOT, 'dist/diagnostics/claims/registry.js')).href;
+    const script = `const { claimExtractors, claimCheckers } = await import(${JSON.stringify(registry)});
+      await claimExtractors.create({ name: 'sentences' });
+      await claimCheckers.create({ name: 'lexical' });`;
+    const result = spawnSync(process.execPath, ['--import', importLogger(log, { required: true }), '--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8' });
+    expect(result.status, result.stderr).toBe(0);
+    const modules = new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean).map(projectModule));
+    expect(modules.has('diagnostics/claims/standIns')).toBe(true);
+    expect(modules.has('diagnostics/claims/llm')).toBe(false);
+    expect(modules.has('generation/openai')).toBe(false);
+    const packages = readFileSync(log, 'utf8').split('\n').filter((url) => UNUSED_PACKAGES.test(url));
+    expect([...new Set(packages.map((url) => UNUSED_PACKAGES.exec(url)![1]))]).toEqual([]);
+  }, 60_000);
 });
