@@ -8,7 +8,7 @@ let bmpCjk: Uint8Array | undefined;
 /**
  * Tokenizer-free estimate that holds across the models in use: BPE vocabularies of Chinese-
  * capable models give roughly one token per CJK character (and CJK punctuation mark), and about
- * four characters per token for other text (an astral CJK character: one token and half a unit).
+ * four characters per token for other text (an astral CJK character: one token, its second UTF-16 unit a quarter).
  */
 export const estimateTokens: TokenCounter = (text) => {
   if (!bmpCjk) {
