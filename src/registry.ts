@@ -27,14 +27,15 @@ export type Factory<Params, Product, Context = void> = (params: Params, context:
 
 /** A registry per stage: embedders, retrievers, generators, judges, prompt strategies, builders. */
 export class Registry<Product, Context = void> {
-  private readonly entries = new Map<string, RegistryEntry<any, Product, Context>>();
+  private readonly entries = new Map<string, RegistryEntry<unknown, Product, Context>>();
 
   constructor(readonly stage: string) {}
 
   /** An implementation already loaded (a test's, a library user's `fromLangChain(…)`). */
   register<Params>(entry: RegistryEntry<Params, Product, Context>): this {
     if (this.entries.has(entry.name)) throw new Error(`${this.stage} "${entry.name}" is registered twice`);
-    this.entries.set(entry.name, entry as RegistryEntry<any, Product, Context>);
+    // `create` is handed only what this entry's own `params` parsed (`create` below), so its Params hold there.
+    this.entries.set(entry.name, { ...entry, create: (params, context) => entry.create(params as Params, context) });
     return this;
   }
 
@@ -155,13 +156,14 @@ export function unknownNameMessage(input: unknown, what: string, known: readonly
   return `unknown ${what} "${name}" (${listing})${guess ? `; did you mean "${guess}"?` : ''}`;
 }
 
+/** What the config schema reads of a registry of any product and context (`never`: a context none of it is called with): its stage, names and entries' schemas. */
+export type RegistryView = Pick<Registry<unknown, never>, 'list' | 'names' | 'stage'>;
+
 /** The names registered in these registries, as one listing: `strategies: …; methods: …` (one registry: `known: …`). */
-export function listingOf(registries: Pick<Registry<unknown, any>, 'names' | 'stage'>[]): string {
+export function listingOf(registries: RegistryView[]): string {
   if (registries.length === 1) return `known: ${registries[0]!.names().join(', ')}`;
   return registries.map((r) => `${r.stage === 'strategy' ? 'strategies' : `${r.stage}s`}: ${r.names().join(', ')}`).join('; ');
 }
-
-type AnyRegistry = Pick<Registry<unknown, any>, 'list' | 'names' | 'stage'>;
 
 /** A field that takes any `{ name, … }` spec (a nested component, checked later by its registry). */
 function isOpenSpec(field: z.ZodType): boolean {
@@ -174,7 +176,7 @@ function isOpenSpec(field: z.ZodType): boolean {
  * param that takes an open nested spec (`generator: { name, … }`) and is named in `nested` gets
  * that stage's union instead, so its params are checked in the same pass too.
  */
-function optionsOf(registries: AnyRegistry[], extra: Shape, nested: Record<string, () => z.ZodType>): z.ZodObject[] {
+function optionsOf(registries: RegistryView[], extra: Shape, nested: Record<string, () => z.ZodType>): z.ZodObject[] {
   return registries.flatMap((registry) =>
     registry.list().map((entry) => {
       const params = entry.params as unknown as z.ZodObject;
@@ -203,7 +205,7 @@ export type ComponentSpecSchema<Extra extends Shape> = keyof Extra extends never
  * are now (an implementation registered later needs a new one).
  */
 export function componentUnion<Extra extends Shape = {}>(
-  registries: AnyRegistry[],
+  registries: RegistryView[],
   what: string,
   extra: Extra = {} as Extra,
   nested: Record<string, () => z.ZodType> = {},
@@ -216,12 +218,12 @@ export function componentUnion<Extra extends Shape = {}>(
 }
 
 /** A key that changes when an implementation is registered in any of these registries: a schema built from them is then stale. */
-export function registriesKey(registries: Pick<Registry<unknown, any>, 'names'>[]): string {
+export function registriesKey(registries: RegistryView[]): string {
   return registries.map((registry) => registry.names().join(',')).join(';');
 }
 
 /** `build()` again only when one of the registries has gained an implementation since the last build. */
-export function builtFromRegistries<T>(registries: Pick<Registry<unknown, any>, 'names'>[], build: () => T): () => T {
+export function builtFromRegistries<T>(registries: RegistryView[], build: () => T): () => T {
   let cached: { key: string; value: T } | undefined;
   return () => {
     const key = registriesKey(registries);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { componentUnion, INPUT_JSON_SCHEMA, labelSchema, listingOf, positiveInt, unknownNameMessage, type Registry, type Shape } from '../registry.js';
+import { componentUnion, INPUT_JSON_SCHEMA, labelSchema, listingOf, positiveInt, unknownNameMessage, type RegistryView, type Shape } from '../registry.js';
 import { benchmarks } from '../benchmarks/registry.js';
 import { embedders } from '../embedding/registry.js';
 import { generators } from '../generation/registry.js';
@@ -15,7 +15,7 @@ import { judges } from '../scoring/judges/registry.js';
 // single pass of the experiment schema checks every parameter and the JSON Schema lists them all.
 
 /** Where each registry's components are named in an experiment file (the parameter reference's sections). */
-export const COMPONENT_STAGES: { field: string; registries: Pick<Registry<unknown, never>, 'list' | 'names' | 'stage'>[] }[] = [
+export const COMPONENT_STAGES: { field: string; registries: RegistryView[] }[] = [
   { field: '`benchmarks[]`', registries: [benchmarks] },
   { field: '`retrieval.retrievers[]`', registries: [retrievers] },
   { field: '`retrieval.retrievers[].rerank`', registries: [rerankers] },

@@ -1,6 +1,6 @@
 import type { ChunkStore } from './chunkStore.js';
 import type { HnswParams } from './manifest.js';
-import { ScoreMatrix } from './scoreMatrix.js';
+import type { ScoreMatrix } from './scoreMatrix.js';
 import { TopK, type Scored } from './topK.js';
 import { dot, norm, normalized } from './vectorMath.js';
 
@@ -97,7 +97,8 @@ export class ExactSearch {
     });
     const tops = queries.map(() => new TopK(k));
     if (q === 0 || k <= 0) return tops.map((top) => top.sorted());
-    const matrix = await (this.matrix ??= ScoreMatrix.create(d, this.options.threads));
+    // Imported on the first search: opening an index (an hnsw one's plan, a dry run) loads no onnx-proto or onnxruntime.
+    const matrix = await (this.matrix ??= import('./scoreMatrix.js').then(({ ScoreMatrix }) => ScoreMatrix.create(d, this.options.threads)));
     const total = this.store.countVectors();
     if (total !== this.residentCount) {
       // Vectors were appended since the blocks were read: the last block may have grown.

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importLogger } from '../helpers/importLogger.js';
 import { REPO_ROOT } from '../helpers/runCli.js';
@@ -54,10 +55,12 @@ const UNUSED_IMPLEMENTATIONS = [
 
 /**
  * Libraries only components the demo does not name use: LLM clients, LangChain's chains, agents,
- * stores and tracing, LanceDB and Arrow, the wikitext parser. (The demo's embedder is a LangChain
- * `Embeddings` running transformers.js: `@langchain/core`'s embeddings module and sharp may load.)
+ * stores and tracing, LanceDB and Arrow, the wikitext parser; and what an index loads only for the
+ * searches the demo's hnsw index does not make: jieba (BM25) and onnx-proto (exact search's matrix
+ * product). (The demo's embedder is a LangChain `Embeddings` running transformers.js:
+ * `@langchain/core`'s embeddings module, onnxruntime and sharp may load.)
  */
-const UNUSED_PACKAGES = /node_modules\/(@langchain\/(openai|community|langgraph|classic)|@langchain\/core\/dist\/(retrievers|runnables|messages|language_models)|langchain|langsmith|openai|@lancedb|apache-arrow|wtf_wikipedia)\//;
+const UNUSED_PACKAGES = /node_modules\/(@langchain\/(openai|community|langgraph|classic)|@langchain\/core\/dist\/(retrievers|runnables|messages|language_models)|langchain|langsmith|openai|@lancedb|apache-arrow|wtf_wikipedia|@node-rs\/jieba|onnx-proto)\//;
 
 /** Every module a registry's entries import with `import('./…')`: the implementations, loaded when a component is created. */
 function registeredImplementations(): string[] {
@@ -86,7 +89,7 @@ describe('hisrag run --dry-run imports the schemas of every component and the im
     expect(prepare.status, prepare.stderr).toBe(0);
     const log = join(dir, 'imports.txt');
     writeFileSync(log, '');
-    const result = spawnSync(process.execPath, ['--import', importLogger(log), join(REPO_ROOT, 'bin/hisrag.mjs'), 'run', 'experiments/demo.yaml', '--dry-run'], {
+    const result = spawnSync(process.execPath, ['--import', importLogger(log, { required: true }), join(REPO_ROOT, 'bin/hisrag.mjs'), 'run', 'experiments/demo.yaml', '--dry-run'], {
       cwd: REPO_ROOT,
       encoding: 'utf8',
       env: { ...process.env, HISRAG_FROM_SOURCE: '0' },
@@ -105,4 +108,21 @@ describe('hisrag run --dry-run imports the schemas of every component and the im
     expect(implementations.length).toBeGreaterThan(50);
     expect(implementations.filter((m) => modules.has(m)).sort()).toEqual(DEMO_IMPLEMENTATIONS);
   }, 120_000);
+
+  it('the claim registries (diagnostics) create the offline stand-ins without loading the LLM claim code or its clients', () => {
+    const log = join(dir, 'claims.txt');
+    writeFileSync(log, '');
+    const registry = pathToFileURL(join(REPO_ROOT, 'dist/diagnostics/claims/registry.js')).href;
+    const script = `const { claimExtractors, claimCheckers } = await import(${JSON.stringify(registry)});
+      await claimExtractors.create({ name: 'sentences' });
+      await claimCheckers.create({ name: 'lexical' });`;
+    const result = spawnSync(process.execPath, ['--import', importLogger(log, { required: true }), '--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8' });
+    expect(result.status, result.stderr).toBe(0);
+    const modules = new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean).map(projectModule));
+    expect(modules.has('diagnostics/claims/standIns')).toBe(true);
+    expect(modules.has('diagnostics/claims/llm')).toBe(false);
+    expect(modules.has('generation/openai')).toBe(false);
+    const packages = readFileSync(log, 'utf8').split('\n').filter((url) => UNUSED_PACKAGES.test(url));
+    expect([...new Set(packages.map((url) => UNUSED_PACKAGES.exec(url)![1]))]).toEqual([]);
+  }, 60_000);
 });

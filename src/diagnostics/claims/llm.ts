@@ -1,23 +1,23 @@
 import { assertLiveGenerator } from '../../generation/batchQueue.js';
 import { ServiceUnavailableError } from '../../errors.js';
-import { OpenAIGenerator, OpenAIParamsFields } from '../../generation/openai.js';
+import { OpenAIGenerator } from '../../generation/openai.js';
 import { generators } from '../../generation/registry.js';
 import { stableStringify } from '../../generation/responseCache.js';
 import type { GenerationResult, Generator } from '../../generation/types.js';
 import { estimateTokens } from '../../text/tokenCounter.js';
 import type { ChatMessage } from '../../prompting/types.js';
-import type { RegistryEntry } from '../../registry.js';
+import type { ComponentSchema, RegistryEntry } from '../../registry.js';
 import type { ClaimLabel } from '../../runFiles/diagnosis.js';
 import { parseClaimList, parseLabels } from './parseClaims.js';
 import { checkingMessages, extractionMessages, PROMPT_VERSION } from './prompts.js';
 import type { CallUsage, ClaimCallOptions, ClaimChecker, ClaimExtractor } from './types.js';
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import { DEFAULT_CLAIMS_PER_CALL, llmCheckerSchema, llmExtractorSchema, openaiCheckerSchema, openaiExtractorSchema, type LlmClaimParams, type OpenAIClaimParams } from './schemas.js';
 
 // A failed call or an unreadable reply is retried with a fresh call (a cached unusable reply would come
 // back unchanged), then reported as `ok: false`; an endpoint that is down throws ServiceUnavailableError.
 
-export const DEFAULT_CLAIMS_PER_CALL = 5;
+export { DEFAULT_CLAIMS_PER_CALL };
 
 // describe() keys that govern how requests are sent, not what the model answers: left out of the
 // fingerprint so tuning concurrency or moving the response cache keeps the diagnostics cache valid.
@@ -129,69 +129,38 @@ export function createLlmClaimChecker(generator: Generator, options: { retries?:
   };
 }
 
-const Retries = z.number().int().min(0).default(2);
-const ClaimsPerCall = z.number().int().min(1).max(20).default(DEFAULT_CLAIMS_PER_CALL);
-/** A generator spec (`{ name, ...params }`) resolved through the generators registry; use temperature 0. */
-const GeneratorSpec = z.looseObject({ name: z.string() });
-
-const LlmClaimExtractorParams = z.strictObject({ generator: GeneratorSpec, retries: Retries });
-const LlmClaimCheckerParams = z.strictObject({ generator: GeneratorSpec, retries: Retries, claimsPerCall: ClaimsPerCall });
-
-// OpenAIParamsFields' own `retries` counts HTTP retries; here `retries` counts unreadable replies
-// (as in the 'llm' entries), so the HTTP one is `httpRetries`.
-const OpenAIClaimExtractorParams = OpenAIParamsFields.omit({ retries: true, batch: true, batchFallback: true }).extend({
-  httpRetries: OpenAIParamsFields.shape.retries,
-  retries: Retries,
-});
-const OpenAIClaimCheckerParams = OpenAIClaimExtractorParams.extend({ claimsPerCall: ClaimsPerCall });
-
-function openaiGeneratorFrom(params: z.infer<typeof OpenAIClaimExtractorParams> & { claimsPerCall?: number }): OpenAIGenerator {
+function openaiGeneratorFrom(params: OpenAIClaimParams): OpenAIGenerator {
   const { httpRetries, retries: _replyRetries, claimsPerCall: _claimsPerCall, ...generatorParams } = params;
   return new OpenAIGenerator({ ...generatorParams, retries: httpRetries });
 }
 
 /** A claim role's two registry entries: 'llm' on a registered generator, 'openai' on an endpoint given inline. */
-function claimEntries<
-  Llm extends z.infer<typeof LlmClaimExtractorParams>,
-  OpenAI extends z.infer<typeof OpenAIClaimExtractorParams>,
-  Product,
->(
+function claimEntries<Llm extends LlmClaimParams, OpenAI extends OpenAIClaimParams, Product>(
   role: 'extractor' | 'checker',
-  params: { llm: z.ZodType<Llm>; openai: z.ZodType<OpenAI> },
-  description: { llm: string; openai: string },
+  schemas: { llm: ComponentSchema<Llm>; openai: ComponentSchema<OpenAI> },
   build: (generator: Generator, params: Llm | OpenAI) => Product,
 ): { llm: RegistryEntry<Llm, Product, void>; openai: RegistryEntry<OpenAI, Product, void> } {
   const at = `diagnostics.${role}.generator`;
   return {
     llm: {
-      name: 'llm',
-      description: description.llm,
-      params: params.llm,
+      ...schemas.llm,
       async create(spec) {
         assertLiveGenerator(spec.generator, at, `the diagnostics claim ${role}`);
         return build(await generators.create(spec.generator, undefined, at), spec);
       },
     },
-    openai: { name: 'openai', description: description.openai, params: params.openai, create: (spec) => build(openaiGeneratorFrom(spec), spec) },
+    openai: { ...schemas.openai, create: (spec) => build(openaiGeneratorFrom(spec), spec) },
   };
 }
 
 export const { llm: llmClaimExtractor, openai: openaiClaimExtractor } = claimEntries(
   'extractor',
-  { llm: LlmClaimExtractorParams, openai: OpenAIClaimExtractorParams },
-  {
-    llm: 'LLM claim extraction (Chinese prompt: self-contained claims, one numbered line each); unreadable replies retried then reported as failures.',
-    openai: 'The LLM claim extractor on an OpenAI-compatible endpoint given inline (OpenAI generator params; httpRetries for HTTP, retries for unreadable replies).',
-  },
+  { llm: llmExtractorSchema, openai: openaiExtractorSchema },
   (generator, params): ClaimExtractor => createLlmClaimExtractor(generator, { retries: params.retries }),
 );
 
 export const { llm: llmClaimChecker, openai: openaiClaimChecker } = claimEntries(
   'checker',
-  { llm: LlmClaimCheckerParams, openai: OpenAIClaimCheckerParams },
-  {
-    llm: 'LLM claim checking (Chinese prompt, 蕴含/中立/矛盾 from the given text only, up to claimsPerCall claims a call); a missing label is retried then reported, never read as neutral.',
-    openai: 'The LLM claim checker on an OpenAI-compatible endpoint given inline (OpenAI generator params; httpRetries for HTTP, retries for unreadable replies, claimsPerCall).',
-  },
+  { llm: llmCheckerSchema, openai: openaiCheckerSchema },
   (generator, params): ClaimChecker => createLlmClaimChecker(generator, { retries: params.retries, claimsPerCall: params.claimsPerCall }),
 );

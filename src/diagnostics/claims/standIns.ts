@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { splitSentences } from '../../chunking/sentences.js';
 import { estimateTokens } from '../../text/tokenCounter.js';
 import type { RegistryEntry } from '../../registry.js';
@@ -6,6 +5,7 @@ import { contentKeys, itemContent } from '../../scoring/judges/lexical.js';
 import { stripThink } from '../../scoring/stripThink.js';
 import type { ClaimLabel } from '../../runFiles/diagnosis.js';
 import type { CallUsage, ClaimChecker, ClaimExtractor } from './types.js';
+import { lexicalCheckerSchema, sentencesExtractorSchema, type LexicalCheckerParams } from './schemas.js';
 
 /** Sentence-final punctuation and list numbering: not part of a claim's content. */
 const TRAILING = /[。！？；…!?;，,、\s]+$/u;
@@ -78,21 +78,5 @@ export function createLexicalClaimChecker(options: { threshold?: number; claimsP
   };
 }
 
-export const sentenceClaimExtractor: RegistryEntry<Record<string, never>, ClaimExtractor, void> = {
-  name: 'sentences',
-  description: 'Offline stand-in: claims are the sentences of the text.',
-  params: z.strictObject({}),
-  create: () => createSentenceClaimExtractor(),
-};
-
-const LexicalCheckerParams = z.strictObject({
-  threshold: z.number().gt(0).max(1).default(0.5),
-  claimsPerCall: z.number().int().min(1).max(20).default(5),
-});
-
-export const lexicalClaimChecker: RegistryEntry<z.infer<typeof LexicalCheckerParams>, ClaimChecker, void> = {
-  name: 'lexical',
-  description: 'Offline stand-in: a claim is entailed by a text when enough of its content appears in it; never contradiction.',
-  params: LexicalCheckerParams,
-  create: (params) => createLexicalClaimChecker(params),
-};
+export const sentenceClaimExtractor: RegistryEntry<Record<string, never>, ClaimExtractor, void> = { ...sentencesExtractorSchema, create: () => createSentenceClaimExtractor() };
+export const lexicalClaimChecker: RegistryEntry<LexicalCheckerParams, ClaimChecker, void> = { ...lexicalCheckerSchema, create: (params) => createLexicalClaimChecker(params) };

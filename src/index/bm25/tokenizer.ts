@@ -1,10 +1,17 @@
-import { Jieba } from '@node-rs/jieba';
-import { dict } from '@node-rs/jieba/dict.js';
+import { createRequire } from 'node:module';
+import type { Jieba } from '@node-rs/jieba';
 import { toSimplified } from '../../text/simplify.js';
 import type { Bm25Params } from '../manifest.js';
 
-// Loading jieba's dictionary takes ~0.5 s; share one segmenter per process.
+// Loading jieba's dictionary takes ~0.5 s; share one segmenter per process. Required on first use
+// (synchronously, it is CommonJS): opening an index that is not BM25 loads neither addon nor dictionary.
 let jieba: Jieba | undefined;
+const require = createRequire(import.meta.url);
+const loadJieba = (): Jieba => {
+  const { Jieba: Segmenter } = require('@node-rs/jieba') as typeof import('@node-rs/jieba');
+  const { dict } = require('@node-rs/jieba/dict.js') as typeof import('@node-rs/jieba/dict.js');
+  return Segmenter.withDict(dict);
+};
 
 /** A term must contain a letter or digit of some script (drops punctuation and whitespace). */
 const WORDLIKE = /[\p{L}\p{N}]/u;
@@ -22,7 +29,7 @@ export type TokenizerOptions = Pick<Bm25Params, 'bigrams' | 'simplify' | 'hmm'>;
 export function tokenize(text: string, options: TokenizerOptions): string[] {
   let normalized = text.normalize('NFKC').toLowerCase();
   if (options.simplify) normalized = toSimplified(normalized);
-  jieba ??= Jieba.withDict(dict);
+  jieba ??= loadJieba();
   const terms = jieba.cut(normalized, options.hmm).filter((word) => WORDLIKE.test(word));
   if (options.bigrams) {
     for (const run of normalized.match(CJK_RUN) ?? []) {
