@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { summaryMetric } from '../scoring/metrics.js';
 import type { CellDiagnostics, ClaimMetric, MetricMean } from '../runFiles/diagnosis.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
@@ -31,13 +32,18 @@ export interface NoiseStudyPoint {
   conditions: string[];
 }
 
-interface Described {
-  name?: unknown;
-  noise?: unknown;
-  goldPosition?: unknown;
-  base?: { name?: unknown } | unknown;
-  rerank?: unknown;
-}
+/**
+ * What the studies read of a retriever's description (`manifest.components.retrievers`, written by
+ * `describe()`): a field absent or of another shape reads as the default (random noise and position).
+ */
+const DescribedSchema = z.looseObject({
+  name: z.string().catch(''),
+  noise: z.string().catch('random'),
+  goldPosition: z.string().catch('random'),
+  base: z.object({ name: z.string() }).optional().catch(undefined),
+});
+type Described = z.infer<typeof DescribedSchema>;
+const ComponentsSchema = z.looseObject({ retrievers: z.record(z.string(), DescribedSchema).catch({}) }).catch({ retrievers: {} });
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 const meanOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -83,12 +89,9 @@ function pointOf(records: RunItemRecord[], x: number, model: string, tag: string
   return { x, n: s.n, mean: s.mean, ciLow: s.ciLow, ciHigh: s.ciHigh, conditions };
 }
 
-const describedName = (d: Described | undefined) => (typeof d?.name === 'string' ? d.name : '');
-const noiseKind = (d: Described) => {
-  const base = d.base && typeof d.base === 'object' && typeof (d.base as { name?: unknown }).name === 'string' ? (d.base as { name: string }).name : null;
-  return `${typeof d.noise === 'string' ? d.noise : 'random'}${d.noise === 'hard' && base ? ` (${base})` : ''}`;
-};
-const positionOf = (d: Described) => (typeof d.goldPosition === 'string' ? d.goldPosition : 'random');
+const describedName = (d: Described | undefined) => d?.name ?? '';
+const noiseKind = (d: Described) => `${d.noise}${d.noise === 'hard' && d.base ? ` (${d.base.name})` : ''}`;
+const positionOf = (d: Described) => d.goldPosition;
 const positionX = (position: string) => {
   const i = (GOLD_POSITIONS as readonly string[]).indexOf(position);
   return i < 0 ? GOLD_POSITIONS.length + 1 : i + 1;
@@ -121,8 +124,7 @@ export function noiseStudy(records: RunItemRecord[], summary: RunSummary, manife
   // The summary's own settings: its cluster field (none in runs from before clustering) and reducer.
   const reducer = summary.cells.find((c) => c.sampling)?.sampling?.reducer as RunStatistics['settings']['reducer'] | undefined;
   const stats = runStatistics(records, { ...bootstrap, cluster: summary.cluster ?? 'none', ...(reducer ? { reducer } : {}) });
-  const components = (manifest.components ?? {}) as { retrievers?: Record<string, Described> };
-  const described = components.retrievers ?? {};
+  const described = ComponentsSchema.parse(manifest.components ?? {}).retrievers;
   if (!records.some((r) => r.retriever !== null && describedName(described[r.retriever]) === 'oracle+noise')) return null;
 
   const models = summary.models.flatMap((model) => modelNoiseStudy(model, records, summary, stats, described) ?? []);

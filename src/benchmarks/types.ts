@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { PageImageSummary } from '../corpus/longhisdoc/pageImages.js';
 
 /** ProHist-Bench categories → task ids (DESIGN.md). */
 export const PROHIST_TASKS: Record<string, string> = {
@@ -47,5 +48,17 @@ export interface Benchmark {
   readonly name: string;
   load(): Promise<BenchmarkItem[]>;
   /** For run manifests: files with their sha256, filters, counts. */
-  describe(): Record<string, unknown>;
+  describe(): BenchmarkDescription;
 }
+
+/** A benchmark as run manifests record it: the fields run logs and the viewer read, typed; anything else as is. */
+export type BenchmarkDescription = {
+  name: string;
+  label?: string;
+  /** Absolute: the page images its prompts may show. */
+  imageDir?: string;
+  images?: PageImageSummary;
+  /** ProHist records without a rubric left out (`onUnscorable: skip`): how many, and the first ids. */
+  skippedUnscorable?: { count: number; ids: string[] };
+  [key: string]: unknown;
+};

@@ -216,8 +216,8 @@ export async function diagnoseAnswers({ runDir, config, settings, prepared: { ex
     };
     const todo = scored.filter((r) => !current(r));
     log(`hisrag diagnose ${runDir}: ${scored.length} answers, ${scored.length - todo.length} already diagnosed, ${todo.length} to go`);
-    log(`claim extractor: ${extractor.name}${extractor.standIn ? ` (${String(extractor.describe().standIn)})` : ''}`);
-    log(`claim checker: ${checker.name}${checker.standIn ? ` (${String(checker.describe().standIn)})` : ''}, ${checker.claimsPerCall} claims per call`);
+    log(`claim extractor: ${extractor.name}${extractor.standIn ? ` (${extractor.describe().standIn})` : ''}`);
+    log(`claim checker: ${checker.name}${checker.standIn ? ` (${checker.describe().standIn})` : ''}, ${checker.claimsPerCall} claims per call`);
     log(`prefilter: ${settings.prefilter}${settings.prefilter === 'none' ? ' (all pairs, as RAGChecker)' : `, top ${settings.topChunks} passages per claim`}; ${Object.entries(described).map(([label, how]) => `${label}: ${how}`).join('; ') || 'no retrievers'}`);
 
     const todoKeys = new Set(todo.map((r) => r.key));

@@ -63,11 +63,10 @@ export async function planRun(config: ExperimentConfig, stages: Stages, conditio
   const judgeCalls = stages.items.reduce((sum, item) => sum + judgeCallsPerItem(item), 0);
   const cells: PlanCell[] = [];
   for (const model of stages.models) {
-    const described = model.generator.describe();
-    const maxTokens = typeof described.maxTokens === 'number' ? described.maxTokens : undefined;
+    const { maxTokens, batch } = model.generator.describe();
     const maxTokensSetting = `${settings.get(model.label) ?? 'models[i]'}.maxTokens`;
     // A generator that answers through a batch API says so (`batch: true`): its calls cost the batch rate.
-    const batchDiscount = described.batch === true && model.price ? model.price.batchDiscount : undefined;
+    const batchDiscount = batch && model.price ? model.price.batchDiscount : undefined;
     for (const condition of conditions) {
       if (options.signal?.aborted) throw new InterruptedError('interrupted while planning the run');
       const method = stages.method(condition.strategy, condition.strategyPath);

@@ -13,34 +13,31 @@ import { MANIFEST_VERSION, type RunManifest, type StoredRunManifest } from '../r
 import { VERSION } from '../version.js';
 import { redactSecrets } from './redact.js';
 import type { Stages } from './stages.js';
+import type { BenchmarkDescription } from '../benchmarks/types.js';
+import type { RetrieverDescription } from '../retrieval/types.js';
 
 /** sha256 of `<index>/manifest.json` for every retriever that names an index directory. */
-function indexManifestHashes(components: Record<string, unknown>): Record<string, string> {
+function indexManifestHashes(retrievers: Record<string, RetrieverDescription>): Record<string, string> {
   const out: Record<string, string> = {};
-  const retrievers = (components.retrievers ?? {}) as Record<string, { index?: unknown }>;
   for (const [label, described] of Object.entries(retrievers)) {
-    if (typeof described?.index !== 'string') continue;
+    if (!described.index) continue;
     const file = join(described.index, 'manifest.json');
     if (existsSync(file)) out[label] = `sha256:${createHash('sha256').update(readFileSync(file)).digest('hex')}`;
   }
   return out;
 }
 
-type DescribedRetriever = { index?: unknown; retrievers?: unknown };
-
 /** The index folders a described retriever reads: its own, else its first fused child's. */
-function indexOf(described: DescribedRetriever | undefined): string | undefined {
-  if (typeof described?.index === 'string') return described.index;
-  return described && Array.isArray(described.retrievers) ? described.retrievers.map((child) => indexOf(child as DescribedRetriever)).find(Boolean) : undefined;
+function indexOf(described: RetrieverDescription): string | undefined {
+  return described.index ?? described.retrievers?.map(indexOf).find(Boolean);
 }
 
 /** A corpus's `parameters.chunking`: builder parameters are free-form, so one without it records none. */
 const ChunkingRecordSchema = z.record(z.string(), z.unknown());
 
 /** The corpus (and its chunking settings, from its manifest) each retriever's index was built from, by retriever label (a fused retriever: its first child's). */
-function retrieverChunkings(components: Record<string, unknown>): NonNullable<RunManifest['chunkings']> {
+function retrieverChunkings(retrievers: Record<string, RetrieverDescription>): NonNullable<RunManifest['chunkings']> {
   const out: NonNullable<RunManifest['chunkings']> = {};
-  const retrievers = (components.retrievers ?? {}) as Record<string, DescribedRetriever>;
   for (const [label, described] of Object.entries(retrievers)) {
     const index = indexOf(described);
     const corpus = index ? readJsonFile(indexManifestPath(index), IndexManifestSchema)?.corpus : undefined;
@@ -52,8 +49,8 @@ function retrieverChunkings(components: Record<string, unknown>): NonNullable<Ru
 }
 
 /** Every benchmark's `imageDir` (absolute, as its describe() gives it), each once. */
-export function imageDirsOf(benchmarks: Record<string, unknown>[]): string[] {
-  return [...new Set(benchmarks.flatMap((b) => (typeof b.imageDir === 'string' ? [b.imageDir] : [])))];
+export function imageDirsOf(benchmarks: BenchmarkDescription[]): string[] {
+  return [...new Set(benchmarks.flatMap((b) => (b.imageDir ? [b.imageDir] : [])))];
 }
 
 function gitCommit(): string | null {
@@ -92,9 +89,9 @@ export async function buildRunManifest(input: {
     models: stages.models.map((m) => m.label),
     conditions: input.conditions,
     components,
-    indexManifests: indexManifestHashes(components),
+    indexManifests: indexManifestHashes(components.retrievers),
     benchmarks: stages.benchmarkDescriptions,
-    chunkings: retrieverChunkings(components),
+    chunkings: retrieverChunkings(components.retrievers),
     spanFormat: CHUNK_SPAN_FORMAT,
     // The image folders the run's prompts may show pages from (absolute): the only folders the viewer serves images from.
     imageDirs: imageDirsOf(stages.benchmarkDescriptions),

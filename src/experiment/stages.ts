@@ -6,20 +6,20 @@ import type { ExperimentConfig } from '../config/experiment.js';
 import type { ComponentSpec } from '../registry.js';
 import { ConfigError, DataFileError } from '../errors.js';
 import { benchmarks } from '../benchmarks/registry.js';
-import type { BenchmarkItem } from '../benchmarks/types.js';
+import type { BenchmarkDescription, BenchmarkItem } from '../benchmarks/types.js';
 import { missingGoldChunks } from '../retrieval/goldChunks.js';
 import type { GoldSpan } from '../benchmarks/goldSpans.js';
 import { placeGoldForRetrievers, type GoldSpanStage } from './goldSpanStage.js';
 import { generators } from '../generation/registry.js';
 import { PAGE_READER_NOTE } from '../generation/pageReaderSchema.js';
-import type { Generator } from '../generation/types.js';
+import type { Generator, GeneratorDescription } from '../generation/types.js';
 import { createMethod } from '../methods/registry.js';
 import type { RagMethod } from '../methods/types.js';
 import type { ModelPrice } from '../config/experiment.js';
 import { createRetrieverContext } from '../retrieval/registry.js';
 import { createRetrieverWithRerank } from '../rerank/rerankedRetriever.js';
 import { withHandOff } from '../retrieval/handOff.js';
-import type { RetrievalQuery, Retriever } from '../retrieval/types.js';
+import type { RetrievalQuery, Retriever, RetrieverDescription } from '../retrieval/types.js';
 import { extractors } from '../scoring/extractors/registry.js';
 import { judges } from '../scoring/judges/registry.js';
 import { metricInfo, metricLabel, runMetric } from '../scoring/metrics.js';
@@ -45,7 +45,7 @@ export interface StageModel {
 /** The stage objects of one experiment, built from the registries by name. */
 export interface Stages {
   items: BenchmarkItem[];
-  benchmarkDescriptions: Record<string, unknown>[];
+  benchmarkDescriptions: BenchmarkDescription[];
   /** `samples`: answers per question and condition (repeated samples). */
   models: StageModel[];
   /** The method (or single-shot strategy) of a `strategies:` entry, by its config path. */
@@ -56,7 +56,8 @@ export interface Stages {
   goldSpans(item: BenchmarkItem, retrieverLabel: string | null): GoldSpan[] | undefined;
   score(item: BenchmarkItem, response: string): Promise<ItemScore>;
   metricFor(item: BenchmarkItem): string;
-  describe(): Record<string, unknown>;
+  /** What manifest.json records as `components`. */
+  describe(): { generators: Record<string, GeneratorDescription>; retrievers: Record<string, RetrieverDescription>; [key: string]: unknown };
   /**
    * The batch API queues of the run's models, judge and answer extractor: those with `batch` on, or
    * (`all`) every one with a response cache — what `hisrag batch export` writes out.
@@ -124,12 +125,11 @@ export async function validateComponents(config: ExperimentConfig): Promise<void
 }
 
 /** `, efSearch 157 (recall@100 0.992 against exact search, tuned at build)` for HNSW retrievers. */
-function describeEfSearch(described: Record<string, unknown>): string {
-  if (typeof described.efSearch !== 'number') return '';
-  const tuning = described.efSearchRecall as { k?: number; recall?: number; reached?: boolean; tuned?: boolean } | null | undefined;
-  if (!tuning || typeof tuning.recall !== 'number') return `, efSearch ${described.efSearch}`;
+function describeEfSearch({ efSearch, efSearchRecall: tuning }: RetrieverDescription): string {
+  if (typeof efSearch !== 'number') return '';
+  if (!tuning) return `, efSearch ${efSearch}`;
   const how = tuning.tuned ? 'tuned on the index' : 'measured on the index';
-  return `, efSearch ${described.efSearch} (recall@${tuning.k} ${tuning.recall.toFixed(3)} against exact search, ${how}${tuning.reached === false ? '; below its target' : ''})`;
+  return `, efSearch ${efSearch} (recall@${tuning.k} ${tuning.recall.toFixed(3)} against exact search, ${how}${tuning.reached === false ? '; below its target' : ''})`;
 }
 
 /** The metric an item's score is on (the summary's `metric`). */
@@ -210,9 +210,9 @@ function assertGoldInIndexes(items: BenchmarkItem[], specs: Record<string, unkno
 }
 
 /** The questions of every benchmark, checked: some left after filters, ids unique, none empty, one metric. */
-async function loadBenchmarkItems(benchmarkSpecs: { spec: ComponentSpec; path: string }[]): Promise<{ items: BenchmarkItem[]; benchmarkDescriptions: Record<string, unknown>[] }> {
+async function loadBenchmarkItems(benchmarkSpecs: { spec: ComponentSpec; path: string }[]): Promise<{ items: BenchmarkItem[]; benchmarkDescriptions: BenchmarkDescription[] }> {
   const items: BenchmarkItem[] = [];
-  const benchmarkDescriptions: Record<string, unknown>[] = [];
+  const benchmarkDescriptions: BenchmarkDescription[] = [];
   for (const { spec, path } of benchmarkSpecs) {
     const benchmark = await benchmarks.create(spec, undefined, path);
     const loaded = await benchmark.load();
@@ -238,7 +238,7 @@ async function loadBenchmarkItems(benchmarkSpecs: { spec: ComponentSpec; path: s
  */
 function componentLines({ items, benchmarkDescriptions, retrieverByLabel, methods, models, judge, extractor }: {
   items: BenchmarkItem[];
-  benchmarkDescriptions: Record<string, unknown>[];
+  benchmarkDescriptions: BenchmarkDescription[];
   retrieverByLabel: Map<string, Retriever>;
   methods: Set<RagMethod>;
   models: Stages['models'];
@@ -247,16 +247,15 @@ function componentLines({ items, benchmarkDescriptions, retrieverByLabel, method
 }): string[] {
   const lines: string[] = [];
   for (const described of benchmarkDescriptions) {
-    const skipped = described.skippedUnscorable as { count: number; ids: string[] } | undefined;
+    const { skippedUnscorable: skipped, images } = described;
     if (skipped) lines.push(`benchmark ${described.label ?? described.name}: ${skipped.count} records without a rubric left out (onUnscorable: skip): ${skipped.ids.join(', ')}${skipped.count > skipped.ids.length ? ', …' : ''}`);
-    const images = described.images as { pages: number; problems: Record<string, number>; examples: string[] } | undefined;
     const imageProblems = Object.entries(images?.problems ?? {});
     if (images && imageProblems.length > 0) lines.push(`benchmark ${described.label ?? described.name}: page image problems (onImageProblem: warn), ${imageProblems.map(([kind, n]) => `${n} ${kind}`).join(', ')}; ${images.pages} page images usable; e.g. ${images.examples[0]}`);
   }
   for (const [label, r] of retrieverByLabel) {
     const described = r.describe();
-    lines.push(`retriever ${label}: ${r.name}${typeof described.index === 'string' ? ` over ${described.index}` : ''}${describeEfSearch(described)}`);
-    const embedder = described.embedder as { model?: string; dimension?: number; pooling?: string; queryPrefix?: string; documentPrefix?: string } | undefined;
+    lines.push(`retriever ${label}: ${r.name}${described.index ? ` over ${described.index}` : ''}${describeEfSearch(described)}`);
+    const { embedder, rerank } = described;
     if (embedder?.model) {
       const fixture = generatedFixture(embedder.model);
       const stand = !fixture
@@ -268,8 +267,7 @@ function componentLines({ items, benchmarkDescriptions, retrieverByLabel, method
       const prefixes = (['queryPrefix', 'documentPrefix'] as const).filter((key) => embedder[key]).map((key) => `, ${key} ${JSON.stringify(embedder[key])}`).join('');
       lines.push(`embedder for ${label}: ${embedder.model}, ${embedder.dimension} dimensions, ${embedder.pooling} pooling${prefixes}${stand}`);
     }
-    const rerank = described.rerank as { name?: string; model?: string; endpoint?: string; candidates?: number } | undefined;
-    if (rerank?.name) {
+    if (rerank) {
       const what = rerank.model ?? rerank.endpoint ?? '';
       const stand = rerank.model && isGeneratedFixture(rerank.model) ? ' (generated fixture cross-encoder: an offline stand-in for bge-reranker-large)' : '';
       lines.push(`reranker for ${label}: ${rerank.name}${what ? ` ${what}` : ''}, top ${rerank.candidates} first-stage candidates reranked once per question${stand}`);
@@ -280,7 +278,7 @@ function componentLines({ items, benchmarkDescriptions, retrieverByLabel, method
     // A sampling stand-in (the extractive one at temperature > 0) says how its samples differ.
     const sampling = m.generator.describe().sampling;
     const samples = m.samples > 1 ? `; ${m.samples} samples per question and condition` : '';
-    lines.push(`generator ${m.label}: ${m.generator.name}${OFFLINE_STAND_INS[m.generator.name] ? ` (${OFFLINE_STAND_INS[m.generator.name]})` : ''}${typeof sampling === 'string' ? ` (${sampling})` : ''}${samples}${m.tokenUnit !== ESTIMATE_UNIT ? `; context counted in ${m.tokenUnit}` : ''}`);
+    lines.push(`generator ${m.label}: ${m.generator.name}${OFFLINE_STAND_INS[m.generator.name] ? ` (${OFFLINE_STAND_INS[m.generator.name]})` : ''}${sampling ? ` (${sampling})` : ''}${samples}${m.tokenUnit !== ESTIMATE_UNIT ? `; context counted in ${m.tokenUnit}` : ''}`);
   }
   const metric = runMetric(items.map(metricOf));
   if (metric) lines.push(`metric: ${metricLabel(metric)}, ${metricInfo(metric).description}`);

@@ -7,7 +7,7 @@ import { imagesRefused } from './imageTokens.js';
 import { responseCacheKey, type ResponseCache } from './responseCache.js';
 import { EndpointHealth } from '../endpoints/endpointHealth.js';
 import { healthChecked, underRetries, type RetryHooks, type RetryPolicy } from '../endpoints/retryPolicy.js';
-import type { CallSettings, ChatTurnOptions, GenerateOptions, GenerationResult, Generator } from './types.js';
+import type { CallSettings, ChatTurnOptions, GenerateOptions, GenerationResult, Generator, GeneratorDescription } from './types.js';
 import type { EndpointRateLimiter } from '../endpoints/rateLimit.js';
 import { estimateTokens } from '../text/tokenCounter.js';
 import type { BatchQueue } from './batchQueue.js';
@@ -39,7 +39,7 @@ export interface ChatModelGeneratorOptions {
   secrets?: (string | undefined)[];
   hooks?: Pick<RetryHooks, 'sleep' | 'random' | 'onRetry'>;
   /** Manifest description; must not contain secrets. */
-  describe: () => Record<string, unknown>;
+  describe: () => GeneratorDescription;
   /** Batch API mode (src/batch/); `body`: the request a live call would send, as a batch input line's body. */
   batch?: { queue: BatchQueue; body: (messages: BaseMessage[], tools?: ChatTurnOptions['tools']) => Record<string, unknown> };
   /** How page images are prepared and counted for this model; without it an image prompt is refused. */
@@ -208,7 +208,7 @@ export class ChatModelGenerator implements Generator {
     };
   }
 
-  describe(): Record<string, unknown> {
+  describe(): GeneratorDescription {
     return this.#options.describe();
   }
 }

@@ -6,7 +6,7 @@ import { outputKindOf } from '../prompting/taskFormat.js';
 import { toSimplified } from '../text/simplify.js';
 import { answerStep, type StandInTools } from './extractiveSteps.js';
 import { characterBigrams, parseOptions, pickWithin, rankSentences, sharedBigrams, splitIntoSentences } from './lexicalOverlap.js';
-import type { GenerateOptions, GenerationResult, Generator } from './types.js';
+import type { GenerateOptions, GenerationResult, Generator, GeneratorDescription } from './types.js';
 import { createHash } from 'node:crypto';
 import type { ExtractiveParams } from './extractiveSchema.js';
 import { xoroshiro128plus } from 'pure-rand/generator/xoroshiro128plus';
@@ -116,7 +116,7 @@ export class ExtractiveGenerator implements Generator {
     }
   }
 
-  describe(): Record<string, unknown> {
+  describe(): GeneratorDescription {
     const temperature = this.params.temperature ?? 0;
     return {
       name: this.name,

@@ -166,7 +166,7 @@ export class ImagePreparer {
     return `data:${image.mime};base64,${image.bytes.toString('base64')}`;
   }
 
-  describe(): Record<string, unknown> {
+  describe(): { cache: string } {
     return { cache: this.cacheFile };
   }
 }

@@ -6,7 +6,7 @@ import type { ChatMessage } from '../prompting/types.js';
 import { toSimplified } from '../text/simplify.js';
 import { ExtractiveGenerator, lastUserText, type ExtractiveParams } from './extractive.js';
 import { characterBigrams, questionClauses, rankSentences } from './lexicalOverlap.js';
-import type { GenerateOptions, GenerationResult, Generator, TokenLogprob } from './types.js';
+import type { GenerateOptions, GenerationResult, Generator, GeneratorDescription, TokenLogprob } from './types.js';
 
 export const LOGPROB_WRITER_NOTE =
   'offline stand-in for a model that returns token logprobs: writes one sentence per clause of the question, from the prompt\'s passages when one overlaps the clause (every token p = 0.95), else a guess whose unsupported words have p = 0.15; other prompts as the extractive stand-in';
@@ -70,7 +70,7 @@ export class LogprobWriterGenerator implements Generator {
     return { text, raw: text, finishReason, ...(options.call?.logprobs ? { logprobs: kept } : {}) };
   }
 
-  describe(): Record<string, unknown> {
+  describe(): GeneratorDescription {
     return { name: this.name, model: this.model, ...this.params, note: LOGPROB_WRITER_NOTE };
   }
 }

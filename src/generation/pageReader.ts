@@ -6,7 +6,7 @@ import type { ChatMessage, PageImageRef } from '../prompting/types.js';
 import { ExtractiveGenerator } from './extractive.js';
 import { ExtractiveParamsSchema } from './extractiveSchema.js';
 import { imageTokensOf } from './imageTokens.js';
-import type { GenerationResult, Generator } from './types.js';
+import type { GenerationResult, Generator, GeneratorDescription } from './types.js';
 import { PAGE_READER_NOTE, type PageReaderParams } from './pageReaderSchema.js';
 
 export { PAGE_READER_NOTE, PageReaderParamsSchema, type PageReaderParams } from './pageReaderSchema.js';
@@ -72,7 +72,7 @@ export class PageReaderGenerator implements Generator {
     return this.#reader.generate(read);
   }
 
-  describe(): Record<string, unknown> {
+  describe(): GeneratorDescription {
     return { ...this.#reader.describe(), name: this.name, model: this.model, ocrDir: this.#ocrDir, images: this.params.images, note: PAGE_READER_NOTE };
   }
 }

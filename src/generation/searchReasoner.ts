@@ -5,7 +5,7 @@ import { toSimplified } from '../text/simplify.js';
 import { CANNOT_ANSWER_ZH, lastUserText } from './extractive.js';
 import { characterBigrams, pickWithin, questionClauses, rankSentences } from './lexicalOverlap.js';
 import { LogprobWriterGenerator } from './logprobWriter.js';
-import type { GenerateOptions, GenerationResult, Generator } from './types.js';
+import type { GenerateOptions, GenerationResult, Generator, GeneratorDescription } from './types.js';
 import type { SearchReasonerParams } from './searchReasonerSchema.js';
 
 export { SearchReasonerParamsSchema, type SearchReasonerParams } from './searchReasonerSchema.js';
@@ -108,7 +108,7 @@ export class SearchReasonerGenerator implements Generator {
     return { text, raw, reasoning: raw.slice(0, close >= 0 ? close : raw.length).replace('<think>', '').trim(), finishReason: 'stop' };
   }
 
-  describe(): Record<string, unknown> {
+  describe(): GeneratorDescription {
     return { name: this.name, model: this.model, ...this.params, note: SEARCH_REASONER_NOTE };
   }
 }

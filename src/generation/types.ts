@@ -1,5 +1,6 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import type { ChatMessage, PageImageRef } from '../prompting/types.js';
+import type { OpenAIParams } from './openaiSchema.js';
 
 export interface TokenUsage {
   promptTokens?: number;
@@ -84,5 +85,15 @@ export interface Generator {
   isCached?(messages: ChatMessage[], options?: Pick<GenerateOptions, 'sample'>): boolean;
   /** Tokens of a page image as this generator prepares it; absent for a text-only generator (image prompts refused). */
   imageTokens?(image: PageImageRef): number;
-  describe(): Record<string, unknown>;
+  describe(): GeneratorDescription;
 }
+
+/** A generator as run manifests record it: the fields plans and run logs read, typed; anything else as is. */
+export type GeneratorDescription = Partial<Pick<OpenAIParams, 'model' | 'maxTokens'>> & {
+  name: string;
+  /** Answers through a batch API: its calls cost the batch rate. */
+  batch?: true;
+  /** How a sampling stand-in's repeated samples differ. */
+  sampling?: string;
+  [key: string]: unknown;
+};

@@ -220,17 +220,14 @@ const describeManifest = (manifest: StoredRunManifest) =>
 function renderComponents(manifest: StoredRunManifest): string {
   const components = manifest.components;
   if (!components) return '';
-  const rows: string[] = [];
+  const { generators = {}, retrievers = {}, ...rest } = components;
   const describe = (value: unknown) => esc(typeof value === 'string' ? value : JSON.stringify(value));
-  for (const [kind, value] of Object.entries(components)) {
-    if (value && typeof value === 'object' && !Array.isArray(value) && (kind === 'generators' || kind === 'retrievers')) {
-      for (const [label, detail] of Object.entries(value as Record<string, unknown>)) {
-        rows.push(`<tr><td>${esc(kind.slice(0, -1))}</td><td>${esc(label)}</td><td class="detail">${describe(detail)}</td></tr>`);
-      }
-    } else {
-      rows.push(`<tr><td>${esc(kind)}</td><td></td><td class="detail">${describe(value)}</td></tr>`);
-    }
-  }
+  const row = (kind: string, label: string, value: unknown) => `<tr><td>${esc(kind)}</td><td>${esc(label)}</td><td class="detail">${describe(value)}</td></tr>`;
+  const rows = [
+    ...Object.entries(generators).map(([label, detail]) => row('generator', label, detail)),
+    ...Object.entries(retrievers).map(([label, detail]) => row('retriever', label, detail)),
+    ...Object.entries(rest).map(([kind, value]) => row(kind, '', value)),
+  ];
   return `<details class="components"><summary>Components</summary><table class="components">${rows.join('')}</table></details>`;
 }
 

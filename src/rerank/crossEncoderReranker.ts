@@ -3,7 +3,7 @@ import { CrossEncoderParamsSchema, type CrossEncoderConfig, type CrossEncoderPar
 import { loadCrossEncoder, type CrossEncoderModel } from './crossEncoderModel.js';
 import { PairScoreCache } from './pairScoreCache.js';
 import { PairScoreStore } from './pairScoreStore.js';
-import type { Reranker, RerankOutcome } from './types.js';
+import type { Reranker, RerankerDescription, RerankOutcome } from './types.js';
 
 /** bge-reranker's relevance score: the sigmoid of its one logit (0–1). */
 export const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
@@ -63,7 +63,7 @@ export class CrossEncoderReranker implements Reranker {
     return { scores: passages.length ? await this.score(query, passages) : [] };
   }
 
-  describe(): Record<string, unknown> {
+  describe(): RerankerDescription {
     const { model, dtype, maxTokens, batchSize, workers } = this.params;
     return { name: this.name, model, dtype, maxTokens, batchSize, workers, score: 'sigmoid(logit)' };
   }

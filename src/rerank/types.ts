@@ -14,9 +14,12 @@ export interface Reranker {
   readonly name: string;
   rerank(query: string, passages: string[]): Promise<RerankOutcome>;
   /** For run manifests: model, protocol, parameters. */
-  describe(): Record<string, unknown>;
+  describe(): RerankerDescription;
   close(): Promise<void>;
 }
+
+/** A reranker as run manifests record it: its model or endpoint where it has one; anything else as is. */
+export type RerankerDescription = { name: string; model?: string; endpoint?: string; [key: string]: unknown };
 
 /** A failure to rerank that is not the user's input (a server that keeps failing, a bad reply). */
 export class RerankError extends Error {

@@ -1,4 +1,7 @@
 import type { Chunk } from '../chunking/types.js';
+import type { EmbedderIdentity } from '../embedding/types.js';
+import type { EfTuning } from '../index/manifest.js';
+import type { OracleNoiseParams } from './retrievers/oracleNoiseSchema.js';
 
 /** A question as the retriever sees it. */
 export interface RetrievalQuery {
@@ -44,6 +47,21 @@ export interface Retriever {
    */
   relevance?(query: string, texts: string[]): Promise<number[]>;
   /** Describes the retriever for run manifests (index manifest hash, parameters). */
-  describe(): Record<string, unknown>;
+  describe(): RetrieverDescription;
   close(): Promise<void>;
 }
+
+/** A retriever as run manifests record it: the fields run logs and reports read, typed; anything else as is. */
+export type RetrieverDescription = Partial<Pick<OracleNoiseParams, 'index' | 'noise' | 'goldPosition'>> & {
+  name: string;
+  /** hnsw: the search breadth, or what decides it; `efSearchRecall`: how the index's default was tuned. */
+  efSearch?: number | string;
+  efSearchRecall?: EfTuning | null;
+  embedder?: EmbedderIdentity;
+  /** A fused retriever's children; oracle+noise's `base` (its hard negatives). */
+  retrievers?: RetrieverDescription[];
+  base?: RetrieverDescription;
+  /** A reranked retriever's reranker, with the wrapper's settings. */
+  rerank?: { name: string; model?: string; endpoint?: string; candidates: number; [key: string]: unknown };
+  [key: string]: unknown;
+};

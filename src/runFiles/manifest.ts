@@ -24,7 +24,7 @@ const ManifestFields = {
   models: z.array(z.string()),
   conditions: z.array(z.string()),
   /** What each stage's components were (`describe()`: generators, retrievers, scorers …; secrets redacted). */
-  components: z.record(z.string(), z.unknown()),
+  components: z.looseObject({ generators: z.record(z.string(), z.unknown()).optional(), retrievers: z.record(z.string(), z.unknown()).optional() }),
   /** sha256 of each retriever's `<index>/manifest.json`, by retriever label. */
   indexManifests: z.record(z.string(), z.string()),
   benchmarks: z.array(z.record(z.string(), z.unknown())),

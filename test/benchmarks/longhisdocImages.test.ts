@@ -82,10 +82,10 @@ describe('longhisdoc loader with imageDir', () => {
     const benchmark = await create({ file, ocrDir, imageDir, onImageProblem: 'warn' });
     const items = await benchmark.load();
     expect(items).toHaveLength(2);
-    const { images } = benchmark.describe() as { images: { documents: number; pages: number; problems: Record<string, number>; examples: string[] } };
+    const { images } = benchmark.describe();
     expect(images).toMatchObject({ documents: 2, pages: 6, problems: { 'extra-pages': 1, 'missing-page': 1 } });
-    expect(images.examples.join('\n')).toContain('image folder of document d2 does not match the OCR: 3 page images for 2 OCR pages');
-    expect(images.examples.join('\n')).toContain('item d1_1 names page 5 of document d1, beyond its 4 OCR pages');
+    expect(images?.examples.join('\n')).toContain('image folder of document d2 does not match the OCR: 3 page images for 2 OCR pages');
+    expect(images?.examples.join('\n')).toContain('item d1_1 names page 5 of document d1, beyond its 4 OCR pages');
     await expect((await create({ file, ocrDir, imageDir })).load()).rejects.toThrow(/2 page image problems \(1 extra-pages, 1 missing-page\)/);
   });
 

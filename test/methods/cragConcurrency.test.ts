@@ -177,7 +177,7 @@ describe('the method context with steps asked at once', () => {
       if (fail.has(label)) throw new Error(`no reply to ${label}`);
       return { text: `reply ${n}`, raw: `reply ${n}`, usage: { promptTokens: 10 * n, completionTokens: n } };
     },
-    describe: () => ({}),
+    describe: () => ({ name: 'reversed' }),
   });
   const ask = (run: MethodRun) => [1, 2, 3, 4].map((n) => run.generate(`step[${n}]`, [{ role: 'user', content: `step[${n}]` }]));
 

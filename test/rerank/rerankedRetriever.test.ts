@@ -83,7 +83,7 @@ describe('a retriever with a rerank section', () => {
   });
 
   it('keeps the first-stage order among equal reranker scores', async () => {
-    const flat: Reranker = { name: 'flat', rerank: async (_q, passages) => ({ scores: passages.map((_, i) => (i === 2 ? 1 : 0)) }), describe: () => ({}), close: async () => {} };
+    const flat: Reranker = { name: 'flat', rerank: async (_q, passages) => ({ scores: passages.map((_, i) => (i === 2 ? 1 : 0)) }), describe: () => ({ name: 'flat' }), close: async () => {} };
     const base = await createRetrieverWithRerank({ name: 'hnsw', index: built.hnsw }, createRetrieverContext({ embedder: built.embedder }), 'retriever');
     const reranked = rerankedRetriever(base, flat, { candidates: 5, passage: 'text' });
     open.push(reranked);

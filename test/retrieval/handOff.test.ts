@@ -90,7 +90,7 @@ describe('withHandOff: what the plan computes ahead of the run is handed on, not
   });
 
   it('forwards only what the retriever has (the runner asks retrieveBatch, relevance, firstStage by presence)', () => {
-    const bare = withHandOff({ name: 'bare', retrieve: async () => [], describe: () => ({}), close: async () => {} });
+    const bare = withHandOff({ name: 'bare', retrieve: async () => [], describe: () => ({ name: 'bare' }), close: async () => {} });
     expect(bare.retrieveBatch).toBeUndefined();
     expect(bare.relevance).toBeUndefined();
     expect(bare.firstStage).toBeUndefined();

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { InputError } from '../../errors.js';
 import type { RegistryEntry } from '../../registry.js';
 import type { RetrieverContext } from '../retrieverContext.js';
-import type { RetrievedChunk, Retriever } from '../types.js';
+import type { RetrievedChunk, Retriever, RetrieverDescription } from '../types.js';
 import { documentToChunk } from './documentChunk.js';
 
 /** How a LangChain store's reported score becomes hisrag's (higher is better). */
@@ -27,7 +27,7 @@ export interface LangChainSource {
    */
   score?: LangChainScore;
   /** Extra fields for run manifests. */
-  describe?: () => Record<string, unknown>;
+  describe?: () => Partial<RetrieverDescription>;
   /** Releases what the factory opened (connections, embedders, temporary folders). */
   close?: () => Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { Document } from '@langchain/core/documents';
 import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers';
-import type { RetrievalQuery, RetrievedChunk, Retriever } from '../types.js';
+import type { RetrievalQuery, RetrievedChunk, Retriever, RetrieverDescription } from '../types.js';
 
 /** Metadata of each Document a hisrag retriever returns through LangChain. */
 export interface RetrievedChunkMetadata extends Record<string, unknown> {
@@ -87,7 +87,7 @@ export class HisragLangChainRetriever extends BaseRetriever<RetrievedChunkMetada
     return this.inner.retrieve(query, k);
   }
 
-  describe(): Record<string, unknown> {
+  describe(): RetrieverDescription {
     return this.inner.describe();
   }
 

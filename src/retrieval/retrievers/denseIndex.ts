@@ -6,7 +6,7 @@ import { documentLabels } from '../documentScope.js';
 import type { RetrieverContext } from '../retrieverContext.js';
 import { toRetrievedChunkLists } from '../toRetrievedChunks.js';
 import { embeddingRelevance } from '../relevance.js';
-import type { RetrievalQuery, RetrievedChunk, Retriever } from '../types.js';
+import type { RetrievalQuery, RetrievedChunk, Retriever, RetrieverDescription } from '../types.js';
 
 export async function openDenseIndex(
   params: { index: string; embedder?: z.infer<typeof ComponentSpecSchema> },
@@ -18,7 +18,7 @@ export async function openDenseIndex(
 type CorpusWide = (vectors: number[][], k: number) => Promise<Scored[][]> | Scored[][];
 
 /** A dense retriever (hnsw, exact): its own `corpusWide` search, the shared query path, relevance by the index's embedder. */
-export function denseRetriever(name: string, index: OpenedIndex, corpusWide: CorpusWide, describe: () => Record<string, unknown>): Retriever {
+export function denseRetriever(name: string, index: OpenedIndex, corpusWide: CorpusWide, describe: () => RetrieverDescription): Retriever {
   return {
     name,
     async retrieve(query, k) {
