@@ -1,6 +1,5 @@
 import type { BaseMessage } from '@langchain/core/messages';
 import type { ChatMessage, PageImageRef } from '../prompting/types.js';
-import type { OpenAIParams } from './openaiSchema.js';
 
 export interface TokenUsage {
   promptTokens?: number;
@@ -89,8 +88,11 @@ export interface Generator {
 }
 
 /** A generator as run manifests record it: the fields plans and run logs read, typed; anything else as is. */
-export type GeneratorDescription = Partial<Pick<OpenAIParams, 'model' | 'maxTokens'>> & {
+export type GeneratorDescription = {
   name: string;
+  /** The endpoint's model and its completion cap (`models[i].model`, `.maxTokens`). */
+  model?: string;
+  maxTokens?: number;
   /** Answers through a batch API: its calls cost the batch rate. */
   batch?: true;
   /** How a sampling stand-in's repeated samples differ. */

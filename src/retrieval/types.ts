@@ -1,7 +1,6 @@
 import type { Chunk } from '../chunking/types.js';
 import type { EmbedderIdentity } from '../embedding/types.js';
 import type { EfTuning } from '../index/manifest.js';
-import type { OracleNoiseParams } from './retrievers/oracleNoiseSchema.js';
 
 /** A question as the retriever sees it. */
 export interface RetrievalQuery {
@@ -52,8 +51,12 @@ export interface Retriever {
 }
 
 /** A retriever as run manifests record it: the fields run logs and reports read, typed; anything else as is. */
-export type RetrieverDescription = Partial<Pick<OracleNoiseParams, 'index' | 'noise' | 'goldPosition'>> & {
+export type RetrieverDescription = {
   name: string;
+  /** The index it reads; oracle+noise's noise kind and where it puts the gold (as its schema, oracleNoiseSchema.ts, reads them: not imported, since that schema reads these types). */
+  index?: string;
+  noise?: 'random' | 'hard';
+  goldPosition?: 'first' | 'last' | 'middle' | 'random';
   /** hnsw: the search breadth, or what decides it; `efSearchRecall`: how the index's default was tuned. */
   efSearch?: number | string;
   efSearchRecall?: EfTuning | null;
