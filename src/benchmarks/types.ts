@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { PageImageSummary } from '../corpus/longhisdoc/pageImages.js';
 
 /** ProHist-Bench categories → task ids (DESIGN.md). */
 export const PROHIST_TASKS: Record<string, string> = {
@@ -57,7 +56,8 @@ export type BenchmarkDescription = {
   label?: string;
   /** Absolute: the page images its prompts may show. */
   imageDir?: string;
-  images?: PageImageSummary;
+  // PageImageSummary's shape (corpus/longhisdoc/pageImages.ts), declared here: the viewer's browser client reads these types and cannot import Node modules.
+  images?: { documents: number; pages: number; problems: Partial<Record<string, number>>; examples: string[] };
   /** ProHist records without a rubric left out (`onUnscorable: skip`): how many, and the first ids. */
   skippedUnscorable?: { count: number; ids: string[] };
   [key: string]: unknown;

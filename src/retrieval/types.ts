@@ -1,6 +1,5 @@
 import type { Chunk } from '../chunking/types.js';
 import type { EmbedderIdentity } from '../embedding/types.js';
-import type { EfTuning } from '../index/manifest.js';
 
 /** A question as the retriever sees it. */
 export interface RetrievalQuery {
@@ -59,7 +58,8 @@ export type RetrieverDescription = {
   goldPosition?: 'first' | 'last' | 'middle' | 'random';
   /** hnsw: the search breadth, or what decides it; `efSearchRecall`: how the index's default was tuned. */
   efSearch?: number | string;
-  efSearchRecall?: EfTuning | null;
+  // What run logs read of the index's EfTuning (index/manifest.ts), declared here: the viewer's browser client reads these types and cannot import Node modules.
+  efSearchRecall?: { efSearch: number; k: number; recall: number; tuned: boolean; reached: boolean } | null;
   embedder?: EmbedderIdentity;
   /** A fused retriever's children; oracle+noise's `base` (its hard negatives). */
   retrievers?: RetrieverDescription[];
