@@ -12,7 +12,7 @@ export default defineConfig({
     // vitest's default is one fork fewer than the cores: a single worker on a 2-core machine, while
     // most tests wait on a child process, a server or the disk. Two forks keep both cores busy.
     // `isolate: false` (one module graph per fork) saves ~95 s of collection but lets a file's
-    // state reach the next one (registered test components, the JSON-schema test after any file).
+    // state reach the next one (test files register components into the shared registries).
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
   },
 });
