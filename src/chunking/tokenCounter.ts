@@ -12,6 +12,8 @@ const TIKTOKEN_RANKS = {
   r50k_base: () => import('js-tiktoken/ranks/r50k_base'),
 } as const;
 const TIKTOKEN_PREFIX = 'tiktoken:';
+/** Built encoders by encoding name (see loadTokenizerSpec). */
+const encoders: Record<string, Promise<import('js-tiktoken/lite').Tiktoken>> = {};
 
 /** A `tokenizer:` setting made absolute: a directory resolved against `baseDir`, an encoding name kept as written. */
 export function resolveTokenizerSpec(spec: string, baseDir: string): string {
@@ -34,8 +36,8 @@ export async function loadTokenizerSpec(spec: string): Promise<SizeMeasure> {
   if (!Object.hasOwn(TIKTOKEN_RANKS, encoding)) {
     throw new InputError(`tokenizer: unknown OpenAI encoding ${JSON.stringify(encoding)} (known: ${Object.keys(TIKTOKEN_RANKS).map((e) => TIKTOKEN_PREFIX + e).join(', ')})`);
   }
-  const [{ Tiktoken }, ranks] = await Promise.all([import('js-tiktoken/lite'), TIKTOKEN_RANKS[encoding as keyof typeof TIKTOKEN_RANKS]()]);
-  const tokenizer = new Tiktoken(ranks.default);
+  // One encoder an encoding per process: building it parses megabytes of ranks, and models, chunkings and retries share it.
+  const tokenizer = await (encoders[encoding] ??= Promise.all([import('js-tiktoken/lite'), TIKTOKEN_RANKS[encoding as keyof typeof TIKTOKEN_RANKS]()]).then(([{ Tiktoken }, ranks]) => new Tiktoken(ranks.default)));
   // Special-token text in a passage is counted as ordinary text, as the API does for user content.
   return (text) => tokenizer.encode(text, [], []).length;
 }
