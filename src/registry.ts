@@ -47,6 +47,12 @@ export class Registry<Product, Context = void> {
     return this.register({ ...schema, create: async (params, context) => (await load())(params, context) });
   }
 
+  /** Removes an implementation registered earlier (a plugin unloaded, a test's component leaving with its file). */
+  unregister(name: string): this {
+    this.entries.delete(name);
+    return this;
+  }
+
   names(): string[] {
     return [...this.entries.keys()].sort();
   }

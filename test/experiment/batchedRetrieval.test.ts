@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { validateExperimentConfig } from '../../src/config/load.js';
 import { readRunRecords } from '../../src/runFiles/runDir.js';
@@ -20,6 +20,8 @@ function ranking(query: RetrievalQuery, k: number): RetrievedChunk[] {
 }
 
 const calls = { single: 0, batches: [] as number[] };
+// The retriever leaves with this file (a fork that runs several files shares the registries).
+afterAll(() => void retrievers.unregister('test-batching'));
 retrievers.register({
   name: 'test-batching',
   description: 'test retriever with retrieveBatch',

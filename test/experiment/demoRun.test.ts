@@ -2,14 +2,12 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RunItemRecordSchema } from '../../src/runFiles/itemRecord.js';
 import { SummaryFileSchema } from '../../src/runFiles/summaryFile.js';
 import { demoConfigIn } from '../helpers/demoConfig.js';
 import { REPO_ROOT, runCli, type CliResult } from '../helpers/runCli.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { CHROMIUM, closePages, sharedBrowser } from '../helpers/chromium.js';
 
 /** The bundled demo config, reduced (5 questions, k ∈ {10, 20}) and writing into a temp dir. */
 function reducedDemoConfig(dir: string): string {
@@ -79,7 +77,7 @@ describe('the demo, end to end through the CLI', () => {
   });
 
   it.runIf(existsSync(CHROMIUM))('writes a report that Chromium opens, with the depth chart and the tables', async () => {
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+    const browser = await sharedBrowser();
     try {
       const page = await browser.newPage();
       await page.goto(pathToFileURL(join(dir, 'runs', 'reduced', 'report.html')).href);
@@ -90,7 +88,7 @@ describe('the demo, end to end through the CLI', () => {
       expect(await page.locator('table.groups').count()).toBeGreaterThan(0);
       expect(await page.locator('details.question').count()).toBe(5);
     } finally {
-      await browser.close();
+      await closePages(browser);
     }
   });
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createEmbedder, embedders } from '../../src/embedding/registry.js';
 import type { TextEmbedder } from '../../src/embedding/types.js';
@@ -99,25 +99,26 @@ describe('buildIndex / openIndex', () => {
     ).rejects.toThrow(/different settings/);
   });
 
+  // The embedder leaves with this file (a fork that runs several files shares the registries).
+  afterAll(() => void embedders.unregister('disposal-tracking'));
+
   it('releases the embedder it created before the graph phase starts', async () => {
     const events: string[] = [];
     const name = 'disposal-tracking';
-    if (!embedders.names().includes(name)) {
-      embedders.register({
-        name,
-        description: 'the fixture model, logging its disposal (test)',
-        params: z.object({ model: z.string() }),
-        create: async (params) => {
-          const inner = await createEmbedder({ name: 'transformers', model: params.model });
-          return Object.assign(Object.create(inner) as TextEmbedder, {
-            dispose: async () => {
-              events.push('embedder disposed');
-              await inner.dispose();
-            },
-          });
-        },
-      });
-    }
+    embedders.register({
+      name,
+      description: 'the fixture model, logging its disposal (test)',
+      params: z.object({ model: z.string() }),
+      create: async (params) => {
+        const inner = await createEmbedder({ name: 'transformers', model: params.model });
+        return Object.assign(Object.create(inner) as TextEmbedder, {
+          dispose: async () => {
+            events.push('embedder disposed');
+            await inner.dispose();
+          },
+        });
+      },
+    });
     await buildIndex({
       corpusDir, out: join(root, 'released'), retriever: 'hnsw', embedder: { name, model: spec.model }, progress: quiet,
       onPhase: (phase) => void events.push(`phase ${phase}`),

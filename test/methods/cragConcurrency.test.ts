@@ -42,6 +42,9 @@ retrievers.register({
   }),
 });
 
+// The test retrievers leave with this file (a fork that runs several files shares the registries).
+afterAll(() => void retrievers.unregister('test-crag-primary').unregister('test-crag-fallback'));
+
 /** CRAG's fallback retriever as the test observes it: how often it was opened, searched and closed. */
 const fallbackState = { opened: 0, closed: 0, searches: 0 };
 retrievers.register({

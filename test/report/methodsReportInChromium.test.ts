@@ -1,16 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BANDS } from '../../src/figures/lineFigure.js';
 import { demoConfigIn } from '../helpers/demoConfig.js';
 import { runCli } from '../helpers/runCli.js';
+import { CHROMIUM, hasChromium, closePages, sharedBrowser } from '../helpers/chromium.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`methods-report-in-Chromium test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
 
 /** A figure spec's colours: series label → colour, from its colour scale (the one every layer, facet and panel uses). */
@@ -31,9 +30,9 @@ describe.runIf(hasChromium)('the methods report in Chromium', () => {
     const result = await runCli(['run', file, '--run-id', 'methods', '--no-progress', '--quiet']);
     expect(result.code).toBe(0);
     reportUrl = pathToFileURL(join(dir, 'runs', 'methods', 'report.html')).href;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    browser = await sharedBrowser();
   }, 240_000);
-  afterAll(async () => browser?.close());
+  afterAll(async () => closePages(browser));
 
   it('draws each condition in one colour in every chart', async () => {
     const figures = join(dir, 'runs', 'methods', 'figures');

@@ -1,15 +1,13 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { summarizeRun } from '../../src/analysis/summary.js';
 import { renderReportHtml } from '../../src/report/html.js';
 import { makeRecord, scored } from '../experiment/fixtures.js';
+import { CHROMIUM, hasChromium, closePages, sharedBrowser } from '../helpers/chromium.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`report-in-Chromium test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
 
 describe.runIf(hasChromium)('the HTML report in Chromium', () => {
@@ -24,10 +22,7 @@ describe.runIf(hasChromium)('the HTML report in Chromium', () => {
     const file = join(dir, 'report.html');
     writeFileSync(file, renderReportHtml({ summary, records, manifest: { version: 0, runId: 'browser' } }));
 
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await sharedBrowser();
     try {
       const page = await browser.newPage();
       const failedRequests: string[] = [];
@@ -51,7 +46,7 @@ describe.runIf(hasChromium)('the HTML report in Chromium', () => {
       expect(failedRequests).toEqual([]);
       expect(outside).toEqual([]);
     } finally {
-      await browser.close();
+      await closePages(browser);
     }
   });
 });

@@ -1,17 +1,16 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drawRunLabelSample } from '../../src/app/labelSample.js';
 import { readLabelHistory, readLabels } from '../../src/runFiles/labelFiles.js';
 import { startViewer, type ViewerServer } from '../../src/viewer/server.js';
 import { makeLabelRun } from '../helpers/labelRun.js';
+import { CHROMIUM, hasChromium, closePages, sharedBrowser } from '../helpers/chromium.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`label-page-in-Chromium tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium fonts-noto-cjk, or set CHROMIUM_PATH)`);
 
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
@@ -31,11 +30,11 @@ describe.runIf(hasChromium)('the annotation page in Chromium', () => {
     // Another site on the same machine, whose page tries to write a label.
     foreign = createServer((_req, res) => res.end('<!doctype html><title>elsewhere</title>'));
     await new Promise<void>((resolve) => foreign.listen(0, '127.0.0.1', resolve));
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    browser = await sharedBrowser();
   }, 120_000);
   afterAll(async () => {
     expect(pageErrors).toEqual([]);
-    await browser?.close();
+    await closePages(browser);
     await viewer?.close();
     foreign?.close();
   });

@@ -1,14 +1,13 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeBundle } from '../../src/viewer/bundle.js';
 import { startViewer, type ViewerServer } from '../../src/viewer/server.js';
 import { DOC_ID, writeImageRun, type ImageRun } from './imageRunFixture.js';
+import { CHROMIUM, hasChromium, closePages, sharedBrowser } from '../helpers/chromium.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`page-image viewer tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
 
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
@@ -27,10 +26,10 @@ describe.runIf(hasChromium)('hisrag view in Chromium: the page images an answer 
     mkdirSync(shots);
     viewer = await startViewer([join(run.root, 'runs')], { cacheDir: join(run.root, 'view-cache') });
     bundleIndex = (await writeBundle([join(run.root, 'runs')], join(run.root, 'bundle'), { cacheDir: join(run.root, 'view-cache') })).index;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'] });
+    browser = await sharedBrowser();
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await closePages(browser);
     await viewer?.close();
     if (!process.env.KEEP_SHOTS) rmSync(run.root, { recursive: true, force: true });
     else console.log(`screenshots in ${shots}`);

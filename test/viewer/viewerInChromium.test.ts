@@ -1,17 +1,16 @@
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRun } from '../../src/results/loadRun.js';
 import { writeBundle } from '../../src/viewer/bundle.js';
 import { startViewer, type ViewerServer } from '../../src/viewer/server.js';
 import { REPO_ROOT, runCli } from '../helpers/runCli.js';
 import { makeDemoRuns, maliciousCopy, PAYLOADS, type DemoRuns } from './demoRuns.js';
+import { CHROMIUM, hasChromium, closePages, sharedBrowser } from '../helpers/chromium.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`viewer-in-Chromium tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium fonts-noto-cjk, or set CHROMIUM_PATH)`);
 
 /** expect.poll with room for a loaded machine (its default gives up after 1 s). */
@@ -47,13 +46,10 @@ describe.runIf(hasChromium)('hisrag view in Chromium', () => {
     else console.warn('viewer diagnostics test skipped: `hisrag diagnose` did not run on the demo');
     viewer = await startViewer([demo.runs], { cacheDir: join(dir, 'view-cache') });
     bundleIndex = (await writeBundle([demo.runs], join(dir, 'bundle'), { cacheDir: join(dir, 'view-cache') })).index;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await sharedBrowser();
   }, 300_000);
   afterAll(async () => {
-    await browser?.close();
+    await closePages(browser);
     await viewer?.close();
   });
 
