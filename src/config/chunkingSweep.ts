@@ -36,20 +36,23 @@ export type SweptChunking = { [K in keyof ChunkingOptions]: Sweep<Exclude<Chunki
 /**
  * `prepare.corpora[].chunking`: each setting one value or a chunking sweep's list. The checks across
  * settings (overlap < maxSize) hold at every point of the grid, each reported at the list entry of
- * its point (`overlap[1]`); a setting's own values were checked where they stand.
+ * its point (`overlap[1]`). Its shape is built from ChunkingOptionsSchema's, hence typed by hand.
  */
 const sweptChunkingSchema = () =>
   z
     .strictObject(Object.fromEntries(Object.entries(ChunkingOptionsSchema.shape).map(([key, one]) => [key, sweep(one, 'a chunking sweep: one corpus (index, retriever) per value')])))
     .superRefine((chunking, context) => {
-      const seen = new Set<string>();
       const grid = chunkingGrid(chunking);
+      const reported = new Set<string>();
       for (const point of grid.length > 0 ? grid : [{}]) {
-        for (const issue of ChunkingOptionsSchema.safeParse({ ...chunking, ...point }).error?.issues ?? []) {
-          const [key, ...rest] = issue.path;
+        // The checks across settings only (refinements): each setting's values were checked in place.
+        const across = ChunkingOptionsSchema.safeParse({ ...chunking, ...point }).error?.issues.filter((issue) => issue.code === 'custom') ?? [];
+        for (const { path: written, message } of across) {
+          const [key, ...rest] = written;
           const list = typeof key === 'string' && key in point ? chunking[key] : undefined;
-          const path = Array.isArray(list) ? [key!, list.indexOf(point[key as string]), ...rest] : issue.path;
-          if (issue.code === 'custom' && !seen.has(JSON.stringify(path)) && seen.add(JSON.stringify(path))) context.addIssue({ code: 'custom', message: issue.message, path });
+          const path = Array.isArray(list) ? [key!, list.indexOf(point[key as string]), ...rest] : written;
+          if (!reported.has(JSON.stringify(path))) context.addIssue({ code: 'custom', message, path });
+          reported.add(JSON.stringify(path));
         }
       }
     }) as unknown as z.ZodType<SweptChunking>;
@@ -151,6 +154,6 @@ function expandRetriever<R extends ComponentSpec & { label?: string }>(retriever
 
 /** An experiment file's `prepare.corpora`, checked, each sweep expanded into its points (`hisrag corpus build <experiment> --name wiki·maxSize=256`). */
 export function sweptCorpora(corpora: unknown, file: string) {
-  const checked = parseWith(z.array(sweptCorpusSchema()), corpora, (problems) => new ConfigError(`${file}: ${problems}`), 'prepare.corpora');
+  const checked = parseWith(z.array(sweptCorpusSchema()), corpora, (problems) => new ConfigError(`${file}: invalid corpus config:\n${problems}`), 'prepare.corpora');
   return expandChunkingSweeps({ prepare: { corpora: checked } }).prepare!.corpora!;
 }
