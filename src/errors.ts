@@ -53,12 +53,14 @@ export function formatPath(path: ReadonlyArray<PropertyKey>, prefix = ''): strin
 
 /**
  * A union's failure, replaced by the issues of its one plausible branch (the only one whose input
- * had the right type: `strategies[2]` is a name or a `{ name, … }` spec), so the path goes on down to
- * the field at fault; otherwise the union's own issue.
+ * had the right type: `strategies[2]` is a name or a `{ name, … }` spec; of several, the only one that
+ * got inside the value: a sweep's `[…]` rather than one enum value), so the path goes on down to the
+ * field at fault; otherwise the union's own issue.
  */
 function unwrapUnions(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
   if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue];
-  const plausible = issue.errors.filter((branch) => !branch.every((i) => i.code === 'invalid_type' && i.path.length === 0));
+  let plausible = issue.errors.filter((branch) => !branch.every((i) => i.code === 'invalid_type' && i.path.length === 0));
+  if (plausible.length > 1) plausible = plausible.filter((branch) => branch.some((i) => i.path.length > 0));
   if (plausible.length !== 1) return [issue];
   return plausible[0]!.flatMap((inner) => unwrapUnions({ ...inner, path: [...issue.path, ...inner.path] } as z.core.$ZodIssue));
 }

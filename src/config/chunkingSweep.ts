@@ -1,5 +1,9 @@
 import { posix } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { z } from 'zod';
+import { ChunkingOptionsSchema, type ChunkingOptions } from '../chunking/types.js';
+import { corpusBuildConfigSchema } from '../corpus/config.js';
+import { ConfigError, parseWith } from '../errors.js';
+import type { ComponentSpec } from '../registry.js';
 
 export type Raw = Record<string, unknown>;
 
@@ -15,34 +19,68 @@ export type SweepPoint = Record<string, string | number | boolean>;
 /** `·maxSize=256·overlap=64`: what a grid point adds to the names of the corpus, index and retriever it makes. */
 export const sweepSuffix = (point: SweepPoint): string => Object.entries(point).map(([key, value]) => `${SWEEP_SEPARATOR}${key}=${value}`).join('');
 
-/** The points of a chunking section's lists (cartesian product, the first list outermost); none when it has no list. */
-export function chunkingGrid(chunking: unknown): SweepPoint[] {
-  if (!isObject(chunking)) return [];
-  const swept = Object.entries(chunking).filter((entry): entry is [string, unknown[]] => Array.isArray(entry[1]) && entry[1].length > 0 && entry[1].every(isScalar));
+/** A setting that may be swept: one value, or a list of values (one grid point each). */
+export type Sweep<T> = T | T[];
+
+/** `sweep(schema)`: one value of `one`, or a non-empty list of them; a default or `optional` stays on the whole. */
+function sweep(one: z.ZodType, list: string): z.ZodType {
+  const swept =
+    one instanceof z.ZodDefault ? sweep(one.unwrap() as z.ZodType, list).default(one.def.defaultValue)
+    : one instanceof z.ZodOptional ? sweep(one.unwrap() as z.ZodType, list).optional()
+    : z.union([one, z.array(one).min(1).describe(list)]);
+  return one.description ? swept.describe(one.description) : swept;
+}
+
+export type SweptChunking = { [K in keyof ChunkingOptions]: Sweep<Exclude<ChunkingOptions[K], undefined>> };
+
+/**
+ * `prepare.corpora[].chunking`: each setting one value or a chunking sweep's list. The checks across
+ * settings (overlap < maxSize) hold at every point of the grid, each reported at the list entry of
+ * its point (`overlap[1]`). Its shape is built from ChunkingOptionsSchema's, hence typed by hand.
+ */
+const sweptChunkingSchema = () =>
+  z
+    .strictObject(Object.fromEntries(Object.entries(ChunkingOptionsSchema.shape).map(([key, one]) => [key, sweep(one, 'a chunking sweep: one corpus (index, retriever) per value')])))
+    .superRefine((chunking, context) => {
+      const grid = chunkingGrid(chunking);
+      const reported = new Set<string>();
+      for (const point of grid.length > 0 ? grid : [{}]) {
+        // The checks across settings only (refinements): each setting's values were checked in place.
+        const across = ChunkingOptionsSchema.safeParse({ ...chunking, ...point }).error?.issues.filter((issue) => issue.code === 'custom') ?? [];
+        for (const { path: written, message } of across) {
+          const [key, ...rest] = written;
+          const list = typeof key === 'string' && key in point ? chunking[key] : undefined;
+          const path = Array.isArray(list) ? [key!, list.indexOf(point[key as string]), ...rest] : written;
+          if (!reported.has(JSON.stringify(path))) context.addIssue({ code: 'custom', message, path });
+          reported.add(JSON.stringify(path));
+        }
+      }
+    }) as unknown as z.ZodType<SweptChunking>;
+
+/** A corpus of `prepare.corpora`: a corpus build whose chunking settings may be swept. */
+export const sweptCorpusSchema = () => corpusBuildConfigSchema().extend({ chunking: sweptChunkingSchema().default(ChunkingOptionsSchema.parse({})) });
+
+/** The points of a chunking section's lists (cartesian product, the first list outermost, each value once); none when it has no list. */
+export function chunkingGrid(chunking: Raw | undefined): SweepPoint[] {
+  const swept = Object.entries(chunking ?? {}).filter((entry): entry is [string, (string | number | boolean)[]] => Array.isArray(entry[1]) && entry[1].length > 0 && entry[1].every(isScalar));
   if (swept.length === 0) return [];
-  let points: SweepPoint[] = [{}];
-  for (const [key, values] of swept) {
-    const distinct = [...new Set(values as (string | number | boolean)[])];
-    points = points.flatMap((point) => distinct.map((value) => ({ ...point, [key]: value })));
-  }
-  return points;
+  return swept.reduce<SweepPoint[]>((points, [key, values]) => points.flatMap((point) => [...new Set(values)].map((value) => ({ ...point, [key]: value }))), [{}]);
 }
 
 /** A path as the file wrote it, compared by its normal form (`./corpora/x/` is `corpora/x`). */
 const samePath = (path: string) => posix.normalize(path.replace(/\\/g, '/')).replace(/\/+$/, '');
 
-/** Replaces every string (at any depth of a spec) naming one of `paths` by what `to` maps it to; says which were found. */
-function replacePaths(value: unknown, to: (normal: string) => string | undefined, found: Set<string>): unknown {
-  if (typeof value === 'string') {
-    const target = to(samePath(value));
-    if (target === undefined) return value;
-    found.add(samePath(value));
-    return target;
-  }
-  if (Array.isArray(value)) return value.map((v) => replacePaths(v, to, found));
-  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, replacePaths(v, to, found)]));
-  return value;
+/** What expanding reads of a config: its corpora, the indexes built from them, the retrievers reading those. */
+interface Sweepable {
+  prepare?: { corpora?: { name: string; out?: string; chunking?: Raw }[]; indexes?: { out: string; corpus: string; embedder?: Raw }[] };
+  retrieval?: { retrievers: (ComponentSpec & { label?: string })[] };
 }
+type CorpusOf<C extends Sweepable> = NonNullable<NonNullable<C['prepare']>['corpora']>[number];
+
+/** A config with its sweeps expanded: each corpus one point of its grid, each chunking setting one value. */
+export type Expanded<C extends Sweepable> = Omit<C, 'prepare'> & {
+  prepare?: Omit<NonNullable<C['prepare']>, 'corpora'> & { corpora?: (Omit<CorpusOf<C>, 'chunking'> & { chunking: ChunkingOptions })[] };
+};
 
 interface SweptOutput {
   /** The corpus entry the grid point came from (its `name`), for messages. */
@@ -51,101 +89,71 @@ interface SweptOutput {
 }
 
 /**
- * The one step that reads a chunking sweep: in `prepare.corpora[].chunking`, a list of values for a
+ * A checked config's chunking sweeps read: in `prepare.corpora[].chunking`, a list of values for a
  * setting (`maxSize: [128, 256, 512]`, `overlap: [0, 64]`) stands for one corpus per point of the
- * grid of its lists (cartesian product), each named after its settings (`wiki·maxSize=128·overlap=0`,
+ * grid of its lists (`chunkingGrid`), each named after its settings (`wiki·maxSize=128·overlap=0`,
  * its folder `<out>·maxSize=128·overlap=0`). Every index of that corpus (`prepare.indexes[].corpus`)
- * becomes one index per point, and every retriever reading such an index (any string of its spec naming
- * it) one retriever per point, labelled `<label>·maxSize=128·overlap=0`. The indexes of one sweep share
- * one embedding cache (`<index out>.embeddings.sqlite`, keyed by chunk text), so a chunk text two
- * chunkings share is embedded once. A config without lists comes back as it is; the result has none.
+ * becomes one index per point, and every retriever reading such an index (`indexesRead`) one retriever
+ * per point, labelled `<label>·maxSize=128·overlap=0`. The indexes of one sweep share one embedding
+ * cache (`<index out>.embeddings.sqlite`, keyed by chunk text), so a chunk text two chunkings share is
+ * embedded once. A config without lists comes back as it is; the result has none.
  */
-export function expandChunkingSweeps(value: unknown): unknown {
-  if (!isObject(value) || !isObject(value.prepare) || !Array.isArray(value.prepare.corpora)) return value;
+export function expandChunkingSweeps<C extends Sweepable>(config: C): Expanded<C> {
+  const corpora = config.prepare?.corpora ?? [];
+  const grids = corpora.map((corpus) => chunkingGrid(corpus.chunking));
+  // Without a list every chunking is one value per setting already.
+  if (grids.every((grid) => grid.length === 0)) return config as unknown as Expanded<C>;
   const sweptCorpora = new Map<string, SweptOutput>();
-  const corpora = value.prepare.corpora.flatMap((corpus: unknown) => {
-    const points = isObject(corpus) ? chunkingGrid(corpus.chunking) : [];
-    if (!isObject(corpus) || points.length === 0) return [corpus];
-    const out = typeof corpus.out === 'string' ? corpus.out : `corpora/${String(corpus.name)}`;
-    const expanded = points.map((point) => ({ ...corpus, name: `${String(corpus.name)}${sweepSuffix(point)}`, out: `${out}${sweepSuffix(point)}`, chunking: { ...(corpus.chunking as Raw), ...point } }));
-    sweptCorpora.set(samePath(out), { corpus: String(corpus.name), points: points.map((point, i) => ({ point, out: expanded[i]!.out })) });
-    return expanded;
+  const expandedCorpora = corpora.flatMap((corpus, i) => {
+    const out = corpus.out ?? `corpora/${corpus.name}`;
+    const points = grids[i]!.map((point) => ({ point, out: `${out}${sweepSuffix(point)}` }));
+    if (points.length > 0) sweptCorpora.set(samePath(out), { corpus: corpus.name, points });
+    return points.length === 0 ? [corpus] : points.map(({ point, out }) => ({ ...corpus, name: `${corpus.name}${sweepSuffix(point)}`, out, chunking: { ...corpus.chunking, ...point } }));
   });
-  if (sweptCorpora.size === 0) return value;
 
   const sweptIndexes = new Map<string, SweptOutput>();
-  const indexes = Array.isArray(value.prepare.indexes)
-    ? value.prepare.indexes.flatMap((index: unknown) => {
-        const sweep = isObject(index) && typeof index.corpus === 'string' ? sweptCorpora.get(samePath(index.corpus)) : undefined;
-        if (!isObject(index) || !sweep || typeof index.out !== 'string') return [index];
-        const shared = isObject(index.embedder) && index.embedder.cacheFile === undefined ? { ...index.embedder, cacheFile: `${index.out}.embeddings.sqlite` } : index.embedder;
-        const expanded = sweep.points.map(({ point, out }) => ({ ...index, out: `${index.out}${sweepSuffix(point)}`, corpus: out, ...(shared ? { embedder: shared } : {}) }));
-        sweptIndexes.set(samePath(index.out), { corpus: sweep.corpus, points: sweep.points.map(({ point }, i) => ({ point, out: expanded[i]!.out })) });
-        return expanded;
-      })
-    : value.prepare.indexes;
+  const indexes = config.prepare?.indexes?.flatMap((index) => {
+    const sweep = sweptCorpora.get(samePath(index.corpus));
+    if (!sweep) return [index];
+    const embedder = index.embedder && index.embedder.cacheFile === undefined ? { ...index.embedder, cacheFile: `${index.out}.embeddings.sqlite` } : index.embedder;
+    const points = sweep.points.map(({ point, out }) => ({ point, out: `${index.out}${sweepSuffix(point)}`, corpus: out }));
+    sweptIndexes.set(samePath(index.out), { corpus: sweep.corpus, points });
+    return points.map(({ out, corpus }) => ({ ...index, out, corpus, ...(embedder ? { embedder } : {}) }));
+  });
 
-  const out: Raw = { ...value, prepare: { ...value.prepare, corpora, ...(indexes !== undefined ? { indexes } : {}) } };
-  const retrieval = value.retrieval;
-  if (isObject(retrieval) && Array.isArray(retrieval.retrievers)) {
-    out.retrieval = { ...retrieval, retrievers: retrieval.retrievers.flatMap((retriever: unknown, i: number) => expandRetriever(retriever, sweptIndexes, `retrieval.retrievers[${i}]`)) };
-  }
-  return out;
+  const retrieval = config.retrieval && { ...config.retrieval, retrievers: config.retrieval.retrievers.flatMap((retriever, i) => expandRetriever(retriever, sweptIndexes, i)) };
+  const prepare = { ...config.prepare, corpora: expandedCorpora, ...(indexes ? { indexes } : {}) };
+  // Each list was replaced by its value at the point.
+  return { ...config, prepare, ...(retrieval ? { retrieval } : {}) } as unknown as Expanded<C>;
 }
+
+/** The indexes a retriever reads: its `index` (every registered retriever names its index so) and those of the retrievers it fuses (`retrievers`). */
+const indexesRead = (spec: Raw): string[] => [
+  ...(typeof spec.index === 'string' ? [samePath(spec.index)] : []),
+  ...(Array.isArray(spec.retrievers) ? spec.retrievers.filter(isObject).flatMap(indexesRead) : []),
+];
+
+/** The spec reading the index `to` gives for each index it reads. */
+const reading = <S extends Raw>(spec: S, to: (index: string) => string): S => ({
+  ...spec,
+  ...(typeof spec.index === 'string' ? { index: to(spec.index) } : {}),
+  ...(Array.isArray(spec.retrievers) ? { retrievers: spec.retrievers.map((child: unknown) => (isObject(child) ? reading(child, to) : child)) } : {}),
+});
 
 /** A retriever reading an index of a swept corpus: one retriever per grid point, labelled after its settings. */
-function expandRetriever(retriever: unknown, sweptIndexes: Map<string, SweptOutput>, path: string): unknown[] {
-  if (!isObject(retriever)) return [retriever];
-  const found = new Set<string>();
-  replacePaths(retriever, (normal) => (sweptIndexes.has(normal) ? normal : undefined), found);
-  if (found.size === 0) return [retriever];
-  const sweeps = [...found].map((index) => sweptIndexes.get(index)!);
+function expandRetriever<R extends ComponentSpec & { label?: string }>(retriever: R, sweptIndexes: Map<string, SweptOutput>, i: number): R[] {
+  const sweeps = [...new Set(indexesRead(retriever))].flatMap((index) => sweptIndexes.get(index) ?? []);
+  if (sweeps.length === 0) return [retriever];
   const corpora = new Set(sweeps.map((sweep) => sweep.corpus));
-  if (corpora.size > 1) throw new ConfigError(`${path}: reads indexes of two swept corpora (${[...corpora].join(', ')}); a retriever may follow one chunking sweep`);
-  const label = typeof retriever.label === 'string' ? retriever.label : String(retriever.name);
-  return sweeps[0]!.points.map(({ point }, i) => {
-    const to = (normal: string) => (sweptIndexes.has(normal) ? sweptIndexes.get(normal)!.points[i]!.out : undefined);
-    return { ...(replacePaths(retriever, to, new Set()) as Raw), label: `${label}${sweepSuffix(point)}` };
-  });
+  if (corpora.size > 1) throw new ConfigError(`retrieval.retrievers[${i}]: reads indexes of two swept corpora (${[...corpora].join(', ')}); a retriever may follow one chunking sweep`);
+  return sweeps[0]!.points.map(({ point }, at) => ({
+    ...reading(retriever, (index) => sweptIndexes.get(samePath(index))?.points[at]!.out ?? index),
+    label: `${retriever.label ?? retriever.name}${sweepSuffix(point)}`,
+  }));
 }
 
-/** For each expanded entry, in order, the written entry it came from. */
-function origins(written: unknown[], expandedCount: (entry: unknown, i: number) => number): number[] {
-  // [0, 0, 0, 1, 2, 2]: written entry 0 became three, 1 stayed one, 2 became two.
-  return written.flatMap((entry, i) => Array<number>(Math.max(1, expandedCount(entry, i))).fill(i));
-}
-
-/**
- * Where a problem the schema found in the expanded config is in the file as written: an expanded
- * corpus's `prepare.corpora[4].chunking.maxSize` is `prepare.corpora[0].chunking.maxSize[2]` (the list
- * entry of its grid point), an expanded index or retriever is the entry it came from.
- */
-export function sweptWrittenPath(written: unknown, path: readonly PropertyKey[]): PropertyKey[] {
-  if (!isObject(written) || !isObject(written.prepare) || !Array.isArray(written.prepare.corpora)) return [...path];
-  const corpora: unknown[] = written.prepare.corpora;
-  const grids = corpora.map((corpus) => (isObject(corpus) ? chunkingGrid(corpus.chunking) : []));
-  if (grids.every((grid) => grid.length === 0)) return [...path];
-  const [first, second, at, ...rest] = path;
-  if (first === 'prepare' && second === 'corpora' && typeof at === 'number') {
-    const from = origins(corpora, (_, i) => grids[i]!.length);
-    const i = from[at];
-    if (i === undefined) return [...path];
-    const point = grids[i]![at - from.indexOf(i)];
-    const [section, key] = rest;
-    const corpus = corpora[i];
-    const chunking = isObject(corpus) ? corpus.chunking : undefined;
-    const list = isObject(chunking) ? chunking[key as string] : undefined;
-    if (section === 'chunking' && point && typeof key === 'string' && key in point && Array.isArray(list)) {
-      return ['prepare', 'corpora', i, 'chunking', key, list.indexOf(point[key]), ...rest.slice(2)];
-    }
-    return ['prepare', 'corpora', i, ...rest];
-  }
-  const section = first === 'prepare' && second === 'indexes' ? 'prepare' : first === 'retrieval' && second === 'retrievers' ? 'retrieval' : undefined;
-  const entries = section && isObject(written[section]) ? (written[section] as Raw)[second as string] : undefined;
-  if (!section || !Array.isArray(entries) || typeof at !== 'number') return [...path];
-  const list = second as string;
-  // Each written entry became a run of consecutive entries: expand them one at a time to find which.
-  const alone = (entry: unknown) => ((expandChunkingSweeps({ ...written, [section]: { ...(written[section] as Raw), [list]: [entry] } }) as Record<string, Record<string, unknown[]>>)[section]![list]!.length);
-  const i = origins(entries, alone)[at];
-  return i === undefined ? [...path] : [section, list, i, ...rest];
+/** An experiment file's `prepare.corpora`, checked, each sweep expanded into its points (`hisrag corpus build <experiment> --name wiki·maxSize=256`). */
+export function sweptCorpora(corpora: unknown, file: string) {
+  const checked = parseWith(z.array(sweptCorpusSchema()), corpora, (problems) => new ConfigError(`${file}: invalid corpus config:\n${problems}`), 'prepare.corpora');
+  return expandChunkingSweeps({ prepare: { corpora: checked } }).prepare!.corpora!;
 }

@@ -2,9 +2,8 @@ import { z } from 'zod';
 import { REDUCERS } from '../statistics/samples.js';
 import { IndexKindSchema } from '../index/manifest.js';
 import { builtFromRegistries, labelSchema, nonEmptyString, positiveInt } from '../registry.js';
-import { corpusBuildConfigSchema } from '../corpus/config.js';
 import { DiagnosticsConfigSchema } from './diagnostics.js';
-import { expandChunkingSweeps, isObject, type Raw } from './chunkingSweep.js';
+import { expandChunkingSweeps, isObject, sweptCorpusSchema, type Raw } from './chunkingSweep.js';
 import {
   STAGE_REGISTRIES,
   BenchmarkSpecSchema,
@@ -93,7 +92,7 @@ function buildExperimentConfigSchema() {
         rerankerModel: FixtureModelSchema.optional().describe('The generated cross-encoder (query-coverage fixture) that offline reranking demos use'),
         clipModel: FixtureModelSchema.extend({ imageSize: positiveInt().optional() }).strict().optional().describe('The generated CLIP-style dual encoder (text ↔ page image) that offline image-retrieval demos use'),
         causalLmModel: FixtureModelSchema.optional().describe('The generated causal LM (GPT-2-shaped bigram stand-in) that offline context-compression demos score tokens with'),
-        corpora: z.array(corpusBuildConfigSchema()).optional().describe('Corpora built before the run when missing or stale'),
+        corpora: z.array(sweptCorpusSchema()).optional().describe('Corpora built before the run when missing or stale'),
         indexes: z.array(indexBuildSchema()).optional().describe('Indexes built before the run when missing or stale'),
       })
       .strict()
@@ -179,16 +178,18 @@ export function withPluralForms(value: unknown): unknown {
   return out;
 }
 
-/** What the schema checks: the singular shorthands read as lists, chunking sweeps expanded into their grid. */
-export const normalisedForm = (value: unknown): unknown => expandChunkingSweeps(withPluralForms(value));
-
 /**
- * The experiment file's one schema, built from the registries as they are now: rebuilt when an
- * implementation was registered since (a plugin retriever registered by a script, say).
+ * The experiment file's one schema, built from the registries as they are now (rebuilt when an
+ * implementation was registered since: a plugin retriever registered by a script, say): what the file
+ * says, the singular shorthands read as lists and chunking sweeps as written.
  */
-export const experimentConfigSchema = builtFromRegistries(STAGE_REGISTRIES, () => z.preprocess(normalisedForm, buildExperimentConfigSchema()));
+export const experimentFileSchema = builtFromRegistries(STAGE_REGISTRIES, () => z.preprocess(withPluralForms, buildExperimentConfigSchema()));
 
-export type ExperimentConfig = z.infer<ReturnType<typeof buildExperimentConfigSchema>>;
+/** The checked config with its chunking sweeps expanded into their grid: what every reader downstream sees. */
+export const experimentConfigSchema = () => experimentFileSchema().transform((config) => expandChunkingSweeps(config));
+
+type ExperimentFile = z.output<ReturnType<typeof buildExperimentConfigSchema>>;
+export type ExperimentConfig = z.output<ReturnType<typeof experimentConfigSchema>>;
 export type ModelPrice = z.infer<typeof PriceSchema>;
 
 /** The written spec, with the named fields as the schema read them (the grid's own fields: label, price …). */
@@ -216,8 +217,8 @@ export function writtenPath(written: unknown, path: readonly PropertyKey[]): Pro
  * records of a spec (config.json, the summary's methods) is what its author wrote, and a stored
  * config reads back the same.
  */
-export function specsAsWritten(writtenAnyForm: unknown, parsed: ExperimentConfig): ExperimentConfig {
-  const written = normalisedForm(writtenAnyForm);
+export function specsAsWritten(writtenAnyForm: unknown, parsed: ExperimentFile): ExperimentFile {
+  const written = withPluralForms(writtenAnyForm);
   if (!isObject(written)) return parsed;
   const out = parsed as Raw;
   const each = (key: string, holder: Raw, from: Raw | undefined, gridFields: readonly string[] = []) => {

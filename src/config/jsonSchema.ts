@@ -18,19 +18,6 @@ function withShorthands(schema: Node): void {
   }
 }
 
-/** Lets each setting of `prepare.corpora[].chunking` be a list too: a chunking sweep (chunkingSweep.ts). */
-function withChunkingSweeps(schema: Node): void {
-  const chunking = schema.properties?.prepare?.properties?.corpora?.items?.properties?.chunking;
-  for (const [key, setting] of Object.entries(chunking?.properties ?? {})) {
-    const { description, default: fallback, ...one } = setting;
-    chunking!.properties![key] = {
-      ...(description ? { description } : {}),
-      ...(fallback !== undefined ? { default: fallback } : {}),
-      anyOf: [one, { type: 'array', items: one, minItems: 1, description: 'a chunking sweep: one corpus (index, retriever) per value' }],
-    };
-  }
-}
-
 /**
  * The experiment file's schema as JSON Schema (draft 2020-12), for editors
  * (`# yaml-language-server: $schema=…`): what a file may say, before defaults are filled in.
@@ -50,6 +37,5 @@ export function experimentJsonSchema(): JsonSchema {
     },
   }) as JsonSchema;
   withShorthands(schema);
-  withChunkingSweeps(schema);
   return { ...schema, title: 'hisrag experiment config', $id: 'https://hisrag.dev/schema/experiment.json' };
 }

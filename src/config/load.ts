@@ -3,8 +3,8 @@ import { parseDocument } from 'yaml';
 import { ConfigError, formatZodIssues } from '../errors.js';
 import { unknownKeyHints } from '../registry.js';
 import { z } from 'zod';
-import { sweptWrittenPath } from './chunkingSweep.js';
-import { experimentConfigSchema, normalisedForm, SHORTHANDS, specsAsWritten, withPluralForms, writtenPath, type ExperimentConfig } from './experiment.js';
+import { expandChunkingSweeps } from './chunkingSweep.js';
+import { experimentFileSchema, SHORTHANDS, specsAsWritten, writtenPath, type ExperimentConfig } from './experiment.js';
 
 /** Parses YAML text into a plain value; syntax errors name file, line and column. */
 export function parseYaml(text: string, file: string): unknown {
@@ -72,26 +72,15 @@ function configIssueMessage(issue: z.core.$ZodRawIssue): string | undefined {
 }
 
 export function validateExperimentConfig(value: unknown, file: string): ExperimentConfig {
+  const invalid = (problems: string) => new ConfigError(`${file}: invalid experiment config:\n${problems}`);
+  const result = experimentFileSchema().safeParse(value, { error: configIssueMessage });
+  if (!result.success) throw invalid(formatZodIssues(new z.ZodError(result.error.issues.map((issue) => ({ ...issue, path: writtenPath(value, issue.path) })))));
   try {
-    // A sweep that cannot be expanded (a retriever of two sweeps) is refused before the check, naming the file.
-    normalisedForm(value);
+    // Expanded once checked (specs as written, sweeps' lists still in place): a retriever following two sweeps is refused here.
+    return expandChunkingSweeps(specsAsWritten(value, result.data));
   } catch (error) {
-    if (error instanceof ConfigError) throw new ConfigError(`${file}: invalid experiment config:\n${error.message}`);
-    throw error;
+    throw error instanceof ConfigError ? invalid(error.message) : error;
   }
-  const result = experimentConfigSchema().safeParse(value, { error: configIssueMessage });
-  if (!result.success) {
-    // A problem of a sweep's list entry is found once per grid point it is in: reported once, where it is written.
-    const seen = new Set<string>();
-    const issues = result.error.issues
-      .map((issue) => ({ ...issue, path: writtenPath(value, sweptWrittenPath(withPluralForms(value), issue.path)) }))
-      .filter((issue) => {
-        const key = JSON.stringify([issue.path, issue.message]);
-        return !seen.has(key) && seen.add(key);
-      });
-    throw new ConfigError(`${file}: invalid experiment config:\n${formatZodIssues(new z.ZodError(issues))}`);
-  }
-  return specsAsWritten(value, result.data);
 }
 
 export async function loadExperimentConfig(file: string, overrides: string[] = []): Promise<ExperimentConfig> {

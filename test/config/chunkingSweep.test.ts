@@ -109,6 +109,37 @@ describe('chunking sweeps', () => {
     expect(() => validateExperimentConfig(two, 'exp.yaml')).toThrow('exp.yaml: invalid experiment config:\nretrieval.retrievers[1]: reads indexes of two swept corpora');
   });
 
+  it('names a problem where the file wrote it: a sweep list\'s entry, or a field of the swept corpus, its index or its retriever', () => {
+    const messageOf = (edit: (config: any) => void) => {
+      const config = sweep() as any;
+      edit(config);
+      try {
+        validateExperimentConfig(config, 'exp.yaml');
+      } catch (error) {
+        return (error as Error).message.split('\n').slice(1);
+      }
+      return [];
+    };
+    // Inside a list: the entry (overlap 0 is no smaller than -5 at that point: reported at overlap's one value).
+    expect(messageOf((c) => (c.prepare.corpora[0].chunking = { maxSize: [128, -5], overlap: 0 }))).toEqual([
+      'prepare.corpora[0].chunking.maxSize[1]: Too small: expected number to be >0',
+      'prepare.corpora[0].chunking.overlap: overlap must be smaller than maxSize',
+    ]);
+    expect(messageOf((c) => (c.prepare.corpora[1].chunking = { maxSize: [100, 200], method: ['sentences', 'words'] }))).toEqual([
+      'prepare.corpora[1].chunking.method[1]: Invalid option: expected one of "sentences"|"fixed"',
+    ]);
+    // Outside a list, in the second corpus of a config whose first corpus is swept into six, and the swept corpus's index and retriever.
+    expect(messageOf((c) => {
+      c.prepare.corpora[1].builder.input = 5;
+      c.prepare.indexes[1].retriever = 'nope';
+      c.retrieval.retrievers[1].label = 'a b';
+    })).toEqual([
+      'prepare.corpora[1].builder.input: Invalid input: expected string, received number',
+      expect.stringMatching(/^prepare\.indexes\[1\]\.retriever: /),
+      expect.stringMatching(/^retrieval\.retrievers\[1\]\.label: /),
+    ]);
+  });
+
   it('the JSON Schema accepts a list for every chunking setting', () => {
     const chunking = (experimentJsonSchema() as any).properties.prepare.properties.corpora.items.properties.chunking;
     expect(chunking.properties.maxSize.anyOf[1]).toMatchObject({ type: 'array', items: { type: 'integer' }, minItems: 1 });

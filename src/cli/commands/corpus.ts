@@ -137,12 +137,12 @@ async function configFromFile(path: string, options: BuildOptions): Promise<Corp
   if (typeof value !== 'object' || value === null) throw new InputError(`${path}: expected a mapping`);
   // An experiment config carries its corpus builds in `prepare.corpora` (pick one with --name when
   // there are several; a chunking sweep's corpora by their expanded names); a `corpus` section is also accepted.
-  const { expandChunkingSweeps } = await import('../../config/chunkingSweep.js');
-  const record = expandChunkingSweeps(value) as Record<string, unknown>;
+  const { sweptCorpora } = await import('../../config/chunkingSweep.js');
+  const record = value as Record<string, unknown>;
   const prepared = (record.prepare as { corpora?: unknown } | undefined)?.corpora;
   let section: Record<string, unknown>;
   if (!('builder' in record) && Array.isArray(prepared)) {
-    const corpora = prepared as Record<string, unknown>[];
+    const corpora: Record<string, unknown>[] = sweptCorpora(prepared, path);
     const names = corpora.map((c) => String(c.name));
     const chosen = options.name ? corpora.find((c) => c.name === options.name) : corpora.length === 1 ? corpora[0] : undefined;
     if (!chosen) {
