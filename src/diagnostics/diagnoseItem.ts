@@ -7,8 +7,7 @@ import type { CallUsage, ClaimChecker, ClaimExtractor } from './claims/types.js'
 import { evidenceOf } from './evidence.js';
 import { benchmarkGold, type BenchmarkGold } from './goldClaims.js';
 import { LabelStore } from './labelStore.js';
-import { groupBy } from './groupBy.js';
-import { selectPairs, type PairScorer } from './prefilter.js';
+import { checkCandidates, rankCandidates, type Checked, type PairScorer, type PassageLabels } from './prefilter.js';
 import type { ClaimLabel, DiagnosticsCost, FailedCheck, MatrixEntry, RecordDiagnostics } from '../runFiles/diagnosis.js';
 
 export interface DiagnosisSettings {
@@ -46,10 +45,7 @@ class CostAccount {
 }
 
 const chunked = <T>(list: T[], size: number): T[][] => Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size));
-const callsFor = (claims: number, perCall: number) => Math.ceil(claims / perCall);
 
-/** Claim index → its label, or the error of the batch that should have labelled it. */
-type LabelsByClaim = Map<number, ClaimLabel | { error: string }>;
 type BatchResult = { labels: ClaimLabel[]; error?: undefined } | { labels?: undefined; error: string };
 
 /**
@@ -82,8 +78,8 @@ export class LabelService {
   }
 
   /** `claims[i]` for i in `wanted` against one text: claim index → label, or → error where its batch failed. */
-  async label(question: string, claims: string[], wanted: number[], text: string, cost: CostAccount): Promise<LabelsByClaim> {
-    const out: LabelsByClaim = new Map();
+  async label(question: string, claims: string[], wanted: number[], text: string, cost: CostAccount): Promise<PassageLabels> {
+    const out: PassageLabels = new Map();
     for (const group of chunked(wanted, this.context.checker.claimsPerCall)) {
       const result = await this.batch(question, group.map((i) => claims[i]!), text, cost);
       group.forEach((claimIndex, j) => out.set(claimIndex, result.labels ? result.labels[j]! : { error: result.error }));
@@ -104,10 +100,11 @@ async function claimsOf(context: DiagnosisContext, input: { question: string; te
   return { claims: outcome.claims };
 }
 
-/** A prefilter's selection (per claim, its passages) turned round: per passage, in order, the claims to check against it. */
-function claimsByPassage(selected: number[][]): [number, number[]][] {
-  const byPassage = groupBy(selected.flatMap((columns, i) => columns.map((j) => [j, i] as const)), ([j]) => j);
-  return [...byPassage].map(([j, pairs]): [number, number[]] => [j, pairs.map(([, i]) => i)]).sort(([a], [b]) => a - b);
+/** Claims against a record's passages through the prefilter: each claim's candidates, checked as `checkCandidates` says. */
+async function checkPassages(context: DiagnosisContext, record: RunItemRecord, claims: string[], passages: string[], label: (wanted: number[], text: string) => Promise<PassageLabels>): Promise<Checked> {
+  const { prefilter, topChunks } = context.settings;
+  const candidates = await rankCandidates(claims, passages, { mode: prefilter, top: topChunks, scorer: context.scorerFor(record) });
+  return checkCandidates(candidates, { perCall: context.checker.claimsPerCall, adaptive: prefilter !== 'none' }, (j, wanted) => label(wanted, passages[j]!));
 }
 
 /** The texts of a record's final-prompt passages, in `contextIds` order. */
@@ -125,10 +122,8 @@ interface GoldSide {
   claims: string[];
   /** Why the gold claims could not be extracted. */
   failure?: string;
-  /** Per record key: for each gold claim, the passages the prefilter chose. */
-  selections: Map<string, number[][]>;
-  /** Per passage text: gold claim index → label. */
-  labels: Map<string, LabelsByClaim>;
+  /** Per record key: the gold claims' checks against its passages. */
+  checked: Map<string, Checked>;
 }
 
 /**
@@ -150,7 +145,7 @@ export async function diagnoseItem(item: BenchmarkItem, all: RunItemRecord[], to
 
 const byKey = (a: RunItemRecord, b: RunItemRecord) => (a.key < b.key ? -1 : 1);
 
-/** The item's gold claims (extracted where the benchmark gives none), labelled against the union over every record's prefilter of (gold claim, passage) pairs, per passage text. */
+/** The item's gold claims (extracted where the benchmark gives none), checked against every record's passages (a passage text already labelled is not sent again). */
 async function diagnoseGoldSide(item: BenchmarkItem, all: RunItemRecord[], context: DiagnosisContext, labels: LabelService, cost: CostAccount): Promise<GoldSide> {
   const gold = benchmarkGold(item);
   let claims: string[] = gold.claims ?? [];
@@ -160,28 +155,12 @@ async function diagnoseGoldSide(item: BenchmarkItem, all: RunItemRecord[], conte
     if ('error' in extracted) failure = extracted.error;
     else claims = extracted.claims;
   }
-  const selections = new Map<string, number[][]>();
-  const wantedByText = new Map<string, Set<number>>();
+  const checked = new Map<string, Checked>();
   for (const record of [...all].sort(byKey)) {
     if (!usesRetrieval(record)) continue;
-    const passages = passagesOf(record);
-    const selected = await selectPairs(claims, passages, { mode: context.settings.prefilter, top: context.settings.topChunks, scorer: context.scorerFor(record) });
-    selections.set(record.key, selected);
-    selected.forEach((columns, claimIndex) => {
-      for (const j of columns) {
-        const text = passages[j]!;
-        if (!text) continue;
-        let set = wantedByText.get(text);
-        if (!set) wantedByText.set(text, (set = new Set()));
-        set.add(claimIndex);
-      }
-    });
+    checked.set(record.key, await checkPassages(context, record, claims, passagesOf(record), (wanted, text) => labels.label(item.question, claims, wanted, text, cost)));
   }
-  const labelsByText = new Map<string, LabelsByClaim>();
-  for (const [text, wanted] of wantedByText) {
-    labelsByText.set(text, await labels.label(item.question, claims, [...wanted].sort((a, b) => a - b), text, cost));
-  }
-  return { gold, claims, ...(failure !== undefined && { failure }), selections, labels: labelsByText };
+  return { gold, claims, ...(failure !== undefined && { failure }), checked };
 }
 
 /** One answer's side: its claims against the gold answer and its passages, the gold claims against the response and the passages. */
@@ -209,19 +188,10 @@ async function diagnoseAnswer(item: BenchmarkItem, record: RunItemRecord, gold: 
 
   // Chunk matrices: rows are claims, columns the final prompt's passages.
   const passages = usesRetrieval(record) ? passagesOf(record) : [];
-  const responseSelected = await selectPairs(responseClaims, passages, { mode: context.settings.prefilter, top: context.settings.topChunks, scorer: context.scorerFor(record) });
-  const responseByPassage = new Map<number, LabelsByClaim>();
-  for (const [j, wanted] of claimsByPassage(responseSelected)) {
-    if (!passages[j]) continue;
-    responseByPassage.set(j, await label(responseClaims, wanted, passages[j]!));
-  }
-  const responseColumns = passages.map((_, j) => matrixEntries(responseByPassage.get(j), responseClaims.length, failed, 'responseVsChunks', j));
-  const goldSelected = gold.selections.get(record.key) ?? goldClaims.map(() => [] as number[]);
-  const goldColumns = passages.map((text, j) => {
-    const chosen = new Set(goldSelected.flatMap((columns, i) => (columns.includes(j) ? [i] : [])));
-    const restricted = new Map([...(gold.labels.get(text) ?? new Map())].filter(([i]) => chosen.has(i)));
-    return matrixEntries(restricted, goldClaims.length, failed, 'goldVsChunks', j);
-  });
+  const responseChecked = await checkPassages(context, record, responseClaims, passages, (wanted, text) => label(responseClaims, wanted, text));
+  const goldChecked = gold.checked.get(record.key) ?? { columns: new Map(), batches: [] };
+  const responseColumns = passages.map((_, j) => matrixEntries(responseChecked.columns.get(j), responseClaims.length, failed, 'responseVsChunks', j));
+  const goldColumns = passages.map((_, j) => matrixEntries(goldChecked.columns.get(j), goldClaims.length, failed, 'goldVsChunks', j));
   const labelsOut = {
     responseVsGold,
     goldVsResponse,
@@ -238,7 +208,7 @@ async function diagnoseAnswer(item: BenchmarkItem, record: RunItemRecord, gold: 
     metrics: answerMetrics({ labels: labelsOut, passages: passages.length, failed, retrieval: usesRetrieval(record) }),
     failed,
     ...(evidence ? { evidence } : {}),
-    diagnosticsCost: diagnosticsCostOf({ question: item.question, responseText, responseClaims, goldText, goldClaims, passages, responseSelected, goldSelected }, gold.gold.claims === null, context, cost),
+    diagnosticsCost: diagnosticsCostOf({ question: item.question, responseText, responseClaims, goldText, goldClaims, passages, responseBatches: responseChecked.batches, goldBatches: goldChecked.batches }, gold.gold.claims === null, context, cost),
   };
 }
 
@@ -246,7 +216,7 @@ const allIndexes = (claims: string[]) => claims.map((_, i) => i);
 const transpose = (columns: MatrixEntry[][], rows: number) => Array.from({ length: rows }, (_, i) => columns.map((column) => column[i]!));
 
 /** A matrix column (or row) of `count` claims' labels: null where a claim was not checked or its check failed, the failure added to `failed`. */
-function matrixEntries(labelsByClaim: LabelsByClaim | undefined, count: number, failed: FailedCheck[], what: FailedCheck['what'], passage?: number): MatrixEntry[] {
+function matrixEntries(labelsByClaim: PassageLabels | undefined, count: number, failed: FailedCheck[], what: FailedCheck['what'], passage?: number): MatrixEntry[] {
   return Array.from({ length: count }, (_, i) => {
     const found = labelsByClaim?.get(i);
     if (found === undefined) return null;
@@ -258,8 +228,8 @@ function matrixEntries(labelsByClaim: LabelsByClaim | undefined, count: number, 
   });
 }
 
-/** One answer's claims and passages, and the (claim, passage) pairs the prefilter chose for each side. */
-interface AnswerPairs { question: string; responseText: string; responseClaims: string[]; goldText: string; goldClaims: string[]; passages: string[]; responseSelected: number[][]; goldSelected: number[][] }
+/** One answer's claims and passages, and each side's calls against the passages (passage, claims). */
+interface AnswerPairs { question: string; responseText: string; responseClaims: string[]; goldText: string; goldClaims: string[]; passages: string[]; responseBatches: [number, number[]][]; goldBatches: [number, number[]][] }
 
 /**
  * What this answer's diagnosis needs, call by call, whatever a cache already holds: the batches it would
@@ -267,38 +237,25 @@ interface AnswerPairs { question: string; responseText: string; responseClaims: 
  * sent (`cost`) and how long it took.
  */
 function diagnosticsCostOf(pairs: AnswerPairs, extractsGold: boolean, context: DiagnosisContext, cost: CostAccount): DiagnosticsCost {
-  const { question, responseText, responseClaims, goldText, goldClaims, passages, responseSelected, goldSelected } = pairs;
+  const { question, responseText, responseClaims, goldText, goldClaims, passages, responseBatches, goldBatches } = pairs;
   const perCall = context.checker.claimsPerCall;
   const need = { calls: 0, promptTokens: 0, completionTokens: 0 };
+  const add = (estimate: { promptTokens: number; completionTokens: number }) => { need.promptTokens += estimate.promptTokens; need.completionTokens += estimate.completionTokens; };
   const needBatches = (claims: string[], wanted: number[], text: string) => {
-    if (!text) return;
-    for (const group of chunked(wanted, perCall)) {
-      const estimate = context.checker.estimate({ claims: group.map((i) => claims[i]!), text, question });
-      need.calls++;
-      need.promptTokens += estimate.promptTokens;
-      need.completionTokens += estimate.completionTokens;
-    }
+    for (const group of text ? chunked(wanted, perCall) : []) { need.calls++; add(context.checker.estimate({ claims: group.map((i) => claims[i]!), text, question })); }
   };
   needBatches(responseClaims, goldText ? allIndexes(responseClaims) : [], goldText);
   needBatches(goldClaims, responseText ? allIndexes(goldClaims) : [], responseText);
-  for (const [j, wanted] of claimsByPassage(responseSelected)) needBatches(responseClaims, wanted, passages[j]!);
-  for (const [j, wanted] of claimsByPassage(goldSelected)) needBatches(goldClaims, wanted, passages[j]!);
-  let extractorCalls = 0;
-  for (const input of [
-    ...(responseText ? [{ question, text: responseText, role: 'response' as const }] : []),
-    ...(extractsGold ? [{ question, text: goldText, role: 'reference' as const }] : []),
-  ]) {
-    const estimate = context.extractor.estimate(input);
-    extractorCalls++;
-    need.promptTokens += estimate.promptTokens;
-    need.completionTokens += estimate.completionTokens;
-  }
+  for (const [j, wanted] of responseBatches) needBatches(responseClaims, wanted, passages[j]!);
+  for (const [j, wanted] of goldBatches) needBatches(goldClaims, wanted, passages[j]!);
+  const extractions = [...(responseText ? [{ question, text: responseText, role: 'response' as const }] : []), ...(extractsGold ? [{ question, text: goldText, role: 'reference' as const }] : [])];
+  for (const input of extractions) add(context.extractor.estimate(input));
   const k = passages.length;
-  const pairsChecked = responseSelected.reduce((n, c) => n + c.length, 0) + goldSelected.reduce((n, c) => n + c.length, 0);
+  const pairsChecked = [...responseBatches, ...goldBatches].reduce((n, [, claims]) => n + claims.length, 0);
   return {
-    extractorCalls,
+    extractorCalls: extractions.length,
     checkerCalls: need.calls,
-    allPairsCalls: (k + 1) * (callsFor(responseClaims.length, perCall) + callsFor(goldClaims.length, perCall)),
+    allPairsCalls: (k + 1) * (Math.ceil(responseClaims.length / perCall) + Math.ceil(goldClaims.length / perCall)),
     pairsChecked,
     pairsSkipped: k * (responseClaims.length + goldClaims.length) - pairsChecked,
     promptTokens: need.promptTokens,

@@ -24,7 +24,7 @@ import { DiagnosticsConfigSchema, type DiagnosticsConfig } from '../config/diagn
 import { diagnoseItem, LabelService, type DiagnosisContext } from './diagnoseItem.js';
 import { LabelStore } from './labelStore.js';
 import { groupBy } from './groupBy.js';
-import { hybridPairScorer, lexicalPairScorer, relevancePairScorer, type PairScorer } from './prefilter.js';
+import { hybridPairScorer, lexicalPairScorer, NEAR_BEST, relevancePairScorer, type PairScorer } from './prefilter.js';
 import { DIAGNOSTICS_FORMAT, diagnosticsFile, readDiagnosticsLines, recordFingerprint, sentTotals, type DiagnosticsLine, type DiagnosticsState } from '../runFiles/diagnostics.js';
 import { readRunManifest } from '../runFiles/manifest.js';
 
@@ -187,7 +187,7 @@ export async function diagnoseAnswers({ runDir, config, settings, prepared: { ex
   const { scorers, described, close } = await openScorers(config, settings, retrieverLabels);
   const store = new LabelStore(settings.cache ? resolve(settings.cache) : diagnosticsFile(runDir, 'cache'));
   try {
-    const settingsFingerprint = hash([DIAGNOSTICS_FORMAT, extractor.fingerprint, checker.fingerprint, checker.claimsPerCall, settings.prefilter, settings.topChunks, described]);
+    const settingsFingerprint = hash([DIAGNOSTICS_FORMAT, extractor.fingerprint, checker.fingerprint, checker.claimsPerCall, settings.prefilter, settings.topChunks, NEAR_BEST, described]);
     const startedAt = new Date().toISOString();
     const state: DiagnosticsState = {
       fingerprint: settingsFingerprint,

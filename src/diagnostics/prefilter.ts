@@ -1,5 +1,7 @@
 import { contentKeys } from '../scoring/judges/lexical.js';
 import { lexicalCoverage } from './claims/standIns.js';
+import { groupBy } from './groupBy.js';
+import type { ClaimLabel } from '../runFiles/diagnosis.js';
 
 /** Scores claims against passages for the prefilter: the retriever's own relevance, or lexical overlap. */
 export interface PairScorer {
@@ -60,26 +62,62 @@ export function hybridPairScorer(relevance: (query: string, texts: string[]) => 
   };
 }
 
+/** A passage a claim may be checked against, with the prefilter's score for the pair. */
+export type Candidate = { passage: number; score: number };
+/** One passage's labels: claim index → label, or the error of the call that should have labelled it. */
+export type PassageLabels = Map<number, ClaimLabel | { error: string }>;
+/** What was checked: per passage its labels, and each call's (passage, claims) in the order sent. */
+export type Checked = { columns: Map<number, PassageLabels>; batches: [number, number[]][] };
+
 /**
- * Each claim's passages: all (`none`: RAGChecker's all pairs) or its best `top` by the scorer; under lexical
- * or hybrid scoring a passage sharing nothing with the claim is never sent.
+ * Each claim's candidates, best first: every non-empty passage (`none`: RAGChecker's all pairs) or its best
+ * `top` by the scorer; under lexical or hybrid scoring a passage sharing nothing with the claim is never one.
  */
-export async function selectPairs(
-  claims: string[],
-  passages: string[],
-  options: { mode: 'hybrid' | 'relevance' | 'lexical' | 'none'; top: number; scorer: PairScorer },
-): Promise<number[][]> {
-  if (options.mode === 'none' || passages.length <= options.top) {
-    if (options.mode !== 'none' && options.scorer.kind !== 'relevance') {
-      const scores = await options.scorer.score(claims, passages);
-      return scores.map((row) => row.flatMap((s, j) => (s > 0 ? [j] : [])));
-    }
-    return claims.map(() => passages.map((_, j) => j));
-  }
-  const scores = await options.scorer.score(claims, passages);
+export async function rankCandidates(claims: string[], passages: string[], options: { mode: 'hybrid' | 'relevance' | 'lexical' | 'none'; top: number; scorer: PairScorer }): Promise<Candidate[][]> {
+  const all = options.mode === 'none' || (passages.length <= options.top && options.scorer.kind === 'relevance');
+  const scores = all ? claims.map(() => passages.map(() => 1)) : await options.scorer.score(claims, passages);
   return scores.map((row) => {
-    const order = row.map((s, j) => ({ s, j })).filter(({ s }) => options.scorer.kind === 'relevance' || s > 0);
-    order.sort((a, b) => b.s - a.s || a.j - b.j);
-    return order.slice(0, options.top).map(({ j }) => j).sort((a, b) => a - b);
+    const order = row.flatMap((score, passage) => (passages[passage] && (all || options.scorer.kind === 'relevance' || score > 0) ? [{ passage, score }] : []));
+    return order.sort((a, b) => b.score - a.score || a.passage - b.passage).slice(0, all ? undefined : options.top);
   });
+}
+
+/**
+ * After an entailment a claim's next candidate is still checked when it scores at least this share of the
+ * entailing one: an overlapping or repeated passage, likely entailing it too, which context precision
+ * and noise sensitivity count as a passage of its own.
+ */
+export const NEAR_BEST = 0.7;
+
+/**
+ * Checks claims against their candidates: all at once without `adaptive` (RAGChecker's all pairs), else round
+ * by round, each claim against its next candidate until one entails it (then NEAR_BEST) or none is left. A
+ * call costs the same for one claim as for `perCall`, so a passage's calls are filled up with the other
+ * claims not yet checked against it, those ranking it among their candidates first: more labels, no more calls.
+ */
+export async function checkCandidates(candidates: Candidate[][], options: { perCall: number; adaptive: boolean }, check: (passage: number, claims: number[]) => Promise<PassageLabels>): Promise<Checked> {
+  const checked: Checked = { columns: new Map(), batches: [] };
+  const tried = new Set<string>();
+  const send = async (passage: number, claims: number[]) => {
+    claims.sort((a, b) => a - b).forEach((i) => tried.add(`${i}:${passage}`));
+    checked.batches.push([passage, claims]);
+    const labels = await check(passage, claims);
+    checked.columns.set(passage, new Map([...(checked.columns.get(passage) ?? []), ...labels]));
+  };
+  const byPassage = (pairs: [number, number][]) => [...groupBy(pairs, ([j]) => j)].sort(([a], [b]) => a - b).map(([j, list]): [number, number[]] => [j, list.map(([, i]) => i)]);
+  const next = (i: number) => candidates[i]!.find(({ passage }) => !tried.has(`${i}:${passage}`));
+  const settled = (i: number) => {
+    const entailing = candidates[i]!.filter(({ passage }) => checked.columns.get(passage)?.get(i) === 'entailment').map((c) => c.score);
+    return entailing.length > 0 && (next(i)?.score ?? -Infinity) < NEAR_BEST * Math.min(...entailing);
+  };
+  for (;;) {
+    const wanted = options.adaptive ? candidates.flatMap((_, i): [number, number][] => (settled(i) || !next(i) ? [] : [[next(i)!.passage, i]])) : candidates.flatMap((list, i) => list.map(({ passage }): [number, number] => [passage, i]));
+    if (!wanted.length) return checked;
+    for (const [j, claims] of byPassage(wanted)) {
+      const rank = (i: number) => candidates[i]!.find((c) => c.passage === j)?.score ?? -Infinity;
+      const others = candidates.map((_, i) => i).filter((i) => !claims.includes(i) && !tried.has(`${i}:${j}`)).sort((a, b) => rank(b) - rank(a) || a - b);
+      await send(j, options.adaptive ? [...claims, ...others.slice(0, Math.ceil(claims.length / options.perCall) * options.perCall - claims.length)] : claims);
+    }
+    if (!options.adaptive) return checked;
+  }
 }

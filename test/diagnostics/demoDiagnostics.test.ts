@@ -97,7 +97,8 @@ describe('experiments/demo-diagnostics.yaml: ProHist-format questions, rubric po
       expect(d.checkerCalls!).toBeLessThanOrEqual(d.allPairsCalls!);
     }
     const rag100 = summary.cells.find((c) => c.condition === 'rag@100')!.diagnostics!;
-    expect(rag100.checkerCalls! / rag100.allPairsCalls!).toBeLessThanOrEqual(0.1);
+    // docs/performance.md measures 5.7% (13.5 of 238.1 calls per answer) with the stopping rule, 8.0% without.
+    expect(rag100.checkerCalls! / rag100.allPairsCalls!).toBeLessThanOrEqual(0.06);
   });
 
   it('the report has a "Why" section: help/hurt bars, claim metrics, their charts against k, and claims per answer', () => {

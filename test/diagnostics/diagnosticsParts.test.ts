@@ -6,7 +6,7 @@ import { defaultDelta } from '../../src/scoring/metrics.js';
 import { evidenceOf, goldRankBucket } from '../../src/diagnostics/evidence.js';
 import { twoStageBootstrap } from '../../src/statistics/samples.js';
 import { benchmarkGold, rubricItemClaim } from '../../src/diagnostics/goldClaims.js';
-import { hybridPairScorer, lexicalPairScorer, relevancePairScorer, selectPairs } from '../../src/diagnostics/prefilter.js';
+import { checkCandidates, hybridPairScorer, lexicalPairScorer, rankCandidates, relevancePairScorer, type Candidate, type PassageLabels } from '../../src/diagnostics/prefilter.js';
 
 const item = (fields: Partial<BenchmarkItem>): BenchmarkItem => ({ id: 'q1', benchmark: 'b', kind: 'rubric', question: '问？', category: 'c', meta: {}, ...fields }) as BenchmarkItem;
 const chunk = (id: string, rank: number, page?: number) => ({ id, rank, score: 1, title: 't', text: id, ...(page !== undefined ? { page } : {}) });
@@ -169,6 +169,7 @@ describe('offline stand-ins', () => {
 describe('prefilter', () => {
   const passages = ['殿试由皇帝主持', '乡试于省城举行', '殿试与会试', '无关的文字'];
   const claims = ['殿试由皇帝主持', '会试在京城'];
+  const selectPairs = async (...args: Parameters<typeof rankCandidates>) => (await rankCandidates(...args)).map((list) => list.map((c) => c.passage).sort((a, b) => a - b));
 
   it('none sends every pair (RAGChecker)', async () => {
     expect(await selectPairs(claims, passages, { mode: 'none', top: 1, scorer: lexicalPairScorer() })).toEqual([[0, 1, 2, 3], [0, 1, 2, 3]]);
@@ -194,6 +195,52 @@ describe('prefilter', () => {
     const tied = ['殿试A', '殿试B', '乡试'];
     expect(await selectPairs(['殿试'], tied, { mode: 'hybrid', top: 1, scorer: hybridPairScorer(relevance, 1) })).toEqual([[1]]);
     expect(asked).toEqual([['殿试A', '殿试B']]);
+  });
+});
+
+describe('checking candidates adaptively', () => {
+  // A checker over a fixed truth table: entailed[claim] lists the passages that entail it; calls are recorded.
+  const checkerOf = (entailed: number[][]) => {
+    const calls: [number, number[]][] = [];
+    const check = async (passage: number, claims: number[]): Promise<PassageLabels> => {
+      calls.push([passage, [...claims]]);
+      return new Map(claims.map((i) => [i, entailed[i]!.includes(passage) ? 'entailment' : 'neutral']));
+    };
+    return { calls, check };
+  };
+  const ranked = (...pairs: [number, number][]): Candidate[] => pairs.map(([passage, score]) => ({ passage, score }));
+
+  it('a claim its first candidate entails is checked once; one no candidate entails, against each of its candidates', async () => {
+    // Claim 0: passages 4, 7, 9 (4 entails it); claim 1: passages 5, 6, 8 (none entails it). One claim a call.
+    const { calls, check } = checkerOf([[4], []]);
+    const candidates = [ranked([4, 0.9], [7, 0.5], [9, 0.4]), ranked([5, 0.8], [6, 0.6], [8, 0.3])];
+    const checked = await checkCandidates(candidates, { perCall: 1, adaptive: true }, check);
+    expect(calls).toEqual([[4, [0]], [5, [1]], [6, [1]], [8, [1]]]);
+    expect(checked.batches).toEqual(calls);
+    expect(checked.columns.get(4)?.get(0)).toBe('entailment');
+    expect(checked.columns.has(7)).toBe(false);
+  });
+
+  it('after an entailment, a next candidate scoring at least NEAR_BEST of it is checked too', async () => {
+    // 0.8 ≥ 0.7 × 0.9 = 0.63: passage 2 is checked; 0.5 < 0.7 × 0.8 = 0.56 (the lower entailing score): passage 3 is not.
+    const { calls, check } = checkerOf([[1, 2]]);
+    await checkCandidates([ranked([1, 0.9], [2, 0.8], [3, 0.5])], { perCall: 1, adaptive: true }, check);
+    expect(calls).toEqual([[1, [0]], [2, [0]]]);
+  });
+
+  it('fills a call up to its size with the other claims, those ranking the passage first', async () => {
+    // Round 1: claims 0 and 1 want passage 0; claim 2 wants passage 1. Calls of two claims: passage 0 is full,
+    // passage 1 takes claim 1 (passage 1 is its candidate) before claim 0 (it is not).
+    const { calls, check } = checkerOf([[0], [0], [1]]);
+    const candidates = [ranked([0, 0.9]), ranked([0, 0.9], [1, 0.2]), ranked([1, 0.9])];
+    await checkCandidates(candidates, { perCall: 2, adaptive: true }, check);
+    expect(calls).toEqual([[0, [0, 1]], [1, [1, 2]]]);
+  });
+
+  it('without adaptive every candidate pair is checked, grouped by passage', async () => {
+    const { calls, check } = checkerOf([[0], [1]]);
+    await checkCandidates([ranked([0, 1], [1, 1]), ranked([1, 1], [0, 1])], { perCall: 5, adaptive: false }, check);
+    expect(calls).toEqual([[0, [0, 1]], [1, [0, 1]]]);
   });
 });
 
