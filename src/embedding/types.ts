@@ -38,6 +38,12 @@ export interface TextEmbedder extends Embeddings {
    */
   fingerprint?(): Promise<string>;
   /**
+   * A key that changes whenever this embedder's vectors would (settings, conventions, model files),
+   * computed without loading the model, for embedders whose vectors are float32 (what the caches
+   * store): a cache can answer before the model loads. Undefined when it cannot be known yet.
+   */
+  vectorKey?(): Promise<string | undefined>;
+  /**
    * Set by embedders whose model runs elsewhere (a server, or a pool of replicas): nothing of the model
    * lives in this process, so an index build keeps `concurrency` batches in flight and inserts into the
    * graph while they are embedded, instead of releasing the embedder first (see buildIndex).

@@ -41,12 +41,8 @@ unavailable, execution.maxFailures reached, or no answer scored (resumable), 130
         const { loadExperimentConfig } = await import('../../config/load.js');
         const { planWithPower } = await import('../../app/dryRun.js');
         const { planTable, powerTable } = await import('../../report/planTable.js');
-        if (opts.frozen) {
-          // The dry run prepares artefacts as a run would: --frozen refuses a missing or stale one here too.
-          const { prepareArtefacts } = await import('../../app/prepare.js');
-          await prepareArtefacts(await loadExperimentConfig(configFile, opts.set), { log: () => {}, progress: false, frozen: true });
-        }
-        const { plan, power } = await planWithPower(await loadExperimentConfig(configFile, opts.set), { ...(opts.estimateFrom ? { estimateFrom: opts.estimateFrom } : {}) });
+        // The dry run prepares artefacts as a run would: --frozen refuses a missing or stale one here too.
+        const { plan, power } = await planWithPower(await loadExperimentConfig(configFile, opts.set), { ...(opts.estimateFrom ? { estimateFrom: opts.estimateFrom } : {}), ...(opts.frozen ? { frozen: true } : {}) });
         process.stdout.write(planTable(plan) + '\n\n' + powerTable(power) + '\n');
         return;
       }
