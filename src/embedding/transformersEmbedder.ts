@@ -80,11 +80,7 @@ export class TransformersEmbedder extends Embeddings implements TextEmbedder {
     return modelFingerprint(files.dir, files.onnxFile);
   }
 
-  /**
-   * Every setting but where progress and the vector cache go, the resolved conventions, the model's
-   * display name and its files' content hash, read without loading the model; none for a hub model not
-   * downloaded yet.
-   */
+  /** Every setting but progress and cacheFile, the conventions, the model's name and files' hash (none for a hub model not downloaded). */
   async vectorKey(): Promise<string | undefined> {
     const files = modelFiles(this.params);
     if (!files) return undefined;

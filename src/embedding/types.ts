@@ -38,9 +38,8 @@ export interface TextEmbedder extends Embeddings {
    */
   fingerprint?(): Promise<string>;
   /**
-   * A key that changes whenever this embedder's vectors would (settings, conventions, model files),
-   * computed without loading the model, for embedders whose vectors are float32 (what the caches
-   * store): a cache can answer before the model loads. Undefined when it cannot be known yet.
+   * A key that changes whenever the vectors would, known without loading the model (a cache answers
+   * before it loads); only for float32 vectors (what caches store); undefined when it cannot be known.
    */
   vectorKey?(): Promise<string | undefined>;
   /**

@@ -2,10 +2,7 @@ import type { PowerPlan } from '../estimate/power.js';
 import type { Range, RunPlan } from '../runFiles/plan.js';
 import { renderTextTable } from './table.js';
 
-/**
- * `x.toLocaleString('en-US')` (with `digits` fraction digits when given); an integer grouped here, as
- * ICU would: its number formatting takes ~30 ms to start, and a plan without prices prints integers only.
- */
+/** `x.toLocaleString('en-US')` (`digits` fraction digits when given); integers grouped here: ICU takes ~30 ms to start. */
 export function formatNumber(x: number, digits?: number): string {
   if (Number.isSafeInteger(x) && !Object.is(x, -0) && !digits) return String(x).replace(/\B(?=(\d{3})+$)/g, ',');
   return x.toLocaleString('en-US', digits === undefined ? {} : { maximumFractionDigits: digits, minimumFractionDigits: digits });

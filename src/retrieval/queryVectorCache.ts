@@ -30,14 +30,12 @@ export function withQueryVectorCache(index: OpenedIndex, given: OpenIndexOptions
   const embedQueries = async (texts: string[]): Promise<number[][]> => {
     const entry = texts.length > 0 ? await open() : undefined;
     if (!entry) return index.embedQueries(texts);
-    const { cache, key, queryPrefix } = entry;
-    const contentOf = new Map(texts.map((text) => [text, createHash('sha256').update(queryPrefix + text, 'utf8').digest('hex')]));
-    const found = cache.getManyByContent(key, texts.map((text) => contentOf.get(text)!));
+    const contents = texts.map((text) => createHash('sha256').update(entry.queryPrefix + text, 'utf8').digest('hex'));
+    const found = entry.cache.getManyByContent(entry.key, contents);
     if (found.every((vector) => vector !== undefined)) return found as number[][];
     // One text missing: all are embedded together, as without the cache (a batch's other texts and their padding are the model's input too).
     const vectors = await index.embedQueries(texts);
-    const missing = new Map(texts.flatMap((text, i) => (found[i] ? [] : [[contentOf.get(text)!, vectors[i]!] as const])));
-    if (!options.readOnly) cache.putManyByContent(key, [...missing].map(([content, vector]) => ({ content, vector })));
+    if (!options.readOnly) entry.cache.putManyByContent(entry.key, contents.flatMap((content, i) => (found[i] ? [] : [{ content, vector: vectors[i]! }])));
     return vectors;
   };
   return {
@@ -54,7 +52,12 @@ export function withQueryVectorCache(index: OpenedIndex, given: OpenIndexOptions
 async function openCache(index: OpenedIndex, given: OpenIndexOptions['embedder'], options: QueryVectorCacheOptions) {
   const recorded = index.manifest.embedder;
   if (!recorded || (options.readOnly && !existsSync(options.file))) return undefined;
-  const vectorKey = await vectorKeyOf(given ?? recorded.spec);
+  const embedder = given ?? recorded.spec;
+  // An instance answers for itself; a spec is created (not loaded) to ask it, then released.
+  const created = embedder && typeof (embedder as TextEmbedder).embedQuery !== 'function' ? await createEmbedder(embedder as ComponentSpec) : undefined;
+  // A key it cannot compute (model files missing): the index embeds, and reports what is wrong.
+  const vectorKey = await (created ?? (embedder as TextEmbedder | undefined))?.vectorKey?.().catch(() => undefined);
+  await created?.dispose();
   if (!vectorKey) return undefined;
   let cache: EmbeddingCache;
   try {
@@ -66,16 +69,4 @@ async function openCache(index: OpenedIndex, given: OpenIndexOptions['embedder']
   const key = createHash('sha256').update(JSON.stringify(identity)).digest('hex');
   if (!options.readOnly) cache.describe(key, identity);
   return { cache, key, queryPrefix: recorded.identity.queryPrefix };
-}
-
-/** The query embedder's `vectorKey`: of the instance given, else of one created from the spec (not loaded, then released). */
-async function vectorKeyOf(embedder: TextEmbedder | ComponentSpec | undefined): Promise<string | undefined> {
-  if (!embedder) return undefined;
-  if (typeof (embedder as TextEmbedder).embedQuery === 'function') return (embedder as TextEmbedder).vectorKey?.();
-  const created = await createEmbedder(embedder as ComponentSpec);
-  try {
-    return await created.vectorKey?.();
-  } finally {
-    await created.dispose();
-  }
 }

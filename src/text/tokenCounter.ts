@@ -3,9 +3,8 @@ export type TokenCounter = (text: string) => number;
 
 const CJK = /^[\p{Script=Han}\u3000-\u303f\uff00-\uffef]$/u;
 /**
- * Per BMP code unit: 0 not seen yet, 1 in the class, 2 not; each tested once, when first met (a plan
- * counts every prompt it builds: a regex match over each text allocated an array of every match, and
- * testing all 53,000 candidates up front took a short plan longer than its counting).
+ * Per BMP code unit: 0 not seen yet, 1 in the class, 2 not, tested when first met (a regex match array
+ * per text, or testing all 53,000 candidates up front, took a short plan longer than its counting).
  */
 const bmpCjk = new Uint8Array(0x10000);
 

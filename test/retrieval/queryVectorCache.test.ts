@@ -62,7 +62,7 @@ describe('withQueryVectorCache', () => {
     expect(warm.asked).toEqual([]);
   });
 
-  it('read-only (--frozen) stores nothing and creates no file; an embedder without a vector key is left alone', async () => {
+  it('read-only (--frozen) stores nothing and creates no file; an embedder without a vector key, or whose key fails, is left alone', async () => {
     const file = join(dir, 'frozen.sqlite');
     const frozen = fakeIndex();
     await withQueryVectorCache(frozen.index, embedder('k1'), { file, readOnly: true }).embedQueries(['甲']);
@@ -79,6 +79,11 @@ describe('withQueryVectorCache', () => {
     const plain = fakeIndex();
     await withQueryVectorCache(plain.index, embedder(undefined), { file: keyless }).embedQueries(['甲']);
     expect(plain.asked).toEqual([['甲']]);
+    // A key that cannot be computed (model files missing): the index embeds (and reports what is wrong).
+    const failing = fakeIndex();
+    const broken = { embedQuery: async () => [], vectorKey: () => Promise.reject(new Error('ENOENT config.json')) } as unknown as TextEmbedder;
+    await withQueryVectorCache(failing.index, broken, { file: keyless }).embedQueries(['甲']);
+    expect(failing.asked).toEqual([['甲']]);
     expect(existsSync(keyless)).toBe(false);
   });
 });
