@@ -44,6 +44,12 @@ export class CachedEmbedder extends Embeddings implements TextEmbedder {
     return this.inner.identity();
   }
 
+  /** The wrapped embedder's: this cache returns the vectors it would. */
+  get vectorKey(): (() => Promise<string | undefined>) | undefined {
+    const inner = this.inner;
+    return inner.vectorKey && (() => inner.vectorKey!());
+  }
+
   /** A cache in front of a remote embedder is remote too (it holds no model). */
   get remote(): { concurrency: number } | undefined {
     return this.inner.remote;

@@ -11,7 +11,7 @@ import {
   type TransformersEmbedderParams,
 } from './transformersParams.js';
 import { resolveConventions, type ResolvedConventions } from './conventions.js';
-import { loadTransformersModel, startTransformersWorkers, type TransformersModel } from './transformersModel.js';
+import type { TransformersModel } from './transformersModel.js';
 import { locateModel, modelFiles } from '../models/modelLoading.js';
 import { modelFingerprint } from '../models/modelFingerprint.js';
 import { mapInLengthBatches } from '../models/lengthBatches.js';
@@ -56,6 +56,8 @@ export class TransformersEmbedder extends Embeddings implements TextEmbedder {
       const { pooling, normalize } = this.conventions().conventions;
       const params = { ...this.params, pooling, normalize };
       const { workers } = params;
+      // Imported on load: creating the embedder (a query vector cache asks its `vectorKey`) loads no runtime.
+      const { loadTransformersModel, startTransformersWorkers } = await import('./transformersModel.js');
       if (workers === 0) return loadTransformersModel(params);
       return startTransformersWorkers({ ...params, threads: params.threads ?? 1 }, workers);
     })();
@@ -76,6 +78,15 @@ export class TransformersEmbedder extends Embeddings implements TextEmbedder {
     // A hub model transformers.js loaded from somewhere other than the cache dir: its name and dtype are all we know.
     if (!files) return `${this.params.model}|${this.params.dtype}`;
     return modelFingerprint(files.dir, files.onnxFile);
+  }
+
+  /** Every setting but progress and cacheFile, the conventions, the model's name and files' hash (none for a hub model not downloaded). */
+  async vectorKey(): Promise<string | undefined> {
+    const files = modelFiles(this.params);
+    if (!files) return undefined;
+    const { progress: _progress, cacheFile: _cacheFile, ...settings } = this.params;
+    const { conventions } = this.conventions();
+    return JSON.stringify({ model: locateModel(this.params.model).displayName, settings, conventions, files: await modelFingerprint(files.dir, files.onnxFile) });
   }
 
   /** What else changes the vectors (dtype, truncation, the model files themselves): part of cache keys. */

@@ -38,6 +38,11 @@ export interface TextEmbedder extends Embeddings {
    */
   fingerprint?(): Promise<string>;
   /**
+   * A key that changes whenever the vectors would, known without loading the model (a cache answers
+   * before it loads); only for float32 vectors (what caches store); undefined when it cannot be known.
+   */
+  vectorKey?(): Promise<string | undefined>;
+  /**
    * Set by embedders whose model runs elsewhere (a server, or a pool of replicas): nothing of the model
    * lives in this process, so an index build keeps `concurrency` batches in flight and inserts into the
    * graph while they are embedded, instead of releasing the embedder first (see buildIndex).

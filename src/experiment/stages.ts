@@ -29,6 +29,7 @@ import type { AnswerExtractor, ItemScore, Judge } from '../scoring/types.js';
 import { modelsOf, retrieversOf, strategySpecs } from './plan.js';
 import type { ChatModelGenerator } from '../generation/chatModelGenerator.js';
 import type { BatchQueue } from '../generation/batchQueue.js';
+import type { QueryVectorCacheOptions } from '../retrieval/queryVectorCache.js';
 
 /** A model of the grid: its generator, and the tokens its context budgets and lengths are counted in. */
 export interface StageModel {
@@ -287,8 +288,8 @@ function componentLines({ items, benchmarkDescriptions, retrieverByLabel, method
   return lines;
 }
 
-/** Builds the stage objects of an experiment from the registries (after validating them). */
-export async function buildStages(config: ExperimentConfig): Promise<Stages> {
+/** Builds the stage objects of an experiment from the registries (after validating them); `queryVectors`: see createRetrieverContext. */
+export async function buildStages(config: ExperimentConfig, options: { queryVectors?: QueryVectorCacheOptions } = {}): Promise<Stages> {
   await validateComponents(config);
   const { benchmarkSpecs, strategyList, retrieverList, modelList, judgeSpec, extractorSpec } = componentSpecs(config);
   const { items, benchmarkDescriptions } = await loadBenchmarkItems(benchmarkSpecs);
@@ -303,7 +304,7 @@ export async function buildStages(config: ExperimentConfig): Promise<Stages> {
   }
 
   const retrieverByLabel = new Map<string, Retriever>();
-  const retrieverContext = createRetrieverContext({ seed: config.seed });
+  const retrieverContext = createRetrieverContext({ seed: config.seed, ...options });
   let gold: GoldSpanStage = { spansFor: () => undefined, lines: [] };
   const closers: (() => Promise<void>)[] = [];
   // Methods release what they opened themselves (CRAG's fallback retriever and evaluator), whoever

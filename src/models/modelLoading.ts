@@ -1,6 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { AutoTokenizer } from '@huggingface/transformers';
 import { ConfigError } from '../errors.js';
 
 /**
@@ -129,6 +128,8 @@ export function modelFiles(params: Pick<ModelLoadParams, 'model' | 'cacheDir' | 
 export async function loadTokenizer<T>(params: ModelLoadParams, role: ModelRole, variant?: string): Promise<{ tokenizer: T; location: ModelLocation; fingerprint: string }> {
   const { location, fingerprint } = prepareModel(params, role, variant);
   const { local_files_only, cache_dir } = pretrainedOptions(params);
+  // Imported here: finding a model's files (locateModel, modelFiles) loads no runtime.
+  const { AutoTokenizer } = await import('@huggingface/transformers');
   const tokenizer = (await loadingModel(params, role, location, () =>
     AutoTokenizer.from_pretrained(location.reference, { local_files_only, cache_dir }),
   )) as unknown as T;

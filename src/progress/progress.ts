@@ -1,4 +1,5 @@
-import cliProgress from 'cli-progress';
+import type cliProgressModule from 'cli-progress';
+import { createRequire } from 'node:module';
 
 /**
  * Progress for long work: items done / total, rate and ETA. On a TTY it draws a bar
@@ -103,6 +104,8 @@ export function createProgress(options: ProgressOptions): ProgressReporter {
   };
 
   if (stream.isTTY && !options.plain) {
+    // Required for the first bar drawn: plain lines, silent progress and a dry run load none of it.
+    const cliProgress = createRequire(import.meta.url)('cli-progress') as typeof cliProgressModule;
     const bar = new cliProgress.SingleBar(
       {
         format: `${options.label} [{bar}] {value}/{total} ${unit} | {rate}/s | ETA {eta} {extra}`,

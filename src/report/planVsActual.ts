@@ -1,7 +1,7 @@
 import type { PlanCell, Range, RunPlan } from '../runFiles/plan.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { escapeHtml as esc } from './escape.js';
-import { formatRange } from './planTable.js';
+import { formatNumber, formatRange } from './planTable.js';
 import { groupBy } from '../diagnostics/groupBy.js';
 
 interface Actual {
@@ -36,11 +36,10 @@ const outside = (actual: number, range: Range, tolerance: number, judgeMin: bool
 
 /** One `plan / actual` pair of cells; the actual marked when it falls outside the plan. */
 function pair(range: Range | null | undefined, actual: number | null, digits: number, tolerance: number, judged: boolean, judgeMin = true): string {
-  const shown = (x: number) => x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
   const planned = range ? formatRange(range, digits) : '–';
   if (actual === null) return `<td>${planned}</td><td>–</td>`;
   const off = judged && range ? outside(actual, range, tolerance, judgeMin) : false;
-  return `<td>${planned}</td><td${off ? ' class="neg" title="outside the plan"' : ''}>${shown(actual)}</td>`;
+  return `<td>${planned}</td><td${off ? ' class="neg" title="outside the plan"' : ''}>${formatNumber(actual, digits)}</td>`;
 }
 
 /**

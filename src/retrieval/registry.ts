@@ -13,6 +13,7 @@ import { oracleNoiseSchema } from './retrievers/oracleNoiseSchema.js';
 import { oracleSchema } from './retrievers/oracleSchema.js';
 import { randomSchema } from './retrievers/randomSchema.js';
 import type { Retriever } from './types.js';
+import type { QueryVectorCacheOptions } from './queryVectorCache.js';
 
 export { RetrieverSpecSchema, type RetrieverContext, type RetrieverSpec } from './retrieverContext.js';
 
@@ -47,13 +48,20 @@ export const retrievers = new RetrieverRegistry('retriever')
   .registerLazy(langchainHnswlibSchema, async () => (await import('./retrievers/langchainHnswlib.js')).langchainHnswlibRetriever.create)
   .registerLazy(langchainLancedbSchema, async () => (await import('./retrievers/langchainLancedb.js')).langchainLancedbRetriever.create);
 
-export function createRetrieverContext(options: { seed?: number; embedder?: TextEmbedder } = {}): RetrieverContext {
+/** `queryVectors`: indexes answer their queries from that cache first (a dry run's plan; see withQueryVectorCache). */
+export function createRetrieverContext(options: { seed?: number; embedder?: TextEmbedder; queryVectors?: QueryVectorCacheOptions } = {}): RetrieverContext {
+  const { queryVectors } = options;
   const context: RetrieverContext = {
     seed: options.seed ?? 0,
     embedder: options.embedder,
     createRetriever: (spec, path) => retrievers.createPlain(spec, context, path),
     // Loaded on use: opening an index loads SQLite and the graph libraries.
-    openIndex: async (dir, openOptions) => (await import('../index/openIndex.js')).openIndex(dir, openOptions),
+    openIndex: async (dir, openOptions) => {
+      const index = await (await import('../index/openIndex.js')).openIndex(dir, openOptions);
+      if (!queryVectors) return index;
+      const { withQueryVectorCache } = await import('./queryVectorCache.js');
+      return withQueryVectorCache(index, openOptions?.embedder, queryVectors);
+    },
   };
   return context;
 }

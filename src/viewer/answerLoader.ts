@@ -279,7 +279,7 @@ export class AnswerLoader {
 
   counts(): AnswerCounts {
     if (this.answerCount?.changes === this.version()) return this.answerCount;
-    let counted = this.storedCounts();
+    let counted = this.storedCounts() ?? (this.cache.created ? null : { n: 0, items: 0, benchmarks: [] });
     if (!counted) {
       // An empty index, or a cache without its counts: counted once (the benchmark names scan the table).
       const names = (this.cache.db.prepare('SELECT DISTINCT benchmark FROM answers').all() as { benchmark: string }[]).map((r) => r.benchmark);

@@ -45,3 +45,14 @@ describe('progress ETA from the recent pace', () => {
     expect(pace.etaSeconds(20, 12_000)).toBe(0);
   });
 });
+
+describe('progress on a terminal', () => {
+  it('draws a cli-progress bar with the label, count and unit', () => {
+    const written: string[] = [];
+    const stream = { isTTY: true, columns: 120, write: (text: string) => (written.push(text), true), on: () => stream, removeListener: () => stream } as unknown as NodeJS.WriteStream;
+    const progress = createProgress({ label: 'embedding', total: 4, unit: 'texts', stream });
+    progress.tick(3);
+    progress.stop();
+    expect(written.join('')).toMatch(/embedding \[[█░]+\] 3\/4 texts/);
+  });
+});

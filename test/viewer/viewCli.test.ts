@@ -44,6 +44,8 @@ describe('hisrag view (the command)', () => {
     expect(runs.map((r) => r.id)).toEqual(['demo']);
     expect(await (await fetch(view.url)).text()).toContain('<script src="app.js">');
     expect(view.stderr()).toContain(`answers indexed in the background into ${cache}`);
+    // The index file is created with the first indexing step, after the run list: stopped once every answer is in.
+    while (((await (await fetch(`${view.url}api/indexing`)).json()) as { ready: number }).ready < 1) await new Promise((r) => setTimeout(r, 50));
     expect(await view.stop()).toBe(130);
     expect(readdirSync(tmp).filter((n) => n.startsWith('hisrag-view'))).toEqual([]);
     expect(readdirSync(cache).filter((n) => n.endsWith('.sqlite'))).toHaveLength(1);

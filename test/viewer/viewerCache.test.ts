@@ -66,6 +66,12 @@ describe('hisrag view: answers indexed in the background into a cache kept betwe
     const summary = JSON.parse(readFileSync(join(demo, 'summary.json'), 'utf8')) as { cells: { condition: string; score: { mean: number } }[] };
     const best = [...summary.cells].sort((a, b) => b.score.mean - a.score.mean)[0]!;
 
+    // Listing a run met for the first time creates no index file (it comes with the first indexing step).
+    const listing = new RunStore([runs], { cacheDir });
+    expect((await listing.list()).map((r) => [r.id, r.answers, r.index?.answers])).toEqual([['demo', 70, 0]]);
+    listing.close();
+    expect(existsSync(cacheDir) ? readdirSync(cacheDir).filter((n) => n.includes('.sqlite')) : []).toEqual([]);
+
     await start(runs, cacheDir);
     // The run list is served first: nothing is indexed yet, and the list has what the run summarised.
     const [entry] = await get<RunListEntry[]>('api/runs');

@@ -30,7 +30,8 @@ summary.csv and report.html. Ctrl-C stops at the next safe point (exit 130); res
 One writer per run directory: a run or diagnosis still writing it (writer.lock) is named and this one
 refused (exit 2); a lock left by a process that died is taken over.
 Prepared artefacts (prepare:) are built when missing and rebuilt when their inputs change, saying why;
---frozen builds nothing and refuses instead.
+--frozen builds nothing and refuses instead. --dry-run keeps the questions' query vectors in
+.cache/query-vectors.sqlite: planning them again loads no embedding model (--frozen only reads it).
 Exit codes: 0 done, 2 bad input (config, data file, a missing or stale artefact under --frozen), 3 an endpoint
 unavailable, execution.maxFailures reached, or no answer scored (resumable), 130 interrupted, 1 internal error.`,
     )
@@ -41,12 +42,8 @@ unavailable, execution.maxFailures reached, or no answer scored (resumable), 130
         const { loadExperimentConfig } = await import('../../config/load.js');
         const { planWithPower } = await import('../../app/dryRun.js');
         const { planTable, powerTable } = await import('../../report/planTable.js');
-        if (opts.frozen) {
-          // The dry run prepares artefacts as a run would: --frozen refuses a missing or stale one here too.
-          const { prepareArtefacts } = await import('../../app/prepare.js');
-          await prepareArtefacts(await loadExperimentConfig(configFile, opts.set), { log: () => {}, progress: false, frozen: true });
-        }
-        const { plan, power } = await planWithPower(await loadExperimentConfig(configFile, opts.set), { ...(opts.estimateFrom ? { estimateFrom: opts.estimateFrom } : {}) });
+        // The dry run prepares artefacts as a run would: --frozen refuses a missing or stale one here too.
+        const { plan, power } = await planWithPower(await loadExperimentConfig(configFile, opts.set), { ...(opts.estimateFrom ? { estimateFrom: opts.estimateFrom } : {}), ...(opts.frozen ? { frozen: true } : {}) });
         process.stdout.write(planTable(plan) + '\n\n' + powerTable(power) + '\n');
         return;
       }
