@@ -64,7 +64,7 @@ export { methods, createMethod, parseMethodSpec } from './methods/registry.js';
 export type { RagMethod, MethodContext, MethodOutcome } from './methods/types.js';
 export { MethodRun } from './methods/methodRun.js';
 export { MethodStepError } from './methods/stepError.js';
-export type { TraceStep, MethodCost } from './methods/trace.js';
+export type { TraceStep, MethodCost } from './runFiles/trace.js';
 export { generators } from './generation/registry.js';
 export { judges } from './scoring/judges/registry.js';
 export { extractors } from './scoring/extractors/registry.js';

@@ -17,7 +17,7 @@ import {
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import { ConfigError, DataFileError, parseWith } from '../errors.js';
-import type { PageImageRef } from '../corpus/pageImage.js';
+import type { PageImageRef } from '../runFiles/pageImage.js';
 import { createProgress } from '../progress/progress.js';
 import { locateModel, loadingModel, onnxPartFileOf, prepareModel, pretrainedOptions, type ModelLayout, type ModelRole } from '../models/modelLoading.js';
 import { modelFingerprint } from '../models/modelFingerprint.js';

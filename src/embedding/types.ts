@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Embeddings } from '@langchain/core/embeddings';
-import type { PageImageRef } from '../corpus/pageImage.js';
+import type { PageImageRef } from '../runFiles/pageImage.js';
 
 /** Everything that makes two embedders' vectors comparable; stored in index manifests. */
 export const EmbedderIdentitySchema = z.object({

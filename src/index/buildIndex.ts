@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Chunk } from '../chunking/types.js';
 import { isImageEmbedder, type ImageEmbedder, type TextEmbedder } from '../embedding/types.js';
-import type { PageImageRef } from '../corpus/pageImage.js';
+import type { PageImageRef } from '../runFiles/pageImage.js';
 import { chunkPageImage, corpusImageDir } from './chunkImage.js';
 import { InputError } from '../errors.js';
 import { createProgress } from '../progress/progress.js';

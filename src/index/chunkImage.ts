@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Chunk } from '../chunking/types.js';
 import type { CorpusInput } from './corpusInput.js';
 import { DataFileError, InputError } from '../errors.js';
-import type { PageImageRef } from '../corpus/pageImage.js';
+import type { PageImageRef } from '../runFiles/pageImage.js';
 
 /** `meta.image` of a page chunk, as the longhisdoc-ocr builder writes it (the file stays in the corpus's image folder). */
 const ChunkImageSchema = z.object({

@@ -11,7 +11,7 @@ import { openIndex } from '../../src/index/openIndex.js';
 import { generateClipFixture } from '../../src/models/fixture/clipFixture.js';
 import { createRetriever } from '../../src/retrieval/createRetriever.js';
 import { reciprocalRankFusion } from '../../src/retrieval/fusion.js';
-import type { PageImageRef } from '../../src/corpus/pageImage.js';
+import type { PageImageRef } from '../../src/runFiles/pageImage.js';
 import { BLUE, GREEN, PAPER, RED, writePageImages } from '../embedding/pageImageFiles.js';
 import { fixtureModel, writeTestCorpus } from './testCorpus.js';
 
