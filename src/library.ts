@@ -17,7 +17,7 @@ export type { RunItemRecord } from './runFiles/itemRecord.js';
 
 // stages, each with its registry
 export { buildCorpus } from './corpus/build.js';
-export { readChunks, readCorpusManifest } from './corpus/read.js';
+export { readChunks, readCorpusManifest } from './runFiles/corpusFiles.js';
 export { generateFixtureModel } from './embedding/fixture/generateFixtureModel.js';
 export { embedders, createEmbedder } from './embedding/registry.js';
 export type { TextEmbedder, EmbedderIdentity } from './embedding/types.js';
@@ -37,7 +37,7 @@ export {
   type RetrieverSpec,
 } from './retrieval/registry.js';
 export type { Retriever, RetrievalQuery, RetrievedChunk } from './retrieval/types.js';
-export type { Chunk } from './chunking/types.js';
+export type { Chunk } from './runFiles/corpusFiles.js';
 
 // LangChain, both ways: hisrag's retrievers are BaseRetrievers, its HNSW index a VectorStore, its
 // embedders Embeddings; any LangChain VectorStore or BaseRetriever can be registered as a retriever.

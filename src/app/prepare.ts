@@ -4,7 +4,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import type { ExperimentConfig } from '../config/experiment.js';
 import type { buildCorpus } from '../corpus/build.js';
 import { checkCorpusFreshness, type CorpusFreshness } from '../corpus/freshness.js';
-import { readCorpusManifest } from '../corpus/read.js';
+import { readCorpusManifest } from '../runFiles/corpusFiles.js';
 import { InputError } from '../errors.js';
 import type { buildIndex } from '../index/buildIndex.js';
 import { checkIndexFreshness, indexBuildInputs, type IndexBuildEntry } from '../index/freshness.js';

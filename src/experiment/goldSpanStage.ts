@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { placeGoldSpans, type GoldSpan } from '../benchmarks/goldSpans.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { CHUNK_SPAN_FORMAT } from '../chunking/chunker.js';
-import { readCorpusDocuments, readCorpusManifest } from '../corpus/read.js';
-import type { CorpusManifest } from '../corpus/types.js';
+import { type CorpusManifest, readCorpusDocuments, readCorpusManifest } from '../runFiles/corpusFiles.js';
 import { readIndexManifest } from '../index/manifest.js';
 
 /** What the run's start-up says of the gold evidence it placed, and what it could not place. */

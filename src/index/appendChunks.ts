@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Chunk } from '../chunking/types.js';
+import type { Chunk } from '../runFiles/corpusFiles.js';
 import type { TextEmbedder } from '../embedding/types.js';
 import { InputError } from '../errors.js';
 import { buildBm25 } from './bm25/bm25Index.js';

@@ -1,7 +1,7 @@
-import { DEFAULT_BM25, DEFAULT_HNSW, graphDefaults } from './defaults.js';
+import { DEFAULT_BM25, DEFAULT_HNSW, DEFAULT_VECTOR_ENCODING, graphDefaults } from './defaults.js';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Chunk } from '../chunking/types.js';
+import type { Chunk } from '../runFiles/corpusFiles.js';
 import { isImageEmbedder, type ImageEmbedder, type TextEmbedder } from '../embedding/types.js';
 import type { PageImageRef } from '../runFiles/pageImage.js';
 import { chunkPageImage, corpusImageDir } from './chunkImage.js';
@@ -23,7 +23,6 @@ import {
 } from './manifest.js';
 import { buildEmbedder, checkDimensions, chunkBatchesAfter, plannedIndexManifest, type BuildIndexOptions } from './buildOptions.js';
 import { passageText } from './passageText.js';
-import { DEFAULT_VECTOR_ENCODING } from './defaults.js';
 import { decodeVectorInto, encodeVector } from './vectorEncoding.js';
 import { ExactSearch } from './exactSearch.js';
 import { heldOutSample, tuneEfSearch } from './tuneEfSearch.js';

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
-import type { Chunk } from '../chunking/types.js';
+import type { Chunk } from '../runFiles/corpusFiles.js';
 import type { CorpusInput } from './corpusInput.js';
 import { DataFileError, InputError } from '../errors.js';
 import type { PageImageRef } from '../runFiles/pageImage.js';

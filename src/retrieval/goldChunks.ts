@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { InputError } from '../errors.js';
 import { ChunkStore, type LabelledChunk } from '../index/chunkStore.js';
 import { CHUNK_STORE_FILE, IndexManifestSchema, indexManifestPath } from '../index/manifest.js';
-import { corpusPaths } from '../corpus/paths.js';
-import { CorpusManifestSchema } from '../corpus/types.js';
+import { CorpusManifestSchema, corpusPaths } from '../runFiles/corpusFiles.js';
 import { readJsonFile } from '../io/jsonText.js';
 import type { RetrievalQuery } from './types.js';
 

@@ -1,4 +1,4 @@
-import type { Chunk } from '../chunking/types.js';
+import type { Chunk } from '../runFiles/corpusFiles.js';
 import type { EmbedderIdentity } from '../embedding/types.js';
 
 /** A question as the retriever sees it. */

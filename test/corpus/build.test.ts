@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildCorpus } from '../../src/corpus/build.js';
 import { corpusBuildConfigSchema, parseCorpusBuildConfig } from '../../src/corpus/config.js';
-import { readChunks, readCorpusManifest } from '../../src/corpus/read.js';
+import { readChunks, readCorpusManifest } from '../../src/runFiles/corpusFiles.js';
 import { corpusBuilders } from '../../src/corpus/registry.js';
 import type { CorpusBuilder } from '../../src/corpus/types.js';
 import { ConfigError, DataFileError, InputError, InterruptedError } from '../../src/errors.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ExperimentConfig } from '../../src/config/experiment.js';
-import { readCorpusManifest } from '../../src/corpus/read.js';
+import { readCorpusManifest } from '../../src/runFiles/corpusFiles.js';
 import { InputError } from '../../src/errors.js';
 import { prepareArtefacts, type PrepareOptions } from '../../src/app/prepare.js';
 import { readIndexManifest } from '../../src/index/manifest.js';

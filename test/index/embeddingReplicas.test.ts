@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Embeddings } from '@langchain/core/embeddings';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Chunk } from '../../src/chunking/types.js';
+import type { Chunk } from '../../src/runFiles/corpusFiles.js';
 import { OpenAIEmbedder } from '../../src/embedding/openaiEmbedder.js';
 import type { EmbedderIdentity, TextEmbedder } from '../../src/embedding/types.js';
 import { ServiceUnavailableError } from '../../src/errors.js';

@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Chunk } from '../../src/chunking/types.js';
+import type { Chunk } from '../../src/runFiles/corpusFiles.js';
 import { ClipEmbedder } from '../../src/embedding/clipEmbedder.js';
 import { DataFileError, InputError } from '../../src/errors.js';
 import { buildIndex } from '../../src/index/buildIndex.js';

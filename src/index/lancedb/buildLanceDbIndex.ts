@@ -1,5 +1,5 @@
 import { Index, type Table } from '@lancedb/lancedb';
-import type { Chunk } from '../../chunking/types.js';
+import type { Chunk } from '../../runFiles/corpusFiles.js';
 import type { TextEmbedder } from '../../embedding/types.js';
 import { InputError } from '../../errors.js';
 import { createProgress } from '../../progress/progress.js';

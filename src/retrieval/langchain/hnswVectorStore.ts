@@ -1,6 +1,6 @@
 import { Document, type DocumentInterface } from '@langchain/core/documents';
 import { VectorStore } from '@langchain/core/vectorstores';
-import type { Chunk } from '../../chunking/types.js';
+import type { Chunk } from '../../runFiles/corpusFiles.js';
 import type { TextEmbedder } from '../../embedding/types.js';
 import { InputError } from '../../errors.js';
 import { appendChunks } from '../../index/appendChunks.js';
