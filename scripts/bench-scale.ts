@@ -32,7 +32,7 @@ import usearch from 'usearch';
 import { buildIndex } from '../src/index/buildIndex.js';
 import { ChunkStore } from '../src/index/chunkStore.js';
 import { ExactSearch } from '../src/index/exactSearch.js';
-import { readIndexManifest } from '../src/index/manifest.js';
+import { readIndexManifest } from '../src/runFiles/indexManifest.js';
 import { TopK } from '../src/index/topK.js';
 import { createRetrieverContext } from '../src/retrieval/registry.js';
 import { createRetriever } from '../src/retrieval/createRetriever.js';

@@ -20,14 +20,13 @@ export { buildCorpus } from './corpus/build.js';
 export { readChunks, readCorpusManifest } from './runFiles/corpusFiles.js';
 export { generateFixtureModel } from './embedding/fixture/generateFixtureModel.js';
 export { embedders, createEmbedder } from './embedding/registry.js';
-export type { TextEmbedder, EmbedderIdentity } from './embedding/types.js';
+export type { TextEmbedder } from './embedding/types.js';
 export { buildIndex } from './index/buildIndex.js';
 export type { BuildIndexOptions } from './index/buildOptions.js';
 export { appendChunks } from './index/appendChunks.js';
 export { tuneIndex } from './index/tuneIndex.js';
 export { openIndex } from './index/openIndex.js';
-export type { IndexManifest, IndexKind } from './index/manifest.js';
-export type { LanceDbParams } from './index/lancedb/params.js';
+export type { EmbedderIdentity, IndexManifest, IndexKind, LanceDbParams } from './runFiles/indexManifest.js';
 export { createRetriever } from './retrieval/createRetriever.js';
 export {
   retrievers,

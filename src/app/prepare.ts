@@ -8,7 +8,7 @@ import { readCorpusManifest } from '../runFiles/corpusFiles.js';
 import { InputError } from '../errors.js';
 import type { buildIndex } from '../index/buildIndex.js';
 import { checkIndexFreshness, indexBuildInputs, type IndexBuildEntry } from '../index/freshness.js';
-import { describeIndexEmbedder } from '../index/manifest.js';
+import { describeIndexEmbedder } from '../runFiles/indexManifest.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
 import { BuildInputsSchema, describeInputChanges, type BuildInputs } from '../io/fingerprint.js';
 import { readJsonFile } from '../io/jsonText.js';

@@ -24,7 +24,8 @@ import { modelFingerprint } from '../models/modelFingerprint.js';
 import { CachedEmbedder } from './cachedEmbedder.js';
 import { describePageImage } from '../corpus/pageImageFile.js';
 import { readPageImage } from './pageImageBytes.js';
-import type { EmbedderIdentity, ImageEmbedder } from './types.js';
+import type { ImageEmbedder } from './types.js';
+import type { EmbedderIdentity } from '../runFiles/indexManifest.js';
 import { ClipEmbedderParamsSchema, type ClipEmbedderParams, type ClipEmbedderConfig } from './clipEmbedderParams.js';
 
 export { ClipEmbedderParamsSchema, type ClipEmbedderParams, type ClipEmbedderConfig } from './clipEmbedderParams.js';

@@ -4,7 +4,7 @@ import { placeGoldSpans, type GoldSpan } from '../benchmarks/goldSpans.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { CHUNK_SPAN_FORMAT } from '../chunking/chunker.js';
 import { type CorpusManifest, readCorpusDocuments, readCorpusManifest } from '../runFiles/corpusFiles.js';
-import { readIndexManifest } from '../index/manifest.js';
+import { readIndexManifest } from '../runFiles/indexManifest.js';
 
 /** What the run's start-up says of the gold evidence it placed, and what it could not place. */
 export interface GoldSpanStage {

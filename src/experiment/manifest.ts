@@ -5,7 +5,7 @@ import { basename, join } from 'node:path';
 import { z } from 'zod';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { CorpusManifestSchema, corpusPaths } from '../runFiles/corpusFiles.js';
-import { IndexManifestSchema, indexManifestPath } from '../index/manifest.js';
+import { IndexManifestSchema, indexManifestPath } from '../runFiles/indexManifest.js';
 import { readJsonFile } from '../io/jsonText.js';
 import { CHUNK_SPAN_FORMAT } from '../chunking/chunker.js';
 import { MANIFEST_VERSION, type RunManifest, type StoredRunManifest } from '../runFiles/manifest.js';

@@ -7,7 +7,7 @@ import { ChunkStore } from './chunkStore.js';
 import { graphLibrary } from './graphs/graphLibraries.js';
 import { createEmbedder } from '../embedding/registry.js';
 import { assertSameEmbedder } from './indexEmbedder.js';
-import { CHUNK_STORE_FILE, requireCompleteIndexManifest, writeIndexManifest, type IndexManifest } from './manifest.js';
+import { CHUNK_STORE_FILE, requireCompleteIndexManifest, writeIndexManifest, type IndexManifest } from '../runFiles/indexManifest.js';
 import { passageText } from './passageText.js';
 
 export interface AppendChunksOptions {

@@ -20,7 +20,7 @@ import {
   writeIndexManifest,
   type HnswParams,
   type IndexManifest,
-} from './manifest.js';
+} from '../runFiles/indexManifest.js';
 import { buildEmbedder, checkDimensions, chunkBatchesAfter, plannedIndexManifest, type BuildIndexOptions } from './buildOptions.js';
 import { passageText } from './passageText.js';
 import { decodeVectorInto, encodeVector } from './vectorEncoding.js';

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describeInputChanges, fingerprintFiles, type BuildInputs } from '../io/fingerprint.js';
-import { readIndexManifest } from './manifest.js';
+import { readIndexManifest } from '../runFiles/indexManifest.js';
 
 /** An index to build from a corpus folder (an experiment's `prepare.indexes[]` entry): out, corpus, retriever and build options. */
 export type IndexBuildEntry = { out: string; corpus: string } & Record<string, unknown>;

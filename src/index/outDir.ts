@@ -1,7 +1,7 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import { InputError } from '../errors.js';
 import { assertSameIdentity } from './indexEmbedder.js';
-import { readIndexManifest, type IndexManifest } from './manifest.js';
+import { readIndexManifest, type IndexManifest } from '../runFiles/indexManifest.js';
 
 /**
  * Every kind of index alike: a fresh build needs an empty directory (or one holding no index); --resume

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../errors.js';
 import { ChunkStore, type LabelledChunk } from '../index/chunkStore.js';
-import { CHUNK_STORE_FILE, IndexManifestSchema, indexManifestPath } from '../index/manifest.js';
+import { CHUNK_STORE_FILE, IndexManifestSchema, indexManifestPath } from '../runFiles/indexManifest.js';
 import { CorpusManifestSchema, corpusPaths } from '../runFiles/corpusFiles.js';
 import { readJsonFile } from '../io/jsonText.js';
 import type { RetrievalQuery } from './types.js';

@@ -7,7 +7,7 @@ import type { ExperimentConfig } from '../../src/config/experiment.js';
 import { readCorpusManifest } from '../../src/runFiles/corpusFiles.js';
 import { InputError } from '../../src/errors.js';
 import { prepareArtefacts, type PrepareOptions } from '../../src/app/prepare.js';
-import { readIndexManifest } from '../../src/index/manifest.js';
+import { readIndexManifest } from '../../src/runFiles/indexManifest.js';
 import { runCli } from '../helpers/runCli.js';
 
 let dir: string;

@@ -7,7 +7,7 @@ import { InputError } from '../../src/errors.js';
 import { buildIndex } from '../../src/index/buildIndex.js';
 import { DEFAULT_HNSW, DEFAULT_USEARCH } from '../../src/index/defaults.js';
 import { ChunkStore } from '../../src/index/chunkStore.js';
-import { readIndexManifest } from '../../src/index/manifest.js';
+import { readIndexManifest } from '../../src/runFiles/indexManifest.js';
 import { openIndex } from '../../src/index/openIndex.js';
 import { CountingEmbedder } from './countingEmbedder.js';
 import { indexFixture, interruptedBuild } from './indexFixture.js';

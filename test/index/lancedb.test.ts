@@ -6,7 +6,7 @@ import type { TextEmbedder } from '../../src/embedding/types.js';
 import { InputError } from '../../src/errors.js';
 import { buildIndex } from '../../src/index/buildIndex.js';
 import { openLanceTable } from '../../src/index/lancedb/table.js';
-import { readIndexManifest } from '../../src/index/manifest.js';
+import { readIndexManifest } from '../../src/runFiles/indexManifest.js';
 import { openIndex } from '../../src/index/openIndex.js';
 import { createRetrieverContext } from '../../src/retrieval/registry.js';
 import { createRetriever } from '../../src/retrieval/createRetriever.js';

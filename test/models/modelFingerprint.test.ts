@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FINGERPRINT_CACHE_FILE, modelFingerprint } from '../../src/models/modelFingerprint.js';
-import { readIndexManifest } from '../../src/index/manifest.js';
+import { readIndexManifest } from '../../src/runFiles/indexManifest.js';
 import { fixtureModel, writeTestCorpus } from '../index/testCorpus.js';
 import { hisragInProcess as hisrag } from '../helpers/cliInProcess.js';
 

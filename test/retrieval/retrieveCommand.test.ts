@@ -46,7 +46,7 @@ describe('hisrag index build / hisrag retrieve', () => {
     const result = await hisragInProcess('index', 'build', '--corpus', corpus, '--retriever', 'bm25', '--out', out, '--k1', '1.5', '--no-bigrams');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/bm25, 12 chunks from 3 documents, \d+ terms/);
-    const { readIndexManifest } = await import('../../src/index/manifest.js');
+    const { readIndexManifest } = await import('../../src/runFiles/indexManifest.js');
     expect((await readIndexManifest(out))?.bm25).toMatchObject({ k1: 1.5, bigrams: false });
   });
 

@@ -6,7 +6,7 @@ import { InputError } from '../../errors.js';
 import { appendChunks } from '../../index/appendChunks.js';
 import { distanceToScore } from '../../index/hnswGraph.js';
 import { createEmbedder } from '../../embedding/registry.js';
-import { requireCompleteIndexManifest } from '../../index/manifest.js';
+import { requireCompleteIndexManifest } from '../../runFiles/indexManifest.js';
 import { openIndex, type OpenedIndex } from '../../index/openIndex.js';
 import { passageText } from '../../index/passageText.js';
 import type { Scored } from '../../index/topK.js';
