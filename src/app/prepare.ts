@@ -10,7 +10,7 @@ import type { buildIndex } from '../index/buildIndex.js';
 import { checkIndexFreshness, indexBuildInputs, type IndexBuildEntry } from '../index/freshness.js';
 import { describeIndexEmbedder } from '../runFiles/indexManifest.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
-import { BuildInputsSchema, describeInputChanges, type BuildInputs } from '../io/fingerprint.js';
+import { BuildInputsSchema, describeInputChanges, type BuildInputs } from '../runFiles/buildInputs.js';
 import { readJsonFile } from '../io/jsonText.js';
 
 export interface PrepareOptions {

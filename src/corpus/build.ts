@@ -8,7 +8,7 @@ import type { SectionedDocument, SizeMeasure } from '../chunking/types.js';
 import { type BuildCheckpoint, type Chunk, ChunkSchema, type CorpusManifest, corpusPaths, type CorpusPaths, readCheckpoint, writeCheckpoint } from '../runFiles/corpusFiles.js';
 import { DataFileError, InputError, InterruptedError } from '../errors.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
-import { hashFile } from '../io/fingerprint.js';
+import { hashFile } from '../runFiles/buildInputs.js';
 import { JsonlAppender, readJsonl } from '../io/jsonl.js';
 import { createProgress, type ProgressReporter } from '../progress/progress.js';
 import { ChunkFingerprints } from './chunkFingerprints.js';

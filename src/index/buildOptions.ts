@@ -4,7 +4,7 @@ import type { TextEmbedder } from '../embedding/types.js';
 import { InputError } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { CorpusInput } from './corpusInput.js';
-import type { BuildInputs } from '../io/fingerprint.js';
+import type { BuildInputs } from '../runFiles/buildInputs.js';
 import type { ProgressOptions } from '../progress/progress.js';
 import { INDEX_FORMAT_VERSION, type ComponentSpec, type HnswParams, type IndexKind, type Bm25Params, type IndexManifest, type LanceDbParams } from '../runFiles/indexManifest.js';
 import type { TuneOptions } from './tuneEfSearch.js';

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describeInputChanges, fingerprintFiles, type BuildInputs } from '../io/fingerprint.js';
+import { describeInputChanges, fingerprintFiles, type BuildInputs } from '../runFiles/buildInputs.js';
 import { readIndexManifest } from '../runFiles/indexManifest.js';
 
 /** An index to build from a corpus folder (an experiment's `prepare.indexes[]` entry): out, corpus, retriever and build options. */

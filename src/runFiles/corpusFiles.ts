@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { DataFileError } from '../errors.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
-import { BuildInputsSchema } from '../io/fingerprint.js';
+import { BuildInputsSchema } from './buildInputs.js';
 import { readJsonFile } from '../io/jsonText.js';
 import { readJsonl } from '../io/jsonl.js';
 
@@ -36,6 +36,14 @@ export const ChunkSchema = z.object({
   meta: z.record(z.string(), z.unknown()).describe('Builder-specific: url, pageId, section, page (one-based, LongHisDoc), book_name, ..; `spans`: where the chunk is in its document\'s text ([{doc, start, end}], code points, the whitespace after the chunk included)'),
 });
 export type Chunk = z.infer<typeof ChunkSchema>;
+
+/** `meta.image` of a page chunk, as the longhisdoc-ocr builder writes it (the file stays in the corpus's image folder). */
+export const ChunkImageSchema = z.object({
+  path: z.string().min(1),
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  bytes: z.number().int().nonnegative(),
+});
 
 /** `corpora/<name>/manifest.json`. */
 export const CorpusManifestSchema = z.object({

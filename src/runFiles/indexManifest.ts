@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
-import { BuildInputsSchema } from '../io/fingerprint.js';
+import { BuildInputsSchema } from './buildInputs.js';
 import { readJsonFile } from '../io/jsonText.js';
 
 /** 2: chunk texts stored as UTF-16LE (format 1 indexes, TEXT columns, still open). */
