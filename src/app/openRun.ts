@@ -8,7 +8,7 @@ import { redactSecrets } from '../experiment/redact.js';
 import { assertRunDirectory, runFile } from '../runFiles/runDir.js';
 import { readRunConfig } from '../config/runConfig.js';
 import { atomicWriteJson, removeStaleTempFiles } from '../io/atomicWrite.js';
-import type { HeldLock } from '../io/lockFile.js';
+import type { HeldLock } from '../runFiles/lockFile.js';
 import { readRunManifest, type StoredRunManifest } from '../runFiles/manifest.js';
 import { acquireRunLock } from './runLock.js';
 
