@@ -159,7 +159,7 @@ async function main(): Promise<void> {
   for (const kind of ['hnsw', 'lancedb'] as const) {
     const started = Date.now();
     const manifest = values.reuse
-      ? (await readIndexManifest(join(root, kind)))!
+      ? readIndexManifest(join(root, kind))!
       : await buildIndex({ corpusDir, out: join(root, kind), retriever: kind, embedderInstance: embedder, passage: 'text', batchSize: 1000, progress });
     builds[kind] = values.reuse ? manifest.timings.totalSeconds! : (Date.now() - started) / 1000;
     if (manifest.lancedb) vectorIndex = manifest.lancedb.vectorIndex === 'ivf-pq' ? 'IVF-PQ' : 'exact, no vector index';

@@ -118,7 +118,7 @@ async function phaseBuild(): Promise<Record<string, unknown>> {
 async function phaseServe(): Promise<Record<string, unknown>> {
   // The process before any index is opened (node, modules): what does not grow with the corpus.
   const baselineRssMb = mb(process.memoryUsage().rss / 1024);
-  const manifest = (await readIndexManifest(indexDir))!;
+  const manifest = readIndexManifest(indexDir)!;
   const ef = manifest.hnsw!.efSearch;
   const queries = Array.from({ length: queryCount }, (_, j) => Array.from(vectors.query(j)));
   const texts = queries.map((_, j) => `?${j}`);

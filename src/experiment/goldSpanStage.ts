@@ -74,7 +74,7 @@ export async function placeGoldForRetrievers(items: BenchmarkItem[], retrievers:
 /** The corpus folder of the first index that names one whose corpus kept its documents, and the corpus content the index was built from. */
 async function corpusOf(indexDirs: string[]): Promise<{ dir: string; indexedHash: string } | undefined> {
   for (const dir of indexDirs) {
-    const corpus = (await readIndexManifest(dir))?.corpus;
+    const corpus = readIndexManifest(dir)?.corpus;
     if (corpus && existsSync(join(corpus.dir, 'documents.jsonl'))) return { dir: corpus.dir, indexedHash: corpus.contentHash };
   }
   return undefined;

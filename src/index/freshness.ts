@@ -31,7 +31,7 @@ export interface IndexFreshness {
  */
 export async function checkIndexFreshness(entry: IndexBuildEntry, corpusContentHash: string | undefined): Promise<IndexFreshness> {
   const out = resolve(entry.out);
-  const existing = await readIndexManifest(out);
+  const existing = readIndexManifest(out);
   if (!existing) return { out, status: 'missing', reasons: ['not built yet'] };
   if (!existing.complete) return { out, status: 'interrupted', reasons: ['an interrupted build is there; resuming it'] };
   const reasons: string[] = [];

@@ -15,7 +15,7 @@ export async function prepareIndexOutDir(
   settingsOf: (manifest: IndexManifest) => unknown,
 ): Promise<IndexManifest | undefined> {
   await mkdir(out, { recursive: true });
-  const existing = await readIndexManifest(out);
+  const existing = readIndexManifest(out);
   if (!existing) {
     const entries = (await readdir(out)).filter((name) => !name.startsWith('.'));
     if (entries.length > 0) throw new InputError(`${out}: directory is not empty and holds no index; choose another --out`);

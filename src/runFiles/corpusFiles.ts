@@ -116,10 +116,15 @@ export async function writeCheckpoint(path: string, checkpoint: BuildCheckpoint)
   await atomicWriteJson(path, checkpoint);
 }
 
+/** `<dir>/manifest.json` as it is, finished or not; `undefined` when there is none (a damaged one is a DataFileError). */
+export function corpusManifestIfAny(corpusDir: string): CorpusManifest | undefined {
+  return readJsonFile(corpusPaths(corpusDir).manifest, CorpusManifestSchema);
+}
+
 /** Reads `<dir>/manifest.json`; refuses a corpus whose build has not finished. */
 export async function readCorpusManifest(corpusDir: string): Promise<CorpusManifest> {
   const paths = corpusPaths(corpusDir);
-  const manifest = readJsonFile(paths.manifest, CorpusManifestSchema);
+  const manifest = corpusManifestIfAny(corpusDir);
   if (!manifest && existsSync(paths.partial)) {
     throw new DataFileError(
       `${corpusDir}: the corpus is incomplete — its build was interrupted or failed (state in ${paths.partial}); rerun \`hisrag corpus build\` with --resume`,

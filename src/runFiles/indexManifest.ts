@@ -155,14 +155,14 @@ export function indexManifestPath(dir: string): string {
   return join(dir, INDEX_MANIFEST_FILE);
 }
 
-/** Reads and validates an index manifest; `undefined` when the directory holds none. */
-export async function readIndexManifest(dir: string): Promise<IndexManifest | undefined> {
+/** Reads and validates an index manifest; `undefined` when the directory holds none (a damaged one is a DataFileError). */
+export function readIndexManifest(dir: string): IndexManifest | undefined {
   return readJsonFile(indexManifestPath(dir), IndexManifestSchema);
 }
 
 /** Like readIndexManifest but the index must exist and be complete. */
 export async function requireCompleteIndexManifest(dir: string): Promise<IndexManifest> {
-  const manifest = await readIndexManifest(dir);
+  const manifest = readIndexManifest(dir);
   if (!manifest) throw new InputError(`${dir}: not an index directory (no ${INDEX_MANIFEST_FILE})`);
   if (!manifest.complete) {
     throw new InputError(`${dir}: index build is incomplete; finish it with \`hisrag index build … --resume\``);

@@ -30,7 +30,7 @@ describe('buildIndex / openIndex', () => {
     expect(manifest.embedder?.spec).toEqual(spec);
     expect(manifest.embedder?.space).toBe('ip');
     expect(manifest.hnsw).toMatchObject({ M: 8, efConstruction: 50 });
-    expect(await readIndexManifest(out)).toEqual(manifest);
+    expect(readIndexManifest(out)).toEqual(manifest);
   });
 
   it('round-trips: an opened index returns the stored chunks and their vectors', async () => {

@@ -57,6 +57,6 @@ export async function interruptedBuild(options: BuildIndexOptions & { embedderIn
       },
     }),
   ).rejects.toThrow();
-  expect((await readIndexManifest(options.out))?.complete).toBe(false);
+  expect(readIndexManifest(options.out)?.complete).toBe(false);
   return counting;
 }

@@ -191,7 +191,7 @@ describe('lancedb index', () => {
     });
     expect(interrupted.code).toBe(130);
     expect(interrupted.stderr).toMatch(/--resume/);
-    const partial = await readIndexManifest(out);
+    const partial = readIndexManifest(out);
     expect(partial?.complete).toBe(false);
     const table = await openLanceTable(out, partial!.lancedb!);
     const stored = await table.countRows();

@@ -47,7 +47,7 @@ describe('hisrag index build / hisrag retrieve', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/bm25, 12 chunks from 3 documents, \d+ terms/);
     const { readIndexManifest } = await import('../../src/runFiles/indexManifest.js');
-    expect((await readIndexManifest(out))?.bm25).toMatchObject({ k1: 1.5, bigrams: false });
+    expect(readIndexManifest(out)?.bm25).toMatchObject({ k1: 1.5, bigrams: false });
   });
 
   it('--doc restricts the hits to one document', async () => {

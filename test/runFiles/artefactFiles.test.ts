@@ -67,7 +67,7 @@ describe('damaged artefact files are refused naming file and field', () => {
     };
     writeFileSync(join(index, 'manifest.json'), JSON.stringify(manifest));
     const file = join(index, 'manifest.json');
-    expect((await refusal(() => readIndexManifest(index))).split('\n')).toEqual([
+    expect((await refusal(async () => readIndexManifest(index))).split('\n')).toEqual([
       `${file}: kind: Invalid option: expected one of "hnsw"|"exact"|"bm25"|"lancedb"`,
       `${file}: hnsw.M: Too small: expected number to be >=2`,
     ]);
