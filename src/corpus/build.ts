@@ -143,8 +143,8 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
 async function startOrResume(paths: CorpusPaths, configHash: string, resume: boolean, fingerprints: ChunkFingerprints | undefined): Promise<BuildCheckpoint> {
   const checkpoint = resume ? await readCheckpoint(paths.checkpoint) : undefined;
   if (!checkpoint) {
-    // Starting over would throw away an interrupted build's work: say so, as `index build` does.
-    const interrupted = resume ? undefined : await readCheckpoint(paths.checkpoint).catch(() => undefined);
+    // Starting over would throw away an interrupted build's work: say so, as `index build` does (a damaged checkpoint is named, not taken for none).
+    const interrupted = resume ? undefined : await readCheckpoint(paths.checkpoint);
     if (interrupted && interrupted.itemsConsumed > 0) {
       throw new InputError(
         `${paths.partial} holds an interrupted build (${interrupted.itemsConsumed} source records, ${interrupted.chunksWritten} chunks done); ` +

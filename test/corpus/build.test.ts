@@ -114,6 +114,16 @@ describe('buildCorpus', () => {
     await expect(buildCorpus(config('older', { name: 'test-numbers', n: 30 }), { resume: true })).rejects.toThrow(/earlier hisrag, which kept no documents\.jsonl; run without --resume/);
   });
 
+  it('refuses a damaged checkpoint, with --resume and without, naming file and field', async () => {
+    controller = new AbortController();
+    await expect(buildCorpus(config('damaged', { name: 'test-numbers', n: 30, abortAfter: 3 }), { signal: controller.signal })).rejects.toThrow(InterruptedError);
+    const file = join(dir, 'damaged.partial', 'checkpoint.json');
+    await writeFile(file, JSON.stringify({ ...JSON.parse(await readFile(file, 'utf8')), chunksBytes: 'many' }));
+    const refusal = `${file}: chunksBytes: Invalid input: expected number, received string`;
+    await expect(buildCorpus(config('damaged', { name: 'test-numbers', n: 30 }), { resume: true })).rejects.toThrow(refusal);
+    await expect(buildCorpus(config('damaged', { name: 'test-numbers', n: 30 }))).rejects.toThrow(refusal);
+  });
+
   it('refuses to resume with a different config', async () => {
     controller = new AbortController();
     await expect(buildCorpus(config('changed', { name: 'test-numbers', n: 30, abortAfter: 3 }), { signal: controller.signal })).rejects.toThrow(InterruptedError);
