@@ -13,17 +13,16 @@
  * served in its own child process, so its RAM (RSS growth from opening the index through the last
  * query) is its own.
  */
-import { spawn } from 'node:child_process';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Embeddings } from '@langchain/core/embeddings';
-import type { EmbedderIdentity, TextEmbedder } from '../src/embedding/types.js';
+import type { TextEmbedder } from '../src/embedding/types.js';
+import { type EmbedderIdentity, readIndexManifest } from '../src/runFiles/indexManifest.js';
 import { buildIndex } from '../src/index/buildIndex.js';
-import { readIndexManifest } from '../src/index/manifest.js';
 import { createRetrieverContext } from '../src/retrieval/registry.js';
 import { createRetriever } from '../src/retrieval/createRetriever.js';
 
@@ -160,7 +159,7 @@ async function main(): Promise<void> {
   for (const kind of ['hnsw', 'lancedb'] as const) {
     const started = Date.now();
     const manifest = values.reuse
-      ? (await readIndexManifest(join(root, kind)))!
+      ? readIndexManifest(join(root, kind))!
       : await buildIndex({ corpusDir, out: join(root, kind), retriever: kind, embedderInstance: embedder, passage: 'text', batchSize: 1000, progress });
     builds[kind] = values.reuse ? manifest.timings.totalSeconds! : (Date.now() - started) / 1000;
     if (manifest.lancedb) vectorIndex = manifest.lancedb.vectorIndex === 'ivf-pq' ? 'IVF-PQ' : 'exact, no vector index';

@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Chunk } from '../src/chunking/types.js';
+import type { Chunk } from '../src/runFiles/corpusFiles.js';
 import { buildBm25, Bm25Searcher } from '../src/index/bm25/bm25Index.js';
 import { DEFAULT_BM25, DEFAULT_HNSW } from '../src/index/defaults.js';
 import { ChunkStore } from '../src/index/chunkStore.js';

@@ -32,7 +32,7 @@ import usearch from 'usearch';
 import { buildIndex } from '../src/index/buildIndex.js';
 import { ChunkStore } from '../src/index/chunkStore.js';
 import { ExactSearch } from '../src/index/exactSearch.js';
-import { readIndexManifest } from '../src/index/manifest.js';
+import { readIndexManifest } from '../src/runFiles/indexManifest.js';
 import { TopK } from '../src/index/topK.js';
 import { createRetrieverContext } from '../src/retrieval/registry.js';
 import { createRetriever } from '../src/retrieval/createRetriever.js';
@@ -118,7 +118,7 @@ async function phaseBuild(): Promise<Record<string, unknown>> {
 async function phaseServe(): Promise<Record<string, unknown>> {
   // The process before any index is opened (node, modules): what does not grow with the corpus.
   const baselineRssMb = mb(process.memoryUsage().rss / 1024);
-  const manifest = (await readIndexManifest(indexDir))!;
+  const manifest = readIndexManifest(indexDir)!;
   const ef = manifest.hnsw!.efSearch;
   const queries = Array.from({ length: queryCount }, (_, j) => Array.from(vectors.query(j)));
   const texts = queries.map((_, j) => `?${j}`);

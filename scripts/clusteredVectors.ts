@@ -4,7 +4,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { Embeddings } from '@langchain/core/embeddings';
-import type { EmbedderIdentity, TextEmbedder } from '../src/embedding/types.js';
+import type { TextEmbedder } from '../src/embedding/types.js';
+import type { EmbedderIdentity } from '../src/runFiles/indexManifest.js';
 
 // One seeded uniform source for the fixtures and the benchmarks (re-exported for bench-retrieval).
 import { mulberry32 } from '../src/models/fixture/seededRandom.js';

@@ -17,17 +17,16 @@ export type { RunItemRecord } from './runFiles/itemRecord.js';
 
 // stages, each with its registry
 export { buildCorpus } from './corpus/build.js';
-export { readChunks, readCorpusManifest } from './corpus/read.js';
+export { readChunks, readCorpusManifest } from './runFiles/corpusFiles.js';
 export { generateFixtureModel } from './embedding/fixture/generateFixtureModel.js';
 export { embedders, createEmbedder } from './embedding/registry.js';
-export type { TextEmbedder, EmbedderIdentity } from './embedding/types.js';
+export type { TextEmbedder } from './embedding/types.js';
 export { buildIndex } from './index/buildIndex.js';
 export type { BuildIndexOptions } from './index/buildOptions.js';
 export { appendChunks } from './index/appendChunks.js';
 export { tuneIndex } from './index/tuneIndex.js';
 export { openIndex } from './index/openIndex.js';
-export type { IndexManifest, IndexKind } from './index/manifest.js';
-export type { LanceDbParams } from './index/lancedb/params.js';
+export type { EmbedderIdentity, IndexManifest, IndexKind, LanceDbParams } from './runFiles/indexManifest.js';
 export { createRetriever } from './retrieval/createRetriever.js';
 export {
   retrievers,
@@ -37,7 +36,7 @@ export {
   type RetrieverSpec,
 } from './retrieval/registry.js';
 export type { Retriever, RetrievalQuery, RetrievedChunk } from './retrieval/types.js';
-export type { Chunk } from './chunking/types.js';
+export type { Chunk } from './runFiles/corpusFiles.js';
 
 // LangChain, both ways: hisrag's retrievers are BaseRetrievers, its HNSW index a VectorStore, its
 // embedders Embeddings; any LangChain VectorStore or BaseRetriever can be registered as a retriever.
@@ -64,7 +63,7 @@ export { methods, createMethod, parseMethodSpec } from './methods/registry.js';
 export type { RagMethod, MethodContext, MethodOutcome } from './methods/types.js';
 export { MethodRun } from './methods/methodRun.js';
 export { MethodStepError } from './methods/stepError.js';
-export type { TraceStep, MethodCost } from './methods/trace.js';
+export type { TraceStep, MethodCost } from './runFiles/trace.js';
 export { generators } from './generation/registry.js';
 export { judges } from './scoring/judges/registry.js';
 export { extractors } from './scoring/extractors/registry.js';

@@ -1,7 +1,7 @@
 import { metricInfo, runMetric } from '../scoring/metrics.js';
 import { z } from 'zod';
 import { adjustFamily as adjustedP, conditionMean, depthCurveOf, groupBreakdown, pairedDifference, salts, samplingOf } from '../statistics/run.js';
-import type { MethodCost } from '../methods/trace.js';
+import type { MethodCost } from '../runFiles/trace.js';
 import type { CellMethod, CellSummary, ComparisonFamilySchema, DepthCurve, JudgeCheckSummary, PairedDifference, RunSummary } from '../runFiles/summary.js';
 import type { AnswerLabel } from '../runFiles/labels.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';

@@ -1,5 +1,5 @@
 import { DataFileError } from '../errors.js';
-import { readRunConfig } from '../runFiles/runConfig.js';
+import { readRunConfig } from '../config/runConfig.js';
 import { assertRunDirectory, readRunRecords, runFile } from '../runFiles/runDir.js';
 import type { RunSummary } from '../runFiles/summary.js';
 import { readRunSummaryFile } from '../runFiles/summaryFile.js';

@@ -12,7 +12,7 @@ import { LABEL_FILE_VERSION, type LabelSample } from '../runFiles/labels.js';
 import { FastRandom } from '../statistics/clusters.js';
 import { drawLabelled, type LabelAllocation } from '../statistics/labelDraw.js';
 import { assertRunDirectory, readRunRecords } from '../runFiles/runDir.js';
-import { readRunConfig } from '../runFiles/runConfig.js';
+import { readRunConfig } from '../config/runConfig.js';
 
 export interface DrawOptions {
   /** Questions per condition. */

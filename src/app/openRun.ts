@@ -6,9 +6,9 @@ import type { ExperimentConfig } from '../config/experiment.js';
 import { InputError } from '../errors.js';
 import { redactSecrets } from '../experiment/redact.js';
 import { assertRunDirectory, runFile } from '../runFiles/runDir.js';
-import { readRunConfig } from '../runFiles/runConfig.js';
+import { readRunConfig } from '../config/runConfig.js';
 import { atomicWriteJson, removeStaleTempFiles } from '../io/atomicWrite.js';
-import type { HeldLock } from '../io/lockFile.js';
+import type { HeldLock } from '../runFiles/lockFile.js';
 import { readRunManifest, type StoredRunManifest } from '../runFiles/manifest.js';
 import { acquireRunLock } from './runLock.js';
 

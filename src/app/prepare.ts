@@ -4,13 +4,13 @@ import { join, relative, resolve, sep } from 'node:path';
 import type { ExperimentConfig } from '../config/experiment.js';
 import type { buildCorpus } from '../corpus/build.js';
 import { checkCorpusFreshness, type CorpusFreshness } from '../corpus/freshness.js';
-import { readCorpusManifest } from '../corpus/read.js';
+import { readCorpusManifest } from '../runFiles/corpusFiles.js';
 import { InputError } from '../errors.js';
 import type { buildIndex } from '../index/buildIndex.js';
 import { checkIndexFreshness, indexBuildInputs, type IndexBuildEntry } from '../index/freshness.js';
-import { describeIndexEmbedder } from '../index/manifest.js';
+import { describeIndexEmbedder } from '../runFiles/indexManifest.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
-import { BuildInputsSchema, describeInputChanges, type BuildInputs } from '../io/fingerprint.js';
+import { BuildInputsSchema, describeInputChanges, type BuildInputs } from '../runFiles/buildInputs.js';
 import { readJsonFile } from '../io/jsonText.js';
 
 export interface PrepareOptions {

@@ -12,7 +12,7 @@ import { benjaminiHochbergAdjust, holmAdjust } from '../statistics/multipleCompa
 import { signFlipTest } from '../statistics/pairedTest.js';
 import { join } from 'node:path';
 import { buildStages } from '../experiment/stages.js';
-import type { HeldLock } from '../io/lockFile.js';
+import type { HeldLock } from '../runFiles/lockFile.js';
 import { openRunDirectory } from './openRun.js';
 import { prepareArtefacts } from './prepare.js';
 import type { RunOptions } from './runExperiment.js';

@@ -1,4 +1,4 @@
-import { readRunConfig } from '../runFiles/runConfig.js';
+import { readRunConfig } from '../config/runConfig.js';
 import { withResolvedBaseline } from '../experiment/plan.js';
 import { runExperiment, type RunOptions, type RunResult } from './runExperiment.js';
 

@@ -12,7 +12,7 @@ import { buildStages, type Stages } from '../experiment/stages.js';
 import type { RunSummary } from '../runFiles/summary.js';
 import { collectRound, createTaskContext, gridTasks, type Task, type TaskContext } from '../experiment/taskContext.js';
 import { answerInBatches } from '../batch/batchRounds.js';
-import type { HeldLock } from '../io/lockFile.js';
+import type { HeldLock } from '../runFiles/lockFile.js';
 import { answerTasks, type AnsweringOutcome } from './answerTasks.js';
 import { openRunDirectory } from './openRun.js';
 import { prepareArtefacts } from './prepare.js';

@@ -1,4 +1,4 @@
-import { acquireLockFile, type HeldLock } from '../io/lockFile.js';
+import { acquireLockFile, type HeldLock } from '../runFiles/lockFile.js';
 import { runFile } from '../runFiles/runDir.js';
 
 /**

@@ -5,7 +5,7 @@ import { atomicWrite } from '../io/atomicWrite.js';
 import { sleep } from '../endpoints/retryPolicy.js';
 import type { GenerationResult } from '../generation/types.js';
 import { TERMINAL_STATUSES, isAnsweredLine, lineFailureMessage, parseBatchOutput, type BatchOutputLine, type BatchStatus } from '../endpoints/batchClient.js';
-import { BatchLedger, type Submission } from './batchLedger.js';
+import { BatchLedger, type Submission } from '../runFiles/batchLedger.js';
 import type { BatchClient } from '../endpoints/batchClient.js';
 import type { BatchFailure, BatchQueue, BatchRequestLine } from '../generation/batchQueue.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CorpusDocument } from '../corpus/types.js';
+import type { CorpusDocument } from '../runFiles/corpusFiles.js';
 import type { BenchmarkItem } from './types.js';
 import { codePointLength } from '../text/codePoints.js';
 

@@ -1,4 +1,5 @@
-import type { Chunk, ChunkingOptions, DocumentSection, SectionedDocument, SizeMeasure } from './types.js';
+import type { ChunkingOptions, DocumentSection, SectionedDocument, SizeMeasure } from './types.js';
+import type { Chunk } from '../runFiles/corpusFiles.js';
 import { splitSentences, type Sentence } from './sentences.js';
 import { codePointLength, codePointOffsets } from '../text/codePoints.js';
 

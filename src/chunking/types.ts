@@ -1,15 +1,5 @@
 import { z } from 'zod';
 
-/** One retrievable passage; the line format of `corpora/<name>/chunks.jsonl`. */
-export const ChunkSchema = z.object({
-  id: z.string().min(1).describe('Deterministic: `<corpus>:<docId>:<n>`'),
-  docId: z.string().min(1),
-  title: z.string(),
-  text: z.string(),
-  meta: z.record(z.string(), z.unknown()).describe('Builder-specific: url, pageId, section, page (one-based, LongHisDoc), book_name, ..; `spans`: where the chunk is in its document\'s text ([{doc, start, end}], code points, the whitespace after the chunk included)'),
-});
-export type Chunk = z.infer<typeof ChunkSchema>;
-
 /** How documents are cut into chunks; a section of a corpus build config. */
 export const ChunkingOptionsSchema = z.strictObject({
   maxSize: z.number().int().positive().default(512).describe('Largest chunk, in `unit`s'),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { REDUCERS } from '../statistics/samples.js';
-import { IndexKindSchema } from '../index/manifest.js';
+import { IndexKindSchema } from '../runFiles/indexManifest.js';
 import { builtFromRegistries, labelSchema, nonEmptyString, positiveInt } from '../registry.js';
 import { DiagnosticsConfigSchema } from './diagnostics.js';
 import { expandChunkingSweeps, isObject, sweptCorpusSchema, type Raw } from './chunkingSweep.js';

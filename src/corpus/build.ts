@@ -4,20 +4,19 @@ import { mkdir, readFile, rename, rm, stat, truncate } from 'node:fs/promises';
 import { resolve, join } from 'node:path';
 import { chunkDocument, countCodePoints } from '../chunking/chunker.js';
 import { loadTokenizerSpec, resolveTokenizerSpec } from '../chunking/tokenCounter.js';
-import { ChunkSchema, type Chunk, type SectionedDocument, type SizeMeasure } from '../chunking/types.js';
+import type { SectionedDocument, SizeMeasure } from '../chunking/types.js';
+import { type BuildCheckpoint, type Chunk, ChunkSchema, type CorpusManifest, corpusPaths, type CorpusPaths, readCheckpoint, writeCheckpoint } from '../runFiles/corpusFiles.js';
 import { DataFileError, InputError, InterruptedError } from '../errors.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
-import { hashFile } from '../io/fingerprint.js';
+import { hashFile } from '../runFiles/buildInputs.js';
 import { JsonlAppender, readJsonl } from '../io/jsonl.js';
 import { createProgress, type ProgressReporter } from '../progress/progress.js';
-import { readCheckpoint, writeCheckpoint, type BuildCheckpoint } from './checkpoint.js';
 import { ChunkFingerprints } from './chunkFingerprints.js';
 import { parseCorpusBuildConfig, type CorpusBuildConfig } from './config.js';
 import { corpusBuildInputs } from './freshness.js';
-import { corpusPaths, type CorpusPaths } from './paths.js';
 import { corpusBuilders } from './registry.js';
 import { ChunkBatchWriter } from './chunkBatch.js';
-import type { BuilderItem, ChunkBatch, CorpusManifest } from './types.js';
+import type { BuilderItem, ChunkBatch } from './types.js';
 
 export interface BuildCorpusOptions {
   /** Continue an interrupted build of the same config from its checkpoint. */
@@ -144,8 +143,8 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
 async function startOrResume(paths: CorpusPaths, configHash: string, resume: boolean, fingerprints: ChunkFingerprints | undefined): Promise<BuildCheckpoint> {
   const checkpoint = resume ? await readCheckpoint(paths.checkpoint) : undefined;
   if (!checkpoint) {
-    // Starting over would throw away an interrupted build's work: say so, as `index build` does.
-    const interrupted = resume ? undefined : await readCheckpoint(paths.checkpoint).catch(() => undefined);
+    // Starting over would throw away an interrupted build's work: say so, as `index build` does (a damaged checkpoint is named, not taken for none).
+    const interrupted = resume ? undefined : await readCheckpoint(paths.checkpoint);
     if (interrupted && interrupted.itemsConsumed > 0) {
       throw new InputError(
         `${paths.partial} holds an interrupted build (${interrupted.itemsConsumed} source records, ${interrupted.chunksWritten} chunks done); ` +

@@ -1,6 +1,7 @@
-import type { Chunk, SectionedDocument } from '../chunking/types.js';
+import type { SectionedDocument } from '../chunking/types.js';
+import type { Chunk, CorpusDocument } from '../runFiles/corpusFiles.js';
 import { fingerprintChunkText } from './chunkFingerprints.js';
-import type { BuilderItem, ChunkBatch, CorpusDocument } from './types.js';
+import type { BuilderItem, ChunkBatch } from './types.js';
 
 /** Collects items and their chunks into a ChunkBatch. */
 export class ChunkBatchWriter {

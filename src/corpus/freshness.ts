@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CHUNK_SPAN_FORMAT } from '../chunking/chunker.js';
-import { describeInputChanges, fingerprintFiles, type BuildInputs } from '../io/fingerprint.js';
+import { describeInputChanges, fingerprintFiles, type BuildInputs } from '../runFiles/buildInputs.js';
 import { parseCorpusBuildConfig, type ParsedCorpusBuildConfig } from './config.js';
-import { corpusPaths } from './paths.js';
-import { readCorpusManifest } from './read.js';
+import { corpusPaths, readCorpusManifest } from '../runFiles/corpusFiles.js';
 import { corpusBuilders } from './registry.js';
 import type { CorpusBuilder } from './types.js';
 

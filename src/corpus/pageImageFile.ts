@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { PageImageRef } from './pageImage.js';
+import type { PageImageRef } from '../runFiles/pageImage.js';
 
 // Kept apart from pageImage.ts, whose schemas the viewer's browser client imports (no node modules there).
 /** Where a referenced page image lies on disk. */

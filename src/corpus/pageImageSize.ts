@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DataFileError } from '../errors.js';
-import type { PageImageRef } from './pageImage.js';
+import type { PageImageRef } from '../runFiles/pageImage.js';
 
 /** The part of a model's image settings that decides the size an image is sent at. */
 export const ImageSizeFields = {

@@ -1,44 +1,5 @@
 import { z } from 'zod';
 import type { ChunkingOptions, SectionedDocument } from '../chunking/types.js';
-import { BuildInputsSchema } from '../io/fingerprint.js';
-
-/** `corpora/<name>/manifest.json`. */
-export const CorpusManifestSchema = z.object({
-  name: z.string(),
-  builder: z.string(),
-  complete: z.boolean(),
-  source: z.object({ path: z.string(), bytes: z.number().nonnegative().optional() }),
-  parameters: z.record(z.string(), z.unknown()),
-  counts: z.object({
-    documentsRead: z.number().int().nonnegative(),
-    documentsSkipped: z.record(z.string(), z.number().int().nonnegative()),
-    chunksWritten: z.number().int().nonnegative(),
-    duplicateChunksDropped: z.number().int().nonnegative(),
-  }).catchall(z.unknown()),
-  contentHash: z.string().describe('sha256 over chunks.jsonl'),
-  documentsHash: z.string().optional().describe('sha256 over documents.jsonl (the texts chunk spans point into); absent in corpora built before it was written'),
-  toolVersion: z.string(),
-  timings: z.record(z.string(), z.unknown()),
-  /** What the corpus was built from (source files' hashes, builder and chunking settings); absent in corpora built before it was recorded. */
-  inputs: BuildInputsSchema.optional(),
-  duplicateOf: z.record(z.string(), z.string()).optional().describe('Each exact-duplicate chunk dropped (its id) → the id of the chunk kept with the same text; a gold id naming a dropped one counts its kept twin. Absent when none was dropped (or in corpora built before it was recorded)'),
-  imageDir: z.string().optional().describe('Absolute image folder the chunks\' `meta.image.path` / `meta.images[].path` are relative to (page-image corpora)'),
-}).catchall(z.unknown());
-export type CorpusManifest = z.infer<typeof CorpusManifestSchema>;
-
-/**
- * One line of `corpora/<name>/documents.jsonl`: a document's text as the chunker read it, the text
- * chunk spans (`meta.spans`) and gold evidence spans are character ranges of. A page window's pages
- * are documents of their own; a document in several windows has several (equal) lines.
- */
-export const CorpusDocumentSchema = z.object({
-  /** The source document's `idKey`, else its docId (a LongHisDoc page: `<doc_id>-p<page>`). */
-  doc: z.string().min(1),
-  docId: z.string(),
-  title: z.string().optional(),
-  text: z.string(),
-});
-export type CorpusDocument = z.infer<typeof CorpusDocumentSchema>;
 
 /** What a builder yields: a document, or a source record it skipped (counted per reason in the manifest). */
 export type BuilderItem =

@@ -6,7 +6,7 @@ import { benchmarks } from '../benchmarks/registry.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { applyOverrides } from '../config/load.js';
-import { readRunConfig } from '../runFiles/runConfig.js';
+import { readRunConfig } from '../config/runConfig.js';
 import { ConfigError, formatZodIssues, InterruptedError } from '../errors.js';
 import { plannedConditions, retrieversOf } from '../experiment/plan.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';

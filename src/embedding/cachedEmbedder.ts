@@ -1,7 +1,8 @@
 import { Embeddings } from '@langchain/core/embeddings';
 import { createHash } from 'node:crypto';
-import type { PageImageRef } from '../corpus/pageImage.js';
-import { isImageEmbedder, type EmbedderIdentity, type TextEmbedder } from './types.js';
+import type { PageImageRef } from '../runFiles/pageImage.js';
+import { isImageEmbedder, type TextEmbedder } from './types.js';
+import { type EmbedderIdentity } from '../runFiles/indexManifest.js';
 import { EmbeddingCache } from './embeddingCache.js';
 import { imageContentHash, readPageImage } from './pageImageBytes.js';
 

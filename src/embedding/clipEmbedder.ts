@@ -17,14 +17,15 @@ import {
 import pLimit from 'p-limit';
 import { z } from 'zod';
 import { ConfigError, DataFileError, parseWith } from '../errors.js';
-import type { PageImageRef } from '../corpus/pageImage.js';
+import type { PageImageRef } from '../runFiles/pageImage.js';
 import { createProgress } from '../progress/progress.js';
 import { locateModel, loadingModel, onnxPartFileOf, prepareModel, pretrainedOptions, type ModelLayout, type ModelRole } from '../models/modelLoading.js';
 import { modelFingerprint } from '../models/modelFingerprint.js';
 import { CachedEmbedder } from './cachedEmbedder.js';
 import { describePageImage } from '../corpus/pageImageFile.js';
 import { readPageImage } from './pageImageBytes.js';
-import type { EmbedderIdentity, ImageEmbedder } from './types.js';
+import type { ImageEmbedder } from './types.js';
+import type { EmbedderIdentity } from '../runFiles/indexManifest.js';
 import { ClipEmbedderParamsSchema, type ClipEmbedderParams, type ClipEmbedderConfig } from './clipEmbedderParams.js';
 
 export { ClipEmbedderParamsSchema, type ClipEmbedderParams, type ClipEmbedderConfig } from './clipEmbedderParams.js';

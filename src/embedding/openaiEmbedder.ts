@@ -1,8 +1,9 @@
 import { Embeddings } from '@langchain/core/embeddings';
 import OpenAI from 'openai';
 import { ConfigError, DataFileError, parseWith } from '../errors.js';
-import type { EmbedderIdentity, ImageEmbedder } from './types.js';
-import type { PageImageRef } from '../corpus/pageImage.js';
+import type { ImageEmbedder } from './types.js';
+import type { EmbedderIdentity } from '../runFiles/indexManifest.js';
+import type { PageImageRef } from '../runFiles/pageImage.js';
 import { describePageImage } from '../corpus/pageImageFile.js';
 import { pageImageDataUrl } from './pageImageBytes.js';
 import { CachedEmbedder } from './cachedEmbedder.js';

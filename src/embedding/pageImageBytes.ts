@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { DataFileError } from '../errors.js';
 import { describePageImage, pageImageFile as pageImagePath } from '../corpus/pageImageFile.js';
-import type { PageImageRef } from '../corpus/pageImage.js';
+import type { PageImageRef } from '../runFiles/pageImage.js';
 import { preparedSize } from '../corpus/pageImageSize.js';
 
 /** The file of a page image as it lies; a missing or unreadable one is a DataFileError naming document and page. */

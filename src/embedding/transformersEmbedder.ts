@@ -1,7 +1,8 @@
 import { Embeddings } from '@langchain/core/embeddings';
 import { createProgress } from '../progress/progress.js';
 import { ConfigError, parseWith } from '../errors.js';
-import type { EmbedderIdentity, TextEmbedder } from './types.js';
+import type { TextEmbedder } from './types.js';
+import type { EmbedderIdentity } from '../runFiles/indexManifest.js';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {

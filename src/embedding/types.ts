@@ -1,20 +1,6 @@
-import { z } from 'zod';
 import type { Embeddings } from '@langchain/core/embeddings';
-import type { PageImageRef } from '../corpus/pageImage.js';
-
-/** Everything that makes two embedders' vectors comparable; stored in index manifests. */
-export const EmbedderIdentitySchema = z.object({
-  model: z.string().describe('Model id (`Xenova/bge-large-zh-v1.5`), local directory, or remote `<baseURL>#<model>`'),
-  dimension: z.number().int().positive(),
-  pooling: z
-    .enum(['cls', 'mean', 'last', 'model', 'server'])
-    .describe('`last`: the last token (decoder embedders); `model`: the model pools itself (CLIP-family towers); `server`: a remote model whose pooling was not stated'),
-  normalize: z.boolean(),
-  queryPrefix: z.string(),
-  /** Prepended to every document embedded (e5's `passage: `); absent in indexes built before it existed, which had none. */
-  documentPrefix: z.string().default(''),
-});
-export type EmbedderIdentity = z.infer<typeof EmbedderIdentitySchema>;
+import type { EmbedderIdentity } from '../runFiles/indexManifest.js';
+import type { PageImageRef } from '../runFiles/pageImage.js';
 
 /**
  * hisrag's embedder: a LangChain `Embeddings` (embedDocuments / embedQuery — queries get the

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ComponentSpec } from '../registry.js';
 import { ChunkStore } from '../index/chunkStore.js';
-import { CHUNK_STORE_FILE } from '../index/manifest.js';
+import { CHUNK_STORE_FILE } from '../runFiles/indexManifest.js';
 import { formatContextHeader } from '../prompting/contextBlock.js';
 import { chunkPages } from '../prompting/templateStrategy.js';
 import { estimateTokens } from '../text/tokenCounter.js';

@@ -3,9 +3,8 @@ import { join } from 'node:path';
 import { placeGoldSpans, type GoldSpan } from '../benchmarks/goldSpans.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { CHUNK_SPAN_FORMAT } from '../chunking/chunker.js';
-import { readCorpusDocuments, readCorpusManifest } from '../corpus/read.js';
-import type { CorpusManifest } from '../corpus/types.js';
-import { readIndexManifest } from '../index/manifest.js';
+import { type CorpusManifest, readCorpusDocuments, readCorpusManifest } from '../runFiles/corpusFiles.js';
+import { readIndexManifest } from '../runFiles/indexManifest.js';
 
 /** What the run's start-up says of the gold evidence it placed, and what it could not place. */
 export interface GoldSpanStage {
@@ -75,7 +74,7 @@ export async function placeGoldForRetrievers(items: BenchmarkItem[], retrievers:
 /** The corpus folder of the first index that names one whose corpus kept its documents, and the corpus content the index was built from. */
 async function corpusOf(indexDirs: string[]): Promise<{ dir: string; indexedHash: string } | undefined> {
   for (const dir of indexDirs) {
-    const corpus = (await readIndexManifest(dir))?.corpus;
+    const corpus = readIndexManifest(dir)?.corpus;
     if (corpus && existsSync(join(corpus.dir, 'documents.jsonl'))) return { dir: corpus.dir, indexedHash: corpus.contentHash };
   }
   return undefined;

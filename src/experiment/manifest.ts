@@ -4,10 +4,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { z } from 'zod';
 import type { ExperimentConfig } from '../config/experiment.js';
-import { corpusPaths } from '../corpus/paths.js';
-import { CorpusManifestSchema } from '../corpus/types.js';
-import { IndexManifestSchema, indexManifestPath } from '../index/manifest.js';
-import { readJsonFile } from '../io/jsonText.js';
+import { corpusManifestIfAny } from '../runFiles/corpusFiles.js';
+import { readIndexManifest } from '../runFiles/indexManifest.js';
 import { CHUNK_SPAN_FORMAT } from '../chunking/chunker.js';
 import { MANIFEST_VERSION, type RunManifest, type StoredRunManifest } from '../runFiles/manifest.js';
 import { VERSION } from '../version.js';
@@ -40,9 +38,9 @@ function retrieverChunkings(retrievers: Record<string, RetrieverDescription>): N
   const out: NonNullable<RunManifest['chunkings']> = {};
   for (const [label, described] of Object.entries(retrievers)) {
     const index = indexOf(described);
-    const corpus = index ? readJsonFile(indexManifestPath(index), IndexManifestSchema)?.corpus : undefined;
+    const corpus = index ? readIndexManifest(index)?.corpus : undefined;
     if (!corpus) continue;
-    const chunking = ChunkingRecordSchema.safeParse(readJsonFile(corpusPaths(corpus.dir).manifest, CorpusManifestSchema)?.parameters.chunking);
+    const chunking = ChunkingRecordSchema.safeParse(corpusManifestIfAny(corpus.dir)?.parameters.chunking);
     if (chunking.success) out[label] = { corpus: corpus.name, dir: corpus.dir, chunking: chunking.data };
   }
   return out;

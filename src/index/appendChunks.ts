@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Chunk } from '../chunking/types.js';
+import type { Chunk } from '../runFiles/corpusFiles.js';
 import type { TextEmbedder } from '../embedding/types.js';
 import { InputError } from '../errors.js';
 import { buildBm25 } from './bm25/bm25Index.js';
@@ -7,7 +7,7 @@ import { ChunkStore } from './chunkStore.js';
 import { graphLibrary } from './graphs/graphLibraries.js';
 import { createEmbedder } from '../embedding/registry.js';
 import { assertSameEmbedder } from './indexEmbedder.js';
-import { CHUNK_STORE_FILE, requireCompleteIndexManifest, writeIndexManifest, type IndexManifest } from './manifest.js';
+import { CHUNK_STORE_FILE, requireCompleteIndexManifest, writeIndexManifest, type IndexManifest } from '../runFiles/indexManifest.js';
 import { passageText } from './passageText.js';
 
 export interface AppendChunksOptions {

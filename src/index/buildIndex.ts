@@ -1,9 +1,9 @@
-import { DEFAULT_BM25, DEFAULT_HNSW, graphDefaults } from './defaults.js';
+import { DEFAULT_BM25, DEFAULT_HNSW, DEFAULT_VECTOR_ENCODING, graphDefaults } from './defaults.js';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Chunk } from '../chunking/types.js';
+import type { Chunk } from '../runFiles/corpusFiles.js';
 import { isImageEmbedder, type ImageEmbedder, type TextEmbedder } from '../embedding/types.js';
-import type { PageImageRef } from '../corpus/pageImage.js';
+import type { PageImageRef } from '../runFiles/pageImage.js';
 import { chunkPageImage, corpusImageDir } from './chunkImage.js';
 import { InputError } from '../errors.js';
 import { createProgress } from '../progress/progress.js';
@@ -20,10 +20,9 @@ import {
   writeIndexManifest,
   type HnswParams,
   type IndexManifest,
-} from './manifest.js';
+} from '../runFiles/indexManifest.js';
 import { buildEmbedder, checkDimensions, chunkBatchesAfter, plannedIndexManifest, type BuildIndexOptions } from './buildOptions.js';
 import { passageText } from './passageText.js';
-import { DEFAULT_VECTOR_ENCODING } from './defaults.js';
 import { decodeVectorInto, encodeVector } from './vectorEncoding.js';
 import { ExactSearch } from './exactSearch.js';
 import { heldOutSample, tuneEfSearch } from './tuneEfSearch.js';

@@ -1,15 +1,19 @@
-import type { Chunk } from '../chunking/types.js';
+import type { Chunk } from '../runFiles/corpusFiles.js';
 import { createEmbedder } from '../embedding/registry.js';
 import type { TextEmbedder } from '../embedding/types.js';
 import { InputError } from '../errors.js';
 import { VERSION } from '../version.js';
 import type { CorpusInput } from './corpusInput.js';
-import type { BuildInputs } from '../io/fingerprint.js';
+import type { BuildInputs } from '../runFiles/buildInputs.js';
 import type { ProgressOptions } from '../progress/progress.js';
-import type { LanceDbBuildOptions } from './lancedb/params.js';
-import { INDEX_FORMAT_VERSION, type ComponentSpec, type HnswParams, type IndexKind, type Bm25Params, type IndexManifest } from './manifest.js';
+import { INDEX_FORMAT_VERSION, type ComponentSpec, type HnswParams, type IndexKind, type Bm25Params, type IndexManifest, type LanceDbParams } from '../runFiles/indexManifest.js';
 import type { TuneOptions } from './tuneEfSearch.js';
 import type { VectorEncoding } from './vectorEncoding.js';
+
+/** What `buildIndex` takes for a lancedb index; `vectorIndex: auto` picks IVF-PQ from LANCEDB_IVF_PQ_MIN_ROWS rows. */
+export interface LanceDbBuildOptions extends Partial<Omit<LanceDbParams, 'vectorIndex' | 'distance'>> {
+  vectorIndex?: LanceDbParams['vectorIndex'] | 'auto';
+}
 
 /** What `buildIndex` takes (every index kind; the lancedb build reads the same options). */
 export interface BuildIndexOptions {

@@ -1,17 +1,8 @@
 import { isAbsolute, resolve } from 'node:path';
-import { z } from 'zod';
-import type { Chunk } from '../chunking/types.js';
+import { ChunkImageSchema, type Chunk } from '../runFiles/corpusFiles.js';
 import type { CorpusInput } from './corpusInput.js';
 import { DataFileError, InputError } from '../errors.js';
-import type { PageImageRef } from '../corpus/pageImage.js';
-
-/** `meta.image` of a page chunk, as the longhisdoc-ocr builder writes it (the file stays in the corpus's image folder). */
-const ChunkImageSchema = z.object({
-  path: z.string().min(1),
-  width: z.number().int().positive(),
-  height: z.number().int().positive(),
-  bytes: z.number().int().nonnegative(),
-});
+import type { PageImageRef } from '../runFiles/pageImage.js';
 
 /** The corpus's image folder (manifest `imageDir`, absolute, or relative to the corpus directory); an image index needs one. */
 export function corpusImageDir(corpus: CorpusInput): string {

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { Chunk } from '../chunking/types.js';
+import type { Chunk } from '../runFiles/corpusFiles.js';
 import { DataFileError, InputError } from '../errors.js';
 import { decodeVectorInto, dimensionOf, dotStored, encodeVector, type VectorEncoding } from './vectorEncoding.js';
 

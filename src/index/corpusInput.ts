@@ -1,8 +1,5 @@
 import { basename } from 'node:path';
-import { ChunkSchema, type Chunk } from '../chunking/types.js';
-import { corpusPaths } from '../corpus/paths.js';
-import { readCorpusManifest } from '../corpus/read.js';
-import type { CorpusManifest } from '../corpus/types.js';
+import { type Chunk, ChunkSchema, type CorpusManifest, corpusPaths, readCorpusManifest } from '../runFiles/corpusFiles.js';
 import { readJsonl } from '../io/jsonl.js';
 
 /** A built corpus directory as an index build reads it: its manifest and a stream of its chunks. */

@@ -1,4 +1,4 @@
-import type { Bm25Params } from './manifest.js';
+import type { Bm25Params } from '../runFiles/indexManifest.js';
 
 /**
  * Chosen with scripts/bench-retrieval.ts and scripts/bench-index-recall.ts (310k poems, 64-d fixture):

@@ -1,5 +1,5 @@
 import type { ChunkStore } from './chunkStore.js';
-import type { HnswParams } from './manifest.js';
+import type { HnswParams } from '../runFiles/indexManifest.js';
 import type { ScoreMatrix } from './scoreMatrix.js';
 import { TopK, type Scored } from './topK.js';
 import { dot, norm, normalized } from './vectorMath.js';

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { describeInputChanges, fingerprintFiles, type BuildInputs } from '../io/fingerprint.js';
-import { readIndexManifest } from './manifest.js';
+import { describeInputChanges, fingerprintFiles, type BuildInputs } from '../runFiles/buildInputs.js';
+import { readIndexManifest } from '../runFiles/indexManifest.js';
 
 /** An index to build from a corpus folder (an experiment's `prepare.indexes[]` entry): out, corpus, retriever and build options. */
 export type IndexBuildEntry = { out: string; corpus: string } & Record<string, unknown>;
@@ -31,7 +31,7 @@ export interface IndexFreshness {
  */
 export async function checkIndexFreshness(entry: IndexBuildEntry, corpusContentHash: string | undefined): Promise<IndexFreshness> {
   const out = resolve(entry.out);
-  const existing = await readIndexManifest(out);
+  const existing = readIndexManifest(out);
   if (!existing) return { out, status: 'missing', reasons: ['not built yet'] };
   if (!existing.complete) return { out, status: 'interrupted', reasons: ['an interrupted build is there; resuming it'] };
   const reasons: string[] = [];

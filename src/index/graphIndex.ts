@@ -1,5 +1,5 @@
 import type { ChunkStore } from './chunkStore.js';
-import type { HnswParams } from './manifest.js';
+import type { HnswParams } from '../runFiles/indexManifest.js';
 import type { Scored } from './topK.js';
 
 /** A built approximate-nearest-neighbour graph opened for search. */

@@ -1,7 +1,7 @@
 import hnswlib from 'hnswlib-node';
 import { rename, rm } from 'node:fs/promises';
 import type { ChunkStore } from './chunkStore.js';
-import type { HnswParams } from './manifest.js';
+import type { HnswParams } from '../runFiles/indexManifest.js';
 import { byScore, type Scored } from './topK.js';
 
 const { HierarchicalNSW } = hnswlib;

@@ -1,4 +1,5 @@
-import type { EmbedderIdentity, TextEmbedder } from '../embedding/types.js';
+import type { TextEmbedder } from '../embedding/types.js';
+import type { EmbedderIdentity } from '../runFiles/indexManifest.js';
 import { InputError } from '../errors.js';
 
 /** Field-by-field differences between two identities, e.g. `model: "a" ≠ "b"`. */

@@ -8,7 +8,7 @@ import type { GraphIndex } from './graphIndex.js';
 import { graphLibrary } from './graphs/graphLibraries.js';
 import { catchUpGraph, loadHnswGraph, type HnswGraph } from './hnswGraph.js';
 import { queryEmbedderFor, type QueryEmbedder } from './queryEmbedder.js';
-import { CHUNK_STORE_FILE, HNSW_FILE, requireCompleteIndexManifest, type ComponentSpec, type IndexManifest } from './manifest.js';
+import { CHUNK_STORE_FILE, HNSW_FILE, requireCompleteIndexManifest, type ComponentSpec, type IndexManifest } from '../runFiles/indexManifest.js';
 
 export interface OpenIndexOptions {
   /** Query embedder: an instance, or a registry spec; by default the manifest's spec is re-created. */

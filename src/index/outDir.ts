@@ -1,7 +1,7 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import { InputError } from '../errors.js';
 import { assertSameIdentity } from './indexEmbedder.js';
-import { readIndexManifest, type IndexManifest } from './manifest.js';
+import { readIndexManifest, type IndexManifest } from '../runFiles/indexManifest.js';
 
 /**
  * Every kind of index alike: a fresh build needs an empty directory (or one holding no index); --resume
@@ -15,7 +15,7 @@ export async function prepareIndexOutDir(
   settingsOf: (manifest: IndexManifest) => unknown,
 ): Promise<IndexManifest | undefined> {
   await mkdir(out, { recursive: true });
-  const existing = await readIndexManifest(out);
+  const existing = readIndexManifest(out);
   if (!existing) {
     const entries = (await readdir(out)).filter((name) => !name.startsWith('.'));
     if (entries.length > 0) throw new InputError(`${out}: directory is not empty and holds no index; choose another --out`);

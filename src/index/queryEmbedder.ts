@@ -2,7 +2,7 @@ import { createEmbedder } from '../embedding/registry.js';
 import type { TextEmbedder } from '../embedding/types.js';
 import { InputError } from '../errors.js';
 import { assertSameEmbedder } from './indexEmbedder.js';
-import type { ComponentSpec, IndexManifest } from './manifest.js';
+import type { ComponentSpec, IndexManifest } from '../runFiles/indexManifest.js';
 
 export interface QueryEmbedder {
   embedder: TextEmbedder;

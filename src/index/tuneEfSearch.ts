@@ -4,7 +4,7 @@ import type { ChunkStore } from './chunkStore.js';
 import { DEFAULT_TUNING } from './defaults.js';
 import type { ExactSearch } from './exactSearch.js';
 import type { TunableGraph } from './graphIndex.js';
-import type { EfTuning } from './manifest.js';
+import type { EfTuning } from '../runFiles/indexManifest.js';
 
 
 export interface TuneOptions {

@@ -3,7 +3,7 @@ import { InputError } from '../errors.js';
 import { ChunkStore } from './chunkStore.js';
 import { ExactSearch } from './exactSearch.js';
 import { graphLibrary } from './graphs/graphLibraries.js';
-import { CHUNK_STORE_FILE, requireCompleteIndexManifest, writeIndexManifest, type EfTuning } from './manifest.js';
+import { CHUNK_STORE_FILE, requireCompleteIndexManifest, writeIndexManifest, type EfTuning } from '../runFiles/indexManifest.js';
 import { tuneEfSearch, type TuneOptions } from './tuneEfSearch.js';
 
 export interface TuneIndexOptions extends TuneOptions {

@@ -9,7 +9,7 @@ import { messageTokens, promptImages, recordedMessageOf } from '../prompting/mes
 import { imagesRefused } from '../generation/imageTokens.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { MethodStepError } from './stepError.js';
-import type { MethodCost, TraceStep } from './trace.js';
+import type { MethodCost, TraceStep } from '../runFiles/trace.js';
 import type { MethodContext } from './types.js';
 
 export interface MethodRunOptions {

@@ -4,7 +4,7 @@ import { splitSentences } from '../chunking/sentences.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
 import type { RegistryEntry } from '../registry.js';
-import type { MethodNotes } from './trace.js';
+import type { MethodNotes } from '../runFiles/trace.js';
 import { PassageParamsShape, type PassageBlock } from './passages.js';
 import { resolvePrompts, stepMessages, type MethodPrompt, type PromptOverride } from './prompts.js';
 import type { CallBound, MethodContext, MethodOutcome, RagMethod } from './types.js';

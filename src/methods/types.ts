@@ -3,7 +3,7 @@ import type { BaseMessage } from '@langchain/core/messages';
 import type { CallSettings, GenerationResult, ToolDefinition } from '../generation/types.js';
 import type { ChatMessage, ContentPart } from '../prompting/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
-import type { MethodCost, MethodNotes } from './trace.js';
+import type { MethodCost, MethodNotes } from '../runFiles/trace.js';
 import type { MethodPrompt } from './prompts.js';
 import type { PassageParams } from './passages.js';
 

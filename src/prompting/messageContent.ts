@@ -1,4 +1,4 @@
-import type { RecordedMessage } from '../corpus/pageImage.js';
+import type { RecordedMessage } from '../runFiles/pageImage.js';
 import type { ChatMessage, ContentPart, PageImageRef } from './types.js';
 
 /**

@@ -1,8 +1,8 @@
-import type { PageImageRef } from '../corpus/pageImage.js';
+import type { PageImageRef } from '../runFiles/pageImage.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 
-export type { PageImageRef } from '../corpus/pageImage.js';
+export type { PageImageRef } from '../runFiles/pageImage.js';
 
 /** One part of a multimodal message: text, or a page image (LangChain's and OpenAI's content parts, by reference). */
 export type ContentPart = { type: 'text'; text: string } | { type: 'image'; image: PageImageRef };

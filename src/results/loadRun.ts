@@ -2,7 +2,7 @@ import { basename, resolve } from 'node:path';
 import type { ExperimentConfig } from '../config/experiment.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { assertRunDirectory, readRunRecords } from '../runFiles/runDir.js';
-import { readRunConfig } from '../runFiles/runConfig.js';
+import { readRunConfig } from '../config/runConfig.js';
 import type { RunSummary } from '../runFiles/summary.js';
 import { summarizeRun, type SummaryOptions } from '../analysis/summary.js';
 import { methodsByStrategy } from '../experiment/cellMethod.js';

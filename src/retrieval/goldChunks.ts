@@ -2,10 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../errors.js';
 import { ChunkStore, type LabelledChunk } from '../index/chunkStore.js';
-import { CHUNK_STORE_FILE, IndexManifestSchema, indexManifestPath } from '../index/manifest.js';
-import { corpusPaths } from '../corpus/paths.js';
-import { CorpusManifestSchema } from '../corpus/types.js';
-import { readJsonFile } from '../io/jsonText.js';
+import { CHUNK_STORE_FILE, readIndexManifest } from '../runFiles/indexManifest.js';
+import { corpusManifestIfAny } from '../runFiles/corpusFiles.js';
 import type { RetrievalQuery } from './types.js';
 
 /**
@@ -13,8 +11,8 @@ import type { RetrievalQuery } from './types.js';
  * the index names; empty when the corpus is not there (moved) or dropped none.
  */
 export function corpusDuplicates(indexDir: string): Record<string, string> {
-  const index = readJsonFile(indexManifestPath(indexDir), IndexManifestSchema);
-  return (index && readJsonFile(corpusPaths(index.corpus.dir).manifest, CorpusManifestSchema)?.duplicateOf) ?? {};
+  const index = readIndexManifest(indexDir);
+  return (index && corpusManifestIfAny(index.corpus.dir)?.duplicateOf) ?? {};
 }
 
 /** A gold id as the index holds it: itself, or — a duplicate the corpus dropped, never indexed — the kept chunk with the same text. */

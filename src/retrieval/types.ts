@@ -1,5 +1,5 @@
-import type { Chunk } from '../chunking/types.js';
-import type { EmbedderIdentity } from '../embedding/types.js';
+import type { Chunk } from '../runFiles/corpusFiles.js';
+import type { EmbedderIdentity } from '../runFiles/indexManifest.js';
 
 /** A question as the retriever sees it. */
 export interface RetrievalQuery {

@@ -1,11 +1,30 @@
 import { z } from 'zod';
-import { RecordedMessageSchema } from '../corpus/pageImage.js';
-import { MethodCostSchema, MethodNotesSchema, TraceStepSchema } from '../methods/trace.js';
-import { ItemScoreSchema } from '../scoring/types.js';
+import { RecordedMessageSchema } from './pageImage.js';
+import { MethodCostSchema, MethodNotesSchema, TraceStepSchema } from './trace.js';
 import { RecordDiagnosticsSchema } from './diagnosis.js';
 
 /** A character range [start, end) of a corpus document's text (`documents.jsonl`). */
 const TextSpanSchema = z.object({ doc: z.string(), start: z.number().int().nonnegative(), end: z.number().int().nonnegative() });
+
+/** The shared scorer's verdict on one answer; stored in items.jsonl. */
+export const ItemScoreSchema = z.object({
+  /** 'scored' counts in means; the failures are excluded from means and counted. */
+  status: z.enum(['scored', 'judge_failed', 'generation_failed']),
+  /** Primary score on a 0–100 scale (RS rounded per reference, or accuracy × 100). Null unless scored. */
+  score: z.number().nullable(),
+  /** Unrounded primary score. */
+  scoreRaw: z.number().nullable(),
+  metric: z.string(),
+  verdicts: z.record(z.string(), z.union([z.literal(0), z.literal(1)])).optional(),
+  extracted: z.string().optional(),
+  judgeRaw: z.string().optional(),
+  error: z.string().optional(),
+  /** Rule that decided the score without a judge (`empty-answer`, `over-length`, `mcq`). */
+  rule: z.string().optional(),
+  /** Secondary metrics, e.g. bleu4, rougeL. */
+  extra: z.record(z.string(), z.number()).optional(),
+});
+export type ItemScore = z.infer<typeof ItemScoreSchema>;
 
 /** One retrieved passage as kept in a run record (text kept for the report's drill-down). */
 export const RecordedChunkSchema = z.object({

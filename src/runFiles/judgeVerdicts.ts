@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ItemScoreSchema } from '../scoring/types.js';
+import { ItemScoreSchema } from './itemRecord.js';
 import { namedLogs } from './namedLogs.js';
 
 /**

@@ -13,7 +13,7 @@ export const RUN_FILES = {
   summary: 'summary.json',
   summaryCsv: 'summary.csv',
   report: 'report.html',
-  /** Present while a process writes the run (one writer at a time; src/experiment/runLock.ts). Readers ignore it. */
+  /** Present while a process writes the run (one writer at a time; src/app/runLock.ts). Readers ignore it. */
   lock: 'writer.lock',
 } as const;
 

@@ -11,7 +11,8 @@ import { stripThink } from './stripThink.js';
 import { bertScore, type TokenVectors } from './textMetrics/bertScore.js';
 import { bleu4 } from './textMetrics/bleu.js';
 import { rougeL } from './textMetrics/rougeL.js';
-import type { AnswerExtractor, ItemScore, Judge, RubricItem, Verdicts } from './types.js';
+import type { AnswerExtractor, Judge, RubricItem, Verdicts } from './types.js';
+import type { ItemScore } from '../runFiles/itemRecord.js';
 
 export interface ScoreDeps {
   /** Needed for `rubric` items that reach the judge. */

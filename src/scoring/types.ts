@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { Generator } from '../generation/types.js';
 
 /** One numbered rubric item with its summed weight (negative in the deduction half). */
@@ -41,23 +40,3 @@ export interface AnswerExtractor {
   readonly generator?: Generator;
   extract(input: { question: string; response: string; answerType: string }): Promise<string>;
 }
-
-/** The shared scorer's verdict on one answer; stored in items.jsonl. */
-export const ItemScoreSchema = z.object({
-  /** 'scored' counts in means; the failures are excluded from means and counted. */
-  status: z.enum(['scored', 'judge_failed', 'generation_failed']),
-  /** Primary score on a 0–100 scale (RS rounded per reference, or accuracy × 100). Null unless scored. */
-  score: z.number().nullable(),
-  /** Unrounded primary score. */
-  scoreRaw: z.number().nullable(),
-  metric: z.string(),
-  verdicts: z.record(z.string(), z.union([z.literal(0), z.literal(1)])).optional(),
-  extracted: z.string().optional(),
-  judgeRaw: z.string().optional(),
-  error: z.string().optional(),
-  /** Rule that decided the score without a judge (`empty-answer`, `over-length`, `mcq`). */
-  rule: z.string().optional(),
-  /** Secondary metrics, e.g. bleu4, rougeL. */
-  extra: z.record(z.string(), z.number()).optional(),
-});
-export type ItemScore = z.infer<typeof ItemScoreSchema>;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openRunDirectory } from '../../src/app/openRun.js';
 import { CHUNK_SPAN_FORMAT } from '../../src/chunking/chunker.js';
-import type { HeldLock } from '../../src/io/lockFile.js';
+import type { HeldLock } from '../../src/runFiles/lockFile.js';
 
 const OLD_RUN = join(import.meta.dirname, '..', 'data', 'old-run-demo-samples');
 

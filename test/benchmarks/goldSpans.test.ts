@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { placeGoldSpans } from '../../src/benchmarks/goldSpans.js';
 import type { BenchmarkItem } from '../../src/benchmarks/types.js';
-import type { CorpusDocument } from '../../src/corpus/types.js';
+import type { CorpusDocument } from '../../src/runFiles/corpusFiles.js';
 
 const documents: CorpusDocument[] = [
   { doc: 'a', docId: 'a', text: '明朝科举制度，分乡试、会试、殿试三级。' },

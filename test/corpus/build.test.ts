@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildCorpus } from '../../src/corpus/build.js';
 import { corpusBuildConfigSchema, parseCorpusBuildConfig } from '../../src/corpus/config.js';
-import { readChunks, readCorpusManifest } from '../../src/corpus/read.js';
+import { readChunks, readCorpusManifest } from '../../src/runFiles/corpusFiles.js';
 import { corpusBuilders } from '../../src/corpus/registry.js';
 import type { CorpusBuilder } from '../../src/corpus/types.js';
 import { ConfigError, DataFileError, InputError, InterruptedError } from '../../src/errors.js';
@@ -114,6 +114,16 @@ describe('buildCorpus', () => {
     const { documentsBytes: _dropped, ...older } = JSON.parse(await readFile(file, 'utf8'));
     await writeFile(file, JSON.stringify(older));
     await expect(buildCorpus(config('older', { name: 'test-numbers', n: 30 }), { resume: true })).rejects.toThrow(/earlier hisrag, which kept no documents\.jsonl; run without --resume/);
+  });
+
+  it('refuses a damaged checkpoint, with --resume and without, naming file and field', async () => {
+    controller = new AbortController();
+    await expect(buildCorpus(config('damaged', { name: 'test-numbers', n: 30, abortAfter: 3 }), { signal: controller.signal })).rejects.toThrow(InterruptedError);
+    const file = join(dir, 'damaged.partial', 'checkpoint.json');
+    await writeFile(file, JSON.stringify({ ...JSON.parse(await readFile(file, 'utf8')), chunksBytes: 'many' }));
+    const refusal = `${file}: chunksBytes: Invalid input: expected number, received string`;
+    await expect(buildCorpus(config('damaged', { name: 'test-numbers', n: 30 }), { resume: true })).rejects.toThrow(refusal);
+    await expect(buildCorpus(config('damaged', { name: 'test-numbers', n: 30 }))).rejects.toThrow(refusal);
   });
 
   it('refuses to resume with a different config', async () => {

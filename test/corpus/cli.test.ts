@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerCorpusCommands } from '../../src/cli/commands/corpus.js';
-import { readCorpusManifest } from '../../src/corpus/read.js';
+import { readCorpusManifest } from '../../src/runFiles/corpusFiles.js';
 import { DataFileError, InputError } from '../../src/errors.js';
 
 const fixtures = join(import.meta.dirname, 'fixtures');

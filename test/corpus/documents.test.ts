@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChunkSpan } from '../../src/chunking/chunker.js';
-import type { Chunk } from '../../src/chunking/types.js';
+import { type Chunk, readChunks, readCorpusDocuments } from '../../src/runFiles/corpusFiles.js';
 import { buildCorpus } from '../../src/corpus/build.js';
-import { readChunks, readCorpusDocuments } from '../../src/corpus/read.js';
 
 const demoDump = resolve('corpora', 'sources', 'demo-zhwiki.xml');
 const demoOcr = resolve('corpora', 'sources', 'demo-longhisdoc');

@@ -9,7 +9,7 @@ import { createEmbedder } from '../../src/embedding/registry.js';
 import { isImageEmbedder } from '../../src/embedding/types.js';
 import { DataFileError, ConfigError } from '../../src/errors.js';
 import { generateClipFixture } from '../../src/models/fixture/clipFixture.js';
-import type { PageImageRef } from '../../src/corpus/pageImage.js';
+import type { PageImageRef } from '../../src/runFiles/pageImage.js';
 import { BLUE, GREEN, PAPER, RED, writePageImages } from './pageImageFiles.js';
 
 const dot = (a: number[], b: number[]) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);

@@ -11,7 +11,7 @@ import { startEmbeddingServer, type EmbeddingServer } from '../../src/embedding/
 import { OpenAIEmbedder } from '../../src/embedding/openaiEmbedder.js';
 import { isImageEmbedder } from '../../src/embedding/types.js';
 import { generateClipFixture } from '../../src/models/fixture/clipFixture.js';
-import type { PageImageRef } from '../../src/corpus/pageImage.js';
+import type { PageImageRef } from '../../src/runFiles/pageImage.js';
 import { BLUE, GREEN, PAPER, RED, writePageImages } from './pageImageFiles.js';
 
 const maxDifference = (a: number[][], b: number[][]) => Math.max(...a.flatMap((row, i) => row.map((x, j) => Math.abs(x - b[i]![j]!))));

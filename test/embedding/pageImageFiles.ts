@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import type { PageImageRef } from '../../src/corpus/pageImage.js';
+import type { PageImageRef } from '../../src/runFiles/pageImage.js';
 
 export type Rgb = { r: number; g: number; b: number };
 

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ExperimentConfig } from '../../src/config/experiment.js';
-import { readCorpusManifest } from '../../src/corpus/read.js';
+import { readCorpusManifest } from '../../src/runFiles/corpusFiles.js';
 import { InputError } from '../../src/errors.js';
 import { prepareArtefacts, type PrepareOptions } from '../../src/app/prepare.js';
-import { readIndexManifest } from '../../src/index/manifest.js';
+import { readIndexManifest } from '../../src/runFiles/indexManifest.js';
 import { runCli } from '../helpers/runCli.js';
 
 let dir: string;
@@ -46,9 +46,9 @@ describe('prepare rebuilds exactly what changed, and says why', () => {
     const corpus = await readCorpusManifest(join(dir, 'corpus'));
     expect(Object.keys(corpus.inputs!.files)).toEqual([join(dir, 'source.jsonl')]);
     expect(corpus.inputs!.settings).toMatchObject({ chunking: { maxSize: 500 } });
-    const index = await readIndexManifest(join(dir, 'index'));
+    const index = readIndexManifest(join(dir, 'index'));
     expect(await prepare(config())).toEqual([]);
-    expect((await readIndexManifest(join(dir, 'index')))!.createdAt).toBe(index!.createdAt);
+    expect(readIndexManifest(join(dir, 'index'))!.createdAt).toBe(index!.createdAt);
   });
 
   it('an edited source file rebuilds the corpus and the index built on it, naming the file', async () => {
@@ -58,7 +58,7 @@ describe('prepare rebuilds exactly what changed, and says why', () => {
     expect(lines).toContain(`${join(dir, 'corpus')}: source file ${join(dir, 'source.jsonl')} changed; rebuilding`);
     expect(lines.some((line) => /index: built from an older version of .*corpus; rebuilding/.test(line))).toBe(true);
     expect((await readCorpusManifest(join(dir, 'corpus'))).counts.chunksWritten).toBe(3);
-    expect((await readIndexManifest(join(dir, 'index')))!.counts.chunks).toBe(3);
+    expect(readIndexManifest(join(dir, 'index'))!.counts.chunks).toBe(3);
     expect(await prepare(config())).toEqual([]);
   });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCorpus } from '../../src/corpus/build.js';
-import { readChunks } from '../../src/corpus/read.js';
+import { readChunks } from '../../src/runFiles/corpusFiles.js';
 import type { RetrievalStudySummary } from '../../src/app/retrievalStudy.js';
 import { runCli, type CliResult } from '../helpers/runCli.js';
 import { drawnLines } from '../helpers/figureLines.js';

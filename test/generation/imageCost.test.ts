@@ -7,7 +7,7 @@ import { imageTokensOf, ImageSettingsSchema } from '../../src/generation/imageTo
 import { OpenAIGenerator, OpenAIParamsSchema } from '../../src/generation/openai.js';
 import { PageReaderGenerator, PageReaderParamsSchema } from '../../src/generation/pageReader.js';
 import { MethodRun } from '../../src/methods/methodRun.js';
-import { TraceStepSchema } from '../../src/methods/trace.js';
+import { TraceStepSchema } from '../../src/runFiles/trace.js';
 import { messageTokens } from '../../src/prompting/messageContent.js';
 import { estimateTokens } from '../../src/text/tokenCounter.js';
 import type { PageImageRef } from '../../src/prompting/types.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Chunk } from '../../src/chunking/types.js';
+import type { Chunk } from '../../src/runFiles/corpusFiles.js';
 import { Bm25Searcher } from '../../src/index/bm25/bm25Index.js';
 import { BIGRAM_PREFIX, tokenize } from '../../src/index/bm25/tokenizer.js';
 import { buildIndex } from '../../src/index/buildIndex.js';

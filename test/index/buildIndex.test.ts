@@ -7,7 +7,7 @@ import { InputError } from '../../src/errors.js';
 import { buildIndex } from '../../src/index/buildIndex.js';
 import { DEFAULT_HNSW, DEFAULT_USEARCH } from '../../src/index/defaults.js';
 import { ChunkStore } from '../../src/index/chunkStore.js';
-import { readIndexManifest } from '../../src/index/manifest.js';
+import { readIndexManifest } from '../../src/runFiles/indexManifest.js';
 import { openIndex } from '../../src/index/openIndex.js';
 import { CountingEmbedder } from './countingEmbedder.js';
 import { indexFixture, interruptedBuild } from './indexFixture.js';
@@ -30,7 +30,7 @@ describe('buildIndex / openIndex', () => {
     expect(manifest.embedder?.spec).toEqual(spec);
     expect(manifest.embedder?.space).toBe('ip');
     expect(manifest.hnsw).toMatchObject({ M: 8, efConstruction: 50 });
-    expect(await readIndexManifest(out)).toEqual(manifest);
+    expect(readIndexManifest(out)).toEqual(manifest);
   });
 
   it('round-trips: an opened index returns the stored chunks and their vectors', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../src/index/chunkStore.js';
 import { DataFileError } from '../../src/errors.js';
-import type { Chunk } from '../../src/chunking/types.js';
+import type { Chunk } from '../../src/runFiles/corpusFiles.js';
 import { sampleChunks } from './testCorpus.js';
 
 describe('ChunkStore', () => {

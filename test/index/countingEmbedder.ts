@@ -1,5 +1,6 @@
 import { Embeddings } from '@langchain/core/embeddings';
-import type { EmbedderIdentity, TextEmbedder } from '../../src/embedding/types.js';
+import type { TextEmbedder } from '../../src/embedding/types.js';
+import type { EmbedderIdentity } from '../../src/runFiles/indexManifest.js';
 
 /** Wraps an embedder, counting the documents it embeds (to prove a resumed build embeds nothing twice). */
 export class CountingEmbedder extends Embeddings implements TextEmbedder {

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Embeddings } from '@langchain/core/embeddings';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Chunk } from '../../src/chunking/types.js';
+import type { Chunk } from '../../src/runFiles/corpusFiles.js';
 import { OpenAIEmbedder } from '../../src/embedding/openaiEmbedder.js';
-import type { EmbedderIdentity, TextEmbedder } from '../../src/embedding/types.js';
+import type { TextEmbedder } from '../../src/embedding/types.js';
+import { type EmbedderIdentity, readIndexManifest } from '../../src/runFiles/indexManifest.js';
 import { ServiceUnavailableError } from '../../src/errors.js';
 import { buildIndex } from '../../src/index/buildIndex.js';
 import { ChunkStore } from '../../src/index/chunkStore.js';
-import { readIndexManifest } from '../../src/index/manifest.js';
 import { openIndex } from '../../src/index/openIndex.js';
 import { startOpenAIServer, type OpenAIServer } from '../helpers/openaiServer.js';
 import { writeTestCorpus } from './testCorpus.js';
@@ -155,7 +155,7 @@ describe('index builds over a pool of embedding replicas', () => {
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     expect((error as Error).message).toMatch(new RegExp(`every one of its 2 replicas is unavailable.*${escape(urls[0]!)} \\(.+\\); ${escape(urls[1]!)} \\(.+\\)`));
     // Nothing was stored, and the directory is an interrupted build, ready for --resume.
-    expect((await readIndexManifest(join(root, 'all-down')))?.complete).toBe(false);
+    expect(readIndexManifest(join(root, 'all-down'))?.complete).toBe(false);
   });
 
   it('builds the graph while embedding: the same graph as building it after storing, and resumable', async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../src/index/chunkStore.js';
 import { ExactSearch } from '../../src/index/exactSearch.js';
 import { graphLibrary } from '../../src/index/graphs/graphLibraries.js';
-import type { HnswParams } from '../../src/index/manifest.js';
+import type { HnswParams } from '../../src/runFiles/indexManifest.js';
 import { tuneEfSearch } from '../../src/index/tuneEfSearch.js';
 import { normalized } from '../../src/index/vectorMath.js';
 import { seededRandom } from '../../src/retrieval/seededRandom.js';

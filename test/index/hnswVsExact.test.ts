@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChunkStore } from '../../src/index/chunkStore.js';
 import { ExactSearch } from '../../src/index/exactSearch.js';
 import { createHnswGraph, distanceToScore, loadHnswGraph, saveHnswGraph } from '../../src/index/hnswGraph.js';
-import type { HnswParams } from '../../src/index/manifest.js';
+import type { HnswParams } from '../../src/runFiles/indexManifest.js';
 import { normalized } from '../../src/index/vectorMath.js';
 import { seededRandom } from '../../src/retrieval/seededRandom.js';
 

@@ -3,7 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Chunk } from '../../src/chunking/types.js';
+import type { Chunk } from '../../src/runFiles/corpusFiles.js';
 import { ClipEmbedder } from '../../src/embedding/clipEmbedder.js';
 import { DataFileError, InputError } from '../../src/errors.js';
 import { buildIndex } from '../../src/index/buildIndex.js';
@@ -11,7 +11,7 @@ import { openIndex } from '../../src/index/openIndex.js';
 import { generateClipFixture } from '../../src/models/fixture/clipFixture.js';
 import { createRetriever } from '../../src/retrieval/createRetriever.js';
 import { reciprocalRankFusion } from '../../src/retrieval/fusion.js';
-import type { PageImageRef } from '../../src/corpus/pageImage.js';
+import type { PageImageRef } from '../../src/runFiles/pageImage.js';
 import { BLUE, GREEN, PAPER, RED, writePageImages } from '../embedding/pageImageFiles.js';
 import { fixtureModel, writeTestCorpus } from './testCorpus.js';
 

@@ -6,7 +6,7 @@ import { createEmbedder } from '../../src/embedding/registry.js';
 import type { TextEmbedder } from '../../src/embedding/types.js';
 import { buildIndex } from '../../src/index/buildIndex.js';
 import type { BuildIndexOptions } from '../../src/index/buildOptions.js';
-import { readIndexManifest } from '../../src/index/manifest.js';
+import { readIndexManifest } from '../../src/runFiles/indexManifest.js';
 import { CountingEmbedder } from './countingEmbedder.js';
 import { fixtureModel, writeTestCorpus } from './testCorpus.js';
 
@@ -57,6 +57,6 @@ export async function interruptedBuild(options: BuildIndexOptions & { embedderIn
       },
     }),
   ).rejects.toThrow();
-  expect((await readIndexManifest(options.out))?.complete).toBe(false);
+  expect(readIndexManifest(options.out)?.complete).toBe(false);
   return counting;
 }

@@ -1,12 +1,12 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Chunk } from '../../src/chunking/types.js';
+import type { Chunk } from '../../src/runFiles/corpusFiles.js';
 import type { TextEmbedder } from '../../src/embedding/types.js';
 import { InputError } from '../../src/errors.js';
 import { buildIndex } from '../../src/index/buildIndex.js';
 import { openLanceTable } from '../../src/index/lancedb/table.js';
-import { readIndexManifest } from '../../src/index/manifest.js';
+import { readIndexManifest } from '../../src/runFiles/indexManifest.js';
 import { openIndex } from '../../src/index/openIndex.js';
 import { createRetrieverContext } from '../../src/retrieval/registry.js';
 import { createRetriever } from '../../src/retrieval/createRetriever.js';
@@ -191,7 +191,7 @@ describe('lancedb index', () => {
     });
     expect(interrupted.code).toBe(130);
     expect(interrupted.stderr).toMatch(/--resume/);
-    const partial = await readIndexManifest(out);
+    const partial = readIndexManifest(out);
     expect(partial?.complete).toBe(false);
     const table = await openLanceTable(out, partial!.lancedb!);
     const stored = await table.countRows();

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Chunk } from '../../src/chunking/types.js';
-import type { CorpusManifest } from '../../src/corpus/types.js';
+import type { Chunk, CorpusManifest } from '../../src/runFiles/corpusFiles.js';
 import { generateFixtureModel } from '../../src/embedding/fixture/generateFixtureModel.js';
 
 /** A small corpus: two "books" of OCR pages (meta.page, one-based) and a few Wikipedia-style chunks. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FINGERPRINT_CACHE_FILE, modelFingerprint } from '../../src/models/modelFingerprint.js';
-import { readIndexManifest } from '../../src/index/manifest.js';
+import { readIndexManifest } from '../../src/runFiles/indexManifest.js';
 import { fixtureModel, writeTestCorpus } from '../index/testCorpus.js';
 import { hisragInProcess as hisrag } from '../helpers/cliInProcess.js';
 
@@ -25,7 +25,7 @@ describe('index manifest: fingerprint of the embedding model files', () => {
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it('records the sha256 of the model files in the manifest, cached beside the model', async () => {
-    const manifest = await readIndexManifest(indexDir);
+    const manifest = readIndexManifest(indexDir);
     const fingerprint = manifest!.embedder!.fingerprint;
     expect(fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(await modelFingerprint(model, join(model, 'onnx', 'model.onnx'))).toBe(fingerprint);
@@ -40,7 +40,7 @@ describe('index manifest: fingerprint of the embedding model files', () => {
   });
 
   it('refuses (exit 2) a query after the model is regenerated in place with other weights, naming both fingerprints', async () => {
-    const before = (await readIndexManifest(indexDir))!.embedder!.fingerprint!;
+    const before = readIndexManifest(indexDir)!.embedder!.fingerprint!;
     expect(existsSync(join(model, FINGERPRINT_CACHE_FILE))).toBe(true);
     await fixtureModel(model, 8); // same path, same dimension, other weights
     const after = await modelFingerprint(model, join(model, 'onnx', 'model.onnx'));

@@ -46,8 +46,8 @@ describe('hisrag index build / hisrag retrieve', () => {
     const result = await hisragInProcess('index', 'build', '--corpus', corpus, '--retriever', 'bm25', '--out', out, '--k1', '1.5', '--no-bigrams');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/bm25, 12 chunks from 3 documents, \d+ terms/);
-    const { readIndexManifest } = await import('../../src/index/manifest.js');
-    expect((await readIndexManifest(out))?.bm25).toMatchObject({ k1: 1.5, bigrams: false });
+    const { readIndexManifest } = await import('../../src/runFiles/indexManifest.js');
+    expect(readIndexManifest(out)?.bm25).toMatchObject({ k1: 1.5, bigrams: false });
   });
 
   it('--doc restricts the hits to one document', async () => {

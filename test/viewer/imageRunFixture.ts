@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import type { RunItemRecord } from '../../src/runFiles/itemRecord.js';
 import { imagePlaceholder } from '../../src/prompting/messageContent.js';
-import type { PageImageRef } from '../../src/corpus/pageImage.js';
+import type { PageImageRef } from '../../src/runFiles/pageImage.js';
 
 /** One question of the fixture: its Table 3 groups and the score each condition got. */
 export interface FixtureItem {

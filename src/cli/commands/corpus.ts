@@ -106,7 +106,7 @@ export function registerCorpusCommands(program: Command): void {
     .description('Print the manifest of a built corpus (refuses an incomplete one)')
     .argument('<dir>', 'corpus directory')
     .action(async (dir: string) => {
-      const { readCorpusManifest } = await import('../../corpus/read.js');
+      const { readCorpusManifest } = await import('../../runFiles/corpusFiles.js');
       process.stdout.write(JSON.stringify(await readCorpusManifest(dir), null, 2) + '\n');
     });
 

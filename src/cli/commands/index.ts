@@ -3,7 +3,7 @@ import { InputError, InterruptedError } from '../../errors.js';
 import { gracefulStop } from '../interrupts.js';
 import { choice, positiveInt } from '../options.js';
 import { DEFAULT_BM25, DEFAULT_HNSW, DEFAULT_LANCEDB, DEFAULT_TUNING, DEFAULT_USEARCH, LANCEDB_IVF_PQ_MIN_ROWS } from '../../index/defaults.js';
-import type { ComponentSpec, EfTuning } from '../../index/manifest.js';
+import type { ComponentSpec, EfTuning } from '../../runFiles/indexManifest.js';
 
 function fraction(flag: string) {
   return (value: string): number => {
@@ -30,7 +30,7 @@ async function embedderSpec(model?: string, specJson?: string): Promise<Componen
     } catch (error) {
       throw new InputError(`--embedder-spec: not valid JSON (${(error as Error).message})`);
     }
-    const { ComponentSpecSchema } = await import('../../index/manifest.js');
+    const { ComponentSpecSchema } = await import('../../runFiles/indexManifest.js');
     const parsed = ComponentSpecSchema.safeParse(value);
     if (!parsed.success) throw new InputError('--embedder-spec: expected an object with a "name" (e.g. {"name":"transformers","model":"…"})');
     return parsed.data;
@@ -74,7 +74,7 @@ export function registerIndexCommands(program: Command): void {
     .option('--refine-factor <n>', `lancedb: default exact re-ranking of k × n candidates (default ${DEFAULT_LANCEDB.refineFactor})`, positiveInt('--refine-factor'))
     .action(async (opts) => {
       // The schemas (zod) load on use, so that `hisrag --help` does not pay for them.
-      const { IndexKindSchema } = await import('../../index/manifest.js');
+      const { IndexKindSchema } = await import('../../runFiles/indexManifest.js');
       const kind = IndexKindSchema.safeParse(opts.retriever);
       if (!kind.success) throw new InputError(`--retriever: expected hnsw, exact, bm25 or lancedb, got "${opts.retriever}"`);
       if (opts.b !== undefined && opts.b > 1) throw new InputError('--b: must be between 0 and 1');
@@ -134,7 +134,7 @@ export function registerIndexCommands(program: Command): void {
           '\n',
       );
       if (manifest.hnsw?.tuning) process.stdout.write(tuningLine(manifest.hnsw.tuning));
-      const { describeIndexEmbedder } = await import('../../index/manifest.js');
+      const { describeIndexEmbedder } = await import('../../runFiles/indexManifest.js');
       const conventions = describeIndexEmbedder(manifest);
       if (conventions) process.stdout.write(`embedder: ${conventions}\n`);
     });

@@ -28,7 +28,7 @@ export function registerRetrieveCommand(program: Command): void {
       if (opts.gold !== undefined && opts.queries === undefined) throw new InputError('--gold: only with --queries');
       if (opts.query !== undefined && !String(opts.query).trim()) throw new InputError('--query: empty; give the question to retrieve for');
       // Loaded on use so that the CLI starts fast.
-      const { requireCompleteIndexManifest } = await import('../../index/manifest.js');
+      const { requireCompleteIndexManifest } = await import('../../runFiles/indexManifest.js');
       const { createRetriever } = await import('../../retrieval/createRetriever.js');
       const manifest = await requireCompleteIndexManifest(opts.index);
       const name: string = opts.retriever ?? manifest.kind;

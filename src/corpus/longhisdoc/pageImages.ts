@@ -2,7 +2,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DataFileError } from '../../errors.js';
-import type { PageImageRef } from '../pageImage.js';
+import type { PageImageRef } from '../../runFiles/pageImage.js';
 
 /**
  * LongHisDoc's page scans, `<imageDir>/<doc_id>/page_<n>.jpg` (n one-based), checked against the OCR's

@@ -1,5 +1,5 @@
 import type { ChunkStore } from '../chunkStore.js';
-import type { Bm25Params } from '../manifest.js';
+import type { Bm25Params } from '../../runFiles/indexManifest.js';
 import { TopK, type Scored } from '../topK.js';
 import { passageText } from '../passageText.js';
 import { tokenize } from './tokenizer.js';

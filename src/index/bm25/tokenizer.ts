@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Jieba } from '@node-rs/jieba';
 import { toSimplified } from '../../text/simplify.js';
-import type { Bm25Params } from '../manifest.js';
+import type { Bm25Params } from '../../runFiles/indexManifest.js';
 
 // Loading jieba's dictionary takes ~0.5 s; share one segmenter per process. Required on first use
 // (synchronously, it is CommonJS): opening an index that is not BM25 loads neither addon nor dictionary.

@@ -1,5 +1,5 @@
 import type { GraphLibrary } from '../graphIndex.js';
-import type { HnswParams } from '../manifest.js';
+import type { HnswParams } from '../../runFiles/indexManifest.js';
 
 /** hnswlib-node for an HNSW index unless the manifest names another library. */
 export async function graphLibrary(name: HnswParams['library'] = 'hnswlib'): Promise<GraphLibrary> {

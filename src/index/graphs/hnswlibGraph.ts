@@ -1,6 +1,6 @@
 import type { GraphIndex, GraphLibrary } from '../graphIndex.js';
 import { catchUpGraph, createHnswGraph, loadHnswGraph, saveHnswGraph, searchGraph, type HnswGraph } from '../hnswGraph.js';
-import { HNSW_FILE } from '../manifest.js';
+import { HNSW_FILE } from '../../runFiles/indexManifest.js';
 import { startHnswlibStream } from './hnswlibStream.js';
 
 function asGraphIndex(graph: HnswGraph): GraphIndex {

@@ -3,7 +3,7 @@ import { ownedView } from '../../corpus/wikipedia/transferable.js';
 import { siblingWorkerScript } from '../../corpus/wikipedia/workerScript.js';
 import type { ChunkStore } from '../chunkStore.js';
 import type { StreamedGraphBuild, StreamedGraphOptions, TunableGraph } from '../graphIndex.js';
-import type { HnswParams } from '../manifest.js';
+import type { HnswParams } from '../../runFiles/indexManifest.js';
 import type { Scored } from '../topK.js';
 import type { HnswlibWorkerData, HnswlibWorkerReply, HnswlibWorkerRequest } from './hnswlibWorker.js';
 

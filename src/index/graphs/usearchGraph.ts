@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import usearch from 'usearch';
 import type { ChunkStore } from '../chunkStore.js';
 import type { GraphIndex, GraphLibrary } from '../graphIndex.js';
-import { USEARCH_FILE, type HnswParams } from '../manifest.js';
+import { USEARCH_FILE, type HnswParams } from '../../runFiles/indexManifest.js';
 import { byScore, type Scored } from '../topK.js';
 import { saveAtomically } from '../hnswGraph.js';
 

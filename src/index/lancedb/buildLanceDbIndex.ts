@@ -1,15 +1,14 @@
 import { Index, type Table } from '@lancedb/lancedb';
-import type { Chunk } from '../../chunking/types.js';
+import type { Chunk } from '../../runFiles/corpusFiles.js';
 import type { TextEmbedder } from '../../embedding/types.js';
 import { InputError } from '../../errors.js';
 import { createProgress } from '../../progress/progress.js';
 import { buildEmbedder, checkDimensions, chunkBatchesAfter, plannedIndexManifest, type BuildIndexOptions } from '../buildOptions.js';
 import { openCorpusInput } from '../corpusInput.js';
 import { prepareIndexOutDir } from '../outDir.js';
-import { writeIndexManifest, type IndexManifest } from '../manifest.js';
+import { type IndexManifest, type LanceDbParams, writeIndexManifest } from '../../runFiles/indexManifest.js';
 import { passageText } from '../passageText.js';
 import { DEFAULT_LANCEDB, LANCEDB_IVF_PQ_MIN_ROWS } from '../defaults.js';
-import type { LanceDbParams } from './params.js';
 import { chunkRows, chunkTableSchema, connectLance } from './table.js';
 
 

@@ -1,8 +1,8 @@
 import { isAbsolute, resolve } from 'node:path';
 import { connect, type Connection, type Table } from '@lancedb/lancedb';
 import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
-import type { Chunk } from '../../chunking/types.js';
-import type { LanceDbParams } from './params.js';
+import type { Chunk } from '../../runFiles/corpusFiles.js';
+import type { LanceDbParams } from '../../runFiles/indexManifest.js';
 
 /** One chunk as a row of a lancedb index table (`meta` as JSON: rows of one table share one schema). */
 export interface ChunkRow extends Record<string, unknown> {

@@ -1,5 +1,5 @@
 import type { GenerationResult } from '../../generation/types.js';
-import type { MethodCost } from '../trace.js';
+import type { MethodCost } from '../../runFiles/trace.js';
 import type { ExternalCost, MethodContext, MethodOutcome } from '../types.js';
 import { ServiceUnavailableError } from '../../errors.js';
 import type { MappedReply } from './mapping.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DocumentInterface } from '@langchain/core/documents';
-import type { Chunk } from '../../chunking/types.js';
+import type { Chunk } from '../../runFiles/corpusFiles.js';
 
 /**
  * A LangChain Document as a hisrag chunk. Metadata maps to chunk fields: `id` (else the Document id,

@@ -1,12 +1,12 @@
 import { Document, type DocumentInterface } from '@langchain/core/documents';
 import { VectorStore } from '@langchain/core/vectorstores';
-import type { Chunk } from '../../chunking/types.js';
+import type { Chunk } from '../../runFiles/corpusFiles.js';
 import type { TextEmbedder } from '../../embedding/types.js';
 import { InputError } from '../../errors.js';
 import { appendChunks } from '../../index/appendChunks.js';
 import { distanceToScore } from '../../index/hnswGraph.js';
 import { createEmbedder } from '../../embedding/registry.js';
-import { requireCompleteIndexManifest } from '../../index/manifest.js';
+import { requireCompleteIndexManifest } from '../../runFiles/indexManifest.js';
 import { openIndex, type OpenedIndex } from '../../index/openIndex.js';
 import { passageText } from '../../index/passageText.js';
 import type { Scored } from '../../index/topK.js';

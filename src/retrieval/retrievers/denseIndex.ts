@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { ComponentSpecSchema } from '../../index/manifest.js';
+import type { ComponentSpecSchema } from '../../runFiles/indexManifest.js';
 import type { OpenedIndex } from '../../index/openIndex.js';
 import type { Scored } from '../../index/topK.js';
 import { documentLabels } from '../documentScope.js';

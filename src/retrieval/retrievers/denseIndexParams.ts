@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ComponentSpecSchema } from '../../index/manifest.js';
+import { ComponentSpecSchema } from '../../runFiles/indexManifest.js';
 
 /** Params shared by dense retrievers: the index directory and an optional query-embedder override. */
 export const denseIndexParams = {

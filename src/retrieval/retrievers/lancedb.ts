@@ -1,14 +1,13 @@
 import type { RegistryEntry } from '../../registry.js';
 import type { RetrieverContext } from '../retrieverContext.js';
-import type { Retriever } from '../types.js';
+import type { Retriever, RetrievedChunk } from '../types.js';
 import type { LanceDbParams } from './lancedbSchema.js';
 import type { Table } from '@lancedb/lancedb';
 import { ConfigError, DataFileError, InputError } from '../../errors.js';
-import { requireCompleteIndexManifest } from '../../index/manifest.js';
+import { requireCompleteIndexManifest } from '../../runFiles/indexManifest.js';
 import { queryEmbedderFor } from '../../index/queryEmbedder.js';
 import { CHUNK_COLUMNS, documentFilterSql, openLanceTable } from '../../index/lancedb/table.js';
 import { embeddingRelevance } from '../relevance.js';
-import type { RetrievedChunk } from '../types.js';
 
 interface ResultRow {
   label: number;

@@ -8,7 +8,7 @@ import { LanceDB } from '@langchain/community/vectorstores/lancedb';
 import type { DocumentInterface } from '@langchain/core/documents';
 import { ConfigError } from '../../errors.js';
 import { chunkTableSchema, openLanceTable } from '../../index/lancedb/table.js';
-import { requireCompleteIndexManifest } from '../../index/manifest.js';
+import { requireCompleteIndexManifest } from '../../runFiles/indexManifest.js';
 import { queryEmbedderFor } from '../../index/queryEmbedder.js';
 import { fromLangChain } from '../langchain/fromLangChain.js';
 import { indexDocuments } from '../langchain/indexDocuments.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ComponentSpecSchema } from '../../index/manifest.js';
+import { ComponentSpecSchema } from '../../runFiles/indexManifest.js';
 import type { ComponentSchema } from '../../registry.js';
 
 export const LangchainLancedbParamsSchema = z

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { longHisDocItem } from '../../benchmarks/longhisdoc/loader.js';
 import { LongHisDocRecordSchema } from '../../benchmarks/longhisdoc/schema.js';
 import { scoreItem } from '../scoreItem.js';
-import type { AnswerExtractor, ItemScore } from '../types.js';
+import type { AnswerExtractor } from '../types.js';
+import type { ItemScore } from '../../runFiles/itemRecord.js';
 
 /** A LongHisDoc QA record with the model's `response` and optionally its `extracted` answer. */
 export const ScoredLongHisDocRecordSchema = LongHisDocRecordSchema.extend({

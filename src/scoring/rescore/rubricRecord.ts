@@ -5,7 +5,8 @@ import type { ScoringCompat } from '../compat.js';
 import { parseJudgeOutput } from '../rubric/parseJudgeOutput.js';
 import { parseRubric } from '../rubric/parseRubric.js';
 import { scoreItem, scoreRubricVerdicts } from '../scoreItem.js';
-import type { ItemScore, Judge } from '../types.js';
+import type { Judge } from '../types.js';
+import type { ItemScore } from '../../runFiles/itemRecord.js';
 
 const LengthConstraint = z.union([
   z.number().int().positive(),

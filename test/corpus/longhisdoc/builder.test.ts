@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCorpus } from '../../../src/corpus/build.js';
-import { readChunks } from '../../../src/corpus/read.js';
-import type { Chunk } from '../../../src/chunking/types.js';
+import { type Chunk, readChunks } from '../../../src/runFiles/corpusFiles.js';
 
 let dir: string;
 beforeAll(async () => {

@@ -2,10 +2,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, u
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { Chunk } from '../../../src/chunking/types.js';
+import { type Chunk, readChunks, readCorpusManifest } from '../../../src/runFiles/corpusFiles.js';
 import { buildCorpus } from '../../../src/corpus/build.js';
 import { forgetPageImageScans } from '../../../src/corpus/longhisdoc/pageImages.js';
-import { readChunks, readCorpusManifest } from '../../../src/corpus/read.js';
 import { DataFileError } from '../../../src/errors.js';
 import { pageSize, writeOcrFolder, writePageImageFolder } from './pageImageFolder.js';
 

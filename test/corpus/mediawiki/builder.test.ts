@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildCorpus } from '../../../src/corpus/build.js';
-import { readChunks } from '../../../src/corpus/read.js';
-import type { Chunk } from '../../../src/chunking/types.js';
+import { type Chunk, readChunks } from '../../../src/runFiles/corpusFiles.js';
 
 // A local stand-in for a MediaWiki api.php, answering with the shapes of the real Action API
 // (formatversion=2, errorformat=plaintext): revisions with slots, normalized titles, redirects,

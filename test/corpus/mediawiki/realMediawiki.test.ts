@@ -5,8 +5,7 @@ import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { registerCorpusCommands } from '../../../src/cli/commands/corpus.js';
 import { buildCorpus } from '../../../src/corpus/build.js';
-import { readChunks } from '../../../src/corpus/read.js';
-import type { Chunk } from '../../../src/chunking/types.js';
+import { type Chunk, readChunks } from '../../../src/runFiles/corpusFiles.js';
 import { mediawikiUnavailable, startLocalMediawiki, type LocalMediawiki } from './localMediawiki.js';
 import { ARTICLE_TITLES, RESIDUE, ZHWIKI_PAGES, toImportXml } from './zhwikiPages.js';
 

@@ -4,7 +4,7 @@ import { link, readFile, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
-import { tempPathFor, writeSynced } from './atomicWrite.js';
+import { tempPathFor, writeSynced } from '../io/atomicWrite.js';
 
 /** Who holds a lock file: enough to tell whether that process still runs, and to name it to a person. */
 export const LockHolderSchema = z.object({

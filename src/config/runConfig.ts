@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import type { ExperimentConfig } from '../config/experiment.js';
-import { validateExperimentConfig } from '../config/load.js';
+import type { ExperimentConfig } from './experiment.js';
+import { validateExperimentConfig } from './load.js';
 import { DataFileError } from '../errors.js';
-import { runFile } from './runDir.js';
+import { runFile } from '../runFiles/runDir.js';
 
 /** A run directory's config.json, validated; a damaged file is a DataFileError naming it. */
 export async function readRunConfig(runDir: string): Promise<ExperimentConfig> {

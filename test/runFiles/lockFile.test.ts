@@ -4,7 +4,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/errors.js';
-import { acquireLockFile, LockHeldError, processStartTicks, type LockHolder } from '../../src/io/lockFile.js';
+import { acquireLockFile, LockHeldError, processStartTicks, type LockHolder } from '../../src/runFiles/lockFile.js';
 
 const freshDir = () => mkdtempSync(join(tmpdir(), 'hisrag-lock-'));
 

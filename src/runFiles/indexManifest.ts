@@ -1,10 +1,8 @@
 import { join } from 'node:path';
 import { z } from 'zod';
 import { InputError } from '../errors.js';
-import { EmbedderIdentitySchema } from '../embedding/types.js';
 import { atomicWriteJson } from '../io/atomicWrite.js';
-import { BuildInputsSchema } from '../io/fingerprint.js';
-import { LanceDbParamsSchema } from './lancedb/params.js';
+import { BuildInputsSchema } from './buildInputs.js';
 import { readJsonFile } from '../io/jsonText.js';
 
 /** 2: chunk texts stored as UTF-16LE (format 1 indexes, TEXT columns, still open). */
@@ -13,6 +11,37 @@ export const INDEX_MANIFEST_FILE = 'manifest.json';
 export const CHUNK_STORE_FILE = 'chunks.sqlite';
 export const HNSW_FILE = 'hnsw.bin';
 export const USEARCH_FILE = 'usearch.bin';
+
+/** Everything that makes two embedders' vectors comparable; stored in index manifests. */
+export const EmbedderIdentitySchema = z.object({
+  model: z.string().describe('Model id (`Xenova/bge-large-zh-v1.5`), local directory, or remote `<baseURL>#<model>`'),
+  dimension: z.number().int().positive(),
+  pooling: z
+    .enum(['cls', 'mean', 'last', 'model', 'server'])
+    .describe('`last`: the last token (decoder embedders); `model`: the model pools itself (CLIP-family towers); `server`: a remote model whose pooling was not stated'),
+  normalize: z.boolean(),
+  queryPrefix: z.string(),
+  /** Prepended to every document embedded (e5's `passage: `); absent in indexes built before it existed, which had none. */
+  documentPrefix: z.string().default(''),
+});
+export type EmbedderIdentity = z.infer<typeof EmbedderIdentitySchema>;
+
+/**
+ * Settings of a `lancedb` index (recorded in its manifest). The table holds one row per chunk —
+ * label, id, docId, parentId, title, text, meta (JSON) and the vector — so chunks and vectors live in
+ * one LanceDB table on disk (or in an object store), never all in memory.
+ */
+export const LanceDbParamsSchema = z.object({
+  uri: z.string().min(1).describe('LanceDB URI of the database: a local folder, relative to the index directory when relative (default `lancedb`, inside it), or an object-store URI (`s3://bucket/path`, `gs://…`, `az://…`)'),
+  table: z.string().regex(/^[\w.-]+$/),
+  distance: z.enum(['dot', 'cosine']).describe('Distance the vectors are compared with: dot on L2-normalised vectors, cosine otherwise'),
+  vectorIndex: z.enum(['ivf-pq', 'none']).describe('Vector index built after the rows are stored: `ivf-pq` (IVF partitions, product-quantised codes, re-ranked with the stored vectors) for large tables; `none` = exact search over every row'),
+  numPartitions: z.number().int().positive().optional().describe('With `ivf-pq`: partitions (default √rows) and PQ sub-vectors (default dimension / 16, else / 8)'),
+  numSubVectors: z.number().int().positive().optional(),
+  nprobes: z.number().int().positive().describe('Default query settings: partitions probed and the refine factor (k × factor PQ candidates re-scored exactly)'),
+  refineFactor: z.number().int().positive(),
+});
+export type LanceDbParams = z.infer<typeof LanceDbParamsSchema>;
 
 export const IndexKindSchema = z.enum(['hnsw', 'exact', 'bm25', 'lancedb']);
 export type IndexKind = z.infer<typeof IndexKindSchema>;
@@ -126,14 +155,14 @@ export function indexManifestPath(dir: string): string {
   return join(dir, INDEX_MANIFEST_FILE);
 }
 
-/** Reads and validates an index manifest; `undefined` when the directory holds none. */
-export async function readIndexManifest(dir: string): Promise<IndexManifest | undefined> {
+/** Reads and validates an index manifest; `undefined` when the directory holds none (a damaged one is a DataFileError). */
+export function readIndexManifest(dir: string): IndexManifest | undefined {
   return readJsonFile(indexManifestPath(dir), IndexManifestSchema);
 }
 
 /** Like readIndexManifest but the index must exist and be complete. */
 export async function requireCompleteIndexManifest(dir: string): Promise<IndexManifest> {
-  const manifest = await readIndexManifest(dir);
+  const manifest = readIndexManifest(dir);
   if (!manifest) throw new InputError(`${dir}: not an index directory (no ${INDEX_MANIFEST_FILE})`);
   if (!manifest.complete) {
     throw new InputError(`${dir}: index build is incomplete; finish it with \`hisrag index build … --resume\``);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RecordedMessageSchema } from '../corpus/pageImage.js';
+import { RecordedMessageSchema } from './pageImage.js';
 
 /** One retrieved passage as a trace step names it: enough to find it in the record's `retrieved`. */
 export const TracedPassageSchema = z.object({ id: z.string(), rank: z.number().int().positive(), score: z.number() });
