@@ -112,7 +112,13 @@ export function pretrainedOptions(params: ModelLoadParams) {
     local_files_only: !params.allowRemote,
     cache_dir: resolve(params.cacheDir),
     dtype: params.dtype,
-    session_options: params.threads ? { intraOpNumThreads: params.threads, interOpNumThreads: 1 } : {},
+    session_options: {
+      ...(params.threads && { intraOpNumThreads: params.threads, interOpNumThreads: 1 }),
+      // Threads sleep between forward passes instead of spinning, as in index/scoreMatrix.ts: passes
+      // come one at a time between tokenizing and I/O, and on a shared machine a spinning pool burns
+      // the cores other work needs (the query-methods demo: 40 → 31 CPU-s at the same thread count).
+      extra: { session: { intra_op: { allow_spinning: '0' } } },
+    },
   };
 }
 

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { EmbeddingCache } from '../embedding/embeddingCache.js';
 import { createEmbedder } from '../embedding/registry.js';
 import type { TextEmbedder } from '../embedding/types.js';
-import type { ComponentSpec } from '../index/manifest.js';
+import type { ComponentSpec } from '../runFiles/indexManifest.js';
 import type { OpenedIndex, OpenIndexOptions } from '../index/openIndex.js';
 
 /** Where a dry run keeps its questions' query vectors: the project's cache folder, beside `.cache/page-images.sqlite`. */
