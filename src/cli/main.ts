@@ -56,17 +56,20 @@ function applyExitOverride(command: Command): void {
   for (const sub of command.commands) applyExitOverride(sub);
 }
 
+/** `hisrag retrieve --json | head -1`: the reader went away; stop quietly, as Unix tools do. */
+function quitOnClosedPipe(error: NodeJS.ErrnoException): void {
+  if (error.code === 'EPIPE') process.exit(EXIT_CODES.ok);
+  throw error;
+}
+
 /**
  * Runs the CLI and returns the process exit code, the same for every command: 0 ok, 1 internal
  * failure, 2 bad input, 3 an external service unavailable (resumable), 130 interrupted.
  */
 export async function main(argv: string[]): Promise<number> {
   installInterruptHandlers();
-  // `hisrag retrieve --json | head -1`: the reader went away; stop quietly, as Unix tools do.
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(EXIT_CODES.ok);
-    throw error;
-  });
+  // Once per process: main() may run many times in one (the tests' in-process CLI), and a listener per call piles up.
+  if (!process.stdout.listeners('error').includes(quitOnClosedPipe)) process.stdout.on('error', quitOnClosedPipe);
   const program = buildProgram();
   try {
     await program.parseAsync(argv);
