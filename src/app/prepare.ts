@@ -9,9 +9,8 @@ import { InputError } from '../errors.js';
 import type { buildIndex } from '../index/buildIndex.js';
 import { checkIndexFreshness, indexBuildInputs, type IndexBuildEntry } from '../index/freshness.js';
 import { describeIndexEmbedder } from '../runFiles/indexManifest.js';
-import { atomicWriteJson } from '../io/atomicWrite.js';
-import { BuildInputsSchema, describeInputChanges, type BuildInputs } from '../runFiles/buildInputs.js';
-import { readJsonFile } from '../io/jsonText.js';
+import { describeInputChanges, type BuildInputs } from '../runFiles/buildInputs.js';
+import { readModelInputs, writeModelInputs } from '../runFiles/modelFiles.js';
 
 export interface PrepareOptions {
   log: (line: string) => void;
@@ -31,8 +30,6 @@ interface Check {
 }
 
 const label = (path: string) => (path.startsWith(process.cwd() + sep) ? relative(process.cwd(), path) : path);
-// A dot file: left out when an index hashes the model folder it embeds with.
-const MODEL_INPUTS_FILE = '.hisrag-inputs.json';
 
 /** The generated models of the prepare section: where, from which settings, and how to generate each. */
 function fixtureModels(prepare: NonNullable<ExperimentConfig['prepare']>) {
@@ -52,7 +49,7 @@ function fixtureModels(prepare: NonNullable<ExperimentConfig['prepare']>) {
 
 async function checkModel(model: ReturnType<typeof fixtureModels>[number]): Promise<Check> {
   if (!existsSync(join(model.dir, 'onnx', model.file))) return { label: label(model.dir), status: 'missing', reasons: ['not built yet'] };
-  const recorded = readJsonFile(join(model.dir, MODEL_INPUTS_FILE), BuildInputsSchema);
+  const recorded = readModelInputs(model.dir);
   const reasons = describeInputChanges(recorded, model.inputs);
   return { label: label(model.dir), status: reasons.length ? 'stale' : 'current', reasons };
 }
@@ -114,7 +111,7 @@ export async function prepareArtefacts(config: ExperimentConfig, options: Prepar
     if (check.status === 'current') continue;
     log(`${check.status === 'stale' ? `${why(check)}; regenerating` : `generating`} the ${model.what} in ${model.out} (seed ${model.settings.seed}, ${model.settings.dim} dimensions)`);
     await model.generate(model.dir);
-    await atomicWriteJson(join(model.dir, MODEL_INPUTS_FILE), model.inputs);
+    await writeModelInputs(model.dir, model.inputs);
   }
 
   for (const [i, { raw }] of corpusConfigs.entries()) {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
-import { z } from 'zod';
 import { KeyValueStore, type KeyValueTable, type LegacyRow, type ValueCodec } from '../io/keyValueStore.js';
+import { readResponseCacheEntry, type ResponseCacheEntry } from '../runFiles/responseCacheEntry.js';
 import type { GenerationResult } from './types.js';
 
 /** JSON with object keys sorted, so equal requests hash equally whatever the key order. */
@@ -24,22 +24,6 @@ export function responseCacheKey(request: { model: string; messages: unknown; pa
   return createHash('sha256').update(stableStringify(request)).digest('hex');
 }
 
-const CachedResultSchema = z.object({
-  text: z.string(),
-  raw: z.string(),
-  reasoning: z.string().optional(),
-  usage: z
-    .object({ promptTokens: z.number().optional(), completionTokens: z.number().optional(), totalTokens: z.number().optional() })
-    .optional(),
-  toolCalls: z.array(z.object({ id: z.string().optional(), name: z.string(), args: z.record(z.string(), z.unknown()) })).optional(),
-  logprobs: z.array(z.object({ token: z.string(), logprob: z.number() })).optional(),
-  finishReason: z.string().optional(),
-});
-
-/** One cached response as stored: the model that gave it and when, for people inspecting the file, and the result. */
-const CacheEntrySchema = z.object({ model: z.string().optional(), createdAt: z.string().optional(), result: CachedResultSchema });
-type CacheEntry = { model: string; createdAt: string; result: z.infer<typeof CachedResultSchema> };
-
 /** JSON text; a value that does not parse reads as `undefined` (a miss), never as an error. */
 const LENIENT_JSON: ValueCodec<unknown, string> = {
   sqlType: 'TEXT',
@@ -57,7 +41,7 @@ const TABLE = 'llm_responses';
 /** The table of the cache's own SQLite layer before it moved onto the key-value store: key, model, value (the result's JSON), created_at. */
 const LEGACY_TABLE = 'responses';
 
-function entry(model: string, result: GenerationResult): CacheEntry {
+function entry(model: string, result: GenerationResult): ResponseCacheEntry {
   const { text, raw, reasoning, usage, toolCalls, logprobs, finishReason } = result;
   return { model, createdAt: new Date().toISOString(), result: { text, raw, reasoning, usage, toolCalls, logprobs, finishReason } };
 }
@@ -96,9 +80,8 @@ export class ResponseCache {
   }
 
   get(key: string): GenerationResult | undefined {
-    const parsed = CacheEntrySchema.safeParse(this.entries.get(key));
-    // A row this version cannot read is treated as a miss and overwritten by the next success.
-    return parsed.success ? { ...parsed.data.result, cached: true } : undefined;
+    const result = readResponseCacheEntry(this.entries.get(key));
+    return result ? { ...result, cached: true } : undefined;
   }
 
   /** Whether `get` would answer from the cache (a row this version cannot read is no hit). */

@@ -1,18 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { z } from 'zod';
-import { atomicWriteJson } from '../io/atomicWrite.js';
-
-/** Sidecar in the model directory: the last computed fingerprint and the size+mtime of the files it covers. */
-export const FINGERPRINT_CACHE_FILE = '.hisrag-fingerprint.json';
-
-const CacheSchema = z.object({
-  fingerprint: z.string(),
-  files: z.record(z.string(), z.object({ size: z.number(), mtimeMs: z.number() })),
-});
-type Cache = z.infer<typeof CacheSchema>;
+import { readFingerprintSidecar, writeFingerprintSidecar, type FingerprintSidecar } from '../runFiles/modelFiles.js';
 
 /** In-process memo, keyed by directory + file stats, so a process hashes a model at most once. */
 const memo = new Map<string, string>();
@@ -25,7 +15,7 @@ const memo = new Map<string, string>();
 export async function modelFingerprint(dir: string, onnxFile: string | string[], extraFiles: string[] = []): Promise<string> {
   const onnxFiles = typeof onnxFile === 'string' ? [onnxFile] : onnxFile;
   const files = ['config.json', 'tokenizer.json', 'tokenizer_config.json', ...extraFiles, ...onnxFiles.map((file) => relative(dir, file))];
-  const stats: Cache['files'] = {};
+  const stats: FingerprintSidecar['files'] = {};
   for (const file of files) {
     const s = await stat(join(dir, file));
     stats[file] = { size: s.size, mtimeMs: s.mtimeMs };
@@ -34,13 +24,10 @@ export async function modelFingerprint(dir: string, onnxFile: string | string[],
   const remembered = memo.get(memoKey);
   if (remembered) return remembered;
 
-  const cachePath = join(dir, FINGERPRINT_CACHE_FILE);
-  const cached = await readFile(cachePath, 'utf8')
-    .then((raw) => CacheSchema.safeParse(JSON.parse(raw)))
-    .catch(() => undefined);
-  if (cached?.success && JSON.stringify(cached.data.files) === JSON.stringify(stats)) {
-    memo.set(memoKey, cached.data.fingerprint);
-    return cached.data.fingerprint;
+  const cached = await readFingerprintSidecar(dir);
+  if (cached && JSON.stringify(cached.files) === JSON.stringify(stats)) {
+    memo.set(memoKey, cached.fingerprint);
+    return cached.fingerprint;
   }
 
   const hash = createHash('sha256');
@@ -50,7 +37,6 @@ export async function modelFingerprint(dir: string, onnxFile: string | string[],
   }
   const fingerprint = `sha256:${hash.digest('hex')}`;
   memo.set(memoKey, fingerprint);
-  // Only a cache: a read-only model directory (a shared hub cache) is fine, the next process re-hashes.
-  await atomicWriteJson(cachePath, { fingerprint, files: stats } satisfies Cache).catch(() => undefined);
+  await writeFingerprintSidecar(dir, { fingerprint, files: stats });
   return fingerprint;
 }

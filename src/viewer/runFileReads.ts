@@ -1,12 +1,12 @@
 import { closeSync, openSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
-import { z } from 'zod';
 import type { ExperimentConfig } from '../config/experiment.js';
+import { readConfigGlance, type ConfigGlance } from '../runFiles/configGlance.js';
 import { parseRunManifest, type StoredRunManifest } from '../runFiles/manifest.js';
 import { RUN_FILES } from '../runFiles/runDir.js';
 import type { RunSummary } from '../runFiles/summary.js';
 import { parseRunSummary } from '../runFiles/summaryFile.js';
-import { REDUCERS } from '../statistics/samples.js';
+import { REDUCERS, type Reducer } from '../statistics/samples.js';
 import type { RunStatus } from './api.js';
 
 /** A file of the run directory, or null when it is absent or a link that leads outside the directory. */
@@ -78,25 +78,6 @@ interface StoredSummary {
   mtimeMs: number;
 }
 
-/**
- * What the run list and a run's page need of config.json, read without the experiment schema (whose
- * module loads every registered component's: seconds); a field absent or of another type reads as
- * the schema's default until the full check (`RunFiles.checkConfig`).
- */
-const ConfigGlanceSchema = z.object({
-  name: z.string().catch(''),
-  seed: z.number().catch(42),
-  benchmarks: z.array(z.looseObject({ name: z.string().optional() })).catch([]),
-  scoring: z
-    .object({
-      baseline: z.string().catch('closed-book'),
-      bootstrapResamples: z.number().catch(1000),
-      reducer: z.enum(REDUCERS).optional().catch(undefined),
-    })
-    .catch({ baseline: 'closed-book', bootstrapResamples: 1000 }),
-});
-export type ConfigGlance = z.infer<typeof ConfigGlanceSchema>;
-
 /** The experiment schema's check, imported with the first run that needs it and shared by every run. */
 let configCheck: Promise<typeof import('../config/load.js')> | null = null;
 
@@ -106,7 +87,7 @@ let configCheck: Promise<typeof import('../config/load.js')> | null = null;
  * run is shown without it, and `problems()` names the file and field.
  */
 export class RunFiles {
-  readonly glance: ConfigGlance;
+  readonly glance: ConfigGlance<Reducer>;
   /** The config as the experiment schema reads it, once `checkConfig` has passed. */
   config: ExperimentConfig | null = null;
   /** Why config.json failed the experiment schema's check (null: passed, or not checked yet). */
@@ -127,8 +108,7 @@ export class RunFiles {
     const raw = readJson(this.dir, RUN_FILES.config);
     if (!raw) throw new Error(`${this.dir}: no readable ${RUN_FILES.config}`);
     this.rawConfig = raw;
-    // `benchmark: {…}` is the schema's shorthand for a list of one.
-    this.glance = ConfigGlanceSchema.parse({ ...raw, benchmarks: raw.benchmarks ?? (raw.benchmark !== undefined ? [raw.benchmark] : undefined) });
+    this.glance = readConfigGlance(raw, REDUCERS);
     this.readManifest();
   }
 

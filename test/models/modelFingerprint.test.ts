@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FINGERPRINT_CACHE_FILE, modelFingerprint } from '../../src/models/modelFingerprint.js';
+import { modelFingerprint } from '../../src/models/modelFingerprint.js';
+import { FINGERPRINT_SIDECAR } from '../../src/runFiles/modelFiles.js';
 import { readIndexManifest } from '../../src/runFiles/indexManifest.js';
 import { fixtureModel, writeTestCorpus } from '../index/testCorpus.js';
 import { hisragInProcess as hisrag } from '../helpers/cliInProcess.js';
@@ -29,7 +30,7 @@ describe('index manifest: fingerprint of the embedding model files', () => {
     const fingerprint = manifest!.embedder!.fingerprint;
     expect(fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(await modelFingerprint(model, join(model, 'onnx', 'model.onnx'))).toBe(fingerprint);
-    const cache = JSON.parse(readFileSync(join(model, FINGERPRINT_CACHE_FILE), 'utf8'));
+    const cache = JSON.parse(readFileSync(join(model, FINGERPRINT_SIDECAR), 'utf8'));
     expect(cache.fingerprint).toBe(fingerprint);
   });
 
@@ -41,7 +42,7 @@ describe('index manifest: fingerprint of the embedding model files', () => {
 
   it('refuses (exit 2) a query after the model is regenerated in place with other weights, naming both fingerprints', async () => {
     const before = readIndexManifest(indexDir)!.embedder!.fingerprint!;
-    expect(existsSync(join(model, FINGERPRINT_CACHE_FILE))).toBe(true);
+    expect(existsSync(join(model, FINGERPRINT_SIDECAR))).toBe(true);
     await fixtureModel(model, 8); // same path, same dimension, other weights
     const after = await modelFingerprint(model, join(model, 'onnx', 'model.onnx'));
     expect(after).not.toBe(before);
