@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { loadTokenizerSpec, resolveTokenizerSpec, tokenizerUnit } from '../chunking/tokenCounter.js';
 import { ESTIMATE_UNIT, estimateTokens, type TokenCounter } from '../text/tokenCounter.js';
 import type { ExperimentConfig } from '../config/experiment.js';
@@ -27,6 +25,7 @@ import { scoreItem } from '../scoring/scoreItem.js';
 import { loadTransformersTokenVectors } from '../scoring/textMetrics/transformersTokenVectors.js';
 import type { AnswerExtractor, Judge } from '../scoring/types.js';
 import type { ItemScore } from '../runFiles/itemRecord.js';
+import { readFixtureRecord } from '../runFiles/modelFiles.js';
 import { modelsOf, retrieversOf, strategySpecs } from './plan.js';
 import type { ChatModelGenerator } from '../generation/chatModelGenerator.js';
 import type { BatchQueue } from '../generation/batchQueue.js';
@@ -70,18 +69,6 @@ export interface Stages {
   close(): Promise<void>;
 }
 
-/** The `hisrag_fixture` record of a model directory written by `hisrag model fixture` (its config.json says so). */
-function generatedFixture(model: string): { kind?: string } | undefined {
-  try {
-    return JSON.parse(readFileSync(join(model, 'config.json'), 'utf8')).hisrag_fixture ?? undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function isGeneratedFixture(model: string): boolean {
-  return generatedFixture(model) !== undefined;
-}
 
 const OFFLINE_STAND_INS: Record<string, string> = {
   extractive: 'offline stand-in: answers with the retrieved sentences that overlap the question most',
@@ -259,7 +246,7 @@ function componentLines({ items, benchmarkDescriptions, retrieverByLabel, method
     lines.push(`retriever ${label}: ${r.name}${described.index ? ` over ${described.index}` : ''}${describeEfSearch(described)}`);
     const { embedder, rerank } = described;
     if (embedder?.model) {
-      const fixture = generatedFixture(embedder.model);
+      const fixture = readFixtureRecord(embedder.model);
       const stand = !fixture
         ? ''
         : fixture.kind === 'clip'
@@ -271,7 +258,7 @@ function componentLines({ items, benchmarkDescriptions, retrieverByLabel, method
     }
     if (rerank) {
       const what = rerank.model ?? rerank.endpoint ?? '';
-      const stand = rerank.model && isGeneratedFixture(rerank.model) ? ' (generated fixture cross-encoder: an offline stand-in for bge-reranker-large)' : '';
+      const stand = rerank.model && readFixtureRecord(rerank.model) ? ' (generated fixture cross-encoder: an offline stand-in for bge-reranker-large)' : '';
       lines.push(`reranker for ${label}: ${rerank.name}${what ? ` ${what}` : ''}, top ${rerank.candidates} first-stage candidates reranked once per question${stand}`);
     }
   }

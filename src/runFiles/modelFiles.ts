@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -33,4 +34,18 @@ export function readModelInputs(dir: string): BuildInputs | undefined {
 
 export async function writeModelInputs(dir: string, inputs: BuildInputs): Promise<void> {
   await atomicWriteJson(join(dir, MODEL_INPUTS_FILE), inputs);
+}
+
+/** The `hisrag_fixture` record of a generated model's config.json (written by `hisrag model fixture`): which stand-in it is. */
+const FixtureRecordSchema = z.object({ kind: z.string(), seed: z.number(), note: z.string().optional() });
+export type FixtureRecord = z.infer<typeof FixtureRecordSchema>;
+
+/** A model directory's fixture record; undefined for any other model (a name, no or another config.json): it only labels printed lines. */
+export function readFixtureRecord(dir: string): FixtureRecord | undefined {
+  try {
+    const parsed = FixtureRecordSchema.safeParse((JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { hisrag_fixture?: unknown }).hisrag_fixture);
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
 }

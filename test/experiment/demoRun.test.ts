@@ -34,6 +34,8 @@ describe('the demo, end to end through the CLI', () => {
     expect(result.code).toBe(0);
     for (const row of ['closed-book', 'rag@10', 'rag@20']) expect(result.stdout).toMatch(new RegExp(`^${row}\\s`, 'm'));
     expect(result.stdout).toContain('offline stand-in');
+    // The embedder's model is named a fixture by the hisrag_fixture record of its config.json.
+    expect(result.stdout).toMatch(/^embedder for .*\(generated fixture model: an offline stand-in for bge-large-zh-v1\.5\)$/m);
     expect(result.stdout).toContain(`report: ${join(dir, 'runs', 'reduced', 'report.html')}`);
   });
 

@@ -1,6 +1,7 @@
 // The contract's caches (runFiles/modelFiles.ts, runFiles/responseCacheEntry.ts): unlike a run's files,
 // a damaged cache entry is never refused, since what it saves can be computed again: it is recomputed
-// and overwritten. What a generated model was built from (.hisrag-inputs.json) is no cache: refused.
+// and overwritten. What a generated model was built from (.hisrag-inputs.json) is no cache: refused;
+// its fixture record only labels printed lines: read as none when unreadable.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { DataFileError } from '../../src/errors.js';
 import { OpenAIGenerator, OpenAIParamsSchema } from '../../src/generation/openai.js';
 import { closeResponseCaches } from '../../src/generation/responseCache.js';
 import { modelFingerprint } from '../../src/models/modelFingerprint.js';
-import { FINGERPRINT_SIDECAR, readModelInputs } from '../../src/runFiles/modelFiles.js';
+import { FINGERPRINT_SIDECAR, readFixtureRecord, readModelInputs } from '../../src/runFiles/modelFiles.js';
 import { historyQuestion, serverPerTest } from '../helpers/serverPerTest.js';
 
 const MODEL_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'model.onnx'];
@@ -73,6 +74,20 @@ describe("a model directory's sidecars", () => {
     expect(() => readModelInputs(dir)).toThrow(`${file}: settings: Invalid input: expected record, received array`);
     rmSync(file);
     expect(readModelInputs(dir)).toBeUndefined();
+  });
+
+  it("a generated model's fixture record is read from its config.json; any other config.json reads as no fixture", () => {
+    const dir = modelDir('fixture');
+    const config = (value: unknown) => writeFileSync(join(dir, 'config.json'), JSON.stringify(value));
+    config({ model_type: 'bert', hisrag_fixture: { kind: 'clip', seed: 3, note: 'stand-in' } });
+    expect(readFixtureRecord(dir)).toEqual({ kind: 'clip', seed: 3, note: 'stand-in' });
+    config({ model_type: 'bert' });
+    expect(readFixtureRecord(dir)).toBeUndefined();
+    config({ hisrag_fixture: { kind: 7, seed: 3 } });
+    expect(readFixtureRecord(dir)).toBeUndefined();
+    writeFileSync(join(dir, 'config.json'), '{"hisrag_fixture": {"kind"');
+    expect(readFixtureRecord(dir)).toBeUndefined();
+    expect(readFixtureRecord('BAAI/bge-large-zh-v1.5')).toBeUndefined();
   });
 });
 

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import pLimit from 'p-limit';
 import { AutoModelForCausalLM, AutoTokenizer, Tensor } from '@huggingface/transformers';
 import { loadingModel, prepareModel, pretrainedOptions, type ModelRole } from '../../models/modelLoading.js';
+import { readFixtureRecord } from '../../runFiles/modelFiles.js';
 import { TokenLogProbs } from './tokenLogProbs.js';
 import type { CausalLmParams } from './causalLmParams.js';
 
@@ -46,12 +45,7 @@ const SPACE_BETWEEN_CJK = new RegExp(`(?<=[${CJK}])\\s+(?=[${CJK}])`, 'g');
 
 function fixtureNote(dir: string | undefined): string | undefined {
   if (!dir) return undefined;
-  try {
-    const fixture = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).hisrag_fixture as { kind?: string } | undefined;
-    return fixture?.kind === 'causal-lm' ? 'generated fixture causal LM: an offline stand-in for a small causal LM such as Qwen2.5-0.5B (seeded bigram logits; only function characters are predictable)' : undefined;
-  } catch {
-    return undefined;
-  }
+  return readFixtureRecord(dir)?.kind === 'causal-lm' ? 'generated fixture causal LM: an offline stand-in for a small causal LM such as Qwen2.5-0.5B (seeded bigram logits; only function characters are predictable)' : undefined;
 }
 
 /**
