@@ -179,9 +179,10 @@ describe('lancedb index', () => {
     const versions = join(out, 'lancedb', 'chunks.lance', '_versions');
     const interrupted = await runCli(build, {
       onSpawn: (child) => {
-        // Ctrl-C once a few batches are committed (each add is a LanceDB version).
+        // Ctrl-C once a few batches are committed (each add is a LanceDB version, one `.manifest`;
+        // the folder also holds `latest_version_hint.json` and files being written).
         const poll = setInterval(() => {
-          if (existsSync(versions) && readdirSync(versions).length >= 4) {
+          if (existsSync(versions) && readdirSync(versions).filter((name) => name.endsWith('.manifest')).length >= 4) {
             clearInterval(poll);
             child.kill('SIGINT');
           }
