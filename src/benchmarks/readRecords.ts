@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { DataFileError, formatZodIssues } from '../errors.js';
+import { jsonlEntries } from '../io/jsonl.js';
 
 export interface RawRecord {
   value: unknown;
@@ -53,16 +54,10 @@ export async function readRecordFile(path: string): Promise<RecordFile> {
 }
 
 function readJsonlRecords(text: string, path: string): RawRecord[] {
-  const records: RawRecord[] = [];
-  text.split('\n').forEach((line, i) => {
-    if (!line.trim()) return;
-    try {
-      records.push({ value: JSON.parse(line), where: `line ${i + 1}` });
-    } catch (error) {
-      throw new DataFileError(`${path}: line ${i + 1}: not valid JSON (${(error as Error).message})`);
-    }
+  return jsonlEntries(text).map((entry) => {
+    if ('notJson' in entry) throw new DataFileError(`${path}: line ${entry.line}: not valid JSON (${entry.notJson})`);
+    return { value: entry.value, where: `line ${entry.line}` };
   });
-  return records;
 }
 
 /** Validates one record; the error names file, record position and field. */

@@ -83,13 +83,17 @@ export function validateExperimentConfig(value: unknown, file: string): Experime
   }
 }
 
-export async function loadExperimentConfig(file: string, overrides: string[] = []): Promise<ExperimentConfig> {
+/** A YAML (or JSON) file's value; one that cannot be read or parsed is a ConfigError naming it (syntax errors with line and column). */
+export async function readYamlFile(file: string): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
     throw new ConfigError(`${file}: cannot read config (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
-  const raw = applyOverrides(parseYaml(text, file), overrides);
-  return validateExperimentConfig(raw, file);
+  return parseYaml(text, file);
+}
+
+export async function loadExperimentConfig(file: string, overrides: string[] = []): Promise<ExperimentConfig> {
+  return validateExperimentConfig(applyOverrides(await readYamlFile(file), overrides), file);
 }

@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import OpenAI, { toFile } from 'openai';
 import { z } from 'zod';
 import { formatZodIssues } from '../errors.js';
+import { jsonlEntries } from '../io/jsonl.js';
 
 /** The Batch API endpoint a queue submits to. */
 export interface BatchEndpoint {
@@ -84,18 +85,14 @@ export interface ParsedBatchOutput {
  */
 export function parseBatchOutput(text: string): ParsedBatchOutput {
   const parsed: ParsedBatchOutput = { lines: [], unreadable: [] };
-  for (const [i, line] of text.split('\n').entries()) {
-    if (!line.trim()) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      parsed.unreadable.push({ line: i + 1, message: `not valid JSON (${(error as Error).message})` });
+  for (const entry of jsonlEntries(text)) {
+    if ('notJson' in entry) {
+      parsed.unreadable.push({ line: entry.line, message: `not valid JSON (${entry.notJson})` });
       continue;
     }
-    const result = BatchOutputLineSchema.safeParse(value);
-    if (result.success) parsed.lines.push({ ...result.data, lineNumber: i + 1 });
-    else parsed.unreadable.push({ line: i + 1, message: formatZodIssues(result.error) });
+    const result = BatchOutputLineSchema.safeParse(entry.value);
+    if (result.success) parsed.lines.push({ ...result.data, lineNumber: entry.line });
+    else parsed.unreadable.push({ line: entry.line, message: formatZodIssues(result.error) });
   }
   return parsed;
 }

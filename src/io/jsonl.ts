@@ -28,6 +28,26 @@ export async function* readJsonl<T>(path: string, schema?: z.ZodType<T>): AsyncG
   }
 }
 
+/** One non-blank line of JSONL text (1-based `line`): its value, or why it is not JSON. */
+export type JsonlEntry = { line: number; value: unknown } | { line: number; notJson: string };
+
+/**
+ * The non-blank lines of a JSONL text already in memory, each parsed; a line that is not JSON keeps
+ * the parser's message, so each caller decides whether one bad line refuses the file or is listed.
+ */
+export function jsonlEntries(text: string): JsonlEntry[] {
+  const entries: JsonlEntry[] = [];
+  text.split('\n').forEach((raw, index) => {
+    if (!raw.trim()) return;
+    try {
+      entries.push({ line: index + 1, value: JSON.parse(raw) });
+    } catch (error) {
+      entries.push({ line: index + 1, notJson: (error as Error).message });
+    }
+  });
+  return entries;
+}
+
 /** The latest line per `key` of a log: a later line replaces an earlier one, keeping its first position. */
 export function latestPerKey<T extends { key: string }>(lines: readonly T[]): T[] {
   return [...new Map(lines.map((line) => [line.key, line])).values()];

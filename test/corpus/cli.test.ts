@@ -87,6 +87,14 @@ describe('hisrag corpus build', () => {
     await expect(building).rejects.toThrow(/2 source records read from .*empty-texts\.json but no text to chunk/);
   });
 
+  it('names file, line and column of a config that is not YAML, and the override of a --set that cannot apply', async () => {
+    const config = join(dir, 'broken.yaml');
+    await writeFile(config, 'name: mini\nbuilder: { name: json\n');
+    await expect(run('corpus', 'build', config)).rejects.toThrow(new RegExp(`^${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:3:1: invalid YAML`));
+    const args = ['corpus', 'build', '--builder', 'json', '--input', join(dir, 'poems.json'), '--out', join(dir, 'set')];
+    await expect(run(...args, '--set', 'fields.text.deep=x', '--field', 'text=paragraphs')).rejects.toThrow('--set fields.text.deep=x: text is not an object or a list');
+  });
+
   it('rejects an unknown builder and a missing --out with InputError', async () => {
     await expect(run('corpus', 'build', '--builder', 'nope', '--out', dir)).rejects.toThrow(/unknown builder "nope"/);
     await expect(run('corpus', 'build', '--builder', 'json', '--input', 'x.json')).rejects.toThrow(InputError);

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { Option, type Command } from 'commander';
 import { InputError } from '../../errors.js';
@@ -121,19 +120,8 @@ export function registerCorpusCommands(program: Command): void {
 
 async function configFromFile(path: string, options: BuildOptions): Promise<CorpusBuildConfig> {
   if (options.builder || options.input) throw new InputError('give either a config file or --builder/--input flags, not both');
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch {
-    throw new InputError(`${path}: cannot read the config file`);
-  }
-  const { parse: parseYaml } = await import('yaml');
-  let value: unknown;
-  try {
-    value = parseYaml(text);
-  } catch (error) {
-    throw new InputError(`${path}: not valid YAML (${(error as Error).message})`);
-  }
+  const { readYamlFile } = await import('../../config/load.js');
+  const value = await readYamlFile(path);
   if (typeof value !== 'object' || value === null) throw new InputError(`${path}: expected a mapping`);
   // An experiment config carries its corpus builds in `prepare.corpora` (pick one with --name when
   // there are several; a chunking sweep's corpora by their expanded names); a `corpus` section is also accepted.
@@ -161,7 +149,7 @@ async function configFromFile(path: string, options: BuildOptions): Promise<Corp
 
 async function configFromFlags(options: BuildOptions): Promise<CorpusBuildConfig> {
   const { corpusBuilders } = await import('../../corpus/registry.js');
-  const { parse: parseYaml } = await import('yaml');
+  const { applyOverrides } = await import('../../config/load.js');
   if (!options.builder) throw new InputError('give a config file, or --builder with its inputs (see --help)');
   if (!corpusBuilders.has(options.builder)) throw new InputError(`--builder: unknown builder "${options.builder}" (known: ${corpusBuilders.names().join(', ')})`);
   if (!options.out) throw new InputError('--out: required with --builder');
@@ -189,10 +177,7 @@ async function configFromFlags(options: BuildOptions): Promise<CorpusBuildConfig
     if (options.meta) fields.meta = options.meta;
     params.fields = fields;
   }
-  for (const pair of options.set ?? []) {
-    const [key, raw] = splitPair('--set', pair);
-    setPath(params, key.split('.'), parseYaml(raw));
-  }
+  applyOverrides(params, options.set ?? []);
   const chunking: Record<string, unknown> = {};
   if (options.maxSize !== undefined) chunking.maxSize = options.maxSize;
   if (options.unit) chunking.unit = options.unit;
@@ -212,13 +197,4 @@ function splitPair(flag: string, pair: string): [string, string] {
   const at = pair.indexOf('=');
   if (at <= 0) throw new InputError(`${flag}: expected key=value, got "${pair}"`);
   return [pair.slice(0, at), pair.slice(at + 1)];
-}
-
-function setPath(target: Record<string, unknown>, keys: string[], value: unknown): void {
-  let node = target;
-  for (const key of keys.slice(0, -1)) {
-    if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
-    node = node[key] as Record<string, unknown>;
-  }
-  node[keys[keys.length - 1]!] = value;
 }

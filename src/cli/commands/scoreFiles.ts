@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { formatZodIssues, InputError } from '../../errors.js';
 import { atomicWrite, atomicWriteJson } from '../../io/atomicWrite.js';
+import { jsonlEntries, type JsonlEntry } from '../../io/jsonl.js';
 import { createProgress } from '../../progress/progress.js';
 import { judgeAgreement, VerdictRecordSchema, type VerdictRecord } from '../../scoring/agreement.js';
 import type { ScoreSummary } from '../../statistics/bootstrap.js';
@@ -20,23 +21,10 @@ async function readText(path: string): Promise<string> {
   }
 }
 
-/** JSONL lines with their 1-based line numbers (blank lines skipped). */
-function jsonlLines(text: string): Array<{ line: number; text: string }> {
-  return text
-    .split('\n')
-    .map((line, index) => ({ line: index + 1, text: line.trim() }))
-    .filter((entry) => entry.text.length > 0);
-}
-
-/** Parses one JSONL line against a schema; a problem names the record index, the line and the field. */
-function parseJsonlRecord<T>(entry: { line: number; text: string }, index: number, schema: z.ZodType<T>): { data: T } | { problem: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(entry.text);
-  } catch (error) {
-    return { problem: `record ${index} (line ${entry.line}): not valid JSON (${(error as Error).message})` };
-  }
-  const parsed = schema.safeParse(value);
+/** Checks one JSONL line against a schema; a problem names the record index, the line and the field. */
+function parseJsonlRecord<T>(entry: JsonlEntry, index: number, schema: z.ZodType<T>): { data: T } | { problem: string } {
+  if ('notJson' in entry) return { problem: `record ${index} (line ${entry.line}): not valid JSON (${entry.notJson})` };
+  const parsed = schema.safeParse(entry.value);
   return parsed.success ? { data: parsed.data } : { problem: `record ${index} (line ${entry.line}): ${formatZodIssues(parsed.error)}` };
 }
 
@@ -69,7 +57,7 @@ export interface RubricOptions {
 }
 
 export async function scoreRubricFile(options: RubricOptions): Promise<void> {
-  const lines = jsonlLines(await readText(options.input));
+  const lines = jsonlEntries(await readText(options.input));
   const problems: string[] = [];
   const out: string[] = [];
   const scored: Array<{ category: string; rs: number }> = [];
@@ -168,8 +156,8 @@ async function readVerdictFile(path: string): Promise<{ records: VerdictRecord[]
   const records: VerdictRecord[] = [];
   const problems: string[] = [];
   let multipleChoice = 0;
-  for (const [index, entry] of jsonlLines(await readText(path)).entries()) {
-    if (isMultipleChoiceLine(entry.text)) {
+  for (const [index, entry] of jsonlEntries(await readText(path)).entries()) {
+    if (isMultipleChoiceLine(entry)) {
       multipleChoice++;
       continue;
     }
@@ -181,13 +169,9 @@ async function readVerdictFile(path: string): Promise<{ records: VerdictRecord[]
   return { records, multipleChoice };
 }
 
-function isMultipleChoiceLine(text: string): boolean {
-  try {
-    const value = JSON.parse(text) as { category?: unknown; verdicts?: unknown; judge_output?: unknown } | null;
-    return value?.category === '选择题' && value.verdicts === undefined && value.judge_output === undefined;
-  } catch {
-    return false;
-  }
+function isMultipleChoiceLine(entry: JsonlEntry): boolean {
+  const value = 'value' in entry ? (entry.value as { category?: unknown; verdicts?: unknown; judge_output?: unknown } | null) : null;
+  return value?.category === '选择题' && value.verdicts === undefined && value.judge_output === undefined;
 }
 
 export interface AgreementOptions {
