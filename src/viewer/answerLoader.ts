@@ -132,7 +132,7 @@ export class AnswerLoader {
       try {
         const benchmark = await benchmarks.create(spec as { name: string } & Record<string, unknown>, undefined);
         const items = await benchmark.load();
-        if (!this.cache.db.open) return;
+        if (this.cache.closed) return;
         this.cache.db.transaction(() => {
           for (const { referenceAnswer, rubrics, answer, goldChunkIds, evidencePages, docId, ...item } of items) {
             // JSON leaves the absent fields out.
@@ -144,7 +144,7 @@ export class AnswerLoader {
         // The run directory is what the viewer shows; a benchmark file elsewhere is a bonus.
       }
     }
-    if (this.cache.db.open) this.cache.writeMeta({ itemsLoaded: true });
+    if (!this.cache.closed) this.cache.writeMeta({ itemsLoaded: true });
   }
 
   /** Indexes the next complete lines of items.jsonl (about `maxBytes`) in one transaction; whether more is left. */

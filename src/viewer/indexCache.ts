@@ -25,12 +25,6 @@ export function metaValue(db: Database.Database, key: string): string | undefine
   }
 }
 
-function closedDatabase(): Database.Database {
-  const db = new Database(':memory:');
-  db.close();
-  return db;
-}
-
 /** The cache file's layout; another value starts the cache over. */
 const CACHE_SCHEMA = '2';
 
@@ -54,6 +48,8 @@ export class IndexCache {
   meta: Meta;
   private prepared: CacheStatements | null = null;
   private searchIndexed = false;
+  /** Set by `close`: a cache closed before its first use is never created. */
+  closed = false;
 
   constructor(
     private readonly cacheFile: string,
@@ -68,6 +64,7 @@ export class IndexCache {
 
   /** The cache file, created on first use. */
   get db(): Database.Database {
+    if (this.closed) throw new Error(`${this.cacheFile}: index cache closed`);
     return (this.handle ??= this.open());
   }
 
@@ -77,9 +74,8 @@ export class IndexCache {
   }
 
   close(): void {
-    if (this.handle?.open) this.handle.close();
-    // Closed before its first use: a closed handle, so that `db.open` says so and nothing creates the file.
-    this.handle ??= closedDatabase();
+    if (!this.closed) this.handle?.close();
+    this.closed = true;
   }
 
   /** Opens the cache file, starting it over when it is of another layout or another run directory. */
@@ -156,14 +152,14 @@ export class IndexCache {
    * written in order): built row by row while indexing, its pages scatter and read nearly as slowly.
    */
   ensureSearchIndex(): void {
-    if (this.searchIndexed || !this.db.open) return;
+    if (this.searchIndexed || this.closed) return;
     this.db.exec('CREATE INDEX IF NOT EXISTS answers_search ON answers (model, condition, itemKey, haystack)');
     this.searchIndexed = true;
   }
 
   /** Hands back the SQLite page cache of a run just indexed (its steps filled it). */
   releaseMemory(): void {
-    if (!this.handle?.open) return;
+    if (!this.handle || this.closed) return;
     this.ensureSearchIndex();
     this.db.pragma('shrink_memory');
     // The run's last steps are still in the WAL: copied into the file now, later reads (searches)
