@@ -3,8 +3,8 @@ import { fstatSync, readSync } from 'node:fs';
 import type Database from 'better-sqlite3';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { RunItemRecordSchema, type RunItemRecord } from '../runFiles/itemRecord.js';
-import type { IndexState } from './api.js';
-import { metaValue, type IndexCache, type IndexCounters } from './indexCache.js';
+import type { IndexCounters, IndexState } from './api.js';
+import { metaValue, type IndexCache } from './indexCache.js';
 import { haystackOf } from './queries.js';
 import { withItemsFile } from './runFileReads.js';
 

@@ -28,7 +28,18 @@ export interface IndexingStatus {
   bytes: number;
   totalBytes: number;
   /** Since the server started: lines and bytes read into an index, indexes started over (file truncated or replaced), indexes extended. */
-  indexed: { lines: number; bytes: number; rebuilds: number; extended: number };
+  indexed: IndexCounters;
+}
+
+/** What this process has indexed since it started (a second start of unchanged runs: all zero). */
+export interface IndexCounters {
+  /** Lines of items.jsonl read into an index. */
+  lines: number;
+  bytes: number;
+  /** Indexes started over because their items.jsonl was truncated or replaced (or the cache was unusable). */
+  rebuilds: number;
+  /** Indexes extended from where an earlier start (or request) stopped. */
+  extended: number;
 }
 
 /** One line of the run list. */

@@ -1,20 +1,8 @@
 import { existsSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import type { IndexCounters } from './api.js';
 
 /** A run's index cache: the SQLite file in the viewer's cache folder (never in the run directory). */
-
-/** What this process has indexed since it started (a second start of unchanged runs: all zero). */
-export interface IndexCounters {
-  /** Lines of items.jsonl read into an index. */
-  lines: number;
-  bytes: number;
-  /** Indexes started over because their items.jsonl was truncated or replaced (or the cache was unusable). */
-  rebuilds: number;
-  /** Indexes extended from where an earlier start (or request) stopped. */
-  extended: number;
-}
-
-export const newCounters = (): IndexCounters => ({ lines: 0, bytes: 0, rebuilds: 0, extended: 0 });
 
 /** One value of an index's `meta` table; undefined when the table or the key is missing. */
 export function metaValue(db: Database.Database, key: string): string | undefined {

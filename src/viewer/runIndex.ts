@@ -7,10 +7,10 @@ import { LABELS_DIR } from '../runFiles/labels.js';
 import { summarizeRun } from '../analysis/summary.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { costFigure, depthFigure, probabilityBestFigure } from '../figures/runFigures.js';
-import type { AnswerDetail, AnswerPage, AnswerQuery, CellView, IndexState, RunDetail, RunListEntry } from './api.js';
+import type { AnswerDetail, AnswerPage, AnswerQuery, CellView, IndexCounters, IndexState, RunDetail, RunListEntry } from './api.js';
 import { AnswerLoader } from './answerLoader.js';
 import { answerDetail, answerKeys, answersPage, bundleRows, scoreRows } from './answerQueries.js';
-import { IndexCache, newCounters, type IndexCounters } from './indexCache.js';
+import { IndexCache } from './indexCache.js';
 import type { BundleRow, ScoreRow } from './queries.js';
 import { insideFile, RunFiles } from './runFileReads.js';
 
@@ -43,7 +43,7 @@ export class RunIndex {
     readonly id: string,
     readonly dir: string,
     cacheFile: string,
-    counters: IndexCounters = newCounters(),
+    counters: IndexCounters,
   ) {
     const changed = () => void this.changes++;
     this.files = new RunFiles(dir, changed);
