@@ -7,9 +7,9 @@ import { LABELS_DIR } from '../runFiles/labels.js';
 import { summarizeRun } from '../analysis/summary.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { costFigure, depthFigure, probabilityBestFigure } from '../figures/runFigures.js';
-import type { AnswerDetail, AnswerPage, AnswerQuery, CellView, IndexCounters, IndexState, RunDetail, RunListEntry } from './api.js';
+import type { AnswerDetail, CellView, IndexCounters, IndexState, RunDetail, RunListEntry } from './api.js';
 import { AnswerLoader } from './answerLoader.js';
-import { answerDetail, answerKeys, answersPage, bundleRows, scoreRows } from './answerQueries.js';
+import { answerDetail, bundleRows, scoreRows } from './answerQueries.js';
 import { IndexCache } from './indexCache.js';
 import type { BundleRow, ScoreRow } from './queries.js';
 import { insideFile, RunFiles } from './runFileReads.js';
@@ -32,7 +32,8 @@ let loadRunModule: typeof import('../results/loadRun.js') | null = null;
  * by the store's background loop and kept between starts. No per-answer object stays in the process.
  */
 export class RunIndex {
-  private readonly cache: IndexCache;
+  /** The index of the run's answers (the store closes it and hands back its memory; answer pages query it). */
+  readonly cache: IndexCache;
   /** The run's own files, and the loader of its answers into the index: the store's background loop drives both. */
   readonly files: RunFiles;
   readonly loader: AnswerLoader;
@@ -50,10 +51,6 @@ export class RunIndex {
     this.cache = new IndexCache(cacheFile, dir, counters);
     this.loader = new AnswerLoader(dir, this.cache, counters, changed, () => this.changes);
     this.loader.checkFile();
-  }
-
-  close(): void {
-    this.cache.close();
   }
 
   /** Every complete line of items.jsonl indexed. */
@@ -120,11 +117,6 @@ export class RunIndex {
     const value = summarizeRun(records, loadRunModule.summaryOptionsOf(config, this.files.manifest, records));
     this.summary = { changes: this.changes, at: now, value };
     return value;
-  }
-
-  /** Hands back the SQLite page cache of a run just indexed (its steps filled it). */
-  releaseMemory(): void {
-    this.cache.releaseMemory();
   }
 
   /** Computes a run's summary once its answers are in, when it has no summary.json of its own. */
@@ -260,10 +252,6 @@ export class RunIndex {
     return Object.fromEntries([...values].map(([key, set]) => [key, [...set].sort()]));
   }
 
-  answers(query: AnswerQuery): AnswerPage {
-    return answersPage(this.cache, query);
-  }
-
   /** What Compare needs of every answer of one condition (with its sample and cluster key). */
   scoreRows(model: string, condition: string): ScoreRow[] {
     return scoreRows(this.cache.db, model, condition, this.currentSummary()?.cluster ?? null);
@@ -274,17 +262,7 @@ export class RunIndex {
     return bundleRows(this.cache.db, model, condition, this.currentSummary()?.cluster ?? null);
   }
 
-  /** Every answer's key, in the order they were first written. */
-  keys(): string[] {
-    return answerKeys(this.cache.db);
-  }
-
   answer(key: string): AnswerDetail | null {
-    return answerDetail(this.cache.db, { id: this.id, dir: this.dir, imageDirs: this.imageDirs() }, key);
-  }
-
-  /** The manifest's `imageDirs`: the absolute folders this run's prompts may show pages from, and the only ones served. */
-  imageDirs(): string[] {
-    return this.files.imageDirs();
+    return answerDetail(this.cache.db, { id: this.id, dir: this.dir, imageDirs: this.files.imageDirs() }, key);
   }
 }

@@ -4,6 +4,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
 import { InputError } from '../errors.js';
 import { RUN_FILES } from '../runFiles/runDir.js';
 import type { AnswerDetail, AnswerPage, AnswerQuery, CompareQuery, CompareResult, IndexCounters, IndexingStatus, RunDetail, RunListEntry } from './api.js';
+import { answersPage } from './answerQueries.js';
 import { compareResult } from './queries.js';
 import { VIEW_CACHE_ENV, viewCacheDir, viewCacheLimit } from './cacheDir.js';
 import { markUsed, namesIn, pruneCache, type PruneResult } from './cacheMaintenance.js';
@@ -103,7 +104,7 @@ export class RunStore {
 
   close(): void {
     this.closed = true;
-    for (const run of this.runs.values()) run.close();
+    for (const run of this.runs.values()) run.cache.close();
     this.runs.clear();
     for (const waiter of this.waiters.splice(0)) waiter.resolve();
     open.delete(this);
@@ -233,7 +234,7 @@ export class RunStore {
           fullGc();
         }
         if (!more && run.ready) {
-          run.releaseMemory();
+          run.cache.releaseMemory();
           await run.warmSummary();
         }
       } catch (error) {
@@ -325,7 +326,7 @@ export class RunStore {
       void this.whenIndexed(run.id);
       return { total: 0, offset: query.offset ?? 0, rows: [], indexing: run.indexState };
     }
-    return run.answers(query);
+    return answersPage(run.cache, query);
   }
 
   /** An answer's page, once its run is indexed (it is indexed next). */

@@ -72,7 +72,7 @@ async function serveRun(store: RunStore, segments: string[], q: URLSearchParams,
   if (segments.length === 4 && segments[3] === 'answer') return json(res, await store.answer(id, q.get('key') ?? ''), head);
   // A page image the run's prompts may show: `images/<i>/<path>` (full size) or `thumbs/<i>/<path>`, i indexing the manifest's imageDirs.
   if (segments.length >= 6 && (segments[3] === 'images' || segments[3] === 'thumbs') && /^\d+$/.test(segments[4]!)) {
-    const imageDir = store.get(id)?.imageDirs()[Number(segments[4])];
+    const imageDir = store.get(id)?.files.imageDirs()[Number(segments[4])];
     const image = imageDir ? pageImageFile(imageDir, segments.slice(5).join('/')) : null;
     if (!image) return notFound(res, head);
     if (segments[3] === 'thumbs') return send(res, 200, 'image/jpeg', await thumbnailOf(image.file), head, IMAGE_CACHE);
