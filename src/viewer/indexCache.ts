@@ -1,5 +1,6 @@
 import { existsSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import type { BenchmarkItem } from '../benchmarks/types.js';
 import type { IndexCounters } from './api.js';
 
 /** A run's index cache: the SQLite file in the viewer's cache folder (never in the run directory). */
@@ -28,6 +29,9 @@ export interface Meta {
   /** `AnswerCounts` as JSON, kept with each step: the run list counts fifty runs without scanning their tables. */
   counts: string;
 }
+
+/** What the index keeps of a benchmark item: references (searched), rubrics and gold evidence. */
+export type StoredItem = Partial<Pick<BenchmarkItem, 'referenceAnswer' | 'rubrics' | 'answer' | 'goldChunkIds' | 'evidencePages' | 'docId'>>;
 
 type CacheStatements = Record<'upsert' | 'reference' | 'setMeta', Database.Statement>;
 
@@ -131,6 +135,12 @@ export class IndexCache {
       reference: this.db.prepare('SELECT info FROM items WHERE itemKey = ?'),
       setMeta: this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value'),
     });
+  }
+
+  /** A benchmark item as the index keeps it (`AnswerLoader.loadItems`); null when its benchmark file could not be read. */
+  storedItem(itemKey: string): StoredItem | null {
+    const row = this.statements().reference.get(itemKey) as { info: string } | undefined;
+    return row ? (JSON.parse(row.info) as StoredItem) : null;
   }
 
   /**

@@ -263,6 +263,6 @@ export class RunIndex {
   }
 
   answer(key: string): AnswerDetail | null {
-    return answerDetail(this.cache.db, { id: this.id, dir: this.dir, imageDirs: this.files.imageDirs() }, key);
+    return answerDetail(this.cache, { id: this.id, dir: this.dir, imageDirs: this.files.imageDirs() }, key);
   }
 }
