@@ -95,7 +95,6 @@ function Previous({ detail }: { detail: RunDetail }) {
 
 function CompareForm({ detail }: { detail: RunDetail }) {
   const [, navigate] = useLocation();
-  const options = detail.cells.map((c) => ({ value: `${c.model}\u0000${c.condition}`, label: detail.run.models.length > 1 ? `${c.model} · ${c.condition}` : c.condition }));
   const first = detail.cells.find((c) => c.condition === detail.baseline) ?? detail.cells[0];
   const last = detail.cells[detail.cells.length - 1];
   const submit = (e: Event) => {
@@ -106,21 +105,17 @@ function CompareForm({ detail }: { detail: RunDetail }) {
     navigate(to('/compare', { ar: detail.run.id, am, ac, br: detail.run.id, bm, bc }));
   };
   if (!first || !last) return null;
+  /** A drop-down of the run's conditions, `chosen` selected. */
+  const pick = (name: 'a' | 'b', chosen: CellView) => (
+    <select name={name} aria-label={`compare ${name.toUpperCase()}`} value={`${chosen.model}\u0000${chosen.condition}`}>
+      {detail.cells.map((c) => (
+        <option value={`${c.model}\u0000${c.condition}`}>{detail.run.models.length > 1 ? `${c.model} · ${c.condition}` : c.condition}</option>
+      ))}
+    </select>
+  );
   return (
     <form class="compare-form" onSubmit={submit}>
-      compare{' '}
-      <select name="a" aria-label="compare A" value={`${first.model}\u0000${first.condition}`}>
-        {options.map((o) => (
-          <option value={o.value}>{o.label}</option>
-        ))}
-      </select>{' '}
-      with{' '}
-      <select name="b" aria-label="compare B" value={`${last.model}\u0000${last.condition}`}>
-        {options.map((o) => (
-          <option value={o.value}>{o.label}</option>
-        ))}
-      </select>{' '}
-      <button type="submit">compare</button>
+      compare {pick('a', first)} with {pick('b', last)} <button type="submit">compare</button>
     </form>
   );
 }
