@@ -202,15 +202,14 @@ export class AnswerLoader {
       this.cache.writeMeta({ offset: end, tail: this.tailHash(fd, end), badLines: this.cache.meta.badLines + bad, counts: JSON.stringify(this.countNow([...benchmarkNames])) });
       return true;
     });
-    if (!step.immediate()) {
+    if (step.immediate()) {
+      if (start > 0 && !this.extendedOnce) this.counters.extended++;
+      this.extendedOnce = true;
+      this.counters.lines += lines;
+      this.counters.bytes += end - start;
+    } else {
       this.cache.meta = this.cache.readMeta();
-      this.changed();
-      return !this.ready;
     }
-    if (start > 0 && !this.extendedOnce) this.counters.extended++;
-    this.extendedOnce = true;
-    this.counters.lines += lines;
-    this.counters.bytes += end - start;
     this.changed();
     return !this.ready;
   }
