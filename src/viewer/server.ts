@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InputError } from '../errors.js';
+import { listenOn } from '../io/listen.js';
 import { RUN_FILES } from '../runFiles/runDir.js';
 import { answerQueryFromParams, compareQueryFromParams } from './api.js';
 import { clientAssets, indexHtml } from './clientBuild.js';
@@ -156,10 +157,7 @@ export async function startViewer(paths: string[], options: { port?: number; hos
     });
   });
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolvePromise, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolvePromise());
-  });
+  await listenOn(server, options.port ?? 0, host);
   // The run list first: the cache folder is pruned and the answers are indexed in the background
   // once it has been served (or after LIST_FIRST_MS without a request), between requests.
   let pruned = false;
