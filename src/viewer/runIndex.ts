@@ -14,8 +14,6 @@ import { IndexCache } from './indexCache.js';
 import type { BundleRow, ScoreRow } from './queries.js';
 import { insideFile, RunFiles } from './runFileReads.js';
 
-const withStale = (stale: RunDetail['labelsStale'] | null) => (stale ? { labelsStale: stale } : {});
-
 /** An append up to this size is indexed within the request that sees it (a run in progress); more is left to the background. */
 const INLINE_BYTES = 8 * 1024 * 1024;
 /** A large run in progress (more answers than this) recomputes its summary (bootstrap CIs) at most every SUMMARY_EVERY_MS. */
@@ -195,14 +193,14 @@ export class RunIndex {
     return Math.max(0, ...names.map((name) => statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0));
   }
 
-  /** What is stale about the judge check shown, given the labels' time (null when it is current or there are no labels). */
-  private labelsStale(labelsAt: number): RunDetail['labelsStale'] | null {
-    if (!labelsAt) return null;
+  /** What is stale about the judge check shown, given the labels' time (none when it is current or there are no labels). */
+  private labelsStale(labelsAt: number): RunDetail['labelsStale'] {
+    if (!labelsAt) return undefined;
     if (this.storedSummary() === null) {
       return { refreshing: false, note: `This run has labels (labels/), but no current summary.json: the figures here are computed from the answers without them (no judge check, no corrected Δ) until the run finishes or \`hisrag report ${this.dir}\` rewrites it.` };
     }
     if (labelsAt > this.files.readStored().mtimeMs) return { refreshing: true, note: `Labels were saved after summary.json was written: the judge check and corrected figures are being refreshed (if this stays, run \`hisrag report ${this.dir}\`).` };
-    return null;
+    return undefined;
   }
 
   detail(): RunDetail {
@@ -235,7 +233,7 @@ export class RunIndex {
       charts: summary ? summary.models.map((model) => ({ model, depth: depthFigure(summary, model), pBest: probabilityBestFigure(summary, model), cost: costFigure(summary, model) })) : [],
       byModality: summary?.byModality ?? [],
       ...(summary?.judgeCheck ? { judgeCheck: summary.judgeCheck } : {}),
-      ...withStale(this.labelsStale(labelsAt)),
+      labelsStale: this.labelsStale(labelsAt),
       report: insideFile(this.dir, RUN_FILES.report) !== null,
     };
     this.detailCache = { key: cacheKey, value: detail };
