@@ -251,11 +251,7 @@ export interface CompareQuery {
   limit?: number;
 }
 
-export interface CompareItem {
-  itemKey: string;
-  itemId: string;
-  category: string;
-  question: string;
+export interface CompareItem extends Pick<AnswerRow, 'itemKey' | 'itemId' | 'category' | 'question'> {
   keyA: string;
   keyB: string;
   scoreA: number;
