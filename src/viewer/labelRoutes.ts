@@ -186,9 +186,8 @@ export class LabelRoutes {
 
   /** Resolves once no refresh of the run's (or, without a run, of any run's) outputs is running: a test, a clean shutdown. */
   async refreshed(dir?: string): Promise<void> {
-    type Held = { running: Promise<void> };
-    const pending = (): Held[] => (dir === undefined ? [...this.refreshes.values()] : [this.refreshes.get(dir)].filter((held): held is Held & { again: boolean } => held !== undefined));
-    for (let held = pending(); held.length; held = pending()) await Promise.all(held.map((h) => h.running));
+    const running = () => [...this.refreshes].filter(([of]) => dir === undefined || of === dir).map(([, held]) => held.running);
+    for (let pending = running(); pending.length; pending = running()) await Promise.all(pending);
   }
 
   /** Runs appends to one file one after another (one writer per file, however many tabs). */
