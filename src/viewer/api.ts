@@ -328,7 +328,8 @@ export function answerQueryToParams(query: Omit<AnswerQuery, 'run'>): URLSearchP
   return p;
 }
 
-const num = (v: string | null): number | undefined => {
+/** A number typed in a URL parameter or a field; undefined when blank or not a number. */
+export const numberOrUndefined = (v: string | null): number | undefined => {
   if (v === null || v.trim() === '') return undefined;
   const n = Number(v);
   return Number.isFinite(n) ? n : undefined;
@@ -336,8 +337,8 @@ const num = (v: string | null): number | undefined => {
 
 /** A list's page from URL parameters: offset from 0, at most 1000 rows (100 unless asked). */
 const pageFromParams = (p: URLSearchParams) => ({
-  offset: Math.max(0, Math.floor(num(p.get('offset')) ?? 0)),
-  limit: Math.min(1000, Math.max(1, Math.floor(num(p.get('limit')) ?? 100))),
+  offset: Math.max(0, Math.floor(numberOrUndefined(p.get('offset')) ?? 0)),
+  limit: Math.min(1000, Math.max(1, Math.floor(numberOrUndefined(p.get('limit')) ?? 100))),
 });
 
 export function answerQueryFromParams(run: string, p: URLSearchParams): AnswerQuery {
@@ -348,8 +349,8 @@ export function answerQueryFromParams(run: string, p: URLSearchParams): AnswerQu
     model: p.get('model') ?? '',
     condition: p.get('condition') ?? '',
     group: p.get('group') || undefined,
-    scoreMin: num(p.get('scoreMin')),
-    scoreMax: num(p.get('scoreMax')),
+    scoreMin: numberOrUndefined(p.get('scoreMin')),
+    scoreMax: numberOrUndefined(p.get('scoreMax')),
     status: status === 'scored' || status === 'failed' || status === 'empty' ? status : 'all',
     differsFrom: p.get('differsFrom') || undefined,
     q: p.get('q') || undefined,
