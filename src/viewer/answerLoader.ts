@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { fstatSync, readSync } from 'node:fs';
 import type Database from 'better-sqlite3';
-import type { BenchmarkItem } from '../benchmarks/types.js';
 import { RunItemRecordSchema, type RunItemRecord } from '../runFiles/itemRecord.js';
-import type { IndexState } from './api.js';
-import { metaValue, type IndexCache, type IndexCounters } from './indexCache.js';
+import type { IndexCounters, IndexState } from './api.js';
+import { metaValue, type IndexCache, type StoredItem } from './indexCache.js';
 import { haystackOf } from './queries.js';
 import { withItemsFile } from './runFileReads.js';
 
@@ -37,9 +36,6 @@ function keptImage(record: RunItemRecord): RunItemRecord['prompt'] {
   const message = record.prompt.find((m) => m.images?.length);
   return message ? [{ role: message.role, content: '', images: [message.images![0]!] }] : [];
 }
-
-/** What the index keeps of a benchmark item: references (searched), rubrics and gold evidence. */
-export type StoredItem = Partial<Pick<BenchmarkItem, 'referenceAnswer' | 'rubrics' | 'answer' | 'goldChunkIds' | 'evidencePages' | 'docId'>>;
 
 /** Answers, distinct questions and benchmark names in an index. */
 type AnswerCounts = { n: number; items: number; benchmarks: string[] };
@@ -132,7 +128,7 @@ export class AnswerLoader {
       try {
         const benchmark = await benchmarks.create(spec as { name: string } & Record<string, unknown>, undefined);
         const items = await benchmark.load();
-        if (!this.cache.db.open) return;
+        if (this.cache.closed) return;
         this.cache.db.transaction(() => {
           for (const { referenceAnswer, rubrics, answer, goldChunkIds, evidencePages, docId, ...item } of items) {
             // JSON leaves the absent fields out.
@@ -144,7 +140,7 @@ export class AnswerLoader {
         // The run directory is what the viewer shows; a benchmark file elsewhere is a bonus.
       }
     }
-    if (this.cache.db.open) this.cache.writeMeta({ itemsLoaded: true });
+    if (!this.cache.closed) this.cache.writeMeta({ itemsLoaded: true });
   }
 
   /** Indexes the next complete lines of items.jsonl (about `maxBytes`) in one transaction; whether more is left. */
@@ -180,7 +176,7 @@ export class AnswerLoader {
     const end = start + lastNewline + 1;
     let lines = 0;
     let bad = 0;
-    const { upsert, reference } = this.cache.statements();
+    const { upsert } = this.cache.statements();
     const step = this.cache.db.transaction(() => {
       // Another viewer on the same cache may have indexed these bytes meanwhile: take its state.
       const offset = Number(metaValue(this.cache.db, 'offset') ?? 0);
@@ -196,7 +192,7 @@ export class AnswerLoader {
           const text = buffer.toString('utf8', from, nl);
           if (text.trim()) {
             lines++;
-            const benchmark = this.insertLine(upsert, reference, text, start + from, nl - from);
+            const benchmark = this.insertLine(upsert, text, start + from, nl - from);
             if (benchmark === null) bad++;
             else benchmarkNames.add(benchmark);
           }
@@ -206,15 +202,14 @@ export class AnswerLoader {
       this.cache.writeMeta({ offset: end, tail: this.tailHash(fd, end), badLines: this.cache.meta.badLines + bad, counts: JSON.stringify(this.countNow([...benchmarkNames])) });
       return true;
     });
-    if (!step.immediate()) {
+    if (step.immediate()) {
+      if (start > 0 && !this.extendedOnce) this.counters.extended++;
+      this.extendedOnce = true;
+      this.counters.lines += lines;
+      this.counters.bytes += end - start;
+    } else {
       this.cache.meta = this.cache.readMeta();
-      this.changed();
-      return !this.ready;
     }
-    if (start > 0 && !this.extendedOnce) this.counters.extended++;
-    this.extendedOnce = true;
-    this.counters.lines += lines;
-    this.counters.bytes += end - start;
     this.changed();
     return !this.ready;
   }
@@ -222,7 +217,7 @@ export class AnswerLoader {
   private extendedOnce = false;
 
   /** One line of items.jsonl into the index: its benchmark, or null when it is not a valid record (left out, counted). */
-  private insertLine(upsert: Database.Statement, reference: Database.Statement, text: string, offset: number, length: number): string | null {
+  private insertLine(upsert: Database.Statement, text: string, offset: number, length: number): string | null {
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -233,7 +228,6 @@ export class AnswerLoader {
     if (!parsed.success) return null;
     const r = parsed.data;
     const itemKey = `${r.benchmark}:${r.itemId}`;
-    const info = reference.get(itemKey) as { info: string } | undefined;
     const answer = r.response?.text ?? '';
     upsert.run({
       key: r.key,
@@ -256,7 +250,7 @@ export class AnswerLoader {
       ms: r.cost?.durationMs ?? r.durationMs,
       offset,
       length,
-      haystack: haystackOf(r.question, answer, info ? ((JSON.parse(info.info) as StoredItem).referenceAnswer ?? null) : null),
+      haystack: haystackOf(r.question, answer, this.cache.storedItem(itemKey)?.referenceAnswer ?? null),
       slim: JSON.stringify(slim(r)),
     });
     return r.benchmark;

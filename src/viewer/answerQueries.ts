@@ -5,8 +5,7 @@ import { isGoldChunk } from '../diagnostics/evidence.js';
 import { RunItemRecordSchema, type RunItemRecord } from '../runFiles/itemRecord.js';
 import { clusterKeyOf } from '../experiment/clusterKey.js';
 import type { AnswerDetail, AnswerPage, AnswerQuery, AnswerRow, ImageView, ItemInfo, OtherAnswer, PassageView } from './api.js';
-import type { StoredItem } from './answerLoader.js';
-import type { IndexCache } from './indexCache.js';
+import type { IndexCache, StoredItem } from './indexCache.js';
 import { splitGroup, type BundleRow, type ScoreRow } from './queries.js';
 import { withItemsFile } from './runFileReads.js';
 
@@ -97,11 +96,6 @@ export function answerKeys(db: Database.Database): string[] {
   return (db.prepare('SELECT key FROM answers ORDER BY id').all() as { key: string }[]).map((r) => r.key);
 }
 
-function storedItem(db: Database.Database, itemKey: string): StoredItem | null {
-  const row = db.prepare('SELECT info FROM items WHERE itemKey = ?').get(itemKey) as { info: string } | undefined;
-  return row ? (JSON.parse(row.info) as StoredItem) : null;
-}
-
 /** The record at `offset` of items.jsonl, read whole for its page. */
 function readRecordAt(dir: string, offset: number, length: number): ViewedRecord | null {
   return withItemsFile(dir, (fd) => {
@@ -120,14 +114,14 @@ function readRecordAt(dir: string, offset: number, length: number): ViewedRecord
 }
 
 /** One answer's page: its record, the item's reference and gold, passages, page images and the other answers to the same item. */
-export function answerDetail(db: Database.Database, run: { id: string; dir: string; imageDirs: string[] }, key: string): AnswerDetail | null {
-  const row = db.prepare('SELECT offset, length, itemKey FROM answers WHERE key = ?').get(key) as { offset: number; length: number; itemKey: string } | undefined;
+export function answerDetail(cache: IndexCache, run: { id: string; dir: string; imageDirs: string[] }, key: string): AnswerDetail | null {
+  const row = cache.db.prepare('SELECT offset, length, itemKey FROM answers WHERE key = ?').get(key) as { offset: number; length: number; itemKey: string } | undefined;
   if (!row) return null;
   const record = readRecordAt(run.dir, row.offset, row.length);
   if (!record) return null;
-  const stored = storedItem(db, row.itemKey);
+  const stored = cache.storedItem(row.itemKey);
   const others = (
-    db.prepare('SELECT key, model, condition, score, status, answer FROM answers WHERE itemKey = ? AND key != ? ORDER BY id').all(row.itemKey, key) as Omit<OtherAnswer, 'run'>[]
+    cache.db.prepare('SELECT key, model, condition, score, status, answer FROM answers WHERE itemKey = ? AND key != ? ORDER BY id').all(row.itemKey, key) as Omit<OtherAnswer, 'run'>[]
   ).map((o) => ({ ...o, run: run.id }));
   return { run: run.id, record, item: stored ? itemInfo(stored) : null, passages: passagesOf(record, stored), images: imagesOf(record, stored, run.imageDirs), others };
 }

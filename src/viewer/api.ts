@@ -28,7 +28,18 @@ export interface IndexingStatus {
   bytes: number;
   totalBytes: number;
   /** Since the server started: lines and bytes read into an index, indexes started over (file truncated or replaced), indexes extended. */
-  indexed: { lines: number; bytes: number; rebuilds: number; extended: number };
+  indexed: IndexCounters;
+}
+
+/** What this process has indexed since it started (a second start of unchanged runs: all zero). */
+export interface IndexCounters {
+  /** Lines of items.jsonl read into an index. */
+  lines: number;
+  bytes: number;
+  /** Indexes started over because their items.jsonl was truncated or replaced (or the cache was unusable). */
+  rebuilds: number;
+  /** Indexes extended from where an earlier start (or request) stopped. */
+  extended: number;
 }
 
 /** One line of the run list. */
@@ -240,11 +251,7 @@ export interface CompareQuery {
   limit?: number;
 }
 
-export interface CompareItem {
-  itemKey: string;
-  itemId: string;
-  category: string;
-  question: string;
+export interface CompareItem extends Pick<AnswerRow, 'itemKey' | 'itemId' | 'category' | 'question'> {
   keyA: string;
   keyB: string;
   scoreA: number;
@@ -321,7 +328,8 @@ export function answerQueryToParams(query: Omit<AnswerQuery, 'run'>): URLSearchP
   return p;
 }
 
-const num = (v: string | null): number | undefined => {
+/** A number typed in a URL parameter or a field; undefined when blank or not a number. */
+export const numberOrUndefined = (v: string | null): number | undefined => {
   if (v === null || v.trim() === '') return undefined;
   const n = Number(v);
   return Number.isFinite(n) ? n : undefined;
@@ -329,8 +337,8 @@ const num = (v: string | null): number | undefined => {
 
 /** A list's page from URL parameters: offset from 0, at most 1000 rows (100 unless asked). */
 const pageFromParams = (p: URLSearchParams) => ({
-  offset: Math.max(0, Math.floor(num(p.get('offset')) ?? 0)),
-  limit: Math.min(1000, Math.max(1, Math.floor(num(p.get('limit')) ?? 100))),
+  offset: Math.max(0, Math.floor(numberOrUndefined(p.get('offset')) ?? 0)),
+  limit: Math.min(1000, Math.max(1, Math.floor(numberOrUndefined(p.get('limit')) ?? 100))),
 });
 
 export function answerQueryFromParams(run: string, p: URLSearchParams): AnswerQuery {
@@ -341,8 +349,8 @@ export function answerQueryFromParams(run: string, p: URLSearchParams): AnswerQu
     model: p.get('model') ?? '',
     condition: p.get('condition') ?? '',
     group: p.get('group') || undefined,
-    scoreMin: num(p.get('scoreMin')),
-    scoreMax: num(p.get('scoreMax')),
+    scoreMin: numberOrUndefined(p.get('scoreMin')),
+    scoreMax: numberOrUndefined(p.get('scoreMax')),
     status: status === 'scored' || status === 'failed' || status === 'empty' ? status : 'all',
     differsFrom: p.get('differsFrom') || undefined,
     q: p.get('q') || undefined,

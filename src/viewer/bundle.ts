@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { AnswerDetail, RunListEntry } from './api.js';
+import { answerKeys } from './answerQueries.js';
 import { clientAssets, indexHtml } from './clientBuild.js';
 import { pageImageFile, thumbnailOf } from './pageImages.js';
 import { cellFileKey, chunkOf, type BundleRunFile } from './queries.js';
@@ -46,11 +47,11 @@ export async function writeBundle(paths: string[], outDir: string, options: { ca
         cellFiles[cellFileKey(cell.model, cell.condition)] = n;
         data(folder, `c${n}`, run.bundleRows(cell.model, cell.condition));
       });
-      const keys = run.keys();
+      const keys = answerKeys(run.cache.db);
       const chunks = Math.max(1, Math.ceil(keys.length / ANSWERS_PER_FILE));
       const byChunk: string[][] = Array.from({ length: chunks }, () => []);
       for (const key of keys) byChunk[chunkOf(key, chunks)]!.push(key);
-      const imageDirs = run.imageDirs();
+      const imageDirs = run.files.imageDirs();
       const thumbFiles = new Map<string, string | null>();
       for (const [n, list] of byChunk.entries()) {
         const pages: Record<string, AnswerDetail> = {};

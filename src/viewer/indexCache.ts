@@ -1,20 +1,9 @@
 import { existsSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import type { BenchmarkItem } from '../benchmarks/types.js';
+import type { IndexCounters } from './api.js';
 
 /** A run's index cache: the SQLite file in the viewer's cache folder (never in the run directory). */
-
-/** What this process has indexed since it started (a second start of unchanged runs: all zero). */
-export interface IndexCounters {
-  /** Lines of items.jsonl read into an index. */
-  lines: number;
-  bytes: number;
-  /** Indexes started over because their items.jsonl was truncated or replaced (or the cache was unusable). */
-  rebuilds: number;
-  /** Indexes extended from where an earlier start (or request) stopped. */
-  extended: number;
-}
-
-export const newCounters = (): IndexCounters => ({ lines: 0, bytes: 0, rebuilds: 0, extended: 0 });
 
 /** One value of an index's `meta` table; undefined when the table or the key is missing. */
 export function metaValue(db: Database.Database, key: string): string | undefined {
@@ -23,12 +12,6 @@ export function metaValue(db: Database.Database, key: string): string | undefine
   } catch {
     return undefined;
   }
-}
-
-function closedDatabase(): Database.Database {
-  const db = new Database(':memory:');
-  db.close();
-  return db;
 }
 
 /** The cache file's layout; another value starts the cache over. */
@@ -47,6 +30,9 @@ export interface Meta {
   counts: string;
 }
 
+/** What the index keeps of a benchmark item: references (searched), rubrics and gold evidence. */
+export type StoredItem = Partial<Pick<BenchmarkItem, 'referenceAnswer' | 'rubrics' | 'answer' | 'goldChunkIds' | 'evidencePages' | 'docId'>>;
+
 type CacheStatements = Record<'upsert' | 'reference' | 'setMeta', Database.Statement>;
 
 export class IndexCache {
@@ -54,6 +40,8 @@ export class IndexCache {
   meta: Meta;
   private prepared: CacheStatements | null = null;
   private searchIndexed = false;
+  /** Set by `close`: a cache closed before its first use is never created. */
+  closed = false;
 
   constructor(
     private readonly cacheFile: string,
@@ -68,6 +56,7 @@ export class IndexCache {
 
   /** The cache file, created on first use. */
   get db(): Database.Database {
+    if (this.closed) throw new Error(`${this.cacheFile}: index cache closed`);
     return (this.handle ??= this.open());
   }
 
@@ -77,9 +66,8 @@ export class IndexCache {
   }
 
   close(): void {
-    if (this.handle?.open) this.handle.close();
-    // Closed before its first use: a closed handle, so that `db.open` says so and nothing creates the file.
-    this.handle ??= closedDatabase();
+    if (!this.closed) this.handle?.close();
+    this.closed = true;
   }
 
   /** Opens the cache file, starting it over when it is of another layout or another run directory. */
@@ -149,6 +137,12 @@ export class IndexCache {
     });
   }
 
+  /** A benchmark item as the index keeps it (`AnswerLoader.loadItems`); null when its benchmark file could not be read. */
+  storedItem(itemKey: string): StoredItem | null {
+    const row = this.statements().reference.get(itemKey) as { info: string } | undefined;
+    return row ? (JSON.parse(row.info) as StoredItem) : null;
+  }
+
   /**
    * The search index (each condition's searchable texts in item order), built once the answers are
    * in. Why: a search then reads one condition's texts packed together, not every page of the
@@ -156,14 +150,14 @@ export class IndexCache {
    * written in order): built row by row while indexing, its pages scatter and read nearly as slowly.
    */
   ensureSearchIndex(): void {
-    if (this.searchIndexed || !this.db.open) return;
+    if (this.searchIndexed || this.closed) return;
     this.db.exec('CREATE INDEX IF NOT EXISTS answers_search ON answers (model, condition, itemKey, haystack)');
     this.searchIndexed = true;
   }
 
   /** Hands back the SQLite page cache of a run just indexed (its steps filled it). */
   releaseMemory(): void {
-    if (!this.handle?.open) return;
+    if (!this.handle || this.closed) return;
     this.ensureSearchIndex();
     this.db.pragma('shrink_memory');
     // The run's last steps are still in the WAL: copied into the file now, later reads (searches)

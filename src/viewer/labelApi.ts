@@ -32,23 +32,13 @@ export interface LabelPage {
 }
 
 /** An annotator's saved marks for one answer, without what would unblind them. */
-export interface SavedMarks {
-  verdicts?: Record<string, 0 | 1>;
-  correct?: 0 | 1;
-  note?: string;
-  score: number | null;
-  at: string;
-}
+export type SavedMarks = Pick<AnswerLabel, 'verdicts' | 'correct' | 'note' | 'score' | 'at'>;
 
 /** `POST /api/runs/<id>/labels`'s body. */
-export interface LabelWrite {
-  annotator: string;
+export type LabelWrite = Pick<AnswerLabel, 'annotator' | 'verdicts' | 'correct' | 'note'> & {
   /** The task's index in the sample. */
   index: number;
-  verdicts?: Record<string, 0 | 1>;
-  correct?: 0 | 1;
-  note?: string;
-}
+};
 
 /** What a saved label reveals: the judge's marks and score for the same answer (shown only after the annotator's own are saved). */
 export interface JudgeReveal {

@@ -6,7 +6,7 @@ import { formatZodIssues } from '../errors.js';
 import { HttpError, readJson } from '../models/modelServer.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { appendLabels, labelFile, labelSampleFile, listAnnotators, readLabels, readLabelSample } from '../runFiles/labelFiles.js';
-import { AnnotatorSchema, type LabelSample } from '../runFiles/labels.js';
+import { AnnotatorSchema, AnswerLabelSchema, type LabelSample } from '../runFiles/labels.js';
 import { runFile } from '../runFiles/runDir.js';
 import { z } from 'zod';
 import { LABEL_TOKEN_HEADER, type JudgeReveal, type LabelPage, type LabelSaved, type LabelTask, type SavedMarks } from './labelApi.js';
@@ -26,20 +26,21 @@ interface LabelContext {
  */
 const labelModules = async () => {
   const [exchange, sample] = await Promise.all([import('../app/labelExchange.js'), import('../app/labelSample.js')]);
-  const Mark = exchange.MarkSchema;
-  const LabelWriteSchema = z.strictObject({
-    annotator: AnnotatorSchema,
-    index: z.number().int().nonnegative(),
-    verdicts: z.record(z.string(), Mark).optional(),
-    correct: Mark.optional(),
-    note: z.string().max(4000).optional(),
-  });
-  return { ...exchange, readRunForLabels: sample.readRunForLabels, LabelWriteSchema };
+  return { ...exchange, readRunForLabels: sample.readRunForLabels };
 };
 let labelCode: ReturnType<typeof labelModules> | null = null;
 const labelsCode = () => (labelCode ??= labelModules());
 
 const MAX_BODY = 64 * 1024;
+
+/** A label write's body (`LabelWrite`): the marks as a label file holds them. */
+const LabelWriteSchema = z.strictObject({
+  annotator: AnnotatorSchema,
+  index: z.number().int().nonnegative(),
+  verdicts: AnswerLabelSchema.shape.verdicts,
+  correct: AnswerLabelSchema.shape.correct,
+  note: z.string().max(4000).optional(),
+});
 
 type Reply = (status: number, value: unknown) => void;
 
@@ -137,7 +138,7 @@ export class LabelRoutes {
       if (!(error instanceof HttpError)) throw error;
       return reply(error.status, { error: error.status === 413 ? 'label too large' : 'not valid JSON' });
     }
-    const { LabelWriteSchema, scoreMarks, labelOf } = await labelsCode();
+    const { scoreMarks, labelOf } = await labelsCode();
     const parsed = LabelWriteSchema.safeParse(value);
     if (!parsed.success) return reply(400, { error: formatZodIssues(parsed.error) });
     const body = parsed.data;
@@ -185,9 +186,8 @@ export class LabelRoutes {
 
   /** Resolves once no refresh of the run's (or, without a run, of any run's) outputs is running: a test, a clean shutdown. */
   async refreshed(dir?: string): Promise<void> {
-    type Held = { running: Promise<void> };
-    const pending = (): Held[] => (dir === undefined ? [...this.refreshes.values()] : [this.refreshes.get(dir)].filter((held): held is Held & { again: boolean } => held !== undefined));
-    for (let held = pending(); held.length; held = pending()) await Promise.all(held.map((h) => h.running));
+    const running = () => [...this.refreshes].filter(([of]) => dir === undefined || of === dir).map(([, held]) => held.running);
+    for (let pending = running(); pending.length; pending = running()) await Promise.all(pending);
   }
 
   /** Runs appends to one file one after another (one writer per file, however many tabs). */

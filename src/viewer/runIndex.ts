@@ -7,14 +7,12 @@ import { LABELS_DIR } from '../runFiles/labels.js';
 import { summarizeRun } from '../analysis/summary.js';
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import { costFigure, depthFigure, probabilityBestFigure } from '../figures/runFigures.js';
-import type { AnswerDetail, AnswerPage, AnswerQuery, CellView, IndexState, RunDetail, RunListEntry } from './api.js';
+import type { AnswerDetail, CellView, IndexCounters, IndexState, RunDetail, RunListEntry } from './api.js';
 import { AnswerLoader } from './answerLoader.js';
-import { answerDetail, answerKeys, answersPage, bundleRows, scoreRows } from './answerQueries.js';
-import { IndexCache, newCounters, type IndexCounters } from './indexCache.js';
+import { answerDetail, bundleRows, scoreRows } from './answerQueries.js';
+import { IndexCache } from './indexCache.js';
 import type { BundleRow, ScoreRow } from './queries.js';
 import { insideFile, RunFiles } from './runFileReads.js';
-
-const withStale = (stale: RunDetail['labelsStale'] | null) => (stale ? { labelsStale: stale } : {});
 
 /** An append up to this size is indexed within the request that sees it (a run in progress); more is left to the background. */
 const INLINE_BYTES = 8 * 1024 * 1024;
@@ -32,7 +30,8 @@ let loadRunModule: typeof import('../results/loadRun.js') | null = null;
  * by the store's background loop and kept between starts. No per-answer object stays in the process.
  */
 export class RunIndex {
-  private readonly cache: IndexCache;
+  /** The index of the run's answers (the store closes it and hands back its memory; answer pages query it). */
+  readonly cache: IndexCache;
   /** The run's own files, and the loader of its answers into the index: the store's background loop drives both. */
   readonly files: RunFiles;
   readonly loader: AnswerLoader;
@@ -43,17 +42,13 @@ export class RunIndex {
     readonly id: string,
     readonly dir: string,
     cacheFile: string,
-    counters: IndexCounters = newCounters(),
+    counters: IndexCounters,
   ) {
     const changed = () => void this.changes++;
     this.files = new RunFiles(dir, changed);
     this.cache = new IndexCache(cacheFile, dir, counters);
     this.loader = new AnswerLoader(dir, this.cache, counters, changed, () => this.changes);
     this.loader.checkFile();
-  }
-
-  close(): void {
-    this.cache.close();
   }
 
   /** Every complete line of items.jsonl indexed. */
@@ -120,11 +115,6 @@ export class RunIndex {
     const value = summarizeRun(records, loadRunModule.summaryOptionsOf(config, this.files.manifest, records));
     this.summary = { changes: this.changes, at: now, value };
     return value;
-  }
-
-  /** Hands back the SQLite page cache of a run just indexed (its steps filled it). */
-  releaseMemory(): void {
-    this.cache.releaseMemory();
   }
 
   /** Computes a run's summary once its answers are in, when it has no summary.json of its own. */
@@ -203,14 +193,14 @@ export class RunIndex {
     return Math.max(0, ...names.map((name) => statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0));
   }
 
-  /** What is stale about the judge check shown, given the labels' time (null when it is current or there are no labels). */
-  private labelsStale(labelsAt: number): RunDetail['labelsStale'] | null {
-    if (!labelsAt) return null;
+  /** What is stale about the judge check shown, given the labels' time (none when it is current or there are no labels). */
+  private labelsStale(labelsAt: number): RunDetail['labelsStale'] {
+    if (!labelsAt) return undefined;
     if (this.storedSummary() === null) {
       return { refreshing: false, note: `This run has labels (labels/), but no current summary.json: the figures here are computed from the answers without them (no judge check, no corrected Δ) until the run finishes or \`hisrag report ${this.dir}\` rewrites it.` };
     }
     if (labelsAt > this.files.readStored().mtimeMs) return { refreshing: true, note: `Labels were saved after summary.json was written: the judge check and corrected figures are being refreshed (if this stays, run \`hisrag report ${this.dir}\`).` };
-    return null;
+    return undefined;
   }
 
   detail(): RunDetail {
@@ -243,7 +233,7 @@ export class RunIndex {
       charts: summary ? summary.models.map((model) => ({ model, depth: depthFigure(summary, model), pBest: probabilityBestFigure(summary, model), cost: costFigure(summary, model) })) : [],
       byModality: summary?.byModality ?? [],
       ...(summary?.judgeCheck ? { judgeCheck: summary.judgeCheck } : {}),
-      ...withStale(this.labelsStale(labelsAt)),
+      labelsStale: this.labelsStale(labelsAt),
       report: insideFile(this.dir, RUN_FILES.report) !== null,
     };
     this.detailCache = { key: cacheKey, value: detail };
@@ -260,10 +250,6 @@ export class RunIndex {
     return Object.fromEntries([...values].map(([key, set]) => [key, [...set].sort()]));
   }
 
-  answers(query: AnswerQuery): AnswerPage {
-    return answersPage(this.cache, query);
-  }
-
   /** What Compare needs of every answer of one condition (with its sample and cluster key). */
   scoreRows(model: string, condition: string): ScoreRow[] {
     return scoreRows(this.cache.db, model, condition, this.currentSummary()?.cluster ?? null);
@@ -274,17 +260,7 @@ export class RunIndex {
     return bundleRows(this.cache.db, model, condition, this.currentSummary()?.cluster ?? null);
   }
 
-  /** Every answer's key, in the order they were first written. */
-  keys(): string[] {
-    return answerKeys(this.cache.db);
-  }
-
   answer(key: string): AnswerDetail | null {
-    return answerDetail(this.cache.db, { id: this.id, dir: this.dir, imageDirs: this.imageDirs() }, key);
-  }
-
-  /** The manifest's `imageDirs`: the absolute folders this run's prompts may show pages from, and the only ones served. */
-  imageDirs(): string[] {
-    return this.files.imageDirs();
+    return answerDetail(this.cache, { id: this.id, dir: this.dir, imageDirs: this.files.imageDirs() }, key);
   }
 }

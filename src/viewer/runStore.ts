@@ -3,12 +3,12 @@ import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { InputError } from '../errors.js';
 import { RUN_FILES } from '../runFiles/runDir.js';
-import type { AnswerDetail, AnswerPage, AnswerQuery, CompareQuery, CompareResult, IndexingStatus, RunDetail, RunListEntry } from './api.js';
+import type { AnswerDetail, AnswerPage, AnswerQuery, CompareQuery, CompareResult, IndexCounters, IndexingStatus, RunDetail, RunListEntry } from './api.js';
+import { answersPage } from './answerQueries.js';
 import { compareResult } from './queries.js';
 import { VIEW_CACHE_ENV, viewCacheDir, viewCacheLimit } from './cacheDir.js';
 import { markUsed, namesIn, pruneCache, type PruneResult } from './cacheMaintenance.js';
 import { fullGc } from './fullGc.js';
-import { newCounters } from './indexCache.js';
 import { insideFile } from './runFileReads.js';
 import { RunIndex } from './runIndex.js';
 
@@ -66,7 +66,7 @@ export class RunStore {
   /** The index files of the runs this store serves: never pruned. */
   private readonly cacheFiles = new Set<string>();
   /** What this store indexed since it started. */
-  readonly counters = newCounters();
+  readonly counters: IndexCounters = { lines: 0, bytes: 0, rebuilds: 0, extended: 0 };
   /** Run directories that could not be read (a bad config), with why. */
   readonly skipped = new Map<string, string>();
   private indexing: Promise<void> | null = null;
@@ -104,7 +104,7 @@ export class RunStore {
 
   close(): void {
     this.closed = true;
-    for (const run of this.runs.values()) run.close();
+    for (const run of this.runs.values()) run.cache.close();
     this.runs.clear();
     for (const waiter of this.waiters.splice(0)) waiter.resolve();
     open.delete(this);
@@ -234,7 +234,7 @@ export class RunStore {
           fullGc();
         }
         if (!more && run.ready) {
-          run.releaseMemory();
+          run.cache.releaseMemory();
           await run.warmSummary();
         }
       } catch (error) {
@@ -326,7 +326,7 @@ export class RunStore {
       void this.whenIndexed(run.id);
       return { total: 0, offset: query.offset ?? 0, rows: [], indexing: run.indexState };
     }
-    return run.answers(query);
+    return answersPage(run.cache, query);
   }
 
   /** An answer's page, once its run is indexed (it is indexed next). */

@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InputError } from '../errors.js';
+import { listenOn } from '../io/listen.js';
 import { RUN_FILES } from '../runFiles/runDir.js';
 import { answerQueryFromParams, compareQueryFromParams } from './api.js';
 import { clientAssets, indexHtml } from './clientBuild.js';
@@ -72,7 +73,7 @@ async function serveRun(store: RunStore, segments: string[], q: URLSearchParams,
   if (segments.length === 4 && segments[3] === 'answer') return json(res, await store.answer(id, q.get('key') ?? ''), head);
   // A page image the run's prompts may show: `images/<i>/<path>` (full size) or `thumbs/<i>/<path>`, i indexing the manifest's imageDirs.
   if (segments.length >= 6 && (segments[3] === 'images' || segments[3] === 'thumbs') && /^\d+$/.test(segments[4]!)) {
-    const imageDir = store.get(id)?.imageDirs()[Number(segments[4])];
+    const imageDir = store.get(id)?.files.imageDirs()[Number(segments[4])];
     const image = imageDir ? pageImageFile(imageDir, segments.slice(5).join('/')) : null;
     if (!image) return notFound(res, head);
     if (segments[3] === 'thumbs') return send(res, 200, 'image/jpeg', await thumbnailOf(image.file), head, IMAGE_CACHE);
@@ -156,10 +157,7 @@ export async function startViewer(paths: string[], options: { port?: number; hos
     });
   });
   const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolvePromise, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolvePromise());
-  });
+  await listenOn(server, options.port ?? 0, host);
   // The run list first: the cache folder is pruned and the answers are indexed in the background
   // once it has been served (or after LIST_FIRST_MS without a request), between requests.
   let pruned = false;

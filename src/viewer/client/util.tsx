@@ -83,13 +83,21 @@ export const signed = (v: number | null | undefined, digits = 2): string => {
 export const ci = (lo: number | null | undefined, hi: number | null | undefined, digits = 2): string => (lo === null || lo === undefined || hi === null || hi === undefined ? '' : `[${fmt(lo, digits)}, ${fmt(hi, digits)}]`);
 export const when = (iso: string | null): string => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '–');
 
-/** A table's header row: a string is a plain <th>; an element (a <th> with attributes) or null stands as given. */
-export function Head({ cols }: { cols: ComponentChildren[] }) {
-  return (
-    <thead>
-      <tr>{cols.map((c) => (typeof c === 'string' ? <th>{c}</th> : c))}</tr>
-    </thead>
+/**
+ * A table of a header row and the rows given: in `cols`, a string is a plain <th>; an element (a <th>
+ * with attributes) or null stands as given. `scroll`: in a box that scrolls sideways.
+ */
+export function Table(props: { class: string; cols: ComponentChildren[]; caption?: string; scroll?: boolean; children: ComponentChildren }) {
+  const table = (
+    <table class={props.class}>
+      {props.caption !== undefined ? <caption>{props.caption}</caption> : null}
+      <thead>
+        <tr>{props.cols.map((c) => (typeof c === 'string' ? <th>{c}</th> : c))}</tr>
+      </thead>
+      <tbody>{props.children}</tbody>
+    </table>
   );
+  return props.scroll ? <div class="scroll">{table}</div> : table;
 }
 
 /**

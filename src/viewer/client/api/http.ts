@@ -21,7 +21,8 @@ export async function responseJson<T>(response: Response): Promise<T> {
   return (await response.json()) as T;
 }
 
-const get = <T>(path: string): Promise<T> => fetch(path, { headers: { Accept: 'application/json' } }).then((r) => responseJson<T>(r));
+/** A GET of the live server's JSON. */
+export const get = <T>(path: string): Promise<T> => fetch(path, { headers: { Accept: 'application/json' } }).then((r) => responseJson<T>(r));
 
 /** The live server's API (`src/viewer/server.ts`), relative to the page. */
 export class HttpApi implements ViewerApi {

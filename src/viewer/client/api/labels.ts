@@ -1,4 +1,4 @@
-import { responseJson } from './http.js';
+import { get, responseJson } from './http.js';
 import { LABEL_TOKEN_HEADER, LABEL_TOKEN_META, type JudgeReveal, type LabelPage, type LabelSaved, type LabelWrite } from '../../labelApi.js';
 
 /** The label-write token the live server put in this page (none in a bundle: it cannot write). */
@@ -7,9 +7,8 @@ export const labelToken = (): string | null => document.querySelector<HTMLMetaEl
 const base = (run: string) => `api/runs/${encodeURIComponent(run)}`;
 
 export const labelsApi = {
-  page: (run: string, annotator: string): Promise<LabelPage> => fetch(`${base(run)}/labels?annotator=${encodeURIComponent(annotator)}`).then((r) => responseJson<LabelPage>(r)),
-  judge: (run: string, index: number, annotator: string): Promise<JudgeReveal> =>
-    fetch(`${base(run)}/judge?index=${index}&annotator=${encodeURIComponent(annotator)}`).then((r) => responseJson<JudgeReveal>(r)),
+  page: (run: string, annotator: string) => get<LabelPage>(`${base(run)}/labels?annotator=${encodeURIComponent(annotator)}`),
+  judge: (run: string, index: number, annotator: string) => get<JudgeReveal>(`${base(run)}/judge?index=${index}&annotator=${encodeURIComponent(annotator)}`),
   save: (run: string, write: LabelWrite): Promise<LabelSaved> =>
     fetch(`${base(run)}/labels`, {
       method: 'POST',

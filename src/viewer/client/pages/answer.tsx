@@ -1,6 +1,6 @@
 import { Link, useSearchParams } from '../router.js';
 import type { AnswerDetail, PassageView } from '../../api.js';
-import { Failure, fmt, Head, Pending, runPath, useApi, useLoad } from '../util.js';
+import { Failure, fmt, Pending, runPath, Table, useApi, useLoad } from '../util.js';
 import { PageImages } from './pageImages.js';
 
 /** One answer — or two side by side (`vsRun`, `vsKey`) — with the question, reference, verdicts, passages, trace and cost. */
@@ -67,23 +67,20 @@ function Others({ detail }: { detail: AnswerDetail }) {
   return (
     <>
       <h2>The same question in the other conditions</h2>
-      <table class="others">
-        <Head cols={['condition', 'score', 'answer', '']} />
-        <tbody>
-          {detail.others.map((o) => (
-            <tr>
-              <td>
-                <Link href={runPath(o.run, '/answer', { key: o.key })}>{detail.others.some((x) => x.model !== detail.record.model) ? `${o.model} · ${o.condition}` : o.condition}</Link>
-              </td>
-              <td class="num">{o.status === 'scored' ? fmt(o.score) : <span class="failed">{o.status}</span>}</td>
-              <td class="text">{o.answer}</td>
-              <td>
-                <Link href={runPath(o.run, '/answer', { key: detail.record.key, vsRun: o.run, vsKey: o.key })}>side by side</Link>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table class="others" cols={['condition', 'score', 'answer', '']}>
+        {detail.others.map((o) => (
+          <tr>
+            <td>
+              <Link href={runPath(o.run, '/answer', { key: o.key })}>{detail.others.some((x) => x.model !== detail.record.model) ? `${o.model} · ${o.condition}` : o.condition}</Link>
+            </td>
+            <td class="num">{o.status === 'scored' ? fmt(o.score) : <span class="failed">{o.status}</span>}</td>
+            <td class="text">{o.answer}</td>
+            <td>
+              <Link href={runPath(o.run, '/answer', { key: detail.record.key, vsRun: o.run, vsKey: o.key })}>side by side</Link>
+            </td>
+          </tr>
+        ))}
+      </Table>
     </>
   );
 }
@@ -130,34 +127,29 @@ function AnswerBody({ detail, side }: { detail: AnswerDetail; side?: string }) {
       {r.trace.length ? (
         <>
           <h3>Trace ({r.trace.length} steps)</h3>
-          <div class="scroll">
-            <table class="trace">
-              <Head cols={['#', 'kind', 'step', 'query / response', 'passages', 'tokens', 'ms']} />
-              <tbody>
-                {r.trace.map((step) => (
-                  <tr class={step.error ? 'failed' : ''}>
-                    <td>{step.step}</td>
-                    <td>{step.kind}</td>
-                    <td>{step.label}</td>
-                    <td class="text">
-                      {step.error ? <span class="failed">{step.error}</span> : null}
-                      {step.query ? <div>query: {step.query}</div> : null}
-                      {step.response ? (
-                        <details>
-                          <summary>{step.response.slice(0, 80)}</summary>
-                          <pre>{step.response}</pre>
-                        </details>
-                      ) : null}
-                      {step.detail ? <div class="meta">{Object.entries(step.detail).map(([k, v]) => `${k} ${v}`).join(', ')}</div> : null}
-                    </td>
-                    <td>{step.passages ? step.passages.map((p) => `#${p.rank}`).join(' ') : ''}</td>
-                    <td class="num">{step.usage ? `${step.usage.promptTokens} + ${step.usage.completionTokens}${step.usageEstimated ? '*' : ''}` : ''}</td>
-                    <td class="num">{Math.round(step.ms)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table class="trace" scroll cols={['#', 'kind', 'step', 'query / response', 'passages', 'tokens', 'ms']}>
+            {r.trace.map((step) => (
+              <tr class={step.error ? 'failed' : ''}>
+                <td>{step.step}</td>
+                <td>{step.kind}</td>
+                <td>{step.label}</td>
+                <td class="text">
+                  {step.error ? <span class="failed">{step.error}</span> : null}
+                  {step.query ? <div>query: {step.query}</div> : null}
+                  {step.response ? (
+                    <details>
+                      <summary>{step.response.slice(0, 80)}</summary>
+                      <pre>{step.response}</pre>
+                    </details>
+                  ) : null}
+                  {step.detail ? <div class="meta">{Object.entries(step.detail).map(([k, v]) => `${k} ${v}`).join(', ')}</div> : null}
+                </td>
+                <td>{step.passages ? step.passages.map((p) => `#${p.rank}`).join(' ') : ''}</td>
+                <td class="num">{step.usage ? `${step.usage.promptTokens} + ${step.usage.completionTokens}${step.usageEstimated ? '*' : ''}` : ''}</td>
+                <td class="num">{Math.round(step.ms)}</td>
+              </tr>
+            ))}
+          </Table>
         </>
       ) : null}
       <h3>Prompt</h3>

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { Link, useSearchParams } from '../router.js';
-import { answerQueryFromParams, answerQueryToParams, type AnswerQuery, type AnswerRow, type IndexState, type RunDetail } from '../../api.js';
+import { answerQueryFromParams, answerQueryToParams, numberOrUndefined, type AnswerQuery, type AnswerRow, type IndexState, type RunDetail } from '../../api.js';
 import { Choice, Failure, fmt, Indexing, Pending, runPath, useApi, useDebounced, useRunDetail, useVirtualizer } from '../util.js';
 
 const PAGE = 100;
@@ -44,7 +44,6 @@ function Filters({ detail, query, set }: { detail: RunDetail; query: AnswerQuery
     const [model, condition] = value.split('\u0000');
     set({ model, condition, differsFrom: query.differsFrom === condition ? undefined : query.differsFrom });
   };
-  const numberOrUndefined = (v: string) => (v.trim() === '' || !Number.isFinite(Number(v)) ? undefined : Number(v));
   return (
     <div class="filters">
       <Choice label="condition" value={cellValue} options={detail.cells.map((c) => [`${c.model}\u0000${c.condition}`, label(c.model, c.condition)])} onChange={chooseCell} />

@@ -2,7 +2,7 @@ import { Link, useLocation, useSearchParams } from '../router.js';
 import { compareQueryFromParams, compareQueryToParams, type CompareQuery, type CompareResult, type ConditionRef, type CostSide, type Outcome, type RunListEntry } from '../../api.js';
 import { decompositionOf } from '../../queries.js';
 import { deltaText } from '../../../scoring/metrics.js';
-import { Choice, ci, Failure, fmt, Head, pValue, runPath, signed, to, useApi, useLoad } from '../util.js';
+import { Choice, ci, Failure, fmt, pValue, runPath, signed, Table, to, useApi, useLoad } from '../util.js';
 
 /** Condition B against condition A (same run or another over the same items): paired Δ, cost Δ, items better / worse / same. */
 export function CompareView() {
@@ -106,22 +106,19 @@ function Result({ query, result, onChange }: { query: CompareQuery; result: Comp
             </button>
           ))}
         </div>
-        <table class="cost">
-          <Head cols={['cost', 'A', 'B', 'Δ']} />
-          <tbody>
-            {COST_ROWS.map((row) => {
-              const x = row.pick(result.cost.a), y = row.pick(result.cost.b);
-              return (
-                <tr>
-                  <td>{row.label}</td>
-                  <td class="num">{fmt(x, row.digits)}</td>
-                  <td class="num">{fmt(y, row.digits)}</td>
-                  <td class="num">{x !== null && y !== null ? signed(y - x, row.digits) : '–'}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <Table class="cost" cols={['cost', 'A', 'B', 'Δ']}>
+          {COST_ROWS.map((row) => {
+            const x = row.pick(result.cost.a), y = row.pick(result.cost.b);
+            return (
+              <tr>
+                <td>{row.label}</td>
+                <td class="num">{fmt(x, row.digits)}</td>
+                <td class="num">{fmt(y, row.digits)}</td>
+                <td class="num">{x !== null && y !== null ? signed(y - x, row.digits) : '–'}</td>
+              </tr>
+            );
+          })}
+        </Table>
         {dec ? (
           <>
             <p class="diagnostics">
@@ -132,23 +129,20 @@ function Result({ query, result, onChange }: { query: CompareQuery; result: Comp
           </>
         ) : null}
       </div>
-      <table class="items">
-        <Head cols={['item', 'category', 'question', 'A', 'B', 'Δ']} />
-        <tbody>
-          {result.items.rows.map((item) => (
-            <tr data-item={item.itemKey} class={item.diff < 0 ? 'worse' : item.diff > 0 ? 'better' : ''}>
-              <td>
-                <Link href={runPath(query.b.run, '/answer', { key: item.keyB, vsRun: query.a.run, vsKey: item.keyA })}>{item.itemId}</Link>
-              </td>
-              <td>{item.category}</td>
-              <td class="text">{item.question}</td>
-              <td class="num">{fmt(item.scoreA)}</td>
-              <td class="num">{fmt(item.scoreB)}</td>
-              <td class="num">{signed(item.diff)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table class="items" cols={['item', 'category', 'question', 'A', 'B', 'Δ']}>
+        {result.items.rows.map((item) => (
+          <tr data-item={item.itemKey} class={item.diff < 0 ? 'worse' : item.diff > 0 ? 'better' : ''}>
+            <td>
+              <Link href={runPath(query.b.run, '/answer', { key: item.keyB, vsRun: query.a.run, vsKey: item.keyA })}>{item.itemId}</Link>
+            </td>
+            <td>{item.category}</td>
+            <td class="text">{item.question}</td>
+            <td class="num">{fmt(item.scoreA)}</td>
+            <td class="num">{fmt(item.scoreB)}</td>
+            <td class="num">{signed(item.diff)}</td>
+          </tr>
+        ))}
+      </Table>
       <p class="pager">
         {offset > 0 ? <button onClick={() => onChange({ ...query, offset: Math.max(0, offset - limit) })}>previous</button> : null}{' '}
         <span class="meta">
@@ -169,20 +163,16 @@ function Causes({ title, value }: { title: string; value: unknown }) {
   const columns = [...new Set(Object.values(groups).flatMap((g) => (g && typeof g === 'object' ? Object.keys(g) : [])))];
   if (!columns.length) return null;
   return (
-    <table class="causes">
-      <caption>helped / hurt items {title}</caption>
-      <Head cols={['', ...columns.map((c) => EVIDENCE_NAMES[c] ?? c)]} />
-      <tbody>
-        {(['helped', 'hurt', 'unchanged'] as const).map((row) => (
-          <tr>
-            <th>{row}</th>
-            {columns.map((c) => {
-              const share = groups[row]?.[c];
-              return <td class="num">{share && typeof share.n === 'number' ? `${share.n} (${signed(Number(share.contribution ?? 0))})` : '–'}</td>;
-            })}
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <Table class="causes" caption={`helped / hurt items ${title}`} cols={['', ...columns.map((c) => EVIDENCE_NAMES[c] ?? c)]}>
+      {(['helped', 'hurt', 'unchanged'] as const).map((row) => (
+        <tr>
+          <th>{row}</th>
+          {columns.map((c) => {
+            const share = groups[row]?.[c];
+            return <td class="num">{share && typeof share.n === 'number' ? `${share.n} (${signed(Number(share.contribution ?? 0))})` : '–'}</td>;
+          })}
+        </tr>
+      ))}
+    </Table>
   );
 }

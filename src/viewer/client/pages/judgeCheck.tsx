@@ -1,6 +1,6 @@
 import type { RunDetail } from '../../api.js';
 import { labelBasisLines } from '../../../report/labelBasis.js';
-import { ci, fmt, Head, signed } from '../util.js';
+import { ci, fmt, signed, Table } from '../util.js';
 
 type Open = { estimate: number | null; ciLow: number | null; ciHigh: number | null } | null;
 
@@ -30,40 +30,32 @@ export function JudgeCheckTable({ detail }: { detail: RunDetail }) {
       <p class="meta">
         95% clustered intervals. <code>hisrag judges &lt;run-dir&gt;</code> prints every figure.
       </p>
-      <div class="scroll">
-        <table class="judge-check">
-          <Head cols={['condition', 'labelled', 'judge-only', 'PPI++', 'bias (judge − human)', 'Δ judge-only', 'Δ PPI++', 'Δ labels only', 'judge’s part of Δ']} />
-          <tbody>
-            {check.means.map((m) => {
-              const d = check.differences.find((x) => x.model === m.model && x.condition === m.condition);
-              return (
-                <tr data-condition={m.condition}>
-                  <td>{m.condition}</td>
-                  <td class="num">{m.labelled} / {m.n}</td>
-                  <Figure value={m.judgeOnly} />
-                  <Figure value={m.ppiPlusPlus} />
-                  <Figure value={m.bias} sign />
-                  <Figure value={d?.judgeOnly ?? null} sign />
-                  <Figure value={d?.ppiPlusPlus ?? null} sign />
-                  <Figure value={d?.labelsOnly ?? null} sign />
-                  <Figure value={d?.biasDifference ?? null} sign />
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
-      <table class="judge-agreement">
-        <Head cols={['judge', 'annotator', 'answers', 'r rubric', 'r answer', 'κ', 'α']} />
-        <tbody>
-          {[...check.agreement, ...check.annotatorAgreement].map((a) => (
-            <tr>
-              <td>{a.judge}</td><td>{a.annotator}{a.synthetic ? ' (synthetic)' : ''}</td><td class="num">{a.answers}</td>
-              <Figure value={a.rubricPearson} digits={2} /><Figure value={a.answerPearson} digits={2} /><Figure value={a.kappa} digits={2} /><Figure value={a.alpha} digits={2} />
+      <Table class="judge-check" scroll cols={['condition', 'labelled', 'judge-only', 'PPI++', 'bias (judge − human)', 'Δ judge-only', 'Δ PPI++', 'Δ labels only', 'judge’s part of Δ']}>
+        {check.means.map((m) => {
+          const d = check.differences.find((x) => x.model === m.model && x.condition === m.condition);
+          return (
+            <tr data-condition={m.condition}>
+              <td>{m.condition}</td>
+              <td class="num">{m.labelled} / {m.n}</td>
+              <Figure value={m.judgeOnly} />
+              <Figure value={m.ppiPlusPlus} />
+              <Figure value={m.bias} sign />
+              <Figure value={d?.judgeOnly ?? null} sign />
+              <Figure value={d?.ppiPlusPlus ?? null} sign />
+              <Figure value={d?.labelsOnly ?? null} sign />
+              <Figure value={d?.biasDifference ?? null} sign />
             </tr>
-          ))}
-        </tbody>
-      </table>
+          );
+        })}
+      </Table>
+      <Table class="judge-agreement" cols={['judge', 'annotator', 'answers', 'r rubric', 'r answer', 'κ', 'α']}>
+        {[...check.agreement, ...check.annotatorAgreement].map((a) => (
+          <tr>
+            <td>{a.judge}</td><td>{a.annotator}{a.synthetic ? ' (synthetic)' : ''}</td><td class="num">{a.answers}</td>
+            <Figure value={a.rubricPearson} digits={2} /><Figure value={a.answerPearson} digits={2} /><Figure value={a.kappa} digits={2} /><Figure value={a.alpha} digits={2} />
+          </tr>
+        ))}
+      </Table>
     </>
   );
 }

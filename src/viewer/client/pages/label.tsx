@@ -2,7 +2,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { Link, useSearchParams } from '../router.js';
 import type { JudgeReveal, LabelPage, LabelTask, SavedMarks } from '../../labelApi.js';
 import { labelsApi, labelToken } from '../api/labels.js';
-import { Head, Pending, runPath, useApi, useLoad } from '../util.js';
+import { Pending, runPath, Table, useApi, useLoad } from '../util.js';
 
 const ANNOTATOR_NAME = /^[\p{L}\p{N}_-][\p{L}\p{N}._-]{0,63}$/u;
 
@@ -152,28 +152,25 @@ function TaskCard({ task, draft, item, judge, onMark }: { task: LabelTask; draft
       <h2>Answer</h2>
       <pre class="label-answer">{task.answer}</pre>
       <h2>{task.rubric.length ? 'Rubric' : 'Is the answer correct?'}</h2>
-      <table class="rubric-marks">
-        <Head cols={['item', 'your mark', judge ? 'judge' : null]} />
-        <tbody>
-          {(task.rubric.length ? task.rubric : [{ key: 'correct', text: 'correct (1) or incorrect (0)', weight: 100, half: 'bonus' as const, number: 1 }]).map((r, i) => {
-            const mine = task.rubric.length ? draft.verdicts[r.key] : draft.correct;
-            const theirs = judge ? (task.rubric.length ? judge.verdicts?.[r.key] : judge.score === null ? undefined : ((judge.score > 0 ? 1 : 0) as 0 | 1)) : undefined;
-            return (
-              <tr class={`rubric-item${i === item ? ' focused' : ''}`} data-key={r.key}>
-                <td>
-                  {r.half === 'deduction' ? '减' : '加'}
-                  {r.number}. {r.text} <span class="meta">({r.weight > 0 ? '+' : ''}{r.weight})</span>
-                </td>
-                <td class="mine">
-                  <button class={mine === 1 ? 'active' : ''} onClick={() => onMark(i, 1)}>hit</button> <button class={mine === 0 ? 'active' : ''} onClick={() => onMark(i, 0)}>miss</button>{' '}
-                  <span class="mark">{markText(mine)}</span>
-                </td>
-                {judge ? <td class="judge-mark">{markText(theirs)}</td> : null}
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <Table class="rubric-marks" cols={['item', 'your mark', judge ? 'judge' : null]}>
+        {(task.rubric.length ? task.rubric : [{ key: 'correct', text: 'correct (1) or incorrect (0)', weight: 100, half: 'bonus' as const, number: 1 }]).map((r, i) => {
+          const mine = task.rubric.length ? draft.verdicts[r.key] : draft.correct;
+          const theirs = judge ? (task.rubric.length ? judge.verdicts?.[r.key] : judge.score === null ? undefined : ((judge.score > 0 ? 1 : 0) as 0 | 1)) : undefined;
+          return (
+            <tr class={`rubric-item${i === item ? ' focused' : ''}`} data-key={r.key}>
+              <td>
+                {r.half === 'deduction' ? '减' : '加'}
+                {r.number}. {r.text} <span class="meta">({r.weight > 0 ? '+' : ''}{r.weight})</span>
+              </td>
+              <td class="mine">
+                <button class={mine === 1 ? 'active' : ''} onClick={() => onMark(i, 1)}>hit</button> <button class={mine === 0 ? 'active' : ''} onClick={() => onMark(i, 0)}>miss</button>{' '}
+                <span class="mark">{markText(mine)}</span>
+              </td>
+              {judge ? <td class="judge-mark">{markText(theirs)}</td> : null}
+            </tr>
+          );
+        })}
+      </Table>
       {judge ? (
         <p class="judge-reveal meta">
           judge score {judge.score ?? '–'} · this answer was {judge.model} under <b>{judge.condition}</b>

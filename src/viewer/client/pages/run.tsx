@@ -2,7 +2,7 @@ import { meanHeader, metricInfo } from '../../../scoring/metrics.js';
 import { Link, useLocation } from '../router.js';
 import type { CellView, RunDetail } from '../../api.js';
 import { decompositionOf, depthText, FACTORS, factorValue, pivotCells, type Factor } from '../../queries.js';
-import { Choice, ci, fmt, Head, Indexing, Pending, pValue, runPath, signed, Status, to, useApi, useLoad, useRunDetail, useViewParams, when } from '../util.js';
+import { Choice, ci, fmt, Indexing, Pending, pValue, runPath, signed, Status, Table, to, useApi, useLoad, useRunDetail, useViewParams, when } from '../util.js';
 import { ModalityTable } from './modality.js';
 import { JudgeCheckTable } from './judgeCheck.js';
 import { Figure } from '../figure.js';
@@ -95,7 +95,6 @@ function Previous({ detail }: { detail: RunDetail }) {
 
 function CompareForm({ detail }: { detail: RunDetail }) {
   const [, navigate] = useLocation();
-  const options = detail.cells.map((c) => ({ value: `${c.model}\u0000${c.condition}`, label: detail.run.models.length > 1 ? `${c.model} · ${c.condition}` : c.condition }));
   const first = detail.cells.find((c) => c.condition === detail.baseline) ?? detail.cells[0];
   const last = detail.cells[detail.cells.length - 1];
   const submit = (e: Event) => {
@@ -106,21 +105,17 @@ function CompareForm({ detail }: { detail: RunDetail }) {
     navigate(to('/compare', { ar: detail.run.id, am, ac, br: detail.run.id, bm, bc }));
   };
   if (!first || !last) return null;
+  /** A drop-down of the run's conditions, `chosen` selected. */
+  const pick = (name: 'a' | 'b', chosen: CellView) => (
+    <select name={name} aria-label={`compare ${name.toUpperCase()}`} value={`${chosen.model}\u0000${chosen.condition}`}>
+      {detail.cells.map((c) => (
+        <option value={`${c.model}\u0000${c.condition}`}>{detail.run.models.length > 1 ? `${c.model} · ${c.condition}` : c.condition}</option>
+      ))}
+    </select>
+  );
   return (
     <form class="compare-form" onSubmit={submit}>
-      compare{' '}
-      <select name="a" aria-label="compare A" value={`${first.model}\u0000${first.condition}`}>
-        {options.map((o) => (
-          <option value={o.value}>{o.label}</option>
-        ))}
-      </select>{' '}
-      with{' '}
-      <select name="b" aria-label="compare B" value={`${last.model}\u0000${last.condition}`}>
-        {options.map((o) => (
-          <option value={o.value}>{o.label}</option>
-        ))}
-      </select>{' '}
-      <button type="submit">compare</button>
+      compare {pick('a', first)} with {pick('b', last)} <button type="submit">compare</button>
     </form>
   );
 }
@@ -133,57 +128,55 @@ function ConditionsTable({ detail }: { detail: RunDetail }) {
   const family = detail.cells.find((c) => c.paired?.family)?.paired?.family;
   return (
     <div class="scroll">
-      <table class="conditions">
-        <Head
-          cols={[
-            many ? 'model' : null,
-            'condition',
-            'method',
-            'retriever',
-            'k',
-            <th title={metricInfo(detail.metric ?? '').description}>{meanHeader(detail.metric ?? '')}</th>,
-            '95% CI',
-            `Δ vs ${detail.baseline} [95% CI]`,
-            tested ? <th title={family ? `paired sign-flip test; Holm and BH adjusted over the family: ${family}` : 'paired sign-flip test'}>p (Holm, BH)</th> : null,
-            diagnosed ? 'helped / hurt / same' : null,
-            ...['tokens', 'price', 'scored', 'failed', 'empty', ''],
-          ]}
-        />
-        <tbody>
-          {detail.cells.map((c) => {
-            const dec = decompositionOf(c.diagnostics);
-            return (
-              <tr data-condition={c.condition}>
-                {many ? <td>{c.model}</td> : null}
-                <td>
-                  <Link href={runPath(detail.run.id, '/answers', { model: c.model, condition: c.condition })}>{c.condition}</Link>
-                </td>
-                <td>{c.strategy}</td>
-                <td>{c.retriever ?? '–'}</td>
-                <td class="num">{depthText(c)}</td>
-                <td class="num">
-                  <b>{fmt(c.score.mean)}</b>
-                </td>
-                <td class="num meta">{ci(c.score.ciLow, c.score.ciHigh)}</td>
-                <td class="num">{c.paired ? `${signed(c.paired.meanDiff)} ${ci(c.paired.ciLow, c.paired.ciHigh)}` : '–'}</td>
-                {tested ? <td class="num">{c.paired?.p != null ? `${pValue(c.paired.p)} (${pValue(c.paired.pHolm)}, ${pValue(c.paired.pBH)})` : '–'}</td> : null}
-                {diagnosed ? <td class="num">{dec ? `${dec.helped.n} / ${dec.hurt.n} / ${dec.unchanged.n}` : '–'}</td> : null}
-                <td class="num">
-                  {fmt(tokensOf(c), 0)}
-                  {c.cost?.estimatedTokens ? '*' : ''}
-                </td>
-                <td class="num">{c.cost?.price != null ? c.cost.price.toPrecision(3) : '–'}</td>
-                <td class="num">
-                  {c.scored}/{c.items}
-                </td>
-                <td class="num">{c.failed.generation + c.failed.judge}</td>
-                <td class="num">{c.empty}</td>
-                <td>{c.condition !== detail.baseline ? <Link href={compareLink(detail.run.id, c.model, detail.baseline, c.condition)}>vs {detail.baseline}</Link> : null}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <Table
+        class="conditions"
+        cols={[
+          many ? 'model' : null,
+          'condition',
+          'method',
+          'retriever',
+          'k',
+          <th title={metricInfo(detail.metric ?? '').description}>{meanHeader(detail.metric ?? '')}</th>,
+          '95% CI',
+          `Δ vs ${detail.baseline} [95% CI]`,
+          tested ? <th title={family ? `paired sign-flip test; Holm and BH adjusted over the family: ${family}` : 'paired sign-flip test'}>p (Holm, BH)</th> : null,
+          diagnosed ? 'helped / hurt / same' : null,
+          ...['tokens', 'price', 'scored', 'failed', 'empty', ''],
+        ]}
+      >
+        {detail.cells.map((c) => {
+          const dec = decompositionOf(c.diagnostics);
+          return (
+            <tr data-condition={c.condition}>
+              {many ? <td>{c.model}</td> : null}
+              <td>
+                <Link href={runPath(detail.run.id, '/answers', { model: c.model, condition: c.condition })}>{c.condition}</Link>
+              </td>
+              <td>{c.strategy}</td>
+              <td>{c.retriever ?? '–'}</td>
+              <td class="num">{depthText(c)}</td>
+              <td class="num">
+                <b>{fmt(c.score.mean)}</b>
+              </td>
+              <td class="num meta">{ci(c.score.ciLow, c.score.ciHigh)}</td>
+              <td class="num">{c.paired ? `${signed(c.paired.meanDiff)} ${ci(c.paired.ciLow, c.paired.ciHigh)}` : '–'}</td>
+              {tested ? <td class="num">{c.paired?.p != null ? `${pValue(c.paired.p)} (${pValue(c.paired.pHolm)}, ${pValue(c.paired.pBH)})` : '–'}</td> : null}
+              {diagnosed ? <td class="num">{dec ? `${dec.helped.n} / ${dec.hurt.n} / ${dec.unchanged.n}` : '–'}</td> : null}
+              <td class="num">
+                {fmt(tokensOf(c), 0)}
+                {c.cost?.estimatedTokens ? '*' : ''}
+              </td>
+              <td class="num">{c.cost?.price != null ? c.cost.price.toPrecision(3) : '–'}</td>
+              <td class="num">
+                {c.scored}/{c.items}
+              </td>
+              <td class="num">{c.failed.generation + c.failed.judge}</td>
+              <td class="num">{c.empty}</td>
+              <td>{c.condition !== detail.baseline ? <Link href={compareLink(detail.run.id, c.model, detail.baseline, c.condition)}>vs {detail.baseline}</Link> : null}</td>
+            </tr>
+          );
+        })}
+      </Table>
       {family ? <p class="meta">p: paired sign-flip permutation test of Δ vs {detail.baseline}; Holm (family-wise error) and Benjamini–Hochberg (false discoveries) adjusted over the family: {family}</p> : null}
     </div>
   );
@@ -192,57 +185,47 @@ function ConditionsTable({ detail }: { detail: RunDetail }) {
 function PivotTable({ detail, rows, cols }: { detail: RunDetail; rows: Factor; cols: Factor }) {
   const pivot = pivotCells(detail.cells, rows, cols);
   return (
-    <div class="scroll">
-      <table class="pivot">
-        <Head cols={[`${rows} \\ ${cols}`, ...pivot.cols]} />
-        <tbody>
-          {pivot.rows.map((r, i) => (
-            <tr>
-              <th>{r}</th>
-              {pivot.cols.map((_, j) => (
-                <td class="num">
-                  {pivot.cells[i]![j]!.map((cell) => (
-                    <div title={`${cell.model} · ${cell.condition}`}>
-                      <b>{fmt(cell.score.mean)}</b> <span class="meta">{ci(cell.score.ciLow, cell.score.ciHigh)}</span>
-                      {cell.paired ? <span class="meta"> Δ {signed(cell.paired.meanDiff)}</span> : null}
-                      {pivot.cells[i]![j]!.length > 1 ? <span class="meta"> ({FACTORS.filter((f) => f !== rows && f !== cols).map((f) => factorValue(cell, f)).join(' ')})</span> : null}
-                    </div>
-                  ))}
-                </td>
+    <Table class="pivot" scroll cols={[`${rows} \\ ${cols}`, ...pivot.cols]}>
+      {pivot.rows.map((r, i) => (
+        <tr>
+          <th>{r}</th>
+          {pivot.cols.map((_, j) => (
+            <td class="num">
+              {pivot.cells[i]![j]!.map((cell) => (
+                <div title={`${cell.model} · ${cell.condition}`}>
+                  <b>{fmt(cell.score.mean)}</b> <span class="meta">{ci(cell.score.ciLow, cell.score.ciHigh)}</span>
+                  {cell.paired ? <span class="meta"> Δ {signed(cell.paired.meanDiff)}</span> : null}
+                  {pivot.cells[i]![j]!.length > 1 ? <span class="meta"> ({FACTORS.filter((f) => f !== rows && f !== cols).map((f) => factorValue(cell, f)).join(' ')})</span> : null}
+                </div>
               ))}
-            </tr>
+            </td>
           ))}
-        </tbody>
-      </table>
-    </div>
+        </tr>
+      ))}
+    </Table>
   );
 }
 
 function GroupsTable({ detail, groupKey }: { detail: RunDetail; groupKey: string }) {
   const values = detail.groupValues[groupKey] ?? [];
   return (
-    <div class="scroll">
-      <table class="groups">
-        <Head cols={[groupKey, ...detail.cells.map((c) => (detail.run.models.length > 1 ? `${c.model} · ${c.condition}` : c.condition))]} />
-        <tbody>
-          {values.map((v) => (
-            <tr>
-              <th>
-                <Link href={runPath(detail.run.id, '/answers', { model: detail.cells[0]?.model, condition: detail.cells[0]?.condition, group: `${groupKey}=${v}` })}>{v}</Link>
-              </th>
-              {detail.cells.map((c) => {
-                const g = c.byGroup[groupKey]?.[v];
-                return (
-                  <td class="num" title={g ? `n = ${g.n} ${ci(g.ciLow, g.ciHigh)}` : ''}>
-                    {g ? fmt(g.mean) : '–'}
-                    {g ? <span class="meta"> ({g.n})</span> : null}
-                  </td>
-                );
-              })}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table class="groups" scroll cols={[groupKey, ...detail.cells.map((c) => (detail.run.models.length > 1 ? `${c.model} · ${c.condition}` : c.condition))]}>
+      {values.map((v) => (
+        <tr>
+          <th>
+            <Link href={runPath(detail.run.id, '/answers', { model: detail.cells[0]?.model, condition: detail.cells[0]?.condition, group: `${groupKey}=${v}` })}>{v}</Link>
+          </th>
+          {detail.cells.map((c) => {
+            const g = c.byGroup[groupKey]?.[v];
+            return (
+              <td class="num" title={g ? `n = ${g.n} ${ci(g.ciLow, g.ciHigh)}` : ''}>
+                {g ? fmt(g.mean) : '–'}
+                {g ? <span class="meta"> ({g.n})</span> : null}
+              </td>
+            );
+          })}
+        </tr>
+      ))}
+    </Table>
   );
 }

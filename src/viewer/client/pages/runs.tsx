@@ -1,6 +1,6 @@
 import { Link } from '../router.js';
 import type { RunListEntry } from '../../api.js';
-import { Choice, ci, fmt, indexedShare, Pending, runPath, Status, useApi, useLoad, useViewParams, when } from '../util.js';
+import { Choice, ci, fmt, indexedShare, Pending, runPath, Status, Table, useApi, useLoad, useViewParams, when } from '../util.js';
 
 type Column = { key: string; label: string; value: (r: RunListEntry) => string | number | null };
 
@@ -55,64 +55,61 @@ export function RunsView() {
           {shown.length} of {all.length} runs
         </span>
       </div>
-      <div class="scroll">
-        <table class="runs">
-          <thead>
-            <tr>
-              <th>run</th>
-              {COLUMNS.map((c) => (
-                <th>
-                  <button class="sort" onClick={() => set({ sort: c.key, dir: sort === c.key && desc ? 'asc' : 'desc' })}>
-                    {c.label}
-                    {sort === c.key ? (desc ? ' ▼' : ' ▲') : ''}
-                  </button>
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((r) => (
-              <tr data-run={r.id}>
-                <td>
-                  <Link href={runPath(r.id)}>{r.id}</Link>
-                </td>
-                <td>{r.experiment}</td>
-                <td>{when(r.startedAt)}</td>
-                <td>
-                  <Status value={r.status} />
-                  {r.stoppedBecause ? <span class="meta" title={r.stoppedBecause}> ⚠</span> : null}
-                </td>
-                <td>{r.models.join(', ')}</td>
-                <td>{r.conditions.length}</td>
-                <td class="num">
-                  {r.items}
-                  <span class="meta">
-                    {' '}
-                    ({r.answers}
-                    {r.total !== null && r.total !== r.answers ? ` / ${r.total}` : ''} answers)
-                    {r.index?.state === 'indexing' ? <span class="indexing"> · indexing {indexedShare(r.index)}</span> : null}
-                  </span>
-                </td>
-                <td>
-                  {r.best ? (
-                    <>
-                      {r.best.condition} <b>{fmt(r.best.mean)}</b> <span class="meta">{ci(r.best.ciLow, r.best.ciHigh)}</span>
-                    </>
-                  ) : (
-                    '–'
-                  )}
-                </td>
-                <td class="num">
-                  {fmt(r.cost.tokens, 0)}
-                  {r.cost.estimated ? '*' : ''}
-                </td>
-                <td class="num">{r.cost.price !== null ? r.cost.price.toPrecision(3) : '–'}</td>
-                <td class="num">{r.failures}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <Table
+        class="runs"
+        scroll
+        cols={[
+          'run',
+          ...COLUMNS.map((c) => (
+            <th>
+              <button class="sort" onClick={() => set({ sort: c.key, dir: sort === c.key && desc ? 'asc' : 'desc' })}>
+                {c.label}
+                {sort === c.key ? (desc ? ' ▼' : ' ▲') : ''}
+              </button>
+            </th>
+          )),
+        ]}
+      >
+        {shown.map((r) => (
+          <tr data-run={r.id}>
+            <td>
+              <Link href={runPath(r.id)}>{r.id}</Link>
+            </td>
+            <td>{r.experiment}</td>
+            <td>{when(r.startedAt)}</td>
+            <td>
+              <Status value={r.status} />
+              {r.stoppedBecause ? <span class="meta" title={r.stoppedBecause}> ⚠</span> : null}
+            </td>
+            <td>{r.models.join(', ')}</td>
+            <td>{r.conditions.length}</td>
+            <td class="num">
+              {r.items}
+              <span class="meta">
+                {' '}
+                ({r.answers}
+                {r.total !== null && r.total !== r.answers ? ` / ${r.total}` : ''} answers)
+                {r.index?.state === 'indexing' ? <span class="indexing"> · indexing {indexedShare(r.index)}</span> : null}
+              </span>
+            </td>
+            <td>
+              {r.best ? (
+                <>
+                  {r.best.condition} <b>{fmt(r.best.mean)}</b> <span class="meta">{ci(r.best.ciLow, r.best.ciHigh)}</span>
+                </>
+              ) : (
+                '–'
+              )}
+            </td>
+            <td class="num">
+              {fmt(r.cost.tokens, 0)}
+              {r.cost.estimated ? '*' : ''}
+            </td>
+            <td class="num">{r.cost.price !== null ? r.cost.price.toPrecision(3) : '–'}</td>
+            <td class="num">{r.failures}</td>
+          </tr>
+        ))}
+      </Table>
       <p class="meta">* tokens estimated where the endpoint reported no usage.</p>
     </section>
   );
