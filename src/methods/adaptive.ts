@@ -7,8 +7,6 @@ import { decidePrompt } from './templates/adaptive.js';
 import type { CallBound, MethodOutcome, PlanInput, RagMethod } from './types.js';
 import { adaptiveSchema, type AdaptiveParams } from './adaptiveSchema.js';
 
-export { AdaptiveParamsSchema, type AdaptiveParams } from './adaptiveSchema.js';
-
 /**
  * Conditional RAG: the model first judges whether it needs external material for the question
  * (SKR's prompting variant; Adaptive-RAG with the model as its own classifier). No → the

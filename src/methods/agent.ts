@@ -13,8 +13,6 @@ import { agentSystemPrompt, NOTHING_FOUND, SEARCH_FAILED, SEARCH_QUERY_DESCRIPTI
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { agentSchema } from './agentSchema.js';
 
-export { AgentParamsSchema, type AgentParams } from './agentSchema.js';
-
 /** What LangChain's toolCallLimitMiddleware answers a search past maxSearches (its tool message). */
 const TOOL_CALL_LIMIT_REPLY = "Tool call limit exceeded. Do not call 'search' again.";
 

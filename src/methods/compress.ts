@@ -7,8 +7,6 @@ import { answerPrompt } from './templates/answer.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { compressSchema } from './compressSchema.js';
 
-export { CompressParamsSchema, type CompressParams } from './compressSchema.js';
-
 /**
  * Token-level context compression after Selective-Context (Li et al. 2023, "Compressing Context to
  * Enhance Inference Efficiency of Large Language Models") and LongLLMLingua's question-aware

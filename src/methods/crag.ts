@@ -13,8 +13,6 @@ import { gradePrompt } from './templates/crag.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { cragSchema, type CragParams } from './cragSchema.js';
 
-export { CragParamsSchema, type CragParams } from './cragSchema.js';
-
 export type CragLabel = 'correct' | 'ambiguous' | 'incorrect';
 
 /** The judge's 0–10 grade as 0–1; null for a reply with no number (counted, graded 0). */

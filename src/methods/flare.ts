@@ -12,8 +12,6 @@ import { questionPrompt, writePrompt } from './templates/flare.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { flareSchema } from './flareSchema.js';
 
-export { FlareParamsSchema, type FlareParams } from './flareSchema.js';
-
 /** The first sentence of a look-ahead, the tokens that wrote it, and whether anything followed. */
 export function firstSentence(text: string, logprobs: TokenLogprob[] | undefined): { sentence: string; tokens: TokenLogprob[]; rest: string } {
   const trimmed = text.trimStart();

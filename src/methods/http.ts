@@ -10,8 +10,6 @@ import { renderTemplate, renderUrl } from './external/template.js';
 import type { MethodContext, MethodOutcome, RagMethod } from './types.js';
 import { httpSchema, type HttpParams } from './httpSchema.js';
 
-export { HttpParamsSchema, type HttpParams } from './httpSchema.js';
-
 /** Thrown for a reply whose HTTP status is not 2xx: `status` and `headers` let the retry policy classify it (429, 5xx, Retry-After). */
 class HttpStatusError extends Error {
   constructor(

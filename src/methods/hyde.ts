@@ -6,8 +6,6 @@ import { hypothesisPrompt } from './templates/hyde.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { hydeSchema } from './hydeSchema.js';
 
-export { HydeParamsSchema, type HydeParams } from './hydeSchema.js';
-
 /** What the hypothesis prompt says after the first one, so that n samples differ even at temperature 0 (and in the response cache). */
 export const hypothesisVariant = (index: number) => (index === 1 ? '' : `（这是第${index}段，请换一个角度撰写，与前几段不同。）`);
 

@@ -8,8 +8,6 @@ import { concludePrompt, NO_REASONING_YET, reasonPrompt } from './templates/irco
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { ircotSchema } from './ircotSchema.js';
 
-export { IrcotParamsSchema, type IrcotParams } from './ircotSchema.js';
-
 /**
  * IRCoT (Trivedi et al. 2023, "Interleaving Retrieval with Chain-of-Thought Reasoning for
  * Knowledge-Intensive Multi-Step Questions"): retrieve with the question, then alternate — the

@@ -6,8 +6,6 @@ import { answerPrompt } from './templates/answer.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { iterRetGenSchema } from './iterRetGenSchema.js';
 
-export { IterRetGenParamsSchema, type IterRetGenParams } from './iterRetGenSchema.js';
-
 /**
  * Iter-RetGen (Shao et al. 2023, "Enhancing Retrieval-Augmented Large Language Models with
  * Iterative Retrieval-Generation Synergy"): `rounds` rounds of retrieve → generate, each round's

@@ -17,8 +17,6 @@ import type { MethodContext, MethodOutcome, RagMethod } from './types.js';
 import { importUserModule } from '../io/importModule.js';
 import { langchainRunnableSchema, type LangChainRunnableParams } from './langchainRunnableSchema.js';
 
-export { LangChainRunnableParamsSchema, type LangChainRunnableParams } from './langchainRunnableSchema.js';
-
 /** Collects what one invocation's retrievers returned and what its models reported spending. */
 class ContextCollector extends BaseCallbackHandler {
   name = 'hisrag-external-contexts';

@@ -7,8 +7,6 @@ import { EXTERNAL_CALLS, externalOutcome } from './external/outcome.js';
 import type { MethodContext, MethodOutcome, RagMethod } from './types.js';
 import { outputsSchema, type OutputsParams } from './outputsSchema.js';
 
-export { OutputsParamsSchema, type OutputsParams } from './outputsSchema.js';
-
 interface SavedAnswer {
   line: string;
   reply: MappedReply;

@@ -6,8 +6,6 @@ import { rewritePrompt } from './templates/queryRewrite.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { queryRewriteSchema } from './queryRewriteSchema.js';
 
-export { QueryRewriteParamsSchema, type QueryRewriteParams } from './queryRewriteSchema.js';
-
 /** The search query of a rewriter's reply: its first non-empty line, a `检索式：` label or list number dropped. */
 export function parseQuery(text: string): string {
   const line = text

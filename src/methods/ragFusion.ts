@@ -10,8 +10,6 @@ import { queriesPrompt } from './templates/ragFusion.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { ragFusionSchema } from './ragFusionSchema.js';
 
-export { RagFusionParamsSchema, type RagFusionParams } from './ragFusionSchema.js';
-
 /**
  * Multi-query retrieval / RAG-Fusion (Rackauckas 2024, "RAG-Fusion: a New Take on
  * Retrieval-Augmented Generation"; LangChain's MultiQueryRetriever): the model writes n search

@@ -8,8 +8,6 @@ import { CONDENSED_TITLE, condensePrompt } from './templates/refine.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { refineSchema } from './refineSchema.js';
 
-export { RefineParamsSchema, type RefineParams } from './refineSchema.js';
-
 /**
  * A context refiner between retrieval and the prompt, after RECOMP (Xu et al. 2024) and FlashRAG's
  * refiners. Extractive: the k passages are split into sentences, each scored against the question

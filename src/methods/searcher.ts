@@ -10,7 +10,7 @@ import { ANSWER_RULE_PLAIN, answerRuleWith, beginPrompt, continuePrompt } from '
 import type { CallBound, MethodContext, MethodOutcome, PlanInput, SlotBound } from './types.js';
 import { searcherSchema, SEARCHER_PROTOCOLS, type SearcherParams, type SearchTags } from './searcherSchema.js';
 
-export { SearcherParamsSchema, SEARCHER_PROTOCOLS, type SearcherParams, type SearchTags } from './searcherSchema.js';
+export { SEARCHER_PROTOCOLS, type SearchTags } from './searcherSchema.js';
 
 /**
  * Reasoning with search for models trained to search (RL-trained "searchers"), and the loop

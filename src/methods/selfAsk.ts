@@ -8,8 +8,6 @@ import { finalPrompt, followUpPrompt, intermediatePrompt, NOTHING_KNOWN_YET } fr
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { selfAskSchema } from './selfAskSchema.js';
 
-export { SelfAskParamsSchema, type SelfAskParams } from './selfAskSchema.js';
-
 /** The follow-up question in a reply, or null when the model asks none (`无需追问`, or no `追问：`). */
 export function parseFollowUp(text: string): string | null {
   const reply = text.trim();

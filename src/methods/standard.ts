@@ -1,5 +1,6 @@
 import type { RegistryEntry } from '../registry.js';
-import { ragStrategy, type RagParams } from '../prompting/strategies/rag.js';
+import { ragStrategy } from '../prompting/strategies/rag.js';
+import type { RagParams } from '../prompting/strategies/ragSchema.js';
 import { singleShotMethod } from './singleShot.js';
 import { standardSchema } from './standardSchema.js';
 import type { RagMethod } from './types.js';

@@ -7,8 +7,6 @@ import { candidatesPrompt, rankPrompt, summaryPrompt, validityPrompt } from './t
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { sureSchema } from './sureSchema.js';
 
-export { SureParamsSchema, type SureParams } from './sureSchema.js';
-
 const NUMBERED = /^\s*(?:[（(]\s*\d+\s*[)）]|\d+\s*[.、．:：)）])\s*(.+)$/;
 
 /** Candidate answers of a reply: its numbered lines (`（1）…`, `1. …`), else the whole reply as one. */

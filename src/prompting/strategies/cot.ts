@@ -5,8 +5,6 @@ import { cotTemplate } from '../templates/cot.js';
 import type { PromptStrategy } from '../types.js';
 import { cotSchema, type CotParams } from './cotSchema.js';
 
-export { CotParamsSchema, type CotParams } from './cotSchema.js';
-
 export const cotStrategy: RegistryEntry<CotParams, PromptStrategy, void> = {
   ...cotSchema,
   async create(params) {

@@ -7,8 +7,6 @@ import { tokenCounters } from '../../text/tokenCounter.js';
 import type { PromptStrategy } from '../types.js';
 import { longHisDocFullSchema, type LongHisDocFullParams } from './longhisdocFullSchema.js';
 
-export { LongHisDocFullParamsSchema, type LongHisDocFullParams } from './longhisdocFullSchema.js';
-
 export const longHisDocFullStrategy: RegistryEntry<LongHisDocFullParams, PromptStrategy, void> = {
   ...longHisDocFullSchema,
   async create(params) {

@@ -11,8 +11,6 @@ import { tokenCounters } from '../../text/tokenCounter.js';
 import type { PromptStrategy } from '../types.js';
 import { pageRagSchema, ragSchema, type RagParams } from './ragSchema.js';
 
-export { PageRagParamsSchema, RagParamsSchema, type RagParams } from './ragSchema.js';
-
 /** The depths page retrieval runs at when neither the entry nor `retrieval.k` names any. */
 export const PAGE_DEPTHS = [1, 3, 5, 10] as const;
 
