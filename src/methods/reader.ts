@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { splitSentences } from '../chunking/sentences.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
@@ -6,7 +6,7 @@ import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answe
 import type { RegistryEntry } from '../registry.js';
 import type { MethodNotes } from '../runFiles/trace.js';
 import { PassageParamsShape, type PassageBlock } from './passages.js';
-import { resolvePrompts, stepMessages, type MethodPrompt, type PromptOverride } from './prompts.js';
+import { promptOverridesSchema, resolvePrompts, stepMessages, type MethodPrompt, type PromptOverride } from './prompts.js';
 import type { CallBound, MethodContext, MethodOutcome, RagMethod } from './types.js';
 
 /**
@@ -21,6 +21,11 @@ export const ReaderParamsShape = {
   instructions: AnswerInstructionsSchema.optional().describe('Per-benchmark answer instructions (`{instructions}` in the answer prompt), replacing the built-in ones'),
 };
 export type ReaderParams = z.infer<z.ZodObject<typeof ReaderParamsShape>>;
+
+/** A reading method's params: its own fields, then the reader's, then prompt overrides of its steps; unknown keys rejected. */
+export function readerParamsSchema<Step extends string, Fields extends z.ZodRawShape>(steps: readonly Step[], fields: Fields) {
+  return z.object({ ...fields, ...ReaderParamsShape, prompts: promptOverridesSchema(steps) }).strict();
+}
 
 /** The plan's bound of the read step: one answer call, always made, over at most `passages` passages. */
 export function answerCall(prompt: MethodPrompt, item: BenchmarkItem, passages: number, params: ReaderParams): CallBound {
