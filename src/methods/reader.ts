@@ -7,7 +7,7 @@ import type { RegistryEntry } from '../registry.js';
 import type { MethodNotes } from '../runFiles/trace.js';
 import { PassageParamsShape, type PassageBlock } from './passages.js';
 import { promptOverridesSchema, resolvePrompts, stepMessages, type MethodPrompt, type PromptOverride } from './prompts.js';
-import type { CallBound, MethodContext, MethodOutcome, RagMethod } from './types.js';
+import type { CallBound, MethodContext, MethodOutcome, RagMethod, SlotBound } from './types.js';
 
 /**
  * Methods whose last step reads passages with the shared answer prompt (HyDE, query rewrite,
@@ -27,15 +27,15 @@ export function readerParamsSchema<Step extends string, Fields extends z.ZodRawS
   return z.object({ ...fields, ...ReaderParamsShape, prompts: promptOverridesSchema(steps) }).strict();
 }
 
-/** The plan's bound of the read step: one answer call, always made, over at most `passages` passages. */
-export function answerCall(prompt: MethodPrompt, item: BenchmarkItem, passages: number, params: ReaderParams): CallBound {
-  return { label: 'answer', always: true, prompts: [{ prompt, slots: { context: { passages, params }, question: item.question, instructions: answerInstructions(item, params.instructions) } }] };
+/** The plan's bound of the read step: one answer call, always made, over at most `passages` passages (and the prompt's `more` slots). */
+export function answerCall(prompt: MethodPrompt, item: BenchmarkItem, passages: number, params: ReaderParams, more: Record<string, SlotBound> = {}): CallBound {
+  return { label: 'answer', always: true, prompts: [{ prompt, slots: { context: { passages, params }, ...more, question: item.question, instructions: answerInstructions(item, params.instructions) } }] };
 }
 
-/** The read step: the placed passages in the answer prompt, the scored generation, and the item's outcome. */
-export async function readPassages(context: MethodContext, prompt: MethodPrompt, placed: PassageBlock, params: ReaderParams, notes: MethodNotes): Promise<MethodOutcome> {
+/** The read step: the placed passages (and the prompt's `more` slots) in the answer prompt, the scored generation, and the item's outcome. */
+export async function readPassages(context: MethodContext, prompt: MethodPrompt, placed: PassageBlock, params: ReaderParams, notes: MethodNotes, more: Record<string, string> = {}): Promise<MethodOutcome> {
   const { item } = context;
-  const messages = stepMessages(prompt, { context: placed.block, question: item.question, instructions: answerInstructions(item, params.instructions) });
+  const messages = stepMessages(prompt, { context: placed.block, ...more, question: item.question, instructions: answerInstructions(item, params.instructions) });
   const response = await context.generate('answer', messages, { final: true });
   return { answer: response.text, response, prompt: messages, contextIds: placed.ids, truncated: placed.dropped, notes };
 }
