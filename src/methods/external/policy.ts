@@ -5,8 +5,6 @@ import { classifyFailure, healthChecked, underRetries, type RetryHooks } from '.
 import { asRunFailure, retryPolicyOf } from '../../generation/callLayers.js';
 import type { CallPolicyParams } from './callPolicyParams.js';
 
-export { CallPolicyShape, type CallPolicyParams } from './callPolicyParams.js';
-
 export interface CallResult<T> {
   value: T;
   cached: boolean;
