@@ -45,9 +45,9 @@ methods
   .registerLazy(searcherSchema, async () => (await import('./searcher.js')).searcherMethod.create)
   .registerLazy(flareSchema, async () => (await import('./flare.js')).flareMethod.create)
   // External systems: a deployed service, a LangChain chain, saved outputs.
-  .registerLazy(httpSchema, async () => (await import('./http.js')).httpMethod.create)
-  .registerLazy(langchainRunnableSchema, async () => (await import('./langchainRunnable.js')).langchainRunnableMethod.create)
-  .registerLazy(outputsSchema, async () => (await import('./outputs.js')).outputsMethod.create);
+  .registerLazy(httpSchema, async () => (await import('./http.js')).createHttpMethod)
+  .registerLazy(langchainRunnableSchema, async () => (await import('./langchainRunnable.js')).createLangChainRunnableMethod)
+  .registerLazy(outputsSchema, async () => (await import('./outputs.js')).createOutputsMethod);
 
 type Spec = { name: string } & Record<string, unknown>;
 
