@@ -26,9 +26,9 @@ import type { RagMethod } from './types.js';
 export const methods = new Registry<RagMethod, void>('method');
 
 methods
-  .registerLazy(standardSchema, async () => (await import('./standard.js')).standardMethod.create)
+  .registerLazy(standardSchema, async () => (await import('./standard.js')).createStandardMethod)
   .registerLazy(refineSchema, async () => (await import('./refine.js')).refineMethod.create)
-  .registerLazy(adaptiveSchema, async () => (await import('./adaptive.js')).adaptiveMethod.create)
+  .registerLazy(adaptiveSchema, async () => (await import('./adaptive.js')).createAdaptiveMethod)
   .registerLazy(iterRetGenSchema, async () => (await import('./iterRetGen.js')).iterRetGenMethod.create)
   .registerLazy(ircotSchema, async () => (await import('./ircot.js')).ircotMethod.create)
   .registerLazy(selfAskSchema, async () => (await import('./selfAsk.js')).selfAskMethod.create)
