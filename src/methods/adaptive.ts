@@ -1,5 +1,5 @@
-import { ragStrategy } from '../prompting/strategies/rag.js';
-import { closedBookStrategy } from '../prompting/strategies/noRetrieval.js';
+import { createRagStrategy } from '../prompting/strategies/rag.js';
+import { createClosedBookStrategy } from '../prompting/strategies/noRetrieval.js';
 import { resolvePrompts, stepMessages } from './prompts.js';
 import { parseDecision } from './replies.js';
 import { decidePrompt } from './templates/adaptive.js';
@@ -15,8 +15,8 @@ import type { AdaptiveParams } from './adaptiveSchema.js';
 export async function createAdaptiveMethod(params: AdaptiveParams): Promise<RagMethod> {
   const { prompts: overrides, ...ragParams } = params;
   const prompts = resolvePrompts('adaptive', { decide: decidePrompt }, { decide: overrides.decide });
-  const rag = await ragStrategy.create(ragParams, undefined);
-  const closedBook = await closedBookStrategy.create({ ...overrides.closedBook, ...(params.instructions ? { instructions: params.instructions } : {}) }, undefined);
+  const rag = await createRagStrategy(ragParams);
+  const closedBook = await createClosedBookStrategy({ ...overrides.closedBook, ...(params.instructions ? { instructions: params.instructions } : {}) });
   return {
     name: 'adaptive',
     usesRetrieval: true,

@@ -1,4 +1,4 @@
-import { ragStrategy } from '../prompting/strategies/rag.js';
+import { createRagStrategy } from '../prompting/strategies/rag.js';
 import type { RagParams } from '../prompting/strategies/ragSchema.js';
 import { singleShotMethod } from './singleShot.js';
 import type { RagMethod } from './types.js';
@@ -8,5 +8,5 @@ import type { RagMethod } from './types.js';
  * `rag` strategy as a method (same params: context budget, ordering, persona, template overrides).
  */
 export async function createStandardMethod(params: RagParams): Promise<RagMethod> {
-  return singleShotMethod(await ragStrategy.create(params, undefined), 'standard');
+  return singleShotMethod(await createRagStrategy(params), 'standard');
 }
