@@ -5,7 +5,7 @@ import { answerInstructions } from '../prompting/answerInstructions.js';
 import { FINAL_ANSWER_PREFIX } from '../prompting/taskFormat.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock } from './passages.js';
-import { methodEntry } from './reader.js';
+import { methodFactory } from './reader.js';
 import { stepMessages } from './prompts.js';
 import { NOTHING_WRITTEN_YET } from '../prompting/methodProtocol.js';
 import { questionPrompt, writePrompt } from './templates/flare.js';
@@ -56,7 +56,7 @@ export function maskedQuery(tokens: TokenLogprob[], threshold: number): string {
  * sequences and cut at the first sentence end, as FLARE's own implementation does: a stop sequence
  * would hide whether the model ended its answer there. Batch mode: one round per step.
  */
-export const flareMethod = methodEntry({
+export const createFlareMethod = methodFactory({
   ...flareSchema,
   prompts: { write: writePrompt, question: questionPrompt },
   create(params, prompts) {

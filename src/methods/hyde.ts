@@ -1,6 +1,6 @@
 import { passageBlock } from './passages.js';
 import { stepMessages } from './prompts.js';
-import { answerCall, methodEntry, readPassages } from './reader.js';
+import { answerCall, methodFactory, readPassages } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
 import { hypothesisPrompt } from './templates/hyde.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
@@ -19,7 +19,7 @@ export const hypothesisVariant = (index: number) => (index === 1 ? '' : `（这�
  * embedding of a concatenation is the token-weighted average of its parts', and for BM25 it is
  * their joint vocabulary. One retrieval, `hypotheses` + 1 generations.
  */
-export const hydeMethod = methodEntry({
+export const createHydeMethod = methodFactory({
   ...hydeSchema,
   prompts: { hypothesis: hypothesisPrompt, answer: answerPrompt },
   create(params, prompts) {

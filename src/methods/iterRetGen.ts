@@ -1,6 +1,6 @@
 import { answerInstructions } from '../prompting/answerInstructions.js';
 import { passageBlock } from './passages.js';
-import { methodEntry } from './reader.js';
+import { methodFactory } from './reader.js';
 import { stepMessages } from './prompts.js';
 import { answerPrompt } from './templates/answer.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
@@ -12,7 +12,7 @@ import { iterRetGenSchema } from './iterRetGenSchema.js';
  * query being the question followed by the previous round's answer, so that what the model
  * produced steers the next retrieval. The last round's answer is the answer.
  */
-export const iterRetGenMethod = methodEntry({
+export const createIterRetGenMethod = methodFactory({
   ...iterRetGenSchema,
   prompts: { answer: answerPrompt },
   create(params, prompts) {

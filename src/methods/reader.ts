@@ -3,7 +3,6 @@ import type { BenchmarkItem } from '../benchmarks/types.js';
 import { splitSentences } from '../chunking/sentences.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
-import type { RegistryEntry } from '../registry.js';
 import type { MethodNotes } from '../runFiles/trace.js';
 import { PassageParamsShape, type PassageBlock } from './passages.js';
 import { promptOverridesSchema, resolvePrompts, stepMessages, type MethodPrompt, type PromptOverride } from './prompts.js';
@@ -40,28 +39,18 @@ export async function readPassages(context: MethodContext, prompt: MethodPrompt,
   return { answer: response.text, response, prompt: messages, contextIds: placed.ids, truncated: placed.dropped, notes };
 }
 
-/** What a method's entry states besides its name: its steps' built-in prompts, and the method they make. */
+/** What a method states: its name and params schema (its *Schema.ts's), its steps' built-in prompts, and the method they make. */
 export interface MethodEntry<Params, Step extends string> {
   name: string;
-  description: string;
   params: z.ZodType<Params>;
   /** Built-in prompts by step; the config's `prompts` override them, checked at config time. */
   prompts: Record<Step, MethodPrompt>;
   create(params: Params, prompts: Record<Step, MethodPrompt>): Omit<RagMethod, 'name' | 'usesRetrieval'>;
 }
 
-/** A retrieving method's registry entry: the name stated once (entry, prompt errors, method), prompts resolved. */
-export function methodEntry<Params extends { prompts: Partial<Record<Step, PromptOverride | undefined>> }, Step extends string>(
-  entry: MethodEntry<Params, Step>,
-): RegistryEntry<Params, RagMethod, void> {
-  return {
-    name: entry.name,
-    description: entry.description,
-    params: entry.params,
-    create(params) {
-      return { name: entry.name, usesRetrieval: true, ...entry.create(params, resolvePrompts(entry.name, entry.prompts, params.prompts)) };
-    },
-  };
+/** A retrieving method's factory, as the registry loads it: the name stated once (prompt errors, method), prompts resolved. */
+export function methodFactory<Params extends { prompts: Partial<Record<Step, PromptOverride | undefined>> }, Step extends string>(entry: MethodEntry<Params, Step>): (params: Params) => RagMethod {
+  return (params) => ({ name: entry.name, usesRetrieval: true, ...entry.create(params, resolvePrompts(entry.name, entry.prompts, params.prompts)) });
 }
 
 /**

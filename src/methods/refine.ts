@@ -1,7 +1,7 @@
 import { answerInstructions } from '../prompting/answerInstructions.js';
 import { formatContextBlock } from '../prompting/contextBlock.js';
 import { passageBlock, textBlock, type PassageBlock } from './passages.js';
-import { bestSentences, methodEntry, readPassages } from './reader.js';
+import { bestSentences, methodFactory, readPassages } from './reader.js';
 import { stepMessages } from './prompts.js';
 import { answerPrompt } from './templates/answer.js';
 import { CONDENSED_TITLE, condensePrompt } from './templates/refine.js';
@@ -16,7 +16,7 @@ import { refineSchema } from './refineSchema.js';
  * model first condenses the passages with respect to the question, then answers from that text.
  * Either way the trace records characters and tokens before and after.
  */
-export const refineMethod = methodEntry({
+export const createRefineMethod = methodFactory({
   ...refineSchema,
   prompts: { condense: condensePrompt, answer: answerPrompt },
   create(params, prompts) {

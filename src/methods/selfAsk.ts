@@ -1,7 +1,7 @@
 import { FOLLOW_UP_PREFIX, NO_FOLLOW_UP } from '../prompting/taskFormat.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock } from './passages.js';
-import { answerCall, methodEntry, readPassages } from './reader.js';
+import { answerCall, methodFactory, readPassages } from './reader.js';
 import { stepMessages } from './prompts.js';
 import { finalPrompt, followUpPrompt, intermediatePrompt, NOTHING_KNOWN_YET } from './templates/selfAsk.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
@@ -24,7 +24,7 @@ export function parseFollowUp(text: string): string | null {
  * none or `maxFollowUps` is reached; then the final answer from the follow-ups' answers and
  * their passages.
  */
-export const selfAskMethod = methodEntry({
+export const createSelfAskMethod = methodFactory({
   ...selfAskSchema,
   prompts: { followUp: followUpPrompt, intermediate: intermediatePrompt, answer: finalPrompt },
   create(params, prompts) {
