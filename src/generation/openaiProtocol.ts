@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { formatZodIssues } from '../errors.js';
+import { parseWith } from '../errors.js';
 import { contentAsText } from '../prompting/messageContent.js';
 import type { ProtocolRequest } from './chatModelGenerator.js';
 import { EmptyCompletionError, MalformedResponseError } from '../endpoints/generationError.js';
@@ -16,6 +16,7 @@ import type { GenerationResult, TokenLogprob } from './types.js';
  */
 
 const LogprobContentSchema = z.array(z.looseObject({ token: z.string(), logprob: z.number() })).nullable().optional();
+const UsageSchema = z.looseObject({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }).nullable().optional();
 
 const ChatBodySchema = z.looseObject({
   choices: z
@@ -27,7 +28,7 @@ const ChatBodySchema = z.looseObject({
       }),
     )
     .min(1),
-  usage: z.looseObject({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }).nullable().optional(),
+  usage: UsageSchema,
 });
 
 const CompletionBodySchema = z.looseObject({
@@ -40,19 +41,16 @@ const CompletionBodySchema = z.looseObject({
       }),
     )
     .min(1),
-  usage: z.looseObject({ prompt_tokens: z.number(), completion_tokens: z.number(), total_tokens: z.number() }).nullable().optional(),
+  usage: UsageSchema,
 });
 
-type Usage = z.infer<typeof ChatBodySchema>['usage'];
+/** `body` checked as a `what`: a MalformedResponseError naming the fields that are not. */
+const checked = <T>(schema: z.ZodType<T>, body: unknown, what: string): T => parseWith(schema, body, (problems) => new MalformedResponseError(`response is not a ${what}: ${problems}`));
 
-function usageOf(usage: Usage): GenerationResult['usage'] {
-  return usage ? { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, totalTokens: usage.total_tokens } : undefined;
-}
-
-function checked<T>(schema: z.ZodType<T>, body: unknown, what: string): T {
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) throw new MalformedResponseError(`response is not a ${what}: ${formatZodIssues(parsed.error)}`);
-  return parsed.data;
+/** What a result of either API carries besides its text, each only where the body has it: usage, token logprobs, finish reason. */
+function resultFields(usage: z.infer<typeof UsageSchema>, logprobs: TokenLogprob[] | undefined, finishReason: string | null | undefined): Partial<GenerationResult> {
+  const counted = usage ? { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, totalTokens: usage.total_tokens } : undefined;
+  return { ...(counted ? { usage: counted } : {}), ...(logprobs ? { logprobs } : {}), ...(finishReason ? { finishReason } : {}) };
 }
 
 /** A chat completion's JSON as a result: reasoning split off (`reasoning_content` or `<think>`), logprobs and finish reason kept. */
@@ -62,9 +60,8 @@ export function chatResultOf(body: unknown): GenerationResult {
   const raw = choice.message.content ?? '';
   const { text, reasoning } = splitReasoning(raw, choice.message.reasoning_content ?? undefined);
   if (raw.trim() === '' && !reasoning) throw new EmptyCompletionError();
-  const logprobs: TokenLogprob[] | undefined = choice.logprobs?.content?.map(({ token, logprob }) => ({ token, logprob }));
-  const usage = usageOf(data.usage);
-  return { text, raw, ...(reasoning ? { reasoning } : {}), ...(usage ? { usage } : {}), ...(logprobs ? { logprobs } : {}), ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}) };
+  const logprobs = choice.logprobs?.content?.map(({ token, logprob }) => ({ token, logprob }));
+  return { text, raw, ...(reasoning ? { reasoning } : {}), ...resultFields(data.usage, logprobs, choice.finish_reason) };
 }
 
 /** A text completion's JSON as a result: the continuation is raw text (reasoning is not split: the caller reads its own tags). */
@@ -74,8 +71,7 @@ export function completionResultOf(body: unknown): GenerationResult {
   if (choice.text === '') throw new EmptyCompletionError();
   const tokens = choice.logprobs;
   const logprobs = tokens ? tokens.tokens.map((token, i) => ({ token, logprob: tokens.token_logprobs[i] ?? 0 })) : undefined;
-  const usage = usageOf(data.usage);
-  return { text: choice.text, raw: choice.text, ...(usage ? { usage } : {}), ...(logprobs ? { logprobs } : {}), ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}) };
+  return { text: choice.text, raw: choice.text, ...resultFields(data.usage, logprobs, choice.finish_reason) };
 }
 
 export interface ProtocolSettings {

@@ -7,13 +7,11 @@ import type { RetrievedChunk } from '../retrieval/types.js';
 import { MethodChatModel, type AgentTurns } from './agentChatModel.js';
 import { recordedMessage } from '../generation/langchainMessages.js';
 import { stepMessages } from './prompts.js';
-import { methodEntry } from './reader.js';
+import { methodFactory } from './reader.js';
 import { MethodStepError } from './stepError.js';
 import { agentSystemPrompt, NOTHING_FOUND, SEARCH_FAILED, SEARCH_QUERY_DESCRIPTION, SEARCH_TOOL_DESCRIPTION } from './templates/agent.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { agentSchema } from './agentSchema.js';
-
-export { AgentParamsSchema, type AgentParams } from './agentSchema.js';
 
 /** What LangChain's toolCallLimitMiddleware answers a search past maxSearches (its tool message). */
 const TOOL_CALL_LIMIT_REPLY = "Tool call limit exceeded. Do not call 'search' again.";
@@ -38,7 +36,7 @@ const isRecursionLimit = (error: unknown) => error instanceof Error && (error.na
  * fails after the endpoint's retries fails the item. This is ReAct-style search as FlashRAG's
  * reasoning pipelines do it, without their RL-tuned checkpoints: any model with tool calling.
  */
-export const agentMethod = methodEntry({
+export const createAgentMethod = methodFactory({
   ...agentSchema,
   prompts: { agent: agentSystemPrompt },
   create(params, prompts) {

@@ -2,12 +2,10 @@ import type { RetrievedChunk } from '../retrieval/types.js';
 import { loadCausalLmScorer, type CausalLmScorer, type ScoredTokens } from './compression/causalLmScorer.js';
 import { keptRuns, selectTokens } from './compression/selectTokens.js';
 import { passageBlock } from './passages.js';
-import { answerCall, methodEntry, readPassages } from './reader.js';
+import { answerCall, methodFactory, readPassages } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { compressSchema } from './compressSchema.js';
-
-export { CompressParamsSchema, type CompressParams } from './compressSchema.js';
 
 /**
  * Token-level context compression after Selective-Context (Li et al. 2023, "Compressing Context to
@@ -22,7 +20,7 @@ export { CompressParamsSchema, type CompressParams } from './compressSchema.js';
  * token leaves the prompt. Tokens are the scorer's; the trace records them before, targeted and
  * after, and the run's token counts of the block. 1 retrieval, 1 generation (and one LM pass a passage).
  */
-export const compressMethod = methodEntry({
+export const createCompressMethod = methodFactory({
   ...compressSchema,
   prompts: { answer: answerPrompt },
   create(params, prompts) {

@@ -7,13 +7,11 @@ import type { Reranker } from '../rerank/types.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock } from './passages.js';
 import { stepMessages } from './prompts.js';
-import { answerCall, bestSentences, methodEntry, readPassages } from './reader.js';
+import { answerCall, bestSentences, methodFactory, readPassages } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
 import { gradePrompt } from './templates/crag.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { cragSchema, type CragParams } from './cragSchema.js';
-
-export { CragParamsSchema, type CragParams } from './cragSchema.js';
 
 export type CragLabel = 'correct' | 'ambiguous' | 'incorrect';
 
@@ -42,7 +40,7 @@ export function cragLabel(grades: number[], upper: number, lower: number): CragL
  * is one book). Ambiguous → both. The trace records every grade, the label and the branch run.
  * 1–2 retrievals, k + 1 generations (1 with a cross-encoder evaluator), the k grades asked at once.
  */
-export const cragMethod = methodEntry({
+export const createCragMethod = methodFactory({
   ...cragSchema,
   prompts: { grade: gradePrompt, answer: answerPrompt },
   create(params, prompts) {

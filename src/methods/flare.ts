@@ -5,14 +5,12 @@ import { answerInstructions } from '../prompting/answerInstructions.js';
 import { FINAL_ANSWER_PREFIX } from '../prompting/taskFormat.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock } from './passages.js';
-import { methodEntry } from './reader.js';
+import { methodFactory } from './reader.js';
 import { stepMessages } from './prompts.js';
 import { NOTHING_WRITTEN_YET } from '../prompting/methodProtocol.js';
 import { questionPrompt, writePrompt } from './templates/flare.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { flareSchema } from './flareSchema.js';
-
-export { FlareParamsSchema, type FlareParams } from './flareSchema.js';
 
 /** The first sentence of a look-ahead, the tokens that wrote it, and whether anything followed. */
 export function firstSentence(text: string, logprobs: TokenLogprob[] | undefined): { sentence: string; tokens: TokenLogprob[]; rest: string } {
@@ -58,7 +56,7 @@ export function maskedQuery(tokens: TokenLogprob[], threshold: number): string {
  * sequences and cut at the first sentence end, as FLARE's own implementation does: a stop sequence
  * would hide whether the model ended its answer there. Batch mode: one round per step.
  */
-export const flareMethod = methodEntry({
+export const createFlareMethod = methodFactory({
   ...flareSchema,
   prompts: { write: writePrompt, question: questionPrompt },
   create(params, prompts) {

@@ -1,16 +1,13 @@
 import { ConfigError } from '../errors.js';
 import { EmptyCompletionError, MalformedResponseError } from '../endpoints/generationError.js';
 import { responseCacheKey } from '../generation/responseCache.js';
-import type { RegistryEntry } from '../registry.js';
 import { describeProblems, mapReply, type MappedReply } from './external/mapping.js';
 import { EXTERNAL_CALLS, externalCall } from './external/outcome.js';
-import { CallPolicy, type CallHooks } from './external/policy.js';
+import { CallPolicy } from './external/policy.js';
 import { startLocalService } from './external/localService.js';
 import { renderTemplate, renderUrl } from './external/template.js';
 import type { MethodContext, MethodOutcome, RagMethod } from './types.js';
-import { httpSchema, type HttpParams } from './httpSchema.js';
-
-export { HttpParamsSchema, type HttpParams } from './httpSchema.js';
+import type { HttpParams } from './httpSchema.js';
 
 /** Thrown for a reply whose HTTP status is not 2xx: `status` and `headers` let the retry policy classify it (429, 5xx, Retry-After). */
 class HttpStatusError extends Error {
@@ -39,13 +36,6 @@ function requestHeaders(params: HttpParams, env: NodeJS.ProcessEnv): { headers: 
   return { headers, secrets };
 }
 
-/** Test seams that are not config. */
-export interface HttpMethodOptions {
-  env?: NodeJS.ProcessEnv;
-  hooks?: CallHooks;
-  fetch?: typeof fetch;
-}
-
 /**
  * Any RAG system behind an HTTP API as a method: per question one request (URL and JSON body
  * filled from the item), one reply mapped to the answer, the contexts it used and its usage.
@@ -53,11 +43,10 @@ export interface HttpMethodOptions {
  * backoff and Retry-After, circuit breaker); a reply without the mapped answer, or not JSON, is
  * retried like a malformed completion, and an item whose requests all fail fails, counted.
  */
-export function createHttpMethod(params: HttpParams, options: HttpMethodOptions = {}): RagMethod {
-  const { headers, secrets } = requestHeaders(params, options.env ?? process.env);
+export function createHttpMethod(params: HttpParams): RagMethod {
+  const { headers, secrets } = requestHeaders(params, process.env);
   const origin = new URL(params.url.replace(/\{[^}]*\}/g, 'x')).origin;
-  const policy = new CallPolicy(origin, params, { secrets, hooks: options.hooks });
-  const doFetch = options.fetch ?? fetch;
+  const policy = new CallPolicy(origin, params, { secrets });
   const hasBody = params.method !== 'GET';
   const reportsContexts = params.response.contexts !== undefined;
 
@@ -89,7 +78,7 @@ export function createHttpMethod(params: HttpParams, options: HttpMethodOptions 
       const key = params.cache ? responseCacheKey({ model: `http ${params.method} ${url}`, messages: body ?? '', params: {} }) : undefined;
       const attempt = async (signal?: AbortSignal) => {
         const timeout = AbortSignal.timeout(params.timeoutMs);
-        const response = await doFetch(url, {
+        const response = await fetch(url, {
           method: params.method,
           headers: { ...headers, ...(hasBody ? { 'content-type': 'application/json' } : {}) },
           ...(body !== undefined ? { body } : {}),
@@ -111,8 +100,3 @@ export function createHttpMethod(params: HttpParams, options: HttpMethodOptions 
     },
   };
 }
-
-export const httpMethod: RegistryEntry<HttpParams, RagMethod, void> = {
-  ...httpSchema,
-  create: (params) => createHttpMethod(params),
-};

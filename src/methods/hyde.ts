@@ -1,12 +1,10 @@
 import { passageBlock } from './passages.js';
 import { stepMessages } from './prompts.js';
-import { answerCall, methodEntry, readPassages } from './reader.js';
+import { answerCall, methodFactory, readPassages } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
 import { hypothesisPrompt } from './templates/hyde.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { hydeSchema } from './hydeSchema.js';
-
-export { HydeParamsSchema, type HydeParams } from './hydeSchema.js';
 
 /** What the hypothesis prompt says after the first one, so that n samples differ even at temperature 0 (and in the response cache). */
 export const hypothesisVariant = (index: number) => (index === 1 ? '' : `（这是第${index}段，请换一个角度撰写，与前几段不同。）`);
@@ -21,7 +19,7 @@ export const hypothesisVariant = (index: number) => (index === 1 ? '' : `（这�
  * embedding of a concatenation is the token-weighted average of its parts', and for BM25 it is
  * their joint vocabulary. One retrieval, `hypotheses` + 1 generations.
  */
-export const hydeMethod = methodEntry({
+export const createHydeMethod = methodFactory({
   ...hydeSchema,
   prompts: { hypothesis: hypothesisPrompt, answer: answerPrompt },
   create(params, prompts) {

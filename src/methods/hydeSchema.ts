@@ -1,16 +1,11 @@
 import { z } from 'zod';
-import { promptOverridesSchema } from './prompts.js';
-import { ReaderParamsShape } from './reader.js';
+import { readerParamsSchema } from './reader.js';
 import type { ComponentSchema } from '../registry.js';
 
-export const HydeParamsSchema = z
-  .object({
-    hypotheses: z.number().int().min(1).max(8).default(1).describe('Hypothetical passages written per question (the paper samples several and averages them)'),
-    includeQuestion: z.boolean().default(true).describe('Search with the question too (the paper averages the question\'s encoding with the hypotheses\')'),
-    ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['hypothesis', 'answer']),
-  })
-  .strict();
+export const HydeParamsSchema = readerParamsSchema(['hypothesis', 'answer'], {
+  hypotheses: z.number().int().min(1).max(8).default(1).describe('Hypothetical passages written per question (the paper samples several and averages them)'),
+  includeQuestion: z.boolean().default(true).describe('Search with the question too (the paper averages the question\'s encoding with the hypotheses\')'),
+});
 export type HydeParams = z.infer<typeof HydeParamsSchema>;
 
 export const hydeSchema: ComponentSchema<HydeParams> = {

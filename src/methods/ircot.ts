@@ -2,13 +2,11 @@ import { splitSentences } from '../chunking/sentences.js';
 import { answerInstructions } from '../prompting/answerInstructions.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock } from './passages.js';
-import { methodEntry } from './reader.js';
+import { methodFactory } from './reader.js';
 import { stepMessages } from './prompts.js';
 import { concludePrompt, NO_REASONING_YET, reasonPrompt } from './templates/ircot.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { ircotSchema } from './ircotSchema.js';
-
-export { IrcotParamsSchema, type IrcotParams } from './ircotSchema.js';
 
 /**
  * IRCoT (Trivedi et al. 2023, "Interleaving Retrieval with Chain-of-Thought Reasoning for
@@ -17,7 +15,7 @@ export { IrcotParamsSchema, type IrcotParams } from './ircotSchema.js';
  * the union of the passages (deduplicated, capped at `maxPassages`), until the model gives its
  * final answer or `maxSteps` steps have run; then one last call asks for the answer.
  */
-export const ircotMethod = methodEntry({
+export const createIrcotMethod = methodFactory({
   ...ircotSchema,
   prompts: { reason: reasonPrompt, conclude: concludePrompt },
   create(params, prompts) {

@@ -1,12 +1,10 @@
 import { answerInstructions } from '../prompting/answerInstructions.js';
 import { passageBlock } from './passages.js';
-import { methodEntry } from './reader.js';
+import { methodFactory } from './reader.js';
 import { stepMessages } from './prompts.js';
 import { answerPrompt } from './templates/answer.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { iterRetGenSchema } from './iterRetGenSchema.js';
-
-export { IterRetGenParamsSchema, type IterRetGenParams } from './iterRetGenSchema.js';
 
 /**
  * Iter-RetGen (Shao et al. 2023, "Enhancing Retrieval-Augmented Large Language Models with
@@ -14,7 +12,7 @@ export { IterRetGenParamsSchema, type IterRetGenParams } from './iterRetGenSchem
  * query being the question followed by the previous round's answer, so that what the model
  * produced steers the next retrieval. The last round's answer is the answer.
  */
-export const iterRetGenMethod = methodEntry({
+export const createIterRetGenMethod = methodFactory({
   ...iterRetGenSchema,
   prompts: { answer: answerPrompt },
   create(params, prompts) {

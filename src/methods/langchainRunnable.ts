@@ -8,16 +8,13 @@ import { ConfigError } from '../errors.js';
 import { contentText } from '../generation/langchainMessages.js';
 import { EmptyCompletionError, MalformedResponseError } from '../endpoints/generationError.js';
 import { responseCacheKey } from '../generation/responseCache.js';
-import type { RegistryEntry } from '../registry.js';
 import { describeProblems, mapReply, type MappedReply, type ResponseMapping } from './external/mapping.js';
 import { EXTERNAL_CALLS, externalCall } from './external/outcome.js';
-import { CallPolicy, type CallHooks } from './external/policy.js';
+import { CallPolicy } from './external/policy.js';
 import { renderTemplate } from './external/template.js';
 import type { MethodContext, MethodOutcome, RagMethod } from './types.js';
 import { importUserModule } from '../io/importModule.js';
-import { langchainRunnableSchema, type LangChainRunnableParams } from './langchainRunnableSchema.js';
-
-export { LangChainRunnableParamsSchema, type LangChainRunnableParams } from './langchainRunnableSchema.js';
+import type { LangChainRunnableParams } from './langchainRunnableSchema.js';
 
 /** Collects what one invocation's retrievers returned and what its models reported spending. */
 class ContextCollector extends BaseCallbackHandler {
@@ -81,10 +78,6 @@ function wrappedMapping(mapping: ResponseMapping, output: unknown): ResponseMapp
   };
 }
 
-export interface LangChainRunnableOptions {
-  hooks?: CallHooks;
-}
-
 /**
  * A LangChain.js Runnable (an LCEL chain over any retriever and model) as a method: invoked once
  * per question with the item's fields; its answer is scored, and the Documents it used (from its
@@ -92,9 +85,9 @@ export interface LangChainRunnableOptions {
  * policy of model calls: concurrency, retries (an error inside the chain — its model's 429 or 500
  * — is classified like a model's), the circuit breaker, and the response cache when configured.
  */
-export function createLangChainRunnableMethod(params: LangChainRunnableParams, options: LangChainRunnableOptions = {}): RagMethod {
+export function createLangChainRunnableMethod(params: LangChainRunnableParams): RagMethod {
   const endpoint = `runnable:${resolve(params.module)}#${params.export}`;
-  const policy = new CallPolicy(endpoint, params, { hooks: options.hooks });
+  const policy = new CallPolicy(endpoint, params);
   let runnable: Runnable | undefined;
 
   const parse = (raw: string, context: MethodContext): { reply: MappedReply; reportsContexts: boolean } => {
@@ -147,8 +140,3 @@ export function createLangChainRunnableMethod(params: LangChainRunnableParams, o
     },
   };
 }
-
-export const langchainRunnableMethod: RegistryEntry<LangChainRunnableParams, RagMethod, void> = {
-  ...langchainRunnableSchema,
-  create: (params) => createLangChainRunnableMethod(params),
-};

@@ -159,36 +159,33 @@ export class MethodRun implements MethodContext {
 
   async complete(label: string, prompt: string, options: { final?: boolean; call?: CallSettings } = {}): Promise<GenerationResult> {
     const generator = this.#options.generator;
-    const missing = generator.complete ? undefined : new Error(`generator ${generator.name} (${generator.model}) has no completions API (api: completions needs one)`);
     const call = { signal: this.signal, ...(options.call ? { call: options.call } : {}) };
-    return this.#modelStep(label, [{ role: 'prompt', content: prompt }], () => (missing ? Promise.reject(missing) : generator.complete!(prompt, call)), {
+    return this.#modelStep(label, [{ role: 'prompt', content: prompt }], () => generator.complete!(prompt, call), {
       ...options,
-      failure: (error) => ({ cause: error, stopsRun: missing !== undefined && error === missing }),
+      lacks: generator.complete ? undefined : `generator ${generator.name} (${generator.model}) has no completions API (api: completions needs one)`,
     });
   }
 
   async chatTurn(label: string, messages: BaseMessage[], tools: ToolDefinition[]): Promise<GenerationResult> {
     const generator = this.#options.generator;
-    const missing = generator.chatTurn ? undefined : new Error(`generator ${generator.name} (${generator.model}) cannot call tools`);
     // LangChain's message classes load with the first tool-calling turn (the agent), not with every method.
     const { recordedMessage } = await import('../generation/langchainMessages.js');
-    return this.#modelStep(label, messages.map(recordedMessage), () => (missing ? Promise.reject(missing) : generator.chatTurn!(messages, { tools, signal: this.signal })), {
-      failure: (error) => {
-        // A 400 to a request that offers tools: the model (or its server) does not do tool calling,
-        // and every other item would fail the same way.
-        if (tools.length > 0 && error instanceof GenerationError && error.status === 400) {
-          const cause = new Error(`model "${generator.model}" rejected a request offering tools (HTTP 400: ${error.message}): it does not support tool calling, which this method needs; use a model with tool calling`);
-          return { cause, stopsRun: true };
-        }
-        return { cause: error, stopsRun: missing !== undefined && error === missing };
-      },
+    return this.#modelStep(label, messages.map(recordedMessage), () => generator.chatTurn!(messages, { tools, signal: this.signal }), {
+      lacks: generator.chatTurn ? undefined : `generator ${generator.name} (${generator.model}) cannot call tools`,
+      // A 400 to a request that offers tools: the model (or its server) does not do tool calling,
+      // and every other item would fail the same way.
+      failure: (error) =>
+        tools.length > 0 && error instanceof GenerationError && error.status === 400
+          ? { cause: new Error(`model "${generator.model}" rejected a request offering tools (HTTP 400: ${error.message}): it does not support tool calling, which this method needs; use a model with tool calling`), stopsRun: true }
+          : undefined,
       response: (result) => [result.raw, ...(result.toolCalls ?? []).map((c) => `${c.name}(${JSON.stringify(c.args)})`)].filter(Boolean).join('\n'),
     });
   }
 
   /**
    * A model call as a traced step. An intermediate reply (not `final`; every tool-calling turn) still
-   * empty after the endpoint's retries fails the item: the method cannot continue honestly.
+   * empty after the endpoint's retries fails the item: the method cannot continue honestly. A
+   * generator that `lacks` what the call needs fails it as a step, and the run stops.
    */
   #modelStep(
     label: string,
@@ -197,14 +194,16 @@ export class MethodRun implements MethodContext {
     how: {
       final?: boolean;
       shown?: { images: number; imageTokens: number; textTokens: () => number };
-      failure?: (error: unknown) => { cause: unknown; stopsRun: boolean };
+      lacks?: string;
+      failure?: (error: unknown) => { cause: unknown; stopsRun: boolean } | undefined;
       response?: (result: GenerationResult) => string;
     },
   ): Promise<GenerationResult> {
     this.#generationCalls++;
-    return this.#step(ask, (reply, ms) => {
+    const missing = how.lacks === undefined ? undefined : new Error(how.lacks);
+    return this.#step(missing ? () => Promise.reject(missing) : ask, (reply, ms) => {
       if ('error' in reply) {
-        const { cause, stopsRun } = how.failure?.(reply.error) ?? { cause: reply.error, stopsRun: false };
+        const { cause, stopsRun } = how.failure?.(reply.error) ?? { cause: reply.error, stopsRun: missing !== undefined && reply.error === missing };
         this.#fail('generate', label, ms, { messages }, cause, stopsRun);
       }
       const result = reply.value;

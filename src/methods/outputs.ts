@@ -1,13 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { DataFileError } from '../errors.js';
-import type { RegistryEntry } from '../registry.js';
 import { describeProblems, mapReply, valueAt, type MappedReply } from './external/mapping.js';
 import { EXTERNAL_CALLS, externalOutcome } from './external/outcome.js';
 import type { MethodContext, MethodOutcome, RagMethod } from './types.js';
-import { outputsSchema, type OutputsParams } from './outputsSchema.js';
-
-export { OutputsParamsSchema, type OutputsParams } from './outputsSchema.js';
+import type { OutputsParams } from './outputsSchema.js';
 
 interface SavedAnswer {
   line: string;
@@ -116,8 +113,3 @@ export function createOutputsMethod(params: OutputsParams): RagMethod {
     },
   };
 }
-
-export const outputsMethod: RegistryEntry<OutputsParams, RagMethod, void> = {
-  ...outputsSchema,
-  create: (params) => createOutputsMethod(params),
-};

@@ -1,12 +1,10 @@
 import { passageBlock } from './passages.js';
 import { stepMessages } from './prompts.js';
-import { answerCall, methodEntry, readPassages } from './reader.js';
+import { answerCall, methodFactory, readPassages } from './reader.js';
 import { answerPrompt } from './templates/answer.js';
 import { rewritePrompt } from './templates/queryRewrite.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { queryRewriteSchema } from './queryRewriteSchema.js';
-
-export { QueryRewriteParamsSchema, type QueryRewriteParams } from './queryRewriteSchema.js';
 
 /** The search query of a rewriter's reply: its first non-empty line, a `检索式：` label or list number dropped. */
 export function parseQuery(text: string): string {
@@ -24,7 +22,7 @@ export function parseQuery(text: string): string {
  * trained): the model rewrites the question into a search query, the retriever searches with it,
  * and the reader answers the original question from the k passages found. 1 retrieval, 2 generations.
  */
-export const queryRewriteMethod = methodEntry({
+export const createQueryRewriteMethod = methodFactory({
   ...queryRewriteSchema,
   prompts: { rewrite: rewritePrompt, answer: answerPrompt },
   create(params, prompts) {

@@ -1,14 +1,8 @@
 import { z } from 'zod';
-import { promptOverridesSchema } from './prompts.js';
-import { ReaderParamsShape } from './reader.js';
+import { readerParamsSchema } from './reader.js';
 import type { ComponentSchema } from '../registry.js';
 
-export const QueryRewriteParamsSchema = z
-  .object({
-    ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['rewrite', 'answer']),
-  })
-  .strict();
+export const QueryRewriteParamsSchema = readerParamsSchema(['rewrite', 'answer'], {});
 export type QueryRewriteParams = z.infer<typeof QueryRewriteParamsSchema>;
 
 export const queryRewriteSchema: ComponentSchema<QueryRewriteParams> = {

@@ -3,14 +3,12 @@ import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock } from './passages.js';
 import { stepMessages } from './prompts.js';
 import { parseQuery } from './queryRewrite.js';
-import { answerCall, methodEntry, readPassages } from './reader.js';
+import { answerCall, methodFactory, readPassages } from './reader.js';
 import { parseCandidates } from './sure.js';
 import { answerPrompt } from './templates/answer.js';
 import { queriesPrompt } from './templates/ragFusion.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { ragFusionSchema } from './ragFusionSchema.js';
-
-export { RagFusionParamsSchema, type RagFusionParams } from './ragFusionSchema.js';
 
 /**
  * Multi-query retrieval / RAG-Fusion (Rackauckas 2024, "RAG-Fusion: a New Take on
@@ -19,7 +17,7 @@ export { RagFusionParamsSchema, type RagFusionParams } from './ragFusionSchema.j
  * reciprocal-rank fusion (the same RRF as the `hybrid` retriever) and the top k fused passages are
  * read. The trace has every query's list and the fused ranks. Up to n + 1 retrievals, 2 generations.
  */
-export const ragFusionMethod = methodEntry({
+export const createRagFusionMethod = methodFactory({
   ...ragFusionSchema,
   prompts: { queries: queriesPrompt, answer: answerPrompt },
   create(params, prompts) {

@@ -1,13 +1,12 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { splitSentences } from '../chunking/sentences.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { answerInstructions, AnswerInstructionsSchema } from '../prompting/answerInstructions.js';
-import type { RegistryEntry } from '../registry.js';
 import type { MethodNotes } from '../runFiles/trace.js';
 import { PassageParamsShape, type PassageBlock } from './passages.js';
-import { resolvePrompts, stepMessages, type MethodPrompt, type PromptOverride } from './prompts.js';
-import type { CallBound, MethodContext, MethodOutcome, RagMethod } from './types.js';
+import { promptOverridesSchema, resolvePrompts, stepMessages, type MethodPrompt, type PromptOverride } from './prompts.js';
+import type { CallBound, MethodContext, MethodOutcome, RagMethod, SlotBound } from './types.js';
 
 /**
  * Methods whose last step reads passages with the shared answer prompt (HyDE, query rewrite,
@@ -22,41 +21,36 @@ export const ReaderParamsShape = {
 };
 export type ReaderParams = z.infer<z.ZodObject<typeof ReaderParamsShape>>;
 
-/** The plan's bound of the read step: one answer call, always made, over at most `passages` passages. */
-export function answerCall(prompt: MethodPrompt, item: BenchmarkItem, passages: number, params: ReaderParams): CallBound {
-  return { label: 'answer', always: true, prompts: [{ prompt, slots: { context: { passages, params }, question: item.question, instructions: answerInstructions(item, params.instructions) } }] };
+/** A reading method's params: its own fields, then the reader's, then prompt overrides of its steps; unknown keys rejected. */
+export function readerParamsSchema<Step extends string, Fields extends z.ZodRawShape>(steps: readonly Step[], fields: Fields) {
+  return z.object({ ...fields, ...ReaderParamsShape, prompts: promptOverridesSchema(steps) }).strict();
 }
 
-/** The read step: the placed passages in the answer prompt, the scored generation, and the item's outcome. */
-export async function readPassages(context: MethodContext, prompt: MethodPrompt, placed: PassageBlock, params: ReaderParams, notes: MethodNotes): Promise<MethodOutcome> {
+/** The plan's bound of the read step: one answer call, always made, over at most `passages` passages (and the prompt's `more` slots). */
+export function answerCall(prompt: MethodPrompt, item: BenchmarkItem, passages: number, params: ReaderParams, more: Record<string, SlotBound> = {}): CallBound {
+  return { label: 'answer', always: true, prompts: [{ prompt, slots: { context: { passages, params }, ...more, question: item.question, instructions: answerInstructions(item, params.instructions) } }] };
+}
+
+/** The read step: the placed passages (and the prompt's `more` slots) in the answer prompt, the scored generation, and the item's outcome. */
+export async function readPassages(context: MethodContext, prompt: MethodPrompt, placed: PassageBlock, params: ReaderParams, notes: MethodNotes, more: Record<string, string> = {}): Promise<MethodOutcome> {
   const { item } = context;
-  const messages = stepMessages(prompt, { context: placed.block, question: item.question, instructions: answerInstructions(item, params.instructions) });
+  const messages = stepMessages(prompt, { context: placed.block, ...more, question: item.question, instructions: answerInstructions(item, params.instructions) });
   const response = await context.generate('answer', messages, { final: true });
   return { answer: response.text, response, prompt: messages, contextIds: placed.ids, truncated: placed.dropped, notes };
 }
 
-/** What a method's entry states besides its name: its steps' built-in prompts, and the method they make. */
+/** What a method states: its name and params schema (its *Schema.ts's), its steps' built-in prompts, and the method they make. */
 export interface MethodEntry<Params, Step extends string> {
   name: string;
-  description: string;
   params: z.ZodType<Params>;
   /** Built-in prompts by step; the config's `prompts` override them, checked at config time. */
   prompts: Record<Step, MethodPrompt>;
   create(params: Params, prompts: Record<Step, MethodPrompt>): Omit<RagMethod, 'name' | 'usesRetrieval'>;
 }
 
-/** A retrieving method's registry entry: the name stated once (entry, prompt errors, method), prompts resolved. */
-export function methodEntry<Params extends { prompts: Partial<Record<Step, PromptOverride | undefined>> }, Step extends string>(
-  entry: MethodEntry<Params, Step>,
-): RegistryEntry<Params, RagMethod, void> {
-  return {
-    name: entry.name,
-    description: entry.description,
-    params: entry.params,
-    create(params) {
-      return { name: entry.name, usesRetrieval: true, ...entry.create(params, resolvePrompts(entry.name, entry.prompts, params.prompts)) };
-    },
-  };
+/** A retrieving method's factory, as the registry loads it: the name stated once (prompt errors, method), prompts resolved. */
+export function methodFactory<Params extends { prompts: Partial<Record<Step, PromptOverride | undefined>> }, Step extends string>(entry: MethodEntry<Params, Step>): (params: Params) => RagMethod {
+  return (params) => ({ name: entry.name, usesRetrieval: true, ...entry.create(params, resolvePrompts(entry.name, entry.prompts, params.prompts)) });
 }
 
 /**

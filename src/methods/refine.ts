@@ -1,14 +1,12 @@
 import { answerInstructions } from '../prompting/answerInstructions.js';
 import { formatContextBlock } from '../prompting/contextBlock.js';
 import { passageBlock, textBlock, type PassageBlock } from './passages.js';
-import { bestSentences, methodEntry, readPassages } from './reader.js';
+import { bestSentences, methodFactory, readPassages } from './reader.js';
 import { stepMessages } from './prompts.js';
 import { answerPrompt } from './templates/answer.js';
 import { CONDENSED_TITLE, condensePrompt } from './templates/refine.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { refineSchema } from './refineSchema.js';
-
-export { RefineParamsSchema, type RefineParams } from './refineSchema.js';
 
 /**
  * A context refiner between retrieval and the prompt, after RECOMP (Xu et al. 2024) and FlashRAG's
@@ -18,7 +16,7 @@ export { RefineParamsSchema, type RefineParams } from './refineSchema.js';
  * model first condenses the passages with respect to the question, then answers from that text.
  * Either way the trace records characters and tokens before and after.
  */
-export const refineMethod = methodEntry({
+export const createRefineMethod = methodFactory({
   ...refineSchema,
   prompts: { condense: condensePrompt, answer: answerPrompt },
   create(params, prompts) {

@@ -1,16 +1,11 @@
 import { z } from 'zod';
-import { ReaderParamsShape } from './reader.js';
-import { promptOverridesSchema } from './prompts.js';
+import { readerParamsSchema } from './reader.js';
 import type { ComponentSchema } from '../registry.js';
 
-export const RefineParamsSchema = z
-  .object({
-    mode: z.enum(['extractive', 'abstractive']).default('extractive').describe('`extractive`: keep the best sentences by the retriever\'s relevance; `abstractive`: the model condenses'),
-    keep: z.number().int().positive().default(10).describe('Extractive: sentences kept (the best by relevance, in their original order)'),
-    ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['condense', 'answer']),
-  })
-  .strict();
+export const RefineParamsSchema = readerParamsSchema(['condense', 'answer'], {
+  mode: z.enum(['extractive', 'abstractive']).default('extractive').describe('`extractive`: keep the best sentences by the retriever\'s relevance; `abstractive`: the model condenses'),
+  keep: z.number().int().positive().default(10).describe('Extractive: sentences kept (the best by relevance, in their original order)'),
+});
 export type RefineParams = z.infer<typeof RefineParamsSchema>;
 
 export const refineSchema: ComponentSchema<RefineParams> = {

@@ -26,28 +26,28 @@ import type { RagMethod } from './types.js';
 export const methods = new Registry<RagMethod, void>('method');
 
 methods
-  .registerLazy(standardSchema, async () => (await import('./standard.js')).standardMethod.create)
-  .registerLazy(refineSchema, async () => (await import('./refine.js')).refineMethod.create)
-  .registerLazy(adaptiveSchema, async () => (await import('./adaptive.js')).adaptiveMethod.create)
-  .registerLazy(iterRetGenSchema, async () => (await import('./iterRetGen.js')).iterRetGenMethod.create)
-  .registerLazy(ircotSchema, async () => (await import('./ircot.js')).ircotMethod.create)
-  .registerLazy(selfAskSchema, async () => (await import('./selfAsk.js')).selfAskMethod.create)
-  .registerLazy(sureSchema, async () => (await import('./sure.js')).sureMethod.create)
+  .registerLazy(standardSchema, async () => (await import('./standard.js')).createStandardMethod)
+  .registerLazy(refineSchema, async () => (await import('./refine.js')).createRefineMethod)
+  .registerLazy(adaptiveSchema, async () => (await import('./adaptive.js')).createAdaptiveMethod)
+  .registerLazy(iterRetGenSchema, async () => (await import('./iterRetGen.js')).createIterRetGenMethod)
+  .registerLazy(ircotSchema, async () => (await import('./ircot.js')).createIrcotMethod)
+  .registerLazy(selfAskSchema, async () => (await import('./selfAsk.js')).createSelfAskMethod)
+  .registerLazy(sureSchema, async () => (await import('./sure.js')).createSureMethod)
   // Query-side methods, corrective retrieval, context compression.
-  .registerLazy(hydeSchema, async () => (await import('./hyde.js')).hydeMethod.create)
-  .registerLazy(queryRewriteSchema, async () => (await import('./queryRewrite.js')).queryRewriteMethod.create)
-  .registerLazy(ragFusionSchema, async () => (await import('./ragFusion.js')).ragFusionMethod.create)
-  .registerLazy(cragSchema, async () => (await import('./crag.js')).cragMethod.create)
-  .registerLazy(compressSchema, async () => (await import('./compress.js')).compressMethod.create)
-  .registerLazy(agentSchema, async () => (await import('./agent.js')).agentMethod.create)
+  .registerLazy(hydeSchema, async () => (await import('./hyde.js')).createHydeMethod)
+  .registerLazy(queryRewriteSchema, async () => (await import('./queryRewrite.js')).createQueryRewriteMethod)
+  .registerLazy(ragFusionSchema, async () => (await import('./ragFusion.js')).createRagFusionMethod)
+  .registerLazy(cragSchema, async () => (await import('./crag.js')).createCragMethod)
+  .registerLazy(compressSchema, async () => (await import('./compress.js')).createCompressMethod)
+  .registerLazy(agentSchema, async () => (await import('./agent.js')).createAgentMethod)
   // Reasoning with search, and active retrieval (issue 34).
-  .registerLazy(searchO1Schema, async () => (await import('./searchO1.js')).searchO1Method.create)
-  .registerLazy(searcherSchema, async () => (await import('./searcher.js')).searcherMethod.create)
-  .registerLazy(flareSchema, async () => (await import('./flare.js')).flareMethod.create)
+  .registerLazy(searchO1Schema, async () => (await import('./searchO1.js')).createSearchO1Method)
+  .registerLazy(searcherSchema, async () => (await import('./searcher.js')).createSearcherMethod)
+  .registerLazy(flareSchema, async () => (await import('./flare.js')).createFlareMethod)
   // External systems: a deployed service, a LangChain chain, saved outputs.
-  .registerLazy(httpSchema, async () => (await import('./http.js')).httpMethod.create)
-  .registerLazy(langchainRunnableSchema, async () => (await import('./langchainRunnable.js')).langchainRunnableMethod.create)
-  .registerLazy(outputsSchema, async () => (await import('./outputs.js')).outputsMethod.create);
+  .registerLazy(httpSchema, async () => (await import('./http.js')).createHttpMethod)
+  .registerLazy(langchainRunnableSchema, async () => (await import('./langchainRunnable.js')).createLangChainRunnableMethod)
+  .registerLazy(outputsSchema, async () => (await import('./outputs.js')).createOutputsMethod);
 
 type Spec = { name: string } & Record<string, unknown>;
 

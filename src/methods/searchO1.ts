@@ -1,6 +1,6 @@
 import { passageBlock } from './passages.js';
 import { stepMessages } from './prompts.js';
-import { methodEntry } from './reader.js';
+import { methodFactory } from './reader.js';
 import { planSearchLoop, runSearchLoop, searchLoopOf, type SearchLoop, type SearchTags } from './searcher.js';
 import { beginPrompt, continuePrompt, NOTHING_REASONED_YET, reasonInDocumentsPrompt } from './templates/searchO1.js';
 import { searchO1Schema } from './searchO1Schema.js';
@@ -26,7 +26,7 @@ export const SEARCH_O1_TAGS: SearchTags = {
  * partial reasoning itself. The loop is the searcher protocols' (searcher.ts); batch mode: one
  * round per step.
  */
-export const searchO1Method = methodEntry({
+export const createSearchO1Method = methodFactory({
   ...searchO1Schema,
   prompts: { begin: beginPrompt, continue: continuePrompt, reasonInDocuments: reasonInDocumentsPrompt },
   create(params, prompts) {

@@ -1,15 +1,12 @@
 import { z } from 'zod';
-import { promptOverridesSchema } from './prompts.js';
+import { readerParamsSchema } from './reader.js';
 import { ReasoningSearchFields, SearchTagsSchema } from './searcherSchema.js';
 import type { ComponentSchema } from '../registry.js';
 
-export const SearchO1ParamsSchema = z
-  .object({
-    tags: SearchTagsSchema.optional().describe('The tags (Search-o1\'s by default); an answer pair makes the answer what is inside it'),
-    ...ReasoningSearchFields,
-    prompts: promptOverridesSchema(['begin', 'continue', 'reasonInDocuments']),
-  })
-  .strict();
+export const SearchO1ParamsSchema = readerParamsSchema(['begin', 'continue', 'reasonInDocuments'], {
+  tags: SearchTagsSchema.optional().describe('The tags (Search-o1\'s by default); an answer pair makes the answer what is inside it'),
+  ...ReasoningSearchFields,
+});
 export type SearchO1Params = z.infer<typeof SearchO1ParamsSchema>;
 
 export const searchO1Schema: ComponentSchema<SearchO1Params> = {

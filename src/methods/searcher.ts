@@ -4,13 +4,13 @@ import { answerInstructions } from '../prompting/answerInstructions.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock } from './passages.js';
 import { stepMessages, type MethodPrompt } from './prompts.js';
-import { methodEntry, type ReaderParams } from './reader.js';
+import { methodFactory, type ReaderParams } from './reader.js';
 import { SEARCH_LIMIT_NOTE } from '../prompting/methodProtocol.js';
 import { ANSWER_RULE_PLAIN, answerRuleWith, beginPrompt, continuePrompt } from './templates/searcher.js';
 import type { CallBound, MethodContext, MethodOutcome, PlanInput, SlotBound } from './types.js';
 import { searcherSchema, SEARCHER_PROTOCOLS, type SearcherParams, type SearchTags } from './searcherSchema.js';
 
-export { SearcherParamsSchema, SEARCHER_PROTOCOLS, type SearcherParams, type SearchTags } from './searcherSchema.js';
+export { SEARCHER_PROTOCOLS, type SearchTags } from './searcherSchema.js';
 
 /**
  * Reasoning with search for models trained to search (RL-trained "searchers"), and the loop
@@ -206,7 +206,7 @@ export function searchLoopOf(tags: SearchTags, params: Pick<SearchLoop, 'maxSear
   return { tags, maxSearches, api, completionTemplate, begin: prompts.begin, continued: prompts.continue, fixed };
 }
 
-export const searcherMethod = methodEntry({
+export const createSearcherMethod = methodFactory({
   ...searcherSchema,
   prompts: { begin: beginPrompt, continue: continuePrompt },
   create(params, prompts) {

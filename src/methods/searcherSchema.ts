@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { promptOverridesSchema } from './prompts.js';
-import { ReaderParamsShape } from './reader.js';
+import { readerParamsSchema } from './reader.js';
 import type { ComponentSchema } from '../registry.js';
 
 export const TagPairSchema = z.tuple([z.string().min(1), z.string().min(1)]);
@@ -28,19 +27,16 @@ export const ReasoningSearchFields = {
   maxSearches: z.number().int().min(1).max(50).default(5).describe('Searches at most; a query past it gets SEARCH_LIMIT_NOTE instead of results'),
   api: z.enum(['chat', 'completions']).default('chat').describe('`chat`: the transcript goes into the prompt; `completions`: `/v1/completions` continues it as text'),
   completionTemplate: z.string().min(1).default(DEFAULT_COMPLETION_TEMPLATE).describe('The completions prompt around the instruction: `{system}`, `{user}` (the model\'s chat template, ending where its reasoning starts)'),
-  ...ReaderParamsShape,
-};export const SearcherParamsSchema = z
-  .object({
-    protocol: z.enum(['r1-searcher', 'research', 'search-r1', 'custom']).default('search-r1').describe('The search-tag protocol the reasoning model was trained with: `search-r1`, `r1-searcher`, `research`, or `custom` (give `tags`)'),
-    tags: SearchTagsSchema.optional().describe('The tags of `protocol: custom` (or to override a preset\'s)'),
-    ...ReasoningSearchFields,
-    prompts: promptOverridesSchema(['begin', 'continue']),
-  })
-  .strict()
-  .refine((params) => params.protocol !== 'custom' || params.tags !== undefined, {
-    path: ['tags'],
-    message: 'protocol custom needs tags: { query: [open, close], result: [open, close], answer?: [open, close] }',
-  });
+};
+
+export const SearcherParamsSchema = readerParamsSchema(['begin', 'continue'], {
+  protocol: z.enum(['r1-searcher', 'research', 'search-r1', 'custom']).default('search-r1').describe('The search-tag protocol the reasoning model was trained with: `search-r1`, `r1-searcher`, `research`, or `custom` (give `tags`)'),
+  tags: SearchTagsSchema.optional().describe('The tags of `protocol: custom` (or to override a preset\'s)'),
+  ...ReasoningSearchFields,
+}).refine((params) => params.protocol !== 'custom' || params.tags !== undefined, {
+  path: ['tags'],
+  message: 'protocol custom needs tags: { query: [open, close], result: [open, close], answer?: [open, close] }',
+});
 export type SearcherParams = z.infer<typeof SearcherParamsSchema>;
 
 export const searcherSchema: ComponentSchema<SearcherParams> = {

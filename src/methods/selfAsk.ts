@@ -1,14 +1,11 @@
-import { answerInstructions } from '../prompting/answerInstructions.js';
 import { FOLLOW_UP_PREFIX, NO_FOLLOW_UP } from '../prompting/taskFormat.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { passageBlock } from './passages.js';
-import { methodEntry } from './reader.js';
+import { answerCall, methodFactory, readPassages } from './reader.js';
 import { stepMessages } from './prompts.js';
 import { finalPrompt, followUpPrompt, intermediatePrompt, NOTHING_KNOWN_YET } from './templates/selfAsk.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { selfAskSchema } from './selfAskSchema.js';
-
-export { SelfAskParamsSchema, type SelfAskParams } from './selfAskSchema.js';
 
 /** The follow-up question in a reply, or null when the model asks none (`无需追问`, or no `追问：`). */
 export function parseFollowUp(text: string): string | null {
@@ -27,7 +24,7 @@ export function parseFollowUp(text: string): string | null {
  * none or `maxFollowUps` is reached; then the final answer from the follow-ups' answers and
  * their passages.
  */
-export const selfAskMethod = methodEntry({
+export const createSelfAskMethod = methodFactory({
   ...selfAskSchema,
   prompts: { followUp: followUpPrompt, intermediate: intermediatePrompt, answer: finalPrompt },
   create(params, prompts) {
@@ -47,11 +44,7 @@ export const selfAskMethod = methodEntry({
           });
           calls.push({ label: `intermediate[${turn}]`, always: false, prompts: [{ prompt: prompts.intermediate, slots: { context: { passages: k, params }, question: { outputs: 1 } } }] });
         }
-        calls.push({
-          label: 'answer',
-          always: true,
-          prompts: [{ prompt: prompts.answer, slots: { context: { passages: m * k, params }, known: known(2 * m), question: item.question, instructions: answerInstructions(item, params.instructions) } }],
-        });
+        calls.push(answerCall(prompts.answer, item, m * k, params, { known: known(2 * m) }));
         return calls;
       },
       async run(context): Promise<MethodOutcome> {
@@ -72,15 +65,7 @@ export const selfAskMethod = methodEntry({
         }
         // Without any follow-up the question itself is looked up, as standard RAG would.
         if (asked === 0) passages.push(...(await context.retrieve(item.question, 'retrieve')));
-        const placed = passageBlock(passages, params);
-        const messages = stepMessages(prompts.answer, {
-          context: placed.block,
-          known: known.join('\n') || NOTHING_KNOWN_YET,
-          question: item.question,
-          instructions: answerInstructions(item, params.instructions),
-        });
-        const response = await context.generate('answer', messages, { final: true });
-        return { answer: response.text, response, prompt: messages, contextIds: placed.ids, truncated: placed.dropped, notes: { followUps: asked } };
+        return readPassages(context, prompts.answer, passageBlock(passages, params), params, { followUps: asked }, { known: known.join('\n') || NOTHING_KNOWN_YET });
       },
     };
   },

@@ -1,15 +1,10 @@
 import { z } from 'zod';
-import { ReaderParamsShape } from './reader.js';
-import { promptOverridesSchema } from './prompts.js';
+import { readerParamsSchema } from './reader.js';
 import type { ComponentSchema } from '../registry.js';
 
-export const SelfAskParamsSchema = z
-  .object({
-    maxFollowUps: z.number().int().min(1).max(20).default(3).describe('Follow-up questions at most before the final answer'),
-    ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['followUp', 'intermediate', 'answer']),
-  })
-  .strict();
+export const SelfAskParamsSchema = readerParamsSchema(['followUp', 'intermediate', 'answer'], {
+  maxFollowUps: z.number().int().min(1).max(20).default(3).describe('Follow-up questions at most before the final answer'),
+});
 export type SelfAskParams = z.infer<typeof SelfAskParamsSchema>;
 
 export const selfAskSchema: ComponentSchema<SelfAskParams> = {

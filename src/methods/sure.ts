@@ -1,13 +1,11 @@
 import { answerInstructions } from '../prompting/answerInstructions.js';
 import { passageBlock } from './passages.js';
-import { methodEntry } from './reader.js';
+import { methodFactory } from './reader.js';
 import { stepMessages } from './prompts.js';
 import { parseChoice, parseDecision } from './replies.js';
 import { candidatesPrompt, rankPrompt, summaryPrompt, validityPrompt } from './templates/sure.js';
 import type { CallBound, MethodOutcome, PlanInput } from './types.js';
 import { sureSchema } from './sureSchema.js';
-
-export { SureParamsSchema, type SureParams } from './sureSchema.js';
 
 const NUMBERED = /^\s*(?:[（(]\s*\d+\s*[)）]|\d+\s*[.、．:：)）])\s*(.+)$/;
 
@@ -25,7 +23,7 @@ export function parseCandidates(text: string, limit: number): string[] {
  * candidate scores its validity (1/0) plus its share of pairwise wins; the best candidate is the
  * answer (ties: the earlier candidate). One retrieval, 1 + 2n + n(n−1)/2 generations.
  */
-export const sureMethod = methodEntry({
+export const createSureMethod = methodFactory({
   ...sureSchema,
   prompts: { candidates: candidatesPrompt, summary: summaryPrompt, validity: validityPrompt, rank: rankPrompt },
   create(params, prompts) {

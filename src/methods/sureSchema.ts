@@ -1,15 +1,10 @@
 import { z } from 'zod';
-import { ReaderParamsShape } from './reader.js';
-import { promptOverridesSchema } from './prompts.js';
+import { readerParamsSchema } from './reader.js';
 import type { ComponentSchema } from '../registry.js';
 
-export const SureParamsSchema = z
-  .object({
-    candidates: z.number().int().min(1).max(10).default(3).describe('Candidate answers asked for (at most)'),
-    ...ReaderParamsShape,
-    prompts: promptOverridesSchema(['candidates', 'summary', 'validity', 'rank']),
-  })
-  .strict();
+export const SureParamsSchema = readerParamsSchema(['candidates', 'summary', 'validity', 'rank'], {
+  candidates: z.number().int().min(1).max(10).default(3).describe('Candidate answers asked for (at most)'),
+});
 export type SureParams = z.infer<typeof SureParamsSchema>;
 
 export const sureSchema: ComponentSchema<SureParams> = {

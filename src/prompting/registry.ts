@@ -12,10 +12,10 @@ const noRetrieval = () => import('./strategies/noRetrieval.js');
 const rag = () => import('./strategies/rag.js');
 
 strategies
-  .registerLazy(closedBookSchema, async () => (await noRetrieval()).closedBookStrategy.create)
-  .registerLazy(roleSchema, async () => (await noRetrieval()).roleStrategy.create)
-  .registerLazy(profSchema, async () => (await noRetrieval()).profStrategy.create)
-  .registerLazy(cotSchema, async () => (await import('./strategies/cot.js')).cotStrategy.create)
-  .registerLazy(ragSchema, async () => (await rag()).ragStrategy.create)
-  .registerLazy(pageRagSchema, async () => (await rag()).pageRagStrategy.create)
-  .registerLazy(longHisDocFullSchema, async () => (await import('./strategies/longhisdocFull.js')).longHisDocFullStrategy.create);
+  .registerLazy(closedBookSchema, async () => (await noRetrieval()).createClosedBookStrategy)
+  .registerLazy(roleSchema, async () => (await noRetrieval()).createRoleStrategy)
+  .registerLazy(profSchema, async () => (await noRetrieval()).createProfStrategy)
+  .registerLazy(cotSchema, async () => (await import('./strategies/cot.js')).createCotStrategy)
+  .registerLazy(ragSchema, async () => (await rag()).createRagStrategy)
+  .registerLazy(pageRagSchema, async () => (await rag()).createPageRagStrategy)
+  .registerLazy(longHisDocFullSchema, async () => (await import('./strategies/longhisdocFull.js')).createLongHisDocFullStrategy);

@@ -1,11 +1,9 @@
 import { EndpointHealth } from '../../endpoints/endpointHealth.js';
 import { GenerationError } from '../../endpoints/generationError.js';
 import { openResponseCache, type ResponseCache } from '../../generation/responseCache.js';
-import { classifyFailure, healthChecked, underRetries, type RetryHooks } from '../../endpoints/retryPolicy.js';
+import { classifyFailure, healthChecked, underRetries } from '../../endpoints/retryPolicy.js';
 import { asRunFailure, retryPolicyOf } from '../../generation/callLayers.js';
 import type { CallPolicyParams } from './callPolicyParams.js';
-
-export { CallPolicyShape, type CallPolicyParams } from './callPolicyParams.js';
 
 export interface CallResult<T> {
   value: T;
@@ -17,9 +15,6 @@ export interface CallResult<T> {
   /** 429 responses received (each retried), as a model call counts them. */
   rateLimited: number;
 }
-
-/** Test seams: no real waiting between retries. */
-export type CallHooks = Pick<RetryHooks, 'sleep' | 'random' | 'onRetry'>;
 
 /**
  * hisrag's model-call policy around any external call: the response cache (successes only,
@@ -36,16 +31,14 @@ export class CallPolicy {
   readonly #health: EndpointHealth;
   readonly #cache?: ResponseCache;
   readonly #redact: (text: string) => string;
-  readonly #hooks: CallHooks;
 
-  constructor(endpoint: string, params: CallPolicyParams, options: { secrets?: string[]; hooks?: CallHooks } = {}) {
+  constructor(endpoint: string, params: CallPolicyParams, options: { secrets?: string[] } = {}) {
     this.endpoint = endpoint;
     this.#params = params;
     this.#health = new EndpointHealth(endpoint, { unavailableAfterMs: params.unavailableAfterMs });
     this.#cache = params.cache ? openResponseCache(params.cache) : undefined;
     const secrets = (options.secrets ?? []).filter((s) => s.length >= 4);
     this.#redact = (text) => secrets.reduce((out, secret) => out.split(secret).join('***'), text);
-    this.#hooks = options.hooks ?? {};
   }
 
   redact(text: string): string {
@@ -83,7 +76,7 @@ export class CallPolicy {
       }
     });
     try {
-      const value = await underRetries({ label: this.endpoint, concurrency: this.#params.concurrency }, retryPolicyOf(this.#params), { ...this.#hooks, redact: this.#redact }, this.stats, signal, once);
+      const value = await underRetries({ label: this.endpoint, concurrency: this.#params.concurrency }, retryPolicyOf(this.#params), { redact: this.#redact }, this.stats, signal, once);
       if (cache && key) cache.put(key, this.endpoint, { text: '', raw });
       return { value, cached: false, attempts, rateLimited };
     } catch (error) {

@@ -1,4 +1,3 @@
-import type { ComponentSchema, RegistryEntry } from '../../registry.js';
 import { resolveTemplate, type TemplateOverride } from '../templateOverrides.js';
 import { TemplateStrategy } from '../templateStrategy.js';
 import { closedBookTemplate } from '../templates/closedBook.js';
@@ -9,19 +8,15 @@ import type { PromptStrategy } from '../types.js';
 import { closedBookSchema, profSchema, roleSchema } from './noRetrievalSchema.js';
 
 /** A strategy without retrieval: its built-in template, which the config may override, filled with the question. */
-function noRetrievalStrategy(schema: ComponentSchema<TemplateOverride>, builtIn: PromptTemplate): RegistryEntry<TemplateOverride, PromptStrategy, void> {
-  const { name } = schema;
-  return {
-    ...schema,
-    async create(params) {
-      const template = await resolveTemplate(builtIn, params, name, ['question']);
-      return new TemplateStrategy({ name, template, instructions: params.instructions });
-    },
+function noRetrievalStrategy({ name }: { name: string }, builtIn: PromptTemplate) {
+  return async (params: TemplateOverride): Promise<PromptStrategy> => {
+    const template = await resolveTemplate(builtIn, params, name, ['question']);
+    return new TemplateStrategy({ name, template, instructions: params.instructions });
   };
 }
 
-export const closedBookStrategy = noRetrievalStrategy(closedBookSchema, closedBookTemplate);
+export const createClosedBookStrategy = noRetrievalStrategy(closedBookSchema, closedBookTemplate);
 
-export const roleStrategy = noRetrievalStrategy(roleSchema, roleTemplate);
+export const createRoleStrategy = noRetrievalStrategy(roleSchema, roleTemplate);
 
-export const profStrategy = noRetrievalStrategy(profSchema, profTemplate);
+export const createProfStrategy = noRetrievalStrategy(profSchema, profTemplate);

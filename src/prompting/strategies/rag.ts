@@ -1,4 +1,3 @@
-import type { RegistryEntry } from '../../registry.js';
 import { resolveTemplate } from '../templateOverrides.js';
 import { TemplateStrategy } from '../templateStrategy.js';
 import { COT_INSTRUCTION, cotTemplate, FINAL_ANSWER_MARKER } from '../templates/cot.js';
@@ -9,24 +8,16 @@ import type { PromptTemplate } from '../templates/promptTemplate.js';
 import { roleTemplate } from '../templates/role.js';
 import { tokenCounters } from '../../text/tokenCounter.js';
 import type { PromptStrategy } from '../types.js';
-import { pageRagSchema, ragSchema, type RagParams } from './ragSchema.js';
-
-export { PageRagParamsSchema, RagParamsSchema, type RagParams } from './ragSchema.js';
+import type { RagParams } from './ragSchema.js';
 
 /** The depths page retrieval runs at when neither the entry nor `retrieval.k` names any. */
 export const PAGE_DEPTHS = [1, 3, 5, 10] as const;
 
 const SYSTEMS = { role: roleTemplate.system, prof: profTemplate.system, cot: cotTemplate.system } as const;
 
-export const ragStrategy: RegistryEntry<RagParams, PromptStrategy, void> = {
-  ...ragSchema,
-  create: (params) => createRag('rag', params, ragTemplate),
-};
+export const createRagStrategy = (params: RagParams) => createRag('rag', params, ragTemplate);
 
-export const pageRagStrategy: RegistryEntry<RagParams, PromptStrategy, void> = {
-  ...pageRagSchema,
-  create: (params) => createRag('page-rag', params, { text: pageRagTextTemplate, image: pageRagImagesTemplate, 'image+text': pageRagImagesTextTemplate }[params.input], PAGE_DEPTHS),
-};
+export const createPageRagStrategy = (params: RagParams) => createRag('page-rag', params, { text: pageRagTextTemplate, image: pageRagImagesTemplate, 'image+text': pageRagImagesTextTemplate }[params.input], PAGE_DEPTHS);
 
 async function createRag(name: string, params: RagParams, base: PromptTemplate, defaultDepths?: readonly number[]): Promise<PromptStrategy> {
   // A plain `rag` with image input takes the page-image wording; personas replace the system message either way.
