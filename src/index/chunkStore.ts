@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import type { Chunk } from '../runFiles/corpusFiles.js';
 import { DataFileError, InputError } from '../errors.js';
 import { decodeVectorInto, dimensionOf, dotStored, encodeVector, type VectorEncoding } from './vectorEncoding.js';
+import { norm } from './vectorMath.js';
 
 /** A chunk with its dense position: labels are 0..N-1 in corpus order, shared by the HNSW graph and BM25 postings. */
 export interface LabelledChunk extends Chunk {
@@ -229,12 +230,7 @@ export class ChunkStore {
   /** Scores of `query` against the stored vectors of `labels` (one query; dot product, or cosine), in the order given. */
   scoreStored(labels: number[], query: Float32Array, cosine: boolean): number[] {
     const blobs = this.storedBlobs(labels);
-    let queryNorm = 1;
-    if (cosine) {
-      queryNorm = 0;
-      for (let i = 0; i < query.length; i++) queryNorm += query[i]! * query[i]!;
-      queryNorm = Math.sqrt(queryNorm) || 1;
-    }
+    const queryNorm = cosine ? norm(query) || 1 : 1;
     return blobs.map((blob) => {
       const { dot, normSquared } = dotStored(blob, this.vectorEncoding, query, cosine);
       return cosine ? dot / (queryNorm * (Math.sqrt(normSquared) || 1)) : dot;
