@@ -98,7 +98,7 @@ export class ExactSearch {
     const tops = queries.map(() => new TopK(k));
     if (q === 0 || k <= 0) return tops.map((top) => top.sorted());
     // Imported on the first search: opening an index (an hnsw one's plan, a dry run) loads no onnx-proto or onnxruntime.
-    const matrix = await (this.matrix ??= import('./scoreMatrix.js').then(({ ScoreMatrix }) => ScoreMatrix.create(d, this.options.threads)));
+    const matrix = await (this.matrix ??= import('./scoreMatrix.js').then(({ createScoreMatrix }) => createScoreMatrix(d, this.options.threads)));
     const total = this.store.countVectors();
     if (total !== this.residentCount) {
       // Vectors were appended since the blocks were read: the last block may have grown.
