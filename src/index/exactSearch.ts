@@ -73,11 +73,6 @@ export class ExactSearch {
     return top.sorted();
   }
 
-  /** Best k over all stored vectors for one query. */
-  async nearestOne(query: ArrayLike<number>, k: number, options: NearestOptions = {}): Promise<Scored[]> {
-    return (await this.nearest([query], k, options))[0]!;
-  }
-
   /** Best k over all stored vectors for each query: one pass over the vectors per `queryBatch` queries. */
   async nearest(queries: ArrayLike<number>[], k: number, options: NearestOptions = {}): Promise<Scored[][]> {
     const results: Scored[][] = [];
