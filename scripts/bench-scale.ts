@@ -253,7 +253,7 @@ async function phaseExact(): Promise<Record<string, unknown>> {
   const batch = await exact.nearest(queries.slice(0, 64), 100);
   const batchMsPerQuery = (now() - t) / 64;
   t = now();
-  for (const q of queries.slice(0, 8)) await exact.nearestOne(q, 100);
+  for (const q of queries.slice(0, 8)) await exact.nearest([q], 100);
   const singleMs = (now() - t) / 8;
   const rssExact = maxRssMb();
   await exact.close();

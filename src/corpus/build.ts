@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, truncate } from 'node:fs/promises';
+import { mkdir, rename, rm, stat, truncate } from 'node:fs/promises';
 import { resolve, join } from 'node:path';
 import { chunkDocument, countCodePoints } from '../chunking/chunker.js';
 import { loadTokenizerSpec, resolveTokenizerSpec } from '../chunking/tokenCounter.js';
@@ -11,6 +11,7 @@ import { atomicWriteJson } from '../io/atomicWrite.js';
 import { hashFile } from '../runFiles/buildInputs.js';
 import { JsonlAppender, readJsonl } from '../io/jsonl.js';
 import { createProgress, type ProgressReporter } from '../progress/progress.js';
+import { VERSION } from '../version.js';
 import { ChunkFingerprints } from './chunkFingerprints.js';
 import { parseCorpusBuildConfig, type CorpusBuildConfig } from './config.js';
 import { corpusBuildInputs } from './freshness.js';
@@ -121,7 +122,7 @@ export async function buildCorpus(input: CorpusBuildConfig, options: BuildCorpus
     contentHash: await hashFile(paths.partialChunks),
     documentsHash: await hashFile(paths.partialDocuments),
     inputs,
-    toolVersion: await toolVersion(),
+    toolVersion: `hisrag ${VERSION}`,
     timings: {
       startedAt: state.startedAt,
       finishedAt: new Date().toISOString(),
@@ -248,11 +249,6 @@ async function swapIntoPlace(next: string, target: string): Promise<void> {
   } else {
     await rename(next, target);
   }
-}
-
-async function toolVersion(): Promise<string> {
-  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
-  return `${pkg.name} ${pkg.version}`;
 }
 
 /** The id of one chunks.jsonl line. */

@@ -1,4 +1,4 @@
-import { Embeddings } from '@langchain/core/embeddings';
+import { BatchEmbeddings } from './batchEmbeddings.js';
 import { createHash } from 'node:crypto';
 import type { PageImageRef } from '../runFiles/pageImage.js';
 import { isImageEmbedder, type TextEmbedder } from './types.js';
@@ -26,7 +26,7 @@ export interface CacheStats {
  * with the same identity are not embedded again. Documents are looked up as documentPrefix + text
  * and queries as queryPrefix + text, which is exactly what the wrapped embedders feed their model.
  */
-export class CachedEmbedder extends Embeddings implements TextEmbedder {
+export class CachedEmbedder extends BatchEmbeddings implements TextEmbedder {
   private readonly cache: EmbeddingCache;
   private key?: Promise<string>;
   readonly stats: CacheStats = { hits: 0, misses: 0 };
@@ -136,11 +136,6 @@ export class CachedEmbedder extends Embeddings implements TextEmbedder {
     return this.lookupPrefixed(queries, queryPrefix, (missing) =>
       inner.embedQueries ? inner.embedQueries(missing) : Promise.all(missing.map((query) => inner.embedQuery(query))),
     );
-  }
-
-  async embedQuery(query: string): Promise<number[]> {
-    const [vector] = await this.embedQueries([query]);
-    return vector!;
   }
 
   /** Forwarded: the wrapped embedder need not ask its server for the width an index recorded. */

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { Embeddings } from '@langchain/core/embeddings';
+import { BatchEmbeddings } from './batchEmbeddings.js';
 import {
   AutoConfig,
   AutoProcessor,
@@ -143,7 +143,7 @@ function normalized(vector: Float32Array, normalize: boolean): number[] {
  * run by transformers.js: texts through the text tower, page scans (`embedImages`) through the vision
  * tower, into one vector space.
  */
-export class ClipEmbedder extends Embeddings implements ImageEmbedder {
+export class ClipEmbedder extends BatchEmbeddings implements ImageEmbedder {
   readonly params: ClipEmbedderParams;
   private model?: Promise<LoadedClip>;
 
@@ -206,11 +206,6 @@ export class ClipEmbedder extends Embeddings implements ImageEmbedder {
 
   async embedQueries(queries: string[]): Promise<number[][]> {
     return this.embedTexts(queries.map((query) => this.params.queryPrefix + query));
-  }
-
-  async embedQuery(query: string): Promise<number[]> {
-    const [vector] = await this.embedQueries([query]);
-    return vector!;
   }
 
   /** Page images by reference: each file is read as it lies (a missing one is an error naming document and page). */

@@ -1,4 +1,4 @@
-import { Embeddings } from '@langchain/core/embeddings';
+import { BatchEmbeddings } from './batchEmbeddings.js';
 import OpenAI from 'openai';
 import { ConfigError, DataFileError, parseWith } from '../errors.js';
 import type { ImageEmbedder } from './types.js';
@@ -43,7 +43,7 @@ function vectorsOf(response: OpenAI.CreateEmbeddingResponse): unknown[] {
  * The identity names the first URL only (`<baseURL[0]>#<model>`), so an index built over `[a, b]` is
  * queried with `[a]` or `[a, c]`: list the replica an index was built with first.
  */
-export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
+export class OpenAIEmbedder extends BatchEmbeddings implements ImageEmbedder {
   readonly params: OpenAIEmbedderParams;
   /** The replicas' API roots, in config order. */
   readonly urls: string[];
@@ -175,11 +175,6 @@ export class OpenAIEmbedder extends Embeddings implements ImageEmbedder {
     for (let start = 0; start < documents.length; start += batchSize) batches.push(documents.slice(start, start + batchSize));
     const results = await Promise.all(batches.map((batch) => this.pool.run((client, replica) => this.request(client, replica, batch))));
     return results.flat();
-  }
-
-  async embedQuery(query: string): Promise<number[]> {
-    const [vector] = await this.embedQueries([query]);
-    return vector!;
   }
 
   async dispose(): Promise<void> {}

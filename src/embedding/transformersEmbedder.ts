@@ -1,4 +1,4 @@
-import { Embeddings } from '@langchain/core/embeddings';
+import { BatchEmbeddings } from './batchEmbeddings.js';
 import { createProgress } from '../progress/progress.js';
 import { ConfigError, parseWith } from '../errors.js';
 import type { TextEmbedder } from './types.js';
@@ -24,7 +24,7 @@ import { CachedEmbedder } from './cachedEmbedder.js';
  * grouped by token length before batching (less padding), and optionally spread over worker
  * processes (`workers`); vectors come back in input order.
  */
-export class TransformersEmbedder extends Embeddings implements TextEmbedder {
+export class TransformersEmbedder extends BatchEmbeddings implements TextEmbedder {
   readonly params: TransformersEmbedderParams;
   private model?: Promise<TransformersModel>;
   private resolved?: ResolvedConventions;
@@ -128,11 +128,6 @@ export class TransformersEmbedder extends Embeddings implements TextEmbedder {
     } finally {
       progress.stop();
     }
-  }
-
-  async embedQuery(query: string): Promise<number[]> {
-    const [vector] = await this.embedQueries([query]);
-    return vector!;
   }
 
   async dispose(): Promise<void> {

@@ -5,8 +5,7 @@ import { InputError } from '../errors.js';
 import { buildBm25 } from './bm25/bm25Index.js';
 import { ChunkStore } from './chunkStore.js';
 import { graphLibrary } from './graphs/graphLibraries.js';
-import { createEmbedder } from '../embedding/registry.js';
-import { assertSameEmbedder } from './indexEmbedder.js';
+import { queryEmbedderFor } from './queryEmbedder.js';
 import { CHUNK_STORE_FILE, requireCompleteIndexManifest, writeIndexManifest, type IndexManifest } from '../runFiles/indexManifest.js';
 import { passageText } from './passageText.js';
 
@@ -34,17 +33,11 @@ export async function appendChunks(dir: string, chunks: Chunk[], options: Append
       throw new InputError(`${dir}: an index of page images takes added chunks with their vectors (embed their images with the index's embedder and pass vectors)`);
     }
     if (!raw) {
-      let embedder = options.embedder;
-      const owns = !embedder;
-      if (!embedder) {
-        if (!recorded.spec) throw new InputError(`${dir}: pass an embedder to add chunks (the index records none)`);
-        embedder = await createEmbedder(recorded.spec);
-      }
+      const { embedder, release } = await queryEmbedderFor(dir, manifest, options.embedder);
       try {
-        await assertSameEmbedder(dir, recorded, embedder);
         raw = await embedder.embedDocuments(chunks.map((chunk) => passageText(chunk, recorded.passage)));
       } finally {
-        if (owns) await embedder.dispose();
+        await release();
       }
     }
     if (raw.length !== chunks.length || raw.some((v) => v.length !== recorded.identity.dimension)) {

@@ -10,7 +10,7 @@ import { createProgress } from '../progress/progress.js';
 import { buildBm25 } from './bm25/bm25Index.js';
 import { ChunkStore } from './chunkStore.js';
 import { openCorpusInput, type CorpusInput } from './corpusInput.js';
-import type { GraphIndex, GraphLibrary, StreamedGraphBuild, TunableGraph } from './graphIndex.js';
+import type { StreamedGraphBuild, TunableGraph } from './graphIndex.js';
 import { graphLibrary } from './graphs/graphLibraries.js';
 import { prepareIndexOutDir } from './outDir.js';
 import {
@@ -210,7 +210,22 @@ async function buildTunedGraph(store: ChunkStore, stream: StreamedGraph | undefi
     await stream.build.finish(store, tune);
   } else {
     await stream?.build.abort();
-    await buildGraph(library, store, dimension, hnsw, join(options.out, library.file), options, heldOut, tune);
+    // Built from the stored vectors (no re-embedding) and written atomically.
+    const progress = createProgress({ label: `hnsw (${library.name})`, total: store.countVectors(), unit: 'vectors', ...options.progress });
+    let reported = 0;
+    try {
+      await library.build(store, dimension, hnsw, join(options.out, library.file), {
+        signal: options.signal,
+        heldOut,
+        beforeHeldOut: tune,
+        onAdded: (added) => {
+          progress.tick(added - reported);
+          reported = added;
+        },
+      });
+    } finally {
+      progress.stop();
+    }
   }
   return { tuned, tuneSeconds };
 }
@@ -327,33 +342,5 @@ async function feedStored(store: ChunkStore, graph: StreamedGraphBuild, dimensio
     const block = new Float32Array(rows * dimension);
     store.readVectorBlock(start, rows, dimension, block);
     await graph.add(start, block);
-  }
-}
-
-/** Builds the HNSW graph from the stored vectors (no re-embedding) and writes it atomically. */
-async function buildGraph(
-  library: GraphLibrary,
-  store: ChunkStore,
-  dimension: number,
-  params: HnswParams,
-  path: string,
-  options: BuildIndexOptions,
-  heldOut: number[],
-  beforeHeldOut: (graph: GraphIndex) => Promise<void>,
-): Promise<GraphIndex> {
-  const progress = createProgress({ label: `hnsw (${library.name})`, total: store.countVectors(), unit: 'vectors', ...options.progress });
-  let reported = 0;
-  try {
-    return await library.build(store, dimension, params, path, {
-      signal: options.signal,
-      heldOut,
-      beforeHeldOut,
-      onAdded: (added) => {
-        progress.tick(added - reported);
-        reported = added;
-      },
-    });
-  } finally {
-    progress.stop();
   }
 }

@@ -2,21 +2,19 @@ import Database from 'better-sqlite3';
 import type { Chunk } from '../runFiles/corpusFiles.js';
 import { DataFileError, InputError } from '../errors.js';
 import { decodeVectorInto, dimensionOf, dotStored, encodeVector, type VectorEncoding } from './vectorEncoding.js';
+import { norm } from './vectorMath.js';
 
 /** A chunk with its dense position: labels are 0..N-1 in corpus order, shared by the HNSW graph and BM25 postings. */
 export interface LabelledChunk extends Chunk {
   label: number;
 }
 
-interface ChunkRow {
-  label: number;
-  id: string;
-  doc_id: string;
-  title: string;
-  /** UTF-16LE bytes (stores written since format 2), or a string (older stores). */
-  text: Buffer | string;
-  meta: string;
-}
+/**
+ * A chunk as an array row (raw: no per-row object with named keys to build before the chunk itself);
+ * its text UTF-16LE bytes (stores written since format 2), or a string (older stores).
+ */
+type ChunkRow = [label: number, id: string, docId: string, title: string, text: Buffer | string, meta: string];
+const CHUNK_COLUMNS = 'c.label, c.id, c.doc_id, c.title, c.text, c.meta';
 
 /**
  * Chunk texts are stored as UTF-16LE BLOBs, not SQLite TEXT: for Chinese that is 2 bytes a character
@@ -31,8 +29,8 @@ function decodeText(value: Buffer | string): string {
   return typeof value === 'string' ? value : value.toString('utf16le');
 }
 
-function rowToChunk(row: ChunkRow): LabelledChunk {
-  return { label: row.label, id: row.id, docId: row.doc_id, title: row.title, text: decodeText(row.text), meta: JSON.parse(row.meta) };
+function rowToChunk([label, id, docId, title, text, meta]: ChunkRow): LabelledChunk {
+  return { label, id, docId, title, text: decodeText(text), meta: JSON.parse(meta) };
 }
 
 /** The enclosing document named by `meta.doc_id` (LongHisDoc's book id), when it differs from the chunk's docId. */
@@ -95,12 +93,10 @@ export class ChunkStore {
       count: this.db.prepare('SELECT COALESCE(MAX(label) + 1, 0) AS n FROM chunks'),
       countVectors: hasVectors ? this.db.prepare('SELECT COALESCE(MAX(label) + 1, 0) AS n FROM vectors') : undefined,
       countDocs: this.db.prepare('SELECT COUNT(DISTINCT doc_id) AS n FROM chunks'),
-      byLabel: this.db.prepare('SELECT * FROM chunks WHERE label = ?'),
+      byLabel: this.db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks AS c WHERE label = ?`).raw(),
       // One round trip for a whole hit list: the labels travel as one JSON array (any length, one prepared statement).
-      byLabelList: this.db
-        .prepare('SELECT c.label, c.id, c.doc_id, c.title, c.text, c.meta FROM json_each(?) AS j JOIN chunks AS c ON c.label = j.value')
-        .raw(),
-      byId: this.db.prepare('SELECT * FROM chunks WHERE id = ?'),
+      byLabelList: this.db.prepare(`SELECT ${CHUNK_COLUMNS} FROM json_each(?) AS j JOIN chunks AS c ON c.label = j.value`).raw(),
+      byId: this.db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks AS c WHERE id = ?`).raw(),
       labelsOfDoc: hasParent
         ? this.db
             .prepare('SELECT label FROM chunks WHERE doc_id = @id UNION SELECT label FROM chunks WHERE parent_id = @id ORDER BY label')
@@ -110,7 +106,7 @@ export class ChunkStore {
       vectorList: hasVectors ? this.db.prepare('SELECT v.label, v.vec FROM json_each(?) AS j JOIN vectors AS v ON v.label = j.value').raw() : undefined,
       allVectors: hasVectors ? this.db.prepare('SELECT label, vec FROM vectors ORDER BY label').raw() : undefined,
       vectorRange: hasVectors ? this.db.prepare('SELECT label, vec FROM vectors WHERE label >= ? AND label < ? ORDER BY label').raw() : undefined,
-      allChunks: this.db.prepare('SELECT * FROM chunks ORDER BY label'),
+      allChunks: this.db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks AS c ORDER BY label`).raw(),
     };
   }
 
@@ -178,11 +174,9 @@ export class ChunkStore {
   /** The chunks of `labels`, in that order (one query for the whole list; a repeated label is read once). */
   byLabels(labels: number[]): LabelledChunk[] {
     if (labels.length === 0) return [];
-    // Array rows (raw): no per-row object with named keys to build before the chunk itself.
-    const rows = this.statements.byLabelList.all(JSON.stringify(labels)) as [number, string, string, string, Buffer | string, string][];
     const byLabel = new Map<number, LabelledChunk>();
-    for (const [label, id, docId, title, text, meta] of rows) {
-      if (!byLabel.has(label)) byLabel.set(label, { label, id, docId, title, text: decodeText(text), meta: JSON.parse(meta) });
+    for (const row of this.statements.byLabelList.all(JSON.stringify(labels)) as ChunkRow[]) {
+      if (!byLabel.has(row[0])) byLabel.set(row[0], rowToChunk(row));
     }
     return labels.map((label) => {
       const chunk = byLabel.get(label);
@@ -229,12 +223,7 @@ export class ChunkStore {
   /** Scores of `query` against the stored vectors of `labels` (one query; dot product, or cosine), in the order given. */
   scoreStored(labels: number[], query: Float32Array, cosine: boolean): number[] {
     const blobs = this.storedBlobs(labels);
-    let queryNorm = 1;
-    if (cosine) {
-      queryNorm = 0;
-      for (let i = 0; i < query.length; i++) queryNorm += query[i]! * query[i]!;
-      queryNorm = Math.sqrt(queryNorm) || 1;
-    }
+    const queryNorm = cosine ? norm(query) || 1 : 1;
     return blobs.map((blob) => {
       const { dot, normSquared } = dotStored(blob, this.vectorEncoding, query, cosine);
       return cosine ? dot / (queryNorm * (Math.sqrt(normSquared) || 1)) : dot;

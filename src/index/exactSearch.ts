@@ -73,11 +73,6 @@ export class ExactSearch {
     return top.sorted();
   }
 
-  /** Best k over all stored vectors for one query. */
-  async nearestOne(query: ArrayLike<number>, k: number, options: NearestOptions = {}): Promise<Scored[]> {
-    return (await this.nearest([query], k, options))[0]!;
-  }
-
   /** Best k over all stored vectors for each query: one pass over the vectors per `queryBatch` queries. */
   async nearest(queries: ArrayLike<number>[], k: number, options: NearestOptions = {}): Promise<Scored[][]> {
     const results: Scored[][] = [];
@@ -98,7 +93,7 @@ export class ExactSearch {
     const tops = queries.map(() => new TopK(k));
     if (q === 0 || k <= 0) return tops.map((top) => top.sorted());
     // Imported on the first search: opening an index (an hnsw one's plan, a dry run) loads no onnx-proto or onnxruntime.
-    const matrix = await (this.matrix ??= import('./scoreMatrix.js').then(({ ScoreMatrix }) => ScoreMatrix.create(d, this.options.threads)));
+    const matrix = await (this.matrix ??= import('./scoreMatrix.js').then(({ createScoreMatrix }) => createScoreMatrix(d, this.options.threads)));
     const total = this.store.countVectors();
     if (total !== this.residentCount) {
       // Vectors were appended since the blocks were read: the last block may have grown.

@@ -11,8 +11,8 @@ export interface QueryEmbedder {
 }
 
 /**
- * The query embedder of an index: the given instance or spec, else the manifest's spec re-created;
- * refused when its identity (or its model files' fingerprint) differs from the index's.
+ * The query embedder of an index (also the one that embeds added chunks): the given instance or spec,
+ * else the manifest's spec re-created; refused when its identity (or its model files' fingerprint) differs from the index's.
  */
 export async function queryEmbedderFor(dir: string, manifest: IndexManifest, given?: TextEmbedder | ComponentSpec): Promise<QueryEmbedder> {
   const recorded = manifest.embedder;
@@ -23,7 +23,7 @@ export async function queryEmbedderFor(dir: string, manifest: IndexManifest, giv
     embedder = given as TextEmbedder;
   } else {
     const spec = (given as ComponentSpec | undefined) ?? recorded.spec;
-    if (!spec) throw new InputError(`${dir}: the index was built with an embedder given in code; pass one to open it`);
+    if (!spec) throw new InputError(`${dir}: the index was built with an embedder given in code (its manifest records no spec); pass one`);
     embedder = await createEmbedder(spec);
   }
   // The manifest knows the width: an embedder that would ask its server (openai without `dimension`) need not.

@@ -83,7 +83,7 @@ describe('block-wise exact search (onnxruntime matrix products, streaming top-k)
   it('never returns excluded labels', async () => {
     const exact = new ExactSearch(store, DIM, 'ip', { blockRows: 500 });
     const exclude = new Set(naive(rows, queries[0]!, 5, false));
-    const hits = await exact.nearestOne(queries[0]!, 10, { exclude });
+    const hits = (await exact.nearest([queries[0]!], 10, { exclude }))[0]!;
     expect(hits.some((hit) => exclude.has(hit.label))).toBe(false);
     expect(hits.map((hit) => hit.label).sort()).toEqual(naive(rows, queries[0]!, 10, false, exclude).sort());
     await exact.close();
@@ -91,7 +91,7 @@ describe('block-wise exact search (onnxruntime matrix products, streaming top-k)
 
   it('refuses a query of the wrong dimension', async () => {
     const exact = new ExactSearch(store, DIM, 'ip');
-    await expect(exact.nearestOne(new Float32Array(DIM + 1), 5)).rejects.toThrow(/25 dimensions, the index 24/);
+    await expect(exact.nearest([new Float32Array(DIM + 1)], 5)).rejects.toThrow(/25 dimensions, the index 24/);
     await exact.close();
   });
 });

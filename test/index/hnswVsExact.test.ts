@@ -39,7 +39,7 @@ describe('HNSW against exact search on unit vectors', () => {
 
   it('exact search ranks by dot product, best first', async () => {
     const exact = new ExactSearch(store, DIM, 'ip');
-    const hits = await exact.nearestOne(queries[0]!, 5);
+    const hits = (await exact.nearest([queries[0]!], 5))[0]!;
     const all = [...store.vectors()].map(([label, v]) => ({ label, score: v.reduce((s, x, i) => s + x * queries[0]![i]!, 0) }));
     all.sort((a, b) => b.score - a.score);
     expect(hits.map((h) => h.label)).toEqual(all.slice(0, 5).map((h) => h.label));

@@ -3,6 +3,7 @@ import { basename } from 'node:path';
 import { z } from 'zod';
 import { DataFileError } from '../../errors.js';
 import { readJsonl } from '../../io/jsonl.js';
+import { parseJsonText } from '../../io/jsonText.js';
 import type { RegistryEntry } from '../../registry.js';
 import { toSimplified } from '../../text/simplify.js';
 import { listInputFiles } from '../inputFiles.js';
@@ -48,12 +49,7 @@ export const jsonCollectionBuilder: RegistryEntry<JsonCollectionParams, CorpusBu
 };
 
 async function* jsonArray(path: string, recordsPath: string | undefined): AsyncGenerator<unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(path, 'utf8'));
-  } catch (error) {
-    throw new DataFileError(`${path}: not valid JSON (${(error as Error).message})`);
-  }
+  let value = parseJsonText(path, await readFile(path, 'utf8'));
   for (const key of recordsPath?.split('.') ?? []) value = (value as Record<string, unknown> | undefined)?.[key];
   if (!Array.isArray(value)) throw new DataFileError(`${path}${recordsPath ? ` at ${recordsPath}` : ''}: expected an array of records`);
   for (const record of value as unknown[]) yield record;

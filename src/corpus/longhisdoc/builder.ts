@@ -8,7 +8,7 @@ import { listInputFiles } from '../inputFiles.js';
 import type { SourceDocument } from '../../chunking/types.js';
 import type { BuilderContext, CorpusBuilder } from '../types.js';
 import { readOcrPages } from './ocrFile.js';
-import { describePageImageProblems, openPageImageCatalog, pageImageProblemsError, type PageImageCatalog } from './pageImages.js';
+import { describePageImageProblems, openPageImageCatalog, type PageImageCatalog } from './pageImages.js';
 import { longhisdocOcrSchema, type LonghisdocOcrParams } from './builderSchema.js';
 
 export { LonghisdocOcrParamsSchema, type LonghisdocOcrParams } from './builderSchema.js';
@@ -134,8 +134,7 @@ async function openImages(imageDir: string, files: { path: string }[], wanted: S
     if (wanted && !wanted.has(docId)) continue;
     documents.push({ docId, pages: (await readOcrPages(file.path)).length });
   }
-  const catalog = await openPageImageCatalog({ imageDir, documents, onProblem: 'warn' });
-  if (onProblem === 'error' && catalog.problems.length > 0) throw pageImageProblemsError(imageDir, catalog.problems);
+  const catalog = await openPageImageCatalog({ imageDir, documents, onProblem });
   if (catalog.problems.length > 0) {
     process.stderr.write(`longhisdoc-ocr: ${describePageImageProblems(imageDir, catalog.problems)}; those pages have no meta.image\n`);
   }

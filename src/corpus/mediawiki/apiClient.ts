@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { retryAfterMs } from '../../endpoints/retryPolicy.js';
 import { createThrottle } from './throttle.js';
 
 /** The mediawiki-api builder's params of these names (see its schema), and where warnings go. */
@@ -67,7 +68,7 @@ export class MediawikiApiClient {
         throw new MediawikiApiError(`${what}: ${outcome.reason} (gave up after ${attempt + 1} attempts)`, outcome.code);
       }
       const backoff = Math.max(50, this.options.minIntervalMs) * 2 ** attempt;
-      const wait = outcome.retryAfterSeconds !== undefined ? outcome.retryAfterSeconds * 1000 : backoff;
+      const wait = outcome.retryAfterMs ?? backoff;
       if (wait > this.options.maxRetryAfterSeconds * 1000) {
         throw new MediawikiApiError(`${what}: ${outcome.reason}; the server asks to wait ${wait / 1000} s, more than maxRetryAfterSeconds (${this.options.maxRetryAfterSeconds})`, outcome.code);
       }
@@ -90,7 +91,7 @@ export class MediawikiApiClient {
     url: string,
     what: string,
     signal?: AbortSignal,
-  ): Promise<{ kind: 'ok'; response: ApiResponse } | { kind: 'retry'; reason: string; code: string; retryAfterSeconds?: number }> {
+  ): Promise<{ kind: 'ok'; response: ApiResponse } | { kind: 'retry'; reason: string; code: string; retryAfterMs?: number }> {
     let res: Response;
     try {
       res = await fetch(url, { headers: { 'User-Agent': this.options.userAgent, 'Api-User-Agent': this.options.userAgent, Accept: 'application/json' }, signal });
@@ -98,10 +99,10 @@ export class MediawikiApiClient {
       if (signal?.aborted) throw error;
       return { kind: 'retry', reason: `network error: ${(error as Error).cause ?? (error as Error).message}`, code: 'network' };
     }
-    const retryAfter = parseRetryAfter(res.headers.get('retry-after'));
+    const retryAfter = retryAfterMs(res.headers);
     const body = await res.text();
     if (res.status === 429 || res.status >= 500) {
-      return { kind: 'retry', reason: `HTTP ${res.status} ${res.statusText}${snippet(body)}`, code: `http${res.status}`, retryAfterSeconds: retryAfter };
+      return { kind: 'retry', reason: `HTTP ${res.status} ${res.statusText}${snippet(body)}`, code: `http${res.status}`, retryAfterMs: retryAfter };
     }
     if (!res.ok) throw new MediawikiApiError(`${what}: HTTP ${res.status} ${res.statusText}${snippet(body)}`, `http${res.status}`);
     let json: unknown;
@@ -117,7 +118,7 @@ export class MediawikiApiClient {
     const error = response.errors?.[0];
     if (error) {
       const text = messageText(error);
-      if (TRANSIENT_CODES.has(error.code)) return { kind: 'retry', reason: `API error ${error.code}: ${text}`, code: error.code, retryAfterSeconds: retryAfter };
+      if (TRANSIENT_CODES.has(error.code)) return { kind: 'retry', reason: `API error ${error.code}: ${text}`, code: error.code, retryAfterMs: retryAfter };
       throw new MediawikiApiError(`${what}: API error ${error.code}: ${text}`, error.code);
     }
     return { kind: 'ok', response };
@@ -135,14 +136,6 @@ export class MediawikiApiClient {
 
 function messageText(message: { text?: string; '*'?: string; code: string }): string {
   return message.text ?? message['*'] ?? message.code;
-}
-
-function parseRetryAfter(header: string | null): number | undefined {
-  if (!header) return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, (date - Date.now()) / 1000);
 }
 
 function describe(params: Record<string, string | number | undefined>): string {

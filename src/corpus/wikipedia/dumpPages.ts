@@ -19,7 +19,7 @@ export async function* readDumpPages(path: string, options: DumpReadOptions = {}
   try {
     for await (const block of dump.blocks) {
       const pages = reader.write(utf8.decode(block, { stream: true }));
-      if (reader.error) fail(`malformed XML: ${reader.error.message}`);
+      reader.check(fail);
       for (const page of pages) yield page;
       if (options.signal?.aborted) return;
     }
@@ -29,10 +29,5 @@ export async function* readDumpPages(path: string, options: DumpReadOptions = {}
   } finally {
     dump.close();
   }
-  const last = reader.write(utf8.decode());
-  if (reader.error) fail(`malformed XML: ${reader.error.message}`);
-  if (reader.openElements.length > 0) fail(`the XML ends inside <${reader.openElements.join('><')}> — the file is truncated`);
-  last.push(...reader.close());
-  if (reader.error) fail(`malformed XML: ${(reader.error as Error).message}`);
-  for (const page of last) yield page;
+  for (const page of reader.finish(utf8.decode(), fail)) yield page;
 }

@@ -90,14 +90,24 @@ export class DumpXmlReader {
     return this.completed.splice(0);
   }
 
+  /** Feeds the last text and ends the input; returns the last pages. Malformed or truncated XML goes to `fail`. */
+  finish(text: string, fail: (message: string) => never): DumpPage[] {
+    const pages = this.write(text);
+    this.check(fail);
+    if (this.stack.length > 0) fail(`the XML ends inside <${this.stack.join('><')}> — the file is truncated`);
+    pages.push(...this.close());
+    this.check(fail);
+    return pages;
+  }
+
+  /** Passes the first XML error seen, if any, to `fail`. */
+  check(fail: (message: string) => never): void {
+    if (this.parseError) fail(`malformed XML: ${this.parseError.message}`);
+  }
+
   /** The first XML error seen, if any. */
   get error(): Error | undefined {
     return this.parseError;
-  }
-
-  /** Elements open at this point, outermost first. */
-  get openElements(): readonly string[] {
-    return this.stack;
   }
 
   get line(): number {

@@ -81,7 +81,7 @@ export async function* readPageBatches(path: string, options: PageBatchOptions):
         }
         const headerEnd = first < 0 ? all.length : first;
         frame.write(all.subarray(0, headerEnd).toString('utf8'));
-        if (frame.error) fail(`malformed XML: ${frame.error.message}`);
+        frame.check(fail);
         held = [all.subarray(headerEnd)];
         heldBytes = all.length - headerEnd;
         inHeader = false;
@@ -97,9 +97,5 @@ export async function* readPageBatches(path: string, options: PageBatchOptions):
   }
   if (heldBytes > 0) for (const batch of cut(true)) yield batch;
   // Only the end of the document may follow the last page.
-  frame.write(held.map((b) => b.toString('utf8')).join(''));
-  if (frame.error) fail(`malformed XML: ${frame.error.message}`);
-  if (frame.openElements.length > 0) fail(`the XML ends inside <${frame.openElements.join('><')}> — the file is truncated`);
-  frame.close();
-  if (frame.error) fail(`malformed XML: ${(frame.error as Error).message}`);
+  frame.finish(held.map((b) => b.toString('utf8')).join(''), fail);
 }
