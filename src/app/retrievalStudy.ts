@@ -8,7 +8,7 @@ import { DEPTH_AXIS_TITLES, factorPanels, NO_FACTOR, type FactorPoint } from '..
 import { panelledFigureSpec, type VegaLiteSpec } from '../figures/lineFigure.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { clusteredBootstrap } from '../statistics/clusteredBootstrap.js';
-import { benjaminiHochbergAdjust, holmAdjust } from '../statistics/multipleComparisons.js';
+import { adjustFamily } from '../statistics/run.js';
 import { signFlipTest } from '../statistics/pairedTest.js';
 import { join } from 'node:path';
 import { buildStages } from '../experiment/stages.js';
@@ -162,8 +162,7 @@ function compareRetrievers(
         }
       }
     }
-    const holm = holmAdjust(family.map((c) => c.p));
-    const bh = benjaminiHochbergAdjust(family.map((c) => c.p));
+    const { holm, bh } = adjustFamily(family.map((c) => c.p));
     comparisons.push(...family.map((c, i) => ({ ...c, pHolm: holm[i]!, pBH: bh[i]! })));
   }
   return comparisons;
