@@ -96,15 +96,12 @@ function componentSpecs(config: ExperimentConfig) {
  */
 export async function validateComponents(config: ExperimentConfig): Promise<void> {
   const { strategyList, retrieverList, modelList } = componentSpecs(config);
-  const labels = new Set<string>();
-  for (const m of modelList) {
-    if (labels.has(m.label)) throw new ConfigError(`${m.path}.label: two models are both labelled "${m.label}"; give them distinct labels`);
-    labels.add(m.label);
-  }
-  const retrieverLabels = new Set<string>();
-  for (const r of retrieverList) {
-    if (retrieverLabels.has(r.label)) throw new ConfigError(`${r.path}.label: two retrievers are both labelled "${r.label}"; give them distinct labels`);
-    retrieverLabels.add(r.label);
+  for (const [what, list] of [['models', modelList], ['retrievers', retrieverList]] as const) {
+    const labels = new Set<string>();
+    for (const { label, path } of list) {
+      if (labels.has(label)) throw new ConfigError(`${path}.label: two ${what} are both labelled "${label}"; give them distinct labels`);
+      labels.add(label);
+    }
   }
   let usesRetrieval = false;
   for (const { spec, path } of strategyList) usesRetrieval ||= (await createMethod(spec, path)).usesRetrieval;
@@ -295,6 +292,9 @@ export async function buildStages(config: ExperimentConfig, options: { queryVect
   const retrieverContext = createRetrieverContext({ seed: config.seed, ...options });
   let gold: GoldSpanStage = { spansFor: () => undefined, lines: [] };
   const closers: (() => Promise<void>)[] = [];
+  const closeAll = async () => {
+    for (const close of closers) await close().catch(() => {});
+  };
   // Methods release what they opened themselves (CRAG's fallback retriever and evaluator), whoever
   // built the stages (a run, a dry run, a batch export) and however it ended.
   for (const method of new Set(methodByPath.values())) if (method.close) closers.push(() => method.close!());
@@ -308,7 +308,7 @@ export async function buildStages(config: ExperimentConfig, options: { queryVect
     assertRelevanceAvailable(strategyList, methodByPath, retrieverList, retrieverByLabel);
     gold = await placeGoldForRetrievers(items, retrieverList.map(({ label, spec }) => ({ label, spec: spec as Record<string, unknown> })));
   } catch (error) {
-    for (const close of closers) await close().catch(() => {});
+    await closeAll();
     throw error;
   }
 
@@ -321,7 +321,7 @@ export async function buildStages(config: ExperimentConfig, options: { queryVect
     if (!methodByPath.get(path)?.needsToolCalling) continue;
     for (const [i, model] of models.entries()) {
       if (model.generator.chatTurn) continue;
-      for (const close of closers) await close().catch(() => {});
+      await closeAll();
       throw new ConfigError(
         `${path}.name: method ${spec.name} offers the model a search tool, but models[${i}] (${model.label}, generator ${model.generator.name}) cannot call tools; use an OpenAI-compatible endpoint whose model supports tool calling`,
       );
@@ -392,9 +392,7 @@ export async function buildStages(config: ExperimentConfig, options: { queryVect
     describeLines() {
       return [...componentLines({ items, benchmarkDescriptions, retrieverByLabel, methods: new Set(methodByPath.values()), models, judge, extractor }), ...gold.lines];
     },
-    async close() {
-      for (const close of closers) await close().catch(() => {});
-    },
+    close: closeAll,
   };
 }
 
