@@ -100,20 +100,39 @@ const diffInterval = (d: { meanDiff: number | null; ciLow: number | null; ciHigh
 /** A section of one table, its file named after the section. */
 const single = (section: SectionId, table: Omit<SectionTable, 'name' | 'section'>): SectionTable[] => [{ name: section, section, ...table }];
 
+/**
+ * The conditions table the terminal and the HTML report both format: which optional columns show, and
+ * per model its rows (a cell, its paired Δ vs the baseline, its Δ vs each of `versusConditions`).
+ */
+export function conditionRows(summary: RunSummary) {
+  const cells = summary.cells;
+  const versusConditions = summary.versusConditions ?? [];
+  const row = (cell: RunSummary['cells'][number]) => {
+    const of = (p: RunSummary['paired'][number]) => p.model === cell.model && p.condition === cell.condition;
+    // With labels: the Δ corrected with them (PPI++), beside the judge-only one.
+    const corrected = summary.judgeCheck?.differences.find((d) => d.model === cell.model && d.condition === cell.condition && d.baseline === summary.baseline);
+    return { cell, diff: summary.paired.find(of), corrected, versus: versusConditions.map((v) => summary.versus?.find((p) => of(p) && p.baseline === v)) };
+  };
+  return {
+    labelled: Boolean(summary.judgeCheck?.differences.length),
+    priced: cells.some((c) => c.cost?.price != null),
+    clustered: Boolean(summary.cluster),
+    tested: summary.paired.some((d) => d.p != null),
+    sampled: cells.some((c) => c.sampling),
+    limited: cells.some((c) => c.cost?.rateLimited !== undefined),
+    noted: cells.some((c) => Object.keys(c.method ?? {}).length > 0),
+    versusConditions,
+    models: summary.models.map((model) => ({ model, rows: cells.filter((c) => c.model === model).map(row) })),
+  };
+}
+
 /** Per model: each condition's mean, its paired Δ against the baseline and, with labels, the Δ corrected with them beside it. */
 function conditionTables(summary: RunSummary): SectionTable[] {
   const check = summary.judgeCheck;
-  const labelled = Boolean(check?.differences.length);
-  return summary.models.map((model, i) => {
-    const paired = summary.paired.filter((p) => p.model === model);
-    const family = paired.find((p) => p.family)?.family;
-    const rows = summary.cells
-      .filter((c) => c.model === model)
-      .map((c) => {
-        const d = paired.find((p) => p.condition === c.condition);
-        const corrected = check?.differences.find((x) => x.model === model && x.condition === c.condition && x.baseline === summary.baseline);
-        return [c.condition, meanInterval(c.score), diffInterval(d), ...(labelled ? [corrected?.ppiPlusPlus ?? null] : []), d?.p == null ? null : ([d.pHolm ?? null, d.pBH ?? null] as [number | null, number | null]), c.scored];
-      });
+  const { labelled, models } = conditionRows(summary);
+  return models.map(({ model, rows: conditions }, i) => {
+    const family = summary.paired.find((p) => p.model === model && p.family)?.family;
+    const rows = conditions.map(({ cell: c, diff: d, corrected }) => [c.condition, meanInterval(c.score), diffInterval(d), ...(labelled ? [corrected?.ppiPlusPlus ?? null] : []), d?.p == null ? null : ([d.pHolm ?? null, d.pBH ?? null] as [number | null, number | null]), c.scored]);
     const labels = labelled ? ` Δ corrected: the paired Δ corrected with the human labels (PPI++), beside the judge-only Δ. ${labelBasisLines(check!).join(' ')}` : '';
     return {
       name: `conditions${summary.models.length > 1 ? `-${i + 1}` : ''}`,

@@ -3,7 +3,7 @@ import { deltaText, meanHeader, summaryMetric } from '../scoring/metrics.js';
 import { intervalDisagreesWithTest } from '../analysis/compare.js';
 import { num, signed } from './htmlCells.js';
 import { labelBasisLines } from './labelBasis.js';
-import { cellText, judgeCheckSections, pText, reportSections, type SectionTable } from './sections.js';
+import { cellText, conditionRows, judgeCheckSections, pText, reportSections, type SectionTable } from './sections.js';
 import { modalityLines } from './modalitySection.js';
 import { SPAN_METRIC_HEADINGS, SPAN_RETRIEVAL_NOTE, spanMetricText, spanRetrievalCells } from './spanRetrieval.js';
 
@@ -50,8 +50,6 @@ function methodFigureLines(summary: RunSummary): string[] {
   return lines;
 }
 
-export { pText };
-
 /** The test of a difference: p, then Holm- and BH-adjusted over its family; † when its interval says otherwise about 0. */
 const testText = (d: Paired | undefined, level: number) => (d?.p == null ? '–' : `${pText(d.p)} (${pText(d.pHolm)}, ${pText(d.pBH)})${intervalDisagreesWithTest(d.ciLow, d.ciHigh, d.p, level) ? ' †' : ''}`);
 
@@ -60,32 +58,6 @@ export const DISAGREEMENT_NOTE =
   '† the bootstrap CI of Δ and the sign-flip p disagree about 0: the p-value is exact, the percentile bootstrap too narrow with few questions or clusters — read Δ as not established at this level when p is the larger';
 
 const diffText = (d: Paired | undefined) => (d && d.meanDiff !== null ? `${signed(d.meanDiff)} [${num(d.ciLow)}, ${num(d.ciHigh)}]` : '–');
-
-/**
- * The conditions table the terminal and the HTML report both format: which optional columns show, and
- * per model its rows (a cell, its paired Δ vs the baseline, its Δ vs each of `versusConditions`).
- */
-export function conditionRows(summary: RunSummary) {
-  const cells = summary.cells;
-  const versusConditions = summary.versusConditions ?? [];
-  const row = (cell: Cell) => {
-    const of = (p: Paired) => p.model === cell.model && p.condition === cell.condition;
-    // With labels: the Δ corrected with them (PPI++), beside the judge-only one.
-    const corrected = summary.judgeCheck?.differences.find((d) => d.model === cell.model && d.condition === cell.condition && d.baseline === summary.baseline);
-    return { cell, diff: summary.paired.find(of), corrected, versus: versusConditions.map((v) => summary.versus?.find((p) => of(p) && p.baseline === v)) };
-  };
-  return {
-    labelled: Boolean(summary.judgeCheck?.differences.length),
-    priced: cells.some((c) => c.cost?.price != null),
-    clustered: Boolean(summary.cluster),
-    tested: summary.paired.some((d) => d.p != null),
-    sampled: cells.some((c) => c.sampling),
-    limited: cells.some((c) => c.cost?.rateLimited !== undefined),
-    noted: cells.some((c) => Object.keys(c.method ?? {}).length > 0),
-    versusConditions,
-    models: summary.models.map((model) => ({ model, rows: cells.filter((c) => c.model === model).map(row) })),
-  };
-}
 
 /** Whether the summary's baseline is one of its conditions: a summary written before baselines were resolved may name one its run lacks, and no header names it then. */
 const hasBaseline = (summary: RunSummary): boolean => summary.cells.some((c) => c.condition === summary.baseline);
