@@ -160,7 +160,7 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
 }
 
 /** `judgeCheck` for a run with labels; nothing for one without (also how a label import refreshes a written summary). */
-export function judgeCheckOf(records: RunItemRecord[], options: SummaryOptions): { judgeCheck?: JudgeCheckSummary } {
+export function judgeCheckOf(records: readonly RunItemRecord[], options: Pick<SummaryOptions, 'baseline' | 'cluster' | 'resamples' | 'seed' | 'labels' | 'labelInclusion'>): { judgeCheck?: JudgeCheckSummary } {
   if (!options.labels?.length) return {};
   const check = judgeCheckSummary(
     checkJudge(records, options.labels, {
