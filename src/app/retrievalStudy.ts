@@ -8,6 +8,7 @@ import { DEPTH_AXIS_TITLES, factorPanels, NO_FACTOR, type FactorPoint } from '..
 import { panelledFigureSpec, type VegaLiteSpec } from '../figures/lineFigure.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { clusteredBootstrap } from '../statistics/clusteredBootstrap.js';
+import type { ScoreSummary } from '../statistics/bootstrap.js';
 import { adjustFamily } from '../statistics/run.js';
 import { signFlipTest } from '../statistics/pairedTest.js';
 import { join } from 'node:path';
@@ -18,12 +19,7 @@ import { prepareArtefacts } from './prepare.js';
 import type { RunOptions } from './runExperiment.js';
 
 /** What a retrieval-only study reports per metric, as the answer summary does: the mean with its (cluster) bootstrap interval. */
-export interface StudyEstimate {
-  mean: number;
-  ciLow: number;
-  ciHigh: number;
-  n: number;
-}
+export type StudyEstimate = ScoreSummary;
 
 /** One retriever at one depth. */
 export interface StudyCell {
