@@ -18,7 +18,7 @@ import { planVsActualHtml } from './planVsActual.js';
 import { modalitySectionHtml } from './modalitySection.js';
 import { judgeCheckSectionHtml } from './judgeCheckSection.js';
 import { labelBasisLines } from './labelBasis.js';
-import { conditionRows, pText, reportSections } from './sections.js';
+import { conditionRows, pText, reportSections, type Interval } from './sections.js';
 import { sectionTableHtml } from './sectionHtml.js';
 import type { RunPlan } from '../runFiles/plan.js';
 import type { StoredRunManifest } from '../runFiles/manifest.js';
@@ -193,7 +193,7 @@ function conditionsSectionHtml(summary: RunSummary): string[] {
 }
 
 /** A corrected Δ with its interval, as the Δ column prints the judge-only one. */
-function correctedCell(e: { estimate: number | null; ciLow: number | null; ciHigh: number | null } | undefined): string {
+function correctedCell(e: Interval | undefined): string {
   if (!e || e.estimate === null) return '–';
   return `${signed(e.estimate)} <span class="ci">[${num(e.ciLow)}, ${num(e.ciHigh)}]</span>`;
 }

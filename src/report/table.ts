@@ -3,7 +3,7 @@ import { deltaText, meanHeader, summaryMetric } from '../scoring/metrics.js';
 import { intervalDisagreesWithTest } from '../analysis/compare.js';
 import { num, signed } from './htmlCells.js';
 import { labelBasisLines } from './labelBasis.js';
-import { cellText, conditionRows, judgeCheckSections, pText, reportSections, type SectionTable } from './sections.js';
+import { cellText, conditionRows, judgeCheckSections, pText, reportSections, type Interval, type SectionTable } from './sections.js';
 import { modalityLines } from './modalitySection.js';
 import { SPAN_METRIC_HEADINGS, SPAN_RETRIEVAL_NOTE, spanMetricText, spanRetrievalCells } from './spanRetrieval.js';
 
@@ -273,10 +273,8 @@ export function diagnosticsTables(summary: RunSummary): string {
 
 // The judge checked against people (summary.json's `judgeCheck`).
 
-type OpenInterval = { estimate: number | null; ciLow: number | null; ciHigh: number | null };
-
 /** `estimate [low, high]` of an interval that may be undefined (–), signed for a difference. */
-export const withInterval = (e: OpenInterval | null, digits: number, sign = false) => cellText({ kind: 'interval', head: '', csv: '', digits, sign }, e);
+export const withInterval = (e: Interval | null, digits: number, sign = false) => cellText({ kind: 'interval', head: '', csv: '', digits, sign }, e);
 
 /** A section's table as the terminal prints it: its title, the table, its note. */
 export function sectionText(table: SectionTable): string {
