@@ -93,19 +93,13 @@ export function renderReportHtml(input: ReportInput): string {
   const grid = reportSections(summary).find((t) => t.section === 'chunking-depth');
   if (grid) out.push(`<h2 id="chunking-depth">Chunking × depth</h2>${sectionTableHtml({ ...grid, title: 'Mean score (mean context tokens) per chunking and depth' })}`);
 
-  const costCharts = charts(costFigure, 'cost-chart', 'score vs cost');
-  if (costCharts.length) {
-    out.push('<h2 id="cost">Score vs cost</h2>');
-    out.push('<p class="meta">Each condition at its mean cost per scored answer (retrieval calls and tokens are in the conditions table); error bars are 95% CIs. A method is worth its calls when it sits above and left of the others.</p>');
-    for (const [model, svg] of costCharts) out.push(`<h3>${esc(model)}</h3>${svg}`);
-  }
-
-  const recallCharts = charts((s, model) => rerankRecallFigure(s, model), 'rerank-recall-chart', 'recall before and after reranking');
-  if (recallCharts.length) {
-    out.push('<h2 id="rerank-recall">Retrieval recall@k before and after reranking</h2>');
-    out.push('<p class="meta">Reranked retrievers: recall of the first-stage list cut at k (<code>firstStage.recall</code>) against recall of the reranked list cut at k (what the prompt got); items with gold evidence.</p>');
-    for (const [model, svg] of recallCharts) out.push(`<h3>${esc(model)}</h3>${svg}`);
-  }
+  // A section of one figure per model that has it, under its heading and note (no section where none has it).
+  const chartSection = (heading: string, note: string, ...figure: Parameters<typeof charts>) => {
+    const found = charts(...figure);
+    if (found.length) out.push(heading, `<p class="meta">${note}</p>`, ...found.map(([model, svg]) => `<h3>${esc(model)}</h3>${svg}`));
+  };
+  chartSection('<h2 id="cost">Score vs cost</h2>', 'Each condition at its mean cost per scored answer (retrieval calls and tokens are in the conditions table); error bars are 95% CIs. A method is worth its calls when it sits above and left of the others.', costFigure, 'cost-chart', 'score vs cost');
+  chartSection('<h2 id="rerank-recall">Retrieval recall@k before and after reranking</h2>', 'Reranked retrievers: recall of the first-stage list cut at k (<code>firstStage.recall</code>) against recall of the reranked list cut at k (what the prompt got); items with gold evidence.', (s, model) => rerankRecallFigure(s, model), 'rerank-recall-chart', 'recall before and after reranking');
 
   out.push(...conditionsSectionHtml(summary));
 
