@@ -13,8 +13,7 @@ import { adjustFamily } from '../statistics/run.js';
 import { signFlipTest } from '../statistics/pairedTest.js';
 import { join } from 'node:path';
 import { buildStages } from '../experiment/stages.js';
-import type { HeldLock } from '../runFiles/lockFile.js';
-import { openRunDirectory } from './openRun.js';
+import { openRunDirectory, withHeldLock } from './openRun.js';
 import { prepareArtefacts } from './prepare.js';
 import type { RunOptions } from './runExperiment.js';
 
@@ -213,9 +212,8 @@ export function studyLines(summary: RetrievalStudySummary): string[] {
  */
 export async function runRetrievalOnly(options: RunOptions & { config: ExperimentConfig }): Promise<{ runDir: string; interrupted: boolean; study: RetrievalStudySummary }> {
   const log = options.log ?? (() => {});
-  let lock: HeldLock | undefined;
-  try {
-    const { config, runDir } = await openRunDirectory(options, log, (held) => (lock = held));
+  return withHeldLock(async (holdLock) => {
+    const { config, runDir } = await openRunDirectory(options, log, holdLock);
     await prepareArtefacts(config, { log, progress: options.progress ?? false, signal: options.signal, frozen: options.frozen ?? false });
     const stages = await buildStages(config);
     try {
@@ -223,7 +221,5 @@ export async function runRetrievalOnly(options: RunOptions & { config: Experimen
     } finally {
       await stages.close();
     }
-  } finally {
-    await lock?.release();
-  }
+  });
 }
