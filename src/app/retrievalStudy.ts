@@ -1,7 +1,7 @@
 import type { ExperimentConfig } from '../config/experiment.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { methodRetrievalMetrics } from '../experiment/itemDetails.js';
-import { retrieversOf } from '../experiment/plan.js';
+import { depthsOf, retrieversOf } from '../experiment/plan.js';
 import type { Stages } from '../experiment/stages.js';
 import { atomicWrite, atomicWriteJson } from '../io/atomicWrite.js';
 import { DEPTH_AXIS_TITLES, factorPanels, NO_FACTOR, type FactorPoint } from '../figures/figureModel.js';
@@ -84,7 +84,7 @@ async function scoreQuestions(stages: Stages, labels: string[], items: Benchmark
  * it; `log` gets the table (metric means with intervals) and the paired comparisons.
  */
 export async function runRetrievalStudy(config: ExperimentConfig, stages: Stages, runDir: string, log: (line: string) => void): Promise<RetrievalStudySummary> {
-  const depths = [...new Set(config.retrieval?.k ?? [])].sort((a, b) => a - b);
+  const depths = depthsOf(config);
   const labels = retrieversOf(config).map((r) => r.label);
   const items = stages.items;
   log(`hisrag run ${config.name}: retrieval only (no models): ${items.length} questions × ${labels.length} retrievers × ${depths.length} depths, no generator called`);
