@@ -292,9 +292,6 @@ export async function buildStages(config: ExperimentConfig, options: { queryVect
   const retrieverContext = createRetrieverContext({ seed: config.seed, ...options });
   let gold: GoldSpanStage = { spansFor: () => undefined, lines: [] };
   const closers: (() => Promise<void>)[] = [];
-  const closeAll = async () => {
-    for (const close of closers) await close().catch(() => {});
-  };
   // Methods release what they opened themselves (CRAG's fallback retriever and evaluator), whoever
   // built the stages (a run, a dry run, a batch export) and however it ended.
   for (const method of new Set(methodByPath.values())) if (method.close) closers.push(() => method.close!());
@@ -308,7 +305,7 @@ export async function buildStages(config: ExperimentConfig, options: { queryVect
     assertRelevanceAvailable(strategyList, methodByPath, retrieverList, retrieverByLabel);
     gold = await placeGoldForRetrievers(items, retrieverList.map(({ label, spec }) => ({ label, spec: spec as Record<string, unknown> })));
   } catch (error) {
-    await closeAll();
+    for (const close of closers) await close().catch(() => {});
     throw error;
   }
 
@@ -321,7 +318,7 @@ export async function buildStages(config: ExperimentConfig, options: { queryVect
     if (!methodByPath.get(path)?.needsToolCalling) continue;
     for (const [i, model] of models.entries()) {
       if (model.generator.chatTurn) continue;
-      await closeAll();
+      for (const close of closers) await close().catch(() => {});
       throw new ConfigError(
         `${path}.name: method ${spec.name} offers the model a search tool, but models[${i}] (${model.label}, generator ${model.generator.name}) cannot call tools; use an OpenAI-compatible endpoint whose model supports tool calling`,
       );
@@ -392,7 +389,9 @@ export async function buildStages(config: ExperimentConfig, options: { queryVect
     describeLines() {
       return [...componentLines({ items, benchmarkDescriptions, retrieverByLabel, methods: new Set(methodByPath.values()), models, judge, extractor }), ...gold.lines];
     },
-    close: closeAll,
+    async close() {
+      for (const close of closers) await close().catch(() => {});
+    },
   };
 }
 
