@@ -7,8 +7,8 @@ import type { AnswerLabel } from '../runFiles/labels.js';
 import type { JudgeCheckSummary, RunSummary } from '../runFiles/summary.js';
 import { metricLabel, summaryMetric } from '../scoring/metrics.js';
 import { adjustFamily, pairedDifference, salts } from '../statistics/run.js';
-import { checkJudge, judgeCheckSummary } from './judgeCheck.js';
 import { isScored, runStatistics } from './observations.js';
+import { judgeCheckOf } from './summary.js';
 
 /**
  * A paired Δ's bootstrap interval and its sign-flip p disagree about "no difference" at the
@@ -70,9 +70,8 @@ export interface ComparedRun {
 
 /** A run's judge checked against its labels, under the run's own baseline and interval settings (as its summary.json's `judgeCheck`). */
 function runCheck(run: ComparedRun): JudgeCheckSummary | undefined {
-  if (!run.labels?.length) return undefined;
   const scoring = run.config.scoring;
-  return judgeCheckSummary(checkJudge(run.records, run.labels, { baseline: scoring.baseline, ...(scoring.cluster !== undefined ? { cluster: scoring.cluster } : {}), resamples: scoring.bootstrapResamples, seed: run.config.seed, inclusion: run.labelInclusion }));
+  return judgeCheckOf(run.records, { baseline: scoring.baseline, cluster: scoring.cluster, resamples: scoring.bootstrapResamples, seed: run.config.seed, labels: run.labels, labelInclusion: run.labelInclusion }).judgeCheck;
 }
 
 function correctedCell(check: JudgeCheckSummary | undefined, model: string, condition: string): CorrectedCell | null {

@@ -4,7 +4,7 @@ import type { CellDiagnostics, ClaimMetric, MetricMean } from '../runFiles/diagn
 import type { RunItemRecord } from '../runFiles/itemRecord.js';
 import type { CellSummary, RunSummary } from '../runFiles/summary.js';
 import { isScored, itemKeyOf as itemKey, runStatistics, type RunStatistics } from './observations.js';
-import { conditionMean } from '../statistics/run.js';
+import { conditionMean, type MeanEstimate } from '../statistics/run.js';
 import { groupBy } from '../diagnostics/groupBy.js';
 import type { StoredRunManifest } from '../runFiles/manifest.js';
 
@@ -22,15 +22,11 @@ export interface NoiseStudyOptions {
 }
 
 /** Mean score of a group of answers with its 95% CI (the run's estimator: clusters, samples). */
-export interface NoiseStudyPoint {
+export type NoiseStudyPoint = Pick<MeanEstimate, 'n' | 'mean' | 'ciLow' | 'ciHigh'> & {
   x: number;
-  n: number;
-  mean: number | null;
-  ciLow: number | null;
-  ciHigh: number | null;
   /** The conditions whose answers the point holds (one, or several depths that reach the same noise rate). */
   conditions: string[];
-}
+};
 
 /**
  * What the studies read of a retriever's description (`manifest.components.retrievers`, written by

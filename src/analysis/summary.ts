@@ -41,6 +41,13 @@ function meanOf(values: number[]): number | null {
   return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
 }
 
+/** The mean of each named figure over the records that carry it, by name in sorted order. */
+function meansByName(figures: (Record<string, number> | undefined)[]): Record<string, number> {
+  const values: Record<string, number[]> = {};
+  for (const record of figures) for (const [name, value] of Object.entries(record ?? {})) (values[name] ??= []).push(value);
+  return Object.fromEntries(Object.keys(values).sort().map((name) => [name, meanOf(values[name]!)!]));
+}
+
 /** Mean cost per answer over the records that have one (runs from before methods have none). */
 function meanCost(records: RunItemRecord[]): CellSummary['cost'] {
   const costs = records.flatMap((r) => (r.cost ? [r.cost] : []));
@@ -153,7 +160,7 @@ export function summarizeRun(records: RunItemRecord[], options: SummaryOptions):
 }
 
 /** `judgeCheck` for a run with labels; nothing for one without (also how a label import refreshes a written summary). */
-export function judgeCheckOf(records: RunItemRecord[], options: SummaryOptions): { judgeCheck?: JudgeCheckSummary } {
+export function judgeCheckOf(records: readonly RunItemRecord[], options: Pick<SummaryOptions, 'baseline' | 'cluster' | 'resamples' | 'seed' | 'labels' | 'labelInclusion'>): { judgeCheck?: JudgeCheckSummary } {
   if (!options.labels?.length) return {};
   const check = judgeCheckSummary(
     checkJudge(records, options.labels, {
@@ -174,15 +181,7 @@ function cellSummary(model: string, condition: string, list: RunItemRecord[], op
   const observations = scored.map(stats.observe);
   const groupsOf = new Map<string, Record<string, string>>();
   for (const r of [...scored].sort((x, y) => (x.sample ?? 0) - (y.sample ?? 0))) if (!groupsOf.has(itemKeyOf(r))) groupsOf.set(itemKeyOf(r), r.groups);
-  const metricSums: Record<string, number[]> = {};
-  for (const r of list) {
-    for (const [name, value] of Object.entries(r.retrievalMetrics ?? {})) (metricSums[name] ??= []).push(value);
-  }
-  const extraSums: Record<string, number[]> = {};
-  for (const r of scored) {
-    for (const [name, value] of Object.entries(r.score.extra ?? {})) (extraSums[name] ??= []).push(value);
-  }
-  const meanRecord = (sums: Record<string, number[]>) => Object.fromEntries(Object.keys(sums).sort().map((name) => [name, meanOf(sums[name]!)!]));
+  const retrieval = meansByName(list.map((r) => r.retrievalMetrics));
   const spanRetrieval = spanRetrievalOf(model, condition, list, stats);
   return {
     model,
@@ -206,9 +205,9 @@ function cellSummary(model: string, condition: string, list: RunItemRecord[], op
     scoreRaw: meanOf(scored.map((r) => r.score.scoreRaw ?? r.score.score!)),
     // A question's groups are its first scored sample's.
     byGroup: groupBreakdown(observations, (itemKey) => groupsOf.get(itemKey) ?? {}, stats.settings, (key, value) => salts.group(model, condition, key, value)),
-    retrieval: Object.keys(metricSums).length ? meanRecord(metricSums) : null,
+    retrieval: Object.keys(retrieval).length ? retrieval : null,
     ...(spanRetrieval ? { spanRetrieval } : {}),
-    extra: meanRecord(extraSums),
+    extra: meansByName(scored.map((r) => r.score.extra)),
     truncatedItems: list.filter((r) => r.truncated > 0).length,
     cost: meanCost(scored),
     method: methodFigures(list),

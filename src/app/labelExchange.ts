@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
+import { stringify } from 'csv-stringify/sync';
 import { z } from 'zod';
 import type { ExperimentConfig } from '../config/experiment.js';
 import { DataFileError, InputError, formatZodIssues } from '../errors.js';
@@ -96,11 +97,6 @@ const ImportLineSchema = z.looseObject({
 type ImportLine = z.infer<typeof ImportLineSchema>;
 
 const CSV_COLUMNS = ['key', 'annotator', 'itemKey', 'model', 'condition', 'sample', 'item', 'mark', 'score', 'note', 'at', 'source'] as const;
-
-function csvCell(value: unknown): string {
-  const text = value === undefined || value === null ? '' : String(value);
-  return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
 
 /** RFC 4180 rows (quoted fields may hold commas, quotes and newlines), each with the line it starts on. */
 function parseCsv(text: string): Array<{ line: number; cells: string[] }> {
@@ -231,9 +227,10 @@ export async function exportLabels(dir: string, file: string): Promise<{ exporte
   if (extname(file).toLowerCase() === '.csv') {
     const rows = labels.flatMap((l) => {
       const marks: Array<[string, 0 | 1]> = l.verdicts ? Object.entries(l.verdicts) : l.correct !== undefined ? [['correct', l.correct]] : [];
-      return marks.map(([item, mark]) => CSV_COLUMNS.map((c) => csvCell(c === 'item' ? item : c === 'mark' ? mark : l[c])).join(','));
+      return marks.map(([item, mark]) => CSV_COLUMNS.map((c) => (c === 'item' ? item : c === 'mark' ? mark : l[c])));
     });
-    await atomicWrite(file, [CSV_COLUMNS.join(','), ...rows].join('\n') + '\n');
+    // csv-stringify quotes fields with commas, quotes, CR or LF per RFC 4180, as parseCsv reads them; null/undefined → empty.
+    await atomicWrite(file, stringify([[...CSV_COLUMNS], ...rows], { record_delimiter: 'unix' }));
   } else if (extname(file).toLowerCase() === '.jsonl') {
     await atomicWrite(file, labels.map((l) => JSON.stringify(l) + '\n').join(''));
   } else {

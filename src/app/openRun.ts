@@ -39,6 +39,16 @@ function timestampId(date = new Date()): string {
   return date.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
 }
 
+/** Runs `work` with the `holdLock` that `openRunDirectory` takes: the lock it is handed is released however `work` ends. */
+export async function withHeldLock<T>(work: (holdLock: (lock: HeldLock) => void) => Promise<T>): Promise<T> {
+  let lock: HeldLock | undefined;
+  try {
+    return await work((held) => (lock = held));
+  } finally {
+    await lock?.release();
+  }
+}
+
 /**
  * Opens the run directory under its lock (handed to `holdLock` at once, so it is released however the
  * run ends): a resumed run's stored config is read back; a new run's directory and config.json exist from

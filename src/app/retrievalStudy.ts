@@ -1,29 +1,24 @@
 import type { ExperimentConfig } from '../config/experiment.js';
 import type { BenchmarkItem } from '../benchmarks/types.js';
 import { methodRetrievalMetrics } from '../experiment/itemDetails.js';
-import { retrieversOf } from '../experiment/plan.js';
+import { depthsOf, retrieversOf } from '../experiment/plan.js';
 import type { Stages } from '../experiment/stages.js';
 import { atomicWrite, atomicWriteJson } from '../io/atomicWrite.js';
 import { DEPTH_AXIS_TITLES, factorPanels, NO_FACTOR, type FactorPoint } from '../figures/figureModel.js';
 import { panelledFigureSpec, type VegaLiteSpec } from '../figures/lineFigure.js';
 import type { RetrievedChunk } from '../retrieval/types.js';
 import { clusteredBootstrap } from '../statistics/clusteredBootstrap.js';
-import { benjaminiHochbergAdjust, holmAdjust } from '../statistics/multipleComparisons.js';
+import type { ScoreSummary } from '../statistics/bootstrap.js';
+import { adjustFamily } from '../statistics/run.js';
 import { signFlipTest } from '../statistics/pairedTest.js';
 import { join } from 'node:path';
 import { buildStages } from '../experiment/stages.js';
-import type { HeldLock } from '../runFiles/lockFile.js';
-import { openRunDirectory } from './openRun.js';
+import { openRunDirectory, withHeldLock } from './openRun.js';
 import { prepareArtefacts } from './prepare.js';
 import type { RunOptions } from './runExperiment.js';
 
 /** What a retrieval-only study reports per metric, as the answer summary does: the mean with its (cluster) bootstrap interval. */
-export interface StudyEstimate {
-  mean: number;
-  ciLow: number;
-  ciHigh: number;
-  n: number;
-}
+export type StudyEstimate = ScoreSummary;
 
 /** One retriever at one depth. */
 export interface StudyCell {
@@ -89,7 +84,7 @@ async function scoreQuestions(stages: Stages, labels: string[], items: Benchmark
  * it; `log` gets the table (metric means with intervals) and the paired comparisons.
  */
 export async function runRetrievalStudy(config: ExperimentConfig, stages: Stages, runDir: string, log: (line: string) => void): Promise<RetrievalStudySummary> {
-  const depths = [...new Set(config.retrieval?.k ?? [])].sort((a, b) => a - b);
+  const depths = depthsOf(config);
   const labels = retrieversOf(config).map((r) => r.label);
   const items = stages.items;
   log(`hisrag run ${config.name}: retrieval only (no models): ${items.length} questions × ${labels.length} retrievers × ${depths.length} depths, no generator called`);
@@ -162,8 +157,7 @@ function compareRetrievers(
         }
       }
     }
-    const holm = holmAdjust(family.map((c) => c.p));
-    const bh = benjaminiHochbergAdjust(family.map((c) => c.p));
+    const { holm, bh } = adjustFamily(family.map((c) => c.p));
     comparisons.push(...family.map((c, i) => ({ ...c, pHolm: holm[i]!, pBH: bh[i]! })));
   }
   return comparisons;
@@ -218,9 +212,8 @@ export function studyLines(summary: RetrievalStudySummary): string[] {
  */
 export async function runRetrievalOnly(options: RunOptions & { config: ExperimentConfig }): Promise<{ runDir: string; interrupted: boolean; study: RetrievalStudySummary }> {
   const log = options.log ?? (() => {});
-  let lock: HeldLock | undefined;
-  try {
-    const { config, runDir } = await openRunDirectory(options, log, (held) => (lock = held));
+  return withHeldLock(async (holdLock) => {
+    const { config, runDir } = await openRunDirectory(options, log, holdLock);
     await prepareArtefacts(config, { log, progress: options.progress ?? false, signal: options.signal, frozen: options.frozen ?? false });
     const stages = await buildStages(config);
     try {
@@ -228,7 +221,5 @@ export async function runRetrievalOnly(options: RunOptions & { config: Experimen
     } finally {
       await stages.close();
     }
-  } finally {
-    await lock?.release();
-  }
+  });
 }

@@ -14,7 +14,7 @@ import { collectRound, createTaskContext, gridTasks, type Task, type TaskContext
 import { answerInBatches } from '../batch/batchRounds.js';
 import type { HeldLock } from '../runFiles/lockFile.js';
 import { answerTasks, type AnsweringOutcome } from './answerTasks.js';
-import { openRunDirectory } from './openRun.js';
+import { openRunDirectory, withHeldLock } from './openRun.js';
 import { prepareArtefacts } from './prepare.js';
 import { failureLines, runEndLines, summarizeRecords, writeRunOutputs } from './runOutputs.js';
 import { importConfiguredLabels } from './labelExchange.js';
@@ -65,12 +65,7 @@ function resumeHint(runDir: string, records: RunItemRecord[], total: number): st
  */
 export async function runExperiment(options: RunOptions): Promise<RunResult> {
   // One writer per run directory: held from before the run's first file is read to its last write.
-  let lock: HeldLock | undefined;
-  try {
-    return await runHoldingLock(options, (held) => (lock = held));
-  } finally {
-    await lock?.release();
-  }
+  return withHeldLock((holdLock) => runHoldingLock(options, holdLock));
 }
 
 /** What the steps of one run share once its stages are built. */

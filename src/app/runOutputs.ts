@@ -16,6 +16,7 @@ import type { StoredRunManifest } from '../runFiles/manifest.js';
 import { writeRunSummary } from '../runFiles/summaryFile.js';
 import { join } from 'node:path';
 import { runFigureSpecs } from '../figures/runFigures.js';
+import { groupBy } from '../diagnostics/groupBy.js';
 
 /** The summary of what a run has done so far, by its config's scoring settings. */
 export function summarizeRecords(config: ExperimentConfig, records: RunItemRecord[], models: string[], conditions: string[], labels: readonly AnswerLabel[] = [], labelInclusion?: ReadonlyMap<string, number>): RunSummary {
@@ -53,14 +54,7 @@ export function runEndLines(config: ExperimentConfig, summary: RunSummary, recor
  * named, not only counted in the table's `failed` column.
  */
 export function failureLines(records: RunItemRecord[], shown = 5): string[] {
-  const byCell = new Map<string, RunItemRecord[]>();
-  for (const r of records) {
-    if (r.score.status === 'scored') continue;
-    const key = `${r.model} · ${r.condition}`;
-    const list = byCell.get(key);
-    if (list) list.push(r);
-    else byCell.set(key, [r]);
-  }
+  const byCell = groupBy(records.filter((r) => r.score.status !== 'scored'), (r) => `${r.model} · ${r.condition}`);
   return [...byCell].map(([cell, list]) => {
     const ids = list.map((r) => r.itemId);
     const reason = (list[0]!.score.error ?? list[0]!.error ?? list[0]!.score.status).split('\n')[0];

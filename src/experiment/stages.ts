@@ -96,15 +96,12 @@ function componentSpecs(config: ExperimentConfig) {
  */
 export async function validateComponents(config: ExperimentConfig): Promise<void> {
   const { strategyList, retrieverList, modelList } = componentSpecs(config);
-  const labels = new Set<string>();
-  for (const m of modelList) {
-    if (labels.has(m.label)) throw new ConfigError(`${m.path}.label: two models are both labelled "${m.label}"; give them distinct labels`);
-    labels.add(m.label);
-  }
-  const retrieverLabels = new Set<string>();
-  for (const r of retrieverList) {
-    if (retrieverLabels.has(r.label)) throw new ConfigError(`${r.path}.label: two retrievers are both labelled "${r.label}"; give them distinct labels`);
-    retrieverLabels.add(r.label);
+  for (const [what, list] of [['models', modelList], ['retrievers', retrieverList]] as const) {
+    const labels = new Set<string>();
+    for (const { label, path } of list) {
+      if (labels.has(label)) throw new ConfigError(`${path}.label: two ${what} are both labelled "${label}"; give them distinct labels`);
+      labels.add(label);
+    }
   }
   let usesRetrieval = false;
   for (const { spec, path } of strategyList) usesRetrieval ||= (await createMethod(spec, path)).usesRetrieval;

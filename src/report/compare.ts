@@ -1,16 +1,16 @@
 import { metricInfo, metricLabel } from '../scoring/metrics.js';
 import type { ComparisonRow, RunComparison } from '../analysis/compare.js';
 import type { JudgeCheckSummary } from '../runFiles/summary.js';
+import { num, signed } from './htmlCells.js';
 import { labelBasisLines } from './labelBasis.js';
-import { DISAGREEMENT_NOTE, pText, renderTextTable, withInterval } from './table.js';
+import { pText } from './sections.js';
+import { DISAGREEMENT_NOTE, renderTextTable, withInterval } from './table.js';
 
 type Open = JudgeCheckSummary['means'][number]['judgeOnly'];
 
 /** `hisrag compare`'s text: the rows side by side, how B − A was tested, and each run's corrected figures. */
 export function comparisonText({ rows, disagrees, family, cluster: clusterField, metric, reducer, repeatedSamples, names, checks }: RunComparison): string {
-  const f = (x: number | null | undefined) => (x === null || x === undefined ? '–' : x.toFixed(2));
-  const signed = (x: number) => `${x >= 0 ? '+' : ''}${f(x)}`;
-  const cell = (r: ComparisonRow['a']) => (r ? `${f(r.mean)} [${f(r.ciLow)}, ${f(r.ciHigh)}] n=${r.n}` : '–');
+  const cell = (r: ComparisonRow['a']) => (r ? `${num(r.mean)} [${num(r.ciLow)}, ${num(r.ciHigh)}] n=${r.n}` : '–');
   const table = renderTextTable(
     ['model', 'condition', `A: ${names[0]}`, `B: ${names[1]}`, 'B − A', 'paired B − A [95% CI]', 'p (Holm, BH)'],
     rows.map((r, i) => [
@@ -18,8 +18,8 @@ export function comparisonText({ rows, disagrees, family, cluster: clusterField,
       r.condition,
       cell(r.a),
       cell(r.b),
-      r.diff === null ? '–' : signed(r.diff),
-      r.paired ? `${signed(r.paired.meanDiff)} [${f(r.paired.ciLow)}, ${f(r.paired.ciHigh)}] n=${r.paired.n}` : '–',
+      signed(r.diff),
+      r.paired ? `${signed(r.paired.meanDiff)} [${num(r.paired.ciLow)}, ${num(r.paired.ciHigh)}] n=${r.paired.n}` : '–',
       r.paired ? `${pText(r.paired.p)} (${pText(r.paired.pHolm)}, ${pText(r.paired.pBH)})${disagrees[i] ? ' †' : ''}` : '–',
     ]),
   );

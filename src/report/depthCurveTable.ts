@@ -3,17 +3,18 @@ import { seriesLabel } from '../figures/palette.js';
 import { figureSvg } from '../figures/render.js';
 import { probabilityBestFigure } from '../figures/runFigures.js';
 import { escapeHtml } from './escape.js';
+import { num, signed } from './htmlCells.js';
+import { pText } from './sections.js';
 
 /** One model's depth curves as a table (slope, P(best) per depth, deepest − best), then P(best) as a figure. */
 export function depthCurveTableHtml(summary: RunSummary, model: string): string {
   const curves = (summary.depthCurves ?? []).filter((c) => c.model === model);
   if (!curves.length) return '';
-  const n = (x: number) => x.toFixed(2);
   const spec = probabilityBestFigure(summary, model);
   const rows = curves.map((c) => {
-    const probabilities = c.depths.map((k, i) => `<span class="pbest">${c.unit === 'contextTokens' ? `${k}tok` : `k=${k}`}: ${n(c.probabilityBest[i]!)}</span>`).join(' · ');
+    const probabilities = c.depths.map((k, i) => `<span class="pbest">${c.unit === 'contextTokens' ? `${k}tok` : `k=${k}`}: ${num(c.probabilityBest[i]!)}</span>`).join(' · ');
     const gap = c.deepestMinusBest;
-    return `<tr><td>${escapeHtml(seriesLabel({ condition: c.conditions[0]!, k: c.depths[0]! }))}${c.unit === 'contextTokens' ? ' (budgets)' : ''}</td><td>${n(c.slope.estimate)} <span class="ci">[${n(c.slope.ciLow)}, ${n(c.slope.ciHigh)}]</span></td><td>${c.unit === 'contextTokens' ? `${c.bestK} tokens` : c.bestK}</td><td>${probabilities}</td><td>${n(gap.estimate)} <span class="ci">[${n(gap.ciLow)}, ${n(gap.ciHigh)}]</span>${c.deepestBelowBest ? ' <b>below</b>' : ''}</td><td>${c.n}</td></tr>`;
+    return `<tr><td>${escapeHtml(seriesLabel({ condition: c.conditions[0]!, k: c.depths[0]! }))}${c.unit === 'contextTokens' ? ' (budgets)' : ''}</td><td>${num(c.slope.estimate)} <span class="ci">[${num(c.slope.ciLow)}, ${num(c.slope.ciHigh)}]</span></td><td>${c.unit === 'contextTokens' ? `${c.bestK} tokens` : c.bestK}</td><td>${probabilities}</td><td>${num(gap.estimate)} <span class="ci">[${num(gap.ciLow)}, ${num(gap.ciHigh)}]</span>${c.deepestBelowBest ? ' <b>below</b>' : ''}</td><td>${c.n}</td></tr>`;
   });
   return (
     `<table class="depth-curves"><thead><tr><th>series</th><th>slope per ln k [95% CI]</th><th>best k</th><th>P(best) per k</th><th>deepest − best [95% CI]</th><th>n</th></tr></thead><tbody>${rows.join('')}</tbody></table>` +
@@ -26,12 +27,11 @@ export function depthCurveTableHtml(summary: RunSummary, model: string): string 
 export function depthCurveTokensTableHtml(summary: RunSummary, model: string): string {
   const curves = (summary.depthCurves ?? []).filter((c) => c.model === model && c.againstTokens);
   if (!curves.length) return '';
-  const n = (x: number) => x.toFixed(2);
   const rows = curves.map((c) => {
     const t = c.againstTokens!;
     const best = c.depths.indexOf(c.bestK);
     const depths = c.depths.map((d, i) => `${c.unit === 'contextTokens' ? `${d}tok` : `k=${d}`}: ${Math.round(t.tokens[i]!)}`).join(', ');
-    return `<tr><td>${escapeHtml(seriesLabel({ condition: c.conditions[0]!, k: c.depths[0]! }))}${c.unit === 'contextTokens' ? ' (budgets)' : ''}</td><td>${escapeHtml(c.corpus ?? '–')}</td><td>${depths}</td><td>${n(t.slope.estimate)} <span class="ci">[${n(t.slope.ciLow)}, ${n(t.slope.ciHigh)}]</span></td><td>≈ ${Math.round(t.bestTokens)} (P(best) ${n(t.probabilityBest[best]!)})</td><td>${c.n}</td></tr>`;
+    return `<tr><td>${escapeHtml(seriesLabel({ condition: c.conditions[0]!, k: c.depths[0]! }))}${c.unit === 'contextTokens' ? ' (budgets)' : ''}</td><td>${escapeHtml(c.corpus ?? '–')}</td><td>${depths}</td><td>${num(t.slope.estimate)} <span class="ci">[${num(t.slope.ciLow)}, ${num(t.slope.ciHigh)}]</span></td><td>≈ ${Math.round(t.bestTokens)} (P(best) ${num(t.probabilityBest[best]!)})</td><td>${c.n}</td></tr>`;
   });
   return `<table class="depth-curves-tokens"><thead><tr><th>series</th><th>chunking (corpus)</th><th>mean context ${escapeHtml(contextUnitOf(summary, model))} per depth</th><th>slope per ln tokens [95% CI]</th><th>best depth, tokens</th><th>n</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
@@ -40,15 +40,14 @@ export function depthCurveTokensTableHtml(summary: RunSummary, model: string): s
 export function depthFamiliesHtml(summary: RunSummary): string {
   const families = (summary.families ?? []).filter((f) => f.kind !== undefined);
   if (!families.length) return '';
-  const n = (x: number | null | undefined) => (x === null || x === undefined ? '–' : x.toFixed(2));
-  const p = (x: number | null | undefined) => (x === null || x === undefined ? '–' : x < 0.001 ? '&lt;0.001' : x.toFixed(3));
+  const p = (x: number | null | undefined) => escapeHtml(pText(x));
   const out = ['<h2 id="depth-families">Depths and chunkings compared (paired; sign-flip p, Holm and BH per family)</h2>'];
   for (const family of families) {
     const rows = (summary.depthComparisons ?? [])
       .filter((d) => d.family === family.name)
       .map(
         (d) =>
-          `<tr><td>${summary.models.length > 1 ? `${escapeHtml(d.model)} ` : ''}${escapeHtml(d.condition)} − ${escapeHtml(d.baseline)}</td><td>${d.meanDiff === null ? '–' : `${d.meanDiff >= 0 ? '+' : ''}${n(d.meanDiff)}`} [${n(d.ciLow)}, ${n(d.ciHigh)}]</td><td>${p(d.p)} (${p(d.pHolm)}, ${p(d.pBH)})</td></tr>`,
+          `<tr><td>${summary.models.length > 1 ? `${escapeHtml(d.model)} ` : ''}${escapeHtml(d.condition)} − ${escapeHtml(d.baseline)}</td><td>${signed(d.meanDiff)} [${num(d.ciLow)}, ${num(d.ciHigh)}]</td><td>${p(d.p)} (${p(d.pHolm)}, ${p(d.pBH)})</td></tr>`,
       );
     out.push(`<h3>${escapeHtml(family.name)}</h3><table><tr><th>comparison</th><th>Δ [95% CI]</th><th>p (Holm, BH)</th></tr>${rows.join('')}</table>`);
   }

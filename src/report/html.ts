@@ -4,7 +4,7 @@ import type { RunSummary } from '../runFiles/summary.js';
 import { diffHtml, meanCiHtml, num, signed } from './htmlCells.js';
 import { CONTEXT_END, parseContextBlock } from '../prompting/contextBlock.js';
 import { depthCurveTableHtml, depthCurveTokensTableHtml, depthFamiliesHtml } from './depthCurveTable.js';
-import { conditionRows, DISAGREEMENT_NOTE, pText } from './table.js';
+import { DISAGREEMENT_NOTE } from './table.js';
 import { intervalDisagreesWithTest } from '../analysis/compare.js';
 import { contextFigure, costFigure, depthFigure, rerankRecallFigure } from '../figures/runFigures.js';
 import { figureSvg } from '../figures/render.js';
@@ -18,7 +18,7 @@ import { planVsActualHtml } from './planVsActual.js';
 import { modalitySectionHtml } from './modalitySection.js';
 import { judgeCheckSectionHtml } from './judgeCheckSection.js';
 import { labelBasisLines } from './labelBasis.js';
-import { reportSections } from './sections.js';
+import { conditionRows, pText, reportSections, type Interval } from './sections.js';
 import { sectionTableHtml } from './sectionHtml.js';
 import type { RunPlan } from '../runFiles/plan.js';
 import type { StoredRunManifest } from '../runFiles/manifest.js';
@@ -93,19 +93,13 @@ export function renderReportHtml(input: ReportInput): string {
   const grid = reportSections(summary).find((t) => t.section === 'chunking-depth');
   if (grid) out.push(`<h2 id="chunking-depth">Chunking × depth</h2>${sectionTableHtml({ ...grid, title: 'Mean score (mean context tokens) per chunking and depth' })}`);
 
-  const costCharts = charts(costFigure, 'cost-chart', 'score vs cost');
-  if (costCharts.length) {
-    out.push('<h2 id="cost">Score vs cost</h2>');
-    out.push('<p class="meta">Each condition at its mean cost per scored answer (retrieval calls and tokens are in the conditions table); error bars are 95% CIs. A method is worth its calls when it sits above and left of the others.</p>');
-    for (const [model, svg] of costCharts) out.push(`<h3>${esc(model)}</h3>${svg}`);
-  }
-
-  const recallCharts = charts((s, model) => rerankRecallFigure(s, model), 'rerank-recall-chart', 'recall before and after reranking');
-  if (recallCharts.length) {
-    out.push('<h2 id="rerank-recall">Retrieval recall@k before and after reranking</h2>');
-    out.push('<p class="meta">Reranked retrievers: recall of the first-stage list cut at k (<code>firstStage.recall</code>) against recall of the reranked list cut at k (what the prompt got); items with gold evidence.</p>');
-    for (const [model, svg] of recallCharts) out.push(`<h3>${esc(model)}</h3>${svg}`);
-  }
+  // A section of one figure per model that has it, under its heading and note (no section where none has it).
+  const chartSection = (heading: string, note: string, ...figure: Parameters<typeof charts>) => {
+    const found = charts(...figure);
+    if (found.length) out.push(heading, `<p class="meta">${note}</p>`, ...found.map(([model, svg]) => `<h3>${esc(model)}</h3>${svg}`));
+  };
+  chartSection('<h2 id="cost">Score vs cost</h2>', 'Each condition at its mean cost per scored answer (retrieval calls and tokens are in the conditions table); error bars are 95% CIs. A method is worth its calls when it sits above and left of the others.', costFigure, 'cost-chart', 'score vs cost');
+  chartSection('<h2 id="rerank-recall">Retrieval recall@k before and after reranking</h2>', 'Reranked retrievers: recall of the first-stage list cut at k (<code>firstStage.recall</code>) against recall of the reranked list cut at k (what the prompt got); items with gold evidence.', (s, model) => rerankRecallFigure(s, model), 'rerank-recall-chart', 'recall before and after reranking');
 
   out.push(...conditionsSectionHtml(summary));
 
@@ -193,7 +187,7 @@ function conditionsSectionHtml(summary: RunSummary): string[] {
 }
 
 /** A corrected Δ with its interval, as the Δ column prints the judge-only one. */
-function correctedCell(e: { estimate: number | null; ciLow: number | null; ciHigh: number | null } | undefined): string {
+function correctedCell(e: Interval | undefined): string {
   if (!e || e.estimate === null) return '–';
   return `${signed(e.estimate)} <span class="ci">[${num(e.ciLow)}, ${num(e.ciHigh)}]</span>`;
 }

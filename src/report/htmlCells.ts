@@ -1,4 +1,4 @@
-/** The report's figures as HTML: one formatting of a number, an interval and a difference for every section. */
+/** The report's figures as HTML: one formatting of a number, an interval and a difference for every section (the terminal's numbers too). */
 type Interval = { mean: number | null; ciLow: number | null; ciHigh: number | null };
 
 export const num = (x: number | null | undefined, digits = 2) => (x === null || x === undefined || Number.isNaN(x) ? '–' : x.toFixed(digits));

@@ -1,7 +1,7 @@
 import type { JudgeCheckSummary, RunSummary } from '../runFiles/summary.js';
 import { sweptRetriever } from '../analysis/depthFamilies.js';
 import { labelBasisLines } from './labelBasis.js';
-import { SPAN_METRIC_HEADINGS, SPAN_RETRIEVAL_NOTE, spanRetrievalCells } from './spanRetrieval.js';
+import { SPAN_METRIC_DIGITS, SPAN_METRIC_HEADINGS, SPAN_RETRIEVAL_NOTE, spanRetrievalCells } from './spanRetrieval.js';
 
 /**
  * The run's tables as data, one model for every export: the LaTeX tables, the CSV tables and the
@@ -97,21 +97,42 @@ const interval = (head: string, csv: string, digits = 2, sign = false): SectionC
 const count = (head: string, csv: string): SectionColumn => ({ kind: 'number', head, csv, digits: 0 });
 const meanInterval = (m: { mean: number | null; ciLow: number | null; ciHigh: number | null } | undefined): Interval | null => (m ? { estimate: m.mean, ciLow: m.ciLow, ciHigh: m.ciHigh } : null);
 const diffInterval = (d: { meanDiff: number | null; ciLow: number | null; ciHigh: number | null } | undefined): Interval | null => (d ? { estimate: d.meanDiff, ciLow: d.ciLow, ciHigh: d.ciHigh } : null);
+/** A section of one table, its file named after the section. */
+const single = (section: SectionId, table: Omit<SectionTable, 'name' | 'section'>): SectionTable[] => [{ name: section, section, ...table }];
+
+/**
+ * The conditions table the terminal and the HTML report both format: which optional columns show, and
+ * per model its rows (a cell, its paired Δ vs the baseline, its Δ vs each of `versusConditions`).
+ */
+export function conditionRows(summary: RunSummary) {
+  const cells = summary.cells;
+  const versusConditions = summary.versusConditions ?? [];
+  const row = (cell: RunSummary['cells'][number]) => {
+    const of = (p: RunSummary['paired'][number]) => p.model === cell.model && p.condition === cell.condition;
+    // With labels: the Δ corrected with them (PPI++), beside the judge-only one.
+    const corrected = summary.judgeCheck?.differences.find((d) => d.model === cell.model && d.condition === cell.condition && d.baseline === summary.baseline);
+    return { cell, diff: summary.paired.find(of), corrected, versus: versusConditions.map((v) => summary.versus?.find((p) => of(p) && p.baseline === v)) };
+  };
+  return {
+    labelled: Boolean(summary.judgeCheck?.differences.length),
+    priced: cells.some((c) => c.cost?.price != null),
+    clustered: Boolean(summary.cluster),
+    tested: summary.paired.some((d) => d.p != null),
+    sampled: cells.some((c) => c.sampling),
+    limited: cells.some((c) => c.cost?.rateLimited !== undefined),
+    noted: cells.some((c) => Object.keys(c.method ?? {}).length > 0),
+    versusConditions,
+    models: summary.models.map((model) => ({ model, rows: cells.filter((c) => c.model === model).map(row) })),
+  };
+}
 
 /** Per model: each condition's mean, its paired Δ against the baseline and, with labels, the Δ corrected with them beside it. */
 function conditionTables(summary: RunSummary): SectionTable[] {
   const check = summary.judgeCheck;
-  const labelled = Boolean(check?.differences.length);
-  return summary.models.map((model, i) => {
-    const paired = summary.paired.filter((p) => p.model === model);
-    const family = paired.find((p) => p.family)?.family;
-    const rows = summary.cells
-      .filter((c) => c.model === model)
-      .map((c) => {
-        const d = paired.find((p) => p.condition === c.condition);
-        const corrected = check?.differences.find((x) => x.model === model && x.condition === c.condition && x.baseline === summary.baseline);
-        return [c.condition, meanInterval(c.score), diffInterval(d), ...(labelled ? [corrected?.ppiPlusPlus ?? null] : []), d?.p == null ? null : ([d.pHolm ?? null, d.pBH ?? null] as [number | null, number | null]), c.scored];
-      });
+  const { labelled, models } = conditionRows(summary);
+  return models.map(({ model, rows: conditions }, i) => {
+    const family = summary.paired.find((p) => p.model === model && p.family)?.family;
+    const rows = conditions.map(({ cell: c, diff: d, corrected }) => [c.condition, meanInterval(c.score), diffInterval(d), ...(labelled ? [corrected?.ppiPlusPlus ?? null] : []), d?.p == null ? null : ([d.pHolm ?? null, d.pBH ?? null] as [number | null, number | null]), c.scored]);
     const labels = labelled ? ` Δ corrected: the paired Δ corrected with the human labels (PPI++), beside the judge-only Δ. ${labelBasisLines(check!).join(' ')}` : '';
     return {
       name: `conditions${summary.models.length > 1 ? `-${i + 1}` : ''}`,
@@ -136,27 +157,23 @@ function depthCurveTable(summary: RunSummary): SectionTable[] {
   const curves = summary.depthCurves ?? [];
   if (!curves.length) return [];
   const several = summary.models.length > 1;
-  return [
-    {
-      name: 'depth-curves',
-      section: 'depth-curves',
-      title: 'Depth curves',
-      note: 'Paired over the questions scored at every depth; P(best): share of bootstrap resamples in which the best depth has the highest mean.',
-      columns: [...(several ? [text('model', 'model')] : []), text('series', 'series'), interval('slope per ln k [95% CI]', 'slope'), { kind: 'text', head: 'best k', csv: 'best_k', right: true }, { kind: 'number', head: 'P(best)', csv: 'p_best', digits: 2 }, interval('deepest − best [95% CI]', 'deepest_minus_best', 2), count('n', 'n')],
-      rows: curves.map((c) => {
-        const budgets = c.unit === 'contextTokens';
-        return [
-          ...(several ? [c.model] : []),
-          `${c.conditions[0]!.replace(/@\d+(tok)?$/, '')}${budgets ? ' (budgets)' : ''}`,
-          c.slope,
-          `${c.bestK}${budgets ? ' tok' : ''}`,
-          c.probabilityBest[c.depths.indexOf(c.bestK)] ?? null,
-          c.deepestMinusBest,
-          c.n,
-        ];
-      }),
-    },
-  ];
+  return single('depth-curves', {
+    title: 'Depth curves',
+    note: 'Paired over the questions scored at every depth; P(best): share of bootstrap resamples in which the best depth has the highest mean.',
+    columns: [...(several ? [text('model', 'model')] : []), text('series', 'series'), interval('slope per ln k [95% CI]', 'slope'), { kind: 'text', head: 'best k', csv: 'best_k', right: true }, { kind: 'number', head: 'P(best)', csv: 'p_best', digits: 2 }, interval('deepest − best [95% CI]', 'deepest_minus_best', 2), count('n', 'n')],
+    rows: curves.map((c) => {
+      const budgets = c.unit === 'contextTokens';
+      return [
+        ...(several ? [c.model] : []),
+        `${c.conditions[0]!.replace(/@\d+(tok)?$/, '')}${budgets ? ' (budgets)' : ''}`,
+        c.slope,
+        `${c.bestK}${budgets ? ' tok' : ''}`,
+        c.probabilityBest[c.depths.indexOf(c.bestK)] ?? null,
+        c.deepestMinusBest,
+        c.n,
+      ];
+    }),
+  });
 }
 
 /** The depth families (depth steps, chunkings at equal context): each comparison's Δ and p adjusted over its family. */
@@ -165,34 +182,25 @@ function depthFamilyTable(summary: RunSummary): SectionTable[] {
   const comparisons = (summary.depthComparisons ?? []).filter((d) => families.some((f) => f.name === d.family));
   if (!comparisons.length) return [];
   const several = summary.models.length > 1;
-  return [
-    {
-      name: 'depth-families',
-      section: 'depth-families',
-      title: 'Depths and chunkings compared',
-      note: 'Paired Δ of each depth against the next shallower one, and of chunkings at equal context; p: paired sign-flip test, Holm / BH adjusted over its family.',
-      columns: [text('family', 'family'), text('comparison', 'comparison'), interval('Δ [95% CI]', 'diff', 2, true), { kind: 'pPair', head: 'p (Holm / BH)', csv: 'p' }, count('n', 'n')],
-      rows: comparisons.map((d) => [d.family ?? '', `${several ? `${d.model} ` : ''}${d.condition} − ${d.baseline}`, diffInterval(d), d.p == null ? null : [d.pHolm ?? null, d.pBH ?? null], d.n]),
-    },
-  ];
+  return single('depth-families', {
+    title: 'Depths and chunkings compared',
+    note: 'Paired Δ of each depth against the next shallower one, and of chunkings at equal context; p: paired sign-flip test, Holm / BH adjusted over its family.',
+    columns: [text('family', 'family'), text('comparison', 'comparison'), interval('Δ [95% CI]', 'diff', 2, true), { kind: 'pPair', head: 'p (Holm / BH)', csv: 'p' }, count('n', 'n')],
+    rows: comparisons.map((d) => [d.family ?? '', `${several ? `${d.model} ` : ''}${d.condition} − ${d.baseline}`, diffInterval(d), d.p == null ? null : [d.pHolm ?? null, d.pBH ?? null], d.n]),
+  });
 }
 
 /** Span retrieval (chunking-independent): each metric's mean with its interval. */
 function spanRetrievalTable(summary: RunSummary): SectionTable[] {
   const { cells, metrics } = spanRetrievalCells(summary);
   if (!cells.length) return [];
-  const digits: Record<string, number> = { coverK: 1, coverChars: 0 };
   const several = summary.models.length > 1;
-  return [
-    {
-      name: 'span-retrieval',
-      section: 'span-retrieval',
-      title: 'Span retrieval (chunking-independent)',
-      note: SPAN_RETRIEVAL_NOTE,
-      columns: [...(several ? [text('model', 'model')] : []), text('condition', 'condition'), ...metrics.map((m) => interval(SPAN_METRIC_HEADINGS[m], m, digits[m] ?? 3))],
-      rows: cells.map((cell) => [...(several ? [cell.model] : []), cell.condition, ...metrics.map((m) => meanInterval(cell.spanRetrieval![m]))]),
-    },
-  ];
+  return single('span-retrieval', {
+    title: 'Span retrieval (chunking-independent)',
+    note: SPAN_RETRIEVAL_NOTE,
+    columns: [...(several ? [text('model', 'model')] : []), text('condition', 'condition'), ...metrics.map((m) => interval(SPAN_METRIC_HEADINGS[m], m, SPAN_METRIC_DIGITS[m] ?? 3))],
+    rows: cells.map((cell) => [...(several ? [cell.model] : []), cell.condition, ...metrics.map((m) => meanInterval(cell.spanRetrieval![m]))]),
+  });
 }
 
 /**
@@ -216,16 +224,12 @@ function chunkingDepthTable(summary: RunSummary): SectionTable[] {
       return found.length === 1 ? { mean: found[0]!.score.mean, tokens: found[0]!.context ? found[0]!.context.tokens : null } : null;
     }),
   ]);
-  return [
-    {
-      name: 'chunking-depth',
-      section: 'chunking-depth',
-      title: 'chunking × depth',
-      note: 'mean score (mean context tokens) per corpus the retriever reads, at each depth',
-      columns: [text(byRetriever ? 'strategy · retriever · chunking' : 'strategy · chunking', 'row'), ...columns.map((c): SectionColumn => ({ kind: 'meanTokens', head: c, csv: c.replace('=', '') }))],
-      rows,
-    },
-  ];
+  return single('chunking-depth', {
+    title: 'chunking × depth',
+    note: 'mean score (mean context tokens) per corpus the retriever reads, at each depth',
+    columns: [text(byRetriever ? 'strategy · retriever · chunking' : 'strategy · chunking', 'row'), ...columns.map((c): SectionColumn => ({ kind: 'meanTokens', head: c, csv: c.replace('=', '') }))],
+    rows,
+  });
 }
 
 /** The judge checked against people: means and Δ judge-only beside corrected, and the agreement of each rater. */
@@ -270,32 +274,28 @@ function modalityTable(summary: RunSummary): SectionTable[] {
   if (!all.length) return [];
   const modal = [...new Set(all.flatMap((c) => Object.keys(c.byGroup.evidence_modal ?? {})))].sort();
   const several = summary.models.length > 1;
-  return [
-    {
-      name: 'modality',
-      section: 'modality',
-      title: 'Image input against OCR input, by evidence modality',
-      note: 'Paired Δ (condition − OCR input) on the questions both scored; helped / hurt / unchanged: questions by the change of their score.',
-      columns: [
-        text('comparison', 'comparison'),
-        interval('Δ all [95% CI]', 'diff', 2, true),
-        ...modal.map((v) => interval(`Δ ${v}`, `diff_${v}`, 2, true)),
-        count('helped', 'helped'),
-        count('hurt', 'hurt'),
-        count('unchanged', 'unchanged'),
-        count('n', 'n'),
-      ],
-      rows: all.map((c) => [
-        `${several ? `${c.model} ` : ''}${c.condition} − ${c.against}`,
-        diffInterval(c.overall),
-        ...modal.map((v) => diffInterval(c.byGroup.evidence_modal?.[v])),
-        c.decomposition.helped.n,
-        c.decomposition.hurt.n,
-        c.decomposition.unchanged.n,
-        c.overall.n,
-      ]),
-    },
-  ];
+  return single('modality', {
+    title: 'Image input against OCR input, by evidence modality',
+    note: 'Paired Δ (condition − OCR input) on the questions both scored; helped / hurt / unchanged: questions by the change of their score.',
+    columns: [
+      text('comparison', 'comparison'),
+      interval('Δ all [95% CI]', 'diff', 2, true),
+      ...modal.map((v) => interval(`Δ ${v}`, `diff_${v}`, 2, true)),
+      count('helped', 'helped'),
+      count('hurt', 'hurt'),
+      count('unchanged', 'unchanged'),
+      count('n', 'n'),
+    ],
+    rows: all.map((c) => [
+      `${several ? `${c.model} ` : ''}${c.condition} − ${c.against}`,
+      diffInterval(c.overall),
+      ...modal.map((v) => diffInterval(c.byGroup.evidence_modal?.[v])),
+      c.decomposition.helped.n,
+      c.decomposition.hurt.n,
+      c.decomposition.unchanged.n,
+      c.overall.n,
+    ]),
+  });
 }
 
 /** Every table of a run, in the order the exports set them. */

@@ -11,12 +11,13 @@ export const SPAN_METRIC_HEADINGS: Record<(typeof SPAN_METRICS)[number], string>
   coverChars: 'covering chars',
 };
 
-const DIGITS: Record<string, number> = { coverK: 1, coverChars: 0 };
+/** Digits of the span metrics that are counts (the rest print three). */
+export const SPAN_METRIC_DIGITS: Record<string, number> = { coverK: 1, coverChars: 0 };
 
 /** `0.812 [0.701, 0.905]`: a span metric's mean with its 95% CI (counts with fewer digits). */
 export function spanMetricText(estimate: MeanWithCi | undefined, metric: string): string {
   if (!estimate || estimate.mean === null) return '–';
-  const digits = DIGITS[metric] ?? 3;
+  const digits = SPAN_METRIC_DIGITS[metric] ?? 3;
   const f = (x: number | null) => (x === null ? '–' : x.toFixed(digits));
   return `${f(estimate.mean)} [${f(estimate.ciLow)}, ${f(estimate.ciHigh)}]`;
 }

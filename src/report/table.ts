@@ -1,15 +1,14 @@
 import type { JudgeCheckSummary, RunSummary } from '../runFiles/summary.js';
 import { deltaText, meanHeader, summaryMetric } from '../scoring/metrics.js';
 import { intervalDisagreesWithTest } from '../analysis/compare.js';
+import { num, signed } from './htmlCells.js';
 import { labelBasisLines } from './labelBasis.js';
-import { cellText, judgeCheckSections, pText, reportSections, type SectionTable } from './sections.js';
+import { cellText, conditionRows, judgeCheckSections, pText, reportSections, type Interval, type SectionTable } from './sections.js';
 import { modalityLines } from './modalitySection.js';
 import { SPAN_METRIC_HEADINGS, SPAN_RETRIEVAL_NOTE, spanMetricText, spanRetrievalCells } from './spanRetrieval.js';
 
 type Cell = RunSummary['cells'][number];
 type Paired = RunSummary['paired'][number];
-
-const fmt = (x: number | null, digits = 2) => (x === null ? '–' : x.toFixed(digits));
 
 /**
  * Display width in a terminal, per code point: CJK and full-width characters take two columns —
@@ -44,14 +43,12 @@ function methodFigureLines(summary: RunSummary): string[] {
     const figures = Object.entries(cell.method ?? {});
     if (!figures.length) continue;
     const shown = figures.map(([name, f]) => {
-      return f.flag ? `${name} ${(100 * f.mean).toFixed(0)}% (${f.total}/${f.n})` : `${name} ${fmt(f.mean)} per answer`;
+      return f.flag ? `${name} ${(100 * f.mean).toFixed(0)}% (${f.total}/${f.n})` : `${name} ${num(f.mean)} per answer`;
     });
     lines.push(`${summary.models.length > 1 ? `${cell.model} ` : ''}${cell.condition}: ${shown.join(', ')}`);
   }
   return lines;
 }
-
-export { pText };
 
 /** The test of a difference: p, then Holm- and BH-adjusted over its family; † when its interval says otherwise about 0. */
 const testText = (d: Paired | undefined, level: number) => (d?.p == null ? '–' : `${pText(d.p)} (${pText(d.pHolm)}, ${pText(d.pBH)})${intervalDisagreesWithTest(d.ciLow, d.ciHigh, d.p, level) ? ' †' : ''}`);
@@ -60,35 +57,7 @@ const testText = (d: Paired | undefined, level: number) => (d?.p == null ? '–'
 export const DISAGREEMENT_NOTE =
   '† the bootstrap CI of Δ and the sign-flip p disagree about 0: the p-value is exact, the percentile bootstrap too narrow with few questions or clusters — read Δ as not established at this level when p is the larger';
 
-const deffText = (x: number | null | undefined) => (x === null || x === undefined ? '–' : x.toFixed(1));
-
-const diffText = (d: Paired | undefined) => (d && d.meanDiff !== null ? `${d.meanDiff >= 0 ? '+' : ''}${fmt(d.meanDiff)} [${fmt(d.ciLow)}, ${fmt(d.ciHigh)}]` : '–');
-
-/**
- * The conditions table the terminal and the HTML report both format: which optional columns show, and
- * per model its rows (a cell, its paired Δ vs the baseline, its Δ vs each of `versusConditions`).
- */
-export function conditionRows(summary: RunSummary) {
-  const cells = summary.cells;
-  const versusConditions = summary.versusConditions ?? [];
-  const row = (cell: Cell) => {
-    const of = (p: Paired) => p.model === cell.model && p.condition === cell.condition;
-    // With labels: the Δ corrected with them (PPI++), beside the judge-only one.
-    const corrected = summary.judgeCheck?.differences.find((d) => d.model === cell.model && d.condition === cell.condition && d.baseline === summary.baseline);
-    return { cell, diff: summary.paired.find(of), corrected, versus: versusConditions.map((v) => summary.versus?.find((p) => of(p) && p.baseline === v)) };
-  };
-  return {
-    labelled: Boolean(summary.judgeCheck?.differences.length),
-    priced: cells.some((c) => c.cost?.price != null),
-    clustered: Boolean(summary.cluster),
-    tested: summary.paired.some((d) => d.p != null),
-    sampled: cells.some((c) => c.sampling),
-    limited: cells.some((c) => c.cost?.rateLimited !== undefined),
-    noted: cells.some((c) => Object.keys(c.method ?? {}).length > 0),
-    versusConditions,
-    models: summary.models.map((model) => ({ model, rows: cells.filter((c) => c.model === model).map(row) })),
-  };
-}
+const diffText = (d: Paired | undefined) => (d && d.meanDiff !== null ? `${signed(d.meanDiff)} [${num(d.ciLow)}, ${num(d.ciHigh)}]` : '–');
 
 /** Whether the summary's baseline is one of its conditions: a summary written before baselines were resolved may name one its run lacks, and no header names it then. */
 const hasBaseline = (summary: RunSummary): boolean => summary.cells.some((c) => c.condition === summary.baseline);
@@ -105,18 +74,18 @@ export function summaryTable(summary: RunSummary): string {
   for (const { model, rows } of models) {
     const lines = rows.map(({ cell, diff, corrected, versus }) => [
       cell.condition,
-      fmt(cell.score.mean),
-      cell.score.mean === null ? '–' : `[${fmt(cell.score.ciLow)}, ${fmt(cell.score.ciHigh)}]`,
-      ...(clustered ? [`${deffText(cell.score.designEffect)} / ${deffText(diff?.designEffect)}`] : []),
+      num(cell.score.mean),
+      cell.score.mean === null ? '–' : `[${num(cell.score.ciLow)}, ${num(cell.score.ciHigh)}]`,
+      ...(clustered ? [`${num(cell.score.designEffect, 1)} / ${num(diff?.designEffect, 1)}`] : []),
       ...(baselined ? [diffText(diff)] : []),
       ...(labelled && baselined ? [withInterval(corrected?.ppiPlusPlus ?? null, 2, true)] : []),
       ...(tested && baselined ? [testText(diff, summary.bootstrap.confidence)] : []),
       ...(sampled ? samplingColumns(cell.sampling) : []),
       ...versus.map(diffText),
-      cell.retrieval?.recall !== undefined ? fmt(cell.retrieval.recall, 3) : '–',
-      cell.cost ? fmt(cell.cost.retrievalCalls, 1) : '–',
+      num(cell.retrieval?.recall, 3),
+      num(cell.cost?.retrievalCalls, 1),
       cell.cost ? `${Math.round(cell.cost.promptTokens + cell.cost.completionTokens)}${cell.cost.estimatedTokens ? '*' : ''}` : '–',
-      ...(priced ? [cell.cost?.price != null ? fmt(cell.cost.price, 4) : '–'] : []),
+      ...(priced ? [num(cell.cost?.price, 4)] : []),
       `${cell.scored}/${cell.items}`,
       String(cell.failed.generation + cell.failed.judge),
       String(cell.empty),
@@ -143,13 +112,13 @@ export function summaryTable(summary: RunSummary): string {
   const limited = summary.cells.filter((c) => c.cost?.rateLimited !== undefined && (c.cost.rateLimited > 0 || (c.cost.rateLimitWaitMs ?? 0) > 0));
   if (limited.length) {
     blocks.push(
-      `rate limits (per answer): ${limited.map((c) => `${summary.models.length > 1 ? `${c.model} ` : ''}${c.condition} ${fmt(c.cost!.rateLimited!)} 429s, ${Math.round(c.cost!.rateLimitWaitMs ?? 0)} ms waiting`).join('; ')}`,
+      `rate limits (per answer): ${limited.map((c) => `${summary.models.length > 1 ? `${c.model} ` : ''}${c.condition} ${num(c.cost!.rateLimited!)} 429s, ${Math.round(c.cost!.rateLimitWaitMs ?? 0)} ms waiting`).join('; ')}`,
     );
   }
   const batched = summary.cells.filter((c) => (c.cost?.batchedCalls ?? 0) > 0);
   if (batched.length) {
     blocks.push(
-      `batch API (calls per answer answered by batches, priced at the batch rate): ${batched.map((c) => `${summary.models.length > 1 ? `${c.model} ` : ''}${c.condition} ${fmt(c.cost!.batchedCalls!)} of ${fmt(c.cost!.generationCalls)}`).join('; ')}`,
+      `batch API (calls per answer answered by batches, priced at the batch rate): ${batched.map((c) => `${summary.models.length > 1 ? `${c.model} ` : ''}${c.condition} ${num(c.cost!.batchedCalls!)} of ${num(c.cost!.generationCalls)}`).join('; ')}`,
     );
   }
   const modalities = modalityLines(summary);
@@ -166,7 +135,7 @@ export function summaryTable(summary: RunSummary): string {
 /** A cell's variance split and effective number of questions (repeated samples). */
 function samplingColumns(sampling: Cell['sampling']): string[] {
   if (!sampling) return ['–', '–'];
-  return [`${fmt(sampling.between, 1)} / ${fmt(sampling.within, 1)} (${(100 * sampling.samplingShare).toFixed(0)}%)`, fmt(sampling.effectiveQuestions, 1)];
+  return [`${num(sampling.between, 1)} / ${num(sampling.within, 1)} (${(100 * sampling.samplingShare).toFixed(0)}%)`, num(sampling.effectiveQuestions, 1)];
 }
 
 /** What the CI, deff and p columns are: the clusters, the test, the family the adjustment ran over. */
@@ -174,7 +143,7 @@ function statisticsNotes(summary: RunSummary): string[] {
   const lines: string[] = [];
   const sampling = summary.cells.find((c) => c.sampling)?.sampling;
   if (sampling) {
-    const counts = [...new Set(summary.cells.map((c) => c.sampling?.samplesPerQuestion).filter((n) => n !== undefined).map((n) => fmt(n!, n! % 1 ? 1 : 0)))];
+    const counts = [...new Set(summary.cells.map((c) => c.sampling?.samplesPerQuestion).filter((n) => n !== undefined).map((n) => num(n!, n! % 1 ? 1 : 0)))];
     lines.push(
       `repeated samples: ${counts.join('/')} per question, reduced by their ${sampling.reducer}; CIs are two-stage bootstraps (${summary.cluster ? 'clusters' : 'questions'}, then samples within a question); ` +
         `var between / within: variance of one answer's score between questions and within a question (the model's sampling), with the sampling share of a question's score; ` +
@@ -209,12 +178,12 @@ function depthCurveLines(summary: RunSummary): string[] {
     const tail =
       c.bestK === deepest
         ? 'the deepest is best'
-        : `${at(deepest)} − ${at(c.bestK)}: ${signed(gap.estimate)} [${fmt(gap.ciLow)}, ${fmt(gap.ciHigh)}], ${c.deepestBelowBest ? 'deepest below best' : 'deepest not clearly below best'}`;
-    lines.push(`  ${name}: slope ${signed(c.slope.estimate)} [${fmt(c.slope.ciLow)}, ${fmt(c.slope.ciHigh)}]; best ${at(c.bestK)} (P(best) ${probabilities}); ${tail} (n=${c.n})`);
+        : `${at(deepest)} − ${at(c.bestK)}: ${signed(gap.estimate)} [${num(gap.ciLow)}, ${num(gap.ciHigh)}], ${c.deepestBelowBest ? 'deepest below best' : 'deepest not clearly below best'}`;
+    lines.push(`  ${name}: slope ${signed(c.slope.estimate)} [${num(c.slope.ciLow)}, ${num(c.slope.ciHigh)}]; best ${at(c.bestK)} (P(best) ${probabilities}); ${tail} (n=${c.n})`);
     const t = c.againstTokens;
     if (t) {
       const best = c.depths.indexOf(c.bestK);
-      lines.push(`    against tokens${c.corpus ? ` (chunking ${c.corpus})` : ''}, means ${t.tokens.map((x) => Math.round(x)).join(', ')}: slope per ln tokens ${signed(t.slope.estimate)} [${fmt(t.slope.ciLow)}, ${fmt(t.slope.ciHigh)}]; best ≈ ${Math.round(t.bestTokens)} tokens (P(best) ${t.probabilityBest[best]!.toFixed(2)})`);
+      lines.push(`    against tokens${c.corpus ? ` (chunking ${c.corpus})` : ''}, means ${t.tokens.map((x) => Math.round(x)).join(', ')}: slope per ln tokens ${signed(t.slope.estimate)} [${num(t.slope.ciLow)}, ${num(t.slope.ciHigh)}]; best ≈ ${Math.round(t.bestTokens)} tokens (P(best) ${t.probabilityBest[best]!.toFixed(2)})`);
     }
   }
   return lines;
@@ -231,8 +200,6 @@ function depthFamilyTables(summary: RunSummary): string[] {
       return `${family.name}; p: paired sign-flip test, Holm and BH adjusted over the family\n${renderTextTable(['comparison', 'Δ [95% CI]', 'p (Holm, BH)', 'n'], rows)}`;
     });
 }
-
-const signed = (x: number | null | undefined) => (x === null || x === undefined ? '–' : `${x >= 0 ? '+' : ''}${x.toFixed(2)}`);
 
 /** Short names of the claim metrics for the terminal (RAGChecker's order). */
 const CLAIM_COLUMNS: [string, string][] = [
@@ -288,9 +255,9 @@ export function diagnosticsTables(summary: RunSummary): string {
           c.condition,
           ...CLAIM_COLUMNS.map(([name]) => {
             const m = d.claims[name as keyof typeof d.claims];
-            return m ? `${fmt(m.mean, 1)}${m.failed ? `(${m.failed}✗)` : ''}` : '–';
+            return m ? `${num(m.mean, 1)}${m.failed ? `(${m.failed}✗)` : ''}` : '–';
           }),
-          d.checkerCalls === null ? '–' : `${fmt(d.checkerCalls, 1)} / ${fmt(d.allPairsCalls, 1)}`,
+          d.checkerCalls === null ? '–' : `${num(d.checkerCalls, 1)} / ${num(d.allPairsCalls, 1)}`,
         ];
       });
       blocks.push(
@@ -306,10 +273,8 @@ export function diagnosticsTables(summary: RunSummary): string {
 
 // The judge checked against people (summary.json's `judgeCheck`).
 
-type OpenInterval = { estimate: number | null; ciLow: number | null; ciHigh: number | null };
-
 /** `estimate [low, high]` of an interval that may be undefined (–), signed for a difference. */
-export const withInterval = (e: OpenInterval | null, digits: number, sign = false) => cellText({ kind: 'interval', head: '', csv: '', digits, sign }, e);
+export const withInterval = (e: Interval | null, digits: number, sign = false) => cellText({ kind: 'interval', head: '', csv: '', digits, sign }, e);
 
 /** A section's table as the terminal prints it: its title, the table, its note. */
 export function sectionText(table: SectionTable): string {

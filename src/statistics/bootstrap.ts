@@ -47,6 +47,12 @@ export function quantile(sorted: ArrayLike<number>, q: number): number {
   return sorted[lower]! * (1 - weight) + sorted[upper]! * weight;
 }
 
+/** The two-sided percentile interval at `options.level` (default 0.95) of sorted resampled statistics. */
+export function percentileInterval(sorted: ArrayLike<number>, options: BootstrapOptions): { ciLow: number; ciHigh: number } {
+  const alpha = (1 - (options.level ?? 0.95)) / 2;
+  return { ciLow: quantile(sorted, alpha), ciHigh: quantile(sorted, 1 - alpha) };
+}
+
 /** Means of `resamples` resamples drawn with replacement from `values`, seeded. */
 function resampledMeans(values: readonly number[], options: BootstrapOptions): number[] {
   const rng = xoroshiro128plus(options.seed ?? 0);
@@ -62,9 +68,8 @@ function resampledMeans(values: readonly number[], options: BootstrapOptions): n
 /** Mean with a percentile-bootstrap confidence interval (NaN everywhere when there are no values). */
 export function summarizeScores(values: readonly number[], options: BootstrapOptions = {}): ScoreSummary {
   if (values.length === 0) return { mean: NaN, ciLow: NaN, ciHigh: NaN, n: 0 };
-  const alpha = (1 - (options.level ?? 0.95)) / 2;
   const means = resampledMeans(values, options).sort((x, y) => x - y);
-  return { mean: mean(values), ciLow: quantile(means, alpha), ciHigh: quantile(means, 1 - alpha), n: values.length };
+  return { mean: mean(values), ...percentileInterval(means, options), n: values.length };
 }
 
 /**
@@ -75,12 +80,10 @@ export function pairedBootstrap(a: readonly number[], b: readonly number[], opti
   if (a.length !== b.length) throw new Error(`pairedBootstrap: ${a.length} vs ${b.length} scores; the conditions must score the same questions`);
   if (a.length === 0) return { meanDiff: NaN, ciLow: NaN, ciHigh: NaN, sharePositive: NaN, n: 0 };
   const diffs = a.map((x, i) => x - b[i]!);
-  const alpha = (1 - (options.level ?? 0.95)) / 2;
   const means = resampledMeans(diffs, options).sort((x, y) => x - y);
   return {
     meanDiff: mean(diffs),
-    ciLow: quantile(means, alpha),
-    ciHigh: quantile(means, 1 - alpha),
+    ...percentileInterval(means, options),
     sharePositive: means.filter((m) => m > 0).length / means.length,
     n: diffs.length,
   };

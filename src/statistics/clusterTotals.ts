@@ -1,4 +1,4 @@
-import { quantile, type BootstrapOptions, type Interval } from './bootstrap.js';
+import { percentileInterval, type BootstrapOptions, type Interval } from './bootstrap.js';
 import { FastRandom } from './clusters.js';
 
 /**
@@ -85,12 +85,11 @@ export function bootstrapTotals(t: ClusterTotals, statistics: readonly ((totals:
     }
     for (let s = 0; s < statistics.length; s++) drawn[s]![r] = statistics[s]!(sums);
   }
-  const alpha = (1 - (options.level ?? 0.95)) / 2;
   return estimates.map((estimate, s) => {
     const values = drawn[s]!.filter((v) => !Number.isNaN(v)).sort();
     if (values.length === 0) return { estimate, ciLow: NaN, ciHigh: NaN, sharePositive: NaN, undefinedResamples: resamples };
     let positive = 0;
     for (const v of values) if (v > 0) positive++;
-    return { estimate, ciLow: quantile(values, alpha), ciHigh: quantile(values, 1 - alpha), sharePositive: positive / values.length, undefinedResamples: resamples - values.length };
+    return { estimate, ...percentileInterval(values, options), sharePositive: positive / values.length, undefinedResamples: resamples - values.length };
   });
 }

@@ -1,4 +1,4 @@
-import { quantile, type BootstrapOptions } from './bootstrap.js';
+import { percentileInterval, type BootstrapOptions } from './bootstrap.js';
 import { FastRandom, clusterSums, designEffect } from './clusters.js';
 
 export interface ClusteredSummary {
@@ -64,6 +64,5 @@ export function resampleClusters(draws: Float64Array, width: number, counts: Flo
     if (m > 0) positive++;
   }
   means.sort();
-  const alpha = (1 - (options.level ?? 0.95)) / 2;
-  return { ciLow: quantile(means, alpha), ciHigh: quantile(means, 1 - alpha), sharePositive: positive / resamples };
+  return { ...percentileInterval(means, options), sharePositive: positive / resamples };
 }

@@ -1,4 +1,4 @@
-import { quantile, type BootstrapOptions, type Interval } from './bootstrap.js';
+import { percentileInterval, type BootstrapOptions, type Interval } from './bootstrap.js';
 import { FastRandom, designEffect } from './clusters.js';
 import { clusterTotals } from './clusterTotals.js';
 
@@ -92,8 +92,7 @@ export function depthCurve(depths: readonly number[], scores: readonly (readonly
   for (let r = 0; r < resamples; r++) gaps[r] = resampledMeans[r * K + K - 1]! - resampledMeans[r * K + best]!;
   slopes.sort();
   gaps.sort();
-  const alpha = (1 - (options.level ?? 0.95)) / 2;
-  const interval = (sorted: Float64Array, estimate: number): Interval => ({ estimate, ciLow: quantile(sorted, alpha), ciHigh: quantile(sorted, 1 - alpha) });
+  const interval = (sorted: Float64Array, estimate: number): Interval => ({ estimate, ...percentileInterval(sorted, options) });
   const deepestMinusBest = interval(gaps, means[K - 1]! - means[best]!);
   return {
     depths: [...depths],

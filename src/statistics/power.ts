@@ -1,6 +1,6 @@
 import { designEffect } from './clusters.js';
 import { signFlipTest } from './pairedTest.js';
-import { normalDrawer, simulateClustered } from './simulate.js';
+import { normalDrawer, simulateClustered, type ClusteredDesign } from './simulate.js';
 
 /**
  * Power of a paired comparison before the run (Miller 2024, *Adding Error Bars to Evals*, §5): the
@@ -101,13 +101,8 @@ export function pairedVarianceOf(diffs: ArrayLike<number>, clusters?: ArrayLike<
   return { sd, designEffect: measured ?? 1, clusterSize: n / count, n, clusters: count };
 }
 
-export interface PowerStudyDesign {
-  clusters: number;
-  perCluster: number;
-  icc: number;
-  /** σ_d: the standard deviation of one paired difference. */
-  sd: number;
-}
+/** A simulated design's clusters, their size and ICC, and σ_d (`sd`): the standard deviation of one paired difference. */
+export type PowerStudyDesign = Omit<ClusteredDesign, 'truth'>;
 
 export interface PowerStudyResult {
   runs: number;
