@@ -25,9 +25,9 @@ function causes(error: unknown): unknown[] {
 
 function header(headers: unknown, name: string): string | undefined {
   if (!headers) return undefined;
-  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
-  const value = (headers as Record<string, unknown>)[name];
-  return typeof value === 'string' ? value : undefined;
+  const value = typeof (headers as Headers).get === 'function' ? (headers as Headers).get(name) : (headers as Record<string, unknown>)[name];
+  // An empty header says nothing (Number('') would read it as "retry at once").
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
 }
 
 /** Parses `retry-after-ms` / `Retry-After` (delta seconds or an HTTP date) into milliseconds. */

@@ -10,6 +10,8 @@ describe('retry policy', () => {
     expect(retryAfterMs(new Headers({ 'retry-after': new Date(10_000).toUTCString() }), 4000)).toBe(6000);
     expect(retryAfterMs(new Headers({ 'retry-after': '3', 'retry-after-ms': '120' }))).toBe(120);
     expect(retryAfterMs(new Headers())).toBeUndefined();
+    expect(retryAfterMs(new Headers({ 'retry-after': ' ', 'retry-after-ms': '' }))).toBeUndefined();
+    expect(retryAfterMs({ 'retry-after': '' })).toBeUndefined();
   });
 
   it('caps the backoff step at maxDelayMs', () => {
