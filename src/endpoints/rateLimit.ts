@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { retryAfterMs, sleep } from './retryPolicy.js';
+import { retryAfterMs } from '../io/retryAfter.js';
+import { sleep } from './retryPolicy.js';
 
 /** `rateLimit:` on an endpoint's spec: what the provider allows, paced evenly. */
 export const RateLimitSchema = z

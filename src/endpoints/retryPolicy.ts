@@ -1,5 +1,6 @@
 import pLimit, { type LimitFunction } from 'p-limit';
 import pRetry from 'p-retry';
+import { retryAfterMs } from '../io/retryAfter.js';
 import { EndpointUnavailableError, type EndpointHealth } from './endpointHealth.js';
 import { EmptyCompletionError, GenerationError, MalformedResponseError, type FailureClass } from './generationError.js';
 
@@ -21,25 +22,6 @@ function causes(error: unknown): unknown[] {
     current = (current as { cause?: unknown }).cause;
   }
   return chain;
-}
-
-function header(headers: unknown, name: string): string | undefined {
-  if (!headers) return undefined;
-  const value = typeof (headers as Headers).get === 'function' ? (headers as Headers).get(name) : (headers as Record<string, unknown>)[name];
-  // An empty header says nothing (Number('') would read it as "retry at once").
-  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
-}
-
-/** Parses `retry-after-ms` / `Retry-After` (delta seconds or an HTTP date) into milliseconds. */
-export function retryAfterMs(headers: unknown, now = Date.now()): number | undefined {
-  const ms = Number(header(headers, 'retry-after-ms'));
-  if (header(headers, 'retry-after-ms') !== undefined && Number.isFinite(ms) && ms >= 0) return ms;
-  const value = header(headers, 'retry-after');
-  if (value === undefined) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /** Sorts an error thrown by the OpenAI SDK / LangChain into a reason and whether to retry it. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GenerationError } from '../../src/endpoints/generationError.js';
-import { backoffDelay, classifyFailure, retryAfterMs, withRetries } from '../../src/endpoints/retryPolicy.js';
+import { backoffDelay, classifyFailure, withRetries } from '../../src/endpoints/retryPolicy.js';
+import { retryAfterMs } from '../../src/io/retryAfter.js';
 
 const policy = { retries: 3, baseDelayMs: 100, maxDelayMs: 250, maxRetryAfterMs: 5000 };
 

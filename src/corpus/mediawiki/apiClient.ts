@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { retryAfterMs } from '../../endpoints/retryPolicy.js';
+import { retryAfterMs } from '../../io/retryAfter.js';
 import { createThrottle } from './throttle.js';
 
 /** The mediawiki-api builder's params of these names (see its schema), and where warnings go. */
