@@ -9,11 +9,11 @@ import { applyOverrides } from '../config/load.js';
 import { readRunConfig } from '../config/runConfig.js';
 import { ConfigError, formatZodIssues, InterruptedError } from '../errors.js';
 import { plannedConditions, retrieversOf } from '../experiment/plan.js';
-import type { RunItemRecord } from '../runFiles/itemRecord.js';
+import { RunItemRecordSchema, type RunItemRecord } from '../runFiles/itemRecord.js';
 import { assertRunDirectory, readRunRecords, runFile } from '../runFiles/runDir.js';
 import { ensureFileExists } from '../experiment/runDirectory.js';
 import { atomicWrite, atomicWriteJson, removeStaleTempFiles } from '../io/atomicWrite.js';
-import { JsonlAppender } from '../io/jsonl.js';
+import { JsonlAppender, jsonlEntries } from '../io/jsonl.js';
 import { createProgress } from '../progress/progress.js';
 import { createRetrieverContext } from '../retrieval/registry.js';
 import type { Retriever } from '../retrieval/types.js';
@@ -325,22 +325,20 @@ async function mergeIntoItems(runDir: string, settingsFingerprint: string, lines
   const text = await readFile(path, 'utf8');
   const rows = text.split('\n');
   const lastIndex = new Map<string, number>();
+  // Each line checked by the item schema, but written back as it was (the parsed record has defaults filled in).
   const parsed = rows.map((row, i) => {
-    if (!row.trim()) return undefined;
-    try {
-      const value = JSON.parse(row) as RunItemRecord;
-      lastIndex.set(value.key, i);
-      return value;
-    } catch {
-      return undefined; // a torn last line stays as it is
-    }
+    const entry = jsonlEntries(row)[0];
+    const checked = entry && 'value' in entry ? RunItemRecordSchema.safeParse(entry.value) : undefined;
+    if (!entry || !('value' in entry) || !checked?.success) return undefined; // a torn last line stays as it is
+    lastIndex.set(checked.data.key, i);
+    return { written: entry.value as Record<string, unknown>, record: checked.data };
   });
   const out = rows.map((row, i) => {
     const value = parsed[i];
     if (!value) return row;
-    const { diagnostics: _old, ...rest } = value;
-    const line = lines.get(value.key);
-    if (lastIndex.get(value.key) === i && line && line.fingerprint === recordFingerprint(settingsFingerprint, value as RunItemRecord)) {
+    const { diagnostics: _old, ...rest } = value.written;
+    const line = lines.get(value.record.key);
+    if (lastIndex.get(value.record.key) === i && line && line.fingerprint === recordFingerprint(settingsFingerprint, value.record)) {
       return JSON.stringify({ ...rest, diagnostics: line.diagnostics });
     }
     return _old === undefined ? row : JSON.stringify(rest);

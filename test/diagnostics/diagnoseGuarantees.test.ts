@@ -342,6 +342,7 @@ describe('hisrag diagnose through the CLI', () => {
   });
 
   it('adds the figures with zero further requests to the run’s model server', async () => {
+    const written = completeLines(join(runDir, 'items.jsonl'));
     const diagnosed = await runCli(['diagnose', runDir, '--no-progress']);
     expect(diagnosed.stderr).not.toContain('internal error');
     expect(diagnosed.code).toBe(0);
@@ -367,6 +368,8 @@ describe('hisrag diagnose through the CLI', () => {
     // The records themselves carry the diagnoses (items.jsonl is rewritten).
     const records = completeLines(join(runDir, 'items.jsonl')).map((l) => JSON.parse(l) as { diagnostics?: unknown });
     expect(records.filter((r) => r.diagnostics)).toHaveLength(toDiagnose);
+    // …and nothing else of a line changes: without its diagnosis, each is the line the run wrote.
+    expect(records.map(({ diagnostics: _diagnosis, ...rest }) => JSON.stringify(rest))).toEqual(written);
     expect(tmpFiles(runDir)).toEqual([]);
   });
 
